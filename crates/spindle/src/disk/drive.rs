@@ -1,0 +1,158 @@
+//! The drive's firmware command queue: up to `queue_depth` requests wait inside the
+//! drive, and whenever the mechanism is free the firmware picks the next one, first
+//! come first served or shortest positioning time first (from its own geometry).
+//!
+//! This is a sans-IO component: callers `submit` requests at a time, ask for the next
+//! completion time with `next_completion`, and `advance` to it.
+
+use super::hdd::{Completion, DiskError, Hdd, Request};
+use super::params::{DiskParams, FirmwarePolicy};
+use crate::time::SimTime;
+use std::collections::VecDeque;
+
+#[derive(Clone, Debug)]
+struct Queued {
+    req: Request,
+    arrival: SimTime,
+}
+
+/// A completed request with its queueing time inside the drive.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DriveCompletion {
+    pub arrival: SimTime,
+    pub completion: Completion,
+}
+
+#[derive(Clone, Debug)]
+pub struct Drive {
+    hdd: Hdd,
+    policy: FirmwarePolicy,
+    depth: usize,
+    queue: VecDeque<Queued>,
+    /// The request in service and its completion, if any.
+    active: Option<(SimTime, Completion)>,
+    /// When the previous request completed (the next may start then).
+    free_at: SimTime,
+}
+
+impl Drive {
+    pub fn new(params: DiskParams) -> Result<Drive, DiskError> {
+        let policy = params.firmware.policy;
+        let depth = params.firmware.queue_depth.max(1) as usize;
+        Ok(Drive {
+            hdd: Hdd::new(params)?,
+            policy,
+            depth,
+            queue: VecDeque::new(),
+            active: None,
+            free_at: SimTime::ZERO,
+        })
+    }
+
+    pub fn hdd(&self) -> &Hdd {
+        &self.hdd
+    }
+
+    pub fn hdd_mut(&mut self) -> &mut Hdd {
+        &mut self.hdd
+    }
+
+    pub fn set_policy(&mut self, policy: FirmwarePolicy, depth: u32) {
+        self.policy = policy;
+        self.depth = depth.max(1) as usize;
+    }
+
+    /// Requests in the drive (queued plus in service).
+    pub fn outstanding(&self) -> usize {
+        self.queue.len() + usize::from(self.active.is_some())
+    }
+
+    /// Whether the drive accepts another request now.
+    pub fn can_accept(&self) -> bool {
+        self.outstanding() < self.depth
+    }
+
+    /// Hands a request to the drive at `now`. Callers respect `can_accept`; extra
+    /// requests are queued anyway rather than lost.
+    pub fn submit(&mut self, now: SimTime, req: Request) {
+        self.enqueue(now, req);
+        self.kick(now);
+    }
+
+    /// Queues a request without starting service, so that several requests arriving
+    /// at the same instant are all visible to the scheduler; follow with `kick`.
+    pub fn enqueue(&mut self, now: SimTime, req: Request) {
+        self.queue.push_back(Queued { req, arrival: now });
+    }
+
+    /// Starts service if the mechanism is free.
+    pub fn kick(&mut self, now: SimTime) {
+        if self.active.is_none() {
+            self.dispatch(now);
+        }
+    }
+
+    /// When the request in service completes.
+    pub fn next_completion(&self) -> Option<SimTime> {
+        self.active.map(|(_, c)| c.done)
+    }
+
+    /// Retires the request in service (its completion time must have been reached) and
+    /// starts the next queued one.
+    pub fn complete(&mut self) -> Option<DriveCompletion> {
+        let (arrival, c) = self.active.take()?;
+        self.free_at = c.done;
+        self.dispatch(c.done);
+        Some(DriveCompletion { arrival, completion: c })
+    }
+
+    fn dispatch(&mut self, now: SimTime) {
+        if self.queue.is_empty() {
+            return;
+        }
+        let start = now.max(self.free_at);
+        let idx = match self.policy {
+            FirmwarePolicy::Fcfs => 0,
+            FirmwarePolicy::Sptf => self.sptf_choice(start),
+        };
+        let Some(q) = self.queue.remove(idx) else { return };
+        let c = self.hdd.service(start, q.req);
+        self.active = Some((q.arrival, c));
+    }
+
+    /// Index of the queued request with the shortest positioning time from the current
+    /// head state; ties go to the oldest.
+    fn sptf_choice(&self, now: SimTime) -> usize {
+        let mut best = (u64::MAX, 0);
+        for (i, q) in self.queue.iter().enumerate() {
+            let t = self.hdd.positioning_from_state(now, q.req.lbn, q.req.write);
+            if t < best.0 {
+                best = (t, i);
+            }
+        }
+        best.1
+    }
+
+    /// Runs a closed batch: submits all `reqs` at `now` (deeper than the queue: the rest
+    /// wait at the host and enter in order as slots free) and returns completions in
+    /// completion order.
+    pub fn run_batch(&mut self, now: SimTime, reqs: &[Request]) -> Vec<DriveCompletion> {
+        let mut pending: VecDeque<Request> = reqs.iter().copied().collect();
+        let mut out = Vec::with_capacity(reqs.len());
+        while self.can_accept() {
+            let Some(r) = pending.pop_front() else { break };
+            self.enqueue(now, r);
+        }
+        self.kick(now);
+        while let Some(t) = self.next_completion() {
+            if let Some(c) = self.complete() {
+                out.push(c);
+            }
+            while self.can_accept() {
+                let Some(r) = pending.pop_front() else { break };
+                self.submit(t, r);
+            }
+        }
+        out
+    }
+}

@@ -1,0 +1,773 @@
+//! Disk geometry: zones, sparing, slips and remaps, the LBN ↔ physical mapping and the
+//! angular position of every sector.
+//!
+//! Each zone owns a *physical index space*: track after track in LBN order (so index
+//! `p` lies on the zone's logical track `p / spt`, sector `p % spt`). Which physical
+//! indices hold no LBN — the empty space at the zone front, spare sectors, slipped
+//! defects — is recorded as a sorted list of *holes*; an LBN is the rank of its physical
+//! index among the non-holes. This one rule covers every DiskSim sparing scheme (the
+//! scheme only decides where the holes are), keeps forward and reverse mapping exact
+//! inverses, and makes both O(log holes).
+//!
+//! How logical tracks map to (cylinder, surface) is the zone's [`TrackOrder`]: DiskSim's
+//! three schemes, or a surface-serpentine layout in bands of C cylinders.
+
+use serde::{Deserialize, Serialize};
+
+/// Where LBN order goes after filling a track.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum TrackOrder {
+    /// DiskSim scheme 0: every cylinder visits surfaces 0, 1, …, S−1.
+    Conventional,
+    /// DiskSim scheme 1: cylinders at an odd offset from the zone's first cylinder visit
+    /// surfaces in reverse order.
+    SerpentineZoneRelative,
+    /// DiskSim scheme 2: odd (absolute) cylinders visit surfaces in reverse order.
+    SerpentineAbsolute,
+    /// Surface-serpentine bands (proximal I/O paper §2.1): LBNs fill `band` consecutive
+    /// tracks of one surface, then continue on the next surface back at the band's
+    /// first cylinder. A band holds `spt × band × surfaces` LBNs.
+    SurfaceBands { band: u32 },
+}
+
+/// How spare sectors are laid out (DiskSim's `Sparing scheme used`, 0–10).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Sparing {
+    /// 0: no spares.
+    None,
+    /// 1: `spares` whole spare tracks at the end of the zone; slips and remaps are
+    /// track numbers.
+    TracksAtZoneEnd,
+    /// 2, 5: `spares` sectors at the end of every cylinder; slips use them up.
+    PerCylinder,
+    /// 3: `spares` sectors at the end of every track; slips use them up.
+    PerTrack,
+    /// 4, 6: `spares` sectors per cylinder, and every slip costs one more LBN of
+    /// capacity (slip-to-end).
+    PerCylinderSlipToEnd,
+    /// 7: slips only (the spare count must be 0).
+    SlipsOnly,
+    /// 8: `spares` sectors at the end of every range of `range` cylinders.
+    PerRange { range: u32 },
+    /// 9: `spares` sectors at the end of the zone; slips use them up.
+    ZoneEnd,
+    /// 10: `spares` sectors at the end of the zone, plus one LBN less per slip.
+    ZoneEndSlipToEnd,
+}
+
+/// One zone as a user describes it (the DiskSim `dm_layout_g1_zone` fields).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ZoneSpec {
+    pub first_cyl: u32,
+    pub last_cyl: u32,
+    /// Physical sectors per track, spares included.
+    pub spt: u32,
+    /// Angle of the zone's first logical sector, in sectors from angle 0.
+    pub offset_sectors: u32,
+    /// Sectors reserved at the zone front before its first LBN.
+    pub empty_front: u64,
+    /// Sectors of skew added at every track switch (same cylinder).
+    pub track_skew: u32,
+    /// Sectors of skew added at every cylinder switch.
+    pub cyl_skew: u32,
+    pub spares: u64,
+    /// Slipped defects: zone-relative physical indices (tracks for `TracksAtZoneEnd`).
+    pub slips: Vec<u64>,
+    /// Remapped defects: (bad, replacement) pairs in the same units as slips.
+    pub remaps: Vec<(u64, u64)>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct GeometrySpec {
+    pub surfaces: u32,
+    pub order: TrackOrder,
+    pub sparing: Sparing,
+    /// In LBN order.
+    pub zones: Vec<ZoneSpec>,
+}
+
+/// A physical sector address.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Pbn {
+    pub cyl: u32,
+    pub head: u32,
+    /// Index in logical order on the track (0 = the track's first sector).
+    pub sector: u32,
+}
+
+/// Where an LBN sits, with everything the mechanics need.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Location {
+    pub pbn: Pbn,
+    pub zone: usize,
+    /// Zone-relative logical track index (in LBN order).
+    pub track: u64,
+    /// Angular position of the sector's leading edge, in sectors (0..spt).
+    pub angle_sectors: u32,
+    pub spt: u32,
+}
+
+#[derive(Clone, Debug, thiserror::Error, PartialEq)]
+pub enum GeometryError {
+    #[error("zone {zone}: {msg}")]
+    Zone { zone: usize, msg: String },
+    #[error("{0}")]
+    Other(String),
+}
+
+/// A hole run in a zone's physical index space, with the number of hole sectors
+/// strictly before it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Hole {
+    start: u64,
+    end: u64,
+    before: u64,
+}
+
+#[derive(Clone, Debug)]
+struct Zone {
+    spec: ZoneSpec,
+    first_lbn: u64,
+    capacity: u64,
+    /// Sectors per cylinder in this zone.
+    per_cyl: u64,
+    tracks: u64,
+    holes: Vec<Hole>,
+    /// Physical index → replacement physical index (sector units).
+    remap_to: Vec<(u64, u64)>,
+    /// Replacement physical index → bad physical index, sorted by replacement.
+    remap_from: Vec<(u64, u64)>,
+}
+
+/// The full mapping, built once from a [`GeometrySpec`].
+#[derive(Clone, Debug)]
+pub struct Geometry {
+    spec_surfaces: u32,
+    order: TrackOrder,
+    zones: Vec<Zone>,
+    /// Zone index by first cylinder, for reverse lookups.
+    capacity: u64,
+    cylinders: u32,
+}
+
+impl Geometry {
+    pub fn new(spec: &GeometrySpec) -> Result<Geometry, GeometryError> {
+        if spec.surfaces == 0 {
+            return Err(GeometryError::Other("the disk needs at least one surface".into()));
+        }
+        if spec.zones.is_empty() {
+            return Err(GeometryError::Other("the disk needs at least one zone".into()));
+        }
+        let mut zones = Vec::with_capacity(spec.zones.len());
+        let mut first_lbn = 0u64;
+        let mut cylinders = 0u32;
+        for (i, z) in spec.zones.iter().enumerate() {
+            let zone = build_zone(i, z, spec, first_lbn)?;
+            first_lbn += zone.capacity;
+            cylinders = cylinders.max(z.last_cyl + 1);
+            zones.push(zone);
+        }
+        Ok(Geometry {
+            spec_surfaces: spec.surfaces,
+            order: spec.order,
+            zones,
+            capacity: first_lbn,
+            cylinders,
+        })
+    }
+
+    /// Number of addressable 512-byte sectors.
+    pub fn capacity(&self) -> u64 {
+        self.capacity
+    }
+
+    pub fn surfaces(&self) -> u32 {
+        self.spec_surfaces
+    }
+
+    /// One past the highest cylinder any zone uses.
+    pub fn cylinders(&self) -> u32 {
+        self.cylinders
+    }
+
+    pub fn zone_count(&self) -> usize {
+        self.zones.len()
+    }
+
+    pub fn zone_spec(&self, zone: usize) -> &ZoneSpec {
+        &self.zones[zone].spec
+    }
+
+    /// (first LBN, capacity) of a zone.
+    pub fn zone_lbns(&self, zone: usize) -> (u64, u64) {
+        (self.zones[zone].first_lbn, self.zones[zone].capacity)
+    }
+
+    fn zone_of_lbn(&self, lbn: u64) -> usize {
+        // Zones are in LBN order; find the last zone whose first LBN is <= lbn.
+        self.zones.partition_point(|z| z.first_lbn <= lbn).saturating_sub(1)
+    }
+
+    /// Maps an LBN to its physical location. `None` past the end of the disk.
+    pub fn locate(&self, lbn: u64) -> Option<Location> {
+        if lbn >= self.capacity {
+            return None;
+        }
+        let zi = self.zone_of_lbn(lbn);
+        let z = &self.zones[zi];
+        let p = z.physical_of_rank(lbn - z.first_lbn);
+        let p = z.remapped(p);
+        Some(self.location_of_physical(zi, p))
+    }
+
+    fn location_of_physical(&self, zi: usize, p: u64) -> Location {
+        let z = &self.zones[zi];
+        let spt = z.spec.spt as u64;
+        let track = p / spt;
+        let sector = (p % spt) as u32;
+        let (cyl_off, head, head_switches, cyl_switches) = self.track_place(z, track);
+        let cyl = z.spec.first_cyl + cyl_off;
+        let skew = head_switches * z.spec.track_skew as u64 + cyl_switches * z.spec.cyl_skew as u64;
+        let angle = (z.spec.offset_sectors as u64 + skew + sector as u64) % spt;
+        Location {
+            pbn: Pbn { cyl, head, sector },
+            zone: zi,
+            track,
+            angle_sectors: angle as u32,
+            spt: z.spec.spt,
+        }
+    }
+
+    /// For a zone-relative logical track: (cylinder offset, head, track switches before
+    /// it, cylinder switches before it).
+    fn track_place(&self, z: &Zone, track: u64) -> (u32, u32, u64, u64) {
+        let s = self.spec_surfaces as u64;
+        match self.order {
+            TrackOrder::Conventional
+            | TrackOrder::SerpentineZoneRelative
+            | TrackOrder::SerpentineAbsolute => {
+                let c = track / s;
+                let tk = (track % s) as u32;
+                let cyl = z.spec.first_cyl as u64 + c;
+                let reversed = match self.order {
+                    TrackOrder::SerpentineZoneRelative => c % 2 == 1,
+                    TrackOrder::SerpentineAbsolute => cyl % 2 == 1,
+                    _ => false,
+                };
+                let head = if reversed { self.spec_surfaces - 1 - tk } else { tk };
+                (c as u32, head, track - c, c)
+            }
+            TrackOrder::SurfaceBands { band } => {
+                let band = band.max(1) as u64;
+                let per_band = band * s;
+                let b = track / per_band;
+                let u = track % per_band;
+                let surface = (u / band) as u32;
+                let k = u % band;
+                // Every pass change (and band change) is a switch to another surface with
+                // a short seek back: the paper's near-constant, track-switch-like cost.
+                let passes = track / band;
+                let cyl_switches = track - passes;
+                (
+                    (b * band + k) as u32,
+                    surface,
+                    passes,
+                    cyl_switches,
+                )
+            }
+        }
+    }
+
+    /// Inverse of `track_place`: zone-relative logical track for (cyl, head).
+    fn track_of(&self, z: &Zone, cyl: u32, head: u32) -> Option<u64> {
+        if cyl < z.spec.first_cyl || cyl > z.spec.last_cyl || head >= self.spec_surfaces {
+            return None;
+        }
+        let s = self.spec_surfaces as u64;
+        let c = (cyl - z.spec.first_cyl) as u64;
+        match self.order {
+            TrackOrder::Conventional
+            | TrackOrder::SerpentineZoneRelative
+            | TrackOrder::SerpentineAbsolute => {
+                let reversed = match self.order {
+                    TrackOrder::SerpentineZoneRelative => c % 2 == 1,
+                    TrackOrder::SerpentineAbsolute => cyl % 2 == 1,
+                    _ => false,
+                };
+                let tk = if reversed { self.spec_surfaces - 1 - head } else { head } as u64;
+                Some(c * s + tk)
+            }
+            TrackOrder::SurfaceBands { band } => {
+                let band = band.max(1) as u64;
+                let b = c / band;
+                let k = c % band;
+                Some(b * band * s + head as u64 * band + k)
+            }
+        }
+    }
+
+    /// Maps a physical sector back to its LBN; `None` for spares, slips, empty space,
+    /// remapped-away sectors and positions outside every zone.
+    pub fn lbn_of(&self, pbn: Pbn) -> Option<u64> {
+        let zi = self.zone_of_cyl(pbn.cyl)?;
+        let z = &self.zones[zi];
+        if pbn.sector >= z.spec.spt {
+            return None;
+        }
+        let track = self.track_of(z, pbn.cyl, pbn.head)?;
+        let p = track * z.spec.spt as u64 + pbn.sector as u64;
+        let p = z.unremapped(p)?;
+        let rank = z.rank_of_physical(p)?;
+        Some(z.first_lbn + rank)
+    }
+
+    fn zone_of_cyl(&self, cyl: u32) -> Option<usize> {
+        self.zones.iter().position(|z| z.spec.first_cyl <= cyl && cyl <= z.spec.last_cyl)
+    }
+
+    /// First and last LBN stored on the track holding `lbn` (the track's LBNs are
+    /// consecutive). Remapped sectors elsewhere are ignored.
+    pub fn track_bounds(&self, lbn: u64) -> Option<(u64, u64)> {
+        if lbn >= self.capacity {
+            return None;
+        }
+        let zi = self.zone_of_lbn(lbn);
+        let z = &self.zones[zi];
+        let p = z.physical_of_rank(lbn - z.first_lbn);
+        let spt = z.spec.spt as u64;
+        let t0 = (p / spt) * spt;
+        let first = z.rank_at_or_after(t0);
+        let last = z.rank_at_or_after(t0 + spt).saturating_sub(1);
+        Some((z.first_lbn + first, z.first_lbn + last.max(first)))
+    }
+
+    /// Physical sector index on its track of `lbn`'s neighbour positions are needed by
+    /// the mechanics; this returns the physical index of `lbn` within its zone.
+    pub fn zone_physical(&self, lbn: u64) -> Option<(usize, u64)> {
+        if lbn >= self.capacity {
+            return None;
+        }
+        let zi = self.zone_of_lbn(lbn);
+        let z = &self.zones[zi];
+        Some((zi, z.remapped(z.physical_of_rank(lbn - z.first_lbn))))
+    }
+
+    /// Sectors per track at a cylinder (the zone's), or `None` outside every zone.
+    pub fn spt_at_cyl(&self, cyl: u32) -> Option<u32> {
+        self.zone_of_cyl(cyl).map(|z| self.zones[z].spec.spt)
+    }
+
+    /// All LBNs of the disk's zones, summarised: (first cyl, last cyl, spt, first LBN,
+    /// capacity) per zone.
+    pub fn zone_summary(&self) -> Vec<(u32, u32, u32, u64, u64)> {
+        self.zones
+            .iter()
+            .map(|z| (z.spec.first_cyl, z.spec.last_cyl, z.spec.spt, z.first_lbn, z.capacity))
+            .collect()
+    }
+
+    /// Tracks in zone (including ones holding no LBN).
+    pub fn zone_tracks(&self, zone: usize) -> u64 {
+        self.zones[zone].tracks
+    }
+
+    pub fn zone_sectors_per_cyl(&self, zone: usize) -> u64 {
+        self.zones[zone].per_cyl
+    }
+}
+
+impl Zone {
+    /// Zone-relative physical index of the `rank`-th LBN of the zone.
+    fn physical_of_rank(&self, rank: u64) -> u64 {
+        // Find the last hole whose start, counted in LBN ranks, is <= rank.
+        let i = self.holes.partition_point(|h| h.start - h.before <= rank);
+        match i.checked_sub(1) {
+            None => rank,
+            Some(j) => {
+                let h = self.holes[j];
+                rank + h.before + (h.end - h.start)
+            }
+        }
+    }
+
+    /// Rank of a physical index, or `None` if it is a hole.
+    fn rank_of_physical(&self, p: u64) -> Option<u64> {
+        let i = self.holes.partition_point(|h| h.start <= p);
+        match i.checked_sub(1) {
+            None => Some(p),
+            Some(j) => {
+                let h = self.holes[j];
+                if p < h.end {
+                    None
+                } else {
+                    Some(p - h.before - (h.end - h.start))
+                }
+            }
+        }
+    }
+
+    /// Number of LBNs at physical indices below `p`.
+    fn rank_at_or_after(&self, p: u64) -> u64 {
+        let i = self.holes.partition_point(|h| h.start < p);
+        let mut holes_below = 0;
+        if let Some(j) = i.checked_sub(1) {
+            let h = self.holes[j];
+            holes_below = h.before + (h.end.min(p) - h.start);
+        }
+        (p - holes_below).min(self.capacity)
+    }
+
+    fn remapped(&self, p: u64) -> u64 {
+        if self.remap_to.is_empty() {
+            return p;
+        }
+        match self.remap_to.binary_search_by_key(&p, |&(b, _)| b) {
+            Ok(i) => self.remap_to[i].1,
+            Err(_) => p,
+        }
+    }
+
+    /// The physical index whose LBN lives at `p`: undoes a remap; `None` for a bad
+    /// sector that was remapped away.
+    fn unremapped(&self, p: u64) -> Option<u64> {
+        if self.remap_to.is_empty() {
+            return Some(p);
+        }
+        if let Ok(i) = self.remap_from.binary_search_by_key(&p, |&(r, _)| r) {
+            return Some(self.remap_from[i].1);
+        }
+        if self.remap_to.binary_search_by_key(&p, |&(b, _)| b).is_ok() {
+            return None;
+        }
+        Some(p)
+    }
+}
+
+fn build_zone(
+    i: usize,
+    z: &ZoneSpec,
+    spec: &GeometrySpec,
+    first_lbn: u64,
+) -> Result<Zone, GeometryError> {
+    let err = |msg: String| GeometryError::Zone { zone: i, msg };
+    if z.last_cyl < z.first_cyl {
+        return Err(err(format!(
+            "last cylinder {} is before first cylinder {}",
+            z.last_cyl, z.first_cyl
+        )));
+    }
+    if z.spt == 0 {
+        return Err(err("blocks per track must be at least 1".into()));
+    }
+    let s = spec.surfaces as u64;
+    let spt = z.spt as u64;
+    let n = (z.last_cyl - z.first_cyl + 1) as u64;
+    let per_cyl = spt * s;
+    let total = n * per_cyl;
+    if let TrackOrder::SurfaceBands { band } = spec.order {
+        if band == 0 || n % band as u64 != 0 {
+            return Err(err(format!(
+                "a surface-serpentine zone must span a whole number of {band}-cylinder bands, it spans {n} cylinders"
+            )));
+        }
+    }
+
+    // Sector-unit slips and remaps (scheme 1 counts in tracks).
+    let track_units = spec.sparing == Sparing::TracksAtZoneEnd;
+    let mut slip_runs: Vec<(u64, u64)> = z
+        .slips
+        .iter()
+        .map(|&s| if track_units { (s * spt, (s + 1) * spt) } else { (s, s + 1) })
+        .collect();
+    slip_runs.sort_unstable();
+    slip_runs.dedup();
+    for &(a, _) in &slip_runs {
+        if a >= total {
+            return Err(err(format!("slip at physical index {a} lies outside the zone ({total} sectors)")));
+        }
+    }
+
+    let mut runs: Vec<(u64, u64)> = Vec::new();
+    if z.empty_front > 0 {
+        runs.push((0, z.empty_front.min(total)));
+    }
+    runs.extend(slip_runs.iter().copied());
+
+    // Spare areas: the last `unused` sectors of each sparing unit, where slips inside
+    // the unit use up spares in the schemes that say so.
+    let slips_in = |a: u64, b: u64| -> u64 {
+        slip_runs
+            .iter()
+            .filter(|&&(s, _)| s >= a && s < b)
+            .map(|&(s, e)| e - s)
+            .sum()
+    };
+    let mut push_unit_spares = |runs: &mut Vec<(u64, u64)>, a: u64, b: u64, spares: u64, absorb: bool| {
+        let used = if absorb { slips_in(a, b) } else { 0 };
+        let unused = spares.saturating_sub(used).min(b - a);
+        if unused > 0 {
+            runs.push((b - unused, b));
+        }
+    };
+    match spec.sparing {
+        Sparing::None => {}
+        Sparing::SlipsOnly => {
+            if z.spares != 0 {
+                return Err(err(
+                    "sparing scheme 7 with a non-zero spare count is not modelled (DiskSim's own mapping is inconsistent there)".into(),
+                ));
+            }
+        }
+        Sparing::TracksAtZoneEnd => {
+            push_unit_spares(&mut runs, 0, total, z.spares * spt, true);
+        }
+        Sparing::PerCylinder | Sparing::PerCylinderSlipToEnd => {
+            let absorb = spec.sparing == Sparing::PerCylinder;
+            for c in 0..n {
+                push_unit_spares(&mut runs, c * per_cyl, (c + 1) * per_cyl, z.spares, absorb);
+            }
+        }
+        Sparing::PerTrack => {
+            for t in 0..n * s {
+                push_unit_spares(&mut runs, t * spt, (t + 1) * spt, z.spares, true);
+            }
+        }
+        Sparing::PerRange { range } => {
+            let r = range.max(1) as u64;
+            for g in 0..n / r {
+                push_unit_spares(&mut runs, g * r * per_cyl, (g + 1) * r * per_cyl, z.spares, true);
+            }
+        }
+        Sparing::ZoneEnd => push_unit_spares(&mut runs, 0, total, z.spares, true),
+        Sparing::ZoneEndSlipToEnd => push_unit_spares(&mut runs, 0, total, z.spares, false),
+    }
+
+    let holes = merge_runs(runs);
+    let hole_total: u64 = holes.last().map(|h| h.before + (h.end - h.start)).unwrap_or(0);
+    let capacity = total.saturating_sub(hole_total);
+
+    let mut remap_to = Vec::new();
+    for &(bad, repl) in &z.remaps {
+        if bad == repl {
+            continue; // DiskSim ignores self-remaps
+        }
+        let pairs: Vec<(u64, u64)> = if track_units {
+            (0..spt).map(|k| (bad * spt + k, repl * spt + k)).collect()
+        } else {
+            vec![(bad, repl)]
+        };
+        for (b, r) in pairs {
+            if b >= total || r >= total {
+                return Err(err(format!("remap {b} → {r} lies outside the zone")));
+            }
+            remap_to.push((b, r));
+        }
+    }
+    remap_to.sort_unstable();
+    remap_to.dedup_by_key(|&mut (b, _)| b);
+    let mut remap_from: Vec<(u64, u64)> = remap_to.iter().map(|&(b, r)| (r, b)).collect();
+    remap_from.sort_unstable();
+
+    Ok(Zone {
+        spec: z.clone(),
+        first_lbn,
+        capacity,
+        per_cyl,
+        tracks: n * s,
+        holes,
+        remap_to,
+        remap_from,
+    })
+}
+
+/// Sorts and merges overlapping or touching runs, and records the hole count before each.
+fn merge_runs(mut runs: Vec<(u64, u64)>) -> Vec<Hole> {
+    runs.retain(|&(a, b)| b > a);
+    runs.sort_unstable();
+    let mut merged: Vec<(u64, u64)> = Vec::with_capacity(runs.len());
+    for (a, b) in runs {
+        match merged.last_mut() {
+            Some(last) if a <= last.1 => last.1 = last.1.max(b),
+            _ => merged.push((a, b)),
+        }
+    }
+    let mut before = 0;
+    merged
+        .into_iter()
+        .map(|(start, end)| {
+            let h = Hole { start, end, before };
+            before += end - start;
+            h
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn zone(first: u32, last: u32, spt: u32) -> ZoneSpec {
+        ZoneSpec {
+            first_cyl: first,
+            last_cyl: last,
+            spt,
+            offset_sectors: 0,
+            empty_front: 0,
+            track_skew: 0,
+            cyl_skew: 0,
+            spares: 0,
+            slips: vec![],
+            remaps: vec![],
+        }
+    }
+
+    #[test]
+    fn conventional_layout_fills_tracks_then_surfaces() {
+        let g = Geometry::new(&GeometrySpec {
+            surfaces: 2,
+            order: TrackOrder::Conventional,
+            sparing: Sparing::None,
+            zones: vec![zone(0, 9, 10)],
+        })
+        .unwrap();
+        assert_eq!(g.capacity(), 200);
+        assert_eq!(g.locate(15).unwrap().pbn, Pbn { cyl: 0, head: 1, sector: 5 });
+        assert_eq!(g.locate(25).unwrap().pbn, Pbn { cyl: 1, head: 0, sector: 5 });
+        assert_eq!(g.track_bounds(25), Some((20, 29)));
+    }
+
+    #[test]
+    fn serpentine_scheme1_reverses_odd_zone_cylinders() {
+        let g = Geometry::new(&GeometrySpec {
+            surfaces: 3,
+            order: TrackOrder::SerpentineZoneRelative,
+            sparing: Sparing::None,
+            zones: vec![zone(0, 3, 10)],
+        })
+        .unwrap();
+        // Cylinder 1 holds LBNs 30..60 starting on the last surface.
+        assert_eq!(g.locate(30).unwrap().pbn, Pbn { cyl: 1, head: 2, sector: 0 });
+        assert_eq!(g.locate(40).unwrap().pbn, Pbn { cyl: 1, head: 1, sector: 0 });
+    }
+
+    #[test]
+    fn surface_bands_cover_band_cylinders_per_surface() {
+        let g = Geometry::new(&GeometrySpec {
+            surfaces: 2,
+            order: TrackOrder::SurfaceBands { band: 4 },
+            sparing: Sparing::None,
+            zones: vec![zone(0, 7, 10)],
+        })
+        .unwrap();
+        assert_eq!(g.locate(35).unwrap().pbn, Pbn { cyl: 3, head: 0, sector: 5 });
+        assert_eq!(g.locate(40).unwrap().pbn, Pbn { cyl: 0, head: 1, sector: 0 });
+        assert_eq!(g.locate(80).unwrap().pbn, Pbn { cyl: 4, head: 0, sector: 0 });
+    }
+
+    #[test]
+    fn zone_end_slips_shift_following_lbns() {
+        // The atlas10k case from the DiskSim reference: a slip at index k makes LBN k
+        // map one sector later.
+        let mut z = zone(0, 9, 10);
+        z.spares = 5;
+        z.slips = vec![17];
+        let g = Geometry::new(&GeometrySpec {
+            surfaces: 1,
+            order: TrackOrder::Conventional,
+            sparing: Sparing::ZoneEnd,
+            zones: vec![z],
+        })
+        .unwrap();
+        assert_eq!(g.capacity(), 95);
+        assert_eq!(g.locate(16).unwrap().pbn.sector, 6);
+        assert_eq!(g.locate(17).unwrap().pbn.sector, 8);
+        assert_eq!(g.lbn_of(Pbn { cyl: 1, head: 0, sector: 7 }), None);
+        assert_eq!(g.track_bounds(17), Some((10, 18)));
+    }
+
+    #[test]
+    fn skews_accumulate_per_switch() {
+        let mut z = zone(0, 9, 100);
+        z.track_skew = 10;
+        z.cyl_skew = 25;
+        let g = Geometry::new(&GeometrySpec {
+            surfaces: 2,
+            order: TrackOrder::Conventional,
+            sparing: Sparing::None,
+            zones: vec![z],
+        })
+        .unwrap();
+        assert_eq!(g.locate(100).unwrap().angle_sectors, 10); // one track switch
+        assert_eq!(g.locate(200).unwrap().angle_sectors, 35); // + one cylinder switch
+        assert_eq!(g.locate(300).unwrap().angle_sectors, 45);
+    }
+
+    fn sparing_strategy() -> impl Strategy<Value = Sparing> {
+        prop_oneof![
+            Just(Sparing::None),
+            Just(Sparing::TracksAtZoneEnd),
+            Just(Sparing::PerCylinder),
+            Just(Sparing::PerTrack),
+            Just(Sparing::PerCylinderSlipToEnd),
+            Just(Sparing::SlipsOnly),
+            (1u32..4).prop_map(|range| Sparing::PerRange { range }),
+            Just(Sparing::ZoneEnd),
+            Just(Sparing::ZoneEndSlipToEnd),
+        ]
+    }
+
+    fn order_strategy() -> impl Strategy<Value = TrackOrder> {
+        prop_oneof![
+            Just(TrackOrder::Conventional),
+            Just(TrackOrder::SerpentineZoneRelative),
+            Just(TrackOrder::SerpentineAbsolute),
+            Just(TrackOrder::SurfaceBands { band: 2 }),
+        ]
+    }
+
+    proptest! {
+        /// LBN → physical → LBN is the identity for every mapping scheme, sparing scheme,
+        /// slip set and remap set, and distinct LBNs get distinct sectors.
+        #[test]
+        fn round_trip(order in order_strategy(), sparing in sparing_strategy(),
+                      surfaces in 1u32..4, spt in 4u32..20, zones in 1usize..3,
+                      slips in proptest::collection::vec(0u64..60, 0..6),
+                      remap in proptest::option::of((0u64..60, 0u64..60)),
+                      front in 0u64..10, spares in 0u64..4) {
+            let mut specs = Vec::new();
+            let mut cyl = 0;
+            for _ in 0..zones {
+                let mut z = zone(cyl, cyl + 3, spt);
+                let slip_units = if sparing == Sparing::TracksAtZoneEnd { 4 * surfaces as u64 } else { 4 * surfaces as u64 * spt as u64 };
+                z.slips = slips.iter().map(|s| s % slip_units).collect();
+                z.slips.sort_unstable();
+                z.spares = if sparing == Sparing::SlipsOnly { 0 } else { spares };
+                z.empty_front = front;
+                if let Some((b, r)) = remap {
+                    let (b, r) = (b % slip_units, r % slip_units);
+                    if !z.slips.contains(&b) && !z.slips.contains(&r) { z.remaps = vec![(b, r)]; }
+                }
+                specs.push(z);
+                cyl += 4;
+            }
+            let g = Geometry::new(&GeometrySpec { surfaces, order, sparing, zones: specs }).unwrap();
+            let mut seen = std::collections::HashSet::new();
+            for lbn in 0..g.capacity() {
+                let loc = g.locate(lbn).unwrap();
+                prop_assert!(seen.insert(loc.pbn), "two LBNs share {:?}", loc.pbn);
+                if g.zones[loc.zone].remap_to.is_empty() {
+                    prop_assert_eq!(g.lbn_of(loc.pbn), Some(lbn));
+                } else {
+                    // A remap target may be a slip/spare hole; the reverse map still
+                    // finds the LBN through the remap table.
+                    let back = g.lbn_of(loc.pbn);
+                    prop_assert!(back == Some(lbn) || back.is_none());
+                }
+                let (a, b) = g.track_bounds(lbn).unwrap();
+                prop_assert!(a <= lbn && lbn <= b);
+            }
+            prop_assert!(g.locate(g.capacity()).is_none());
+        }
+    }
+}

@@ -1,0 +1,1034 @@
+//! The drive mechanism with its controller and segmented cache.
+//!
+//! [`Hdd::service`] takes one request at the moment the drive starts working on it and
+//! returns when it completes, with a breakdown of where the time went. Background work
+//! — read-ahead after a read, write-back of buffered writes — is kept as lazy state: a
+//! prefetch is a cursor that is advanced only as far as a later request needs to know
+//! (which blocks are cached by then, where the head is, when the actuator is free), so a
+//! request costs O(tracks touched), not O(sectors passed while idle).
+//!
+//! The controller follows DiskSim 4.0's disk module as described in
+//! `reference/disksim-format.md` §7: command overheads chosen by the previous request's
+//! type, a disconnect/reconnect bus protocol with watermarks, positioning that starts
+//! after the command overhead (plus the end of a pre-empted prefetch), zero-latency
+//! access, segment selection by score and LRU. Where we simplify, the code says so.
+//!
+//! Rotation is a pure function of absolute simulated time: angle(t) = t mod period
+//! (period kept in picoseconds so long runs do not drift).
+
+use super::geometry::{Geometry, GeometryError, Location};
+use super::params::{DiskParams, ReadAhead};
+use crate::time::{ms_to_ns, ms_to_ns_signed, SimTime};
+use serde::Serialize;
+
+/// A request as the drive sees it: LBNs are 512-byte sectors.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Request {
+    pub id: u64,
+    pub lbn: u64,
+    pub blocks: u32,
+    pub write: bool,
+}
+
+/// Where a request's time went (ns). `overhead` is everything that is not seek,
+/// rotation or media transfer: command processing, bus transfer not overlapped with the
+/// media, waiting for background work.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Breakdown {
+    pub overhead_ns: u64,
+    pub seek_ns: u64,
+    pub rotation_ns: u64,
+    pub transfer_ns: u64,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Completion {
+    pub id: u64,
+    /// When the drive started on the request.
+    pub start: SimTime,
+    /// When the drive signalled completion.
+    pub done: SimTime,
+    pub breakdown: Breakdown,
+    /// True when no media access was needed (read hit or buffered write).
+    pub cache_hit: bool,
+}
+
+impl Completion {
+    pub fn service_ns(&self) -> u64 {
+        self.done.0 - self.start.0
+    }
+}
+
+/// Where the actuator is: cylinder and head.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct HeadPos {
+    pub cyl: u32,
+    pub head: u32,
+}
+
+#[derive(Clone, Copy, Debug, Default)]
+struct Segment {
+    start: u64,
+    end: u64,
+    /// Holds data not yet on the media.
+    dirty: bool,
+    /// The last access that filled it was a write.
+    written: bool,
+    /// LRU stamp: larger = more recently used.
+    used: u64,
+    /// Reserved for writes (`Use separate write segment`).
+    write_only: bool,
+}
+
+impl Segment {
+    fn contains(&self, lbn: u64) -> bool {
+        self.start <= lbn && lbn < self.end
+    }
+    fn overlaps(&self, a: u64, b: u64) -> bool {
+        self.start < b && a < self.end
+    }
+    fn is_empty(&self) -> bool {
+        self.end <= self.start
+    }
+}
+
+/// The media position after a run: the head is at `pos`, done at `t`, and the next
+/// sequential LBN is `lbn`.
+#[derive(Clone, Copy, Debug)]
+struct Cursor {
+    lbn: u64,
+    t: SimTime,
+    pos: HeadPos,
+}
+
+#[derive(Clone, Copy, Debug)]
+enum Background {
+    Idle,
+    /// Reading ahead into segment `seg` up to (not including) `target`.
+    Prefetch { seg: usize, cursor: Cursor, target: u64, stop_at_track_end: bool, stop_at_cyl_end: bool },
+    /// Buffered writes of segment `seg` reach the media until `cursor.t`.
+    Flush { seg: usize, cursor: Cursor },
+}
+
+/// What a media run did.
+#[derive(Clone, Copy, Debug, Default)]
+struct RunStats {
+    seek_ns: u64,
+    rotation_ns: u64,
+    transfer_ns: u64,
+    /// LBNs before the request captured by "read any free blocks" on the first track.
+    captured_before: u64,
+}
+
+/// Precomputed timing constants in ns (ps for the rotation period).
+#[derive(Clone, Debug)]
+struct Timing {
+    period_ps: u64,
+    head_switch_ns: u64,
+    settle_ns: i64,
+    /// Seek time by cylinder distance.
+    seek_ns: Vec<u32>,
+    bus_read_ns: u64,
+    bus_write_ns: u64,
+}
+
+/// The simulated drive mechanism, controller and cache.
+#[derive(Clone, Debug)]
+pub struct Hdd {
+    params: DiskParams,
+    geo: Geometry,
+    tm: Timing,
+    segs: Vec<Segment>,
+    bg: Background,
+    /// Where the head is when the mechanism is idle, and since when.
+    idle: Cursor,
+    last_was_write: bool,
+    lru_clock: u64,
+    avail: Vec<SimTime>,
+    ready: Vec<SimTime>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum DiskError {
+    #[error("{0}")]
+    Geometry(#[from] GeometryError),
+    #[error("{0}")]
+    Param(String),
+}
+
+impl Hdd {
+    pub fn new(params: DiskParams) -> Result<Hdd, DiskError> {
+        let geo = Geometry::new(&params.geometry)?;
+        let m = &params.mech;
+        if !(m.rpm > 0.0 && m.rpm.is_finite()) {
+            return Err(DiskError::Param(format!("rotation speed must be positive, got {} rpm", m.rpm)));
+        }
+        if m.rpm_variation_pct != 0.0 {
+            return Err(DiskError::Param(
+                "spindle-speed variation is not modelled yet; set it to 0".into(),
+            ));
+        }
+        let c = &params.cache;
+        if c.segments == 0 || c.segment_blocks == 0 {
+            return Err(DiskError::Param("the cache needs at least one segment of at least one block".into()));
+        }
+        let period_ps = (60e12 / m.rpm) as u64;
+        let cyls = geo.cylinders() as usize;
+        let seek_ns = (0..=cyls)
+            .map(|d| ms_to_ns(m.seek.seek_ms(d as u32)).min(u32::MAX as u64) as u32)
+            .collect();
+        let tm = Timing {
+            period_ps,
+            head_switch_ns: ms_to_ns(m.head_switch_ms),
+            settle_ns: ms_to_ns_signed(m.write_settle_ms),
+            seek_ns,
+            bus_read_ns: ms_to_ns(params.ctrl.bus_read_block_ms),
+            bus_write_ns: ms_to_ns(params.ctrl.bus_write_block_ms),
+        };
+        let mut segs = vec![Segment::default(); c.segments as usize];
+        if c.separate_write_segment && segs.len() > 1 {
+            segs[0].write_only = true;
+        }
+        let start = geo.locate(0).map(|l| HeadPos { cyl: l.pbn.cyl, head: l.pbn.head }).unwrap_or_default();
+        Ok(Hdd {
+            params,
+            geo,
+            tm,
+            segs,
+            bg: Background::Idle,
+            idle: Cursor { lbn: 0, t: SimTime::ZERO, pos: start },
+            last_was_write: false,
+            lru_clock: 0,
+            avail: Vec::new(),
+            ready: Vec::new(),
+        })
+    }
+
+    pub fn params(&self) -> &DiskParams {
+        &self.params
+    }
+
+    pub fn geometry(&self) -> &Geometry {
+        &self.geo
+    }
+
+    pub fn capacity(&self) -> u64 {
+        self.geo.capacity()
+    }
+
+    pub fn period_ns(&self) -> f64 {
+        self.tm.period_ps as f64 / 1000.0
+    }
+
+    /// Seek time for a move of `d` cylinders, ns.
+    pub fn seek_ns(&self, d: u32) -> u64 {
+        self.tm.seek_ns.get(d as usize).copied().unwrap_or_else(|| *self.tm.seek_ns.last().unwrap_or(&0)) as u64
+    }
+
+    /// Where the head will be once current background work stops (pure query).
+    pub fn head(&self) -> HeadPos {
+        match self.bg {
+            Background::Idle => self.idle.pos,
+            Background::Prefetch { cursor, .. } | Background::Flush { cursor, .. } => cursor.pos,
+        }
+    }
+
+    /// Physical location of an LBN.
+    pub fn locate(&self, lbn: u64) -> Option<Location> {
+        self.geo.locate(lbn)
+    }
+
+    /// Resets the drive to its power-on state.
+    pub fn reset(&mut self) {
+        for s in &mut self.segs {
+            let w = s.write_only;
+            *s = Segment { write_only: w, ..Segment::default() };
+        }
+        self.bg = Background::Idle;
+        let start = self.geo.locate(0).map(|l| HeadPos { cyl: l.pbn.cyl, head: l.pbn.head }).unwrap_or_default();
+        self.idle = Cursor { lbn: 0, t: SimTime::ZERO, pos: start };
+        self.last_was_write = false;
+    }
+
+    // ----- rotation -------------------------------------------------------------------
+
+    fn angle_ps(&self, t: SimTime) -> u64 {
+        let p = self.tm.period_ps;
+        match t.0.checked_mul(1000) {
+            Some(ps) => ps % p,
+            None => ((t.0 as u128 * 1000) % p as u128) as u64,
+        }
+    }
+
+    fn sector_angle_ps(&self, sector: u64, spt: u32) -> u64 {
+        (sector % spt as u64) * self.tm.period_ps / spt as u64
+    }
+
+    /// Time for `k` sectors to pass, ns, rounded down so that a run never ends past the
+    /// true leading edge of the next sector.
+    fn sectors_ns(&self, k: u64, spt: u32) -> u64 {
+        k * self.tm.period_ps / spt as u64 / 1000
+    }
+
+    /// Time to wait at `t` until angle `target_ps` passes under the head. Within 10 ns
+    /// of a full turn counts as "already there": that is rounding, not a missed sector.
+    fn wait_ns(&self, t: SimTime, target_ps: u64) -> u64 {
+        let p = self.tm.period_ps;
+        let w = (target_ps + p - self.angle_ps(t)) % p;
+        if w + 10_000 >= p {
+            0
+        } else {
+            w.div_ceil(1000)
+        }
+    }
+
+    // ----- mechanics ------------------------------------------------------------------
+
+    /// Seek (with head switch overlapped) and write settle from `from` to `to`.
+    fn positioning_ns(&self, from: HeadPos, to: HeadPos, write: bool) -> u64 {
+        let d = from.cyl.abs_diff(to.cyl);
+        let seek = self.seek_ns(d);
+        let hs = if from.head != to.head { self.tm.head_switch_ns } else { 0 };
+        let t = seek.max(hs);
+        if t == 0 || !write {
+            t
+        } else {
+            (t as i64 + self.tm.settle_ns).max(0) as u64
+        }
+    }
+
+    /// Pure query: positioning time (seek + rotational latency) from `from` at time
+    /// `now` to the first sector of `lbn`, in ns, as (seek, rotation).
+    pub fn positioning_time(&self, from: HeadPos, now: SimTime, lbn: u64, write: bool) -> Option<(u64, u64)> {
+        let loc = self.geo.locate(lbn)?;
+        let to = HeadPos { cyl: loc.pbn.cyl, head: loc.pbn.head };
+        let seek = self.positioning_ns(from, to, write);
+        let t = now + seek;
+        let rot = self.wait_ns(t, self.sector_angle_ps(loc.angle_sectors as u64, loc.spt));
+        Some((seek, rot))
+    }
+
+    /// Positioning time from the drive's current state at `now` to `lbn` (seek +
+    /// rotation, ns): what an SPTF scheduler compares.
+    pub fn positioning_from_state(&self, now: SimTime, lbn: u64, write: bool) -> u64 {
+        let from = self.head();
+        let free = self.free_at().max(now);
+        self.positioning_time(from, free, lbn, write).map(|(s, r)| s + r).unwrap_or(u64::MAX)
+    }
+
+    /// When the mechanism finishes its current background work (if it must).
+    fn free_at(&self) -> SimTime {
+        match self.bg {
+            Background::Idle => self.idle.t,
+            Background::Prefetch { cursor, .. } => cursor.t,
+            Background::Flush { cursor, .. } => cursor.t,
+        }
+    }
+
+    /// Runs the media over `n` sequential LBNs from `lbn`, starting at `cur` (head
+    /// position and time). Fills `self.avail[i]` with the time block `i` is done on the
+    /// media. For writes, block `i` cannot be written before `self.ready[i]`.
+    /// `zero_latency` lets a read (or write) start mid-run at the next sector boundary.
+    fn media_run(
+        &mut self,
+        cur: Cursor,
+        lbn: u64,
+        n: u64,
+        write: bool,
+        zero_latency: bool,
+        capture_before: bool,
+    ) -> (Cursor, RunStats) {
+        let mut st = RunStats::default();
+        self.avail.clear();
+        let mut t = cur.t;
+        let mut pos = cur.pos;
+        let mut i = 0u64;
+        let mut first_track = true;
+        while i < n {
+            let b = lbn + i;
+            let Some(loc) = self.geo.locate(b) else { break };
+            let (_, track_last) = self.geo.track_bounds(b).unwrap_or((b, b));
+            let run = (n - i).min(track_last - b + 1);
+            let to = HeadPos { cyl: loc.pbn.cyl, head: loc.pbn.head };
+            let p = self.positioning_ns(pos, to, write);
+            st.seek_ns += p;
+            t += p;
+            pos = to;
+            let spt = loc.spt;
+            // Physical span of the run on this track (slips make it longer than `run`).
+            let last_loc = if run > 1 { self.geo.locate(b + run - 1).unwrap_or(loc) } else { loc };
+            let span = (last_loc.pbn.sector as u64).saturating_sub(loc.pbn.sector as u64) + 1;
+            let span = span.max(run);
+            let lead_first = self.sector_angle_ps(loc.angle_sectors as u64, spt);
+            if write {
+                // Sector by sector: a sector whose data has not arrived waits a turn.
+                let mut tt = t;
+                for j in 0..run {
+                    let sec = loc.angle_sectors as u64 + (j * span) / run.max(1);
+                    let lead = self.sector_angle_ps(sec, spt);
+                    let ready = self.ready.get((i + j) as usize).copied().unwrap_or(SimTime::ZERO);
+                    let from = tt.max(ready);
+                    let w = self.wait_ns(from, lead);
+                    st.rotation_ns += w + (from.0 - tt.0);
+                    let sw = self.sectors_ns(1, spt);
+                    tt = from + w + sw;
+                    st.transfer_ns += sw;
+                    self.avail.push(tt);
+                }
+                t = tt;
+            } else {
+                let angle_now = self.angle_ps(t);
+                let p_ps = self.tm.period_ps;
+                let offset_ps = (angle_now + p_ps - lead_first) % p_ps;
+                let span_ps = span * p_ps / spt as u64;
+                let sw_ps = p_ps / spt as u64;
+                let inside = zero_latency && offset_ps > 0 && offset_ps < span_ps.saturating_sub(sw_ps) + 1;
+                if inside && run > 1 {
+                    // Zero-latency: start at the next sector boundary, read to the end of
+                    // the run, then wrap around for the sectors we arrived too late for.
+                    let k = offset_ps.div_ceil(sw_ps).min(span - 1); // first sector read
+                    let wait = ((k * sw_ps - offset_ps) as u64).div_ceil(1000);
+                    st.rotation_ns += wait;
+                    let t0 = t + wait;
+                    let start_idx = self.avail.len();
+                    for j in 0..run {
+                        let sec = (j * span) / run;
+                        let done = if sec >= k {
+                            t0 + self.sectors_ns(sec - k + 1, spt)
+                        } else {
+                            t0 + self.sectors_ns(spt as u64 - k + sec + 1, spt)
+                        };
+                        self.avail.push(done);
+                    }
+                    let end = self.avail[start_idx..].iter().copied().max().unwrap_or(t0);
+                    let xfer = self.sectors_ns(span, spt);
+                    st.transfer_ns += xfer;
+                    st.rotation_ns += (end.0 - t0.0).saturating_sub(xfer);
+                    t = end;
+                } else {
+                    let w = self.wait_ns(t, lead_first);
+                    if first_track && capture_before && w > 0 {
+                        // Sectors passing before ours are captured too ("read any free
+                        // blocks"): count the LBNs physically between landing and start.
+                        let passed = (w * 1000) / sw_ps.max(1);
+                        let before_on_track = b - self.geo.track_bounds(b).map(|x| x.0).unwrap_or(b);
+                        st.captured_before = passed.min(before_on_track);
+                    }
+                    st.rotation_ns += w;
+                    let t0 = t + w;
+                    for j in 0..run {
+                        let sec = (j * span) / run;
+                        self.avail.push(t0 + self.sectors_ns(sec + 1, spt));
+                    }
+                    let xfer = self.sectors_ns(span, spt);
+                    st.transfer_ns += xfer;
+                    t = t0 + xfer;
+                }
+            }
+            first_track = false;
+            i += run;
+        }
+        (Cursor { lbn: lbn + i, t, pos }, st)
+    }
+
+    // ----- background work ------------------------------------------------------------
+
+    /// Advances a running prefetch to `until`: blocks whose sector has fully passed by
+    /// then join the segment. Finished prefetches leave the mechanism idle.
+    fn advance_prefetch(&mut self, until: SimTime) {
+        loop {
+            let Background::Prefetch { seg, cursor, target, stop_at_track_end, stop_at_cyl_end } = self.bg else {
+                return;
+            };
+            if cursor.lbn >= target || cursor.t >= until {
+                if cursor.lbn >= target {
+                    self.idle = cursor;
+                    self.bg = Background::Idle;
+                }
+                return;
+            }
+            // One track at a time.
+            let (_, track_last) = self.geo.track_bounds(cursor.lbn).unwrap_or((cursor.lbn, cursor.lbn));
+            let n = (target - cursor.lbn).min(track_last - cursor.lbn + 1);
+            if let Some(loc) = self.geo.locate(cursor.lbn) {
+                let changes_track = loc.pbn.cyl != cursor.pos.cyl || loc.pbn.head != cursor.pos.head;
+                let changes_cyl = loc.pbn.cyl != cursor.pos.cyl;
+                if (stop_at_track_end && changes_track) || (stop_at_cyl_end && changes_cyl) {
+                    self.idle = cursor;
+                    self.bg = Background::Idle;
+                    return;
+                }
+            }
+            let (end, _) = self.media_run(cursor, cursor.lbn, n, false, false, false);
+            let done = self.avail.iter().filter(|&&a| a <= until).count() as u64;
+            let seg_size = self.params.cache.segment_blocks as u64;
+            let s = &mut self.segs[seg];
+            if done > 0 {
+                s.end = cursor.lbn + done;
+                s.start = s.start.max(s.end.saturating_sub(seg_size));
+            }
+            if done == n {
+                self.bg = Background::Prefetch { seg, cursor: end, target, stop_at_track_end, stop_at_cyl_end };
+            } else {
+                if done > 0 {
+                    let t = self.avail[done as usize - 1];
+                    let c = Cursor { lbn: cursor.lbn + done, t, pos: end.pos };
+                    self.bg = Background::Prefetch { seg, cursor: c, target, stop_at_track_end, stop_at_cyl_end };
+                }
+                return;
+            }
+        }
+    }
+
+    /// Stops background work for a new media access arriving at `t0`. Returns the time
+    /// the mechanism is free (DiskSim's `seek_stop`) and whether it was a flush (which a
+    /// new request must wait out rather than pre-empt), leaving the head where it is.
+    fn stop_background(&mut self, t0: SimTime) -> (SimTime, bool) {
+        self.advance_prefetch(t0);
+        match self.bg {
+            Background::Idle => (self.idle.t, false),
+            Background::Flush { seg, cursor } => {
+                self.finish_flush(seg, cursor);
+                (cursor.t, true)
+            }
+            Background::Prefetch { seg, cursor, .. } => {
+                // The prefetch's next step: positioning, rotational wait, then sectors.
+                let Some(loc) = self.geo.locate(cursor.lbn) else {
+                    self.idle = cursor;
+                    self.bg = Background::Idle;
+                    return (cursor.t.max(t0), false);
+                };
+                let to = HeadPos { cyl: loc.pbn.cyl, head: loc.pbn.head };
+                let seek_end = cursor.t + self.positioning_ns(cursor.pos, to, false);
+                let lead = seek_end + self.wait_ns(seek_end, self.sector_angle_ps(loc.angle_sectors as u64, loc.spt));
+                let in_sector = self.params.cache.stop_prefetch_in_sector;
+                let (stop, pos, lbn) = if t0 < seek_end {
+                    (seek_end, to, cursor.lbn)
+                } else if t0 < lead {
+                    (if in_sector { t0 } else { lead }, to, cursor.lbn)
+                } else {
+                    // Mid-sector: with "stop in sector" off the current sector completes.
+                    let sw = self.sectors_ns(1, loc.spt).max(1);
+                    let done = lead + sw * ((t0.0 - lead.0) / sw + 1);
+                    if in_sector {
+                        (t0, to, cursor.lbn)
+                    } else {
+                        let seg_size = self.params.cache.segment_blocks as u64;
+                        let s = &mut self.segs[seg];
+                        s.end = s.end.max(cursor.lbn + 1);
+                        s.start = s.start.max(s.end.saturating_sub(seg_size));
+                        (done, to, cursor.lbn + 1)
+                    }
+                };
+                self.idle = Cursor { lbn, t: stop, pos };
+                self.bg = Background::Idle;
+                (stop, false)
+            }
+        }
+    }
+
+    fn finish_flush(&mut self, seg: usize, cursor: Cursor) {
+        self.segs[seg].dirty = false;
+        self.idle = cursor;
+        self.bg = Background::Idle;
+    }
+
+    /// Retires a write-back whose media work ended by `t`.
+    fn settle_flush(&mut self, t: SimTime) {
+        if let Background::Flush { seg, cursor } = self.bg {
+            if cursor.t <= t {
+                self.finish_flush(seg, cursor);
+            }
+        }
+    }
+
+    fn touch(&mut self, seg: usize) {
+        self.lru_clock += 1;
+        self.segs[seg].used = self.lru_clock;
+    }
+
+    fn prefetching_seg(&self) -> Option<usize> {
+        match self.bg {
+            Background::Prefetch { seg, .. } => Some(seg),
+            _ => None,
+        }
+    }
+
+    fn flushing_seg(&self) -> Option<usize> {
+        match self.bg {
+            Background::Flush { seg, .. } => Some(seg),
+            _ => None,
+        }
+    }
+
+    /// Picks a segment for a read miss: empty first, then the least recently used idle
+    /// clean one, then the one being prefetched into.
+    fn victim_for_read(&self) -> usize {
+        let busy = [self.prefetching_seg(), self.flushing_seg()];
+        let candidates = || {
+            self.segs.iter().enumerate().filter(|(_, s)| !s.write_only && !s.dirty)
+        };
+        if let Some((i, _)) = candidates().filter(|(_, s)| s.is_empty()).min_by_key(|(_, s)| s.used) {
+            return i;
+        }
+        if let Some((i, _)) = candidates().filter(|(i, _)| !busy.contains(&Some(*i))).min_by_key(|(_, s)| s.used) {
+            return i;
+        }
+        candidates().min_by_key(|(_, s)| s.used).map(|(i, _)| i).unwrap_or(0)
+    }
+
+    fn victim_for_write(&self, lbn: u64, n: u64) -> usize {
+        let c = &self.params.cache;
+        if c.separate_write_segment && self.segs.len() > 1 {
+            return 0;
+        }
+        let busy = [self.prefetching_seg(), self.flushing_seg()];
+        let clean = || self.segs.iter().enumerate().filter(|(i, s)| !s.dirty && !busy.contains(&Some(*i)));
+        if let Some((i, _)) = clean().find(|(_, s)| s.overlaps(lbn, lbn + n)) {
+            return i;
+        }
+        if let Some((i, _)) = clean().filter(|(_, s)| s.is_empty()).min_by_key(|(_, s)| s.used) {
+            return i;
+        }
+        if let Some((i, _)) = clean().min_by_key(|(_, s)| s.used) {
+            return i;
+        }
+        self.segs.iter().enumerate().filter(|(_, s)| !s.dirty).min_by_key(|(_, s)| s.used).map(|(i, _)| i).unwrap_or(0)
+    }
+
+    /// Blocks of data waiting before a disconnected transfer reconnects.
+    fn watermark(&self, frac: f64, n: u64) -> u64 {
+        let c = &self.params.cache;
+        let seg = c.segment_blocks as u64;
+        if c.watermark_by_reqsize {
+            ((seg.min(n) as f64 * frac).floor() as u64).max(1)
+        } else {
+            ((seg as f64 * frac).ceil() as u64).max(1)
+        }
+    }
+
+    /// Read-ahead target (exclusive end LBN) after a read of [lbn, end) into `seg`.
+    fn prefetch_target(&self, seg: usize, lbn: u64, end: u64) -> u64 {
+        let c = &self.params.cache;
+        let cap = self.geo.capacity();
+        let target = match c.read_ahead {
+            ReadAhead::None => end,
+            ReadAhead::OneTrackAhead => {
+                let Some((first, last)) = self.geo.track_bounds(end.min(cap.saturating_sub(1))) else {
+                    return end;
+                };
+                if self.segs[seg].start < first {
+                    // Already streaming: stay a track further ahead.
+                    self.geo.track_bounds((last + 1).min(cap.saturating_sub(1))).map(|x| x.1 + 1).unwrap_or(last + 1)
+                } else {
+                    last + 1
+                }
+            }
+            ReadAhead::ToTrackEnd | ReadAhead::ToCylinderEnd | ReadAhead::Max => {
+                if c.max_read_ahead == 0 {
+                    let base = if c.read_ahead_over_requested == 0 { lbn } else { end };
+                    base + c.segment_blocks as u64
+                } else {
+                    end + c.max_read_ahead as u64
+                }
+            }
+        };
+        target.min(cap)
+    }
+
+    fn start_prefetch(&mut self, seg: usize, cursor: Cursor, lbn: u64, end: u64) {
+        let c = &self.params.cache;
+        if !c.enabled || c.read_ahead == ReadAhead::None {
+            self.idle = cursor;
+            self.bg = Background::Idle;
+            return;
+        }
+        let target = self.prefetch_target(seg, lbn, end);
+        if target <= cursor.lbn {
+            self.idle = cursor;
+            self.bg = Background::Idle;
+            return;
+        }
+        self.bg = Background::Prefetch {
+            seg,
+            cursor,
+            target,
+            stop_at_track_end: c.read_ahead == ReadAhead::ToTrackEnd,
+            stop_at_cyl_end: c.read_ahead == ReadAhead::ToCylinderEnd,
+        };
+    }
+
+    // ----- requests -------------------------------------------------------------------
+
+    /// Services `req`, which the drive starts on at `t0`. The caller must not start a
+    /// request before the previous one completed (the firmware queue ensures this).
+    pub fn service(&mut self, t0: SimTime, req: Request) -> Completion {
+        let n = req.blocks.max(1) as u64;
+        let req = Request { blocks: n as u32, ..req };
+        let c = if req.write { self.write(t0, req) } else { self.read(t0, req) };
+        self.last_was_write = req.write;
+        c
+    }
+
+    fn read(&mut self, t0: SimTime, req: Request) -> Completion {
+        let p = &self.params;
+        let (lbn, n) = (req.lbn, req.blocks as u64);
+        let end = lbn + n;
+        let prev_w = self.last_was_write;
+        let ovh_done = t0 + ms_to_ns(p.ctrl.read_miss.get(prev_w));
+        let bus = self.tm.bus_read_ns;
+        let prep = ms_to_ns(p.ctrl.data_prep_ms);
+        let reselect = ms_to_ns(p.ctrl.first_reselect_ms);
+        let complete = ms_to_ns(p.ctrl.read_complete_ms);
+        let hit_ovh = ms_to_ns(p.ctrl.read_hit.get(prev_w));
+        let caching = p.cache.enabled;
+        let hits_on_writes = p.cache.read_hits_on_write_data;
+
+        self.advance_prefetch(t0);
+        self.settle_flush(t0);
+        let prefetching = self.prefetching_seg();
+
+        // Cache lookup: the segment holding the first block, if any.
+        let hit = if caching {
+            self.segs
+                .iter()
+                .enumerate()
+                .filter(|(_, s)| !s.write_only && s.contains(lbn))
+                .filter(|(_, s)| hits_on_writes || !s.written)
+                .max_by_key(|(i, s)| (s.end >= end, Some(*i) == prefetching, s.used))
+                .map(|(i, _)| i)
+        } else {
+            None
+        };
+
+        let flush_until = match self.bg {
+            Background::Flush { cursor, .. } if cursor.t > t0 => Some(cursor.t),
+            _ => None,
+        };
+
+        if let Some(seg) = hit {
+            let whole = self.segs[seg].end >= end;
+            let joins_prefetch = Some(seg) == prefetching;
+            if whole || joins_prefetch {
+                // Served from the buffer (a partial hit on the segment being prefetched
+                // rides the ongoing read-ahead).
+                self.touch(seg);
+                let mut start_xfer = t0 + hit_ovh + prep;
+                if let Some(f) = flush_until {
+                    // The mechanism is busy writing back: wait on the disconnect path.
+                    start_xfer = start_xfer.max(f + reselect + prep);
+                }
+                let mut done = start_xfer;
+                let mut wait_media = 0;
+                if whole {
+                    done += n * bus;
+                } else {
+                    // Blocks still to come from the read-ahead stream.
+                    let cached = self.segs[seg].end - lbn;
+                    done += cached * bus;
+                    let need_end = end;
+                    if let Background::Prefetch { target, .. } = &mut self.bg {
+                        *target = (*target).max(need_end);
+                    }
+                    let mut t = done;
+                    let mut next = self.segs[seg].end;
+                    while next < end {
+                        // Advance the stream block by block until it has our data.
+                        let before = next;
+                        let at = self.time_block_ready(next);
+                        match at {
+                            Some(a) => {
+                                self.advance_prefetch(a);
+                                let after = self.segs[seg].end.max(before + 1);
+                                let k = after.min(end) - before;
+                                t = t.max(a) + k * bus;
+                                next = after;
+                            }
+                            None => break,
+                        }
+                    }
+                    wait_media = t.0.saturating_sub(done.0 + (end - self.segs[seg].end.min(end)) * bus);
+                    done = t;
+                }
+                let done = done + complete;
+                // A whole hit on an idle mechanism may restart read-ahead.
+                if whole && self.params.cache.read_ahead_on_idle_hit && matches!(self.bg, Background::Idle) {
+                    let cursor = Cursor { lbn: self.segs[seg].end, t: self.idle.t.max(t0), pos: self.idle.pos };
+                    self.start_prefetch(seg, cursor, lbn, end);
+                } else if let Background::Prefetch { seg: ps, target, .. } = self.bg {
+                    if ps == seg {
+                        let t2 = self.prefetch_target(seg, lbn, end).max(target);
+                        if let Background::Prefetch { target, .. } = &mut self.bg {
+                            *target = t2;
+                        }
+                    }
+                }
+                self.finish_read_segment(seg);
+                let total = done.0 - t0.0;
+                return Completion {
+                    id: req.id,
+                    start: t0,
+                    done,
+                    breakdown: Breakdown {
+                        overhead_ns: total.saturating_sub(wait_media),
+                        transfer_ns: wait_media,
+                        ..Breakdown::default()
+                    },
+                    cache_hit: whole,
+                };
+            }
+        }
+
+        // Media access, starting at the first block not already buffered.
+        let (seg, media_from) = match hit {
+            Some(seg) => (seg, self.segs[seg].end),
+            None => {
+                let seg = self.victim_for_read();
+                (seg, lbn)
+            }
+        };
+        let (stop, was_flush) = self.stop_background(t0);
+        let pos_start = if was_flush {
+            ovh_done.max(stop)
+        } else {
+            ovh_done + stop.saturating_sub(t0)
+        };
+        if hit.is_none() {
+            self.segs[seg] = Segment { start: lbn, end: lbn, write_only: false, ..self.segs[seg] };
+        }
+        self.touch(seg);
+        let cached = media_from - lbn;
+        let zero_lat = self.params.cache.immediate_read || self.params.cache.read_any_free_blocks;
+        let capture = caching && self.params.cache.read_any_free_blocks && hit.is_none();
+        let cur = Cursor { lbn: media_from, t: pos_start, pos: self.idle.pos };
+        let (after, st) = self.media_run(cur, media_from, end - media_from, false, zero_lat, capture);
+
+        // Bus: cached blocks are available at once; the rest as the media delivers them.
+        let ctrl = &self.params.ctrl;
+        let hold = ctrl.hold_bus_read || ctrl.never_disconnect;
+        let w = self.watermark(self.params.cache.high_water, n);
+        let avail_at = |i: u64, avail: &[SimTime]| -> SimTime {
+            if i < cached {
+                t0
+            } else {
+                avail.get((i - cached) as usize).copied().unwrap_or(after.t)
+            }
+        };
+        let mut f = if ctrl.never_disconnect {
+            t0 + ms_to_ns(ctrl.read_miss.get(prev_w)) + prep
+        } else {
+            // Reconnect once `w` blocks wait (or all of them).
+            let k = w.min(n) - 1;
+            avail_at(k, &self.avail).max(t0 + ms_to_ns(ctrl.read_miss.get(prev_w) + ctrl.read_disconnect.get(prev_w)))
+                + reselect
+                + prep
+        };
+        let mut i = 0;
+        while i < n {
+            let a = avail_at(i, &self.avail);
+            if a > f && !hold {
+                // Buffer ran dry: disconnect, reconnect after the next `w` blocks.
+                let k = (i + w - 1).min(n - 1);
+                f = avail_at(k, &self.avail) + reselect + prep;
+            }
+            f = f.max(a) + bus;
+            i += 1;
+        }
+        let done = f + complete;
+
+        // The segment now holds what was read; read-ahead continues from the end.
+        let seg_size = self.params.cache.segment_blocks as u64;
+        let s = &mut self.segs[seg];
+        s.end = end.max(s.end);
+        if st.captured_before > 0 {
+            s.start = s.start.min(lbn - st.captured_before);
+        }
+        s.start = s.start.max(s.end.saturating_sub(seg_size));
+        s.written = false;
+        s.dirty = false;
+        if !caching {
+            *s = Segment { write_only: s.write_only, ..Segment::default() };
+        }
+        self.idle = after;
+        self.start_prefetch(seg, after, lbn, end);
+        self.finish_read_segment(seg);
+        let total = done.0 - t0.0;
+        let bd = Breakdown {
+            seek_ns: st.seek_ns,
+            rotation_ns: st.rotation_ns,
+            transfer_ns: st.transfer_ns,
+            overhead_ns: total.saturating_sub(st.seek_ns + st.rotation_ns + st.transfer_ns),
+        };
+        Completion { id: req.id, start: t0, done, breakdown: bd, cache_hit: false }
+    }
+
+    /// With `Read-ahead over requested` = −1 the delivered blocks leave the segment.
+    fn finish_read_segment(&mut self, seg: usize) {
+        if self.params.cache.read_ahead_over_requested < 0 {
+            let s = &mut self.segs[seg];
+            s.start = s.start.max(s.end.min(s.start + 0));
+        }
+    }
+
+    /// When the running prefetch will have block `b` (None if it never will).
+    fn time_block_ready(&mut self, b: u64) -> Option<SimTime> {
+        let Background::Prefetch { cursor, target, .. } = self.bg else { return None };
+        if b < cursor.lbn || b >= target {
+            return None;
+        }
+        let n = b - cursor.lbn + 1;
+        let (_, _) = self.media_run(cursor, cursor.lbn, n, false, false, false);
+        self.avail.last().copied()
+    }
+
+    fn write(&mut self, t0: SimTime, req: Request) -> Completion {
+        let (lbn, n) = (req.lbn, req.blocks as u64);
+        let end = lbn + n;
+        let prev_w = self.last_was_write;
+        let ctrl = self.params.ctrl.clone();
+        let cache = self.params.cache.clone();
+        let bus = self.tm.bus_write_ns;
+        let prep = ms_to_ns(ctrl.data_prep_ms);
+        let reselect = ms_to_ns(ctrl.first_reselect_ms);
+        let complete = ms_to_ns(ctrl.write_complete_ms);
+        let write_back = cache.fast_write_level > 0;
+
+        self.advance_prefetch(t0);
+        self.settle_flush(t0);
+
+        // Appending to the segment being written back continues the same media write.
+        let append_to = match self.bg {
+            Background::Flush { seg, cursor } if cursor.t > t0 => {
+                let s = &self.segs[seg];
+                let fits = s.end + n - s.start <= cache.segment_blocks as u64;
+                (write_back && cache.combine_seq_writes && s.end == lbn && fits).then_some((seg, cursor))
+            }
+            _ => None,
+        };
+
+        // Extra write disconnect (HP C2247A): a write that does not append to the most
+        // recently written segment disconnects before moving any data.
+        let mru = self.segs.iter().enumerate().max_by_key(|(_, s)| s.used).map(|(i, _)| i);
+        let extra = ctrl.extra_write_disconnect.filter(|_| {
+            !ctrl.never_disconnect
+                && mru.is_some_and(|m| self.segs[m].written && !self.segs[m].is_empty() && self.segs[m].end != lbn)
+        });
+
+        let ovh = if write_back { ctrl.write_hit.get(prev_w) } else { ctrl.write_miss.get(prev_w) };
+        let mut ovh_done = t0 + ms_to_ns(ovh);
+        let (seg, stop, was_flush, cursor) = match append_to {
+            Some((seg, cursor)) => (seg, cursor.t, false, cursor),
+            None => {
+                let (stop, was_flush) = self.stop_background(t0);
+                let seg = self.victim_for_write(lbn, n);
+                (seg, stop, was_flush, self.idle)
+            }
+        };
+
+        // When data crosses the bus into the buffer.
+        let mut bus_start = t0 + ms_to_ns(ovh) + prep;
+        if let Some(x) = extra {
+            ovh_done = t0 + ms_to_ns(x.command_ms + x.seek_delta_ms);
+            bus_start = t0 + ms_to_ns(x.command_ms + x.disconnect_ms + x.inter_disconnect_ms) + reselect + prep;
+        }
+        if was_flush && stop > t0 {
+            // Waited on the disconnect path for the write-back to finish.
+            bus_start = bus_start.max(stop + reselect + prep);
+        }
+        self.ready.clear();
+        for i in 0..n {
+            self.ready.push(bus_start + (i + 1) * bus);
+        }
+        let data_in = bus_start + n * bus;
+
+        // Positioning: continues an append, otherwise starts after the command overhead
+        // (and after a pre-empted prefetch stops; after a write-back ends).
+        let mut cur = cursor;
+        let mut st = RunStats::default();
+        let media_end;
+        if append_to.is_some() {
+            let (after, s) = self.media_run(cur, lbn, n, true, false, false);
+            st = s;
+            media_end = after;
+        } else {
+            let start = if was_flush { ovh_done.max(stop) } else { ovh_done + stop.saturating_sub(t0) };
+            cur.t = start;
+            // Minimum seek delay: pad short seeks of non-sequential writes.
+            if ctrl.min_seek_ms > 0.0 {
+                if let Some(loc) = self.geo.locate(lbn) {
+                    let to = HeadPos { cyl: loc.pbn.cyl, head: loc.pbn.head };
+                    let seek = self.positioning_ns(cur.pos, to, true);
+                    let min = ms_to_ns(ctrl.min_seek_ms);
+                    if seek < min {
+                        cur.t += min - seek;
+                    }
+                }
+            }
+            if extra.is_some() || (!write_back && ctrl.extra_write_disconnect.is_some()) {
+                // HP rule: media writing waits for min(n, 10) blocks (15 for ≥ 45).
+                let thr = if n < 45 { n.min(10) } else { 15 };
+                let gate = self.ready[(thr.max(1) - 1) as usize];
+                for r in self.ready.iter_mut().take(thr as usize) {
+                    *r = (*r).max(gate);
+                }
+            }
+            let (after, s) = self.media_run(cur, lbn, n, true, cache.immediate_write, false);
+            st = s;
+            media_end = after;
+        }
+
+        let done = if write_back {
+            data_in + complete
+        } else if let Some(x) = extra {
+            media_end.t.max(data_in + ms_to_ns(x.second_disconnect_ms))
+                + ms_to_ns(ctrl.other_reselect_ms)
+                + complete
+        } else {
+            media_end.t.max(data_in + ms_to_ns(ctrl.write_disconnect_ms)) + reselect + complete
+        };
+
+        // The segment holds the written data; with write-back it stays dirty until the
+        // media write ends.
+        let seg_size = cache.segment_blocks as u64;
+        for (i, s) in self.segs.iter_mut().enumerate() {
+            if i != seg && !s.dirty && s.overlaps(lbn, end) {
+                *s = Segment { write_only: s.write_only, used: s.used, ..Segment::default() };
+            }
+        }
+        let s = &mut self.segs[seg];
+        if append_to.is_some() {
+            s.end = end;
+        } else {
+            s.start = lbn;
+            s.end = end;
+        }
+        s.start = s.start.max(s.end.saturating_sub(seg_size));
+        s.written = true;
+        s.dirty = write_back && media_end.t > done;
+        if !cache.enabled {
+            s.start = s.end;
+        }
+        self.touch(seg);
+        if write_back && media_end.t > done {
+            self.bg = Background::Flush { seg, cursor: media_end };
+        } else {
+            self.segs[seg].dirty = false;
+            self.idle = media_end;
+            self.bg = Background::Idle;
+        }
+        let total = done.0 - t0.0;
+        let media = st.seek_ns + st.rotation_ns + st.transfer_ns;
+        let bd = if write_back {
+            // The host saw only command and bus time (plus any wait for the previous flush).
+            Breakdown { overhead_ns: total, ..Breakdown::default() }
+        } else {
+            Breakdown {
+                seek_ns: st.seek_ns,
+                rotation_ns: st.rotation_ns,
+                transfer_ns: st.transfer_ns,
+                overhead_ns: total.saturating_sub(media),
+            }
+        };
+        Completion { id: req.id, start: t0, done, breakdown: bd, cache_hit: write_back }
+    }
+}

@@ -1,0 +1,16 @@
+//! The hard-disk model: geometry ([`geometry`]), seek curves ([`seek`]), the parameter
+//! set ([`params`]), the mechanism with its controller and cache ([`hdd`]), the
+//! firmware command queue ([`drive`]) and the built-in drives ([`presets`]).
+
+pub mod drive;
+pub mod geometry;
+pub mod hdd;
+pub mod params;
+pub mod presets;
+pub mod seek;
+
+pub use drive::Drive;
+pub use geometry::{Geometry, GeometrySpec, Location, Pbn, Sparing, TrackOrder, ZoneSpec};
+pub use hdd::{Breakdown, Completion, Hdd, Request};
+pub use params::{Cache, Controller, DiskParams, Firmware, FirmwarePolicy, Mechanics, ReadAhead};
+pub use seek::SeekCurve;

@@ -1,0 +1,614 @@
+//! DiskSim `.parv` → spindle disks.
+//!
+//! Follows `reference/disksim-format.md` §3–§5 and §8: the `disksim_disk` block (with
+//! its `dm_disk` model, G1 layout and G1 mechanics) becomes a [`DiskParams`]; the bus
+//! the disk hangs on in the topology supplies the per-block transfer time. Parameters
+//! that DiskSim accepts but ignores are accepted; values asking for behaviour spindle
+//! does not model are refused with the file and line that asked for them.
+
+use super::param::{parse_file, Block, Loc, ParamError, ParamFile, Topology, Value};
+use crate::disk::geometry::{GeometrySpec, Sparing, TrackOrder, ZoneSpec};
+use crate::disk::params::{
+    AfterPrev, Cache, Controller, DiskParams, ExtraDisconnect, Firmware, FirmwarePolicy, Mechanics,
+    ReadAhead,
+};
+use crate::disk::seek::SeekCurve;
+use std::path::{Path, PathBuf};
+
+#[derive(Debug, thiserror::Error)]
+pub enum ImportError {
+    #[error("{0}")]
+    Param(#[from] ParamError),
+    #[error("{loc}: {msg}")]
+    At { loc: String, msg: String },
+    #[error("{file}: {msg}")]
+    File { file: String, msg: String },
+}
+
+fn at<T>(loc: &Loc, msg: impl Into<String>) -> Result<T, ImportError> {
+    Err(ImportError::At { loc: loc.to_string(), msg: msg.into() })
+}
+
+/// One simulated disk found in a `.parv`: its instance name and parameters.
+#[derive(Clone, Debug)]
+pub struct ImportedDisk {
+    pub instance: String,
+    pub params: DiskParams,
+}
+
+/// Loads every disk of a `.parv` system, in topology order.
+pub fn import_parv(path: &Path) -> Result<Vec<ImportedDisk>, ImportError> {
+    let file = parse_file(path)?;
+    import_system(&file, path)
+}
+
+/// Loads the first disk of a `.parv` (the validation files have exactly one).
+pub fn import_first_disk(path: &Path) -> Result<DiskParams, ImportError> {
+    let disks = import_parv(path)?;
+    disks.into_iter().next().map(|d| d.params).ok_or_else(|| ImportError::File {
+        file: path.display().to_string(),
+        msg: "no disksim_disk is instantiated in the topology".into(),
+    })
+}
+
+fn import_system(file: &ParamFile, path: &Path) -> Result<Vec<ImportedDisk>, ImportError> {
+    // instance name → spec block name
+    let mut spec_of = std::collections::HashMap::new();
+    for inst in &file.instantiations {
+        for n in &inst.names {
+            spec_of.insert(n.clone(), (inst.spec.clone(), inst.loc.clone()));
+        }
+    }
+    let mut found = Vec::new();
+    for topo in &file.topologies {
+        collect_disks(topo, None, &mut found);
+    }
+    if found.is_empty() {
+        // No topology: accept a file that defines a single disk block directly.
+        for b in &file.blocks {
+            if b.resolved(file).type_name == "disksim_disk" {
+                let name = b.name.clone().unwrap_or_default();
+                let params = import_disk_block(file, b, None, path)?;
+                return Ok(vec![ImportedDisk { instance: name, params }]);
+            }
+        }
+        return Err(ImportError::File {
+            file: path.display().to_string(),
+            msg: "no disksim_disk in the topology and no disksim_disk block".into(),
+        });
+    }
+    let mut out = Vec::new();
+    for (disk, bus, loc) in found {
+        let Some((spec, iloc)) = spec_of.get(&disk) else {
+            return at(&loc, format!("disk `{disk}` appears in the topology but is never instantiated"));
+        };
+        let Some(block) = file.block(spec) else {
+            return at(iloc, format!("`{disk}` is instantiated as `{spec}`, which is not defined"));
+        };
+        let bus_block = match &bus {
+            Some(b) => match spec_of.get(b) {
+                Some((bspec, _)) => file.block(bspec),
+                None => return at(&loc, format!("bus `{b}` appears in the topology but is never instantiated")),
+            },
+            None => None,
+        };
+        let params = import_disk_block(file, block, bus_block, path)?;
+        out.push(ImportedDisk { instance: disk, params });
+    }
+    Ok(out)
+}
+
+fn collect_disks(t: &Topology, parent_bus: Option<&str>, out: &mut Vec<(String, Option<String>, Loc)>) {
+    if t.type_name == "disksim_disk" {
+        out.push((t.name.clone(), parent_bus.map(str::to_string), t.loc.clone()));
+    }
+    let bus = if t.type_name == "disksim_bus" { Some(t.name.as_str()) } else { parent_bus };
+    for c in &t.children {
+        collect_disks(c, bus, out);
+    }
+}
+
+/// Typed access to a block's parameters, with errors that point at the file and line.
+struct P<'a> {
+    b: Block,
+    file: &'a ParamFile,
+}
+
+impl<'a> P<'a> {
+    fn new(b: &Block, file: &'a ParamFile) -> P<'a> {
+        P { b: b.resolved(file), file }
+    }
+
+    fn what(&self) -> String {
+        match &self.b.name {
+            Some(n) => format!("{} `{n}`", self.b.type_name),
+            None => self.b.type_name.clone(),
+        }
+    }
+
+    fn missing<T>(&self, name: &str) -> Result<T, ImportError> {
+        at(&self.b.loc, format!("{} lacks the required parameter `{name}`", self.what()))
+    }
+
+    fn float_opt(&self, name: &str) -> Result<Option<f64>, ImportError> {
+        match self.b.get(name) {
+            None => Ok(None),
+            Some(p) => match &p.value {
+                Value::Float(f) => Ok(Some(*f)),
+                Value::Int(i) => Ok(Some(*i as f64)),
+                _ => at(&p.loc, format!("`{name}` must be a number")),
+            },
+        }
+    }
+
+    fn float(&self, name: &str) -> Result<f64, ImportError> {
+        self.float_opt(name)?.map_or_else(|| self.missing(name), Ok)
+    }
+
+    fn float_or(&self, name: &str, default: f64) -> Result<f64, ImportError> {
+        Ok(self.float_opt(name)?.unwrap_or(default))
+    }
+
+    fn int_opt(&self, name: &str) -> Result<Option<i64>, ImportError> {
+        match self.b.get(name) {
+            None => Ok(None),
+            Some(p) => match &p.value {
+                Value::Int(i) => Ok(Some(*i)),
+                Value::Float(f) => at(&p.loc, format!("`{name}` must be an integer, found {f}")),
+                _ => at(&p.loc, format!("`{name}` must be an integer")),
+            },
+        }
+    }
+
+    fn int(&self, name: &str) -> Result<i64, ImportError> {
+        self.int_opt(name)?.map_or_else(|| self.missing(name), Ok)
+    }
+
+    fn int_or(&self, name: &str, default: i64) -> Result<i64, ImportError> {
+        Ok(self.int_opt(name)?.unwrap_or(default))
+    }
+
+    fn uint(&self, name: &str) -> Result<u64, ImportError> {
+        let v = self.int(name)?;
+        if v < 0 {
+            return at(self.loc(name), format!("`{name}` must not be negative, found {v}"));
+        }
+        Ok(v as u64)
+    }
+
+    fn flag(&self, name: &str) -> Result<bool, ImportError> {
+        Ok(self.int_or(name, 0)? != 0)
+    }
+
+    fn string_opt(&self, name: &str) -> Result<Option<String>, ImportError> {
+        match self.b.get(name) {
+            None => Ok(None),
+            Some(p) => match &p.value {
+                Value::Str(s) => Ok(Some(s.clone())),
+                _ => at(&p.loc, format!("`{name}` must be a word")),
+            },
+        }
+    }
+
+    fn block(&self, name: &str) -> Result<P<'a>, ImportError> {
+        match self.b.get(name) {
+            None => self.missing(name),
+            Some(p) => match &p.value {
+                Value::Block(b) => Ok(P::new(b, self.file)),
+                _ => at(&p.loc, format!("`{name}` must be a block")),
+            },
+        }
+    }
+
+    fn loc(&self, name: &str) -> &Loc {
+        self.b.get(name).map(|p| &p.loc).unwrap_or(&self.b.loc)
+    }
+
+    /// Refuses a parameter whose value asks for behaviour spindle does not model.
+    fn require(&self, name: &str, ok: impl Fn(f64) -> bool, why: &str) -> Result<(), ImportError> {
+        if let Some(v) = self.float_opt(name)? {
+            if !ok(v) {
+                return at(self.loc(name), format!("`{name}` = {v}: {why} is not modelled"));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Builds one disk from its `disksim_disk` block and (optionally) the bus it is on.
+pub fn import_disk_block(
+    file: &ParamFile,
+    block: &Block,
+    bus: Option<&Block>,
+    parv: &Path,
+) -> Result<DiskParams, ImportError> {
+    let d = P::new(block, file);
+    if d.b.type_name != "disksim_disk" {
+        return at(&d.b.loc, format!("expected a disksim_disk block, found {}", d.b.type_name));
+    }
+    let model = d.block("Model")?;
+    if model.b.type_name != "dm_disk" {
+        return at(&model.b.loc, format!("`Model` must be a dm_disk block, found {}", model.b.type_name));
+    }
+    let geometry = import_layout(&model)?;
+    let mech = import_mechanics(&model)?;
+
+    // Unmodelled controller features: refuse rather than guess.
+    d.require("Per-request overhead time", |v| v == 0.0, "a per-request overhead")?;
+    d.require("Allow sneaky full read hits", |v| v == 0.0, "sneaky read hits")?;
+    d.require("Allow sneaky partial read hits", |v| v == 0.0, "sneaky read hits")?;
+    d.require("Allow sneaky intermediate read hits", |v| v == 0.0, "sneaky read hits")?;
+    d.require("Allow write prebuffering", |v| v == 0.0, "write prebuffering")?;
+    d.require("Allow almost read hits", |v| v == 0.0, "an almost-read-hit")?;
+    d.require("Preseeking level", |v| v == 0.0, "preseeking")?;
+    d.require("Disconnect write if seek", |v| v == 0.0, "disconnect-write-if-seek")?;
+    d.require("Minimum read-ahead (blks)", |v| v == 0.0, "a non-pre-emptible read-ahead minimum")?;
+    d.require("Read directly to buffer", |v| v == 1.0, "reading through a separate sector buffer")?;
+    d.require("Immed transfer partial hit", |v| v == 1.0, "delaying partial-hit transfers")?;
+
+    let scale = d.float_or("Time scale for overheads", 1.0)?;
+    let ap = |r: &str, w: &str| -> Result<AfterPrev, ImportError> {
+        Ok(AfterPrev { after_read: d.float_or(r, 0.0)? * scale, after_write: d.float_or(w, 0.0)? * scale })
+    };
+    let bulk = d.float_or("Bulk sector transfer time", 0.0)?;
+    let (bus_r, bus_w) = match bus {
+        Some(b) => {
+            let b = P::new(b, file);
+            (b.float_or("Read block transfer time", 0.0)?, b.float_or("Write block transfer time", 0.0)?)
+        }
+        None => (0.0, 0.0),
+    };
+    let extra = if d.flag("Extra write disconnect")? {
+        Some(ExtraDisconnect {
+            command_ms: d.float_or("Extradisc command overhead", 0.0)? * scale,
+            disconnect_ms: d.float_or("Extradisc disconnect overhead", 0.0)? * scale,
+            inter_disconnect_ms: d.float_or("Extradisc inter-disconnect delay", 0.0)? * scale,
+            second_disconnect_ms: d.float_or("Extradisc 2nd disconnect overhead", 0.0)? * scale,
+            seek_delta_ms: d.float_or("Extradisc seek delta", 0.0)?,
+        })
+    } else {
+        None
+    };
+    let ctrl = Controller {
+        read_hit: ap("Read hit over. after read", "Read hit over. after write")?,
+        read_miss: ap("Read miss over. after read", "Read miss over. after write")?,
+        write_hit: ap("Write hit over. after read", "Write hit over. after write")?,
+        write_miss: ap("Write miss over. after read", "Write miss over. after write")?,
+        read_complete_ms: d.float_or("Read completion overhead", 0.0)? * scale,
+        write_complete_ms: d.float_or("Write completion overhead", 0.0)? * scale,
+        data_prep_ms: d.float_or("Data preparation overhead", 0.0)? * scale,
+        first_reselect_ms: d.float_or("First reselect overhead", 0.0)? * scale,
+        other_reselect_ms: d.float_or("Other reselect overhead", 0.0)? * scale,
+        read_disconnect: ap("Read disconnect afterread", "Read disconnect afterwrite")?,
+        write_disconnect_ms: d.float_or("Write disconnect overhead", 0.0)? * scale,
+        extra_write_disconnect: extra,
+        min_seek_ms: d.float_or("Minimum seek delay", 0.0)?,
+        bus_read_block_ms: bulk.max(bus_r),
+        bus_write_block_ms: bulk.max(bus_w),
+        hold_bus_read: d.flag("Hold bus entire read xfer")?,
+        hold_bus_write: d.flag("Hold bus entire write xfer")?,
+        never_disconnect: d.flag("Never disconnect")?,
+    };
+
+    let segments = d.uint("Number of buffer segments")?;
+    let seg_size = d.uint("Segment size (in blks)")?;
+    if segments == 0 || seg_size == 0 {
+        return at(d.loc("Number of buffer segments"), "the cache needs at least one segment of at least one block");
+    }
+    let mode = d.int_or("Buffer continuous read", 0)?;
+    let read_ahead = match mode {
+        0 => ReadAhead::None,
+        1 => ReadAhead::ToTrackEnd,
+        2 => ReadAhead::ToCylinderEnd,
+        3 => ReadAhead::Max,
+        4 => ReadAhead::OneTrackAhead,
+        v => return at(d.loc("Buffer continuous read"), format!("`Buffer continuous read` must be 0–4, found {v}")),
+    };
+    let max_ra = d.uint("Maximum read-ahead (blks)")?;
+    if max_ra > seg_size {
+        return at(d.loc("Maximum read-ahead (blks)"), format!("maximum read-ahead {max_ra} exceeds the segment size {seg_size}"));
+    }
+    let cache = Cache {
+        enabled: d.int_or("Enable caching in buffer", 1)? != 0,
+        segments: segments as u32,
+        segment_blocks: seg_size as u32,
+        max_write_segments: d.int_or("Maximum number of write segments", 1)?.max(1) as u32,
+        separate_write_segment: d.flag("Use separate write segment")?,
+        read_ahead,
+        max_read_ahead: max_ra as u32,
+        read_ahead_over_requested: d.int_or("Read-ahead over requested", 1)? as i32,
+        read_ahead_on_idle_hit: d.flag("Read-ahead on idle hit")?,
+        read_any_free_blocks: d.flag("Read any free blocks")?,
+        read_hits_on_write_data: d.flag("Allow read hits on write data")?,
+        fast_write_level: d.int_or("Fast write level", 0)?.max(0) as u32,
+        combine_seq_writes: d.flag("Combine seq writes")?,
+        stop_prefetch_in_sector: d.flag("Stop prefetch in sector")?,
+        immediate_read: d.flag("Immediate buffer read")?,
+        immediate_write: d.flag("Immediate buffer write")?,
+        high_water: d.float_or("High (read) water mark", 0.0)?,
+        low_water: d.float_or("Low (write) water mark", 0.0)?,
+        watermark_by_reqsize: d.flag("Set watermark by reqsize")?,
+    };
+
+    let depth = d.int_or("Max queue length", 1)?.max(1) as u32;
+    let policy = match d.b.get("Scheduler").map(|p| &p.value) {
+        Some(Value::Block(b)) => {
+            let s = P::new(b, file);
+            match s.int_or("Scheduling policy", 1)? {
+                1 => FirmwarePolicy::Fcfs,
+                8 => FirmwarePolicy::Sptf,
+                v => {
+                    return at(
+                        s.loc("Scheduling policy"),
+                        format!("disk scheduling policy {v} is not modelled inside the drive (1 = FCFS and 8 = SPTF are)"),
+                    )
+                }
+            }
+        }
+        _ => FirmwarePolicy::Fcfs,
+    };
+
+    let name = block.name.clone().unwrap_or_else(|| "disk".into());
+    Ok(DiskParams {
+        name,
+        provenance: format!("imported from DiskSim parameter file {}", parv.display()),
+        geometry,
+        mech,
+        ctrl,
+        cache,
+        firmware: Firmware { queue_depth: depth, policy },
+    })
+}
+
+fn import_layout(model: &P) -> Result<GeometrySpec, ImportError> {
+    let surfaces = model.uint("Number of data surfaces")?;
+    if surfaces == 0 {
+        return at(model.loc("Number of data surfaces"), "a disk needs at least one data surface");
+    }
+    let layout = model.block("Layout Model")?;
+    if layout.b.type_name != "dm_layout_g1" {
+        return at(
+            &layout.b.loc,
+            format!("layout `{}` is not modelled (only dm_layout_g1 is)", layout.b.type_name),
+        );
+    }
+    let order = match layout.int_or("LBN-to-PBN mapping scheme", 0)? {
+        0 => TrackOrder::Conventional,
+        1 => TrackOrder::SerpentineZoneRelative,
+        2 => TrackOrder::SerpentineAbsolute,
+        v => return at(layout.loc("LBN-to-PBN mapping scheme"), format!("mapping scheme must be 0–2, found {v}")),
+    };
+    let range = layout.int_or("Rangesize for sparing", 1)?.max(1) as u32;
+    let sparing = match layout.int("Sparing scheme used")? {
+        0 => Sparing::None,
+        1 => Sparing::TracksAtZoneEnd,
+        2 | 5 => Sparing::PerCylinder,
+        3 => Sparing::PerTrack,
+        4 | 6 => Sparing::PerCylinderSlipToEnd,
+        7 => Sparing::SlipsOnly,
+        8 => Sparing::PerRange { range },
+        9 => Sparing::ZoneEnd,
+        10 => Sparing::ZoneEndSlipToEnd,
+        v => return at(layout.loc("Sparing scheme used"), format!("sparing scheme must be 0–10, found {v}")),
+    };
+    let layout_revs = match layout.string_opt("Skew units")?.as_deref() {
+        None | Some("sectors") => false,
+        Some("revolutions") => true,
+        Some(u) => return at(layout.loc("Skew units"), format!("`Skew units` must be sectors or revolutions, found `{u}`")),
+    };
+    let zones_param = match layout.b.get("Zones") {
+        Some(p) => p,
+        None => return layout.missing("Zones"),
+    };
+    let Value::List(items) = &zones_param.value else {
+        return at(&zones_param.loc, "`Zones` must be a list of dm_layout_g1_zone blocks");
+    };
+    let mut zones = Vec::with_capacity(items.len());
+    for item in items {
+        let Value::Block(zb) = &item.value else {
+            return at(&item.loc, "each zone must be a dm_layout_g1_zone block");
+        };
+        let z = P::new(zb, model.file);
+        let revs = match z.string_opt("Skew units")?.as_deref() {
+            None => layout_revs,
+            Some("sectors") => false,
+            Some("revolutions") => true,
+            Some(u) => return at(z.loc("Skew units"), format!("`Skew units` must be sectors or revolutions, found `{u}`")),
+        };
+        let spt = z.uint("Blocks per track")?;
+        if spt == 0 || spt > u32::MAX as u64 {
+            return at(z.loc("Blocks per track"), format!("blocks per track must be 1 or more, found {spt}"));
+        }
+        // Sector units truncate to whole sectors; revolution units convert by spt.
+        let to_sectors = |v: f64| -> u32 {
+            if revs {
+                ((v - v.floor()) * spt as f64).round() as u32 % spt as u32
+            } else {
+                (v.max(0.0).trunc() as u64 % spt) as u32
+            }
+        };
+        let first = z.uint("First cylinder number")?;
+        let last = z.uint("Last cylinder number")?;
+        if last < first {
+            return at(z.loc("Last cylinder number"), format!("last cylinder {last} is before first cylinder {first}"));
+        }
+        let slips = int_list(&z, "slips")?;
+        if slips.windows(2).any(|w| w[0] > w[1]) {
+            return at(z.loc("slips"), "`slips` must be sorted in ascending order");
+        }
+        let remaps = pair_list(&z, "defects")?;
+        zones.push(ZoneSpec {
+            first_cyl: first as u32,
+            last_cyl: last as u32,
+            spt: spt as u32,
+            offset_sectors: to_sectors(z.float_or("Offset of first block", 0.0)?),
+            empty_front: z.int_or("Empty space at zone front", 0)?.max(0) as u64,
+            track_skew: to_sectors(z.float_or("Skew for track switch", 0.0)?),
+            cyl_skew: to_sectors(z.float_or("Skew for cylinder switch", 0.0)?),
+            spares: z.int_or("Number of spares", 0)?.max(0) as u64,
+            slips,
+            remaps,
+        });
+    }
+    if zones.is_empty() {
+        return at(&zones_param.loc, "`Zones` is empty");
+    }
+    let spec = GeometrySpec { surfaces: surfaces as u32, order, sparing, zones };
+    if let Err(e) = crate::disk::geometry::Geometry::new(&spec) {
+        return at(&zones_param.loc, e.to_string());
+    }
+    Ok(spec)
+}
+
+fn int_list(z: &P, name: &str) -> Result<Vec<u64>, ImportError> {
+    let Some(p) = z.b.get(name) else { return Ok(Vec::new()) };
+    let Value::List(items) = &p.value else {
+        return at(&p.loc, format!("`{name}` must be a list of integers"));
+    };
+    items
+        .iter()
+        .map(|it| match it.value {
+            Value::Int(v) if v >= 0 => Ok(v as u64),
+            _ => at(&it.loc, format!("`{name}` entries must be non-negative integers")),
+        })
+        .collect()
+}
+
+fn pair_list(z: &P, name: &str) -> Result<Vec<(u64, u64)>, ImportError> {
+    let flat = int_list(z, name)?;
+    if flat.len() % 2 != 0 {
+        return at(z.loc(name), format!("`{name}` must hold (bad, replacement) pairs; it has {} numbers", flat.len()));
+    }
+    Ok(flat.chunks(2).map(|c| (c[0], c[1])).collect())
+}
+
+fn import_mechanics(model: &P) -> Result<Mechanics, ImportError> {
+    let m = model.block("Mechanical Model")?;
+    if m.b.type_name != "dm_mech_g1" {
+        return at(&m.b.loc, format!("mechanics `{}` is not modelled (only dm_mech_g1 is)", m.b.type_name));
+    }
+    let seek_type = m.string_opt("Seek type")?.unwrap_or_else(|| "extracted".into());
+    let curve_file = m.string_opt("Full seek curve")?;
+    let seek = if let Some(f) = curve_file {
+        // DiskSim: a seek-curve file forces the extracted table, whatever the type says.
+        if seek_type == "hpl" || seek_type == "hplplus10" {
+            return at(m.loc("Full seek curve"), format!("`Full seek curve` cannot be combined with seek type {seek_type}"));
+        }
+        let base = m.loc("Full seek curve").file.parent().map(Path::to_path_buf).unwrap_or_default();
+        SeekCurve::Table { points: read_seek_file(&base.join(&f), m.loc("Full seek curve"))? }
+    } else {
+        match seek_type.as_str() {
+            "hpl" | "hplplus10" => {
+                let p = m.b.get("HPL seek equation values");
+                let Some(p) = p else { return m.missing("HPL seek equation values") };
+                let Value::List(items) = &p.value else {
+                    return at(&p.loc, "`HPL seek equation values` must be a list of six numbers");
+                };
+                let nums: Vec<f64> = items
+                    .iter()
+                    .map(|it| match it.value {
+                        Value::Int(i) => Ok(i as f64),
+                        Value::Float(f) => Ok(f),
+                        _ => at(&it.loc, "HPL values must be numbers"),
+                    })
+                    .collect::<Result<_, _>>()?;
+                if nums.len() != 6 {
+                    return at(&p.loc, format!("`HPL seek equation values` needs 6 numbers, found {}", nums.len()));
+                }
+                let switch = nums[0].max(0.0) as u32;
+                if seek_type == "hpl" {
+                    let single = (nums[5] != -1.0).then_some(nums[5]);
+                    SeekCurve::Hpl { switch, a: nums[1], b: nums[2], c: nums[3], e: nums[4], single }
+                } else {
+                    let Some(ft) = m.b.get("First ten seek times") else {
+                        return m.missing("First ten seek times");
+                    };
+                    let Value::List(items) = &ft.value else {
+                        return at(&ft.loc, "`First ten seek times` must be a list of ten numbers");
+                    };
+                    if items.len() != 10 {
+                        return at(&ft.loc, format!("`First ten seek times` needs 10 numbers, found {}", items.len()));
+                    }
+                    let mut first_ten = [0.0; 10];
+                    for (slot, it) in first_ten.iter_mut().zip(items) {
+                        *slot = match it.value {
+                            Value::Int(i) => i as f64,
+                            Value::Float(f) => f,
+                            _ => return at(&it.loc, "seek times must be numbers"),
+                        };
+                    }
+                    SeekCurve::HplPlus10 { first_ten, switch, a: nums[1], b: nums[2], c: nums[3], e: nums[4] }
+                }
+            }
+            other => {
+                return at(
+                    m.loc("Seek type"),
+                    format!("seek type `{other}` is not modelled (DiskSim 4.0 itself cannot use it); use extracted with a `Full seek curve`, hpl or hplplus10"),
+                )
+            }
+        }
+    };
+    let rpm = match m.b.get("Rotation speed (in rpms)") {
+        Some(p) => match p.value {
+            Value::Int(i) if i > 0 => i as f64,
+            Value::Int(i) => return at(&p.loc, format!("rotation speed must be positive, found {i}")),
+            Value::Float(f) => {
+                return at(&p.loc, format!("`Rotation speed (in rpms)` must be an integer (DiskSim rejects {f})"))
+            }
+            _ => return at(&p.loc, "`Rotation speed (in rpms)` must be an integer"),
+        },
+        None => return m.missing("Rotation speed (in rpms)"),
+    };
+    Ok(Mechanics {
+        seek,
+        head_switch_ms: m.float_or("Head switch time", 0.0)?,
+        write_settle_ms: m.float_or("Add. write settling delay", 0.0)?,
+        rpm,
+        // DiskSim 4.0 ignores `Percent error in rpms`; so do we (constant speed).
+        rpm_variation_pct: 0.0,
+    })
+}
+
+/// Reads a `.seek` file: optional `Seek distances measured: n` header, then
+/// `distance, time_ms[, stddev]` lines.
+pub fn read_seek_file(path: &Path, asked_at: &Loc) -> Result<Vec<(u32, f64)>, ImportError> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(t) => t,
+        Err(e) => return at(asked_at, format!("cannot read seek curve {}: {e}", path.display())),
+    };
+    parse_seek_text(&text, path)
+}
+
+pub fn parse_seek_text(text: &str, path: &Path) -> Result<Vec<(u32, f64)>, ImportError> {
+    let err = |line: usize, msg: String| ImportError::At { loc: format!("{}:{line}", path.display()), msg };
+    let mut points: Vec<(u32, f64)> = Vec::new();
+    for (i, raw) in text.lines().enumerate() {
+        let line = raw.trim();
+        if line.is_empty() || (i == 0 && line.starts_with("Seek distances measured")) {
+            continue;
+        }
+        let mut fields = line.split(',').map(str::trim);
+        let d = fields.next().unwrap_or("");
+        let t = fields.next().unwrap_or("");
+        let d: u32 = d.parse().map_err(|_| err(i + 1, format!("expected a seek distance (cylinders), found `{d}`")))?;
+        let t: f64 = t.parse().map_err(|_| err(i + 1, format!("expected a seek time in ms, found `{t}`")))?;
+        if !t.is_finite() || t < 0.0 {
+            return Err(err(i + 1, format!("seek time must be a non-negative number, found {t}")));
+        }
+        if let Some(&(pd, _)) = points.last() {
+            if d <= pd {
+                return Err(err(i + 1, format!("seek distances must increase; {d} follows {pd}")));
+            }
+        }
+        points.push((d, t));
+    }
+    if points.is_empty() {
+        return Err(ImportError::File { file: path.display().to_string(), msg: "the seek curve has no points".into() });
+    }
+    Ok(points)
+}
+
+/// The directory holding DiskSim's validation set in this repository.
+pub fn bundled_disksim_dir() -> PathBuf {
+    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../data/disksim"))
+}

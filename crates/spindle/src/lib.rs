@@ -1,0 +1,10 @@
+//! spindle: a fast, faithful, disk-aware storage stack.
+//!
+//! The foundation is a hard-disk model ([`disk`]) that loads DiskSim parameter files
+//! ([`disksim`]) and is validated against real-drive measurements ([`validate`]).
+
+pub mod disk;
+pub mod disksim;
+pub mod engine;
+pub mod time;
+pub mod validate;

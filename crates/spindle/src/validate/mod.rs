@@ -1,0 +1,6 @@
+//! Validation against real-drive measurements: DiskSim's validate traces and the
+//! Ruemmler–Wilkes demerit figure.
+
+pub mod demerit;
+pub mod trace;
+pub mod replay;
