@@ -6,5 +6,7 @@
 pub mod disk;
 pub mod disksim;
 pub mod engine;
+pub mod experiments;
 pub mod time;
 pub mod validate;
+pub mod bench;

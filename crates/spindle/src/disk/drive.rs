@@ -116,7 +116,7 @@ impl Drive {
             FirmwarePolicy::Sptf => self.sptf_choice(start),
         };
         let Some(q) = self.queue.remove(idx) else { return };
-        let c = self.hdd.service(start, q.req);
+        let c = self.hdd.service_queued(q.arrival, start, q.req);
         self.active = Some((q.arrival, c));
     }
 

@@ -130,6 +130,7 @@ struct Timing {
     seek_ns: Vec<u32>,
     bus_read_ns: u64,
     bus_write_ns: u64,
+    turnaround_ns: u64,
 }
 
 /// The simulated drive mechanism, controller and cache.
@@ -143,6 +144,9 @@ pub struct Hdd {
     /// Where the head is when the mechanism is idle, and since when.
     idle: Cursor,
     last_was_write: bool,
+    /// The next command's media access cannot begin before this (firmware command
+    /// turnaround after the previous command's media work).
+    next_media_at: SimTime,
     lru_clock: u64,
     avail: Vec<SimTime>,
     ready: Vec<SimTime>,
@@ -184,6 +188,7 @@ impl Hdd {
             seek_ns,
             bus_read_ns: ms_to_ns(params.ctrl.bus_read_block_ms),
             bus_write_ns: ms_to_ns(params.ctrl.bus_write_block_ms),
+            turnaround_ns: ms_to_ns(params.firmware.turnaround_ms),
         };
         let mut segs = vec![Segment::default(); c.segments as usize];
         if c.separate_write_segment && segs.len() > 1 {
@@ -198,6 +203,7 @@ impl Hdd {
             bg: Background::Idle,
             idle: Cursor { lbn: 0, t: SimTime::ZERO, pos: start },
             last_was_write: false,
+            next_media_at: SimTime::ZERO,
             lru_clock: 0,
             avail: Vec::new(),
             ready: Vec::new(),
@@ -225,6 +231,32 @@ impl Hdd {
         self.tm.seek_ns.get(d as usize).copied().unwrap_or_else(|| *self.tm.seek_ns.last().unwrap_or(&0)) as u64
     }
 
+    /// Mean seek time (ms) between two uniformly random sectors: the "average seek"
+    /// of a spec sheet, weighted by where the data is.
+    pub fn average_seek_ms(&self) -> f64 {
+        let cap = self.geo.capacity().max(1);
+        let cyl_at = |f: f64| -> u32 {
+            let lbn = ((f * cap as f64) as u64).min(cap - 1);
+            self.geo.locate(lbn).map(|l| l.pbn.cyl).unwrap_or(0)
+        };
+        super::presets::mean_random_seek_ms(&self.params.mech.seek, &cyl_at)
+    }
+
+    /// Seek time (ms) across the full stroke: first to last data cylinder.
+    pub fn full_stroke_ms(&self) -> f64 {
+        let first = self.geo.locate(0).map(|l| l.pbn.cyl).unwrap_or(0);
+        let last = self.geo.locate(self.geo.capacity().saturating_sub(1)).map(|l| l.pbn.cyl).unwrap_or(0);
+        self.params.mech.seek.seek_ms(first.abs_diff(last).max(
+            self.geo.cylinders().saturating_sub(1),
+        ))
+    }
+
+    /// The firmware's command turnaround (ns): minimum time from one command's media
+    /// access to the next one's.
+    pub fn turnaround_ns(&self) -> u64 {
+        self.tm.turnaround_ns
+    }
+
     /// Where the head will be once current background work stops (pure query).
     pub fn head(&self) -> HeadPos {
         match self.bg {
@@ -248,6 +280,7 @@ impl Hdd {
         let start = self.geo.locate(0).map(|l| HeadPos { cyl: l.pbn.cyl, head: l.pbn.head }).unwrap_or_default();
         self.idle = Cursor { lbn: 0, t: SimTime::ZERO, pos: start };
         self.last_was_write = false;
+        self.next_media_at = SimTime::ZERO;
     }
 
     // ----- rotation -------------------------------------------------------------------
@@ -303,9 +336,9 @@ impl Hdd {
         let loc = self.geo.locate(lbn)?;
         let to = HeadPos { cyl: loc.pbn.cyl, head: loc.pbn.head };
         let seek = self.positioning_ns(from, to, write);
-        let t = now + seek;
+        let t = (now + seek).max(self.next_media_at);
         let rot = self.wait_ns(t, self.sector_angle_ps(loc.angle_sectors as u64, loc.spt));
-        Some((seek, rot))
+        Some((t.0 - now.0, rot))
     }
 
     /// Positioning time from the drive's current state at `now` to `lbn` (seek +
@@ -337,6 +370,7 @@ impl Hdd {
         write: bool,
         zero_latency: bool,
         capture_before: bool,
+        not_before: SimTime,
     ) -> (Cursor, RunStats) {
         let mut st = RunStats::default();
         self.avail.clear();
@@ -353,6 +387,10 @@ impl Hdd {
             let p = self.positioning_ns(pos, to, write);
             st.seek_ns += p;
             t += p;
+            if first_track && t < not_before {
+                // Positioning overlapped the firmware's command turnaround.
+                t = not_before;
+            }
             pos = to;
             let spt = loc.spt;
             // Physical span of the run on this track (slips make it longer than `run`).
@@ -459,7 +497,7 @@ impl Hdd {
                     return;
                 }
             }
-            let (end, _) = self.media_run(cursor, cursor.lbn, n, false, false, false);
+            let (end, _) = self.media_run(cursor, cursor.lbn, n, false, false, false, SimTime::ZERO);
             let done = self.avail.iter().filter(|&&a| a <= until).count() as u64;
             let seg_size = self.params.cache.segment_blocks as u64;
             let s = &mut self.segs[seg];
@@ -660,22 +698,30 @@ impl Hdd {
 
     // ----- requests -------------------------------------------------------------------
 
-    /// Services `req`, which the drive starts on at `t0`. The caller must not start a
+    /// Services `req`, which arrives and is started at `t0`. The caller must not start a
     /// request before the previous one completed (the firmware queue ensures this).
     pub fn service(&mut self, t0: SimTime, req: Request) -> Completion {
+        self.service_queued(t0, t0, req)
+    }
+
+    /// Services `req`, which reached the drive at `arrival` and waited in its queue
+    /// until `start`. Command processing began on arrival, so a queued request's
+    /// command overhead overlaps the work before it (as in DiskSim).
+    pub fn service_queued(&mut self, arrival: SimTime, start: SimTime, req: Request) -> Completion {
         let n = req.blocks.max(1) as u64;
         let req = Request { blocks: n as u32, ..req };
-        let c = if req.write { self.write(t0, req) } else { self.read(t0, req) };
+        let arrival = arrival.min(start);
+        let c = if req.write { self.write(arrival, start, req) } else { self.read(arrival, start, req) };
         self.last_was_write = req.write;
         c
     }
 
-    fn read(&mut self, t0: SimTime, req: Request) -> Completion {
+    fn read(&mut self, arrival: SimTime, t0: SimTime, req: Request) -> Completion {
         let p = &self.params;
         let (lbn, n) = (req.lbn, req.blocks as u64);
         let end = lbn + n;
         let prev_w = self.last_was_write;
-        let ovh_done = t0 + ms_to_ns(p.ctrl.read_miss.get(prev_w));
+        let ovh_done = arrival + ms_to_ns(p.ctrl.read_miss.get(prev_w));
         let bus = self.tm.bus_read_ns;
         let prep = ms_to_ns(p.ctrl.data_prep_ms);
         let reselect = ms_to_ns(p.ctrl.first_reselect_ms);
@@ -713,7 +759,7 @@ impl Hdd {
                 // Served from the buffer (a partial hit on the segment being prefetched
                 // rides the ongoing read-ahead).
                 self.touch(seg);
-                let mut start_xfer = t0 + hit_ovh + prep;
+                let mut start_xfer = (arrival + hit_ovh + prep).max(t0);
                 if let Some(f) = flush_until {
                     // The mechanism is busy writing back: wait on the disconnect path.
                     start_xfer = start_xfer.max(f + reselect + prep);
@@ -791,7 +837,7 @@ impl Hdd {
         let pos_start = if was_flush {
             ovh_done.max(stop)
         } else {
-            ovh_done + stop.saturating_sub(t0)
+            ovh_done.max(t0) + stop.saturating_sub(t0)
         };
         if hit.is_none() {
             self.segs[seg] = Segment { start: lbn, end: lbn, write_only: false, ..self.segs[seg] };
@@ -801,7 +847,9 @@ impl Hdd {
         let zero_lat = self.params.cache.immediate_read || self.params.cache.read_any_free_blocks;
         let capture = caching && self.params.cache.read_any_free_blocks && hit.is_none();
         let cur = Cursor { lbn: media_from, t: pos_start, pos: self.idle.pos };
-        let (after, st) = self.media_run(cur, media_from, end - media_from, false, zero_lat, capture);
+        let not_before = self.next_media_at;
+        let (after, st) = self.media_run(cur, media_from, end - media_from, false, zero_lat, capture, not_before);
+        self.next_media_at = after.t + self.tm.turnaround_ns;
 
         // Bus: cached blocks are available at once; the rest as the media delivers them.
         let ctrl = &self.params.ctrl;
@@ -815,11 +863,11 @@ impl Hdd {
             }
         };
         let mut f = if ctrl.never_disconnect {
-            t0 + ms_to_ns(ctrl.read_miss.get(prev_w)) + prep
+            (arrival + ms_to_ns(ctrl.read_miss.get(prev_w)) + prep).max(t0)
         } else {
             // Reconnect once `w` blocks wait (or all of them).
             let k = w.min(n) - 1;
-            avail_at(k, &self.avail).max(t0 + ms_to_ns(ctrl.read_miss.get(prev_w) + ctrl.read_disconnect.get(prev_w)))
+            avail_at(k, &self.avail).max(arrival + ms_to_ns(ctrl.read_miss.get(prev_w) + ctrl.read_disconnect.get(prev_w)))
                 + reselect
                 + prep
         };
@@ -877,11 +925,11 @@ impl Hdd {
             return None;
         }
         let n = b - cursor.lbn + 1;
-        let (_, _) = self.media_run(cursor, cursor.lbn, n, false, false, false);
+        let (_, _) = self.media_run(cursor, cursor.lbn, n, false, false, false, SimTime::ZERO);
         self.avail.last().copied()
     }
 
-    fn write(&mut self, t0: SimTime, req: Request) -> Completion {
+    fn write(&mut self, arrival: SimTime, t0: SimTime, req: Request) -> Completion {
         let (lbn, n) = (req.lbn, req.blocks as u64);
         let end = lbn + n;
         let prev_w = self.last_was_write;
@@ -915,7 +963,7 @@ impl Hdd {
         });
 
         let ovh = if write_back { ctrl.write_hit.get(prev_w) } else { ctrl.write_miss.get(prev_w) };
-        let mut ovh_done = t0 + ms_to_ns(ovh);
+        let mut ovh_done = arrival + ms_to_ns(ovh);
         let (seg, stop, was_flush, cursor) = match append_to {
             Some((seg, cursor)) => (seg, cursor.t, false, cursor),
             None => {
@@ -926,10 +974,10 @@ impl Hdd {
         };
 
         // When data crosses the bus into the buffer.
-        let mut bus_start = t0 + ms_to_ns(ovh) + prep;
+        let mut bus_start = (arrival + ms_to_ns(ovh) + prep).max(t0);
         if let Some(x) = extra {
-            ovh_done = t0 + ms_to_ns(x.command_ms + x.seek_delta_ms);
-            bus_start = t0 + ms_to_ns(x.command_ms + x.disconnect_ms + x.inter_disconnect_ms) + reselect + prep;
+            ovh_done = arrival + ms_to_ns(x.command_ms + x.seek_delta_ms);
+            bus_start = arrival + ms_to_ns(x.command_ms + x.disconnect_ms + x.inter_disconnect_ms) + reselect + prep;
         }
         if was_flush && stop > t0 {
             // Waited on the disconnect path for the write-back to finish.
@@ -947,11 +995,11 @@ impl Hdd {
         let mut st = RunStats::default();
         let media_end;
         if append_to.is_some() {
-            let (after, s) = self.media_run(cur, lbn, n, true, false, false);
+            let (after, s) = self.media_run(cur, lbn, n, true, false, false, SimTime::ZERO);
             st = s;
             media_end = after;
         } else {
-            let start = if was_flush { ovh_done.max(stop) } else { ovh_done + stop.saturating_sub(t0) };
+            let start = if was_flush { ovh_done.max(stop) } else { ovh_done.max(t0) + stop.saturating_sub(t0) };
             cur.t = start;
             // Minimum seek delay: pad short seeks of non-sequential writes.
             if ctrl.min_seek_ms > 0.0 {
@@ -972,11 +1020,13 @@ impl Hdd {
                     *r = (*r).max(gate);
                 }
             }
-            let (after, s) = self.media_run(cur, lbn, n, true, cache.immediate_write, false);
+            let not_before = self.next_media_at;
+            let (after, s) = self.media_run(cur, lbn, n, true, cache.immediate_write, false, not_before);
             st = s;
             media_end = after;
         }
 
+        self.next_media_at = media_end.t + self.tm.turnaround_ns;
         let done = if write_back {
             data_in + complete
         } else if let Some(x) = extra {

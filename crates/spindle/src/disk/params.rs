@@ -157,14 +157,20 @@ pub enum FirmwarePolicy {
     Sptf,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Firmware {
     pub queue_depth: u32,
     pub policy: FirmwarePolicy,
+    /// Command turnaround: a command's media access starts at least this long after
+    /// the previous command's media access ended (positioning overlaps it). DiskSim
+    /// has no such delay (0); drives whose firmware needs time to finish one command
+    /// and set up the next show it as lost revolutions for close-by queued requests.
+    #[serde(default)]
+    pub turnaround_ms: f64,
 }
 
 impl Default for Firmware {
     fn default() -> Self {
-        Firmware { queue_depth: 1, policy: FirmwarePolicy::Fcfs }
+        Firmware { queue_depth: 1, policy: FirmwarePolicy::Fcfs, turnaround_ms: 0.0 }
     }
 }

@@ -36,10 +36,25 @@ pub struct ImportedDisk {
     pub params: DiskParams,
 }
 
+/// Reads the auxiliary files a parameter file names (the `.seek` curve): from disk, or
+/// from files built into the binary for presets.
+pub type FileReader<'a> = &'a dyn Fn(&Path) -> std::io::Result<String>;
+
+fn read_from_disk(p: &Path) -> std::io::Result<String> {
+    std::fs::read_to_string(p)
+}
+
 /// Loads every disk of a `.parv` system, in topology order.
 pub fn import_parv(path: &Path) -> Result<Vec<ImportedDisk>, ImportError> {
     let file = parse_file(path)?;
-    import_system(&file, path)
+    import_system(&file, path, &read_from_disk)
+}
+
+/// Loads every disk of a parameter text that is already in memory (sources spliced in),
+/// reading auxiliary files through `reader`. `path` names the text in messages.
+pub fn import_parv_text(text: &str, path: &Path, reader: FileReader) -> Result<Vec<ImportedDisk>, ImportError> {
+    let file = super::param::parse_str(text, path)?;
+    import_system(&file, path, reader)
 }
 
 /// Loads the first disk of a `.parv` (the validation files have exactly one).
@@ -51,7 +66,7 @@ pub fn import_first_disk(path: &Path) -> Result<DiskParams, ImportError> {
     })
 }
 
-fn import_system(file: &ParamFile, path: &Path) -> Result<Vec<ImportedDisk>, ImportError> {
+fn import_system(file: &ParamFile, path: &Path, reader: FileReader) -> Result<Vec<ImportedDisk>, ImportError> {
     // instance name → spec block name
     let mut spec_of = std::collections::HashMap::new();
     for inst in &file.instantiations {
@@ -68,7 +83,7 @@ fn import_system(file: &ParamFile, path: &Path) -> Result<Vec<ImportedDisk>, Imp
         for b in &file.blocks {
             if b.resolved(file).type_name == "disksim_disk" {
                 let name = b.name.clone().unwrap_or_default();
-                let params = import_disk_block(file, b, None, path)?;
+                let params = import_disk_block(file, b, None, path, reader)?;
                 return Ok(vec![ImportedDisk { instance: name, params }]);
             }
         }
@@ -92,7 +107,7 @@ fn import_system(file: &ParamFile, path: &Path) -> Result<Vec<ImportedDisk>, Imp
             },
             None => None,
         };
-        let params = import_disk_block(file, block, bus_block, path)?;
+        let params = import_disk_block(file, block, bus_block, path, reader)?;
         out.push(ImportedDisk { instance: disk, params });
     }
     Ok(out)
@@ -139,10 +154,6 @@ impl<'a> P<'a> {
                 _ => at(&p.loc, format!("`{name}` must be a number")),
             },
         }
-    }
-
-    fn float(&self, name: &str) -> Result<f64, ImportError> {
-        self.float_opt(name)?.map_or_else(|| self.missing(name), Ok)
     }
 
     fn float_or(&self, name: &str, default: f64) -> Result<f64, ImportError> {
@@ -221,6 +232,7 @@ pub fn import_disk_block(
     block: &Block,
     bus: Option<&Block>,
     parv: &Path,
+    reader: FileReader,
 ) -> Result<DiskParams, ImportError> {
     let d = P::new(block, file);
     if d.b.type_name != "disksim_disk" {
@@ -231,7 +243,7 @@ pub fn import_disk_block(
         return at(&model.b.loc, format!("`Model` must be a dm_disk block, found {}", model.b.type_name));
     }
     let geometry = import_layout(&model)?;
-    let mech = import_mechanics(&model)?;
+    let mech = import_mechanics(&model, reader)?;
 
     // Unmodelled controller features: refuse rather than guess.
     d.require("Per-request overhead time", |v| v == 0.0, "a per-request overhead")?;
@@ -356,7 +368,7 @@ pub fn import_disk_block(
         mech,
         ctrl,
         cache,
-        firmware: Firmware { queue_depth: depth, policy },
+        firmware: Firmware { queue_depth: depth, policy, turnaround_ms: 0.0 },
     })
 }
 
@@ -482,7 +494,7 @@ fn pair_list(z: &P, name: &str) -> Result<Vec<(u64, u64)>, ImportError> {
     Ok(flat.chunks(2).map(|c| (c[0], c[1])).collect())
 }
 
-fn import_mechanics(model: &P) -> Result<Mechanics, ImportError> {
+fn import_mechanics(model: &P, reader: FileReader) -> Result<Mechanics, ImportError> {
     let m = model.block("Mechanical Model")?;
     if m.b.type_name != "dm_mech_g1" {
         return at(&m.b.loc, format!("mechanics `{}` is not modelled (only dm_mech_g1 is)", m.b.type_name));
@@ -495,7 +507,7 @@ fn import_mechanics(model: &P) -> Result<Mechanics, ImportError> {
             return at(m.loc("Full seek curve"), format!("`Full seek curve` cannot be combined with seek type {seek_type}"));
         }
         let base = m.loc("Full seek curve").file.parent().map(Path::to_path_buf).unwrap_or_default();
-        SeekCurve::Table { points: read_seek_file(&base.join(&f), m.loc("Full seek curve"))? }
+        SeekCurve::Table { points: read_seek_file(&base.join(&f), m.loc("Full seek curve"), reader)? }
     } else {
         match seek_type.as_str() {
             "hpl" | "hplplus10" => {
@@ -571,8 +583,8 @@ fn import_mechanics(model: &P) -> Result<Mechanics, ImportError> {
 
 /// Reads a `.seek` file: optional `Seek distances measured: n` header, then
 /// `distance, time_ms[, stddev]` lines.
-pub fn read_seek_file(path: &Path, asked_at: &Loc) -> Result<Vec<(u32, f64)>, ImportError> {
-    let text = match std::fs::read_to_string(path) {
+pub fn read_seek_file(path: &Path, asked_at: &Loc, reader: FileReader) -> Result<Vec<(u32, f64)>, ImportError> {
+    let text = match reader(path) {
         Ok(t) => t,
         Err(e) => return at(asked_at, format!("cannot read seek curve {}: {e}", path.display())),
     };

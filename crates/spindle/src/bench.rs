@@ -1,0 +1,290 @@
+//! Micro-benchmarks of the simulator's hot paths, behind `spindle bench`.
+//!
+//! * Replay throughput: DiskSim's closed-loop validation replay of the bundled
+//!   `cheetah9LP` trace (10,000 requests, one outstanding, FCFS). Parsing and drive
+//!   construction are outside the timed region; each repetition starts from a fresh
+//!   clone of the constructed drive, cloned before the clock starts.
+//! * SPTF decision time: one shortest-positioning-time-first choice among 64 queued
+//!   requests on the `cheetah15k5` preset, i.e. 64 calls of
+//!   [`Hdd::positioning_from_state`] and an argmin, as the firmware queue does it.
+//!
+//! Each figure is the median of several timed runs. Results are plain data
+//! ([`BenchReport`]) so the command line can print or serialize them.
+
+use crate::disk::hdd::Hdd;
+use crate::disk::presets;
+use crate::time::SimTime;
+use crate::validate::replay::replay;
+use crate::validate::trace::{parse_validate_trace, ValidateRecord};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use serde::Serialize;
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+
+/// Replay throughput the simulator aims for (requests per second).
+pub const TARGET_REPLAY_REQUESTS_PER_S: f64 = 2_000_000.0;
+/// Longest acceptable SPTF decision among 64 queued requests (ns).
+pub const TARGET_SPTF_DECISION_NS_64: f64 = 5_000.0;
+/// DiskSim 4.0 (optimized build) replays the same validation traces at this many
+/// requests per second on the development machine (lowest, highest over the four
+/// drives).
+pub const DISKSIM_REPLAY_REQUESTS_PER_S: (f64, f64) = (19_000.0, 49_000.0);
+
+/// The drive whose validation trace is replayed.
+pub const REPLAY_DRIVE: &str = "cheetah9LP";
+/// The preset on which SPTF decisions are timed.
+pub const SPTF_DRIVE: &str = "cheetah15k5";
+/// Queue length of one SPTF decision.
+pub const SPTF_QUEUE: usize = 64;
+
+/// How long to measure.
+#[derive(Clone, Copy, Debug)]
+pub struct BenchConfig {
+    /// Timed runs per benchmark; the median is reported.
+    pub runs: usize,
+    /// Wall time one run aims for (repetitions are calibrated to reach it).
+    pub run_time: Duration,
+    /// Seed of the random SPTF queue.
+    pub seed: u64,
+}
+
+impl Default for BenchConfig {
+    /// About 3 s in all on a current machine.
+    fn default() -> Self {
+        BenchConfig { runs: 7, run_time: Duration::from_millis(200), seed: 42 }
+    }
+}
+
+impl BenchConfig {
+    /// A short run for tests: numbers are noisy but every path is exercised.
+    pub fn quick() -> Self {
+        BenchConfig { runs: 3, run_time: Duration::from_millis(5), seed: 42 }
+    }
+}
+
+/// Replay throughput.
+#[derive(Clone, Debug, Serialize)]
+pub struct ReplayBench {
+    pub drive: String,
+    /// Requests in the trace.
+    pub trace_requests: usize,
+    /// Trace replays per timed run.
+    pub repetitions: usize,
+    /// Timed runs (the median is reported).
+    pub runs: usize,
+    /// Median over runs.
+    pub requests_per_s: f64,
+    /// Best run.
+    pub best_requests_per_s: f64,
+    /// Median time per request, ns.
+    pub ns_per_request: f64,
+}
+
+/// SPTF decision time.
+#[derive(Clone, Debug, Serialize)]
+pub struct SptfBench {
+    pub drive: String,
+    pub queue: usize,
+    /// Decisions per timed run.
+    pub decisions: usize,
+    pub runs: usize,
+    /// Median over runs of the time per decision (ns).
+    pub decision_ns: f64,
+    /// Best run (ns per decision).
+    pub best_decision_ns: f64,
+    /// `decision_ns` / queue: one positioning-time estimate (ns).
+    pub ns_per_estimate: f64,
+}
+
+/// Everything `spindle bench` measures.
+#[derive(Clone, Debug, Serialize)]
+pub struct BenchReport {
+    /// Median replay throughput (requests/s).
+    pub replay_requests_per_s: f64,
+    /// Median time of one SPTF choice among 64 requests (ns).
+    pub sptf_decision_ns_64: f64,
+    pub replay_target_requests_per_s: f64,
+    pub replay_target_met: bool,
+    pub sptf_target_ns: f64,
+    pub sptf_target_met: bool,
+    /// DiskSim's replay rate on the same traces (low, high), requests/s.
+    pub disksim_replay_requests_per_s: (f64, f64),
+    pub replay: ReplayBench,
+    pub sptf: SptfBench,
+}
+
+/// Runs every benchmark.
+pub fn run(cfg: &BenchConfig) -> Result<BenchReport, String> {
+    let replay = bench_replay(cfg)?;
+    let sptf = bench_sptf(cfg)?;
+    Ok(BenchReport {
+        replay_requests_per_s: replay.requests_per_s,
+        sptf_decision_ns_64: sptf.decision_ns,
+        replay_target_requests_per_s: TARGET_REPLAY_REQUESTS_PER_S,
+        replay_target_met: replay.requests_per_s >= TARGET_REPLAY_REQUESTS_PER_S,
+        sptf_target_ns: TARGET_SPTF_DECISION_NS_64,
+        sptf_target_met: sptf.decision_ns <= TARGET_SPTF_DECISION_NS_64,
+        disksim_replay_requests_per_s: DISKSIM_REPLAY_REQUESTS_PER_S,
+        replay,
+        sptf,
+    })
+}
+
+fn median(v: &mut [f64]) -> f64 {
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    if n == 0 {
+        f64::NAN
+    } else if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        0.5 * (v[n / 2 - 1] + v[n / 2])
+    }
+}
+
+/// How many repetitions of something taking `one` fill `target` (at least 1).
+fn reps_for(one: Duration, target: Duration) -> usize {
+    let one = one.as_secs_f64().max(1e-9);
+    ((target.as_secs_f64() / one).ceil() as usize).clamp(1, 1_000_000)
+}
+
+/// The bundled validation trace of a DiskSim drive.
+fn bundled_trace(stem: &str) -> Result<Vec<ValidateRecord>, String> {
+    let name = format!("{stem}.trace");
+    let text = presets::bundled_file(&name).ok_or_else(|| format!("no bundled trace `{name}`"))?;
+    parse_validate_trace(text, &name).map_err(|e| e.to_string())
+}
+
+/// Times the closed-loop validation replay of the bundled `cheetah9LP` trace.
+pub fn bench_replay(cfg: &BenchConfig) -> Result<ReplayBench, String> {
+    let params = presets::disksim_preset(REPLAY_DRIVE)?;
+    let hdd = Hdd::new(params).map_err(|e| e.to_string())?;
+    let trace = bundled_trace(REPLAY_DRIVE)?;
+    if trace.is_empty() {
+        return Err(format!("the bundled {REPLAY_DRIVE} trace is empty"));
+    }
+
+    // Warm-up and calibration: one replay on a fresh drive.
+    let mut h = hdd.clone();
+    let t = Instant::now();
+    black_box(replay(&mut h, black_box(&trace)));
+    let reps = reps_for(t.elapsed(), cfg.run_time);
+
+    let runs = cfg.runs.max(1);
+    let mut rates = Vec::with_capacity(runs);
+    for _ in 0..runs {
+        let mut drives: Vec<Hdd> = (0..reps).map(|_| hdd.clone()).collect();
+        let t = Instant::now();
+        for d in &mut drives {
+            black_box(replay(d, black_box(&trace)));
+        }
+        let dt = t.elapsed().as_secs_f64();
+        rates.push((reps * trace.len()) as f64 / dt.max(1e-12));
+        drop(drives);
+    }
+    let best = rates.iter().copied().fold(0.0, f64::max);
+    let rate = median(&mut rates);
+    Ok(ReplayBench {
+        drive: REPLAY_DRIVE.to_string(),
+        trace_requests: trace.len(),
+        repetitions: reps,
+        runs,
+        requests_per_s: rate,
+        best_requests_per_s: best,
+        ns_per_request: 1e9 / rate,
+    })
+}
+
+/// Index of the request with the shortest positioning time from the drive's state at
+/// `now` (ties to the first), as the SPTF firmware queue chooses.
+fn sptf_choice(hdd: &Hdd, now: SimTime, queue: &[(u64, bool)]) -> usize {
+    let mut best = (u64::MAX, 0);
+    for (i, &(lbn, write)) in queue.iter().enumerate() {
+        let t = hdd.positioning_from_state(now, lbn, write);
+        if t < best.0 {
+            best = (t, i);
+        }
+    }
+    best.1
+}
+
+/// Times one SPTF choice among 64 random requests on the `cheetah15k5` preset.
+pub fn bench_sptf(cfg: &BenchConfig) -> Result<SptfBench, String> {
+    let params = presets::preset(SPTF_DRIVE)?;
+    let mut hdd = Hdd::new(params).map_err(|e| e.to_string())?;
+    let cap = hdd.capacity();
+    if cap == 0 {
+        return Err(format!("{SPTF_DRIVE} has no capacity"));
+    }
+    let mut rng = ChaCha8Rng::seed_from_u64(cfg.seed);
+    // Put the head somewhere other than LBN 0 first.
+    let warm = crate::disk::hdd::Request { id: 0, lbn: rng.gen_range(0..cap), blocks: 8, write: false };
+    let c = hdd.service(SimTime::ZERO, warm);
+    let start = c.done;
+    let queue: Vec<(u64, bool)> = (0..SPTF_QUEUE).map(|_| (rng.gen_range(0..cap), rng.gen_bool(0.3))).collect();
+    // Decision instants spread over a revolution, so rotational waits vary.
+    let step_ns = 37_013u64;
+
+    let decide = |k: usize| -> usize {
+        let now = start + (k as u64).wrapping_mul(step_ns) % 1_000_000_000;
+        sptf_choice(black_box(&hdd), black_box(now), black_box(&queue))
+    };
+
+    // Warm-up and calibration.
+    let t = Instant::now();
+    let mut sink = 0usize;
+    for k in 0..100 {
+        sink = sink.wrapping_add(decide(k));
+    }
+    black_box(sink);
+    let per = t.elapsed() / 100;
+    let decisions = reps_for(per, cfg.run_time);
+
+    let runs = cfg.runs.max(1);
+    let mut ns = Vec::with_capacity(runs);
+    for _ in 0..runs {
+        let t = Instant::now();
+        let mut sink = 0usize;
+        for k in 0..decisions {
+            sink = sink.wrapping_add(decide(k));
+        }
+        black_box(sink);
+        ns.push(t.elapsed().as_nanos() as f64 / decisions as f64);
+    }
+    let best = ns.iter().copied().fold(f64::INFINITY, f64::min);
+    let med = median(&mut ns);
+    Ok(SptfBench {
+        drive: SPTF_DRIVE.to_string(),
+        queue: SPTF_QUEUE,
+        decisions,
+        runs,
+        decision_ns: med,
+        best_decision_ns: best,
+        ns_per_estimate: med / SPTF_QUEUE as f64,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quick_bench_reports_finite_numbers() {
+        let r = run(&BenchConfig::quick()).expect("bench runs");
+        assert!(r.replay_requests_per_s.is_finite() && r.replay_requests_per_s > 0.0);
+        assert!(r.sptf_decision_ns_64.is_finite() && r.sptf_decision_ns_64 > 0.0);
+        assert_eq!(r.replay.trace_requests, 10_000);
+        assert_eq!(r.sptf.queue, 64);
+    }
+
+    #[test]
+    fn sptf_choice_picks_the_minimum() {
+        let hdd = Hdd::new(presets::preset(SPTF_DRIVE).unwrap()).unwrap();
+        let q: Vec<(u64, bool)> = (0..64).map(|i| (i * 7_919_993 % hdd.capacity(), false)).collect();
+        let now = SimTime(1_234_567);
+        let i = sptf_choice(&hdd, now, &q);
+        let ti = hdd.positioning_from_state(now, q[i].0, false);
+        assert!(q.iter().all(|&(l, w)| hdd.positioning_from_state(now, l, w) >= ti));
+    }
+}

@@ -1,0 +1,58 @@
+//! Experiments that reproduce the seed papers' numbers on the disk model. Each computes
+//! its result by simulation and reports it next to the paper's value (catalog ids from
+//! EXPERIMENTS.md).
+
+pub mod random_io;
+pub mod strands;
+
+use serde::Serialize;
+
+/// One comparison of a simulated number against a paper's.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct Check {
+    pub id: String,
+    pub metric: String,
+    pub paper: f64,
+    pub ours: f64,
+    /// Allowed deviation, as written (e.g. "±10 %", "±0.05").
+    pub tolerance: String,
+    pub pass: bool,
+}
+
+impl Check {
+    /// Passes when `ours` is within `rel` (a fraction) of `paper`.
+    pub fn relative(id: &str, metric: &str, paper: f64, ours: f64, rel: f64) -> Check {
+        Check {
+            id: id.into(),
+            metric: metric.into(),
+            paper,
+            ours,
+            tolerance: format!("±{:.0} %", rel * 100.0),
+            pass: (ours - paper).abs() <= rel * paper.abs(),
+        }
+    }
+
+    /// Passes when `ours` is within `abs` of `paper`.
+    pub fn absolute(id: &str, metric: &str, paper: f64, ours: f64, abs: f64) -> Check {
+        Check {
+            id: id.into(),
+            metric: metric.into(),
+            paper,
+            ours,
+            tolerance: format!("±{abs}"),
+            pass: (ours - paper).abs() <= abs,
+        }
+    }
+
+    /// Passes when `lo <= ours <= hi`; `paper` is the range's midpoint.
+    pub fn range(id: &str, metric: &str, lo: f64, hi: f64, ours: f64) -> Check {
+        Check {
+            id: id.into(),
+            metric: metric.into(),
+            paper: 0.5 * (lo + hi),
+            ours,
+            tolerance: format!("[{lo}, {hi}]"),
+            pass: lo <= ours && ours <= hi,
+        }
+    }
+}
