@@ -336,9 +336,8 @@ impl Hdd {
         let loc = self.geo.locate(lbn)?;
         let to = HeadPos { cyl: loc.pbn.cyl, head: loc.pbn.head };
         let seek = self.positioning_ns(from, to, write);
-        let t = (now + seek).max(self.next_media_at);
-        let rot = self.wait_ns(t, self.sector_angle_ps(loc.angle_sectors as u64, loc.spt));
-        Some((t.0 - now.0, rot))
+        let rot = self.wait_ns(now + seek, self.sector_angle_ps(loc.angle_sectors as u64, loc.spt));
+        Some((seek, rot))
     }
 
     /// Positioning time from the drive's current state at `now` to `lbn` (seek +
@@ -346,7 +345,12 @@ impl Hdd {
     pub fn positioning_from_state(&self, now: SimTime, lbn: u64, write: bool) -> u64 {
         let from = self.head();
         let free = self.free_at().max(now);
-        self.positioning_time(from, free, lbn, write).map(|(s, r)| s + r).unwrap_or(u64::MAX)
+        let Some(loc) = self.geo.locate(lbn) else { return u64::MAX };
+        let to = HeadPos { cyl: loc.pbn.cyl, head: loc.pbn.head };
+        // The media access cannot start before the firmware's command turnaround.
+        let ready = (free + self.positioning_ns(from, to, write)).max(self.next_media_at);
+        let rot = self.wait_ns(ready, self.sector_angle_ps(loc.angle_sectors as u64, loc.spt));
+        ready.0 - free.0 + rot
     }
 
     /// When the mechanism finishes its current background work (if it must).
