@@ -1,1 +1,186 @@
-fn main() {}
+//! `spindle`: the command-line front end of the spindle HDD simulator.
+
+mod bench;
+mod disks;
+mod table;
+mod validate;
+
+use clap::{Args, Parser, Subcommand};
+use std::io::Write;
+use std::process::ExitCode;
+
+/// Exit status for any error the command reports (usage errors from clap also exit 2).
+const EXIT_ERROR: u8 = 2;
+
+#[derive(Parser)]
+#[command(
+    name = "spindle",
+    version,
+    about = "spindle: a fast, faithful HDD simulator",
+    long_about = "spindle: a fast, faithful HDD simulator.\n\
+        \n\
+        Models a hard disk's geometry, seeks, rotation, controller, cache and command queue;\n\
+        reads DiskSim 4.0 parameter files (.parv) and is validated against DiskSim's real-drive\n\
+        measurements.\n\
+        \n\
+        Units throughout: times in milliseconds (ms) unless stated, sizes in 512-byte sectors\n\
+        (LBNs), capacities in decimal GB (10^9 bytes).",
+    after_help = "Examples:\n  \
+        spindle disks\n  \
+        spindle disk-info cheetah15k5\n  \
+        spindle validate\n  \
+        spindle bench --json\n\n\
+        Run `spindle help <command>` or `spindle <command> --help` for details."
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// List the built-in disk presets with their key parameters
+    #[command(
+        long_about = "List every built-in disk preset with its key parameters: capacity (GB = sectors × 512 /\n\
+            10^9, and sectors), surfaces, cylinders, zones, rotation speed (rpm), the drive's\n\
+            command queue (depth and policy: FCFS or SPTF) and where its numbers come from. The four\n\
+            DiskSim drives (cheetah9lp, ibm18es, atlas10k, hp-c2247a) are DiskSim's validated models\n\
+            built into the binary; the others are built from the seed papers.",
+        after_help = "Examples:\n  \
+            spindle disks\n  \
+            spindle disks --json        # full provenance of each preset"
+    )]
+    Disks(JsonArgs),
+
+    /// Show one disk in detail: geometry, zones, seek and rotation times, cache, overheads
+    #[command(
+        name = "disk-info",
+        long_about = "Show one disk in detail: capacity, surfaces and cylinders, the zone table (first/last\n\
+            cylinder, sectors per track, first LBN, LBN count), rotation speed and revolution time,\n\
+            single-cylinder, average and full-stroke seek times, head switch, write settle, cache\n\
+            (segments × size, read-ahead, write policy), command overheads and bus time, command\n\
+            queue, and provenance.\n\
+            \n\
+            DISK is a preset name (see `spindle disks`) or a DiskSim 4.0 parameter file: an argument\n\
+            ending in .parv, or any existing path, is imported (its first disk). All times are in\n\
+            ms; sizes in 512-byte sectors.",
+        after_help = "Examples:\n  \
+            spindle disk-info mimic-base\n  \
+            spindle disk-info data/disksim/atlas10k.parv\n  \
+            spindle disk-info cheetah15k5 --json"
+    )]
+    DiskInfo(DiskInfoArgs),
+
+    /// Replay DiskSim validation traces and compare with the real drives' measurements
+    #[command(
+        long_about = "Replay DiskSim validation traces and report how closely the simulated response times\n\
+            match those measured on the real drive.\n\
+            \n\
+            For each FILE.parv: import its disk, read FILE.trace from the same directory (DiskSim's\n\
+            validate format: op, buffer action, LBN, sectors, measured µs, think time µs), replay it\n\
+            closed-loop with one request outstanding, and print the number of requests, the rms\n\
+            demerit (Ruemmler-Wilkes: root-mean-square horizontal distance between the simulated and\n\
+            measured response-time distributions), the mean measured and mean simulated response\n\
+            times — all in ms. For DiskSim's own validation drives (matched by file name) DiskSim\n\
+            4.0's published rms and mean are shown with the ratio ours/DiskSim.\n\
+            \n\
+            With no FILE, validates the four DiskSim drives (cheetah9LP, ibm18es, atlas10k,\n\
+            hp_c2247a) from the copies built into the binary. A FILE may also be one of those names.\n\
+            \n\
+            Any import or trace error stops with the file, line and problem, exit status 2.",
+        after_help = "Examples:\n  \
+            spindle validate\n  \
+            spindle validate data/disksim/cheetah9LP.parv\n  \
+            spindle validate my-drive.parv --json      # needs my-drive.trace beside it"
+    )]
+    Validate(ValidateArgs),
+
+    /// Time the simulator's hot paths (replay throughput, SPTF decision time)
+    #[command(
+        long_about = "Micro-benchmarks of the simulator's hot paths:\n\
+            \n\
+            • replay: requests per second of the closed-loop validation replay of DiskSim's\n\
+            \x20 cheetah9LP trace (10,000 requests), parsing and drive construction excluded; target\n\
+            \x20 2,000,000 requests/s. DiskSim 4.0's optimized build replays the same traces at\n\
+            \x20 19,000-49,000 requests/s on the development machine.\n\
+            • sptf: nanoseconds for one shortest-positioning-time-first choice among 64 queued\n\
+            \x20 random requests on the cheetah15k5 preset; target 5,000 ns.\n\
+            \n\
+            Each figure is the median of several timed runs; the whole takes a few seconds. Build\n\
+            with --release: a debug build is many times slower.",
+        after_help = "Examples:\n  \
+            spindle bench\n  \
+            spindle bench --json"
+    )]
+    Bench(BenchArgs),
+}
+
+#[derive(Args)]
+struct JsonArgs {
+    /// Print JSON instead of a table
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Args)]
+struct DiskInfoArgs {
+    /// A preset name (see `spindle disks`) or a DiskSim .parv file
+    #[arg(value_name = "DISK")]
+    disk: String,
+    /// Print JSON instead of text (times in ms, sizes in sectors)
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Args)]
+struct ValidateArgs {
+    /// DiskSim .parv files (each with FILE.trace beside it) or built-in drive names
+    /// [default: the four built-in DiskSim drives]
+    #[arg(value_name = "FILE")]
+    files: Vec<String>,
+    /// Print a JSON array (disk, requests, rms_ms, mean_measured_ms, mean_simulated_ms, ...)
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Args)]
+struct BenchArgs {
+    /// Print JSON instead of text
+    #[arg(long)]
+    json: bool,
+    /// Measure briefly (noisy numbers; for smoke tests)
+    #[arg(long, hide = true)]
+    quick: bool,
+}
+
+fn run(cli: Cli) -> anyhow::Result<String> {
+    match cli.command {
+        Command::Disks(a) => disks::disks(a.json),
+        Command::DiskInfo(a) => disks::disk_info(&a.disk, a.json),
+        Command::Validate(a) => validate::validate_cmd(&a.files, a.json),
+        Command::Bench(a) => bench::bench(a.json, a.quick),
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(cli) {
+        Ok(text) => {
+            let mut out = std::io::stdout().lock();
+            match out.write_all(text.as_bytes()).and_then(|_| out.flush()) {
+                Ok(()) => ExitCode::SUCCESS,
+                // The reader went away (`spindle disks | head`): not our error.
+                Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+                Err(e) => {
+                    eprintln!("spindle: error: cannot write output: {e}");
+                    ExitCode::from(EXIT_ERROR)
+                }
+            }
+        }
+        Err(e) => {
+            // `{:#}` joins the context chain on one line.
+            eprintln!("spindle: error: {e:#}");
+            ExitCode::from(EXIT_ERROR)
+        }
+    }
+}

@@ -29,7 +29,17 @@ pub const TARGET_SPTF_DECISION_NS_64: f64 = 5_000.0;
 /// DiskSim 4.0 (optimized build) replays the same validation traces at this many
 /// requests per second on the development machine (lowest, highest over the four
 /// drives).
-pub const DISKSIM_REPLAY_REQUESTS_PER_S: (f64, f64) = (19_000.0, 49_000.0);
+pub const DISKSIM_REPLAY_REQUESTS_PER_S: RateRange = RateRange {
+    low: 19_000.0,
+    high: 49_000.0,
+};
+
+/// A range of rates (requests/s).
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct RateRange {
+    pub low: f64,
+    pub high: f64,
+}
 
 /// The drive whose validation trace is replayed.
 pub const REPLAY_DRIVE: &str = "cheetah9LP";
@@ -52,14 +62,22 @@ pub struct BenchConfig {
 impl Default for BenchConfig {
     /// About 3 s in all on a current machine.
     fn default() -> Self {
-        BenchConfig { runs: 7, run_time: Duration::from_millis(200), seed: 42 }
+        BenchConfig {
+            runs: 7,
+            run_time: Duration::from_millis(200),
+            seed: 42,
+        }
     }
 }
 
 impl BenchConfig {
     /// A short run for tests: numbers are noisy but every path is exercised.
     pub fn quick() -> Self {
-        BenchConfig { runs: 3, run_time: Duration::from_millis(5), seed: 42 }
+        BenchConfig {
+            runs: 3,
+            run_time: Duration::from_millis(5),
+            seed: 42,
+        }
     }
 }
 
@@ -108,8 +126,8 @@ pub struct BenchReport {
     pub replay_target_met: bool,
     pub sptf_target_ns: f64,
     pub sptf_target_met: bool,
-    /// DiskSim's replay rate on the same traces (low, high), requests/s.
-    pub disksim_replay_requests_per_s: (f64, f64),
+    /// DiskSim's replay rate on the same traces, requests/s.
+    pub disksim_replay_requests_per_s: RateRange,
     pub replay: ReplayBench,
     pub sptf: SptfBench,
 }
@@ -219,10 +237,17 @@ pub fn bench_sptf(cfg: &BenchConfig) -> Result<SptfBench, String> {
     }
     let mut rng = ChaCha8Rng::seed_from_u64(cfg.seed);
     // Put the head somewhere other than LBN 0 first.
-    let warm = crate::disk::hdd::Request { id: 0, lbn: rng.gen_range(0..cap), blocks: 8, write: false };
+    let warm = crate::disk::hdd::Request {
+        id: 0,
+        lbn: rng.gen_range(0..cap),
+        blocks: 8,
+        write: false,
+    };
     let c = hdd.service(SimTime::ZERO, warm);
     let start = c.done;
-    let queue: Vec<(u64, bool)> = (0..SPTF_QUEUE).map(|_| (rng.gen_range(0..cap), rng.gen_bool(0.3))).collect();
+    let queue: Vec<(u64, bool)> = (0..SPTF_QUEUE)
+        .map(|_| (rng.gen_range(0..cap), rng.gen_bool(0.3)))
+        .collect();
     // Decision instants spread over a revolution, so rotational waits vary.
     let step_ns = 37_013u64;
 
@@ -281,10 +306,14 @@ mod tests {
     #[test]
     fn sptf_choice_picks_the_minimum() {
         let hdd = Hdd::new(presets::preset(SPTF_DRIVE).unwrap()).unwrap();
-        let q: Vec<(u64, bool)> = (0..64).map(|i| (i * 7_919_993 % hdd.capacity(), false)).collect();
+        let q: Vec<(u64, bool)> = (0..64)
+            .map(|i| (i * 7_919_993 % hdd.capacity(), false))
+            .collect();
         let now = SimTime(1_234_567);
         let i = sptf_choice(&hdd, now, &q);
         let ti = hdd.positioning_from_state(now, q[i].0, false);
-        assert!(q.iter().all(|&(l, w)| hdd.positioning_from_state(now, l, w) >= ti));
+        assert!(q
+            .iter()
+            .all(|&(l, w)| hdd.positioning_from_state(now, l, w) >= ti));
     }
 }

@@ -502,7 +502,7 @@ fn build_zone(
             .map(|&(s, e)| e - s)
             .sum()
     };
-    let mut push_unit_spares = |runs: &mut Vec<(u64, u64)>, a: u64, b: u64, spares: u64, absorb: bool| {
+    let push_unit_spares = |runs: &mut Vec<(u64, u64)>, a: u64, b: u64, spares: u64, absorb: bool| {
         let used = if absorb { slips_in(a, b) } else { 0 };
         let unused = spares.saturating_sub(used).min(b - a);
         if unused > 0 {
@@ -744,26 +744,29 @@ mod tests {
                 z.slips.sort_unstable();
                 z.spares = if sparing == Sparing::SlipsOnly { 0 } else { spares };
                 z.empty_front = front;
-                if let Some((b, r)) = remap {
-                    let (b, r) = (b % slip_units, r % slip_units);
-                    if !z.slips.contains(&b) && !z.slips.contains(&r) { z.remaps = vec![(b, r)]; }
-                }
                 specs.push(z);
                 cyl += 4;
+            }
+            // A remap sends a good LBN's bad sector to a spare: only targets that hold
+            // no LBN (holes) are valid replacements.
+            if let Some((b, r)) = remap {
+                let plain = Geometry::new(&GeometrySpec { surfaces, order, sparing, zones: specs.clone() }).unwrap();
+                let units = if sparing == Sparing::TracksAtZoneEnd { spt as u64 } else { 1 };
+                let z0 = &plain.zones[0];
+                let total = z0.tracks * spt as u64 / units;
+                let (b, r) = (b % total, r % total);
+                let bad_holds_lbn = z0.rank_of_physical(b * units).is_some();
+                let target_free = (0..units).all(|k| z0.rank_of_physical(r * units + k).is_none());
+                if bad_holds_lbn && target_free && b != r {
+                    specs[0].remaps = vec![(b, r)];
+                }
             }
             let g = Geometry::new(&GeometrySpec { surfaces, order, sparing, zones: specs }).unwrap();
             let mut seen = std::collections::HashSet::new();
             for lbn in 0..g.capacity() {
                 let loc = g.locate(lbn).unwrap();
                 prop_assert!(seen.insert(loc.pbn), "two LBNs share {:?}", loc.pbn);
-                if g.zones[loc.zone].remap_to.is_empty() {
-                    prop_assert_eq!(g.lbn_of(loc.pbn), Some(lbn));
-                } else {
-                    // A remap target may be a slip/spare hole; the reverse map still
-                    // finds the LBN through the remap table.
-                    let back = g.lbn_of(loc.pbn);
-                    prop_assert!(back == Some(lbn) || back.is_none());
-                }
+                prop_assert_eq!(g.lbn_of(loc.pbn), Some(lbn));
                 let (a, b) = g.track_bounds(lbn).unwrap();
                 prop_assert!(a <= lbn && lbn <= b);
             }

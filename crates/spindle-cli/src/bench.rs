@@ -1,0 +1,84 @@
+//! `spindle bench`: prints the library's micro-benchmarks.
+
+use crate::table::thousands;
+use anyhow::{anyhow, Result};
+use spindle::bench::{run, BenchConfig, BenchReport};
+use std::io::IsTerminal;
+
+fn mark(met: bool) -> &'static str {
+    if met {
+        "met"
+    } else {
+        "NOT met"
+    }
+}
+
+fn human(r: &BenchReport) -> String {
+    let n = |x: f64| thousands(x.round().max(0.0) as u64);
+    let (ds_lo, ds_hi) = (
+        r.disksim_replay_requests_per_s.low,
+        r.disksim_replay_requests_per_s.high,
+    );
+    let rp = &r.replay;
+    let sp = &r.sptf;
+    let mut out = String::new();
+    out.push_str(&format!(
+        "replay  {} requests/s, {:.0} ns per request   (target {} requests/s: {})\n",
+        n(rp.requests_per_s),
+        rp.ns_per_request,
+        n(r.replay_target_requests_per_s),
+        mark(r.replay_target_met)
+    ));
+    out.push_str(&format!(
+        "        {} validation trace ({} requests, closed loop, FCFS, one outstanding);\n\
+         \x20       median of {} runs of {} replays each, best run {} requests/s\n",
+        rp.drive,
+        n(rp.trace_requests as f64),
+        rp.runs,
+        rp.repetitions,
+        n(rp.best_requests_per_s)
+    ));
+    out.push_str(&format!(
+        "        DiskSim 4.0 (optimized build) replays the same traces at {}-{} requests/s\n\
+         \x20       on this machine: spindle is {:.0}-{:.0}x faster\n",
+        n(ds_lo),
+        n(ds_hi),
+        rp.requests_per_s / ds_hi,
+        rp.requests_per_s / ds_lo
+    ));
+    out.push_str(&format!(
+        "sptf    {} ns per decision among {} queued requests   (target {} ns: {})\n",
+        n(sp.decision_ns),
+        sp.queue,
+        n(r.sptf_target_ns),
+        mark(r.sptf_target_met)
+    ));
+    out.push_str(&format!(
+        "        {} preset, {:.1} ns per positioning estimate;\n\
+         \x20       median of {} runs of {} decisions each, best run {} ns\n",
+        sp.drive,
+        sp.ns_per_estimate,
+        sp.runs,
+        n(sp.decisions as f64),
+        n(sp.best_decision_ns)
+    ));
+    out
+}
+
+/// `spindle bench`.
+pub fn bench(json: bool, quick: bool) -> Result<String> {
+    let cfg = if quick {
+        BenchConfig::quick()
+    } else {
+        BenchConfig::default()
+    };
+    if !json && std::io::stderr().is_terminal() {
+        eprintln!("measuring (a few seconds)...");
+    }
+    let report = run(&cfg).map_err(|e| anyhow!("benchmark setup failed: {e}"))?;
+    if json {
+        Ok(serde_json::to_string_pretty(&report)? + "\n")
+    } else {
+        Ok(human(&report))
+    }
+}

@@ -1,0 +1,371 @@
+//! End-to-end tests of the `spindle` binary.
+
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+const BIN: &str = env!("CARGO_BIN_EXE_spindle");
+const DISKSIM_DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../data/disksim");
+
+fn spindle(args: &[&str]) -> Output {
+    Command::new(BIN)
+        .args(args)
+        .output()
+        .expect("the spindle binary runs")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// Runs and expects success, returning stdout parsed as JSON.
+fn json(args: &[&str]) -> Value {
+    let o = spindle(args);
+    assert!(
+        o.status.success(),
+        "spindle {args:?} failed: {}",
+        stderr(&o)
+    );
+    serde_json::from_slice(&o.stdout)
+        .unwrap_or_else(|e| panic!("spindle {args:?}: not JSON ({e}): {}", stdout(&o)))
+}
+
+/// Runs and expects a clean failure (exit code 1 or 2, no panic), returning stderr.
+fn failure(args: &[&str]) -> String {
+    let o = spindle(args);
+    let err = stderr(&o);
+    assert!(
+        !o.status.success(),
+        "spindle {args:?} should fail; stdout: {}",
+        stdout(&o)
+    );
+    assert!(
+        matches!(o.status.code(), Some(1) | Some(2)),
+        "exit status {:?}: {err}",
+        o.status
+    );
+    assert!(
+        !err.contains("panicked"),
+        "spindle {args:?} panicked: {err}"
+    );
+    err
+}
+
+/// A fresh directory under the system temp dir, removed on drop.
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn new(tag: &str) -> TempDir {
+        static N: AtomicUsize = AtomicUsize::new(0);
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_nanos())
+            .unwrap_or(0);
+        let dir = std::env::temp_dir().join(format!(
+            "spindle-cli-test-{}-{tag}-{}-{nanos}",
+            std::process::id(),
+            N.fetch_add(1, Ordering::SeqCst)
+        ));
+        std::fs::create_dir_all(&dir).expect("create temp dir");
+        TempDir(dir)
+    }
+
+    fn path(&self, name: &str) -> PathBuf {
+        self.0.join(name)
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// Copies DiskSim's cheetah9LP validation set (parv, diskspecs, model, seek, trace)
+/// into `dir`, returning the path of the copied .parv.
+fn copy_cheetah(dir: &TempDir) -> PathBuf {
+    for ext in ["parv", "diskspecs", "model", "seek", "trace"] {
+        let name = format!("cheetah9LP.{ext}");
+        std::fs::copy(Path::new(DISKSIM_DIR).join(&name), dir.path(&name))
+            .expect("copy DiskSim file");
+    }
+    dir.path("cheetah9LP.parv")
+}
+
+/// Replaces the first occurrence of `from` in a file (which must contain it).
+fn edit(path: &Path, from: &str, to: &str) {
+    let text = std::fs::read_to_string(path).expect("read file");
+    assert!(
+        text.contains(from),
+        "{} does not contain {from:?}",
+        path.display()
+    );
+    std::fs::write(path, text.replacen(from, to, 1)).expect("write file");
+}
+
+/// The 1-based line of the first occurrence of `needle`.
+fn line_of(path: &Path, needle: &str) -> usize {
+    let text = std::fs::read_to_string(path).expect("read file");
+    text.lines()
+        .position(|l| l.contains(needle))
+        .expect("needle present")
+        + 1
+}
+
+#[test]
+fn disks_json_lists_presets() {
+    let v = json(&["disks", "--json"]);
+    let list = v.as_array().expect("an array");
+    let names: Vec<&str> = list.iter().filter_map(|d| d["name"].as_str()).collect();
+    assert!(names.contains(&"cheetah15k5"), "{names:?}");
+    assert!(names.contains(&"mimic-base"), "{names:?}");
+    for d in list {
+        assert!(d["capacity_sectors"].as_u64().is_some_and(|s| s > 0), "{d}");
+        assert!(d["capacity_gb"].as_f64().is_some_and(|g| g > 0.0), "{d}");
+        assert!(
+            d["provenance"].as_str().is_some_and(|p| !p.is_empty()),
+            "{d}"
+        );
+    }
+}
+
+#[test]
+fn disks_table_is_readable() {
+    let o = spindle(&["disks"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(
+        out.lines().next().is_some_and(|l| l.starts_with("name")),
+        "{out}"
+    );
+    assert!(
+        out.contains("cheetah15k5") && out.contains("64 SPTF"),
+        "{out}"
+    );
+}
+
+#[test]
+fn disk_info_mimic_base_json() {
+    let v = json(&["disk-info", "mimic-base", "--json"]);
+    let rev = v["revolution_ms"].as_f64().expect("revolution_ms");
+    assert!((rev - 6.0).abs() < 1e-6, "revolution_ms = {rev}");
+    for key in [
+        "disk",
+        "capacity_sectors",
+        "capacity_gb",
+        "surfaces",
+        "cylinders",
+        "rpm",
+        "single_cylinder_seek_ms",
+        "average_seek_ms",
+        "full_stroke_seek_ms",
+        "head_switch_ms",
+        "write_settle_ms",
+        "provenance",
+    ] {
+        assert!(!v[key].is_null(), "missing {key}: {v}");
+    }
+    assert_eq!(v["disk"], "mimic-base");
+    let zones = v["zones"].as_array().expect("zones array");
+    assert_eq!(zones.len(), 1);
+    assert_eq!(zones[0]["sectors_per_track"], 272);
+    assert!(
+        (v["single_cylinder_seek_ms"].as_f64().unwrap() - 0.8).abs() < 1e-3,
+        "{v}"
+    );
+}
+
+#[test]
+fn disk_info_imports_a_parv() {
+    let parv = format!("{DISKSIM_DIR}/atlas10k.parv");
+    let v = json(&["disk-info", &parv, "--json"]);
+    assert_eq!(v["surfaces"], 6);
+    assert!(v["zones"].as_array().is_some_and(|z| z.len() > 1));
+    let o = spindle(&["disk-info", &parv]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("zones"));
+}
+
+#[test]
+fn disk_info_unknown_preset_fails_cleanly() {
+    let err = failure(&["disk-info", "no-such-disk"]);
+    assert!(err.contains("no-such-disk"), "{err}");
+    assert_eq!(err.trim().lines().count(), 1, "one-line message: {err}");
+}
+
+#[test]
+fn validate_builtin_drives_json() {
+    let v = json(&["validate", "--json"]);
+    let rows = v.as_array().expect("an array");
+    assert_eq!(rows.len(), 4, "{v}");
+    for r in rows {
+        for key in [
+            "disk",
+            "requests",
+            "rms_ms",
+            "mean_measured_ms",
+            "mean_simulated_ms",
+        ] {
+            assert!(!r[key].is_null(), "missing {key}: {r}");
+        }
+        let rms = r["rms_ms"].as_f64().expect("rms_ms is a number");
+        assert!(rms.is_finite() && rms < 1.0, "{r}");
+        assert!(r["requests"].as_u64().is_some_and(|n| n > 9000), "{r}");
+        assert!(r["disksim_rms_ms"].as_f64().is_some(), "{r}");
+    }
+}
+
+#[test]
+fn validate_repository_parv() {
+    let parv = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../data/disksim/cheetah9LP.parv"
+    );
+    let v = json(&["validate", parv, "--json"]);
+    let rows = v.as_array().expect("an array");
+    assert_eq!(rows.len(), 1);
+    assert_eq!(rows[0]["disk"], "cheetah9LP");
+    assert_eq!(rows[0]["requests"], 10_000);
+    let rms = rows[0]["rms_ms"].as_f64().unwrap();
+    assert!(rms.is_finite() && rms < 1.0, "{v}");
+    // The table names the DiskSim comparison.
+    let o = spindle(&["validate", parv]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("DiskSim rms"), "{}", stdout(&o));
+}
+
+#[test]
+fn validate_copied_parv_matches_bundled() {
+    let dir = TempDir::new("copy");
+    let parv = copy_cheetah(&dir);
+    let v = json(&["validate", parv.to_str().unwrap(), "--json"]);
+    let b = json(&["validate", "cheetah9LP", "--json"]);
+    assert_eq!(v[0]["rms_ms"], b[0]["rms_ms"]);
+}
+
+#[test]
+fn malformed_parv_trailing_comma_names_file_and_line() {
+    let dir = TempDir::new("comma");
+    let parv = copy_cheetah(&dir);
+    edit(
+        &parv,
+        "Print bus arbwait stats = 1 },",
+        "Print bus arbwait stats = 1, },",
+    );
+    let line = line_of(&parv, "Print bus arbwait stats = 1, }");
+    let err = failure(&["validate", parv.to_str().unwrap()]);
+    assert!(err.contains(&format!("cheetah9LP.parv:{line}")), "{err}");
+    assert_eq!(err.trim().lines().count(), 1, "one-line message: {err}");
+}
+
+#[test]
+fn malformed_model_float_rpm_names_file_and_line() {
+    let dir = TempDir::new("rpm");
+    let parv = copy_cheetah(&dir);
+    let model = dir.path("cheetah9LP.model");
+    edit(
+        &model,
+        "Rotation speed (in rpms) = 10045,",
+        "Rotation speed (in rpms) = 7200.0,",
+    );
+    let line = line_of(&model, "Rotation speed (in rpms)");
+    let err = failure(&["validate", parv.to_str().unwrap()]);
+    assert!(err.contains(&format!("cheetah9LP.model:{line}")), "{err}");
+    assert!(err.contains("Rotation speed"), "{err}");
+    // disk-info reports the same problem.
+    let err = failure(&["disk-info", parv.to_str().unwrap()]);
+    assert!(err.contains(&format!("cheetah9LP.model:{line}")), "{err}");
+}
+
+#[test]
+fn bad_trace_line_is_named() {
+    let dir = TempDir::new("trace");
+    let parv = copy_cheetah(&dir);
+    let trace = dir.path("cheetah9LP.trace");
+    let text = std::fs::read_to_string(&trace).unwrap();
+    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+    lines[2] = "R Hit    1975280   x4   3024.00000  27896.00000".into();
+    std::fs::write(&trace, lines.join("\n") + "\n").unwrap();
+    let err = failure(&["validate", parv.to_str().unwrap()]);
+    assert!(err.contains("cheetah9LP.trace:3"), "{err}");
+    assert!(err.contains("x4"), "{err}");
+}
+
+#[test]
+fn trace_beyond_capacity_is_named() {
+    let dir = TempDir::new("beyond");
+    let parv = copy_cheetah(&dir);
+    let trace = dir.path("cheetah9LP.trace");
+    let text = std::fs::read_to_string(&trace).unwrap();
+    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+    lines[4] = "R Hit    999999999   4   3024.00000  27896.00000".into();
+    std::fs::write(&trace, lines.join("\n") + "\n").unwrap();
+    let err = failure(&["validate", parv.to_str().unwrap()]);
+    assert!(err.contains("cheetah9LP.trace:5"), "{err}");
+}
+
+#[test]
+fn missing_trace_names_expected_path() {
+    let dir = TempDir::new("notrace");
+    let parv = copy_cheetah(&dir);
+    std::fs::remove_file(dir.path("cheetah9LP.trace")).unwrap();
+    let err = failure(&["validate", parv.to_str().unwrap(), "--json"]);
+    let expected = dir.path("cheetah9LP.trace");
+    assert!(err.contains(&expected.display().to_string()), "{err}");
+}
+
+#[test]
+fn missing_parv_and_unknown_name_fail_cleanly() {
+    let err = failure(&["validate", "/nonexistent/dir/x.parv"]);
+    assert!(err.contains("/nonexistent/dir/x.parv"), "{err}");
+    let err = failure(&["validate", "not-a-drive"]);
+    assert!(err.contains("not-a-drive"), "{err}");
+}
+
+#[test]
+fn bench_quick_json() {
+    let v = json(&["bench", "--quick", "--json"]);
+    let rate = v["replay_requests_per_s"]
+        .as_f64()
+        .expect("replay_requests_per_s");
+    let ns = v["sptf_decision_ns_64"]
+        .as_f64()
+        .expect("sptf_decision_ns_64");
+    assert!(rate.is_finite() && rate > 0.0, "{v}");
+    assert!(ns.is_finite() && ns > 0.0, "{v}");
+    assert!(
+        v["replay_target_met"].is_boolean() && v["sptf_target_met"].is_boolean(),
+        "{v}"
+    );
+}
+
+#[test]
+fn help_of_every_subcommand() {
+    for args in [
+        vec!["--help"],
+        vec!["disks", "--help"],
+        vec!["disk-info", "--help"],
+        vec!["validate", "--help"],
+        vec!["bench", "--help"],
+        vec!["help", "validate"],
+    ] {
+        let o = spindle(&args);
+        assert!(o.status.success(), "spindle {args:?}: {}", stderr(&o));
+        let out = stdout(&o);
+        assert!(out.contains("Usage:"), "spindle {args:?}: {out}");
+        if args.len() > 1 && args[0] != "help" {
+            assert!(out.contains("Examples:"), "spindle {args:?}: {out}");
+        }
+    }
+}
+
+#[test]
+fn usage_error_exits_non_zero() {
+    let o = spindle(&["no-such-command"]);
+    assert_eq!(o.status.code(), Some(2));
+}
