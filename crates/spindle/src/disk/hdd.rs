@@ -501,8 +501,29 @@ impl Hdd {
                     return;
                 }
             }
-            let (end, _) = self.media_run(cursor, cursor.lbn, n, false, false, false, SimTime::ZERO);
-            let done = self.avail.iter().filter(|&&a| a <= until).count() as u64;
+            // The run's timing in closed form: positioning, rotational wait to the first
+            // sector, then one sector time per physical sector (slips included).
+            let Some(loc) = self.geo.locate(cursor.lbn) else {
+                self.idle = cursor;
+                self.bg = Background::Idle;
+                return;
+            };
+            let last_loc = if n > 1 { self.geo.locate(cursor.lbn + n - 1).unwrap_or(loc) } else { loc };
+            let span = ((last_loc.pbn.sector as u64).saturating_sub(loc.pbn.sector as u64) + 1).max(n);
+            let to = HeadPos { cyl: loc.pbn.cyl, head: loc.pbn.head };
+            let t_pos = cursor.t + self.positioning_ns(cursor.pos, to, false);
+            let t_lead = t_pos + self.wait_ns(t_pos, self.sector_angle_ps(loc.angle_sectors as u64, loc.spt));
+            let spt = loc.spt;
+            let period_ps = self.tm.period_ps;
+            let done_at = |j: u64| t_lead + (j * span / n + 1) * period_ps / spt as u64 / 1000;
+            let done = if until < t_lead {
+                0
+            } else {
+                // Sectors fully passed by `until`, then the blocks they hold.
+                let d = until.0 - t_lead.0;
+                let k = ((d * 1000 + 999) * spt as u64 / period_ps).min(span);
+                (k * n).div_ceil(span).min(n)
+            };
             let seg_size = self.params.cache.segment_blocks as u64;
             let s = &mut self.segs[seg];
             if done > 0 {
@@ -510,11 +531,11 @@ impl Hdd {
                 s.start = s.start.max(s.end.saturating_sub(seg_size));
             }
             if done == n {
+                let end = Cursor { lbn: cursor.lbn + n, t: t_lead + span * period_ps / spt as u64 / 1000, pos: to };
                 self.bg = Background::Prefetch { seg, cursor: end, target, stop_at_track_end, stop_at_cyl_end };
             } else {
                 if done > 0 {
-                    let t = self.avail[done as usize - 1];
-                    let c = Cursor { lbn: cursor.lbn + done, t, pos: end.pos };
+                    let c = Cursor { lbn: cursor.lbn + done, t: done_at(done - 1), pos: to };
                     self.bg = Background::Prefetch { seg, cursor: c, target, stop_at_track_end, stop_at_cyl_end };
                 }
                 return;
