@@ -2,6 +2,7 @@
 
 mod bench;
 mod disks;
+mod experiments;
 mod table;
 mod validate;
 
@@ -113,6 +114,99 @@ enum Command {
             spindle bench --json"
     )]
     Bench(BenchArgs),
+
+    /// Strands of small requests queued together (proximal I/O Table 1, Figure 1)
+    #[command(
+        long_about = "Strands of small requests issued together, in ascending LBN order, to the drive's SPTF\n\
+            command queue (proximal I/O paper, Table 1 and Figure 1: PROX-T1, PROX-F1). For 1 to 8\n\
+            requests per strand and four placements — semi-sequential (each request on the next\n\
+            track, rotated by the minimal repositioning time), track-approximate (random within 1,024\n\
+            LBNs), proximal reads and proximal writes (random within 100,000 LBNs) — prints the mean\n\
+            strand response time (first issue to last completion, ms), the per-request time in ms\n\
+            and in OP (one random request at queue depth 1), the paper's values, and the checks.",
+        after_help = "Examples:\n  \
+            spindle strands\n  \
+            spindle strands --disk cheetah15k5 --json\n  \
+            spindle strands --disk wd-re3 --trials 500"
+    )]
+    Strands(StrandsArgs),
+
+    /// Random requests at queue depth 1: mean service time and its breakdown
+    #[command(
+        name = "random-io",
+        long_about = "Uniformly random requests over the whole disk, one at a time, with a random idle phase\n\
+            between them: the mean service time (ms) split into overhead, seek, rotational latency\n\
+            and transfer, and random requests served per revolution.",
+        after_help = "Examples:\n  \
+            spindle random-io --disk cheetah15k5\n  \
+            spindle random-io --disk st34502lw --blocks 1 --json"
+    )]
+    RandomIo(RandomIoArgs),
+
+    /// Check the presets against the seed papers' drive numbers
+    #[command(
+        name = "seed-checks",
+        long_about = "Measures the seed papers' drive numbers on the presets and compares them with the papers:\n\
+            Cheetah 15K.5 random 4 KiB read 5.6 ms and write 5.8 ms, WD RE3 random read 11.1-11.7 ms,\n\
+            ST34502LW single-sector random read 8.8 ms (all ±10 %), and the thesis's base disk seek\n\
+            times 0.8 / 6.0 / 8.0 ms at 1 / 400 / 3000 cylinders with a 6 ms revolution.",
+        after_help = "Examples:\n  \
+            spindle seed-checks\n  \
+            spindle seed-checks --json"
+    )]
+    SeedChecks(SeedChecksArgs),
+}
+
+#[derive(Args)]
+struct StrandsArgs {
+    /// A preset name or a DiskSim .parv file
+    #[arg(long, default_value = "cheetah15k5")]
+    disk: String,
+    /// Strands per (placement, size) cell
+    #[arg(long, default_value_t = 2000)]
+    trials: usize,
+    /// Request size in 512-byte sectors
+    #[arg(long, default_value_t = 8)]
+    blocks: u32,
+    /// Seed of the random placement
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Print JSON (rows and checks)
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Args)]
+struct RandomIoArgs {
+    /// A preset name or a DiskSim .parv file
+    #[arg(long, default_value = "cheetah15k5")]
+    disk: String,
+    /// Number of requests
+    #[arg(long, default_value_t = 10_000)]
+    requests: usize,
+    /// Request size in 512-byte sectors
+    #[arg(long, default_value_t = 8)]
+    blocks: u32,
+    /// Issue writes instead of reads
+    #[arg(long)]
+    write: bool,
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Print JSON
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Args)]
+struct SeedChecksArgs {
+    /// Random requests per measurement
+    #[arg(long, default_value_t = 10_000)]
+    requests: usize,
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Print JSON (a list of checks: id, metric, paper, ours, tolerance, pass)
+    #[arg(long)]
+    json: bool,
 }
 
 #[derive(Args)]
@@ -159,6 +253,11 @@ fn run(cli: Cli) -> anyhow::Result<String> {
         Command::DiskInfo(a) => disks::disk_info(&a.disk, a.json),
         Command::Validate(a) => validate::validate_cmd(&a.files, a.json),
         Command::Bench(a) => bench::bench(a.json, a.quick),
+        Command::Strands(a) => experiments::strands(&a.disk, a.trials, a.seed, a.blocks, a.json),
+        Command::RandomIo(a) => {
+            experiments::random(&a.disk, a.requests, a.blocks, a.write, a.seed, a.json)
+        }
+        Command::SeedChecks(a) => experiments::seed_checks(a.requests, a.seed, a.json),
     }
 }
 

@@ -3,10 +3,10 @@
 //! The foundation is a hard-disk model ([`disk`]) that loads DiskSim parameter files
 //! ([`disksim`]) and is validated against real-drive measurements ([`validate`]).
 
+pub mod bench;
 pub mod disk;
 pub mod disksim;
 pub mod engine;
 pub mod experiments;
 pub mod time;
 pub mod validate;
-pub mod bench;

@@ -3,7 +3,9 @@
 use serde::{Deserialize, Serialize};
 
 /// A point in simulated time, in nanoseconds since the start of the simulation.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
+)]
 pub struct SimTime(pub u64);
 
 impl SimTime {

@@ -103,7 +103,10 @@ impl Drive {
         let (arrival, c) = self.active.take()?;
         self.free_at = c.done;
         self.dispatch(c.done);
-        Some(DriveCompletion { arrival, completion: c })
+        Some(DriveCompletion {
+            arrival,
+            completion: c,
+        })
     }
 
     fn dispatch(&mut self, now: SimTime) {
@@ -115,7 +118,9 @@ impl Drive {
             FirmwarePolicy::Fcfs => 0,
             FirmwarePolicy::Sptf => self.sptf_choice(start),
         };
-        let Some(q) = self.queue.remove(idx) else { return };
+        let Some(q) = self.queue.remove(idx) else {
+            return;
+        };
         let c = self.hdd.service_queued(q.arrival, start, q.req);
         self.active = Some((q.arrival, c));
     }

@@ -153,10 +153,14 @@ pub struct Geometry {
 impl Geometry {
     pub fn new(spec: &GeometrySpec) -> Result<Geometry, GeometryError> {
         if spec.surfaces == 0 {
-            return Err(GeometryError::Other("the disk needs at least one surface".into()));
+            return Err(GeometryError::Other(
+                "the disk needs at least one surface".into(),
+            ));
         }
         if spec.zones.is_empty() {
-            return Err(GeometryError::Other("the disk needs at least one zone".into()));
+            return Err(GeometryError::Other(
+                "the disk needs at least one zone".into(),
+            ));
         }
         let mut zones = Vec::with_capacity(spec.zones.len());
         let mut first_lbn = 0u64;
@@ -205,7 +209,9 @@ impl Geometry {
 
     fn zone_of_lbn(&self, lbn: u64) -> usize {
         // Zones are in LBN order; find the last zone whose first LBN is <= lbn.
-        self.zones.partition_point(|z| z.first_lbn <= lbn).saturating_sub(1)
+        self.zones
+            .partition_point(|z| z.first_lbn <= lbn)
+            .saturating_sub(1)
     }
 
     /// Maps an LBN to its physical location. `None` past the end of the disk.
@@ -254,7 +260,11 @@ impl Geometry {
                     TrackOrder::SerpentineAbsolute => cyl % 2 == 1,
                     _ => false,
                 };
-                let head = if reversed { self.spec_surfaces - 1 - tk } else { tk };
+                let head = if reversed {
+                    self.spec_surfaces - 1 - tk
+                } else {
+                    tk
+                };
                 (c as u32, head, track - c, c)
             }
             TrackOrder::SurfaceBands { band } => {
@@ -268,12 +278,7 @@ impl Geometry {
                 // a short seek back: the paper's near-constant, track-switch-like cost.
                 let passes = track / band;
                 let cyl_switches = track - passes;
-                (
-                    (b * band + k) as u32,
-                    surface,
-                    passes,
-                    cyl_switches,
-                )
+                ((b * band + k) as u32, surface, passes, cyl_switches)
             }
         }
     }
@@ -294,7 +299,11 @@ impl Geometry {
                     TrackOrder::SerpentineAbsolute => cyl % 2 == 1,
                     _ => false,
                 };
-                let tk = if reversed { self.spec_surfaces - 1 - head } else { head } as u64;
+                let tk = if reversed {
+                    self.spec_surfaces - 1 - head
+                } else {
+                    head
+                } as u64;
                 Some(c * s + tk)
             }
             TrackOrder::SurfaceBands { band } => {
@@ -322,7 +331,9 @@ impl Geometry {
     }
 
     fn zone_of_cyl(&self, cyl: u32) -> Option<usize> {
-        self.zones.iter().position(|z| z.spec.first_cyl <= cyl && cyl <= z.spec.last_cyl)
+        self.zones
+            .iter()
+            .position(|z| z.spec.first_cyl <= cyl && cyl <= z.spec.last_cyl)
     }
 
     /// First and last LBN stored on the track holding `lbn` (the track's LBNs are
@@ -362,7 +373,15 @@ impl Geometry {
     pub fn zone_summary(&self) -> Vec<(u32, u32, u32, u64, u64)> {
         self.zones
             .iter()
-            .map(|z| (z.spec.first_cyl, z.spec.last_cyl, z.spec.spt, z.first_lbn, z.capacity))
+            .map(|z| {
+                (
+                    z.spec.first_cyl,
+                    z.spec.last_cyl,
+                    z.spec.spt,
+                    z.first_lbn,
+                    z.capacity,
+                )
+            })
             .collect()
     }
 
@@ -465,7 +484,7 @@ fn build_zone(
     let per_cyl = spt * s;
     let total = n * per_cyl;
     if let TrackOrder::SurfaceBands { band } = spec.order {
-        if band == 0 || n % band as u64 != 0 {
+        if band == 0 || !n.is_multiple_of(band as u64) {
             return Err(err(format!(
                 "a surface-serpentine zone must span a whole number of {band}-cylinder bands, it spans {n} cylinders"
             )));
@@ -477,13 +496,21 @@ fn build_zone(
     let mut slip_runs: Vec<(u64, u64)> = z
         .slips
         .iter()
-        .map(|&s| if track_units { (s * spt, (s + 1) * spt) } else { (s, s + 1) })
+        .map(|&s| {
+            if track_units {
+                (s * spt, (s + 1) * spt)
+            } else {
+                (s, s + 1)
+            }
+        })
         .collect();
     slip_runs.sort_unstable();
     slip_runs.dedup();
     for &(a, _) in &slip_runs {
         if a >= total {
-            return Err(err(format!("slip at physical index {a} lies outside the zone ({total} sectors)")));
+            return Err(err(format!(
+                "slip at physical index {a} lies outside the zone ({total} sectors)"
+            )));
         }
     }
 
@@ -502,13 +529,14 @@ fn build_zone(
             .map(|&(s, e)| e - s)
             .sum()
     };
-    let push_unit_spares = |runs: &mut Vec<(u64, u64)>, a: u64, b: u64, spares: u64, absorb: bool| {
-        let used = if absorb { slips_in(a, b) } else { 0 };
-        let unused = spares.saturating_sub(used).min(b - a);
-        if unused > 0 {
-            runs.push((b - unused, b));
-        }
-    };
+    let push_unit_spares =
+        |runs: &mut Vec<(u64, u64)>, a: u64, b: u64, spares: u64, absorb: bool| {
+            let used = if absorb { slips_in(a, b) } else { 0 };
+            let unused = spares.saturating_sub(used).min(b - a);
+            if unused > 0 {
+                runs.push((b - unused, b));
+            }
+        };
     match spec.sparing {
         Sparing::None => {}
         Sparing::SlipsOnly => {
@@ -535,7 +563,13 @@ fn build_zone(
         Sparing::PerRange { range } => {
             let r = range.max(1) as u64;
             for g in 0..n / r {
-                push_unit_spares(&mut runs, g * r * per_cyl, (g + 1) * r * per_cyl, z.spares, true);
+                push_unit_spares(
+                    &mut runs,
+                    g * r * per_cyl,
+                    (g + 1) * r * per_cyl,
+                    z.spares,
+                    true,
+                );
             }
         }
         Sparing::ZoneEnd => push_unit_spares(&mut runs, 0, total, z.spares, true),
@@ -543,7 +577,10 @@ fn build_zone(
     }
 
     let holes = merge_runs(runs);
-    let hole_total: u64 = holes.last().map(|h| h.before + (h.end - h.start)).unwrap_or(0);
+    let hole_total: u64 = holes
+        .last()
+        .map(|h| h.before + (h.end - h.start))
+        .unwrap_or(0);
     let capacity = total.saturating_sub(hole_total);
 
     let mut remap_to = Vec::new();
@@ -632,8 +669,22 @@ mod tests {
         })
         .unwrap();
         assert_eq!(g.capacity(), 200);
-        assert_eq!(g.locate(15).unwrap().pbn, Pbn { cyl: 0, head: 1, sector: 5 });
-        assert_eq!(g.locate(25).unwrap().pbn, Pbn { cyl: 1, head: 0, sector: 5 });
+        assert_eq!(
+            g.locate(15).unwrap().pbn,
+            Pbn {
+                cyl: 0,
+                head: 1,
+                sector: 5
+            }
+        );
+        assert_eq!(
+            g.locate(25).unwrap().pbn,
+            Pbn {
+                cyl: 1,
+                head: 0,
+                sector: 5
+            }
+        );
         assert_eq!(g.track_bounds(25), Some((20, 29)));
     }
 
@@ -647,8 +698,22 @@ mod tests {
         })
         .unwrap();
         // Cylinder 1 holds LBNs 30..60 starting on the last surface.
-        assert_eq!(g.locate(30).unwrap().pbn, Pbn { cyl: 1, head: 2, sector: 0 });
-        assert_eq!(g.locate(40).unwrap().pbn, Pbn { cyl: 1, head: 1, sector: 0 });
+        assert_eq!(
+            g.locate(30).unwrap().pbn,
+            Pbn {
+                cyl: 1,
+                head: 2,
+                sector: 0
+            }
+        );
+        assert_eq!(
+            g.locate(40).unwrap().pbn,
+            Pbn {
+                cyl: 1,
+                head: 1,
+                sector: 0
+            }
+        );
     }
 
     #[test]
@@ -660,9 +725,30 @@ mod tests {
             zones: vec![zone(0, 7, 10)],
         })
         .unwrap();
-        assert_eq!(g.locate(35).unwrap().pbn, Pbn { cyl: 3, head: 0, sector: 5 });
-        assert_eq!(g.locate(40).unwrap().pbn, Pbn { cyl: 0, head: 1, sector: 0 });
-        assert_eq!(g.locate(80).unwrap().pbn, Pbn { cyl: 4, head: 0, sector: 0 });
+        assert_eq!(
+            g.locate(35).unwrap().pbn,
+            Pbn {
+                cyl: 3,
+                head: 0,
+                sector: 5
+            }
+        );
+        assert_eq!(
+            g.locate(40).unwrap().pbn,
+            Pbn {
+                cyl: 0,
+                head: 1,
+                sector: 0
+            }
+        );
+        assert_eq!(
+            g.locate(80).unwrap().pbn,
+            Pbn {
+                cyl: 4,
+                head: 0,
+                sector: 0
+            }
+        );
     }
 
     #[test]
@@ -682,7 +768,14 @@ mod tests {
         assert_eq!(g.capacity(), 95);
         assert_eq!(g.locate(16).unwrap().pbn.sector, 6);
         assert_eq!(g.locate(17).unwrap().pbn.sector, 8);
-        assert_eq!(g.lbn_of(Pbn { cyl: 1, head: 0, sector: 7 }), None);
+        assert_eq!(
+            g.lbn_of(Pbn {
+                cyl: 1,
+                head: 0,
+                sector: 7
+            }),
+            None
+        );
         assert_eq!(g.track_bounds(17), Some((10, 18)));
     }
 

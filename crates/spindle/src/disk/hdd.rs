@@ -105,9 +105,30 @@ struct Cursor {
 enum Background {
     Idle,
     /// Reading ahead into segment `seg` up to (not including) `target`.
-    Prefetch { seg: usize, cursor: Cursor, target: u64, stop_at_track_end: bool, stop_at_cyl_end: bool },
+    Prefetch {
+        seg: usize,
+        cursor: Cursor,
+        target: u64,
+        stop_at_track_end: bool,
+        stop_at_cyl_end: bool,
+    },
     /// Buffered writes of segment `seg` reach the media until `cursor.t`.
-    Flush { seg: usize, cursor: Cursor },
+    Flush {
+        seg: usize,
+        cursor: Cursor,
+    },
+}
+
+/// How a media run goes about it.
+#[derive(Clone, Copy, Debug)]
+struct RunOpts {
+    write: bool,
+    /// Start mid-run at the next sector boundary instead of waiting for the first.
+    zero_latency: bool,
+    /// Count the sectors passing before the first one ("read any free blocks").
+    capture_before: bool,
+    /// The first sector may not start before this (command turnaround).
+    not_before: SimTime,
 }
 
 /// What a media run did.
@@ -165,7 +186,10 @@ impl Hdd {
         let geo = Geometry::new(&params.geometry)?;
         let m = &params.mech;
         if !(m.rpm > 0.0 && m.rpm.is_finite()) {
-            return Err(DiskError::Param(format!("rotation speed must be positive, got {} rpm", m.rpm)));
+            return Err(DiskError::Param(format!(
+                "rotation speed must be positive, got {} rpm",
+                m.rpm
+            )));
         }
         if m.rpm_variation_pct != 0.0 {
             return Err(DiskError::Param(
@@ -174,7 +198,9 @@ impl Hdd {
         }
         let c = &params.cache;
         if c.segments == 0 || c.segment_blocks == 0 {
-            return Err(DiskError::Param("the cache needs at least one segment of at least one block".into()));
+            return Err(DiskError::Param(
+                "the cache needs at least one segment of at least one block".into(),
+            ));
         }
         let period_ps = (60e12 / m.rpm) as u64;
         let cyls = geo.cylinders() as usize;
@@ -194,14 +220,24 @@ impl Hdd {
         if c.separate_write_segment && segs.len() > 1 {
             segs[0].write_only = true;
         }
-        let start = geo.locate(0).map(|l| HeadPos { cyl: l.pbn.cyl, head: l.pbn.head }).unwrap_or_default();
+        let start = geo
+            .locate(0)
+            .map(|l| HeadPos {
+                cyl: l.pbn.cyl,
+                head: l.pbn.head,
+            })
+            .unwrap_or_default();
         Ok(Hdd {
             params,
             geo,
             tm,
             segs,
             bg: Background::Idle,
-            idle: Cursor { lbn: 0, t: SimTime::ZERO, pos: start },
+            idle: Cursor {
+                lbn: 0,
+                t: SimTime::ZERO,
+                pos: start,
+            },
             last_was_write: false,
             next_media_at: SimTime::ZERO,
             lru_clock: 0,
@@ -228,7 +264,11 @@ impl Hdd {
 
     /// Seek time for a move of `d` cylinders, ns.
     pub fn seek_ns(&self, d: u32) -> u64 {
-        self.tm.seek_ns.get(d as usize).copied().unwrap_or_else(|| *self.tm.seek_ns.last().unwrap_or(&0)) as u64
+        self.tm
+            .seek_ns
+            .get(d as usize)
+            .copied()
+            .unwrap_or_else(|| *self.tm.seek_ns.last().unwrap_or(&0)) as u64
     }
 
     /// Mean seek time (ms) between two uniformly random sectors: the "average seek"
@@ -245,10 +285,16 @@ impl Hdd {
     /// Seek time (ms) across the full stroke: first to last data cylinder.
     pub fn full_stroke_ms(&self) -> f64 {
         let first = self.geo.locate(0).map(|l| l.pbn.cyl).unwrap_or(0);
-        let last = self.geo.locate(self.geo.capacity().saturating_sub(1)).map(|l| l.pbn.cyl).unwrap_or(0);
-        self.params.mech.seek.seek_ms(first.abs_diff(last).max(
-            self.geo.cylinders().saturating_sub(1),
-        ))
+        let last = self
+            .geo
+            .locate(self.geo.capacity().saturating_sub(1))
+            .map(|l| l.pbn.cyl)
+            .unwrap_or(0);
+        self.params.mech.seek.seek_ms(
+            first
+                .abs_diff(last)
+                .max(self.geo.cylinders().saturating_sub(1)),
+        )
     }
 
     /// The firmware's command turnaround (ns): minimum time from one command's media
@@ -274,11 +320,25 @@ impl Hdd {
     pub fn reset(&mut self) {
         for s in &mut self.segs {
             let w = s.write_only;
-            *s = Segment { write_only: w, ..Segment::default() };
+            *s = Segment {
+                write_only: w,
+                ..Segment::default()
+            };
         }
         self.bg = Background::Idle;
-        let start = self.geo.locate(0).map(|l| HeadPos { cyl: l.pbn.cyl, head: l.pbn.head }).unwrap_or_default();
-        self.idle = Cursor { lbn: 0, t: SimTime::ZERO, pos: start };
+        let start = self
+            .geo
+            .locate(0)
+            .map(|l| HeadPos {
+                cyl: l.pbn.cyl,
+                head: l.pbn.head,
+            })
+            .unwrap_or_default();
+        self.idle = Cursor {
+            lbn: 0,
+            t: SimTime::ZERO,
+            pos: start,
+        };
         self.last_was_write = false;
         self.next_media_at = SimTime::ZERO;
     }
@@ -321,7 +381,11 @@ impl Hdd {
     fn positioning_ns(&self, from: HeadPos, to: HeadPos, write: bool) -> u64 {
         let d = from.cyl.abs_diff(to.cyl);
         let seek = self.seek_ns(d);
-        let hs = if from.head != to.head { self.tm.head_switch_ns } else { 0 };
+        let hs = if from.head != to.head {
+            self.tm.head_switch_ns
+        } else {
+            0
+        };
         let t = seek.max(hs);
         if t == 0 || !write {
             t
@@ -332,11 +396,23 @@ impl Hdd {
 
     /// Pure query: positioning time (seek + rotational latency) from `from` at time
     /// `now` to the first sector of `lbn`, in ns, as (seek, rotation).
-    pub fn positioning_time(&self, from: HeadPos, now: SimTime, lbn: u64, write: bool) -> Option<(u64, u64)> {
+    pub fn positioning_time(
+        &self,
+        from: HeadPos,
+        now: SimTime,
+        lbn: u64,
+        write: bool,
+    ) -> Option<(u64, u64)> {
         let loc = self.geo.locate(lbn)?;
-        let to = HeadPos { cyl: loc.pbn.cyl, head: loc.pbn.head };
+        let to = HeadPos {
+            cyl: loc.pbn.cyl,
+            head: loc.pbn.head,
+        };
         let seek = self.positioning_ns(from, to, write);
-        let rot = self.wait_ns(now + seek, self.sector_angle_ps(loc.angle_sectors as u64, loc.spt));
+        let rot = self.wait_ns(
+            now + seek,
+            self.sector_angle_ps(loc.angle_sectors as u64, loc.spt),
+        );
         Some((seek, rot))
     }
 
@@ -345,11 +421,19 @@ impl Hdd {
     pub fn positioning_from_state(&self, now: SimTime, lbn: u64, write: bool) -> u64 {
         let from = self.head();
         let free = self.free_at().max(now);
-        let Some(loc) = self.geo.locate(lbn) else { return u64::MAX };
-        let to = HeadPos { cyl: loc.pbn.cyl, head: loc.pbn.head };
+        let Some(loc) = self.geo.locate(lbn) else {
+            return u64::MAX;
+        };
+        let to = HeadPos {
+            cyl: loc.pbn.cyl,
+            head: loc.pbn.head,
+        };
         // The media access cannot start before the firmware's command turnaround.
         let ready = (free + self.positioning_ns(from, to, write)).max(self.next_media_at);
-        let rot = self.wait_ns(ready, self.sector_angle_ps(loc.angle_sectors as u64, loc.spt));
+        let rot = self.wait_ns(
+            ready,
+            self.sector_angle_ps(loc.angle_sectors as u64, loc.spt),
+        );
         ready.0 - free.0 + rot
     }
 
@@ -366,16 +450,13 @@ impl Hdd {
     /// position and time). Fills `self.avail[i]` with the time block `i` is done on the
     /// media. For writes, block `i` cannot be written before `self.ready[i]`.
     /// `zero_latency` lets a read (or write) start mid-run at the next sector boundary.
-    fn media_run(
-        &mut self,
-        cur: Cursor,
-        lbn: u64,
-        n: u64,
-        write: bool,
-        zero_latency: bool,
-        capture_before: bool,
-        not_before: SimTime,
-    ) -> (Cursor, RunStats) {
+    fn media_run(&mut self, cur: Cursor, lbn: u64, n: u64, opts: RunOpts) -> (Cursor, RunStats) {
+        let RunOpts {
+            write,
+            zero_latency,
+            capture_before,
+            not_before,
+        } = opts;
         let mut st = RunStats::default();
         self.avail.clear();
         let mut t = cur.t;
@@ -387,7 +468,10 @@ impl Hdd {
             let Some(loc) = self.geo.locate(b) else { break };
             let (_, track_last) = self.geo.track_bounds(b).unwrap_or((b, b));
             let run = (n - i).min(track_last - b + 1);
-            let to = HeadPos { cyl: loc.pbn.cyl, head: loc.pbn.head };
+            let to = HeadPos {
+                cyl: loc.pbn.cyl,
+                head: loc.pbn.head,
+            };
             let p = self.positioning_ns(pos, to, write);
             st.seek_ns += p;
             t += p;
@@ -398,7 +482,11 @@ impl Hdd {
             pos = to;
             let spt = loc.spt;
             // Physical span of the run on this track (slips make it longer than `run`).
-            let last_loc = if run > 1 { self.geo.locate(b + run - 1).unwrap_or(loc) } else { loc };
+            let last_loc = if run > 1 {
+                self.geo.locate(b + run - 1).unwrap_or(loc)
+            } else {
+                loc
+            };
             let span = (last_loc.pbn.sector as u64).saturating_sub(loc.pbn.sector as u64) + 1;
             let span = span.max(run);
             let lead_first = self.sector_angle_ps(loc.angle_sectors as u64, spt);
@@ -408,7 +496,11 @@ impl Hdd {
                 for j in 0..run {
                     let sec = loc.angle_sectors as u64 + (j * span) / run.max(1);
                     let lead = self.sector_angle_ps(sec, spt);
-                    let ready = self.ready.get((i + j) as usize).copied().unwrap_or(SimTime::ZERO);
+                    let ready = self
+                        .ready
+                        .get((i + j) as usize)
+                        .copied()
+                        .unwrap_or(SimTime::ZERO);
                     let from = tt.max(ready);
                     let w = self.wait_ns(from, lead);
                     st.rotation_ns += w + (from.0 - tt.0);
@@ -424,12 +516,13 @@ impl Hdd {
                 let offset_ps = (angle_now + p_ps - lead_first) % p_ps;
                 let span_ps = span * p_ps / spt as u64;
                 let sw_ps = p_ps / spt as u64;
-                let inside = zero_latency && offset_ps > 0 && offset_ps < span_ps.saturating_sub(sw_ps) + 1;
+                let inside =
+                    zero_latency && offset_ps > 0 && offset_ps < span_ps.saturating_sub(sw_ps) + 1;
                 if inside && run > 1 {
                     // Zero-latency: start at the next sector boundary, read to the end of
                     // the run, then wrap around for the sectors we arrived too late for.
                     let k = offset_ps.div_ceil(sw_ps).min(span - 1); // first sector read
-                    let wait = ((k * sw_ps - offset_ps) as u64).div_ceil(1000);
+                    let wait = (k * sw_ps - offset_ps).div_ceil(1000);
                     st.rotation_ns += wait;
                     let t0 = t + wait;
                     let start_idx = self.avail.len();
@@ -453,7 +546,8 @@ impl Hdd {
                         // Sectors passing before ours are captured too ("read any free
                         // blocks"): count the LBNs physically between landing and start.
                         let passed = (w * 1000) / sw_ps.max(1);
-                        let before_on_track = b - self.geo.track_bounds(b).map(|x| x.0).unwrap_or(b);
+                        let before_on_track =
+                            b - self.geo.track_bounds(b).map(|x| x.0).unwrap_or(b);
                         st.captured_before = passed.min(before_on_track);
                     }
                     st.rotation_ns += w;
@@ -470,7 +564,14 @@ impl Hdd {
             first_track = false;
             i += run;
         }
-        (Cursor { lbn: lbn + i, t, pos }, st)
+        (
+            Cursor {
+                lbn: lbn + i,
+                t,
+                pos,
+            },
+            st,
+        )
     }
 
     // ----- background work ------------------------------------------------------------
@@ -479,7 +580,14 @@ impl Hdd {
     /// then join the segment. Finished prefetches leave the mechanism idle.
     fn advance_prefetch(&mut self, until: SimTime) {
         loop {
-            let Background::Prefetch { seg, cursor, target, stop_at_track_end, stop_at_cyl_end } = self.bg else {
+            let Background::Prefetch {
+                seg,
+                cursor,
+                target,
+                stop_at_track_end,
+                stop_at_cyl_end,
+            } = self.bg
+            else {
                 return;
             };
             if cursor.lbn >= target || cursor.t >= until {
@@ -490,10 +598,14 @@ impl Hdd {
                 return;
             }
             // One track at a time.
-            let (_, track_last) = self.geo.track_bounds(cursor.lbn).unwrap_or((cursor.lbn, cursor.lbn));
+            let (_, track_last) = self
+                .geo
+                .track_bounds(cursor.lbn)
+                .unwrap_or((cursor.lbn, cursor.lbn));
             let n = (target - cursor.lbn).min(track_last - cursor.lbn + 1);
             if let Some(loc) = self.geo.locate(cursor.lbn) {
-                let changes_track = loc.pbn.cyl != cursor.pos.cyl || loc.pbn.head != cursor.pos.head;
+                let changes_track =
+                    loc.pbn.cyl != cursor.pos.cyl || loc.pbn.head != cursor.pos.head;
                 let changes_cyl = loc.pbn.cyl != cursor.pos.cyl;
                 if (stop_at_track_end && changes_track) || (stop_at_cyl_end && changes_cyl) {
                     self.idle = cursor;
@@ -508,11 +620,23 @@ impl Hdd {
                 self.bg = Background::Idle;
                 return;
             };
-            let last_loc = if n > 1 { self.geo.locate(cursor.lbn + n - 1).unwrap_or(loc) } else { loc };
-            let span = ((last_loc.pbn.sector as u64).saturating_sub(loc.pbn.sector as u64) + 1).max(n);
-            let to = HeadPos { cyl: loc.pbn.cyl, head: loc.pbn.head };
+            let last_loc = if n > 1 {
+                self.geo.locate(cursor.lbn + n - 1).unwrap_or(loc)
+            } else {
+                loc
+            };
+            let span =
+                ((last_loc.pbn.sector as u64).saturating_sub(loc.pbn.sector as u64) + 1).max(n);
+            let to = HeadPos {
+                cyl: loc.pbn.cyl,
+                head: loc.pbn.head,
+            };
             let t_pos = cursor.t + self.positioning_ns(cursor.pos, to, false);
-            let t_lead = t_pos + self.wait_ns(t_pos, self.sector_angle_ps(loc.angle_sectors as u64, loc.spt));
+            let t_lead = t_pos
+                + self.wait_ns(
+                    t_pos,
+                    self.sector_angle_ps(loc.angle_sectors as u64, loc.spt),
+                );
             let spt = loc.spt;
             let period_ps = self.tm.period_ps;
             let done_at = |j: u64| t_lead + (j * span / n + 1) * period_ps / spt as u64 / 1000;
@@ -531,12 +655,32 @@ impl Hdd {
                 s.start = s.start.max(s.end.saturating_sub(seg_size));
             }
             if done == n {
-                let end = Cursor { lbn: cursor.lbn + n, t: t_lead + span * period_ps / spt as u64 / 1000, pos: to };
-                self.bg = Background::Prefetch { seg, cursor: end, target, stop_at_track_end, stop_at_cyl_end };
+                let end = Cursor {
+                    lbn: cursor.lbn + n,
+                    t: t_lead + span * period_ps / spt as u64 / 1000,
+                    pos: to,
+                };
+                self.bg = Background::Prefetch {
+                    seg,
+                    cursor: end,
+                    target,
+                    stop_at_track_end,
+                    stop_at_cyl_end,
+                };
             } else {
                 if done > 0 {
-                    let c = Cursor { lbn: cursor.lbn + done, t: done_at(done - 1), pos: to };
-                    self.bg = Background::Prefetch { seg, cursor: c, target, stop_at_track_end, stop_at_cyl_end };
+                    let c = Cursor {
+                        lbn: cursor.lbn + done,
+                        t: done_at(done - 1),
+                        pos: to,
+                    };
+                    self.bg = Background::Prefetch {
+                        seg,
+                        cursor: c,
+                        target,
+                        stop_at_track_end,
+                        stop_at_cyl_end,
+                    };
                 }
                 return;
             }
@@ -561,9 +705,16 @@ impl Hdd {
                     self.bg = Background::Idle;
                     return (cursor.t.max(t0), false);
                 };
-                let to = HeadPos { cyl: loc.pbn.cyl, head: loc.pbn.head };
+                let to = HeadPos {
+                    cyl: loc.pbn.cyl,
+                    head: loc.pbn.head,
+                };
                 let seek_end = cursor.t + self.positioning_ns(cursor.pos, to, false);
-                let lead = seek_end + self.wait_ns(seek_end, self.sector_angle_ps(loc.angle_sectors as u64, loc.spt));
+                let lead = seek_end
+                    + self.wait_ns(
+                        seek_end,
+                        self.sector_angle_ps(loc.angle_sectors as u64, loc.spt),
+                    );
                 let in_sector = self.params.cache.stop_prefetch_in_sector;
                 let (stop, pos, lbn) = if t0 < seek_end {
                     (seek_end, to, cursor.lbn)
@@ -629,15 +780,27 @@ impl Hdd {
     fn victim_for_read(&self) -> usize {
         let busy = [self.prefetching_seg(), self.flushing_seg()];
         let candidates = || {
-            self.segs.iter().enumerate().filter(|(_, s)| !s.write_only && !s.dirty)
+            self.segs
+                .iter()
+                .enumerate()
+                .filter(|(_, s)| !s.write_only && !s.dirty)
         };
-        if let Some((i, _)) = candidates().filter(|(_, s)| s.is_empty()).min_by_key(|(_, s)| s.used) {
+        if let Some((i, _)) = candidates()
+            .filter(|(_, s)| s.is_empty())
+            .min_by_key(|(_, s)| s.used)
+        {
             return i;
         }
-        if let Some((i, _)) = candidates().filter(|(i, _)| !busy.contains(&Some(*i))).min_by_key(|(_, s)| s.used) {
+        if let Some((i, _)) = candidates()
+            .filter(|(i, _)| !busy.contains(&Some(*i)))
+            .min_by_key(|(_, s)| s.used)
+        {
             return i;
         }
-        candidates().min_by_key(|(_, s)| s.used).map(|(i, _)| i).unwrap_or(0)
+        candidates()
+            .min_by_key(|(_, s)| s.used)
+            .map(|(i, _)| i)
+            .unwrap_or(0)
     }
 
     fn victim_for_write(&self, lbn: u64, n: u64) -> usize {
@@ -646,17 +809,31 @@ impl Hdd {
             return 0;
         }
         let busy = [self.prefetching_seg(), self.flushing_seg()];
-        let clean = || self.segs.iter().enumerate().filter(|(i, s)| !s.dirty && !busy.contains(&Some(*i)));
+        let clean = || {
+            self.segs
+                .iter()
+                .enumerate()
+                .filter(|(i, s)| !s.dirty && !busy.contains(&Some(*i)))
+        };
         if let Some((i, _)) = clean().find(|(_, s)| s.overlaps(lbn, lbn + n)) {
             return i;
         }
-        if let Some((i, _)) = clean().filter(|(_, s)| s.is_empty()).min_by_key(|(_, s)| s.used) {
+        if let Some((i, _)) = clean()
+            .filter(|(_, s)| s.is_empty())
+            .min_by_key(|(_, s)| s.used)
+        {
             return i;
         }
         if let Some((i, _)) = clean().min_by_key(|(_, s)| s.used) {
             return i;
         }
-        self.segs.iter().enumerate().filter(|(_, s)| !s.dirty).min_by_key(|(_, s)| s.used).map(|(i, _)| i).unwrap_or(0)
+        self.segs
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| !s.dirty)
+            .min_by_key(|(_, s)| s.used)
+            .map(|(i, _)| i)
+            .unwrap_or(0)
     }
 
     /// Blocks of data waiting before a disconnected transfer reconnects.
@@ -677,19 +854,27 @@ impl Hdd {
         let target = match c.read_ahead {
             ReadAhead::None => end,
             ReadAhead::OneTrackAhead => {
-                let Some((first, last)) = self.geo.track_bounds(end.min(cap.saturating_sub(1))) else {
+                let Some((first, last)) = self.geo.track_bounds(end.min(cap.saturating_sub(1)))
+                else {
                     return end;
                 };
                 if self.segs[seg].start < first {
                     // Already streaming: stay a track further ahead.
-                    self.geo.track_bounds((last + 1).min(cap.saturating_sub(1))).map(|x| x.1 + 1).unwrap_or(last + 1)
+                    self.geo
+                        .track_bounds((last + 1).min(cap.saturating_sub(1)))
+                        .map(|x| x.1 + 1)
+                        .unwrap_or(last + 1)
                 } else {
                     last + 1
                 }
             }
             ReadAhead::ToTrackEnd | ReadAhead::ToCylinderEnd | ReadAhead::Max => {
                 if c.max_read_ahead == 0 {
-                    let base = if c.read_ahead_over_requested == 0 { lbn } else { end };
+                    let base = if c.read_ahead_over_requested == 0 {
+                        lbn
+                    } else {
+                        end
+                    };
                     base + c.segment_blocks as u64
                 } else {
                     end + c.max_read_ahead as u64
@@ -734,9 +919,16 @@ impl Hdd {
     /// command overhead overlaps the work before it (as in DiskSim).
     pub fn service_queued(&mut self, arrival: SimTime, start: SimTime, req: Request) -> Completion {
         let n = req.blocks.max(1) as u64;
-        let req = Request { blocks: n as u32, ..req };
+        let req = Request {
+            blocks: n as u32,
+            ..req
+        };
         let arrival = arrival.min(start);
-        let c = if req.write { self.write(arrival, start, req) } else { self.read(arrival, start, req) };
+        let c = if req.write {
+            self.write(arrival, start, req)
+        } else {
+            self.read(arrival, start, req)
+        };
         self.last_was_write = req.write;
         c
     }
@@ -818,15 +1010,26 @@ impl Hdd {
                             None => break,
                         }
                     }
-                    wait_media = t.0.saturating_sub(done.0 + (end - self.segs[seg].end.min(end)) * bus);
+                    wait_media =
+                        t.0.saturating_sub(done.0 + (end - self.segs[seg].end.min(end)) * bus);
                     done = t;
                 }
                 let done = done + complete;
                 // A whole hit on an idle mechanism may restart read-ahead.
-                if whole && self.params.cache.read_ahead_on_idle_hit && matches!(self.bg, Background::Idle) {
-                    let cursor = Cursor { lbn: self.segs[seg].end, t: self.idle.t.max(t0), pos: self.idle.pos };
+                if whole
+                    && self.params.cache.read_ahead_on_idle_hit
+                    && matches!(self.bg, Background::Idle)
+                {
+                    let cursor = Cursor {
+                        lbn: self.segs[seg].end,
+                        t: self.idle.t.max(t0),
+                        pos: self.idle.pos,
+                    };
                     self.start_prefetch(seg, cursor, lbn, end);
-                } else if let Background::Prefetch { seg: ps, target, .. } = self.bg {
+                } else if let Background::Prefetch {
+                    seg: ps, target, ..
+                } = self.bg
+                {
                     if ps == seg {
                         let t2 = self.prefetch_target(seg, lbn, end).max(target);
                         if let Background::Prefetch { target, .. } = &mut self.bg {
@@ -834,7 +1037,7 @@ impl Hdd {
                         }
                     }
                 }
-                self.finish_read_segment(seg);
+                self.finish_read_segment(seg, end);
                 let total = done.0 - t0.0;
                 return Completion {
                     id: req.id,
@@ -865,15 +1068,34 @@ impl Hdd {
             ovh_done.max(t0) + stop.saturating_sub(t0)
         };
         if hit.is_none() {
-            self.segs[seg] = Segment { start: lbn, end: lbn, write_only: false, ..self.segs[seg] };
+            self.segs[seg] = Segment {
+                start: lbn,
+                end: lbn,
+                write_only: false,
+                ..self.segs[seg]
+            };
         }
         self.touch(seg);
         let cached = media_from - lbn;
         let zero_lat = self.params.cache.immediate_read || self.params.cache.read_any_free_blocks;
         let capture = caching && self.params.cache.read_any_free_blocks && hit.is_none();
-        let cur = Cursor { lbn: media_from, t: pos_start, pos: self.idle.pos };
+        let cur = Cursor {
+            lbn: media_from,
+            t: pos_start,
+            pos: self.idle.pos,
+        };
         let not_before = self.next_media_at;
-        let (after, st) = self.media_run(cur, media_from, end - media_from, false, zero_lat, capture, not_before);
+        let (after, st) = self.media_run(
+            cur,
+            media_from,
+            end - media_from,
+            RunOpts {
+                write: false,
+                zero_latency: zero_lat,
+                capture_before: capture,
+                not_before,
+            },
+        );
         self.next_media_at = after.t + self.tm.turnaround_ns;
 
         // Bus: cached blocks are available at once; the rest as the media delivers them.
@@ -892,8 +1114,9 @@ impl Hdd {
         } else {
             // Reconnect once `w` blocks wait (or all of them).
             let k = w.min(n) - 1;
-            avail_at(k, &self.avail).max(arrival + ms_to_ns(ctrl.read_miss.get(prev_w) + ctrl.read_disconnect.get(prev_w)))
-                + reselect
+            avail_at(k, &self.avail).max(
+                arrival + ms_to_ns(ctrl.read_miss.get(prev_w) + ctrl.read_disconnect.get(prev_w)),
+            ) + reselect
                 + prep
         };
         let mut i = 0;
@@ -920,11 +1143,14 @@ impl Hdd {
         s.written = false;
         s.dirty = false;
         if !caching {
-            *s = Segment { write_only: s.write_only, ..Segment::default() };
+            *s = Segment {
+                write_only: s.write_only,
+                ..Segment::default()
+            };
         }
         self.idle = after;
         self.start_prefetch(seg, after, lbn, end);
-        self.finish_read_segment(seg);
+        self.finish_read_segment(seg, end);
         let total = done.0 - t0.0;
         let bd = Breakdown {
             seek_ns: st.seek_ns,
@@ -932,25 +1158,44 @@ impl Hdd {
             transfer_ns: st.transfer_ns,
             overhead_ns: total.saturating_sub(st.seek_ns + st.rotation_ns + st.transfer_ns),
         };
-        Completion { id: req.id, start: t0, done, breakdown: bd, cache_hit: false }
+        Completion {
+            id: req.id,
+            start: t0,
+            done,
+            breakdown: bd,
+            cache_hit: false,
+        }
     }
 
-    /// With `Read-ahead over requested` = −1 the delivered blocks leave the segment.
-    fn finish_read_segment(&mut self, seg: usize) {
+    /// With `Read-ahead over requested` = −1 the delivered blocks leave the segment,
+    /// so only read-ahead data stays cached.
+    fn finish_read_segment(&mut self, seg: usize, end: u64) {
         if self.params.cache.read_ahead_over_requested < 0 {
             let s = &mut self.segs[seg];
-            s.start = s.start.max(s.end.min(s.start + 0));
+            s.start = s.start.max(end.min(s.end));
         }
     }
 
     /// When the running prefetch will have block `b` (None if it never will).
     fn time_block_ready(&mut self, b: u64) -> Option<SimTime> {
-        let Background::Prefetch { cursor, target, .. } = self.bg else { return None };
+        let Background::Prefetch { cursor, target, .. } = self.bg else {
+            return None;
+        };
         if b < cursor.lbn || b >= target {
             return None;
         }
         let n = b - cursor.lbn + 1;
-        let (_, _) = self.media_run(cursor, cursor.lbn, n, false, false, false, SimTime::ZERO);
+        let (_, _) = self.media_run(
+            cursor,
+            cursor.lbn,
+            n,
+            RunOpts {
+                write: false,
+                zero_latency: false,
+                capture_before: false,
+                not_before: SimTime::ZERO,
+            },
+        );
         self.avail.last().copied()
     }
 
@@ -974,20 +1219,32 @@ impl Hdd {
             Background::Flush { seg, cursor } if cursor.t > t0 => {
                 let s = &self.segs[seg];
                 let fits = s.end + n - s.start <= cache.segment_blocks as u64;
-                (write_back && cache.combine_seq_writes && s.end == lbn && fits).then_some((seg, cursor))
+                (write_back && cache.combine_seq_writes && s.end == lbn && fits)
+                    .then_some((seg, cursor))
             }
             _ => None,
         };
 
         // Extra write disconnect (HP C2247A): a write that does not append to the most
         // recently written segment disconnects before moving any data.
-        let mru = self.segs.iter().enumerate().max_by_key(|(_, s)| s.used).map(|(i, _)| i);
+        let mru = self
+            .segs
+            .iter()
+            .enumerate()
+            .max_by_key(|(_, s)| s.used)
+            .map(|(i, _)| i);
         let extra = ctrl.extra_write_disconnect.filter(|_| {
             !ctrl.never_disconnect
-                && mru.is_some_and(|m| self.segs[m].written && !self.segs[m].is_empty() && self.segs[m].end != lbn)
+                && mru.is_some_and(|m| {
+                    self.segs[m].written && !self.segs[m].is_empty() && self.segs[m].end != lbn
+                })
         });
 
-        let ovh = if write_back { ctrl.write_hit.get(prev_w) } else { ctrl.write_miss.get(prev_w) };
+        let ovh = if write_back {
+            ctrl.write_hit.get(prev_w)
+        } else {
+            ctrl.write_miss.get(prev_w)
+        };
         let mut ovh_done = arrival + ms_to_ns(ovh);
         let (seg, stop, was_flush, cursor) = match append_to {
             Some((seg, cursor)) => (seg, cursor.t, false, cursor),
@@ -1002,7 +1259,10 @@ impl Hdd {
         let mut bus_start = (arrival + ms_to_ns(ovh) + prep).max(t0);
         if let Some(x) = extra {
             ovh_done = arrival + ms_to_ns(x.command_ms + x.seek_delta_ms);
-            bus_start = arrival + ms_to_ns(x.command_ms + x.disconnect_ms + x.inter_disconnect_ms) + reselect + prep;
+            bus_start = arrival
+                + ms_to_ns(x.command_ms + x.disconnect_ms + x.inter_disconnect_ms)
+                + reselect
+                + prep;
         }
         if was_flush && stop > t0 {
             // Waited on the disconnect path for the write-back to finish.
@@ -1017,19 +1277,36 @@ impl Hdd {
         // Positioning: continues an append, otherwise starts after the command overhead
         // (and after a pre-empted prefetch stops; after a write-back ends).
         let mut cur = cursor;
-        let mut st = RunStats::default();
+        let st;
         let media_end;
         if append_to.is_some() {
-            let (after, s) = self.media_run(cur, lbn, n, true, false, false, SimTime::ZERO);
+            let (after, s) = self.media_run(
+                cur,
+                lbn,
+                n,
+                RunOpts {
+                    write: true,
+                    zero_latency: false,
+                    capture_before: false,
+                    not_before: SimTime::ZERO,
+                },
+            );
             st = s;
             media_end = after;
         } else {
-            let start = if was_flush { ovh_done.max(stop) } else { ovh_done.max(t0) + stop.saturating_sub(t0) };
+            let start = if was_flush {
+                ovh_done.max(stop)
+            } else {
+                ovh_done.max(t0) + stop.saturating_sub(t0)
+            };
             cur.t = start;
             // Minimum seek delay: pad short seeks of non-sequential writes.
             if ctrl.min_seek_ms > 0.0 {
                 if let Some(loc) = self.geo.locate(lbn) {
-                    let to = HeadPos { cyl: loc.pbn.cyl, head: loc.pbn.head };
+                    let to = HeadPos {
+                        cyl: loc.pbn.cyl,
+                        head: loc.pbn.head,
+                    };
                     let seek = self.positioning_ns(cur.pos, to, true);
                     let min = ms_to_ns(ctrl.min_seek_ms);
                     if seek < min {
@@ -1046,7 +1323,17 @@ impl Hdd {
                 }
             }
             let not_before = self.next_media_at;
-            let (after, s) = self.media_run(cur, lbn, n, true, cache.immediate_write, false, not_before);
+            let (after, s) = self.media_run(
+                cur,
+                lbn,
+                n,
+                RunOpts {
+                    write: true,
+                    zero_latency: cache.immediate_write,
+                    capture_before: false,
+                    not_before,
+                },
+            );
             st = s;
             media_end = after;
         }
@@ -1059,7 +1346,11 @@ impl Hdd {
                 + ms_to_ns(ctrl.other_reselect_ms)
                 + complete
         } else {
-            media_end.t.max(data_in + ms_to_ns(ctrl.write_disconnect_ms)) + reselect + complete
+            media_end
+                .t
+                .max(data_in + ms_to_ns(ctrl.write_disconnect_ms))
+                + reselect
+                + complete
         };
 
         // The segment holds the written data; with write-back it stays dirty until the
@@ -1067,7 +1358,11 @@ impl Hdd {
         let seg_size = cache.segment_blocks as u64;
         for (i, s) in self.segs.iter_mut().enumerate() {
             if i != seg && !s.dirty && s.overlaps(lbn, end) {
-                *s = Segment { write_only: s.write_only, used: s.used, ..Segment::default() };
+                *s = Segment {
+                    write_only: s.write_only,
+                    used: s.used,
+                    ..Segment::default()
+                };
             }
         }
         let s = &mut self.segs[seg];
@@ -1085,7 +1380,10 @@ impl Hdd {
         }
         self.touch(seg);
         if write_back && media_end.t > done {
-            self.bg = Background::Flush { seg, cursor: media_end };
+            self.bg = Background::Flush {
+                seg,
+                cursor: media_end,
+            };
         } else {
             self.segs[seg].dirty = false;
             self.idle = media_end;
@@ -1095,7 +1393,10 @@ impl Hdd {
         let media = st.seek_ns + st.rotation_ns + st.transfer_ns;
         let bd = if write_back {
             // The host saw only command and bus time (plus any wait for the previous flush).
-            Breakdown { overhead_ns: total, ..Breakdown::default() }
+            Breakdown {
+                overhead_ns: total,
+                ..Breakdown::default()
+            }
         } else {
             Breakdown {
                 seek_ns: st.seek_ns,
@@ -1104,6 +1405,12 @@ impl Hdd {
                 overhead_ns: total.saturating_sub(media),
             }
         };
-        Completion { id: req.id, start: t0, done, breakdown: bd, cache_hit: write_back }
+        Completion {
+            id: req.id,
+            start: t0,
+            done,
+            breakdown: bd,
+            cache_hit: write_back,
+        }
     }
 }

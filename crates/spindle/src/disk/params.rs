@@ -39,7 +39,10 @@ pub struct AfterPrev {
 
 impl AfterPrev {
     pub fn same(ms: f64) -> AfterPrev {
-        AfterPrev { after_read: ms, after_write: ms }
+        AfterPrev {
+            after_read: ms,
+            after_write: ms,
+        }
     }
     pub fn get(&self, prev_write: bool) -> f64 {
         if prev_write {
@@ -171,6 +174,10 @@ pub struct Firmware {
 
 impl Default for Firmware {
     fn default() -> Self {
-        Firmware { queue_depth: 1, policy: FirmwarePolicy::Fcfs, turnaround_ms: 0.0 }
+        Firmware {
+            queue_depth: 1,
+            policy: FirmwarePolicy::Fcfs,
+            turnaround_ms: 0.0,
+        }
     }
 }

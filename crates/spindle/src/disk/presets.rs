@@ -17,25 +17,82 @@ use std::path::Path;
 
 /// Files of DiskSim's validation set built into the binary (name, contents).
 pub const DISKSIM_FILES: &[(&str, &str)] = &[
-    ("cheetah9LP.parv", include_str!("../../../../data/disksim/cheetah9LP.parv")),
-    ("cheetah9LP.diskspecs", include_str!("../../../../data/disksim/cheetah9LP.diskspecs")),
-    ("cheetah9LP.model", include_str!("../../../../data/disksim/cheetah9LP.model")),
-    ("cheetah9LP.seek", include_str!("../../../../data/disksim/cheetah9LP.seek")),
-    ("cheetah9LP.trace", include_str!("../../../../data/disksim/cheetah9LP.trace")),
-    ("ibm18es.parv", include_str!("../../../../data/disksim/ibm18es.parv")),
-    ("ibm18es.diskspecs", include_str!("../../../../data/disksim/ibm18es.diskspecs")),
-    ("ibm18es.model", include_str!("../../../../data/disksim/ibm18es.model")),
-    ("ibm18es.seek", include_str!("../../../../data/disksim/ibm18es.seek")),
-    ("ibm18es.trace", include_str!("../../../../data/disksim/ibm18es.trace")),
-    ("atlas10k.parv", include_str!("../../../../data/disksim/atlas10k.parv")),
-    ("atlas10k.diskspecs", include_str!("../../../../data/disksim/atlas10k.diskspecs")),
-    ("atlas10k.model", include_str!("../../../../data/disksim/atlas10k.model")),
-    ("atlas10k.seek", include_str!("../../../../data/disksim/atlas10k.seek")),
-    ("atlas10k.trace", include_str!("../../../../data/disksim/atlas10k.trace")),
-    ("hp_c2247a.parv", include_str!("../../../../data/disksim/hp_c2247a.parv")),
-    ("hp_c2247a.diskspecs", include_str!("../../../../data/disksim/hp_c2247a.diskspecs")),
-    ("hp_c2247a_validate.model", include_str!("../../../../data/disksim/hp_c2247a_validate.model")),
-    ("hp_c2247a.trace", include_str!("../../../../data/disksim/hp_c2247a.trace")),
+    (
+        "cheetah9LP.parv",
+        include_str!("../../../../data/disksim/cheetah9LP.parv"),
+    ),
+    (
+        "cheetah9LP.diskspecs",
+        include_str!("../../../../data/disksim/cheetah9LP.diskspecs"),
+    ),
+    (
+        "cheetah9LP.model",
+        include_str!("../../../../data/disksim/cheetah9LP.model"),
+    ),
+    (
+        "cheetah9LP.seek",
+        include_str!("../../../../data/disksim/cheetah9LP.seek"),
+    ),
+    (
+        "cheetah9LP.trace",
+        include_str!("../../../../data/disksim/cheetah9LP.trace"),
+    ),
+    (
+        "ibm18es.parv",
+        include_str!("../../../../data/disksim/ibm18es.parv"),
+    ),
+    (
+        "ibm18es.diskspecs",
+        include_str!("../../../../data/disksim/ibm18es.diskspecs"),
+    ),
+    (
+        "ibm18es.model",
+        include_str!("../../../../data/disksim/ibm18es.model"),
+    ),
+    (
+        "ibm18es.seek",
+        include_str!("../../../../data/disksim/ibm18es.seek"),
+    ),
+    (
+        "ibm18es.trace",
+        include_str!("../../../../data/disksim/ibm18es.trace"),
+    ),
+    (
+        "atlas10k.parv",
+        include_str!("../../../../data/disksim/atlas10k.parv"),
+    ),
+    (
+        "atlas10k.diskspecs",
+        include_str!("../../../../data/disksim/atlas10k.diskspecs"),
+    ),
+    (
+        "atlas10k.model",
+        include_str!("../../../../data/disksim/atlas10k.model"),
+    ),
+    (
+        "atlas10k.seek",
+        include_str!("../../../../data/disksim/atlas10k.seek"),
+    ),
+    (
+        "atlas10k.trace",
+        include_str!("../../../../data/disksim/atlas10k.trace"),
+    ),
+    (
+        "hp_c2247a.parv",
+        include_str!("../../../../data/disksim/hp_c2247a.parv"),
+    ),
+    (
+        "hp_c2247a.diskspecs",
+        include_str!("../../../../data/disksim/hp_c2247a.diskspecs"),
+    ),
+    (
+        "hp_c2247a_validate.model",
+        include_str!("../../../../data/disksim/hp_c2247a_validate.model"),
+    ),
+    (
+        "hp_c2247a.trace",
+        include_str!("../../../../data/disksim/hp_c2247a.trace"),
+    ),
 ];
 
 /// A built-in DiskSim validation drive: preset name, DiskSim file stem, and DiskSim's
@@ -48,15 +105,38 @@ pub struct DiskSimDrive {
 }
 
 pub const DISKSIM_DRIVES: &[DiskSimDrive] = &[
-    DiskSimDrive { preset: "cheetah9lp", stem: "cheetah9LP", disksim_rms_ms: 0.107098, disksim_mean_ms: 4.2307 },
-    DiskSimDrive { preset: "ibm18es", stem: "ibm18es", disksim_rms_ms: 0.136072, disksim_mean_ms: 5.2356 },
-    DiskSimDrive { preset: "atlas10k", stem: "atlas10k", disksim_rms_ms: 0.267525, disksim_mean_ms: 3.9706 },
-    DiskSimDrive { preset: "hp-c2247a", stem: "hp_c2247a", disksim_rms_ms: 0.089932, disksim_mean_ms: 15.3147 },
+    DiskSimDrive {
+        preset: "cheetah9lp",
+        stem: "cheetah9LP",
+        disksim_rms_ms: 0.107098,
+        disksim_mean_ms: 4.2307,
+    },
+    DiskSimDrive {
+        preset: "ibm18es",
+        stem: "ibm18es",
+        disksim_rms_ms: 0.136072,
+        disksim_mean_ms: 5.2356,
+    },
+    DiskSimDrive {
+        preset: "atlas10k",
+        stem: "atlas10k",
+        disksim_rms_ms: 0.267525,
+        disksim_mean_ms: 3.9706,
+    },
+    DiskSimDrive {
+        preset: "hp-c2247a",
+        stem: "hp_c2247a",
+        disksim_rms_ms: 0.089932,
+        disksim_mean_ms: 15.3147,
+    },
 ];
 
 /// A built-in file by name.
 pub fn bundled_file(name: &str) -> Option<&'static str> {
-    DISKSIM_FILES.iter().find(|(n, _)| *n == name).map(|(_, t)| *t)
+    DISKSIM_FILES
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|(_, t)| *t)
 }
 
 /// Replaces every `source NAME` with the bundled file's text (recursively), so a
@@ -71,13 +151,18 @@ fn splice_sources(text: &str, depth: u32) -> Result<String, String> {
         let at_token_start = i == 0 || rest[..i].ends_with(|c: char| c.is_whitespace() || c == '=');
         out.push_str(&rest[..i]);
         let after = &rest[i + 7..];
-        let name: String = after.trim_start().chars().take_while(|c| !c.is_whitespace() && *c != ',').collect();
+        let name: String = after
+            .trim_start()
+            .chars()
+            .take_while(|c| !c.is_whitespace() && *c != ',')
+            .collect();
         if !at_token_start || name.is_empty() {
             out.push_str("source ");
             rest = after;
             continue;
         }
-        let body = bundled_file(&name).ok_or_else(|| format!("bundled file `{name}` is missing"))?;
+        let body =
+            bundled_file(&name).ok_or_else(|| format!("bundled file `{name}` is missing"))?;
         out.push_str(&splice_sources(body, depth + 1)?);
         out.push('\n');
         let skip = after.len() - after.trim_start().len() + name.len();
@@ -98,9 +183,15 @@ pub fn disksim_preset(stem: &str) -> Result<DiskParams, String> {
             .map(str::to_string)
             .ok_or_else(|| std::io::Error::new(std::io::ErrorKind::NotFound, "not a bundled file"))
     };
-    let disks = import_parv_text(&text, Path::new(&name), &reader).map_err(|e: ImportError| e.to_string())?;
-    let mut p = disks.into_iter().next().map(|d| d.params).ok_or("no disk in bundled file")?;
-    p.provenance = format!("DiskSim 4.0 validation model {stem} (data/disksim/{stem}.parv, BSD-3-Clause)");
+    let disks = import_parv_text(&text, Path::new(&name), &reader)
+        .map_err(|e: ImportError| e.to_string())?;
+    let mut p = disks
+        .into_iter()
+        .next()
+        .map(|d| d.params)
+        .ok_or("no disk in bundled file")?;
+    p.provenance =
+        format!("DiskSim 4.0 validation model {stem} (data/disksim/{stem}.parv, BSD-3-Clause)");
     Ok(p)
 }
 
@@ -135,7 +226,9 @@ pub fn preset(name: &str) -> Result<DiskParams, String> {
         "st34502lw" => st34502lw(),
         "cheetah15k5" => Ok(cheetah15k5()),
         "wd-re3" => Ok(wd_re3()),
-        _ => Err(format!("unknown disk preset `{name}`; `spindle disks` lists them")),
+        _ => Err(format!(
+            "unknown disk preset `{name}`; `spindle disks` lists them"
+        )),
     }
 }
 
@@ -155,7 +248,11 @@ fn linear_zones(
 ) -> Vec<ZoneSpec> {
     (0..zones)
         .map(|z| {
-            let f = if zones > 1 { z as f64 / (zones - 1) as f64 } else { 0.0 };
+            let f = if zones > 1 {
+                z as f64 / (zones - 1) as f64
+            } else {
+                0.0
+            };
             let spt = (spt_outer as f64 + (spt_inner as f64 - spt_outer as f64) * f).round() as u32;
             let skew = |ms: f64| ((ms / rev_ms) * spt as f64).ceil() as u32 % spt;
             ZoneSpec {
@@ -179,7 +276,9 @@ fn linear_zones(
 /// quantiles. `cyl_at` maps a fraction of capacity to a cylinder.
 pub fn mean_random_seek_ms(seek: &SeekCurve, cyl_at: &dyn Fn(f64) -> u32) -> f64 {
     const K: usize = 400;
-    let cyls: Vec<u32> = (0..K).map(|i| cyl_at((i as f64 + 0.5) / K as f64)).collect();
+    let cyls: Vec<u32> = (0..K)
+        .map(|i| cyl_at((i as f64 + 0.5) / K as f64))
+        .collect();
     let mut sum = 0.0;
     for &a in &cyls {
         for &b in &cyls {
@@ -214,14 +313,28 @@ fn cyl_at_fraction(zones: &[ZoneSpec], surfaces: u32) -> impl Fn(f64) -> u32 + '
 /// cylinders and the HP C2247A's 300 of 2,051); its scale is solved so that the mean
 /// seek over random requests equals the drive's stated average seek. The curve is thus
 /// defined by spec-sheet numbers (track switch, average seek); the full stroke follows.
-fn three_regime_for(band: u32, flat_ms: f64, avg_ms: f64, max_d: u32, cyl_at: &dyn Fn(f64) -> u32) -> SeekCurve {
+fn three_regime_for(
+    band: u32,
+    flat_ms: f64,
+    avg_ms: f64,
+    max_d: u32,
+    cyl_at: &dyn Fn(f64) -> u32,
+) -> SeekCurve {
     let ds = (max_d as f64 / 10.0).max(band as f64 + 1.0);
     let c0 = band as f64;
     let curve_for = |b: f64| -> SeekCurve {
         let a = flat_ms - b * c0.sqrt();
         let e = b / (2.0 * ds.sqrt());
         let c = a + b * ds.sqrt() - e * ds;
-        SeekCurve::ThreeRegime { flat_until: band.saturating_sub(1), flat_ms, switch: ds as u32, a, b, c, e }
+        SeekCurve::ThreeRegime {
+            flat_until: band.saturating_sub(1),
+            flat_ms,
+            switch: ds as u32,
+            a,
+            b,
+            c,
+            e,
+        }
     };
     // The mean seek grows with the square-root coefficient.
     let (mut lo, mut hi) = (0.0, 10.0);
@@ -254,7 +367,13 @@ pub fn cheetah15k5() -> DiskParams {
     // 300 GB / (8 surfaces × mean SPT 960) ≈ 76,300 cylinders → 15 zones × 78 bands.
     let zones = linear_zones(15, 78 * band, 1200, 720, rev_ms, track_switch, track_switch);
     let max_d = zones.last().map(|z| z.last_cyl).unwrap_or(0);
-    let seek = three_regime_for(band, track_switch, 3.6, max_d, &cyl_at_fraction(&zones, surfaces));
+    let seek = three_regime_for(
+        band,
+        track_switch,
+        3.6,
+        max_d,
+        &cyl_at_fraction(&zones, surfaces),
+    );
     DiskParams {
         name: "cheetah15k5".into(),
         provenance: "Seagate Cheetah 15K.5 300 GB, from the proximal I/O paper (FAST'11) §2 and App. A \
@@ -300,7 +419,13 @@ pub fn wd_re3() -> DiskParams {
     // 1.953e9 sectors / (4 × mean SPT 1,400) ≈ 348,800 cylinders → 20 zones × 175 bands.
     let zones = linear_zones(20, 175 * band, 1800, 1000, rev_ms, head_switch, head_switch);
     let max_d = zones.last().map(|z| z.last_cyl).unwrap_or(0);
-    let seek = three_regime_for(band, head_switch, 6.9, max_d, &cyl_at_fraction(&zones, surfaces));
+    let seek = three_regime_for(
+        band,
+        head_switch,
+        6.9,
+        max_d,
+        &cyl_at_fraction(&zones, surfaces),
+    );
     DiskParams {
         name: "wd-re3".into(),
         provenance: "WD RE3 WD1002FBYS 1 TB, from the proximal I/O paper (FAST'11) §2.2, §5 and slides \
@@ -326,9 +451,10 @@ pub fn wd_re3() -> DiskParams {
 pub fn st34502lw() -> Result<DiskParams, String> {
     let mut p = disksim_preset("cheetah9LP")?;
     p.name = "st34502lw".into();
-    p.provenance = "Seagate ST34502LW (Cheetah 9LP, 4.55 GB) from MimdRAID Table 1 (catalog DISK-9LP): \
+    p.provenance =
+        "Seagate ST34502LW (Cheetah 9LP, 4.55 GB) from MimdRAID Table 1 (catalog DISK-9LP): \
                     DiskSim's ST39102LW model with 6 surfaces, 10,025 rpm, no defect list"
-        .into();
+            .into();
     p.geometry.surfaces = 6;
     p.geometry.sparing = Sparing::None;
     for z in &mut p.geometry.zones {
@@ -356,14 +482,94 @@ pub struct T31 {
 /// [T] Table 3.1: rotation (ms), seek at 1/400/3000 cylinders (ms), cylinder switch
 /// (ms), track and cylinder skew (sectors), SPT, heads; head switch 0.79 ms for all.
 pub const T3_1: &[T31] = &[
-    T31 { name: "mimic-base", label: "Base", rev_ms: 6.0, seek: [0.8, 6.0, 8.0], cyl_switch_ms: 1.78, track_skew: 36, cyl_skew: 84, spt: 272, heads: 10 },
-    T31 { name: "mimic-fast-seek", label: "Fast seek", rev_ms: 6.0, seek: [0.16, 1.32, 1.6], cyl_switch_ms: 1.00, track_skew: 36, cyl_skew: 46, spt: 272, heads: 10 },
-    T31 { name: "mimic-slow-seek", label: "Slow seek", rev_ms: 6.0, seek: [2.0, 33.0, 40.0], cyl_switch_ms: 2.80, track_skew: 36, cyl_skew: 127, spt: 272, heads: 10 },
-    T31 { name: "mimic-fast-rotate", label: "Fast rotate", rev_ms: 2.0, seek: [0.8, 6.0, 8.0], cyl_switch_ms: 1.78, track_skew: 108, cyl_skew: 243, spt: 272, heads: 10 },
-    T31 { name: "mimic-slow-rotate", label: "Slow rotate", rev_ms: 12.0, seek: [0.8, 6.0, 8.0], cyl_switch_ms: 1.78, track_skew: 18, cyl_skew: 41, spt: 272, heads: 10 },
-    T31 { name: "mimic-fast-seek-rotate", label: "Fast seek+rot", rev_ms: 2.0, seek: [0.16, 1.32, 1.6], cyl_switch_ms: 1.00, track_skew: 108, cyl_skew: 136, spt: 272, heads: 10 },
-    T31 { name: "mimic-more-capacity", label: "More capacity", rev_ms: 6.0, seek: [0.8, 6.0, 8.0], cyl_switch_ms: 1.78, track_skew: 36, cyl_skew: 84, spt: 544, heads: 20 },
-    T31 { name: "mimic-less-capacity", label: "Less capacity", rev_ms: 6.0, seek: [0.8, 6.0, 8.0], cyl_switch_ms: 1.78, track_skew: 36, cyl_skew: 84, spt: 136, heads: 5 },
+    T31 {
+        name: "mimic-base",
+        label: "Base",
+        rev_ms: 6.0,
+        seek: [0.8, 6.0, 8.0],
+        cyl_switch_ms: 1.78,
+        track_skew: 36,
+        cyl_skew: 84,
+        spt: 272,
+        heads: 10,
+    },
+    T31 {
+        name: "mimic-fast-seek",
+        label: "Fast seek",
+        rev_ms: 6.0,
+        seek: [0.16, 1.32, 1.6],
+        cyl_switch_ms: 1.00,
+        track_skew: 36,
+        cyl_skew: 46,
+        spt: 272,
+        heads: 10,
+    },
+    T31 {
+        name: "mimic-slow-seek",
+        label: "Slow seek",
+        rev_ms: 6.0,
+        seek: [2.0, 33.0, 40.0],
+        cyl_switch_ms: 2.80,
+        track_skew: 36,
+        cyl_skew: 127,
+        spt: 272,
+        heads: 10,
+    },
+    T31 {
+        name: "mimic-fast-rotate",
+        label: "Fast rotate",
+        rev_ms: 2.0,
+        seek: [0.8, 6.0, 8.0],
+        cyl_switch_ms: 1.78,
+        track_skew: 108,
+        cyl_skew: 243,
+        spt: 272,
+        heads: 10,
+    },
+    T31 {
+        name: "mimic-slow-rotate",
+        label: "Slow rotate",
+        rev_ms: 12.0,
+        seek: [0.8, 6.0, 8.0],
+        cyl_switch_ms: 1.78,
+        track_skew: 18,
+        cyl_skew: 41,
+        spt: 272,
+        heads: 10,
+    },
+    T31 {
+        name: "mimic-fast-seek-rotate",
+        label: "Fast seek+rot",
+        rev_ms: 2.0,
+        seek: [0.16, 1.32, 1.6],
+        cyl_switch_ms: 1.00,
+        track_skew: 108,
+        cyl_skew: 136,
+        spt: 272,
+        heads: 10,
+    },
+    T31 {
+        name: "mimic-more-capacity",
+        label: "More capacity",
+        rev_ms: 6.0,
+        seek: [0.8, 6.0, 8.0],
+        cyl_switch_ms: 1.78,
+        track_skew: 36,
+        cyl_skew: 84,
+        spt: 544,
+        heads: 20,
+    },
+    T31 {
+        name: "mimic-less-capacity",
+        label: "Less capacity",
+        rev_ms: 6.0,
+        seek: [0.8, 6.0, 8.0],
+        cyl_switch_ms: 1.78,
+        track_skew: 36,
+        cyl_skew: 84,
+        spt: 136,
+        heads: 5,
+    },
 ];
 
 /// The thesis's simulated disks (Table 3.1), modelled on the IBM 9LZX. Stated: rotation,

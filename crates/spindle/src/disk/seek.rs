@@ -12,13 +12,35 @@ pub enum SeekCurve {
     Table { points: Vec<(u32, f64)> },
     /// Lee/Ruemmler–Wilkes HPL equation (DiskSim `hpl`): `single` at distance 1 (if
     /// given), `a + b·√d` below `switch` cylinders, `c + e·d` from there.
-    Hpl { switch: u32, a: f64, b: f64, c: f64, e: f64, single: Option<f64> },
+    Hpl {
+        switch: u32,
+        a: f64,
+        b: f64,
+        c: f64,
+        e: f64,
+        single: Option<f64>,
+    },
     /// DiskSim `hplplus10`: the first ten distances from a table, then the HPL equation.
-    HplPlus10 { first_ten: [f64; 10], switch: u32, a: f64, b: f64, c: f64, e: f64 },
+    HplPlus10 {
+        first_ten: [f64; 10],
+        switch: u32,
+        a: f64,
+        b: f64,
+        c: f64,
+        e: f64,
+    },
     /// Three regimes (proximal I/O paper §2.1): `flat_ms` for distances up to
     /// `flat_until` cylinders, `a + b·√d` up to `switch`, `c + e·d` beyond. With
     /// `flat_until = 0` this is the thesis's two-function curve.
-    ThreeRegime { flat_until: u32, flat_ms: f64, switch: u32, a: f64, b: f64, c: f64, e: f64 },
+    ThreeRegime {
+        flat_until: u32,
+        flat_ms: f64,
+        switch: u32,
+        a: f64,
+        b: f64,
+        c: f64,
+        e: f64,
+    },
 }
 
 impl SeekCurve {
@@ -29,18 +51,40 @@ impl SeekCurve {
         }
         match self {
             SeekCurve::Table { points } => table_lookup(points, d),
-            SeekCurve::Hpl { switch, a, b, c, e, single } => match single {
+            SeekCurve::Hpl {
+                switch,
+                a,
+                b,
+                c,
+                e,
+                single,
+            } => match single {
                 Some(s) if d == 1 => *s,
                 _ => hpl(*switch, *a, *b, *c, *e, d),
             },
-            SeekCurve::HplPlus10 { first_ten, switch, a, b, c, e } => {
+            SeekCurve::HplPlus10 {
+                first_ten,
+                switch,
+                a,
+                b,
+                c,
+                e,
+            } => {
                 if d <= 10 {
                     first_ten[d as usize - 1]
                 } else {
                     hpl(*switch, *a, *b, *c, *e, d)
                 }
             }
-            SeekCurve::ThreeRegime { flat_until, flat_ms, switch, a, b, c, e } => {
+            SeekCurve::ThreeRegime {
+                flat_until,
+                flat_ms,
+                switch,
+                a,
+                b,
+                c,
+                e,
+            } => {
                 if d <= *flat_until {
                     *flat_ms
                 } else {
@@ -56,7 +100,15 @@ impl SeekCurve {
         let (b, a) = fit_sqrt(p1, p2);
         let e = (p3.1 - p2.1) / (p3.0 - p2.0) as f64;
         let c = p2.1 - e * p2.0 as f64;
-        SeekCurve::ThreeRegime { flat_until: 0, flat_ms: 0.0, switch: p2.0, a, b, c, e }
+        SeekCurve::ThreeRegime {
+            flat_until: 0,
+            flat_ms: 0.0,
+            switch: p2.0,
+            a,
+            b,
+            c,
+            e,
+        }
     }
 }
 
@@ -122,7 +174,9 @@ mod tests {
 
     #[test]
     fn table_interpolates_and_extrapolates() {
-        let c = SeekCurve::Table { points: vec![(1, 1.0), (3, 2.0), (5, 2.5)] };
+        let c = SeekCurve::Table {
+            points: vec![(1, 1.0), (3, 2.0), (5, 2.5)],
+        };
         assert_eq!(c.seek_ms(0), 0.0);
         assert_eq!(c.seek_ms(3), 2.0);
         assert!((c.seek_ms(2) - 1.5).abs() < 1e-12);

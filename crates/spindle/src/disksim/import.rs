@@ -26,7 +26,10 @@ pub enum ImportError {
 }
 
 fn at<T>(loc: &Loc, msg: impl Into<String>) -> Result<T, ImportError> {
-    Err(ImportError::At { loc: loc.to_string(), msg: msg.into() })
+    Err(ImportError::At {
+        loc: loc.to_string(),
+        msg: msg.into(),
+    })
 }
 
 /// One simulated disk found in a `.parv`: its instance name and parameters.
@@ -52,7 +55,11 @@ pub fn import_parv(path: &Path) -> Result<Vec<ImportedDisk>, ImportError> {
 
 /// Loads every disk of a parameter text that is already in memory (sources spliced in),
 /// reading auxiliary files through `reader`. `path` names the text in messages.
-pub fn import_parv_text(text: &str, path: &Path, reader: FileReader) -> Result<Vec<ImportedDisk>, ImportError> {
+pub fn import_parv_text(
+    text: &str,
+    path: &Path,
+    reader: FileReader,
+) -> Result<Vec<ImportedDisk>, ImportError> {
     let file = super::param::parse_str(text, path)?;
     import_system(&file, path, reader)
 }
@@ -60,13 +67,21 @@ pub fn import_parv_text(text: &str, path: &Path, reader: FileReader) -> Result<V
 /// Loads the first disk of a `.parv` (the validation files have exactly one).
 pub fn import_first_disk(path: &Path) -> Result<DiskParams, ImportError> {
     let disks = import_parv(path)?;
-    disks.into_iter().next().map(|d| d.params).ok_or_else(|| ImportError::File {
-        file: path.display().to_string(),
-        msg: "no disksim_disk is instantiated in the topology".into(),
-    })
+    disks
+        .into_iter()
+        .next()
+        .map(|d| d.params)
+        .ok_or_else(|| ImportError::File {
+            file: path.display().to_string(),
+            msg: "no disksim_disk is instantiated in the topology".into(),
+        })
 }
 
-fn import_system(file: &ParamFile, path: &Path, reader: FileReader) -> Result<Vec<ImportedDisk>, ImportError> {
+fn import_system(
+    file: &ParamFile,
+    path: &Path,
+    reader: FileReader,
+) -> Result<Vec<ImportedDisk>, ImportError> {
     // instance name → spec block name
     let mut spec_of = std::collections::HashMap::new();
     for inst in &file.instantiations {
@@ -84,7 +99,10 @@ fn import_system(file: &ParamFile, path: &Path, reader: FileReader) -> Result<Ve
             if b.resolved(file).type_name == "disksim_disk" {
                 let name = b.name.clone().unwrap_or_default();
                 let params = import_disk_block(file, b, None, path, reader)?;
-                return Ok(vec![ImportedDisk { instance: name, params }]);
+                return Ok(vec![ImportedDisk {
+                    instance: name,
+                    params,
+                }]);
             }
         }
         return Err(ImportError::File {
@@ -95,29 +113,55 @@ fn import_system(file: &ParamFile, path: &Path, reader: FileReader) -> Result<Ve
     let mut out = Vec::new();
     for (disk, bus, loc) in found {
         let Some((spec, iloc)) = spec_of.get(&disk) else {
-            return at(&loc, format!("disk `{disk}` appears in the topology but is never instantiated"));
+            return at(
+                &loc,
+                format!("disk `{disk}` appears in the topology but is never instantiated"),
+            );
         };
         let Some(block) = file.block(spec) else {
-            return at(iloc, format!("`{disk}` is instantiated as `{spec}`, which is not defined"));
+            return at(
+                iloc,
+                format!("`{disk}` is instantiated as `{spec}`, which is not defined"),
+            );
         };
         let bus_block = match &bus {
             Some(b) => match spec_of.get(b) {
                 Some((bspec, _)) => file.block(bspec),
-                None => return at(&loc, format!("bus `{b}` appears in the topology but is never instantiated")),
+                None => {
+                    return at(
+                        &loc,
+                        format!("bus `{b}` appears in the topology but is never instantiated"),
+                    )
+                }
             },
             None => None,
         };
         let params = import_disk_block(file, block, bus_block, path, reader)?;
-        out.push(ImportedDisk { instance: disk, params });
+        out.push(ImportedDisk {
+            instance: disk,
+            params,
+        });
     }
     Ok(out)
 }
 
-fn collect_disks(t: &Topology, parent_bus: Option<&str>, out: &mut Vec<(String, Option<String>, Loc)>) {
+fn collect_disks(
+    t: &Topology,
+    parent_bus: Option<&str>,
+    out: &mut Vec<(String, Option<String>, Loc)>,
+) {
     if t.type_name == "disksim_disk" {
-        out.push((t.name.clone(), parent_bus.map(str::to_string), t.loc.clone()));
+        out.push((
+            t.name.clone(),
+            parent_bus.map(str::to_string),
+            t.loc.clone(),
+        ));
     }
-    let bus = if t.type_name == "disksim_bus" { Some(t.name.as_str()) } else { parent_bus };
+    let bus = if t.type_name == "disksim_bus" {
+        Some(t.name.as_str())
+    } else {
+        parent_bus
+    };
     for c in &t.children {
         collect_disks(c, bus, out);
     }
@@ -131,7 +175,10 @@ struct P<'a> {
 
 impl<'a> P<'a> {
     fn new(b: &Block, file: &'a ParamFile) -> P<'a> {
-        P { b: b.resolved(file), file }
+        P {
+            b: b.resolved(file),
+            file,
+        }
     }
 
     fn what(&self) -> String {
@@ -142,7 +189,10 @@ impl<'a> P<'a> {
     }
 
     fn missing<T>(&self, name: &str) -> Result<T, ImportError> {
-        at(&self.b.loc, format!("{} lacks the required parameter `{name}`", self.what()))
+        at(
+            &self.b.loc,
+            format!("{} lacks the required parameter `{name}`", self.what()),
+        )
     }
 
     fn float_opt(&self, name: &str) -> Result<Option<f64>, ImportError> {
@@ -182,7 +232,10 @@ impl<'a> P<'a> {
     fn uint(&self, name: &str) -> Result<u64, ImportError> {
         let v = self.int(name)?;
         if v < 0 {
-            return at(self.loc(name), format!("`{name}` must not be negative, found {v}"));
+            return at(
+                self.loc(name),
+                format!("`{name}` must not be negative, found {v}"),
+            );
         }
         Ok(v as u64)
     }
@@ -219,7 +272,10 @@ impl<'a> P<'a> {
     fn require(&self, name: &str, ok: impl Fn(f64) -> bool, why: &str) -> Result<(), ImportError> {
         if let Some(v) = self.float_opt(name)? {
             if !ok(v) {
-                return at(self.loc(name), format!("`{name}` = {v}: {why} is not modelled"));
+                return at(
+                    self.loc(name),
+                    format!("`{name}` = {v}: {why} is not modelled"),
+                );
             }
         }
         Ok(())
@@ -236,37 +292,88 @@ pub fn import_disk_block(
 ) -> Result<DiskParams, ImportError> {
     let d = P::new(block, file);
     if d.b.type_name != "disksim_disk" {
-        return at(&d.b.loc, format!("expected a disksim_disk block, found {}", d.b.type_name));
+        return at(
+            &d.b.loc,
+            format!("expected a disksim_disk block, found {}", d.b.type_name),
+        );
     }
     let model = d.block("Model")?;
     if model.b.type_name != "dm_disk" {
-        return at(&model.b.loc, format!("`Model` must be a dm_disk block, found {}", model.b.type_name));
+        return at(
+            &model.b.loc,
+            format!(
+                "`Model` must be a dm_disk block, found {}",
+                model.b.type_name
+            ),
+        );
     }
     let geometry = import_layout(&model)?;
     let mech = import_mechanics(&model, reader)?;
 
     // Unmodelled controller features: refuse rather than guess.
-    d.require("Per-request overhead time", |v| v == 0.0, "a per-request overhead")?;
-    d.require("Allow sneaky full read hits", |v| v == 0.0, "sneaky read hits")?;
-    d.require("Allow sneaky partial read hits", |v| v == 0.0, "sneaky read hits")?;
-    d.require("Allow sneaky intermediate read hits", |v| v == 0.0, "sneaky read hits")?;
-    d.require("Allow write prebuffering", |v| v == 0.0, "write prebuffering")?;
+    d.require(
+        "Per-request overhead time",
+        |v| v == 0.0,
+        "a per-request overhead",
+    )?;
+    d.require(
+        "Allow sneaky full read hits",
+        |v| v == 0.0,
+        "sneaky read hits",
+    )?;
+    d.require(
+        "Allow sneaky partial read hits",
+        |v| v == 0.0,
+        "sneaky read hits",
+    )?;
+    d.require(
+        "Allow sneaky intermediate read hits",
+        |v| v == 0.0,
+        "sneaky read hits",
+    )?;
+    d.require(
+        "Allow write prebuffering",
+        |v| v == 0.0,
+        "write prebuffering",
+    )?;
     d.require("Allow almost read hits", |v| v == 0.0, "an almost-read-hit")?;
     d.require("Preseeking level", |v| v == 0.0, "preseeking")?;
-    d.require("Disconnect write if seek", |v| v == 0.0, "disconnect-write-if-seek")?;
-    d.require("Minimum read-ahead (blks)", |v| v == 0.0, "a non-pre-emptible read-ahead minimum")?;
-    d.require("Read directly to buffer", |v| v == 1.0, "reading through a separate sector buffer")?;
-    d.require("Immed transfer partial hit", |v| v == 1.0, "delaying partial-hit transfers")?;
+    d.require(
+        "Disconnect write if seek",
+        |v| v == 0.0,
+        "disconnect-write-if-seek",
+    )?;
+    d.require(
+        "Minimum read-ahead (blks)",
+        |v| v == 0.0,
+        "a non-pre-emptible read-ahead minimum",
+    )?;
+    d.require(
+        "Read directly to buffer",
+        |v| v == 1.0,
+        "reading through a separate sector buffer",
+    )?;
+    d.require(
+        "Immed transfer partial hit",
+        |v| v == 1.0,
+        "delaying partial-hit transfers",
+    )?;
 
     let scale = d.float_or("Time scale for overheads", 1.0)?;
     let ap = |r: &str, w: &str| -> Result<AfterPrev, ImportError> {
-        Ok(AfterPrev { after_read: d.float_or(r, 0.0)? * scale, after_write: d.float_or(w, 0.0)? * scale })
+        Ok(AfterPrev {
+            after_read: d.float_or(r, 0.0)? * scale,
+            after_write: d.float_or(w, 0.0)? * scale,
+        })
     };
     let bulk = d.float_or("Bulk sector transfer time", 0.0)?;
     let (bus_r, bus_w) = match bus {
         Some(b) => {
             let b = P::new(b, file);
-            (b.float_or("Read block transfer time", 0.0)?, b.float_or("Write block transfer time", 0.0)?)
+            (
+                b.float_or("Read block transfer time", 0.0)?,
+                b.float_or("Write block transfer time", 0.0)?,
+            )
         }
         None => (0.0, 0.0),
     };
@@ -285,7 +392,10 @@ pub fn import_disk_block(
         read_hit: ap("Read hit over. after read", "Read hit over. after write")?,
         read_miss: ap("Read miss over. after read", "Read miss over. after write")?,
         write_hit: ap("Write hit over. after read", "Write hit over. after write")?,
-        write_miss: ap("Write miss over. after read", "Write miss over. after write")?,
+        write_miss: ap(
+            "Write miss over. after read",
+            "Write miss over. after write",
+        )?,
         read_complete_ms: d.float_or("Read completion overhead", 0.0)? * scale,
         write_complete_ms: d.float_or("Write completion overhead", 0.0)? * scale,
         data_prep_ms: d.float_or("Data preparation overhead", 0.0)? * scale,
@@ -305,7 +415,10 @@ pub fn import_disk_block(
     let segments = d.uint("Number of buffer segments")?;
     let seg_size = d.uint("Segment size (in blks)")?;
     if segments == 0 || seg_size == 0 {
-        return at(d.loc("Number of buffer segments"), "the cache needs at least one segment of at least one block");
+        return at(
+            d.loc("Number of buffer segments"),
+            "the cache needs at least one segment of at least one block",
+        );
     }
     let mode = d.int_or("Buffer continuous read", 0)?;
     let read_ahead = match mode {
@@ -314,11 +427,19 @@ pub fn import_disk_block(
         2 => ReadAhead::ToCylinderEnd,
         3 => ReadAhead::Max,
         4 => ReadAhead::OneTrackAhead,
-        v => return at(d.loc("Buffer continuous read"), format!("`Buffer continuous read` must be 0–4, found {v}")),
+        v => {
+            return at(
+                d.loc("Buffer continuous read"),
+                format!("`Buffer continuous read` must be 0–4, found {v}"),
+            )
+        }
     };
     let max_ra = d.uint("Maximum read-ahead (blks)")?;
     if max_ra > seg_size {
-        return at(d.loc("Maximum read-ahead (blks)"), format!("maximum read-ahead {max_ra} exceeds the segment size {seg_size}"));
+        return at(
+            d.loc("Maximum read-ahead (blks)"),
+            format!("maximum read-ahead {max_ra} exceeds the segment size {seg_size}"),
+        );
     }
     let cache = Cache {
         enabled: d.int_or("Enable caching in buffer", 1)? != 0,
@@ -368,27 +489,42 @@ pub fn import_disk_block(
         mech,
         ctrl,
         cache,
-        firmware: Firmware { queue_depth: depth, policy, turnaround_ms: 0.0 },
+        firmware: Firmware {
+            queue_depth: depth,
+            policy,
+            turnaround_ms: 0.0,
+        },
     })
 }
 
 fn import_layout(model: &P) -> Result<GeometrySpec, ImportError> {
     let surfaces = model.uint("Number of data surfaces")?;
     if surfaces == 0 {
-        return at(model.loc("Number of data surfaces"), "a disk needs at least one data surface");
+        return at(
+            model.loc("Number of data surfaces"),
+            "a disk needs at least one data surface",
+        );
     }
     let layout = model.block("Layout Model")?;
     if layout.b.type_name != "dm_layout_g1" {
         return at(
             &layout.b.loc,
-            format!("layout `{}` is not modelled (only dm_layout_g1 is)", layout.b.type_name),
+            format!(
+                "layout `{}` is not modelled (only dm_layout_g1 is)",
+                layout.b.type_name
+            ),
         );
     }
     let order = match layout.int_or("LBN-to-PBN mapping scheme", 0)? {
         0 => TrackOrder::Conventional,
         1 => TrackOrder::SerpentineZoneRelative,
         2 => TrackOrder::SerpentineAbsolute,
-        v => return at(layout.loc("LBN-to-PBN mapping scheme"), format!("mapping scheme must be 0–2, found {v}")),
+        v => {
+            return at(
+                layout.loc("LBN-to-PBN mapping scheme"),
+                format!("mapping scheme must be 0–2, found {v}"),
+            )
+        }
     };
     let range = layout.int_or("Rangesize for sparing", 1)?.max(1) as u32;
     let sparing = match layout.int("Sparing scheme used")? {
@@ -401,19 +537,32 @@ fn import_layout(model: &P) -> Result<GeometrySpec, ImportError> {
         8 => Sparing::PerRange { range },
         9 => Sparing::ZoneEnd,
         10 => Sparing::ZoneEndSlipToEnd,
-        v => return at(layout.loc("Sparing scheme used"), format!("sparing scheme must be 0–10, found {v}")),
+        v => {
+            return at(
+                layout.loc("Sparing scheme used"),
+                format!("sparing scheme must be 0–10, found {v}"),
+            )
+        }
     };
     let layout_revs = match layout.string_opt("Skew units")?.as_deref() {
         None | Some("sectors") => false,
         Some("revolutions") => true,
-        Some(u) => return at(layout.loc("Skew units"), format!("`Skew units` must be sectors or revolutions, found `{u}`")),
+        Some(u) => {
+            return at(
+                layout.loc("Skew units"),
+                format!("`Skew units` must be sectors or revolutions, found `{u}`"),
+            )
+        }
     };
     let zones_param = match layout.b.get("Zones") {
         Some(p) => p,
         None => return layout.missing("Zones"),
     };
     let Value::List(items) = &zones_param.value else {
-        return at(&zones_param.loc, "`Zones` must be a list of dm_layout_g1_zone blocks");
+        return at(
+            &zones_param.loc,
+            "`Zones` must be a list of dm_layout_g1_zone blocks",
+        );
     };
     let mut zones = Vec::with_capacity(items.len());
     for item in items {
@@ -425,11 +574,19 @@ fn import_layout(model: &P) -> Result<GeometrySpec, ImportError> {
             None => layout_revs,
             Some("sectors") => false,
             Some("revolutions") => true,
-            Some(u) => return at(z.loc("Skew units"), format!("`Skew units` must be sectors or revolutions, found `{u}`")),
+            Some(u) => {
+                return at(
+                    z.loc("Skew units"),
+                    format!("`Skew units` must be sectors or revolutions, found `{u}`"),
+                )
+            }
         };
         let spt = z.uint("Blocks per track")?;
         if spt == 0 || spt > u32::MAX as u64 {
-            return at(z.loc("Blocks per track"), format!("blocks per track must be 1 or more, found {spt}"));
+            return at(
+                z.loc("Blocks per track"),
+                format!("blocks per track must be 1 or more, found {spt}"),
+            );
         }
         // Sector units truncate to whole sectors; revolution units convert by spt.
         let to_sectors = |v: f64| -> u32 {
@@ -442,7 +599,10 @@ fn import_layout(model: &P) -> Result<GeometrySpec, ImportError> {
         let first = z.uint("First cylinder number")?;
         let last = z.uint("Last cylinder number")?;
         if last < first {
-            return at(z.loc("Last cylinder number"), format!("last cylinder {last} is before first cylinder {first}"));
+            return at(
+                z.loc("Last cylinder number"),
+                format!("last cylinder {last} is before first cylinder {first}"),
+            );
         }
         let slips = int_list(&z, "slips")?;
         if slips.windows(2).any(|w| w[0] > w[1]) {
@@ -465,7 +625,12 @@ fn import_layout(model: &P) -> Result<GeometrySpec, ImportError> {
     if zones.is_empty() {
         return at(&zones_param.loc, "`Zones` is empty");
     }
-    let spec = GeometrySpec { surfaces: surfaces as u32, order, sparing, zones };
+    let spec = GeometrySpec {
+        surfaces: surfaces as u32,
+        order,
+        sparing,
+        zones,
+    };
     if let Err(e) = crate::disk::geometry::Geometry::new(&spec) {
         return at(&zones_param.loc, e.to_string());
     }
@@ -473,7 +638,9 @@ fn import_layout(model: &P) -> Result<GeometrySpec, ImportError> {
 }
 
 fn int_list(z: &P, name: &str) -> Result<Vec<u64>, ImportError> {
-    let Some(p) = z.b.get(name) else { return Ok(Vec::new()) };
+    let Some(p) = z.b.get(name) else {
+        return Ok(Vec::new());
+    };
     let Value::List(items) = &p.value else {
         return at(&p.loc, format!("`{name}` must be a list of integers"));
     };
@@ -481,7 +648,10 @@ fn int_list(z: &P, name: &str) -> Result<Vec<u64>, ImportError> {
         .iter()
         .map(|it| match it.value {
             Value::Int(v) if v >= 0 => Ok(v as u64),
-            _ => at(&it.loc, format!("`{name}` entries must be non-negative integers")),
+            _ => at(
+                &it.loc,
+                format!("`{name}` entries must be non-negative integers"),
+            ),
         })
         .collect()
 }
@@ -489,7 +659,13 @@ fn int_list(z: &P, name: &str) -> Result<Vec<u64>, ImportError> {
 fn pair_list(z: &P, name: &str) -> Result<Vec<(u64, u64)>, ImportError> {
     let flat = int_list(z, name)?;
     if flat.len() % 2 != 0 {
-        return at(z.loc(name), format!("`{name}` must hold (bad, replacement) pairs; it has {} numbers", flat.len()));
+        return at(
+            z.loc(name),
+            format!(
+                "`{name}` must hold (bad, replacement) pairs; it has {} numbers",
+                flat.len()
+            ),
+        );
     }
     Ok(flat.chunks(2).map(|c| (c[0], c[1])).collect())
 }
@@ -497,17 +673,35 @@ fn pair_list(z: &P, name: &str) -> Result<Vec<(u64, u64)>, ImportError> {
 fn import_mechanics(model: &P, reader: FileReader) -> Result<Mechanics, ImportError> {
     let m = model.block("Mechanical Model")?;
     if m.b.type_name != "dm_mech_g1" {
-        return at(&m.b.loc, format!("mechanics `{}` is not modelled (only dm_mech_g1 is)", m.b.type_name));
+        return at(
+            &m.b.loc,
+            format!(
+                "mechanics `{}` is not modelled (only dm_mech_g1 is)",
+                m.b.type_name
+            ),
+        );
     }
-    let seek_type = m.string_opt("Seek type")?.unwrap_or_else(|| "extracted".into());
+    let seek_type = m
+        .string_opt("Seek type")?
+        .unwrap_or_else(|| "extracted".into());
     let curve_file = m.string_opt("Full seek curve")?;
     let seek = if let Some(f) = curve_file {
         // DiskSim: a seek-curve file forces the extracted table, whatever the type says.
         if seek_type == "hpl" || seek_type == "hplplus10" {
-            return at(m.loc("Full seek curve"), format!("`Full seek curve` cannot be combined with seek type {seek_type}"));
+            return at(
+                m.loc("Full seek curve"),
+                format!("`Full seek curve` cannot be combined with seek type {seek_type}"),
+            );
         }
-        let base = m.loc("Full seek curve").file.parent().map(Path::to_path_buf).unwrap_or_default();
-        SeekCurve::Table { points: read_seek_file(&base.join(&f), m.loc("Full seek curve"), reader)? }
+        let base = m
+            .loc("Full seek curve")
+            .file
+            .parent()
+            .map(Path::to_path_buf)
+            .unwrap_or_default();
+        SeekCurve::Table {
+            points: read_seek_file(&base.join(&f), m.loc("Full seek curve"), reader)?,
+        }
     } else {
         match seek_type.as_str() {
             "hpl" | "hplplus10" => {
@@ -563,9 +757,17 @@ fn import_mechanics(model: &P, reader: FileReader) -> Result<Mechanics, ImportEr
     let rpm = match m.b.get("Rotation speed (in rpms)") {
         Some(p) => match p.value {
             Value::Int(i) if i > 0 => i as f64,
-            Value::Int(i) => return at(&p.loc, format!("rotation speed must be positive, found {i}")),
+            Value::Int(i) => {
+                return at(
+                    &p.loc,
+                    format!("rotation speed must be positive, found {i}"),
+                )
+            }
             Value::Float(f) => {
-                return at(&p.loc, format!("`Rotation speed (in rpms)` must be an integer (DiskSim rejects {f})"))
+                return at(
+                    &p.loc,
+                    format!("`Rotation speed (in rpms)` must be an integer (DiskSim rejects {f})"),
+                )
             }
             _ => return at(&p.loc, "`Rotation speed (in rpms)` must be an integer"),
         },
@@ -583,16 +785,28 @@ fn import_mechanics(model: &P, reader: FileReader) -> Result<Mechanics, ImportEr
 
 /// Reads a `.seek` file: optional `Seek distances measured: n` header, then
 /// `distance, time_ms[, stddev]` lines.
-pub fn read_seek_file(path: &Path, asked_at: &Loc, reader: FileReader) -> Result<Vec<(u32, f64)>, ImportError> {
+pub fn read_seek_file(
+    path: &Path,
+    asked_at: &Loc,
+    reader: FileReader,
+) -> Result<Vec<(u32, f64)>, ImportError> {
     let text = match reader(path) {
         Ok(t) => t,
-        Err(e) => return at(asked_at, format!("cannot read seek curve {}: {e}", path.display())),
+        Err(e) => {
+            return at(
+                asked_at,
+                format!("cannot read seek curve {}: {e}", path.display()),
+            )
+        }
     };
     parse_seek_text(&text, path)
 }
 
 pub fn parse_seek_text(text: &str, path: &Path) -> Result<Vec<(u32, f64)>, ImportError> {
-    let err = |line: usize, msg: String| ImportError::At { loc: format!("{}:{line}", path.display()), msg };
+    let err = |line: usize, msg: String| ImportError::At {
+        loc: format!("{}:{line}", path.display()),
+        msg,
+    };
     let mut points: Vec<(u32, f64)> = Vec::new();
     for (i, raw) in text.lines().enumerate() {
         let line = raw.trim();
@@ -602,20 +816,36 @@ pub fn parse_seek_text(text: &str, path: &Path) -> Result<Vec<(u32, f64)>, Impor
         let mut fields = line.split(',').map(str::trim);
         let d = fields.next().unwrap_or("");
         let t = fields.next().unwrap_or("");
-        let d: u32 = d.parse().map_err(|_| err(i + 1, format!("expected a seek distance (cylinders), found `{d}`")))?;
-        let t: f64 = t.parse().map_err(|_| err(i + 1, format!("expected a seek time in ms, found `{t}`")))?;
+        let d: u32 = d.parse().map_err(|_| {
+            err(
+                i + 1,
+                format!("expected a seek distance (cylinders), found `{d}`"),
+            )
+        })?;
+        let t: f64 = t
+            .parse()
+            .map_err(|_| err(i + 1, format!("expected a seek time in ms, found `{t}`")))?;
         if !t.is_finite() || t < 0.0 {
-            return Err(err(i + 1, format!("seek time must be a non-negative number, found {t}")));
+            return Err(err(
+                i + 1,
+                format!("seek time must be a non-negative number, found {t}"),
+            ));
         }
         if let Some(&(pd, _)) = points.last() {
             if d <= pd {
-                return Err(err(i + 1, format!("seek distances must increase; {d} follows {pd}")));
+                return Err(err(
+                    i + 1,
+                    format!("seek distances must increase; {d} follows {pd}"),
+                ));
             }
         }
         points.push((d, t));
     }
     if points.is_empty() {
-        return Err(ImportError::File { file: path.display().to_string(), msg: "the seek curve has no points".into() });
+        return Err(ImportError::File {
+            file: path.display().to_string(),
+            msg: "the seek curve has no points".into(),
+        });
     }
     Ok(points)
 }

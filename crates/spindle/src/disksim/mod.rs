@@ -1,5 +1,5 @@
 //! DiskSim 4.0 parameter files: the libparam language ([`param`]) and the import of
 //! `disksim_disk` / `dm_disk` blocks into spindle disks ([`import`]).
 
-pub mod param;
 pub mod import;
+pub mod param;

@@ -3,6 +3,7 @@
 //! EXPERIMENTS.md).
 
 pub mod random_io;
+pub mod seed_drives;
 pub mod strands;
 
 use serde::Serialize;
@@ -51,8 +52,14 @@ impl Check {
             metric: metric.into(),
             paper: 0.5 * (lo + hi),
             ours,
-            tolerance: format!("[{lo}, {hi}]"),
+            tolerance: format!("[{}, {}]", trim(lo), trim(hi)),
             pass: lo <= ours && ours <= hi,
         }
     }
+}
+
+/// A number printed without float noise (at most 3 decimals).
+fn trim(x: f64) -> String {
+    let s = format!("{x:.3}");
+    s.trim_end_matches('0').trim_end_matches('.').to_string()
 }

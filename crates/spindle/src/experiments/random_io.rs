@@ -42,7 +42,15 @@ pub fn random_io(
     let (mut sum, mut seek, mut rot, mut xfer, mut ovh) = (0u64, 0u64, 0u64, 0u64, 0u64);
     for i in 0..requests {
         let lbn = rng.gen_range(0..slots) * blocks as u64;
-        let c = hdd.service(t, Request { id: i as u64, lbn, blocks, write });
+        let c = hdd.service(
+            t,
+            Request {
+                id: i as u64,
+                lbn,
+                blocks,
+                write,
+            },
+        );
         sum += c.service_ns();
         seek += c.breakdown.seek_ns;
         rot += c.breakdown.rotation_ns;

@@ -35,8 +35,12 @@ pub enum Placement {
 }
 
 impl Placement {
-    pub const ALL: [Placement; 4] =
-        [Placement::SemiSequential, Placement::TrackApproximate, Placement::Proximal, Placement::ProximalWrite];
+    pub const ALL: [Placement; 4] = [
+        Placement::SemiSequential,
+        Placement::TrackApproximate,
+        Placement::Proximal,
+        Placement::ProximalWrite,
+    ];
 
     pub fn label(self) -> &'static str {
         match self {
@@ -127,7 +131,8 @@ pub fn strand_table(params: &DiskParams, cfg: &StrandConfig) -> Result<StrandRep
             let seed = cfg.seed ^ ((pi as u64) << 32) ^ n as u64;
             let times = run_cell(&mut drive, placement, n, cfg, seed);
             let m = times.iter().sum::<f64>() / times.len().max(1) as f64;
-            let var = times.iter().map(|t| (t - m) * (t - m)).sum::<f64>() / times.len().max(1) as f64;
+            let var =
+                times.iter().map(|t| (t - m) * (t - m)).sum::<f64>() / times.len().max(1) as f64;
             let op = if placement.write() { op_write } else { op_read };
             rows.push(StrandRow {
                 placement,
@@ -153,7 +158,13 @@ pub fn strand_table(params: &DiskParams, cfg: &StrandConfig) -> Result<StrandRep
 }
 
 /// Strand response times (ms) of `cfg.trials` strands of `n` requests.
-fn run_cell(drive: &mut Drive, placement: Placement, n: usize, cfg: &StrandConfig, seed: u64) -> Vec<f64> {
+fn run_cell(
+    drive: &mut Drive,
+    placement: Placement,
+    n: usize,
+    cfg: &StrandConfig,
+    seed: u64,
+) -> Vec<f64> {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let cap = drive.hdd().capacity();
     let b = cfg.blocks.max(1) as u64;
@@ -163,8 +174,18 @@ fn run_cell(drive: &mut Drive, placement: Placement, n: usize, cfg: &StrandConfi
     for _ in 0..cfg.trials {
         // Send the head somewhere random, then idle a random phase.
         let away = rng.gen_range(0..cap / b) * b;
-        let r = drive.run_batch(t, &[Request { id: u64::MAX, lbn: away, blocks: cfg.blocks, write: false }]);
-        t = r.last().map(|c| c.completion.done).unwrap_or(t) + 20_000_000 + rng.gen_range(0..period.max(1));
+        let r = drive.run_batch(
+            t,
+            &[Request {
+                id: u64::MAX,
+                lbn: away,
+                blocks: cfg.blocks,
+                write: false,
+            }],
+        );
+        t = r.last().map(|c| c.completion.done).unwrap_or(t)
+            + 20_000_000
+            + rng.gen_range(0..period.max(1));
 
         let span = match placement {
             Placement::TrackApproximate => cfg.track_span,
@@ -175,8 +196,10 @@ fn run_cell(drive: &mut Drive, placement: Placement, n: usize, cfg: &StrandConfi
             Placement::SemiSequential => semi_sequential(drive, base, n, cfg.blocks),
             _ => {
                 let slots = (span / b) as usize;
-                let mut v: Vec<u64> =
-                    sample(&mut rng, slots.max(n), n).into_iter().map(|i| base + i as u64 * b).collect();
+                let mut v: Vec<u64> = sample(&mut rng, slots.max(n), n)
+                    .into_iter()
+                    .map(|i| base + i as u64 * b)
+                    .collect();
                 v.sort_unstable();
                 v
             }
@@ -184,7 +207,12 @@ fn run_cell(drive: &mut Drive, placement: Placement, n: usize, cfg: &StrandConfi
         let reqs: Vec<Request> = lbns
             .iter()
             .enumerate()
-            .map(|(i, &lbn)| Request { id: i as u64, lbn, blocks: cfg.blocks, write: placement.write() })
+            .map(|(i, &lbn)| Request {
+                id: i as u64,
+                lbn,
+                blocks: cfg.blocks,
+                write: placement.write(),
+            })
             .collect();
         let done = drive.run_batch(t, &reqs);
         let end = done.iter().map(|c| c.completion.done).max().unwrap_or(t);
@@ -202,10 +230,17 @@ fn semi_sequential(drive: &Drive, start: u64, n: usize, blocks: u32) -> Vec<u64>
     let mut out = vec![start];
     let mut prev = start;
     for _ in 1..n {
-        let (Some(ploc), Some((_, last))) = (geo.locate(prev), geo.track_bounds(prev)) else { break };
+        let (Some(ploc), Some((_, last))) = (geo.locate(prev), geo.track_bounds(prev)) else {
+            break;
+        };
         let first = last + 1;
-        let (Some(nloc), Some((_, nlast))) = (geo.locate(first), geo.track_bounds(first)) else { break };
-        let from = HeadPos { cyl: ploc.pbn.cyl, head: ploc.pbn.head };
+        let (Some(nloc), Some((_, nlast))) = (geo.locate(first), geo.track_bounds(first)) else {
+            break;
+        };
+        let from = HeadPos {
+            cyl: ploc.pbn.cyl,
+            head: ploc.pbn.head,
+        };
         // The minimal repositioning time: the track switch, or the firmware's command
         // turnaround if that is longer.
         let seek_ns = hdd
@@ -229,8 +264,20 @@ fn semi_sequential(drive: &Drive, start: u64, n: usize, blocks: u32) -> Vec<u64>
 /// PROX-T1 / PROX-F1 acceptance checks from whatever rows were run.
 fn table1_checks(rows: &[StrandRow], op_read: f64, op_write: f64) -> Vec<Check> {
     let mut checks = vec![
-        Check::relative("PROX-EQ1", "single random 4 KiB read, ms", 5.6, op_read, 0.10),
-        Check::relative("PROX-EQ1", "single random 4 KiB write, ms", 5.8, op_write, 0.10),
+        Check::relative(
+            "PROX-EQ1",
+            "single random 4 KiB read, ms",
+            5.6,
+            op_read,
+            0.10,
+        ),
+        Check::relative(
+            "PROX-EQ1",
+            "single random 4 KiB write, ms",
+            5.8,
+            op_write,
+            0.10,
+        ),
     ];
     let find = |p: Placement, n: usize| rows.iter().find(|r| r.placement == p && r.requests == n);
     for p in Placement::ALL {
@@ -247,12 +294,27 @@ fn table1_checks(rows: &[StrandRow], op_read: f64, op_write: f64) -> Vec<Check> 
         }
     }
     if let Some(r) = find(Placement::Proximal, 8) {
-        checks.push(Check::absolute("PROX-F1", "proximal per-request cost at 8, OP", 0.39, r.per_request_op, 0.05));
+        checks.push(Check::absolute(
+            "PROX-F1",
+            "proximal per-request cost at 8, OP",
+            0.39,
+            r.per_request_op,
+            0.05,
+        ));
     }
     if let Some(r) = find(Placement::SemiSequential, 8) {
-        checks.push(Check::absolute("PROX-F1", "semi-sequential per-request cost at 8, OP", 0.23, r.per_request_op, 0.03));
+        checks.push(Check::absolute(
+            "PROX-F1",
+            "semi-sequential per-request cost at 8, OP",
+            0.23,
+            r.per_request_op,
+            0.03,
+        ));
     }
-    if let (Some(w), Some(r)) = (find(Placement::ProximalWrite, 8), find(Placement::Proximal, 8)) {
+    if let (Some(w), Some(r)) = (
+        find(Placement::ProximalWrite, 8),
+        find(Placement::Proximal, 8),
+    ) {
         checks.push(Check::absolute(
             "PROX-T1",
             "proximal write/read strand ratio at 8",

@@ -2,5 +2,5 @@
 //! Ruemmler–Wilkes demerit figure.
 
 pub mod demerit;
-pub mod trace;
 pub mod replay;
+pub mod trace;

@@ -26,7 +26,12 @@ pub fn replay(hdd: &mut Hdd, trace: &[ValidateRecord]) -> Vec<f64> {
     let mut out = Vec::with_capacity(trace.len());
     let mut t = SimTime::ZERO;
     for (i, r) in trace.iter().enumerate() {
-        let req = Request { id: i as u64, lbn: r.lbn, blocks: r.blocks, write: r.write };
+        let req = Request {
+            id: i as u64,
+            lbn: r.lbn,
+            blocks: r.blocks,
+            write: r.write,
+        };
         let c = hdd.service(t, req);
         out.push((c.done.0 - t.0) as f64 / 1e6);
         t = c.done + SimTime::from_us(r.think_us).0;
@@ -38,7 +43,13 @@ pub fn replay(hdd: &mut Hdd, trace: &[ValidateRecord]) -> Vec<f64> {
 pub fn validate(name: &str, hdd: &mut Hdd, trace: &[ValidateRecord]) -> ValidationResult {
     let sim = replay(hdd, trace);
     let measured: Vec<f64> = trace.iter().map(|r| r.measured_us / 1000.0).collect();
-    let mean = |v: &[f64]| if v.is_empty() { 0.0 } else { v.iter().sum::<f64>() / v.len() as f64 };
+    let mean = |v: &[f64]| {
+        if v.is_empty() {
+            0.0
+        } else {
+            v.iter().sum::<f64>() / v.len() as f64
+        }
+    };
     ValidationResult {
         disk: name.to_string(),
         requests: trace.len(),

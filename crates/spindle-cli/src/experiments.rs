@@ -1,0 +1,124 @@
+//! `spindle strands`, `spindle random-io` and `spindle seed-checks`: the disk-model
+//! experiments of the seed papers, run from the command line.
+
+use crate::disks::load_disk;
+use crate::table::{Align, Table};
+use anyhow::{anyhow, Result};
+use spindle::experiments::random_io::random_io;
+use spindle::experiments::seed_drives::seed_drive_checks;
+use spindle::experiments::strands::{strand_table, StrandConfig};
+use spindle::experiments::Check;
+
+/// Renders checks as a table with a pass/miss column.
+pub fn checks_table(checks: &[Check]) -> String {
+    let mut t = Table::new(&[
+        ("id", Align::Left),
+        ("metric", Align::Left),
+        ("paper", Align::Right),
+        ("ours", Align::Right),
+        ("tolerance", Align::Right),
+        ("result", Align::Left),
+    ]);
+    for c in checks {
+        t.row(vec![
+            c.id.clone(),
+            c.metric.clone(),
+            format!("{}", c.paper),
+            format!("{:.3}", c.ours),
+            c.tolerance.clone(),
+            if c.pass { "pass".into() } else { "MISS".into() },
+        ]);
+    }
+    let passed = checks.iter().filter(|c| c.pass).count();
+    format!("{}\n{passed} of {} checks pass\n", t.render(), checks.len())
+}
+
+pub fn strands(disk: &str, trials: usize, seed: u64, blocks: u32, json: bool) -> Result<String> {
+    let loaded = load_disk(disk)?;
+    if trials == 0 || blocks == 0 {
+        return Err(anyhow!("--trials and --blocks must be at least 1"));
+    }
+    let cfg = StrandConfig {
+        trials,
+        seed,
+        blocks,
+        ..StrandConfig::default()
+    };
+    let rep = strand_table(&loaded.params, &cfg).map_err(|e| anyhow!("{e}"))?;
+    if json {
+        return Ok(serde_json::to_string_pretty(&rep)? + "\n");
+    }
+    let mut out = format!(
+        "Strands of {blocks}-sector requests queued together in ascending LBN order to the SPTF queue of {}\n\
+         ({trials} strands per cell, seed {seed}). 1 OP = one random request at queue depth 1:\n\
+         read {:.3} ms, write {:.3} ms.\n\n",
+        rep.disk, rep.op_read_ms, rep.op_write_ms
+    );
+    let mut t = Table::new(&[
+        ("placement", Align::Left),
+        ("requests", Align::Right),
+        ("strand ms", Align::Right),
+        ("paper ms", Align::Right),
+        ("per request ms", Align::Right),
+        ("per request OP", Align::Right),
+    ]);
+    for r in &rep.rows {
+        let paper = match r.requests {
+            2 | 4 | 6 | 8 => format!("{}", r.placement.paper_table1()[r.requests / 2 - 1]),
+            _ => String::new(),
+        };
+        t.row(vec![
+            r.placement.label().into(),
+            r.requests.to_string(),
+            format!("{:.2}", r.mean_strand_ms),
+            paper,
+            format!("{:.3}", r.per_request_ms),
+            format!("{:.3}", r.per_request_op),
+        ]);
+    }
+    out.push_str(&t.render());
+    out.push('\n');
+    out.push_str(&checks_table(&rep.checks));
+    Ok(out)
+}
+
+pub fn random(
+    disk: &str,
+    requests: usize,
+    blocks: u32,
+    write: bool,
+    seed: u64,
+    json: bool,
+) -> Result<String> {
+    let loaded = load_disk(disk)?;
+    if requests == 0 || blocks == 0 {
+        return Err(anyhow!("--requests and --blocks must be at least 1"));
+    }
+    let r = random_io(&loaded.params, requests, blocks, write, seed).map_err(|e| anyhow!("{e}"))?;
+    if json {
+        return Ok(serde_json::to_string_pretty(&r)? + "\n");
+    }
+    Ok(format!(
+        "{} random {}-sector {}s, queue depth 1, {} requests (seed {seed}):\n\
+         mean service {:.3} ms = overhead {:.3} + seek {:.3} + rotation {:.3} + transfer {:.3}\n\
+         {:.2} requests per revolution\n",
+        r.disk,
+        blocks,
+        if write { "write" } else { "read" },
+        requests,
+        r.mean_ms,
+        r.mean_overhead_ms,
+        r.mean_seek_ms,
+        r.mean_rotation_ms,
+        r.mean_transfer_ms,
+        r.requests_per_revolution
+    ))
+}
+
+pub fn seed_checks(requests: usize, seed: u64, json: bool) -> Result<String> {
+    let checks = seed_drive_checks(requests, seed).map_err(|e| anyhow!("{e}"))?;
+    if json {
+        return Ok(serde_json::to_string_pretty(&checks)? + "\n");
+    }
+    Ok(checks_table(&checks))
+}

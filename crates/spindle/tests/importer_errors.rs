@@ -1,0 +1,113 @@
+//! Malformed DiskSim parameter files: clear errors with file and line, never a panic.
+
+use spindle::disksim::import::import_first_disk;
+use std::path::PathBuf;
+
+fn data(name: &str) -> String {
+    let p = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../data/disksim")).join(name);
+    std::fs::read_to_string(p).unwrap()
+}
+
+/// Writes a copy of the cheetah9LP files with one file edited, returns the .parv path.
+fn variant(tag: &str, file: &str, from: &str, to: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("spindle-import-{tag}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for f in [
+        "cheetah9LP.parv",
+        "cheetah9LP.diskspecs",
+        "cheetah9LP.model",
+        "cheetah9LP.seek",
+    ] {
+        let mut text = data(f);
+        if f == file {
+            assert!(text.contains(from), "{f} lacks {from:?}");
+            text = text.replacen(from, to, 1);
+        }
+        std::fs::write(dir.join(f), text).unwrap();
+    }
+    dir.join("cheetah9LP.parv")
+}
+
+fn error_of(path: &PathBuf) -> String {
+    match import_first_disk(path) {
+        Ok(_) => panic!("{} imported although it is malformed", path.display()),
+        Err(e) => e.to_string(),
+    }
+}
+
+#[test]
+fn float_rpm_is_refused_with_its_line() {
+    let p = variant(
+        "rpm",
+        "cheetah9LP.model",
+        "Rotation speed (in rpms) = 10045",
+        "Rotation speed (in rpms) = 10045.0",
+    );
+    let e = error_of(&p);
+    assert!(
+        e.contains("cheetah9LP.model:") && e.contains("integer"),
+        "{e}"
+    );
+}
+
+#[test]
+fn unmodelled_seek_type_is_refused() {
+    // Without a seek-curve file, `linear` (broken in DiskSim 4.0) is refused by name.
+    let p = variant(
+        "seek",
+        "cheetah9LP.model",
+        "Seek type = extracted,\n      Single cylinder seek time = 0.831000,\n      Full seek curve = cheetah9LP.seek,",
+        "Seek type = linear,\n      Single cylinder seek time = 0.831000,",
+    );
+    let e = error_of(&p);
+    assert!(
+        e.contains("cheetah9LP.model:") && e.contains("linear"),
+        "{e}"
+    );
+}
+
+#[test]
+fn bad_seek_curve_line_names_the_seek_file() {
+    let p = variant("seekline", "cheetah9LP.seek", "2,\t1.00300", "2,\tfast");
+    let e = error_of(&p);
+    assert!(e.contains("cheetah9LP.seek:3"), "{e}");
+}
+
+#[test]
+fn unmodelled_controller_feature_is_refused() {
+    let p = variant(
+        "preseek",
+        "cheetah9LP.diskspecs",
+        "Preseeking level = 0",
+        "Preseeking level = 2",
+    );
+    let e = error_of(&p);
+    assert!(
+        e.contains("cheetah9LP.diskspecs:") && e.contains("Preseeking"),
+        "{e}"
+    );
+}
+
+#[test]
+fn missing_sourced_file_is_an_error() {
+    let p = variant(
+        "source",
+        "cheetah9LP.diskspecs",
+        "source cheetah9LP.model",
+        "source nowhere.model",
+    );
+    let e = error_of(&p);
+    assert!(e.contains("nowhere.model"), "{e}");
+}
+
+#[test]
+fn unsorted_slips_are_refused() {
+    let p = variant(
+        "slips",
+        "cheetah9LP.model",
+        "168317,\n               223330,",
+        "223330,\n               168317,",
+    );
+    let e = error_of(&p);
+    assert!(e.contains("sorted"), "{e}");
+}
