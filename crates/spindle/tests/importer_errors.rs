@@ -28,7 +28,7 @@ fn variant(tag: &str, file: &str, from: &str, to: &str) -> PathBuf {
     dir.join("cheetah9LP.parv")
 }
 
-fn error_of(path: &PathBuf) -> String {
+fn error_of(path: &std::path::Path) -> String {
     match import_first_disk(path) {
         Ok(_) => panic!("{} imported although it is malformed", path.display()),
         Err(e) => e.to_string(),
