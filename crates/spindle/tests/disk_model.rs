@@ -181,3 +181,27 @@ fn same_seed_same_bytes() {
     assert_eq!(a, b);
     assert_ne!(a, c);
 }
+
+/// Spindle-speed variation is off by default and, when on, leaves random-access times
+/// essentially unchanged while moving individual rotational latencies.
+#[test]
+fn speed_variation_is_reproducible_and_small() {
+    use spindle::experiments::random_io::random_io;
+    let base = preset("cheetah15k5").unwrap();
+    assert_eq!(base.mech.rpm_variation_pct, 0.0);
+    let mut varied = base.clone();
+    varied.mech.rpm_variation_pct = 1.0;
+    varied.mech.rpm_variation_period_s = 2.0;
+    varied.mech.rpm_variation_seed = 5;
+    let a = random_io(&base, 2000, 8, false, 9).unwrap();
+    let b = random_io(&varied, 2000, 8, false, 9).unwrap();
+    let b2 = random_io(&varied, 2000, 8, false, 9).unwrap();
+    assert_eq!(b.mean_ms, b2.mean_ms);
+    assert_ne!(a.mean_ms, b.mean_ms);
+    assert!(
+        (a.mean_ms - b.mean_ms).abs() / a.mean_ms < 0.03,
+        "{} vs {}",
+        a.mean_ms,
+        b.mean_ms
+    );
+}

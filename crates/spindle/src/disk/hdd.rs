@@ -18,6 +18,7 @@
 
 use super::geometry::{Geometry, GeometryError, Location};
 use super::params::{DiskParams, ReadAhead};
+use super::rotation::SpeedDrift;
 use crate::time::{ms_to_ns, ms_to_ns_signed, SimTime};
 use serde::Serialize;
 
@@ -152,6 +153,8 @@ struct Timing {
     bus_read_ns: u64,
     bus_write_ns: u64,
     turnaround_ns: u64,
+    /// Spindle-speed drift; `None` = constant speed (exact integer arithmetic).
+    drift: Option<SpeedDrift>,
 }
 
 /// The simulated drive mechanism, controller and cache.
@@ -191,10 +194,11 @@ impl Hdd {
                 m.rpm
             )));
         }
-        if m.rpm_variation_pct != 0.0 {
-            return Err(DiskError::Param(
-                "spindle-speed variation is not modelled yet; set it to 0".into(),
-            ));
+        if !(0.0..=10.0).contains(&m.rpm_variation_pct) || !(m.rpm_variation_period_s > 0.0) {
+            return Err(DiskError::Param(format!(
+                "spindle-speed variation must be 0–10 % with a positive period, got {} % over {} s",
+                m.rpm_variation_pct, m.rpm_variation_period_s
+            )));
         }
         let c = &params.cache;
         if c.segments == 0 || c.segment_blocks == 0 {
@@ -215,6 +219,12 @@ impl Hdd {
             bus_read_ns: ms_to_ns(params.ctrl.bus_read_block_ms),
             bus_write_ns: ms_to_ns(params.ctrl.bus_write_block_ms),
             turnaround_ns: ms_to_ns(params.firmware.turnaround_ms),
+            drift: SpeedDrift::new(
+                m.rpm_variation_pct,
+                m.rpm_variation_period_s,
+                m.rpm_variation_seed,
+                period_ps,
+            ),
         };
         let mut segs = vec![Segment::default(); c.segments as usize];
         if c.separate_write_segment && segs.len() > 1 {
@@ -347,9 +357,13 @@ impl Hdd {
 
     fn angle_ps(&self, t: SimTime) -> u64 {
         let p = self.tm.period_ps;
-        match t.0.checked_mul(1000) {
+        let nominal = match t.0.checked_mul(1000) {
             Some(ps) => ps % p,
             None => ((t.0 as u128 * 1000) % p as u128) as u64,
+        };
+        match &self.tm.drift {
+            None => nominal,
+            Some(d) => (nominal as f64 + d.extra_angle_ps(t)).rem_euclid(p as f64) as u64 % p,
         }
     }
 
@@ -357,10 +371,18 @@ impl Hdd {
         (sector % spt as u64) * self.tm.period_ps / spt as u64
     }
 
-    /// Time for `k` sectors to pass, ns, rounded down so that a run never ends past the
-    /// true leading edge of the next sector.
-    fn sectors_ns(&self, k: u64, spt: u32) -> u64 {
-        k * self.tm.period_ps / spt as u64 / 1000
+    /// Time (ns) for `angle_ps` of rotation starting at `t`, rounded down.
+    fn angle_to_ns(&self, angle_ps: u64, t: SimTime) -> u64 {
+        match &self.tm.drift {
+            None => angle_ps / 1000,
+            Some(d) => (angle_ps as f64 * d.time_per_angle(t) / 1000.0) as u64,
+        }
+    }
+
+    /// Time for `k` sectors to pass from `t`, ns, rounded down so that a run never ends
+    /// past the true leading edge of the next sector.
+    fn sectors_ns(&self, k: u64, spt: u32, t: SimTime) -> u64 {
+        self.angle_to_ns(k * self.tm.period_ps / spt as u64, t)
     }
 
     /// Time to wait at `t` until angle `target_ps` passes under the head. Within 10 ns
@@ -371,7 +393,10 @@ impl Hdd {
         if w + 10_000 >= p {
             0
         } else {
-            w.div_ceil(1000)
+            match &self.tm.drift {
+                None => w.div_ceil(1000),
+                Some(d) => (w as f64 * d.time_per_angle(t) / 1000.0).ceil() as u64,
+            }
         }
     }
 
@@ -504,7 +529,7 @@ impl Hdd {
                     let from = tt.max(ready);
                     let w = self.wait_ns(from, lead);
                     st.rotation_ns += w + (from.0 - tt.0);
-                    let sw = self.sectors_ns(1, spt);
+                    let sw = self.sectors_ns(1, spt, from);
                     tt = from + w + sw;
                     st.transfer_ns += sw;
                     self.avail.push(tt);
@@ -529,14 +554,14 @@ impl Hdd {
                     for j in 0..run {
                         let sec = (j * span) / run;
                         let done = if sec >= k {
-                            t0 + self.sectors_ns(sec - k + 1, spt)
+                            t0 + self.sectors_ns(sec - k + 1, spt, t0)
                         } else {
-                            t0 + self.sectors_ns(spt as u64 - k + sec + 1, spt)
+                            t0 + self.sectors_ns(spt as u64 - k + sec + 1, spt, t0)
                         };
                         self.avail.push(done);
                     }
                     let end = self.avail[start_idx..].iter().copied().max().unwrap_or(t0);
-                    let xfer = self.sectors_ns(span, spt);
+                    let xfer = self.sectors_ns(span, spt, t0);
                     st.transfer_ns += xfer;
                     st.rotation_ns += (end.0 - t0.0).saturating_sub(xfer);
                     t = end;
@@ -554,9 +579,9 @@ impl Hdd {
                     let t0 = t + w;
                     for j in 0..run {
                         let sec = (j * span) / run;
-                        self.avail.push(t0 + self.sectors_ns(sec + 1, spt));
+                        self.avail.push(t0 + self.sectors_ns(sec + 1, spt, t0));
                     }
-                    let xfer = self.sectors_ns(span, spt);
+                    let xfer = self.sectors_ns(span, spt, t0);
                     st.transfer_ns += xfer;
                     t = t0 + xfer;
                 }
@@ -639,15 +664,24 @@ impl Hdd {
                 );
             let spt = loc.spt;
             let period_ps = self.tm.period_ps;
-            let done_at = |j: u64| t_lead + (j * span / n + 1) * period_ps / spt as u64 / 1000;
+            let done_at = |j: u64| t_lead + self.sectors_ns(j * span / n + 1, spt, t_lead);
             let done = if until < t_lead {
                 0
             } else {
                 // Sectors fully passed by `until`, then the blocks they hold.
                 let d = until.0 - t_lead.0;
-                let k = ((d * 1000 + 999) * spt as u64 / period_ps).min(span);
+                let k = match &self.tm.drift {
+                    None => (d * 1000 + 999) * spt as u64 / period_ps,
+                    Some(dr) => {
+                        ((d as f64 * 1000.0 / dr.time_per_angle(t_lead)) * spt as f64
+                            / period_ps as f64) as u64
+                    }
+                }
+                .min(span);
                 (k * n).div_ceil(span).min(n)
             };
+            let end_t = t_lead + self.sectors_ns(span, spt, t_lead);
+            let last_done = if done > 0 { done_at(done - 1) } else { t_lead };
             let seg_size = self.params.cache.segment_blocks as u64;
             let s = &mut self.segs[seg];
             if done > 0 {
@@ -657,7 +691,7 @@ impl Hdd {
             if done == n {
                 let end = Cursor {
                     lbn: cursor.lbn + n,
-                    t: t_lead + span * period_ps / spt as u64 / 1000,
+                    t: end_t,
                     pos: to,
                 };
                 self.bg = Background::Prefetch {
@@ -671,7 +705,7 @@ impl Hdd {
                 if done > 0 {
                     let c = Cursor {
                         lbn: cursor.lbn + done,
-                        t: done_at(done - 1),
+                        t: last_done,
                         pos: to,
                     };
                     self.bg = Background::Prefetch {
@@ -722,7 +756,7 @@ impl Hdd {
                     (if in_sector { t0 } else { lead }, to, cursor.lbn)
                 } else {
                     // Mid-sector: with "stop in sector" off the current sector completes.
-                    let sw = self.sectors_ns(1, loc.spt).max(1);
+                    let sw = self.sectors_ns(1, loc.spt, lead).max(1);
                     let done = lead + sw * ((t0.0 - lead.0) / sw + 1);
                     if in_sector {
                         (t0, to, cursor.lbn)

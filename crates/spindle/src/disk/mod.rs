@@ -7,6 +7,7 @@ pub mod geometry;
 pub mod hdd;
 pub mod params;
 pub mod presets;
+pub mod rotation;
 pub mod seek;
 
 pub use drive::Drive;

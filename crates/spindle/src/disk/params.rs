@@ -25,9 +25,18 @@ pub struct Mechanics {
     /// Added to every non-zero positioning time of a write; may be negative.
     pub write_settle_ms: f64,
     pub rpm: f64,
-    /// Optional spindle-speed variation: the period drifts uniformly within ± this
-    /// percentage, redrawn once per revolution from a seeded RNG. 0 = constant speed.
+    /// Optional spindle-speed variation: the speed drifts smoothly within ± this
+    /// percentage of nominal (a sinusoid of `rpm_variation_period_s`, with a phase
+    /// drawn from `rpm_variation_seed`). 0 = constant speed, the default.
     pub rpm_variation_pct: f64,
+    #[serde(default = "default_drift_period")]
+    pub rpm_variation_period_s: f64,
+    #[serde(default)]
+    pub rpm_variation_seed: u64,
+}
+
+fn default_drift_period() -> f64 {
+    60.0
 }
 
 /// Command-processing overheads (ms), indexed by the type of the previous request.

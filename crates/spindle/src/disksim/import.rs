@@ -780,6 +780,8 @@ fn import_mechanics(model: &P, reader: FileReader) -> Result<Mechanics, ImportEr
         rpm,
         // DiskSim 4.0 ignores `Percent error in rpms`; so do we (constant speed).
         rpm_variation_pct: 0.0,
+        rpm_variation_period_s: 60.0,
+        rpm_variation_seed: 0,
     })
 }
 
