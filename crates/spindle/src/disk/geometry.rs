@@ -86,6 +86,19 @@ pub struct GeometrySpec {
     pub zones: Vec<ZoneSpec>,
 }
 
+/// A run of consecutive LBNs on one track (see [`Geometry::track_run`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TrackRun {
+    /// Where the first LBN is.
+    pub loc: Location,
+    /// LBNs in the run.
+    pub run: u64,
+    /// Physical sectors from the first to the last LBN of the run, inclusive.
+    pub span: u64,
+    /// The last LBN on the track.
+    pub track_last: u64,
+}
+
 /// A physical sector address.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Pbn {
@@ -350,6 +363,70 @@ impl Geometry {
         let first = z.rank_at_or_after(t0);
         let last = z.rank_at_or_after(t0 + spt).saturating_sub(1);
         Some((z.first_lbn + first, z.first_lbn + last.max(first)))
+    }
+
+    /// The run of up to `max` LBNs from `lbn` that lie on `lbn`'s track: where it
+    /// starts, how many LBNs it holds, the physical sectors it spans (slips inside make
+    /// it longer than the LBN count) and the track's last LBN. One hole search instead
+    /// of the three a `locate` + `track_bounds` + `locate` would take.
+    pub fn track_run(&self, lbn: u64, max: u64) -> Option<TrackRun> {
+        if lbn >= self.capacity || max == 0 {
+            return None;
+        }
+        let zi = self.zone_of_lbn(lbn);
+        let z = &self.zones[zi];
+        if !z.remap_to.is_empty() {
+            // Remaps break physical contiguity: take the general path.
+            let loc = self.locate(lbn)?;
+            let (_, last) = self.track_bounds(lbn)?;
+            let run = max.min(last - lbn + 1);
+            let last_loc = self.locate(lbn + run - 1)?;
+            let span =
+                ((last_loc.pbn.sector as u64).saturating_sub(loc.pbn.sector as u64) + 1).max(run);
+            return Some(TrackRun {
+                loc,
+                run,
+                span,
+                track_last: last,
+            });
+        }
+        let rank = lbn - z.first_lbn;
+        let j = z.holes.partition_point(|h| h.start - h.before <= rank);
+        let p = match j.checked_sub(1) {
+            None => rank,
+            Some(k) => rank + z.holes[k].before + (z.holes[k].end - z.holes[k].start),
+        };
+        let spt = z.spec.spt as u64;
+        let track_end = (p / spt + 1) * spt;
+        // The holes after `p` on this track.
+        let holes = || z.holes[j..].iter().take_while(|h| h.start < track_end);
+        let mut lbns_to_end = 0;
+        let mut cursor = p;
+        for h in holes() {
+            lbns_to_end += h.start.saturating_sub(cursor);
+            cursor = h.end.min(track_end).max(cursor);
+        }
+        lbns_to_end += track_end.saturating_sub(cursor);
+        let run = max.min(lbns_to_end).max(1);
+        // Physical end of the run: skip the holes met before `run` LBNs are counted.
+        let mut left = run;
+        let mut cursor = p;
+        for h in holes() {
+            let good = h.start.saturating_sub(cursor);
+            if good >= left {
+                break;
+            }
+            left -= good;
+            cursor = h.end.min(track_end).max(cursor);
+        }
+        let span = (cursor + left - p).max(run);
+        let loc = self.location_of_physical(zi, p);
+        Some(TrackRun {
+            loc,
+            run,
+            span,
+            track_last: lbn + lbns_to_end.max(1) - 1,
+        })
     }
 
     /// Physical sector index on its track of `lbn`'s neighbour positions are needed by
@@ -862,6 +939,13 @@ mod tests {
                 prop_assert_eq!(g.lbn_of(loc.pbn), Some(lbn));
                 let (a, b) = g.track_bounds(lbn).unwrap();
                 prop_assert!(a <= lbn && lbn <= b);
+                for max in [1u64, 3, 1000] {
+                    let tr = g.track_run(lbn, max).unwrap();
+                    let run = max.min(b - lbn + 1);
+                    let last = g.locate(lbn + run - 1).unwrap();
+                    let span = ((last.pbn.sector as u64).saturating_sub(loc.pbn.sector as u64) + 1).max(run);
+                    prop_assert_eq!((tr.loc, tr.run, tr.span, tr.track_last), (loc, run, span, b));
+                }
             }
             prop_assert!(g.locate(g.capacity()).is_none());
         }

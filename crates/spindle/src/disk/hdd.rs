@@ -493,9 +493,10 @@ impl Hdd {
         let mut first_track = true;
         while i < n {
             let b = lbn + i;
-            let Some(loc) = self.geo.locate(b) else { break };
-            let (_, track_last) = self.geo.track_bounds(b).unwrap_or((b, b));
-            let run = (n - i).min(track_last - b + 1);
+            let Some(tr) = self.geo.track_run(b, n - i) else {
+                break;
+            };
+            let (loc, run, span) = (tr.loc, tr.run, tr.span);
             let to = HeadPos {
                 cyl: loc.pbn.cyl,
                 head: loc.pbn.head,
@@ -509,14 +510,6 @@ impl Hdd {
             }
             pos = to;
             let spt = loc.spt;
-            // Physical span of the run on this track (slips make it longer than `run`).
-            let last_loc = if run > 1 {
-                self.geo.locate(b + run - 1).unwrap_or(loc)
-            } else {
-                loc
-            };
-            let span = (last_loc.pbn.sector as u64).saturating_sub(loc.pbn.sector as u64) + 1;
-            let span = span.max(run);
             let lead_first = self.sector_angle_ps(loc.angle_sectors as u64, spt);
             if write {
                 // Sector by sector: a sector whose data has not arrived waits a turn.
@@ -626,35 +619,21 @@ impl Hdd {
                 return;
             }
             // One track at a time.
-            let (_, track_last) = self
-                .geo
-                .track_bounds(cursor.lbn)
-                .unwrap_or((cursor.lbn, cursor.lbn));
-            let n = (target - cursor.lbn).min(track_last - cursor.lbn + 1);
-            if let Some(loc) = self.geo.locate(cursor.lbn) {
-                let changes_track =
-                    loc.pbn.cyl != cursor.pos.cyl || loc.pbn.head != cursor.pos.head;
-                let changes_cyl = loc.pbn.cyl != cursor.pos.cyl;
-                if (stop_at_track_end && changes_track) || (stop_at_cyl_end && changes_cyl) {
-                    self.idle = cursor;
-                    self.bg = Background::Idle;
-                    return;
-                }
-            }
-            // The run's timing in closed form: positioning, rotational wait to the first
-            // sector, then one sector time per physical sector (slips included).
-            let Some(loc) = self.geo.locate(cursor.lbn) else {
+            let Some(tr) = self.geo.track_run(cursor.lbn, target - cursor.lbn) else {
                 self.idle = cursor;
                 self.bg = Background::Idle;
                 return;
             };
-            let last_loc = if n > 1 {
-                self.geo.locate(cursor.lbn + n - 1).unwrap_or(loc)
-            } else {
-                loc
-            };
-            let span =
-                ((last_loc.pbn.sector as u64).saturating_sub(loc.pbn.sector as u64) + 1).max(n);
+            let (loc, n, span) = (tr.loc, tr.run, tr.span);
+            let changes_track = loc.pbn.cyl != cursor.pos.cyl || loc.pbn.head != cursor.pos.head;
+            let changes_cyl = loc.pbn.cyl != cursor.pos.cyl;
+            if (stop_at_track_end && changes_track) || (stop_at_cyl_end && changes_cyl) {
+                self.idle = cursor;
+                self.bg = Background::Idle;
+                return;
+            }
+            // The run's timing in closed form: positioning, rotational wait to the first
+            // sector, then one sector time per physical sector (slips included).
             let to = HeadPos {
                 cyl: loc.pbn.cyl,
                 head: loc.pbn.head,

@@ -11,7 +11,9 @@ pub mod rotation;
 pub mod seek;
 
 pub use drive::Drive;
-pub use geometry::{Geometry, GeometrySpec, Location, Pbn, Sparing, TrackOrder, ZoneSpec};
+pub use geometry::{
+    Geometry, GeometrySpec, Location, Pbn, Sparing, TrackOrder, TrackRun, ZoneSpec,
+};
 pub use hdd::{Breakdown, Completion, Hdd, Request};
 pub use params::{Cache, Controller, DiskParams, Firmware, FirmwarePolicy, Mechanics, ReadAhead};
 pub use seek::SeekCurve;
