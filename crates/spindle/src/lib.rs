@@ -9,4 +9,5 @@ pub mod disksim;
 pub mod engine;
 pub mod experiments;
 pub mod time;
+pub mod trace;
 pub mod validate;
