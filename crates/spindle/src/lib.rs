@@ -8,6 +8,8 @@ pub mod disk;
 pub mod disksim;
 pub mod engine;
 pub mod experiments;
+pub mod sched;
+pub mod stack;
 pub mod time;
 pub mod trace;
 pub mod validate;

@@ -93,6 +93,18 @@ pub const DISKSIM_FILES: &[(&str, &str)] = &[
         "hp_c2247a.trace",
         include_str!("../../../../data/disksim/hp_c2247a.trace"),
     ),
+    (
+        "hplajw.parv",
+        include_str!("../../../../data/traces/hplajw.parv"),
+    ),
+    (
+        "hp_c2249a.diskspecs",
+        include_str!("../../../../data/traces/hp_c2249a.diskspecs"),
+    ),
+    (
+        "hp_c2249a.model",
+        include_str!("../../../../data/traces/hp_c2249a.model"),
+    ),
 ];
 
 /// A built-in DiskSim validation drive: preset name, DiskSim file stem, and DiskSim's
@@ -201,6 +213,7 @@ pub const PRESETS: &[&str] = &[
     "ibm18es",
     "atlas10k",
     "hp-c2247a",
+    "hp-c2249a",
     "st34502lw",
     "cheetah15k5",
     "wd-re3",
@@ -223,6 +236,12 @@ pub fn preset(name: &str) -> Result<DiskParams, String> {
         return Ok(mimic_disk(t));
     }
     match name {
+        "hp-c2249a" => {
+            let mut p = disksim_preset("hplajw")?;
+            p.name = "hp-c2249a".into();
+            p.provenance = "HP C2249A as DiskSim 4.0 configures it for the hplajw trace (data/traces/hplajw.parv, BSD-3-Clause)".into();
+            Ok(p)
+        }
         "st34502lw" => st34502lw(),
         "cheetah15k5" => Ok(cheetah15k5()),
         "wd-re3" => Ok(wd_re3()),

@@ -2,6 +2,7 @@
 //! its result by simulation and reports it next to the paper's value (catalog ids from
 //! EXPERIMENTS.md).
 
+pub mod mimd_eq;
 pub mod random_io;
 pub mod seed_drives;
 pub mod strands;
@@ -42,6 +43,18 @@ impl Check {
             ours,
             tolerance: format!("±{abs}"),
             pass: (ours - paper).abs() <= abs,
+        }
+    }
+
+    /// Passes when `ours` is strictly below the paper's bound.
+    pub fn below(id: &str, metric: &str, bound: f64, ours: f64) -> Check {
+        Check {
+            id: id.into(),
+            metric: metric.into(),
+            paper: bound,
+            ours,
+            tolerance: format!("< {}", trim(bound)),
+            pass: ours < bound,
         }
     }
 

@@ -158,7 +158,7 @@ pub fn strand_table(params: &DiskParams, cfg: &StrandConfig) -> Result<StrandRep
 }
 
 /// Strand response times (ms) of `cfg.trials` strands of `n` requests.
-fn run_cell(
+pub(crate) fn run_cell(
     drive: &mut Drive,
     placement: Placement,
     n: usize,
@@ -324,4 +324,33 @@ fn table1_checks(rows: &[StrandRow], op_read: f64, op_write: f64) -> Vec<Check> 
         ));
     }
     checks
+}
+
+/// PROX-F2: a proximal strand of `n` reads with only `depth` of them outstanding at the
+/// drive at a time; the rest wait at the host in ascending LBN order and enter as
+/// slots free (catalog ambiguity P6). Returns the mean per-request time (ms) and the
+/// strand times, per depth.
+pub fn queue_depth_sweep(
+    params: &DiskParams,
+    n: usize,
+    depths: &[u32],
+    trials: usize,
+    seed: u64,
+) -> Result<Vec<(u32, f64, Vec<f64>)>, DiskError> {
+    let cfg = StrandConfig {
+        trials,
+        seed,
+        ..StrandConfig::default()
+    };
+    let mut out = Vec::new();
+    for &q in depths {
+        let mut p = params.clone();
+        p.firmware.policy = FirmwarePolicy::Sptf;
+        p.firmware.queue_depth = q.max(1);
+        let mut drive = Drive::new(p)?;
+        let times = run_cell(&mut drive, Placement::Proximal, n, &cfg, seed ^ 0xF2);
+        let m = times.iter().sum::<f64>() / times.len().max(1) as f64;
+        out.push((q, m / n as f64, times));
+    }
+    Ok(out)
 }

@@ -1,0 +1,290 @@
+//! Host-side I/O schedulers: which waiting request to send to the drive next.
+//!
+//! All schedulers see the same queue of waiting requests and, when the drive has room,
+//! pick one. FCFS, SSTF (shortest LBN distance from the last request sent), LOOK and
+//! C-LOOK (elevators on LBN) know nothing about the disk; greedy-optimal asks the
+//! simulated drive for the exact positioning time of every candidate (an oracle, as in
+//! the thesis's MIMIC-F3.2). Optional aging serves any request that has waited longer
+//! than a bound first, oldest first.
+
+use crate::disk::drive::Drive;
+use crate::disk::hdd::Request;
+use crate::time::SimTime;
+use serde::{Deserialize, Serialize};
+use std::str::FromStr;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SchedulerKind {
+    Fcfs,
+    Sstf,
+    Look,
+    #[serde(rename = "clook")]
+    CLook,
+    /// Shortest positioning time first, from the simulator's exact prediction.
+    Greedy,
+}
+
+impl SchedulerKind {
+    pub const ALL: [SchedulerKind; 5] = [
+        SchedulerKind::Fcfs,
+        SchedulerKind::Sstf,
+        SchedulerKind::Look,
+        SchedulerKind::CLook,
+        SchedulerKind::Greedy,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            SchedulerKind::Fcfs => "fcfs",
+            SchedulerKind::Sstf => "sstf",
+            SchedulerKind::Look => "look",
+            SchedulerKind::CLook => "clook",
+            SchedulerKind::Greedy => "greedy",
+        }
+    }
+}
+
+impl FromStr for SchedulerKind {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s.to_ascii_lowercase().as_str() {
+            "fcfs" | "fifo" => Ok(SchedulerKind::Fcfs),
+            "sstf" => Ok(SchedulerKind::Sstf),
+            "look" | "elevator" => Ok(SchedulerKind::Look),
+            "clook" | "c-look" => Ok(SchedulerKind::CLook),
+            "greedy" | "sptf" | "greedy-optimal" => Ok(SchedulerKind::Greedy),
+            other => Err(format!(
+                "unknown scheduler `{other}` (expected fcfs, sstf, look, clook or greedy)"
+            )),
+        }
+    }
+}
+
+/// A request waiting at the host.
+#[derive(Clone, Copy, Debug)]
+pub struct Waiting {
+    pub req: Request,
+    /// When it joined the host queue.
+    pub since: SimTime,
+}
+
+/// One drive's host queue and its scheduling state.
+#[derive(Clone, Debug)]
+pub struct HostQueue {
+    kind: SchedulerKind,
+    /// Requests waiting longer than this are served first (oldest first).
+    max_wait_ns: Option<u64>,
+    waiting: Vec<Waiting>,
+    /// End LBN of the last request sent to the drive.
+    last_lbn: u64,
+    /// LOOK's sweep direction.
+    ascending: bool,
+}
+
+impl HostQueue {
+    pub fn new(kind: SchedulerKind, max_wait_ms: Option<f64>) -> HostQueue {
+        HostQueue {
+            kind,
+            max_wait_ns: max_wait_ms.map(crate::time::ms_to_ns),
+            waiting: Vec::new(),
+            last_lbn: 0,
+            ascending: true,
+        }
+    }
+
+    pub fn kind(&self) -> SchedulerKind {
+        self.kind
+    }
+
+    pub fn push(&mut self, req: Request, now: SimTime) {
+        self.waiting.push(Waiting { req, since: now });
+    }
+
+    pub fn len(&self) -> usize {
+        self.waiting.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.waiting.is_empty()
+    }
+
+    /// Removes and returns the request to send to `drive` at `now`.
+    pub fn pop(&mut self, drive: &Drive, now: SimTime) -> Option<Waiting> {
+        if self.waiting.is_empty() {
+            return None;
+        }
+        let i = self.aged(now).unwrap_or_else(|| self.choose(drive, now));
+        let w = self.waiting.remove(i);
+        self.last_lbn = w.req.lbn + w.req.blocks as u64;
+        Some(w)
+    }
+
+    /// The oldest request past the aging bound, if any.
+    fn aged(&self, now: SimTime) -> Option<usize> {
+        let bound = self.max_wait_ns?;
+        let (i, w) = self
+            .waiting
+            .iter()
+            .enumerate()
+            .min_by_key(|(i, w)| (w.since, *i))?;
+        (now.0.saturating_sub(w.since.0) > bound).then_some(i)
+    }
+
+    fn choose(&mut self, drive: &Drive, now: SimTime) -> usize {
+        let w = &self.waiting;
+        let last = self.last_lbn;
+        // Ties go to the earliest arrival: `min_by_key` keeps the first minimum.
+        let argmin = |key: &dyn Fn(&Waiting) -> u64| -> usize {
+            w.iter()
+                .enumerate()
+                .min_by_key(|(_, x)| key(x))
+                .map(|(i, _)| i)
+                .unwrap_or(0)
+        };
+        match self.kind {
+            SchedulerKind::Fcfs => 0,
+            SchedulerKind::Sstf => argmin(&|x| x.req.lbn.abs_diff(last)),
+            SchedulerKind::CLook => {
+                // Next at or above the last position; else wrap to the lowest.
+                let ahead = w
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, x)| x.req.lbn >= last)
+                    .min_by_key(|(_, x)| x.req.lbn);
+                match ahead {
+                    Some((i, _)) => i,
+                    None => argmin(&|x| x.req.lbn),
+                }
+            }
+            SchedulerKind::Look => {
+                let pick = |asc: bool| {
+                    w.iter()
+                        .enumerate()
+                        .filter(|(_, x)| {
+                            if asc {
+                                x.req.lbn >= last
+                            } else {
+                                x.req.lbn < last
+                            }
+                        })
+                        .min_by_key(|(_, x)| x.req.lbn.abs_diff(last))
+                        .map(|(i, _)| i)
+                };
+                match pick(self.ascending) {
+                    Some(i) => i,
+                    None => {
+                        self.ascending = !self.ascending;
+                        pick(self.ascending).unwrap_or(0)
+                    }
+                }
+            }
+            SchedulerKind::Greedy => {
+                let hdd = drive.hdd();
+                argmin(&|x| hdd.positioning_from_state(now, x.req.lbn, x.req.write))
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::disk::presets::preset;
+
+    fn drive() -> Drive {
+        Drive::new(preset("mimic-base").unwrap()).unwrap()
+    }
+
+    fn queue(kind: SchedulerKind, lbns: &[u64]) -> HostQueue {
+        let mut q = HostQueue::new(kind, None);
+        for (i, &lbn) in lbns.iter().enumerate() {
+            q.push(
+                Request {
+                    id: i as u64,
+                    lbn,
+                    blocks: 8,
+                    write: false,
+                },
+                SimTime(i as u64),
+            );
+        }
+        q
+    }
+
+    fn order(mut q: HostQueue) -> Vec<u64> {
+        let d = drive();
+        std::iter::from_fn(|| q.pop(&d, SimTime(100)).map(|w| w.req.lbn)).collect()
+    }
+
+    #[test]
+    fn fcfs_keeps_arrival_order() {
+        assert_eq!(
+            order(queue(SchedulerKind::Fcfs, &[50, 10, 90])),
+            [50, 10, 90]
+        );
+    }
+
+    #[test]
+    fn sstf_takes_the_nearest_lbn() {
+        let mut q = queue(SchedulerKind::Sstf, &[1000, 100, 5000]);
+        q.last_lbn = 900;
+        assert_eq!(order(q), [1000, 100, 5000]);
+    }
+
+    #[test]
+    fn clook_sweeps_up_then_wraps() {
+        let mut q = queue(SchedulerKind::CLook, &[300, 100, 500, 200]);
+        q.last_lbn = 250;
+        assert_eq!(order(q), [300, 500, 100, 200]);
+    }
+
+    #[test]
+    fn look_reverses_at_the_end() {
+        let mut q = queue(SchedulerKind::Look, &[300, 100, 500, 200]);
+        q.last_lbn = 250;
+        assert_eq!(order(q), [300, 500, 200, 100]);
+    }
+
+    #[test]
+    fn aging_serves_the_starved_first() {
+        let mut q = HostQueue::new(SchedulerKind::Sstf, Some(0.001));
+        q.push(
+            Request {
+                id: 0,
+                lbn: 1_000_000,
+                blocks: 8,
+                write: false,
+            },
+            SimTime(0),
+        );
+        q.push(
+            Request {
+                id: 1,
+                lbn: 8,
+                blocks: 8,
+                write: false,
+            },
+            SimTime(1_999_000),
+        );
+        let d = drive();
+        assert_eq!(q.pop(&d, SimTime(2_000_000)).map(|w| w.req.id), Some(0));
+    }
+
+    #[test]
+    fn greedy_prefers_the_cheapest_positioning() {
+        let d = drive();
+        let mut q = queue(SchedulerKind::Greedy, &[10_000_000, 272 * 10 * 2]);
+        let far = d
+            .hdd()
+            .positioning_from_state(SimTime(100), 10_000_000, false);
+        let near = d
+            .hdd()
+            .positioning_from_state(SimTime(100), 272 * 10 * 2, false);
+        let first = q.pop(&d, SimTime(100)).map(|w| w.req.lbn);
+        assert_eq!(
+            first,
+            Some(if near < far { 272 * 10 * 2 } else { 10_000_000 })
+        );
+    }
+}

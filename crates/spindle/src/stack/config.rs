@@ -1,0 +1,248 @@
+//! Run configuration in TOML: the workload, the host scheduler and the disks. The
+//! command-line flags of `spindle run` map onto the same structure.
+//!
+//! ```toml
+//! seed = 1
+//!
+//! [workload]
+//! trace = "sample:hplajw"   # or a path; `format` names the format if detection fails
+//! compress = 20.0           # time compression factor (optional)
+//!
+//! [scheduler]
+//! kind = "sstf"             # fcfs | sstf | look | clook | greedy
+//! queue-depth = 1           # requests outstanding at each drive
+//! max-wait-ms = 500.0       # optional aging bound
+//! hold-overlapping = true   # hold requests behind overlapping unserviced ones
+//!
+//! [[disks]]
+//! disk = "hp-c2249a"        # a preset or a DiskSim .parv file
+//! count = 2
+//! ```
+
+use super::StackSpec;
+use crate::disk::params::{DiskParams, FirmwarePolicy};
+use crate::disk::presets::preset;
+use crate::disksim::import::import_first_disk;
+use crate::sched::SchedulerKind;
+use serde::{Deserialize, Serialize};
+use std::path::Path;
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct RunConfig {
+    #[serde(default = "default_seed")]
+    pub seed: u64,
+    pub workload: WorkloadConfig,
+    #[serde(default)]
+    pub scheduler: SchedulerConfig,
+    #[serde(default = "default_disks")]
+    pub disks: Vec<DiskConfig>,
+}
+
+fn default_seed() -> u64 {
+    1
+}
+
+fn default_disks() -> Vec<DiskConfig> {
+    vec![DiskConfig {
+        disk: "hp-c2249a".into(),
+        count: 2,
+        firmware: None,
+        firmware_queue_depth: None,
+    }]
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct WorkloadConfig {
+    /// A trace: `sample:hplajw` or a path.
+    pub trace: Option<String>,
+    /// The trace format, when auto-detection is not wanted.
+    pub format: Option<String>,
+    /// Divide arrival times by this factor.
+    pub compress: Option<f64>,
+    /// Keep only the first N requests.
+    pub limit: Option<usize>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct SchedulerConfig {
+    #[serde(default = "default_kind")]
+    pub kind: SchedulerKind,
+    #[serde(default = "default_depth")]
+    pub queue_depth: u32,
+    pub max_wait_ms: Option<f64>,
+    #[serde(default)]
+    pub hold_overlapping: bool,
+}
+
+fn default_kind() -> SchedulerKind {
+    SchedulerKind::Fcfs
+}
+
+fn default_depth() -> u32 {
+    1
+}
+
+impl Default for SchedulerConfig {
+    fn default() -> Self {
+        SchedulerConfig {
+            kind: default_kind(),
+            queue_depth: 1,
+            max_wait_ms: None,
+            hold_overlapping: false,
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct DiskConfig {
+    /// A preset name or a DiskSim `.parv` file.
+    pub disk: String,
+    #[serde(default = "default_count")]
+    pub count: u32,
+    /// Override the drive's own command scheduling: "fcfs" or "sptf".
+    pub firmware: Option<String>,
+    pub firmware_queue_depth: Option<u32>,
+}
+
+fn default_count() -> u32 {
+    1
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    #[error("{file}: {msg}")]
+    Toml { file: String, msg: String },
+    #[error("{0}")]
+    Invalid(String),
+}
+
+impl RunConfig {
+    pub fn from_toml(text: &str, file: &str) -> Result<RunConfig, ConfigError> {
+        toml::from_str(text).map_err(|e| ConfigError::Toml {
+            file: file.to_string(),
+            msg: e.to_string(),
+        })
+    }
+
+    pub fn load(path: &Path) -> Result<RunConfig, ConfigError> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| ConfigError::Invalid(format!("{}: cannot read: {e}", path.display())))?;
+        Self::from_toml(&text, &path.display().to_string())
+    }
+
+    /// The drives and host scheduling this configuration describes.
+    pub fn stack_spec(&self) -> Result<StackSpec, ConfigError> {
+        let s = &self.scheduler;
+        if s.queue_depth == 0 {
+            return Err(ConfigError::Invalid(
+                "scheduler.queue-depth must be at least 1".into(),
+            ));
+        }
+        if let Some(w) = s.max_wait_ms {
+            if !(w.is_finite() && w >= 0.0) {
+                return Err(ConfigError::Invalid(format!(
+                    "scheduler.max-wait-ms must be a non-negative number, got {w}"
+                )));
+            }
+        }
+        if self.disks.is_empty() {
+            return Err(ConfigError::Invalid(
+                "at least one [[disks]] entry is needed".into(),
+            ));
+        }
+        let mut disks = Vec::new();
+        for d in &self.disks {
+            let mut p = load_disk(&d.disk)?;
+            if let Some(f) = &d.firmware {
+                p.firmware.policy = match f.as_str() {
+                    "fcfs" => FirmwarePolicy::Fcfs,
+                    "sptf" => FirmwarePolicy::Sptf,
+                    other => {
+                        return Err(ConfigError::Invalid(format!(
+                            "disks.firmware must be fcfs or sptf, got `{other}`"
+                        )))
+                    }
+                };
+            }
+            if let Some(q) = d.firmware_queue_depth {
+                p.firmware.queue_depth = q.max(1);
+            }
+            if d.count == 0 {
+                return Err(ConfigError::Invalid(format!(
+                    "disks.count for `{}` must be at least 1",
+                    d.disk
+                )));
+            }
+            for _ in 0..d.count {
+                disks.push(p.clone());
+            }
+        }
+        Ok(StackSpec {
+            disks,
+            scheduler: s.kind,
+            queue_depth: s.queue_depth,
+            max_wait_ms: s.max_wait_ms,
+            hold_overlapping: s.hold_overlapping,
+        })
+    }
+}
+
+/// A preset name or a DiskSim parameter file.
+pub fn load_disk(spec: &str) -> Result<DiskParams, ConfigError> {
+    let path = Path::new(spec);
+    if spec.ends_with(".parv") || path.exists() {
+        import_first_disk(path)
+            .map_err(|e| ConfigError::Invalid(format!("cannot import {spec}: {e}")))
+    } else {
+        preset(spec).map_err(ConfigError::Invalid)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_the_documented_example() {
+        let text = r#"
+            seed = 3
+            [workload]
+            trace = "sample:hplajw"
+            compress = 20.0
+            [scheduler]
+            kind = "clook"
+            queue-depth = 2
+            hold-overlapping = true
+            [[disks]]
+            disk = "mimic-base"
+        "#;
+        let c = RunConfig::from_toml(text, "x.toml").unwrap();
+        assert_eq!(c.scheduler.kind, SchedulerKind::CLook);
+        assert_eq!(c.workload.compress, Some(20.0));
+        let spec = c.stack_spec().unwrap();
+        assert_eq!(spec.disks.len(), 1);
+        assert_eq!(spec.queue_depth, 2);
+    }
+
+    #[test]
+    fn unknown_keys_are_errors_naming_the_key() {
+        let e = RunConfig::from_toml("[workload]\ntrace = \"x\"\nspeed = 3\n", "bad.toml")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("bad.toml") && e.contains("speed"), "{e}");
+    }
+
+    #[test]
+    fn unknown_disk_is_an_error() {
+        let c = RunConfig::from_toml(
+            "[workload]\ntrace = \"x\"\n[[disks]]\ndisk = \"floppy\"\n",
+            "c.toml",
+        )
+        .unwrap();
+        assert!(c.stack_spec().unwrap_err().to_string().contains("floppy"));
+    }
+}

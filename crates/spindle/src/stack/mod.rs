@@ -1,0 +1,326 @@
+//! The storage stack and its simulation loop: a workload feeds host queues, a host
+//! scheduler per drive decides what each drive gets next, the drives serve, and
+//! completions flow back (to a closed-loop workload, to held requests, to the metrics).
+//!
+//! Everything runs on one deterministic event queue over integer nanoseconds: same
+//! inputs, same output, bit for bit.
+
+pub mod config;
+pub mod metrics;
+
+use crate::disk::drive::Drive;
+use crate::disk::hdd::{DiskError, Request};
+use crate::disk::params::DiskParams;
+use crate::engine::EventQueue;
+use crate::sched::{HostQueue, SchedulerKind};
+use crate::time::SimTime;
+use crate::trace::IoRecord;
+use metrics::{Metrics, RequestLog};
+use std::collections::HashMap;
+
+/// What to build: the drives and how the host schedules them.
+#[derive(Clone, Debug)]
+pub struct StackSpec {
+    pub disks: Vec<DiskParams>,
+    pub scheduler: SchedulerKind,
+    /// Requests the host keeps outstanding at each drive.
+    pub queue_depth: u32,
+    /// Aging bound for the host scheduler (ms), if any.
+    pub max_wait_ms: Option<f64>,
+    /// Hold a request to blocks that an earlier request still being served touches
+    /// until that one completes (the thesis's rule for compressed traces, §3.5).
+    pub hold_overlapping: bool,
+}
+
+/// A closed-loop workload: processes that issue a request, wait for it, think, and
+/// issue the next.
+pub trait ClosedSource {
+    /// Each process's first request (arrival times set).
+    fn start(&mut self) -> Vec<(u32, IoRecord)>;
+    /// Process `process`'s request completed at `now`: its next request, if any.
+    fn on_complete(&mut self, process: u32, now: SimTime) -> Option<IoRecord>;
+}
+
+pub enum Source<'a> {
+    /// Requests with fixed arrival times (a trace or an open synthetic workload).
+    Open(&'a [IoRecord]),
+    Closed(&'a mut dyn ClosedSource),
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum StackError {
+    #[error("{0}")]
+    Disk(#[from] DiskError),
+    #[error("request {index} (device {device}, LBN {lbn}, {blocks} sectors) lies beyond the {capacity}-sector disk it maps to")]
+    BeyondCapacity {
+        index: usize,
+        device: u32,
+        lbn: u64,
+        blocks: u32,
+        capacity: u64,
+    },
+    #[error("the stack has no disks")]
+    NoDisks,
+}
+
+/// The outcome of a run.
+#[derive(Clone, Debug)]
+pub struct RunResult {
+    pub requests: Vec<RequestLog>,
+    pub metrics: Metrics,
+}
+
+#[derive(Clone, Debug)]
+struct Pending {
+    rec: IoRecord,
+    index: usize,
+    process: Option<u32>,
+}
+
+#[derive(Debug)]
+enum Event {
+    Arrival(Pending),
+}
+
+/// Per-request bookkeeping while it is in the system.
+#[derive(Clone, Debug)]
+struct InFlight {
+    pending: Pending,
+    drive: usize,
+    lbn: u64,
+    arrival: SimTime,
+    dispatch: SimTime,
+}
+
+/// Maps a trace device to (drive, LBN offset). With fewer drives than trace devices,
+/// device d goes to drive d mod n, laid after the devices before it on that drive.
+struct DeviceMap {
+    drives: usize,
+    stride: u64,
+}
+
+impl DeviceMap {
+    fn new(drives: usize, records: &[IoRecord]) -> DeviceMap {
+        let max_end = records
+            .iter()
+            .map(|r| r.lbn + r.blocks as u64)
+            .max()
+            .unwrap_or(0);
+        DeviceMap {
+            drives,
+            stride: max_end,
+        }
+    }
+    fn map(&self, device: u32) -> (usize, u64) {
+        let d = device as usize;
+        (d % self.drives, (d / self.drives) as u64 * self.stride)
+    }
+}
+
+/// Runs `source` through the stack. `progress` is told how many requests completed.
+pub fn simulate(
+    spec: &StackSpec,
+    mut source: Source,
+    progress: &mut dyn FnMut(usize),
+) -> Result<RunResult, StackError> {
+    if spec.disks.is_empty() {
+        return Err(StackError::NoDisks);
+    }
+    let depth = spec.queue_depth.max(1);
+    let mut drives: Vec<Drive> = Vec::with_capacity(spec.disks.len());
+    for p in &spec.disks {
+        let mut p = p.clone();
+        p.firmware.queue_depth = p.firmware.queue_depth.max(depth);
+        drives.push(Drive::new(p)?);
+    }
+    let mut queues: Vec<HostQueue> = spec
+        .disks
+        .iter()
+        .map(|_| HostQueue::new(spec.scheduler, spec.max_wait_ms))
+        .collect();
+
+    let mut events: EventQueue<Event> = EventQueue::new();
+    let mut next_index = 0usize;
+    let map = match &source {
+        Source::Open(recs) => DeviceMap::new(drives.len(), recs),
+        Source::Closed(_) => DeviceMap {
+            drives: drives.len(),
+            stride: 0,
+        },
+    };
+    let push_arrival = |events: &mut EventQueue<Event>,
+                        rec: IoRecord,
+                        process: Option<u32>,
+                        next_index: &mut usize| {
+        let index = *next_index;
+        *next_index += 1;
+        events.schedule(
+            rec.arrival,
+            Event::Arrival(Pending {
+                rec,
+                index,
+                process,
+            }),
+        );
+    };
+    match &mut source {
+        Source::Open(recs) => {
+            for r in recs.iter() {
+                push_arrival(&mut events, r.clone(), None, &mut next_index);
+            }
+        }
+        Source::Closed(c) => {
+            for (p, r) in c.start() {
+                push_arrival(&mut events, r, Some(p), &mut next_index);
+            }
+        }
+    }
+
+    let mut in_flight: HashMap<u64, InFlight> = HashMap::new();
+    // Requests held behind an overlapping unserviced request, by the blocker's id.
+    let mut held: HashMap<u64, Vec<Pending>> = HashMap::new();
+    let mut logs: Vec<RequestLog> = Vec::new();
+
+    loop {
+        let next_arrival = events.peek_time();
+        let next_done = drives
+            .iter()
+            .enumerate()
+            .filter_map(|(i, d)| d.next_completion().map(|t| (t, i)))
+            .min();
+        let arrival_first = match (next_arrival, next_done) {
+            (None, None) => break,
+            (Some(a), Some((d, _))) => a <= d,
+            (Some(_), None) => true,
+            (None, Some(_)) => false,
+        };
+        if arrival_first {
+            let Some((now, Event::Arrival(p))) = events.pop() else {
+                break;
+            };
+            let (drive, offset) = map.map(p.rec.device);
+            let lbn = p.rec.lbn + offset;
+            let cap = drives[drive].hdd().capacity();
+            if lbn + p.rec.blocks.max(1) as u64 > cap {
+                return Err(StackError::BeyondCapacity {
+                    index: p.index,
+                    device: p.rec.device,
+                    lbn: p.rec.lbn,
+                    blocks: p.rec.blocks,
+                    capacity: cap,
+                });
+            }
+            let end = lbn + p.rec.blocks.max(1) as u64;
+            let blocker = spec
+                .hold_overlapping
+                .then(|| {
+                    in_flight
+                        .iter()
+                        .filter(|(_, f)| {
+                            f.drive == drive
+                                && f.lbn < end
+                                && lbn < f.lbn + f.pending.rec.blocks as u64
+                        })
+                        .map(|(id, _)| *id)
+                        .min()
+                })
+                .flatten();
+            match blocker {
+                Some(b) => held.entry(b).or_default().push(p),
+                None => admit(p, now, drive, lbn, &mut queues, &mut in_flight),
+            }
+            dispatch(drive, now, depth, &mut drives, &mut queues, &mut in_flight);
+        } else {
+            let Some((now, d)) = next_done else { break };
+            let Some(c) = drives[d].complete() else {
+                continue;
+            };
+            let id = c.completion.id;
+            if let Some(f) = in_flight.remove(&id) {
+                logs.push(RequestLog {
+                    id: f.pending.index as u64,
+                    device: d as u32,
+                    lbn: f.lbn,
+                    blocks: f.pending.rec.blocks,
+                    write: f.pending.rec.write,
+                    arrival: f.arrival,
+                    dispatch: f.dispatch,
+                    start: c.completion.start,
+                    done: now,
+                    breakdown: c.completion.breakdown,
+                    cache_hit: c.completion.cache_hit,
+                });
+                progress(logs.len());
+                if let (Some(proc_), Source::Closed(src)) = (f.pending.process, &mut source) {
+                    if let Some(next) = src.on_complete(proc_, now) {
+                        push_arrival(&mut events, next, Some(proc_), &mut next_index);
+                    }
+                }
+            }
+            // Requests that waited on this one may go now (as if issued now).
+            if let Some(list) = held.remove(&id) {
+                for p in list {
+                    let (drive, offset) = map.map(p.rec.device);
+                    let lbn = p.rec.lbn + offset;
+                    admit(p, now, drive, lbn, &mut queues, &mut in_flight);
+                    dispatch(drive, now, depth, &mut drives, &mut queues, &mut in_flight);
+                }
+            }
+            dispatch(d, now, depth, &mut drives, &mut queues, &mut in_flight);
+        }
+    }
+    logs.sort_by_key(|l| l.id);
+    let metrics = Metrics::from_logs(&logs, drives.len());
+    Ok(RunResult {
+        requests: logs,
+        metrics,
+    })
+}
+
+fn admit(
+    p: Pending,
+    now: SimTime,
+    drive: usize,
+    lbn: u64,
+    queues: &mut [HostQueue],
+    in_flight: &mut HashMap<u64, InFlight>,
+) {
+    let id = p.index as u64;
+    let req = Request {
+        id,
+        lbn,
+        blocks: p.rec.blocks.max(1),
+        write: p.rec.write,
+    };
+    queues[drive].push(req, now);
+    in_flight.insert(
+        id,
+        InFlight {
+            pending: p,
+            drive,
+            lbn,
+            arrival: now,
+            dispatch: now,
+        },
+    );
+}
+
+/// Sends waiting requests to drive `d` while it has room.
+fn dispatch(
+    d: usize,
+    now: SimTime,
+    depth: u32,
+    drives: &mut [Drive],
+    queues: &mut [HostQueue],
+    in_flight: &mut HashMap<u64, InFlight>,
+) {
+    while drives[d].outstanding() < depth as usize {
+        let Some(w) = queues[d].pop(&drives[d], now) else {
+            break;
+        };
+        if let Some(f) = in_flight.get_mut(&w.req.id) {
+            f.dispatch = now;
+        }
+        drives[d].submit(now, w.req);
+    }
+}
