@@ -9,6 +9,13 @@ use spindle::experiments::seed_drives::seed_drive_checks;
 use spindle::experiments::strands::{strand_table, StrandConfig};
 use spindle::experiments::Check;
 
+/// A number with at most four decimals, trailing zeros dropped.
+fn short(x: f64) -> String {
+    let s = format!("{x:.4}");
+    let s = s.trim_end_matches('0').trim_end_matches('.');
+    s.to_string()
+}
+
 /// Renders checks as a table with a pass/miss column.
 pub fn checks_table(checks: &[Check]) -> String {
     let mut t = Table::new(&[
@@ -23,7 +30,7 @@ pub fn checks_table(checks: &[Check]) -> String {
         t.row(vec![
             c.id.clone(),
             c.metric.clone(),
-            format!("{}", c.paper),
+            short(c.paper),
             format!("{:.3}", c.ours),
             c.tolerance.clone(),
             if c.pass { "pass".into() } else { "MISS".into() },

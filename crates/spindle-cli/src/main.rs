@@ -3,6 +3,9 @@
 mod bench;
 mod disks;
 mod experiments;
+mod progress;
+mod reproduce;
+mod run;
 mod table;
 mod validate;
 
@@ -40,6 +43,68 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
+    /// Replay a workload through a host scheduler and drives, and summarise it
+    #[command(
+        long_about = "Replay a workload through a stack of host scheduler and simulated drives and print a\n\
+            summary: response time (mean, p50, p90, p99, max), time at the disk split into overhead,\n\
+            seek, rotation and transfer, queueing time, throughput and drive utilisation.\n\
+            \n\
+            With no arguments it replays the built-in HP trace (hplajw, one week of 1992, 44,519\n\
+            requests) on two HP C2249A disks with SSTF at the host — DiskSim's own configuration for\n\
+            that trace. Flags override a TOML configuration given with --config:\n\
+            \n\
+            \x20 seed = 1\n\
+            \x20 [workload]\n\
+            \x20 trace = \"sample:hplajw\"    # or a file; format = \"msr\" etc. to skip detection\n\
+            \x20 compress = 20.0            # optional time compression\n\
+            \x20 limit = 10000              # optional: only the first N requests\n\
+            \x20 [scheduler]\n\
+            \x20 kind = \"clook\"             # fcfs | sstf | look | clook | greedy\n\
+            \x20 queue-depth = 1            # requests outstanding at each drive\n\
+            \x20 max-wait-ms = 500.0        # optional aging bound\n\
+            \x20 hold-overlapping = true    # hold requests behind overlapping unserviced ones\n\
+            \x20 [[disks]]\n\
+            \x20 disk = \"mimic-base\"        # preset or DiskSim .parv\n\
+            \x20 count = 1\n\
+            \n\
+            Trace devices map to disks in order (device d → disk d mod n, laid end to end when\n\
+            there are fewer disks than devices). Times in ms; sizes in 512-byte sectors.",
+        after_help = "Examples:\n  \
+            spindle run\n  \
+            spindle run --disk mimic-base --scheduler clook --compress 20\n  \
+            spindle run --trace my.csv --format msr --disk cheetah15k5 --queue-depth 8 --json\n  \
+            spindle run --config run.toml --requests-csv out.csv"
+    )]
+    Run(RunArgs),
+
+    /// Run several schedulers on the same workload and compare them side by side
+    #[command(
+        long_about = "Replay the same workload through the stack once per scheduler and print a table of\n\
+            mean, p90 and p99 response time, mean and total time at the disk, and queueing time.\n\
+            --plot FILE.svg draws their response-time distributions. All stack options of\n\
+            `spindle run` apply.",
+        after_help = "Examples:\n  \
+            spindle compare --disk mimic-base --trace sample:hplajw --compress 20 --schedulers fcfs,sstf,clook,greedy\n  \
+            spindle compare --schedulers fcfs,sstf --plot cdf.svg --json"
+    )]
+    Compare(CompareArgs),
+
+    /// Run registered reproductions of the papers' tables and figures, write a report
+    #[command(
+        long_about = "Run the registered experiments (catalog ids from EXPERIMENTS.md: DISKSIM-VALID,\n\
+            DISK-SEEDS, PROX-T1, PROX-F1, PROX-F2, MIMD-EQ, HPLAJW-DISKSIM, MIMIC-F3.2, ...) and\n\
+            write a report to DIR: index.html (for each experiment what it is, its plots, tables and a\n\
+            table of paper value, our value, tolerance and pass/fail), one CSV per experiment, the\n\
+            plots as SVG, and summary.json (every check: id, metric, paper, ours, tolerance, pass).\n\
+            IDs may be prefixes (PROX selects all PROX-*); `all` or none runs everything. --quick\n\
+            uses fewer samples (seconds instead of minutes). The same seed gives identical files.",
+        after_help = "Examples:\n  \
+            spindle reproduce all --quick --out report\n  \
+            spindle reproduce PROX-T1 PROX-F1 --out prox\n  \
+            spindle reproduce MIMD --json"
+    )]
+    Reproduce(ReproduceArgs),
+
     /// List the built-in disk presets with their key parameters
     #[command(
         long_about = "List every built-in disk preset with its key parameters: capacity (GB = sectors × 512 /\n\
@@ -210,6 +275,60 @@ struct SeedChecksArgs {
 }
 
 #[derive(Args)]
+struct RunArgs {
+    #[command(flatten)]
+    stack: run::StackArgs,
+    /// Host scheduler: fcfs, sstf, look, clook or greedy (shortest positioning time
+    /// from the simulator's exact prediction) [default: the config's, else sstf]
+    #[arg(long, value_name = "NAME")]
+    scheduler: Option<String>,
+    /// Print the summary as JSON
+    #[arg(long)]
+    json: bool,
+    /// Write one CSV line per request to FILE
+    #[arg(long, value_name = "FILE")]
+    requests_csv: Option<std::path::PathBuf>,
+}
+
+#[derive(Args)]
+struct ReproduceArgs {
+    /// Experiment ids or id prefixes; `all` (the default) runs every one
+    #[arg(value_name = "ID")]
+    ids: Vec<String>,
+    /// Fewer samples: a quick check instead of a full reproduction
+    #[arg(long)]
+    quick: bool,
+    /// Report directory
+    #[arg(long, value_name = "DIR", default_value = "spindle-report")]
+    out: std::path::PathBuf,
+    /// Seed of every random draw
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Print summary.json's content instead of the summary table
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Args)]
+struct CompareArgs {
+    #[command(flatten)]
+    stack: run::StackArgs,
+    /// Comma-separated schedulers to compare
+    #[arg(long, value_name = "LIST", default_value = "fcfs,sstf,clook,greedy")]
+    schedulers: String,
+    /// Draw the response-time CDFs to an SVG file
+    #[arg(long, value_name = "FILE.svg")]
+    plot: Option<std::path::PathBuf>,
+    /// Print JSON
+    #[arg(long)]
+    json: bool,
+}
+
+fn parse_scheduler(s: &str) -> anyhow::Result<spindle::sched::SchedulerKind> {
+    s.trim().parse().map_err(|e: String| anyhow::anyhow!(e))
+}
+
+#[derive(Args)]
 struct JsonArgs {
     /// Print JSON instead of a table
     #[arg(long)]
@@ -249,6 +368,19 @@ struct BenchArgs {
 
 fn run(cli: Cli) -> anyhow::Result<String> {
     match cli.command {
+        Command::Run(a) => {
+            let sched = a.scheduler.as_deref().map(parse_scheduler).transpose()?;
+            run::run(&a.stack, sched, a.json, a.requests_csv.as_deref())
+        }
+        Command::Compare(a) => {
+            let list = a
+                .schedulers
+                .split(',')
+                .map(parse_scheduler)
+                .collect::<anyhow::Result<Vec<_>>>()?;
+            run::compare(&a.stack, &list, a.json, a.plot.as_deref())
+        }
+        Command::Reproduce(a) => reproduce::reproduce(&a.ids, a.quick, &a.out, a.seed, a.json),
         Command::Disks(a) => disks::disks(a.json),
         Command::DiskInfo(a) => disks::disk_info(&a.disk, a.json),
         Command::Validate(a) => validate::validate_cmd(&a.files, a.json),

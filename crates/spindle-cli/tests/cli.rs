@@ -369,3 +369,133 @@ fn usage_error_exits_non_zero() {
     let o = spindle(&["no-such-command"]);
     assert_eq!(o.status.code(), Some(2));
 }
+
+// ----- run, compare, reproduce ----------------------------------------------------------
+
+fn spindle_json(args: &[&str]) -> serde_json::Value {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_spindle"))
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// `spindle run` with no arguments: the HP trace on DiskSim's two HP C2249A disks; all
+/// 44,519 requests, mean response within 10 % of DiskSim's 45.6 ms.
+#[test]
+fn run_defaults_replay_the_hp_trace() {
+    let v = spindle_json(&["run", "--json"]);
+    let m = &v["metrics"];
+    assert_eq!(m["requests"], 44_519);
+    let mean = m["mean_response_ms"].as_f64().unwrap();
+    assert!((mean - 45.6).abs() <= 4.56, "mean response {mean}");
+}
+
+/// MIMIC-F3.2's scheduler half through `spindle compare`.
+#[test]
+fn compare_orders_schedulers_as_the_thesis() {
+    let v = spindle_json(&[
+        "compare",
+        "--disk",
+        "mimic-base",
+        "--trace",
+        "sample:hplajw",
+        "--compress",
+        "20",
+        "--schedulers",
+        "fcfs,sstf,clook,greedy",
+        "--json",
+    ]);
+    let t = |name: &str| {
+        v.as_array()
+            .unwrap()
+            .iter()
+            .find(|e| e["scheduler"] == name)
+            .unwrap()["metrics"]["total_disk_time_ms"]
+            .as_f64()
+            .unwrap()
+    };
+    assert!(t("greedy") < t("sstf").min(t("clook")));
+    assert!(t("sstf").max(t("clook")) < t("fcfs"));
+}
+
+#[test]
+fn closed_loop_synthetic_run() {
+    let v = spindle_json(&[
+        "run",
+        "--synthetic",
+        "closed",
+        "--disk",
+        "cheetah15k5",
+        "--processes",
+        "4",
+        "--count",
+        "500",
+        "--json",
+    ]);
+    assert_eq!(v["metrics"]["requests"], 500);
+}
+
+#[test]
+fn reproduce_quick_writes_report_and_is_deterministic() {
+    let dir = std::env::temp_dir().join(format!("spindle-rep-{}", std::process::id()));
+    let run = |d: &std::path::Path| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_spindle"))
+            .args(["reproduce", "all", "--quick", "--out"])
+            .arg(d)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        std::fs::read_to_string(d.join("summary.json")).unwrap()
+    };
+    let a = run(&dir.join("a"));
+    let b = run(&dir.join("b"));
+    assert_eq!(a, b, "same seed, same summary.json");
+    let checks: serde_json::Value = serde_json::from_str(&a).unwrap();
+    let checks = checks.as_array().unwrap();
+    assert!(checks.len() > 50);
+    for key in ["id", "metric", "paper", "ours", "tolerance", "pass"] {
+        assert!(
+            checks.iter().all(|c| c.get(key).is_some()),
+            "every check has `{key}`"
+        );
+    }
+    let html = std::fs::read_to_string(dir.join("a/index.html")).unwrap();
+    assert!(html.contains("PROX-T1") && html.contains("<svg"));
+    assert!(dir.join("a/MIMIC-F3.2.csv").exists());
+}
+
+#[test]
+fn bad_config_names_the_file_and_key() {
+    let dir = std::env::temp_dir().join(format!("spindle-cfg-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let f = dir.join("bad.toml");
+    std::fs::write(&f, "[workload]\ntrace = \"sample:hplajw\"\nspeed = 2\n").unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_spindle"))
+        .args(["run", "--config"])
+        .arg(&f)
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("bad.toml") && err.contains("speed"), "{err}");
+}
+
+#[test]
+fn unknown_experiment_is_an_error() {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_spindle"))
+        .args(["reproduce", "NOPE-1", "--quick"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("NOPE-1"));
+}

@@ -475,15 +475,7 @@ impl Geometry {
 impl Zone {
     /// Zone-relative physical index of the `rank`-th LBN of the zone.
     fn physical_of_rank(&self, rank: u64) -> u64 {
-        // Find the last hole whose start, counted in LBN ranks, is <= rank.
-        let i = self.holes.partition_point(|h| h.start - h.before <= rank);
-        match i.checked_sub(1) {
-            None => rank,
-            Some(j) => {
-                let h = self.holes[j];
-                rank + h.before + (h.end - h.start)
-            }
-        }
+        physical_of_rank_in(&self.holes, rank)
     }
 
     /// Rank of a physical index, or `None` if it is a hole.
@@ -592,9 +584,6 @@ fn build_zone(
     }
 
     let mut runs: Vec<(u64, u64)> = Vec::new();
-    if z.empty_front > 0 {
-        runs.push((0, z.empty_front.min(total)));
-    }
     runs.extend(slip_runs.iter().copied());
 
     // Spare areas: the last `unused` sectors of each sparing unit, where slips inside
@@ -653,6 +642,14 @@ fn build_zone(
         Sparing::ZoneEndSlipToEnd => push_unit_spares(&mut runs, 0, total, z.spares, false),
     }
 
+    // The empty space at the zone front is counted in LBN-able sectors (DiskSim adds it
+    // to the zone-relative index before spares are skipped): the first `empty_front`
+    // sectors that would hold LBNs hold none.
+    if z.empty_front > 0 {
+        let without = merge_runs(runs.clone());
+        let front = physical_of_rank_in(&without, z.empty_front).min(total);
+        runs.push((0, front));
+    }
     let holes = merge_runs(runs);
     let hole_total: u64 = holes
         .last()
@@ -692,6 +689,15 @@ fn build_zone(
         remap_to,
         remap_from,
     })
+}
+
+/// Physical index of the `rank`-th non-hole position.
+fn physical_of_rank_in(holes: &[Hole], rank: u64) -> u64 {
+    let i = holes.partition_point(|h| h.start - h.before <= rank);
+    match i.checked_sub(1) {
+        None => rank,
+        Some(j) => rank + holes[j].before + (holes[j].end - holes[j].start),
+    }
 }
 
 /// Sorts and merges overlapping or touching runs, and records the hole count before each.

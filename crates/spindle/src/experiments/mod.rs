@@ -4,6 +4,7 @@
 
 pub mod mimd_eq;
 pub mod random_io;
+pub mod registry;
 pub mod seed_drives;
 pub mod strands;
 

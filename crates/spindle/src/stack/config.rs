@@ -24,6 +24,8 @@ use crate::disk::params::{DiskParams, FirmwarePolicy};
 use crate::disk::presets::preset;
 use crate::disksim::import::import_first_disk;
 use crate::sched::SchedulerKind;
+use crate::trace::{Format, IoRecord};
+use crate::workload::{compress, try_open_workload, ClosedLoop, WorkloadSpec};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
@@ -59,10 +61,110 @@ pub struct WorkloadConfig {
     pub trace: Option<String>,
     /// The trace format, when auto-detection is not wanted.
     pub format: Option<String>,
+    /// Keep only this trace device's requests.
+    pub device: Option<u32>,
     /// Divide arrival times by this factor.
     pub compress: Option<f64>,
     /// Keep only the first N requests.
     pub limit: Option<usize>,
+    /// A synthetic workload instead of a trace (`[workload.synthetic]`, with
+    /// `kind = "synthetic"` for open loop or `kind = "closed"`).
+    pub synthetic: Option<WorkloadSpec>,
+}
+
+/// A workload ready to run.
+pub enum LoadedWorkload {
+    Open(Vec<IoRecord>),
+    Closed(ClosedLoop),
+}
+
+impl WorkloadConfig {
+    /// A short description for summaries.
+    pub fn describe(&self) -> String {
+        match (&self.synthetic, &self.trace) {
+            (Some(WorkloadSpec::Synthetic(o)), _) => {
+                format!("synthetic open loop, {} requests", o.count)
+            }
+            (Some(WorkloadSpec::Closed(c)), _) => {
+                format!(
+                    "synthetic closed loop, {} processes, {} requests",
+                    c.processes, c.requests
+                )
+            }
+            (None, Some(t)) => {
+                let mut d = t.clone();
+                if let Some(dev) = self.device {
+                    d += &format!(" device {dev}");
+                }
+                if let Some(f) = self.compress {
+                    d += &format!(" compressed ×{f}");
+                }
+                d
+            }
+            (None, None) => "-".into(),
+        }
+    }
+
+    /// Loads the trace or builds the synthetic workload; `capacity` (sectors) bounds
+    /// synthetic addresses.
+    pub fn load(&self, capacity: u64) -> Result<LoadedWorkload, ConfigError> {
+        if let Some(spec) = &self.synthetic {
+            if self.trace.is_some() {
+                return Err(ConfigError::Invalid(
+                    "give either workload.trace or [workload.synthetic], not both".into(),
+                ));
+            }
+            let spec = spec.clone().with_capacity(capacity);
+            spec.validate()
+                .map_err(|e| ConfigError::Invalid(format!("workload.synthetic.{e}")))?;
+            return match spec {
+                WorkloadSpec::Synthetic(o) => Ok(LoadedWorkload::Open(
+                    try_open_workload(&o)
+                        .map_err(|e| ConfigError::Invalid(format!("workload.synthetic.{e}")))?,
+                )),
+                WorkloadSpec::Closed(c) => Ok(LoadedWorkload::Closed(
+                    ClosedLoop::new(&c)
+                        .map_err(|e| ConfigError::Invalid(format!("workload.synthetic.{e}")))?,
+                )),
+            };
+        }
+        let spec = self.trace.as_deref().ok_or_else(|| {
+            ConfigError::Invalid("no workload: give a trace or a synthetic workload".into())
+        })?;
+        let format = match &self.format {
+            Some(f) => Some(f.parse::<Format>().map_err(ConfigError::Invalid)?),
+            None => None,
+        };
+        let mut recs = if spec.starts_with("sample:") || format.is_none() {
+            crate::trace::resolve(spec).map_err(|e| ConfigError::Invalid(e.to_string()))?
+        } else {
+            crate::trace::read_trace(Path::new(spec), format)
+                .map_err(|e| ConfigError::Invalid(e.to_string()))?
+        };
+        if let Some(d) = self.device {
+            recs.retain(|r| r.device == d);
+            for r in &mut recs {
+                r.device = 0;
+            }
+        }
+        if let Some(n) = self.limit {
+            recs.truncate(n);
+        }
+        if let Some(f) = self.compress {
+            if !(f.is_finite() && f > 0.0) {
+                return Err(ConfigError::Invalid(format!(
+                    "workload.compress must be a positive number, got {f}"
+                )));
+            }
+            recs = compress(&recs, f);
+        }
+        if recs.is_empty() {
+            return Err(ConfigError::Invalid(format!(
+                "the workload `{spec}` has no requests"
+            )));
+        }
+        Ok(LoadedWorkload::Open(recs))
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -41,6 +41,15 @@ pub trait ClosedSource {
     fn on_complete(&mut self, process: u32, now: SimTime) -> Option<IoRecord>;
 }
 
+impl ClosedSource for crate::workload::ClosedLoop {
+    fn start(&mut self) -> Vec<(u32, IoRecord)> {
+        crate::workload::ClosedLoop::start(self)
+    }
+    fn on_complete(&mut self, process: u32, now: SimTime) -> Option<IoRecord> {
+        crate::workload::ClosedLoop::on_complete(self, process, now)
+    }
+}
+
 pub enum Source<'a> {
     /// Requests with fixed arrival times (a trace or an open synthetic workload).
     Open(&'a [IoRecord]),

@@ -1,0 +1,39 @@
+//! A progress bar for long runs, shown only when stderr is a terminal.
+
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use std::io::IsTerminal;
+
+pub struct Progress {
+    bar: Option<ProgressBar>,
+}
+
+impl Progress {
+    /// A bar over `total` units; hidden when stderr is not a terminal (or in CI).
+    pub fn new(total: u64, label: &str) -> Progress {
+        if !std::io::stderr().is_terminal() || std::env::var_os("CI").is_some() {
+            return Progress { bar: None };
+        }
+        let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr_with_hz(4));
+        bar.set_style(
+            ProgressStyle::with_template("{msg:>12} [{bar:40}] {pos}/{len} ({eta})")
+                .unwrap_or_else(|_| ProgressStyle::default_bar())
+                .progress_chars("=> "),
+        );
+        bar.set_message(label.to_string());
+        Progress { bar: Some(bar) }
+    }
+
+    pub fn set(&mut self, done: u64) {
+        if let Some(b) = &self.bar {
+            if done.is_multiple_of(256) {
+                b.set_position(done);
+            }
+        }
+    }
+
+    pub fn finish(&mut self) {
+        if let Some(b) = self.bar.take() {
+            b.finish_and_clear();
+        }
+    }
+}

@@ -1,0 +1,396 @@
+//! `spindle run` and `spindle compare`: a workload through a stack of host scheduler
+//! and drives, summarised.
+
+use crate::progress::Progress;
+use crate::table::{Align, Table};
+use anyhow::{anyhow, Context, Result};
+use spindle::sched::SchedulerKind;
+use spindle::stack::config::{DiskConfig, LoadedWorkload, RunConfig, WorkloadConfig};
+use spindle::stack::metrics::{write_requests_csv, Metrics};
+use spindle::stack::{simulate, RunResult, Source};
+use spindle::workload::{
+    Arrivals, ClosedSpec, GenSpec, OpenSpec, Pattern, Sizes, Think, WorkloadSpec,
+};
+use std::path::{Path, PathBuf};
+
+/// Command-line settings shared by `run` and `compare`; each overrides the config file.
+#[derive(clap::Args, Clone, Debug, Default)]
+pub struct StackArgs {
+    /// A TOML run configuration (see `spindle run --help`); flags override it
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// Disk preset or DiskSim .parv file [default: hp-c2249a]
+    #[arg(long, value_name = "DISK")]
+    pub disk: Option<String>,
+    /// Number of such disks [default: 2 for the default disk, else 1]
+    #[arg(long, value_name = "N")]
+    pub disks: Option<u32>,
+    /// Trace: `sample:hplajw` or a file [default: sample:hplajw]
+    #[arg(long, value_name = "SPEC")]
+    pub trace: Option<String>,
+    /// Trace format when detection should not guess: disksim-ascii, disksim-validate,
+    /// hp-srt, msr, fiu, spc, blkparse, spindle-csv
+    #[arg(long, value_name = "FORMAT")]
+    pub format: Option<String>,
+    /// Keep only this trace device's requests (e.g. the busiest disk of a trace)
+    #[arg(long, value_name = "N")]
+    pub device: Option<u32>,
+    /// Divide trace arrival times by this factor (time compression)
+    #[arg(long, value_name = "FACTOR")]
+    pub compress: Option<f64>,
+    /// Hold a request that touches blocks of an unserviced earlier request until that
+    /// one completes (on by default with --compress)
+    #[arg(long)]
+    pub hold_overlapping: bool,
+    /// Replay only the first N requests
+    #[arg(long, value_name = "N")]
+    pub limit: Option<usize>,
+    /// Synthetic workload instead of a trace: `open` (arrivals at --rate) or `closed`
+    /// (--processes each issuing, waiting, thinking --think-ms)
+    #[arg(long, value_name = "KIND")]
+    pub synthetic: Option<String>,
+    /// Synthetic addresses: uniform, sequential or zipf
+    #[arg(long, value_name = "PATTERN", default_value = "uniform")]
+    pub pattern: String,
+    /// Zipf skew for --pattern zipf
+    #[arg(long, value_name = "THETA", default_value_t = 0.9)]
+    pub zipf_theta: f64,
+    /// Sequential run length (requests) for --pattern sequential
+    #[arg(long, value_name = "N", default_value_t = 16)]
+    pub run_len: u64,
+    /// Synthetic request size in 512-byte sectors
+    #[arg(long, value_name = "SECTORS", default_value_t = 8)]
+    pub size: u32,
+    /// Fraction of synthetic requests that are reads
+    #[arg(long, value_name = "F", default_value_t = 0.66)]
+    pub read_fraction: f64,
+    /// Open loop: Poisson arrivals per second
+    #[arg(long, value_name = "PER_S", default_value_t = 100.0)]
+    pub rate: f64,
+    /// Closed loop: number of processes
+    #[arg(long, value_name = "N", default_value_t = 4)]
+    pub processes: u32,
+    /// Closed loop: mean think time (exponential), ms; 0 = none
+    #[arg(long, value_name = "MS", default_value_t = 0.0)]
+    pub think_ms: f64,
+    /// Synthetic: number of requests
+    #[arg(long, value_name = "N", default_value_t = 10_000)]
+    pub count: u64,
+    /// Seed of the synthetic workload
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Requests outstanding at each drive [default: 1]
+    #[arg(long, value_name = "N")]
+    pub queue_depth: Option<u32>,
+    /// Aging: serve requests that waited longer than this first (ms)
+    #[arg(long, value_name = "MS")]
+    pub max_wait_ms: Option<f64>,
+}
+
+impl StackArgs {
+    /// The configuration: the file's, or the built-in default (DiskSim's hplajw setup:
+    /// the HP trace on two HP C2249A disks, SSTF at the host), with flags applied.
+    pub fn config(&self) -> Result<RunConfig> {
+        let mut c = match &self.config {
+            Some(p) => RunConfig::load(p).map_err(|e| anyhow!("{e}"))?,
+            None => RunConfig {
+                seed: 1,
+                workload: WorkloadConfig {
+                    trace: Some("sample:hplajw".into()),
+                    ..WorkloadConfig::default()
+                },
+                scheduler: spindle::stack::config::SchedulerConfig {
+                    kind: SchedulerKind::Sstf,
+                    ..Default::default()
+                },
+                disks: vec![DiskConfig {
+                    disk: "hp-c2249a".into(),
+                    count: 2,
+                    firmware: None,
+                    firmware_queue_depth: None,
+                }],
+            },
+        };
+        if let Some(d) = &self.disk {
+            c.disks = vec![DiskConfig {
+                disk: d.clone(),
+                count: self.disks.unwrap_or(1),
+                firmware: None,
+                firmware_queue_depth: None,
+            }];
+        } else if let Some(n) = self.disks {
+            for d in &mut c.disks {
+                d.count = n;
+            }
+        }
+        if let Some(t) = &self.trace {
+            c.workload.trace = Some(t.clone());
+            c.workload.synthetic = None;
+        }
+        if let Some(kind) = &self.synthetic {
+            c.workload.trace = None;
+            c.workload.synthetic = Some(self.synthetic_spec(kind)?);
+        }
+        if let Some(d) = self.device {
+            c.workload.device = Some(d);
+        }
+        if let Some(f) = &self.format {
+            c.workload.format = Some(f.clone());
+        }
+        if let Some(x) = self.compress {
+            c.workload.compress = Some(x);
+            c.scheduler.hold_overlapping = true;
+        }
+        if self.hold_overlapping {
+            c.scheduler.hold_overlapping = true;
+        }
+        if let Some(n) = self.limit {
+            c.workload.limit = Some(n);
+        }
+        if let Some(q) = self.queue_depth {
+            c.scheduler.queue_depth = q;
+        }
+        if let Some(w) = self.max_wait_ms {
+            c.scheduler.max_wait_ms = Some(w);
+        }
+        Ok(c)
+    }
+}
+
+impl StackArgs {
+    fn synthetic_spec(&self, kind: &str) -> Result<WorkloadSpec> {
+        let pattern = match self.pattern.as_str() {
+            "uniform" => Pattern::Uniform,
+            "sequential" => Pattern::Sequential {
+                run_len: self.run_len,
+            },
+            "zipf" => Pattern::Zipf {
+                theta: self.zipf_theta,
+                buckets: 1000,
+            },
+            other => {
+                return Err(anyhow!(
+                    "--pattern must be uniform, sequential or zipf, got `{other}`"
+                ))
+            }
+        };
+        let gen = GenSpec {
+            pattern,
+            sizes: Sizes::Fixed { sectors: self.size },
+            read_fraction: self.read_fraction,
+            align: None,
+            start: 0,
+            span: None,
+            capacity: None,
+        };
+        Ok(match kind {
+            "open" => WorkloadSpec::Synthetic(OpenSpec {
+                gen,
+                arrivals: Arrivals::Poisson {
+                    rate_per_s: self.rate,
+                },
+                count: self.count,
+                seed: self.seed,
+                device: 0,
+            }),
+            "closed" => WorkloadSpec::Closed(ClosedSpec {
+                processes: self.processes,
+                think: if self.think_ms > 0.0 {
+                    Think::Exponential {
+                        mean_ns: self.think_ms * 1e6,
+                    }
+                } else {
+                    Think::None
+                },
+                requests: self.count,
+                gen,
+                seed: self.seed,
+                device: 0,
+            }),
+            other => return Err(anyhow!("--synthetic must be open or closed, got `{other}`")),
+        })
+    }
+}
+
+/// Loads (or builds) the workload a configuration names.
+pub fn load_workload(c: &RunConfig) -> Result<LoadedWorkload> {
+    let spec = c.stack_spec().map_err(|e| anyhow!("{e}"))?;
+    let capacity = spindle::disk::Hdd::new(spec.disks[0].clone())
+        .map_err(|e| anyhow!("{e}"))?
+        .capacity();
+    c.workload.load(capacity).map_err(|e| anyhow!("{e}"))
+}
+
+/// Runs one configuration with a progress bar.
+pub fn run_config(c: &RunConfig, w: &mut LoadedWorkload, label: &str) -> Result<RunResult> {
+    let spec = c.stack_spec().map_err(|e| anyhow!("{e}"))?;
+    let total = match w {
+        LoadedWorkload::Open(r) => r.len() as u64,
+        LoadedWorkload::Closed(c) => c.spec().requests,
+    };
+    let mut bar = Progress::new(total, label);
+    let source = match w {
+        LoadedWorkload::Open(r) => Source::Open(r),
+        LoadedWorkload::Closed(c) => Source::Closed(c),
+    };
+    let r =
+        simulate(&spec, source, &mut |done| bar.set(done as u64)).map_err(|e| anyhow!("{e}"))?;
+    bar.finish();
+    Ok(r)
+}
+
+fn summary_text(c: &RunConfig, m: &Metrics) -> String {
+    let disks: Vec<String> = c
+        .disks
+        .iter()
+        .map(|d| format!("{} × {}", d.count, d.disk))
+        .collect();
+    let mut s = format!(
+        "workload   {}\nstack      {} scheduler, {} outstanding per drive, disks: {}\n\n",
+        c.workload.describe(),
+        c.scheduler.kind.name(),
+        c.scheduler.queue_depth,
+        disks.join(", ")
+    );
+    s += &format!(
+        "requests   {} ({} reads, {} writes) over {:.1} s simulated, {:.1} requests/s\n",
+        m.requests,
+        m.reads,
+        m.writes,
+        m.makespan_ms / 1000.0,
+        m.throughput_per_s
+    );
+    s += &format!(
+        "response   mean {:.3} ms   p50 {:.3}   p90 {:.3}   p99 {:.3}   max {:.3}\n",
+        m.mean_response_ms,
+        m.p50_response_ms,
+        m.p90_response_ms,
+        m.p99_response_ms,
+        m.max_response_ms
+    );
+    s += &format!(
+        "at disk    mean {:.3} ms = overhead {:.3} + seek {:.3} + rotation {:.3} + transfer {:.3}; cache hits {:.1} %\n",
+        m.mean_service_ms,
+        m.mean_breakdown.overhead_ms,
+        m.mean_breakdown.seek_ms,
+        m.mean_breakdown.rotation_ms,
+        m.mean_breakdown.transfer_ms,
+        m.cache_hit_fraction * 100.0
+    );
+    s += &format!(
+        "queueing   mean {:.3} ms before the drive started\n",
+        m.mean_queue_ms
+    );
+    let util: Vec<String> = m
+        .utilization
+        .iter()
+        .map(|u| format!("{:.1} %", u * 100.0))
+        .collect();
+    s += &format!("busy       {}\n", util.join(", "));
+    s
+}
+
+pub fn run(
+    args: &StackArgs,
+    scheduler: Option<SchedulerKind>,
+    json: bool,
+    csv: Option<&Path>,
+) -> Result<String> {
+    let mut c = args.config()?;
+    if let Some(s) = scheduler {
+        c.scheduler.kind = s;
+    }
+    let mut w = load_workload(&c)?;
+    let r = run_config(&c, &mut w, "replaying")?;
+    if let Some(path) = csv {
+        let mut f = std::io::BufWriter::new(
+            std::fs::File::create(path)
+                .with_context(|| format!("cannot create {}", path.display()))?,
+        );
+        write_requests_csv(&r.requests, &mut f)
+            .with_context(|| format!("cannot write {}", path.display()))?;
+    }
+    if json {
+        let v = serde_json::json!({ "config": c, "metrics": r.metrics });
+        return Ok(serde_json::to_string_pretty(&v)? + "\n");
+    }
+    Ok(summary_text(&c, &r.metrics))
+}
+
+pub fn compare(
+    args: &StackArgs,
+    schedulers: &[SchedulerKind],
+    json: bool,
+    plot: Option<&Path>,
+) -> Result<String> {
+    let base = args.config()?;
+    let mut results = Vec::new();
+    for &s in schedulers {
+        let mut c = base.clone();
+        c.scheduler.kind = s;
+        // A fresh workload per scheduler: a closed loop's state is consumed by a run.
+        let mut w = load_workload(&c)?;
+        let r = run_config(&c, &mut w, s.name())?;
+        results.push((s, r.metrics));
+    }
+    if let Some(path) = plot {
+        let svg = spindle::report::svg_plot(&cdf_plot(&results));
+        std::fs::write(path, svg).with_context(|| format!("cannot write {}", path.display()))?;
+    }
+    if json {
+        let v: Vec<serde_json::Value> = results
+            .iter()
+            .map(|(s, m)| serde_json::json!({ "scheduler": s.name(), "metrics": m }))
+            .collect();
+        return Ok(serde_json::to_string_pretty(&v)? + "\n");
+    }
+    let mut t = Table::new(&[
+        ("scheduler", Align::Left),
+        ("mean resp ms", Align::Right),
+        ("p90", Align::Right),
+        ("p99", Align::Right),
+        ("at disk ms", Align::Right),
+        ("total disk s", Align::Right),
+        ("queue ms", Align::Right),
+    ]);
+    for (s, m) in &results {
+        t.row(vec![
+            s.name().into(),
+            format!("{:.3}", m.mean_response_ms),
+            format!("{:.3}", m.p90_response_ms),
+            format!("{:.3}", m.p99_response_ms),
+            format!("{:.3}", m.mean_service_ms),
+            format!("{:.1}", m.total_disk_time_ms / 1000.0),
+            format!("{:.3}", m.mean_queue_ms),
+        ]);
+    }
+    let disks: Vec<String> = base
+        .disks
+        .iter()
+        .map(|d| format!("{} × {}", d.count, d.disk))
+        .collect();
+    Ok(format!(
+        "{} on {}, {} outstanding per drive\n\n{}",
+        base.workload.describe(),
+        disks.join(", "),
+        base.scheduler.queue_depth,
+        t.render()
+    ))
+}
+
+fn cdf_plot(results: &[(SchedulerKind, Metrics)]) -> spindle::report::Plot {
+    spindle::report::Plot {
+        title: "Response-time distribution".into(),
+        x_label: "response time (ms)".into(),
+        y_label: "fraction of requests".into(),
+        kind: spindle::report::PlotKind::Step,
+        series: results
+            .iter()
+            .map(|(s, m)| spindle::report::Series {
+                label: s.name().into(),
+                points: m.cdf.clone(),
+            })
+            .collect(),
+        log_x: true,
+    }
+}

@@ -1,0 +1,174 @@
+//! Experiment reports: a self-contained HTML page with inline SVG plots, per-experiment
+//! CSV files, standalone SVG files and a machine-readable `summary.json` of all checks.
+//!
+//! Everything here is deterministic: the same [`ExperimentOutput`]s give byte-identical
+//! files (no timestamps, no hash-map iteration).
+
+mod format;
+mod html;
+mod svg;
+
+use std::collections::BTreeSet;
+use std::fs;
+use std::path::Path;
+
+use serde::Serialize;
+
+pub use crate::experiments::Check;
+pub use svg::svg_plot;
+
+/// One named data series of a plot.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct Series {
+    pub label: String,
+    pub points: Vec<(f64, f64)>,
+}
+
+/// How a plot draws its series.
+#[derive(Clone, Copy, Debug, Serialize, PartialEq, Eq)]
+pub enum PlotKind {
+    /// Points joined by straight lines, in the order given.
+    Line,
+    /// A step function (for CDFs): each value holds until the next point's x.
+    Step,
+    /// Unconnected markers (scatter).
+    Points,
+    /// Grouped bars: x is the group index, one bar per series in each group.
+    Bars,
+}
+
+/// A 2-D chart.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct Plot {
+    pub title: String,
+    pub x_label: String,
+    pub y_label: String,
+    pub kind: PlotKind,
+    pub series: Vec<Series>,
+    /// Logarithmic x axis (ignored for [`PlotKind::Bars`]; x <= 0 points are dropped).
+    pub log_x: bool,
+}
+
+/// A plain table of already formatted cells.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct Table {
+    pub columns: Vec<String>,
+    pub rows: Vec<Vec<String>>,
+}
+
+/// Everything one experiment contributes to the report.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct ExperimentOutput {
+    /// Catalog id, e.g. "PROX-T1".
+    pub id: String,
+    pub title: String,
+    /// What it is, the setup and the decisions: plain-text paragraphs separated by blank
+    /// lines.
+    pub description: String,
+    pub seed: u64,
+    pub checks: Vec<Check>,
+    pub plots: Vec<Plot>,
+    pub tables: Vec<Table>,
+    /// The experiment's data as CSV (header + rows).
+    pub csv: String,
+}
+
+/// Pretty JSON list of every check, flattened over the experiments in order; each entry
+/// has the keys `id`, `metric`, `paper`, `ours`, `tolerance`, `pass`.
+pub fn summary_json(outputs: &[ExperimentOutput]) -> String {
+    let checks: Vec<&Check> = outputs.iter().flat_map(|o| o.checks.iter()).collect();
+    serde_json::to_string_pretty(&checks).expect("checks serialize to JSON")
+}
+
+/// Writes the report into `dir` (created if needed):
+///
+/// - `index.html`: a standalone page with a summary, a table of contents and, per
+///   experiment, its description, inline plots, tables, checks and a link to its CSV;
+/// - `ID.csv`: each experiment's data;
+/// - `ID-k.svg`: each experiment's k-th plot (k from 1), as a standalone SVG file;
+/// - `summary.json`: [`summary_json`].
+///
+/// `ID` is the experiment id with characters outside `[A-Za-z0-9._-]` replaced by `_`
+/// (and `-2`, `-3`, ... appended should two experiments end up with the same name).
+pub fn write_report(dir: &Path, outputs: &[ExperimentOutput]) -> std::io::Result<()> {
+    fs::create_dir_all(dir)?;
+    let stems = file_stems(outputs);
+    let mut plots: Vec<Vec<String>> = Vec::with_capacity(outputs.len());
+    for (out, stem) in outputs.iter().zip(&stems) {
+        fs::write(dir.join(format!("{stem}.csv")), &out.csv)?;
+        let mut svgs = Vec::with_capacity(out.plots.len());
+        for (k, plot) in out.plots.iter().enumerate() {
+            let svg = svg_plot(plot);
+            fs::write(dir.join(format!("{stem}-{}.svg", k + 1)), &svg)?;
+            svgs.push(svg);
+        }
+        plots.push(svgs);
+    }
+    fs::write(
+        dir.join("index.html"),
+        html::index_html(outputs, &stems, &plots),
+    )?;
+    fs::write(dir.join("summary.json"), summary_json(outputs))?;
+    Ok(())
+}
+
+/// `id` made safe for a file name: characters outside `[A-Za-z0-9._-]` become `_`.
+pub fn file_stem(id: &str) -> String {
+    let s: String = id
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-') {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    if s.is_empty() {
+        "experiment".to_string()
+    } else {
+        s
+    }
+}
+
+/// Unique file stems, one per output, in order.
+fn file_stems(outputs: &[ExperimentOutput]) -> Vec<String> {
+    let mut used = BTreeSet::new();
+    outputs
+        .iter()
+        .map(|o| {
+            let base = file_stem(&o.id);
+            let mut stem = base.clone();
+            let mut n = 2;
+            while !used.insert(stem.to_ascii_lowercase()) {
+                stem = format!("{base}-{n}");
+                n += 1;
+            }
+            stem
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stems_are_safe_and_unique() {
+        assert_eq!(file_stem("PROX-T1"), "PROX-T1");
+        assert_eq!(file_stem("a/b c<>.x"), "a_b_c__.x");
+        assert_eq!(file_stem(""), "experiment");
+        let mk = |id: &str| ExperimentOutput {
+            id: id.into(),
+            title: String::new(),
+            description: String::new(),
+            seed: 0,
+            checks: vec![],
+            plots: vec![],
+            tables: vec![],
+            csv: String::new(),
+        };
+        let outs = [mk("a b"), mk("a_b"), mk("a/b")];
+        assert_eq!(file_stems(&outs), ["a_b", "a_b-2", "a_b-3"]);
+    }
+}

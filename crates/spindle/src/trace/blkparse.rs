@@ -1,0 +1,292 @@
+//! `blkparse`'s default text output (blktrace), one event per line:
+//!
+//! ```text
+//!   8,0    3        1     0.000000000  4162  Q  WS 1234 + 8 [jbd2/sda1-8]
+//!   │      │        │     │            │     │  │  │      │ └ process
+//!   │      │        │     │            │     │  │  │      └ sectors
+//!   │      │        │     │            │     │  │  └ first sector
+//!   │      │        │     │            │     │  └ RWBS: R/W/D/N + F/A/S/M modifiers
+//!   │      │        │     │            │     └ action: Q queued, D issued, C completed…
+//!   │      │        │     │            └ pid
+//!   │      │        │     └ seconds since the trace started
+//!   │      │        └ sequence number
+//!   │      └ CPU
+//!   └ major,minor of the device
+//! ```
+//!
+//! One request becomes one record, taken from a single action: `D` (issued to the
+//! driver, what the disk sees) by default, or `Q` if the trace has no `D` events (traces
+//! of stacked devices may have only queue events); [`parse_with_action`] picks another.
+//! Only events whose RWBS contains `R` or `W` are kept: discards (`D`), pure flushes
+//! and other non-data commands (`N`) are skipped, as are events without a
+//! `sector + count` when the RWBS has a flush (`F`) — a data-less flush. A read or
+//! write event of the chosen action without `sector + count`, or with a count of 0
+//! and no flush, is an error.
+//!
+//! `device` is the index of the event's `major,minor` among the distinct devices of the
+//! kept events, in order of first appearance. Times are kept as written (they already
+//! count from the start of the trace). The per-CPU and total summary blkparse prints
+//! at the end (`CPU0 (sda):`, `Total (8,0):`, ...) ends the events: it and everything
+//! after it is ignored, as are blank lines and `Input file ... added` notices.
+
+use super::text::{lines, Fields};
+use super::{IoRecord, TraceError};
+use crate::time::SimTime;
+
+const NAMES: &[&str] = &[
+    "device (major,minor)",
+    "CPU",
+    "sequence number",
+    "time (s)",
+    "pid",
+    "action",
+    "RWBS",
+    "sector",
+    "'+'",
+    "sector count",
+];
+
+/// Parses blkparse output, taking `D` events, or `Q` events if there is no `D`.
+pub fn parse(bytes: &[u8], file: &str) -> Result<Vec<IoRecord>, TraceError> {
+    parse_with_action(bytes, file, None)
+}
+
+/// Parses blkparse output, taking the events of `action` (e.g. `"Q"`, `"D"`, `"C"`);
+/// `None` means `D` if present, else `Q`.
+pub fn parse_with_action(
+    bytes: &[u8],
+    file: &str,
+    action: Option<&str>,
+) -> Result<Vec<IoRecord>, TraceError> {
+    let events = events(bytes, file)?;
+    let action = match action {
+        Some(a) => a.to_string(),
+        None if events.iter().any(|e| e.action == "D") => "D".to_string(),
+        None => "Q".to_string(),
+    };
+    let mut devices: Vec<(u32, u32)> = Vec::new();
+    let mut records = Vec::new();
+    for e in events.into_iter().filter(|e| e.action == action) {
+        let Some(request) = e
+            .request
+            .map_err(|msg| TraceError::line(file, e.line, msg))?
+        else {
+            continue;
+        };
+        let index = match devices.iter().position(|&d| d == e.device) {
+            Some(i) => i,
+            None => {
+                devices.push(e.device);
+                devices.len() - 1
+            }
+        };
+        let device = u32::try_from(index)
+            .map_err(|_| TraceError::line(file, e.line, "more than 2^32 devices"))?;
+        records.push(IoRecord { device, ..request });
+    }
+    super::sort_by_arrival(&mut records);
+    Ok(records)
+}
+
+/// One event line. `request` is `Ok(None)` for events that are not reads or writes,
+/// and an error message for read/write events whose extent is malformed (reported
+/// only if the event's action is the one selected).
+struct Event {
+    line: usize,
+    device: (u32, u32),
+    action: String,
+    request: Result<Option<IoRecord>, String>,
+}
+
+/// All event lines up to the summary.
+fn events(bytes: &[u8], file: &str) -> Result<Vec<Event>, TraceError> {
+    let mut events = Vec::new();
+    for (line_no, line) in lines(bytes) {
+        let trimmed = line.trim_ascii();
+        if trimmed.is_empty() || trimmed.starts_with("Input file ") {
+            continue;
+        }
+        if is_summary(trimmed) {
+            break;
+        }
+        let event =
+            parse_event(&line, line_no).map_err(|msg| TraceError::line(file, line_no, msg))?;
+        events.push(event);
+    }
+    Ok(events)
+}
+
+/// The first line of blkparse's closing statistics: `CPU3 (sda):` or `Total (8,0):`.
+fn is_summary(line: &str) -> bool {
+    let Some((head, _)) = line.split_once(" (") else {
+        return false;
+    };
+    let cpu = head
+        .strip_prefix("CPU")
+        .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()));
+    (cpu || head == "Total") && line.ends_with("):")
+}
+
+/// `major,minor`.
+pub(crate) fn parse_device(text: &str) -> Option<(u32, u32)> {
+    let (major, minor) = text.split_once(',')?;
+    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    if !digits(major) || !digits(minor) {
+        return None;
+    }
+    Some((major.parse().ok()?, minor.parse().ok()?))
+}
+
+fn parse_event(line: &str, line_no: usize) -> Result<Event, String> {
+    let f = Fields::whitespace(line, NAMES);
+    // The device first: a line that does not start with one is not an event at all.
+    let dev = f.get(0)?;
+    let device = parse_device(dev.text).ok_or_else(|| dev.error("expected major,minor"))?;
+    // Every event has the seven fields up to RWBS (the default format prints them all).
+    f.expect_count(7, usize::MAX)?;
+    let _cpu: u32 = f.get(1)?.uint()?;
+    let _seq: u64 = f.get(2)?.uint()?;
+    let time = f.get(3)?.time_ns(9, "seconds")?;
+    let _pid: u64 = f.get(4)?.uint()?;
+    let action = f.get(5)?.text.to_string();
+    let rwbs = f.get(6)?.text;
+    let write = rwbs.contains('W');
+    let request = if !write && !rwbs.contains('R') {
+        Ok(None)
+    } else {
+        extent(&f, rwbs.contains('F')).map(|extent| {
+            extent.map(|(lbn, blocks)| IoRecord {
+                arrival: SimTime(time),
+                device: 0,
+                lbn,
+                blocks,
+                write,
+                content: Vec::new(),
+            })
+        })
+    };
+    Ok(Event {
+        line: line_no,
+        device,
+        action,
+        request,
+    })
+}
+
+/// `sector + count` after the RWBS; `None` for a data-less flush.
+fn extent(f: &Fields<'_>, flush: bool) -> Result<Option<(u64, u32)>, String> {
+    let sector = f.get(7)?;
+    if sector.text.starts_with('[') && flush {
+        return Ok(None);
+    }
+    let lbn = sector.uint()?;
+    let plus = f.get(8)?;
+    if plus.text != "+" {
+        return Err(plus.error("expected '+' between sector and count"));
+    }
+    let count = f.get(9)?;
+    let blocks: u32 = count.uint()?;
+    match blocks {
+        0 if flush => Ok(None),
+        0 => Err(count.error("a request must be at least 1 sector")),
+        _ => Ok(Some((lbn, blocks))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const TRACE: &str = "\
+  8,0    3        1     0.000000000  4162  Q  WS 1234 + 8 [jbd2/sda1-8]
+  8,0    3        2     0.000002000  4162  G  WS 1234 + 8 [jbd2/sda1-8]
+  8,0    3        3     0.000004000  4162  D  WS 1234 + 8 [jbd2/sda1-8]
+  8,16   1        1     0.000010000   900  Q   R 88 + 16 [cat]
+  8,16   1        2     0.000012000   900  D   R 88 + 16 [cat]
+  8,0    3        4     0.000020000  4162  Q FWS [jbd2/sda1-8]
+  8,0    3        5     0.000021000  4162  D FWS [jbd2/sda1-8]
+  8,0    0        0     0.000030000     0  m   N cfq4162 insert_request
+  8,0    2        6     0.000040000     0  D   D 4096 + 2048 [fstrim]
+  8,0    3        7     0.000300000     0  C  WS 1234 + 8 [0]
+
+CPU3 (sda):
+ Reads Queued:           0,        0KiB\t Writes Queued:           1,        4KiB
+Total (8,0):
+ garbage that is not an event
+";
+
+    #[test]
+    fn takes_d_events() {
+        let r = parse(TRACE.as_bytes(), "b").unwrap();
+        assert_eq!(r.len(), 2);
+        assert_eq!(
+            (r[0].arrival, r[0].device, r[0].lbn, r[0].blocks),
+            (SimTime(4000), 0, 1234, 8)
+        );
+        assert!(r[0].write);
+        assert_eq!(
+            (r[1].arrival, r[1].device, r[1].lbn, r[1].blocks),
+            (SimTime(12_000), 1, 88, 16)
+        );
+        assert!(!r[1].write);
+    }
+
+    #[test]
+    fn action_choice() {
+        let q = parse_with_action(TRACE.as_bytes(), "b", Some("Q")).unwrap();
+        assert_eq!(
+            q.iter().map(|r| r.arrival.0).collect::<Vec<_>>(),
+            [0, 10_000]
+        );
+        let c = parse_with_action(TRACE.as_bytes(), "b", Some("C")).unwrap();
+        assert_eq!(c.len(), 1);
+        // No D events: fall back to Q.
+        let only_q: String = TRACE
+            .lines()
+            .filter(|l| !l.contains(" D "))
+            .collect::<Vec<_>>()
+            .join("\n");
+        let r = parse(only_q.as_bytes(), "b").unwrap();
+        assert_eq!(r.len(), 2);
+    }
+
+    #[test]
+    fn errors() {
+        let cases = [
+            (
+                "8,0 1 1 0.1 5 D W 12 + 0 [p]",
+                "field 10 (sector count): a request must be at least 1 sector",
+            ),
+            (
+                "8,0 1 1 0.1 5 D W 12 - 8 [p]",
+                "field 9 ('+'): expected '+'",
+            ),
+            (
+                "8,0 1 1 0.1 5 D R [p]",
+                "field 8 (sector): expected an unsigned integer, found \"[p]\"",
+            ),
+            (
+                "8,x 1 1 0.1 5 D R 1 + 8 [p]",
+                "field 1 (device (major,minor)): expected major,minor",
+            ),
+            (
+                "8,0 1 1 -0.1 5 D R 1 + 8 [p]",
+                "field 4 (time (s)): time must not be negative",
+            ),
+            ("8,0 1 1 0.1 5", "field 6 (action): missing"),
+            (
+                "hello world",
+                "field 1 (device (major,minor)): expected major,minor, found \"hello\"",
+            ),
+        ];
+        for (bad, msg) in cases {
+            let text = format!("8,0 1 1 0.0 5 D W 1 + 8 [p]\n{bad}\n");
+            let err = parse(text.as_bytes(), "trace.txt").unwrap_err();
+            assert_eq!(err.line_number(), Some(2), "{bad}");
+            assert!(err.msg.starts_with(msg), "{bad}: {}", err.msg);
+        }
+        // A malformed event of another action is not an error.
+        let text = "8,0 1 1 0.0 5 D W 1 + 8 [p]\n8,0 1 2 0.0 5 Q W 1 + 0 [p]\n";
+        assert_eq!(parse(text.as_bytes(), "t").unwrap().len(), 1);
+    }
+}
