@@ -597,6 +597,22 @@ impl Hdd {
 
     // ----- background work ------------------------------------------------------------
 
+    /// A read stream's next step from `cursor` to the sector at `loc`: the track it
+    /// goes to, when positioning ends, and when the sector's leading edge arrives.
+    fn reach(&self, cursor: Cursor, loc: &Location) -> (HeadPos, SimTime, SimTime) {
+        let to = HeadPos {
+            cyl: loc.pbn.cyl,
+            head: loc.pbn.head,
+        };
+        let seek_end = cursor.t + self.positioning_ns(cursor.pos, to, false);
+        let lead = seek_end
+            + self.wait_ns(
+                seek_end,
+                self.sector_angle_ps(loc.angle_sectors as u64, loc.spt),
+            );
+        (to, seek_end, lead)
+    }
+
     /// Advances a running prefetch to `until`: blocks whose sector has fully passed by
     /// then join the segment. Finished prefetches leave the mechanism idle.
     fn advance_prefetch(&mut self, until: SimTime) {
@@ -634,16 +650,7 @@ impl Hdd {
             }
             // The run's timing in closed form: positioning, rotational wait to the first
             // sector, then one sector time per physical sector (slips included).
-            let to = HeadPos {
-                cyl: loc.pbn.cyl,
-                head: loc.pbn.head,
-            };
-            let t_pos = cursor.t + self.positioning_ns(cursor.pos, to, false);
-            let t_lead = t_pos
-                + self.wait_ns(
-                    t_pos,
-                    self.sector_angle_ps(loc.angle_sectors as u64, loc.spt),
-                );
+            let (to, _, t_lead) = self.reach(cursor, &loc);
             let spt = loc.spt;
             let period_ps = self.tm.period_ps;
             let done_at = |j: u64| t_lead + self.sectors_ns(j * span / n + 1, spt, t_lead);
@@ -721,16 +728,7 @@ impl Hdd {
                     self.bg = Background::Idle;
                     return (cursor.t.max(t0), false);
                 };
-                let to = HeadPos {
-                    cyl: loc.pbn.cyl,
-                    head: loc.pbn.head,
-                };
-                let seek_end = cursor.t + self.positioning_ns(cursor.pos, to, false);
-                let lead = seek_end
-                    + self.wait_ns(
-                        seek_end,
-                        self.sector_angle_ps(loc.angle_sectors as u64, loc.spt),
-                    );
+                let (to, seek_end, lead) = self.reach(cursor, &loc);
                 let in_sector = self.params.cache.stop_prefetch_in_sector;
                 let (stop, pos, lbn) = if t0 < seek_end {
                     (seek_end, to, cursor.lbn)

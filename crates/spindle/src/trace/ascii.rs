@@ -19,7 +19,7 @@
 //! instead; we require exactly five fields where `sscanf` would ignore trailing junk,
 //! and we reject negative or non-numeric fields, zero sizes and NaN/infinite times.
 
-use super::text::{lines, Fields};
+use super::text::{parse_record_lines, Fields};
 use super::{IoRecord, TraceError};
 use crate::time::SimTime;
 
@@ -36,16 +36,7 @@ const READ: u32 = 0x1;
 
 /// Parses a DiskSim ascii trace; blank lines are skipped.
 pub fn parse(bytes: &[u8], file: &str) -> Result<Vec<IoRecord>, TraceError> {
-    let mut records = Vec::new();
-    for (line_no, line) in lines(bytes) {
-        if line.trim_ascii().is_empty() {
-            continue;
-        }
-        let record = parse_line(&line).map_err(|msg| TraceError::line(file, line_no, msg))?;
-        records.push(record);
-    }
-    super::sort_by_arrival(&mut records);
-    Ok(records)
+    parse_record_lines(bytes, file, parse_line)
 }
 
 fn parse_line(line: &str) -> Result<IoRecord, String> {

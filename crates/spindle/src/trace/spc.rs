@@ -14,7 +14,7 @@
 //! already count from the start of the trace, so they are kept as written. The size is
 //! rounded up to whole sectors; a zero size is an error.
 
-use super::text::{lines, Fields};
+use super::text::{parse_record_lines, Fields};
 use super::{IoRecord, TraceError};
 use crate::time::SimTime;
 
@@ -22,16 +22,7 @@ const NAMES: &[&str] = &["ASU", "LBA", "Size", "Opcode", "Timestamp"];
 
 /// Parses an SPC trace; blank lines are skipped.
 pub fn parse(bytes: &[u8], file: &str) -> Result<Vec<IoRecord>, TraceError> {
-    let mut records = Vec::new();
-    for (line_no, line) in lines(bytes) {
-        if line.trim_ascii().is_empty() {
-            continue;
-        }
-        let record = parse_line(&line).map_err(|msg| TraceError::line(file, line_no, msg))?;
-        records.push(record);
-    }
-    super::sort_by_arrival(&mut records);
-    Ok(records)
+    parse_record_lines(bytes, file, parse_line)
 }
 
 fn parse_line(line: &str) -> Result<IoRecord, String> {

@@ -17,6 +17,24 @@ pub(crate) fn lines(bytes: &[u8]) -> impl Iterator<Item = (usize, Cow<'_, str>)>
     })
 }
 
+/// Parses every non-blank line with `parse_line`, naming the file and line of the
+/// first failure, and returns the records in time order.
+pub(crate) fn parse_record_lines(
+    bytes: &[u8],
+    file: &str,
+    parse_line: impl Fn(&str) -> Result<IoRecord, String>,
+) -> Result<Vec<IoRecord>, TraceError> {
+    let mut records = Vec::new();
+    for (line_no, line) in lines(bytes) {
+        if line.trim_ascii().is_empty() {
+            continue;
+        }
+        records.push(parse_line(&line).map_err(|msg| TraceError::line(file, line_no, msg))?);
+    }
+    super::sort_by_arrival(&mut records);
+    Ok(records)
+}
+
 /// Quotes a field for an error message, shortening absurdly long ones so a corrupt
 /// file cannot produce a megabyte-long message.
 pub(crate) fn shown(field: &str) -> String {
