@@ -82,6 +82,9 @@ pub struct StackArgs {
     /// Requests outstanding at each drive [default: 1]
     #[arg(long, value_name = "N")]
     pub queue_depth: Option<u32>,
+    /// SMTF: samples per inter-request distance the Disk Mimic probes [default: 10]
+    #[arg(long, value_name = "N")]
+    pub mimic_samples: Option<u32>,
     /// Aging: serve requests that waited longer than this first (ms)
     #[arg(long, value_name = "MS")]
     pub max_wait_ms: Option<f64>,
@@ -152,6 +155,9 @@ impl StackArgs {
         }
         if let Some(w) = self.max_wait_ms {
             c.scheduler.max_wait_ms = Some(w);
+        }
+        if let Some(n) = self.mimic_samples {
+            c.scheduler.mimic_samples = n;
         }
         Ok(c)
     }
@@ -330,7 +336,7 @@ pub fn compare(
         c.scheduler.kind = s;
         // A fresh workload per scheduler: a closed loop's state is consumed by a run.
         let mut w = load_workload(&c)?;
-        let r = run_config(&c, &mut w, s.name())?;
+        let r = run_config(&c, &mut w, &s.name())?;
         results.push((s, r.metrics));
     }
     if let Some(path) = plot {
@@ -355,7 +361,7 @@ pub fn compare(
     ]);
     for (s, m) in &results {
         t.row(vec![
-            s.name().into(),
+            s.name(),
             format!("{:.3}", m.mean_response_ms),
             format!("{:.3}", m.p90_response_ms),
             format!("{:.3}", m.p99_response_ms),
@@ -387,7 +393,7 @@ fn cdf_plot(results: &[(SchedulerKind, Metrics)]) -> spindle::report::Plot {
         series: results
             .iter()
             .map(|(s, m)| spindle::report::Series {
-                label: s.name().into(),
+                label: s.name(),
                 points: m.cdf.clone(),
             })
             .collect(),

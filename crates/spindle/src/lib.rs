@@ -8,6 +8,7 @@ pub mod disk;
 pub mod disksim;
 pub mod engine;
 pub mod experiments;
+pub mod mimic;
 pub mod report;
 pub mod sched;
 pub mod stack;

@@ -9,20 +9,23 @@
 
 use crate::disk::drive::Drive;
 use crate::disk::hdd::Request;
+use crate::mimic::smtf::{self, LastRequest};
+use crate::mimic::{DiskMimic, Metric};
 use crate::time::SimTime;
 use serde::{Deserialize, Serialize};
 use std::str::FromStr;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(try_from = "String", into = "String")]
 pub enum SchedulerKind {
     Fcfs,
     Sstf,
     Look,
-    #[serde(rename = "clook")]
     CLook,
     /// Shortest positioning time first, from the simulator's exact prediction.
     Greedy,
+    /// Shortest mimicked time first: the Disk Mimic's prediction under a summary metric.
+    Smtf(Metric),
 }
 
 impl SchedulerKind {
@@ -34,28 +37,54 @@ impl SchedulerKind {
         SchedulerKind::Greedy,
     ];
 
-    pub fn name(self) -> &'static str {
+    pub fn name(self) -> String {
         match self {
-            SchedulerKind::Fcfs => "fcfs",
-            SchedulerKind::Sstf => "sstf",
-            SchedulerKind::Look => "look",
-            SchedulerKind::CLook => "clook",
-            SchedulerKind::Greedy => "greedy",
+            SchedulerKind::Fcfs => "fcfs".into(),
+            SchedulerKind::Sstf => "sstf".into(),
+            SchedulerKind::Look => "look".into(),
+            SchedulerKind::CLook => "clook".into(),
+            SchedulerKind::Greedy => "greedy".into(),
+            SchedulerKind::Smtf(Metric::Mean) => "smtf".into(),
+            SchedulerKind::Smtf(m) => format!("smtf-{}", m.name()),
         }
+    }
+}
+
+impl From<SchedulerKind> for String {
+    fn from(k: SchedulerKind) -> String {
+        k.name()
+    }
+}
+
+impl TryFrom<String> for SchedulerKind {
+    type Error = String;
+    fn try_from(s: String) -> Result<Self, String> {
+        s.parse()
+    }
+}
+
+impl std::fmt::Display for SchedulerKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.name())
     }
 }
 
 impl FromStr for SchedulerKind {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, String> {
-        match s.to_ascii_lowercase().as_str() {
+        let s = s.to_ascii_lowercase();
+        if let Some(m) = s.strip_prefix("smtf-") {
+            return Ok(SchedulerKind::Smtf(m.parse()?));
+        }
+        match s.as_str() {
             "fcfs" | "fifo" => Ok(SchedulerKind::Fcfs),
             "sstf" => Ok(SchedulerKind::Sstf),
             "look" | "elevator" => Ok(SchedulerKind::Look),
             "clook" | "c-look" => Ok(SchedulerKind::CLook),
             "greedy" | "sptf" | "greedy-optimal" => Ok(SchedulerKind::Greedy),
+            "smtf" => Ok(SchedulerKind::Smtf(Metric::Mean)),
             other => Err(format!(
-                "unknown scheduler `{other}` (expected fcfs, sstf, look, clook or greedy)"
+                "unknown scheduler `{other}` (expected fcfs, sstf, look, clook, greedy, smtf or smtf-<mean|median|max|min|prob>)"
             )),
         }
     }
@@ -70,7 +99,6 @@ pub struct Waiting {
 }
 
 /// One drive's host queue and its scheduling state.
-#[derive(Clone, Debug)]
 pub struct HostQueue {
     kind: SchedulerKind,
     /// Requests waiting longer than this are served first (oldest first).
@@ -80,6 +108,9 @@ pub struct HostQueue {
     last_lbn: u64,
     /// LOOK's sweep direction.
     ascending: bool,
+    /// SMTF's model of the drive and what it last sent.
+    mimic: Option<DiskMimic>,
+    last: LastRequest,
 }
 
 impl HostQueue {
@@ -90,7 +121,19 @@ impl HostQueue {
             waiting: Vec::new(),
             last_lbn: 0,
             ascending: true,
+            mimic: None,
+            last: LastRequest::default(),
         }
+    }
+
+    /// Gives an SMTF queue its Disk Mimic.
+    pub fn with_mimic(mut self, mimic: DiskMimic) -> HostQueue {
+        self.mimic = Some(mimic);
+        self
+    }
+
+    pub fn mimic(&self) -> Option<&DiskMimic> {
+        self.mimic.as_ref()
     }
 
     pub fn kind(&self) -> SchedulerKind {
@@ -117,6 +160,7 @@ impl HostQueue {
         let i = self.aged(now).unwrap_or_else(|| self.choose(drive, now));
         let w = self.waiting.remove(i);
         self.last_lbn = w.req.lbn + w.req.blocks as u64;
+        self.last = LastRequest::of(&w.req);
         Some(w)
     }
 
@@ -183,6 +227,10 @@ impl HostQueue {
                 let hdd = drive.hdd();
                 argmin(&|x| hdd.positioning_from_state(now, x.req.lbn, x.req.write))
             }
+            SchedulerKind::Smtf(_) => match self.mimic.as_mut() {
+                Some(m) => smtf::choose(m, self.last, self.waiting.iter().map(|w| &w.req)),
+                None => 0,
+            },
         }
     }
 }

@@ -177,6 +177,13 @@ pub struct SchedulerConfig {
     pub max_wait_ms: Option<f64>,
     #[serde(default)]
     pub hold_overlapping: bool,
+    /// SMTF: samples per distance the Disk Mimic probes.
+    #[serde(default = "default_samples")]
+    pub mimic_samples: u32,
+}
+
+fn default_samples() -> u32 {
+    10
 }
 
 fn default_kind() -> SchedulerKind {
@@ -194,6 +201,7 @@ impl Default for SchedulerConfig {
             queue_depth: 1,
             max_wait_ms: None,
             hold_overlapping: false,
+            mimic_samples: default_samples(),
         }
     }
 }
@@ -289,6 +297,7 @@ impl RunConfig {
             queue_depth: s.queue_depth,
             max_wait_ms: s.max_wait_ms,
             hold_overlapping: s.hold_overlapping,
+            mimic_samples: s.mimic_samples,
         })
     }
 }

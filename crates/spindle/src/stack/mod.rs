@@ -30,6 +30,8 @@ pub struct StackSpec {
     /// Hold a request to blocks that an earlier request still being served touches
     /// until that one completes (the thesis's rule for compressed traces, §3.5).
     pub hold_overlapping: bool,
+    /// SMTF: samples per distance the Disk Mimic probes off-line.
+    pub mimic_samples: u32,
 }
 
 /// A closed-loop workload: processes that issue a request, wait for it, think, and
@@ -142,11 +144,23 @@ pub fn simulate(
         p.firmware.queue_depth = p.firmware.queue_depth.max(depth);
         drives.push(Drive::new(p)?);
     }
-    let mut queues: Vec<HostQueue> = spec
-        .disks
-        .iter()
-        .map(|_| HostQueue::new(spec.scheduler, spec.max_wait_ms))
-        .collect();
+    let mut queues: Vec<HostQueue> = Vec::with_capacity(spec.disks.len());
+    for (i, p) in spec.disks.iter().enumerate() {
+        let mut q = HostQueue::new(spec.scheduler, spec.max_wait_ms);
+        if let SchedulerKind::Smtf(metric) = spec.scheduler {
+            // Off-line configuration: the Mimic probes an identical drive of its own
+            // and sees only request and completion times.
+            let probe = crate::disk::hdd::Hdd::new(p.clone())?;
+            let seed = 0x5EED ^ i as u64;
+            q = q.with_mimic(crate::mimic::DiskMimic::offline(
+                Box::new(probe),
+                spec.mimic_samples,
+                metric,
+                seed,
+            ));
+        }
+        queues.push(q);
+    }
 
     let mut events: EventQueue<Event> = EventQueue::new();
     let mut next_index = 0usize;

@@ -1,0 +1,308 @@
+//! Disk Mimic: a data-driven disk model (thesis ch. 2–3, catalog ALG-MIMIC).
+//!
+//! The Mimic predicts a request's service time from what it has *observed* of the
+//! device — never from the simulator's internals. Its table is keyed by the previous
+//! and current operation (read/write) and the signed inter-request distance (first LBN
+//! of the current request minus the last LBN of the previous one); each entry
+//! summarises the service times seen at that key by a metric: mean, median, maximum,
+//! minimum, or a random draw from the samples ("probabilistic").
+//!
+//! Off-line configuration probes the device through [`ProbeDevice`]: before each probe
+//! pair a random access defeats caching and prefetch, then the pair (A, B) is issued
+//! back to back and B's service time recorded. Distances are probed when a scheduler
+//! first asks for them, on a device of its own: the same entries an exhaustive
+//! up-front probe would hold for those distances, without probing the billions of
+//! distances a workload never uses.
+
+pub mod smtf;
+
+use crate::disk::hdd::{Hdd, Request};
+use crate::time::SimTime;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
+use std::str::FromStr;
+
+/// How a table entry's samples become one predicted time.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Metric {
+    Mean,
+    Median,
+    Max,
+    Min,
+    /// A random draw from the observed samples.
+    Probabilistic,
+}
+
+impl Metric {
+    pub const ALL: [Metric; 5] = [
+        Metric::Mean,
+        Metric::Median,
+        Metric::Max,
+        Metric::Probabilistic,
+        Metric::Min,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Metric::Mean => "mean",
+            Metric::Median => "median",
+            Metric::Max => "max",
+            Metric::Min => "min",
+            Metric::Probabilistic => "prob",
+        }
+    }
+}
+
+impl FromStr for Metric {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Metric, String> {
+        match s {
+            "mean" => Ok(Metric::Mean),
+            "median" => Ok(Metric::Median),
+            "max" | "maximum" => Ok(Metric::Max),
+            "min" | "minimum" => Ok(Metric::Min),
+            "prob" | "probabilistic" => Ok(Metric::Probabilistic),
+            other => Err(format!(
+                "unknown summary metric `{other}` (mean, median, max, min, prob)"
+            )),
+        }
+    }
+}
+
+/// Anything that can serve a request and report when it completed: a simulated drive
+/// now, a real block device later. The Mimic sees nothing else.
+pub trait ProbeDevice {
+    /// Issues `req` at `at` and returns its completion time.
+    fn access(&mut self, at: SimTime, req: Request) -> SimTime;
+    /// Addressable 512-byte sectors.
+    fn capacity(&self) -> u64;
+}
+
+impl ProbeDevice for Hdd {
+    fn access(&mut self, at: SimTime, req: Request) -> SimTime {
+        self.service(at, req).done
+    }
+    fn capacity(&self) -> u64 {
+        Hdd::capacity(self)
+    }
+}
+
+/// The observed service times at one key, sorted (ns).
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct Entry {
+    samples: Vec<u32>,
+    mean: u32,
+}
+
+impl Entry {
+    fn new(mut samples: Vec<u32>) -> Entry {
+        samples.sort_unstable();
+        let mean =
+            (samples.iter().map(|&s| s as u64).sum::<u64>() / samples.len().max(1) as u64) as u32;
+        Entry { samples, mean }
+    }
+
+    fn value(&self, metric: Metric, rng: &mut ChaCha8Rng) -> u32 {
+        let s = &self.samples;
+        match metric {
+            Metric::Mean => self.mean,
+            Metric::Median => s.get(s.len() / 2).copied().unwrap_or(0),
+            Metric::Max => s.last().copied().unwrap_or(0),
+            Metric::Min => s.first().copied().unwrap_or(0),
+            Metric::Probabilistic => {
+                if s.is_empty() {
+                    0
+                } else {
+                    s[rng.gen_range(0..s.len())]
+                }
+            }
+        }
+    }
+}
+
+/// Table key: (previous was a write, current is a write, signed distance in sectors).
+pub type Key = (bool, bool, i64);
+
+/// The Mimic's table and how it is filled.
+pub struct DiskMimic {
+    device: Box<dyn ProbeDevice + Send>,
+    table: HashMap<Key, Entry>,
+    /// Samples per probed distance.
+    pub samples: u32,
+    /// Probe request size (sectors): "e.g. 1 KB".
+    pub probe_blocks: u32,
+    pub metric: Metric,
+    rng: ChaCha8Rng,
+    clock: SimTime,
+    probes_issued: u64,
+}
+
+impl DiskMimic {
+    /// A Mimic that probes `device` off-line, `samples` per distance.
+    pub fn offline(
+        device: Box<dyn ProbeDevice + Send>,
+        samples: u32,
+        metric: Metric,
+        seed: u64,
+    ) -> DiskMimic {
+        DiskMimic {
+            device,
+            table: HashMap::new(),
+            samples: samples.max(1),
+            probe_blocks: 2,
+            metric,
+            rng: ChaCha8Rng::seed_from_u64(seed),
+            clock: SimTime::ZERO,
+            probes_issued: 0,
+        }
+    }
+
+    /// Distinct keys in the table.
+    pub fn entries(&self) -> usize {
+        self.table.len()
+    }
+
+    /// Requests the Mimic has sent to its probe device.
+    pub fn probes_issued(&self) -> u64 {
+        self.probes_issued
+    }
+
+    /// Bytes the table holds: per entry the key, the mean and the samples.
+    pub fn memory_bytes(&self) -> usize {
+        self.table
+            .values()
+            .map(|e| std::mem::size_of::<Key>() + 4 + 4 * e.samples.len())
+            .sum()
+    }
+
+    /// Predicted service time (ns) of a `cur_write` request at signed distance `dist`
+    /// after a `prev_write` one, probing the distance first if it has not been seen.
+    pub fn predict(&mut self, prev_write: bool, cur_write: bool, dist: i64) -> u32 {
+        let key = (prev_write, cur_write, dist);
+        if !self.table.contains_key(&key) {
+            let e = self.probe(key);
+            self.table.insert(key, e);
+        }
+        let metric = self.metric;
+        match self.table.get(&key) {
+            Some(e) => e.value(metric, &mut self.rng),
+            None => u32::MAX,
+        }
+    }
+
+    /// The table's entry, if the distance was probed.
+    pub fn lookup(&mut self, prev_write: bool, cur_write: bool, dist: i64) -> Option<u32> {
+        let metric = self.metric;
+        let e = self.table.get(&(prev_write, cur_write, dist))?;
+        Some(e.value(metric, &mut self.rng))
+    }
+
+    /// Off-line probing of one key: `samples` times a random access, then a request of
+    /// the previous kind at a random place and one of the current kind `dist` beyond
+    /// its last sector, issued as soon as the first completes.
+    fn probe(&mut self, (prev_write, cur_write, dist): Key) -> Entry {
+        let cap = self.device.capacity();
+        let b = self.probe_blocks.max(1) as u64;
+        let mut out = Vec::with_capacity(self.samples as usize);
+        for _ in 0..self.samples {
+            // The pair must fit: A at x, B at x + b − 1 + dist.
+            let lo = (-(dist.min(0)) as u64).saturating_sub(b - 1);
+            let hi = cap
+                .saturating_sub(b)
+                .saturating_sub((dist.max(0) as u64) + b - 1);
+            if hi <= lo {
+                out.push(u32::MAX);
+                continue;
+            }
+            let x = self.rng.gen_range(lo..hi);
+            let y = (x + b - 1).saturating_add_signed(dist);
+            let away = self.rng.gen_range(0..cap.saturating_sub(b).max(1));
+            let away_write = self.rng.gen_bool(0.5);
+            let t0 = self.clock + 1_000_000;
+            let t1 = self.device.access(
+                t0,
+                Request {
+                    id: 0,
+                    lbn: away,
+                    blocks: b as u32,
+                    write: away_write,
+                },
+            );
+            let t2 = self.device.access(
+                t1,
+                Request {
+                    id: 1,
+                    lbn: x,
+                    blocks: b as u32,
+                    write: prev_write,
+                },
+            );
+            let t3 = self.device.access(
+                t2,
+                Request {
+                    id: 2,
+                    lbn: y,
+                    blocks: b as u32,
+                    write: cur_write,
+                },
+            );
+            out.push((t3.0 - t2.0).min(u32::MAX as u64) as u32);
+            self.clock = t3;
+            self.probes_issued += 3;
+        }
+        Entry::new(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::disk::presets::preset;
+
+    fn mimic(metric: Metric) -> DiskMimic {
+        let hdd = Hdd::new(preset("mimic-base").unwrap()).unwrap();
+        DiskMimic::offline(Box::new(hdd), 20, metric, 7)
+    }
+
+    #[test]
+    fn summaries_order_as_expected() {
+        let (mut mean, mut max, mut min) =
+            (mimic(Metric::Mean), mimic(Metric::Max), mimic(Metric::Min));
+        let d = 272 * 10 * 50; // about 50 cylinders
+        let (a, b, c) = (
+            mean.predict(false, false, d),
+            max.predict(false, false, d),
+            min.predict(false, false, d),
+        );
+        assert!(c <= a && a <= b, "{c} {a} {b}");
+        // A 50-cylinder seek and on average half a revolution.
+        assert!(a > 2_000_000 && a < 10_000_000, "{a}");
+    }
+
+    #[test]
+    fn probing_is_deterministic_and_cached() {
+        let mut m1 = mimic(Metric::Mean);
+        let mut m2 = mimic(Metric::Mean);
+        assert_eq!(
+            m1.predict(false, true, -5000),
+            m2.predict(false, true, -5000)
+        );
+        let issued = m1.probes_issued();
+        m1.predict(false, true, -5000);
+        assert_eq!(m1.probes_issued(), issued);
+        assert_eq!(m1.entries(), 1);
+    }
+
+    #[test]
+    fn short_distances_are_mostly_rotation() {
+        // Just past the previous request on the same track: a short wait, well under
+        // a revolution on average.
+        let mut m = mimic(Metric::Mean);
+        let near = m.predict(false, false, 1);
+        let far = m.predict(false, false, 272 * 10 * 3000);
+        assert!(near < far, "{near} vs {far}");
+    }
+}
