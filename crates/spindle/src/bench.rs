@@ -130,13 +130,24 @@ pub struct BenchReport {
     pub disksim_replay_requests_per_s: RateRange,
     pub replay: ReplayBench,
     pub sptf: SptfBench,
+    /// Median time of one Disk Mimic table lookup (ns); target ≤ 50.
+    pub mimic_lookup_ns: f64,
+    /// Median time of one SMTF choice among 1000 queued requests (ns); target ≤ 50,000.
+    pub smtf_decision_ns_1000: f64,
+    /// Bytes a fully probed Disk Mimic table (every signed distance, 4 read/write
+    /// combinations, 10 samples each) would take per GB of disk.
+    pub mimic_table_bytes_per_gb: f64,
 }
 
 /// Runs every benchmark.
 pub fn run(cfg: &BenchConfig) -> Result<BenchReport, String> {
     let replay = bench_replay(cfg)?;
     let sptf = bench_sptf(cfg)?;
+    let (mimic_lookup_ns, smtf_decision_ns_1000, mimic_table_bytes_per_gb) = bench_mimic(cfg)?;
     Ok(BenchReport {
+        mimic_lookup_ns,
+        smtf_decision_ns_1000,
+        mimic_table_bytes_per_gb,
         replay_requests_per_s: replay.requests_per_s,
         sptf_decision_ns_64: sptf.decision_ns,
         replay_target_requests_per_s: TARGET_REPLAY_REQUESTS_PER_S,
@@ -316,4 +327,62 @@ mod tests {
             .iter()
             .all(|&(l, w)| hdd.positioning_from_state(now, l, w) >= ti));
     }
+}
+
+/// Times Disk Mimic lookups and an SMTF choice among 1000 queued requests on the
+/// thesis's base disk, with every distance already probed (10 samples each).
+pub fn bench_mimic(cfg: &BenchConfig) -> Result<(f64, f64, f64), String> {
+    use crate::disk::hdd::Request;
+    use crate::mimic::smtf::{choose, LastRequest};
+    use crate::mimic::{DiskMimic, Metric};
+    let params = presets::preset("mimic-base")?;
+    let hdd = Hdd::new(params).map_err(|e| e.to_string())?;
+    let cap = hdd.capacity();
+    let mut mimic = DiskMimic::offline(Box::new(hdd), 10, Metric::Mean, cfg.seed);
+    let mut rng = ChaCha8Rng::seed_from_u64(cfg.seed);
+    let last = LastRequest {
+        write: false,
+        last_lbn: cap / 2,
+    };
+    let queue: Vec<Request> = (0..1000)
+        .map(|i| Request {
+            id: i,
+            lbn: rng.gen_range(0..cap - 8),
+            blocks: 8,
+            write: rng.gen_bool(0.3),
+        })
+        .collect();
+    // Probe every distance first so the timings are of the table, not of probing.
+    choose(&mut mimic, last, queue.iter());
+    let keys: Vec<(bool, i64)> = queue
+        .iter()
+        .map(|r| (r.write, last.distance_to(r)))
+        .collect();
+    let runs = cfg.runs.max(1);
+    let mut lookups = Vec::with_capacity(runs);
+    let mut decisions = Vec::with_capacity(runs);
+    let reps = if cfg.run_time < Duration::from_millis(100) {
+        20
+    } else {
+        200
+    };
+    for _ in 0..runs {
+        let t = Instant::now();
+        for _ in 0..reps {
+            for &(w, d) in &keys {
+                black_box(mimic.lookup(false, w, black_box(d)));
+            }
+        }
+        lookups.push(t.elapsed().as_secs_f64() * 1e9 / (reps * keys.len()) as f64);
+        let t = Instant::now();
+        for _ in 0..reps {
+            black_box(choose(&mut mimic, black_box(last), queue.iter()));
+        }
+        decisions.push(t.elapsed().as_secs_f64() * 1e9 / reps as f64);
+    }
+    let per_entry = mimic.memory_bytes() as f64 / mimic.entries().max(1) as f64;
+    let sectors_per_gb = 1e9 / 512.0;
+    // Two distances (±) per sector of span, four read/write combinations.
+    let bytes_per_gb = per_entry * 2.0 * 4.0 * sectors_per_gb;
+    Ok((median(&mut lookups), median(&mut decisions), bytes_per_gb))
 }

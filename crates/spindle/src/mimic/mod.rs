@@ -20,8 +20,8 @@ use crate::disk::hdd::{Hdd, Request};
 use crate::time::SimTime;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
+use rustc_hash::FxHashMap as HashMap;
 use serde::{Deserialize, Serialize};
-use std::collections::HashMap;
 use std::str::FromStr;
 
 /// How a table entry's samples become one predicted time.
@@ -150,7 +150,7 @@ impl DiskMimic {
     ) -> DiskMimic {
         DiskMimic {
             device,
-            table: HashMap::new(),
+            table: HashMap::default(),
             samples: samples.max(1),
             probe_blocks: 2,
             metric,
@@ -182,15 +182,14 @@ impl DiskMimic {
     /// after a `prev_write` one, probing the distance first if it has not been seen.
     pub fn predict(&mut self, prev_write: bool, cur_write: bool, dist: i64) -> u32 {
         let key = (prev_write, cur_write, dist);
-        if !self.table.contains_key(&key) {
-            let e = self.probe(key);
-            self.table.insert(key, e);
-        }
         let metric = self.metric;
-        match self.table.get(&key) {
-            Some(e) => e.value(metric, &mut self.rng),
-            None => u32::MAX,
+        if let Some(e) = self.table.get(&key) {
+            return e.value(metric, &mut self.rng);
         }
+        let e = self.probe(key);
+        let v = e.value(metric, &mut self.rng);
+        self.table.insert(key, e);
+        v
     }
 
     /// The table's entry, if the distance was probed.
