@@ -301,34 +301,6 @@ pub fn bench_sptf(cfg: &BenchConfig) -> Result<SptfBench, String> {
     })
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn quick_bench_reports_finite_numbers() {
-        let r = run(&BenchConfig::quick()).expect("bench runs");
-        assert!(r.replay_requests_per_s.is_finite() && r.replay_requests_per_s > 0.0);
-        assert!(r.sptf_decision_ns_64.is_finite() && r.sptf_decision_ns_64 > 0.0);
-        assert_eq!(r.replay.trace_requests, 10_000);
-        assert_eq!(r.sptf.queue, 64);
-    }
-
-    #[test]
-    fn sptf_choice_picks_the_minimum() {
-        let hdd = Hdd::new(presets::preset(SPTF_DRIVE).unwrap()).unwrap();
-        let q: Vec<(u64, bool)> = (0..64)
-            .map(|i| (i * 7_919_993 % hdd.capacity(), false))
-            .collect();
-        let now = SimTime(1_234_567);
-        let i = sptf_choice(&hdd, now, &q);
-        let ti = hdd.positioning_from_state(now, q[i].0, false);
-        assert!(q
-            .iter()
-            .all(|&(l, w)| hdd.positioning_from_state(now, l, w) >= ti));
-    }
-}
-
 /// Times Disk Mimic lookups and an SMTF choice among 1000 queued requests on the
 /// thesis's base disk, with every distance already probed (10 samples each).
 pub fn bench_mimic(cfg: &BenchConfig) -> Result<(f64, f64, f64), String> {
@@ -385,4 +357,32 @@ pub fn bench_mimic(cfg: &BenchConfig) -> Result<(f64, f64, f64), String> {
     // Two distances (±) per sector of span, four read/write combinations.
     let bytes_per_gb = per_entry * 2.0 * 4.0 * sectors_per_gb;
     Ok((median(&mut lookups), median(&mut decisions), bytes_per_gb))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quick_bench_reports_finite_numbers() {
+        let r = run(&BenchConfig::quick()).expect("bench runs");
+        assert!(r.replay_requests_per_s.is_finite() && r.replay_requests_per_s > 0.0);
+        assert!(r.sptf_decision_ns_64.is_finite() && r.sptf_decision_ns_64 > 0.0);
+        assert_eq!(r.replay.trace_requests, 10_000);
+        assert_eq!(r.sptf.queue, 64);
+    }
+
+    #[test]
+    fn sptf_choice_picks_the_minimum() {
+        let hdd = Hdd::new(presets::preset(SPTF_DRIVE).unwrap()).unwrap();
+        let q: Vec<(u64, bool)> = (0..64)
+            .map(|i| (i * 7_919_993 % hdd.capacity(), false))
+            .collect();
+        let now = SimTime(1_234_567);
+        let i = sptf_choice(&hdd, now, &q);
+        let ti = hdd.positioning_from_state(now, q[i].0, false);
+        assert!(q
+            .iter()
+            .all(|&(l, w)| hdd.positioning_from_state(now, l, w) >= ti));
+    }
 }
