@@ -3,6 +3,7 @@
 //! EXPERIMENTS.md).
 
 pub mod mimd_eq;
+pub mod mimic_exps;
 pub mod random_io;
 pub mod registry;
 pub mod seed_drives;
@@ -56,6 +57,18 @@ impl Check {
             ours,
             tolerance: format!("< {}", trim(bound)),
             pass: ours < bound,
+        }
+    }
+
+    /// Passes when `ours` is at least the paper's bound.
+    pub fn at_least(id: &str, metric: &str, bound: f64, ours: f64) -> Check {
+        Check {
+            id: id.into(),
+            metric: metric.into(),
+            paper: bound,
+            ours,
+            tolerance: format!("≥ {}", trim(bound)),
+            pass: ours >= bound,
         }
     }
 

@@ -70,9 +70,29 @@ pub fn registry() -> Vec<Experiment> {
             run: hplajw_disksim,
         },
         Experiment {
+            id: "MIMIC-F3.1",
+            title: "Distribution of off-line probe times at three distances (Figure 3.1)",
+            run: super::mimic_exps::mimic_f3_1,
+        },
+        Experiment {
             id: "MIMIC-F3.2",
             title: "Schedulers and SMTF summary metrics against trace compression (Figure 3.2)",
             run: mimic_f3_2,
+        },
+        Experiment {
+            id: "MIMIC-F3.4",
+            title: "Sensitivity to the number of samples (Figure 3.4)",
+            run: super::mimic_exps::mimic_f3_4,
+        },
+        Experiment {
+            id: "MIMIC-F3.5",
+            title: "Mean service time against inter-request distance (Figure 3.5)",
+            run: super::mimic_exps::mimic_f3_5,
+        },
+        Experiment {
+            id: "MIMIC-F3.7",
+            title: "Sensitivity to disk characteristics (Figure 3.7)",
+            run: super::mimic_exps::mimic_f3_7,
         },
     ]
 }

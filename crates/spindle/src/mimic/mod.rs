@@ -192,6 +192,13 @@ impl DiskMimic {
         v
     }
 
+    /// The sorted samples (ns) behind an entry, if the distance was probed.
+    pub fn samples(&self, prev_write: bool, cur_write: bool, dist: i64) -> Option<&[u32]> {
+        self.table
+            .get(&(prev_write, cur_write, dist))
+            .map(|e| e.samples.as_slice())
+    }
+
     /// The table's entry, if the distance was probed.
     pub fn lookup(&mut self, prev_write: bool, cur_write: bool, dist: i64) -> Option<u32> {
         let metric = self.metric;
