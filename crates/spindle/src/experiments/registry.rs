@@ -90,6 +90,11 @@ pub fn registry() -> Vec<Experiment> {
             run: super::mimic_exps::mimic_f3_5,
         },
         Experiment {
+            id: "MIMIC-F3.9",
+            title: "On-line SMTF (Figure 3.9)",
+            run: super::mimic_exps::mimic_f3_9,
+        },
+        Experiment {
             id: "MIMIC-F3.7",
             title: "Sensitivity to disk characteristics (Figure 3.7)",
             run: super::mimic_exps::mimic_f3_7,

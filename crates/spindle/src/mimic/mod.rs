@@ -95,6 +95,8 @@ impl ProbeDevice for Hdd {
 pub struct Entry {
     samples: Vec<u32>,
     mean: u32,
+    /// Observations behind the mean.
+    count: u64,
 }
 
 impl Entry {
@@ -102,7 +104,12 @@ impl Entry {
         samples.sort_unstable();
         let mean =
             (samples.iter().map(|&s| s as u64).sum::<u64>() / samples.len().max(1) as u64) as u32;
-        Entry { samples, mean }
+        let count = samples.len() as u64;
+        Entry {
+            samples,
+            mean,
+            count,
+        }
     }
 
     fn value(&self, metric: Metric, rng: &mut ChaCha8Rng) -> u32 {
@@ -123,12 +130,16 @@ impl Entry {
     }
 }
 
+/// Observations an on-line entry keeps for its order statistics.
+pub const ONLINE_SAMPLES: u32 = 32;
+
 /// Table key: (previous was a write, current is a write, signed distance in sectors).
 pub type Key = (bool, bool, i64);
 
 /// The Mimic's table and how it is filled.
 pub struct DiskMimic {
-    device: Box<dyn ProbeDevice + Send>,
+    /// The device probed off-line; `None` for a Mimic that learns on-line only.
+    device: Option<Box<dyn ProbeDevice + Send>>,
     table: HashMap<Key, Entry>,
     /// Samples per probed distance.
     pub samples: u32,
@@ -149,7 +160,7 @@ impl DiskMimic {
         seed: u64,
     ) -> DiskMimic {
         DiskMimic {
-            device,
+            device: Some(device),
             table: HashMap::default(),
             samples: samples.max(1),
             probe_blocks: 2,
@@ -157,6 +168,34 @@ impl DiskMimic {
             rng: ChaCha8Rng::seed_from_u64(seed),
             clock: SimTime::ZERO,
             probes_issued: 0,
+        }
+    }
+
+    /// A Mimic configured on-line: it knows only what [`DiskMimic::observe`] tells it.
+    pub fn online(metric: Metric, seed: u64) -> DiskMimic {
+        DiskMimic {
+            device: None,
+            table: HashMap::default(),
+            samples: ONLINE_SAMPLES,
+            probe_blocks: 2,
+            metric,
+            rng: ChaCha8Rng::seed_from_u64(seed),
+            clock: SimTime::ZERO,
+            probes_issued: 0,
+        }
+    }
+
+    /// Records a service time seen for a real request (on-line configuration). An entry
+    /// keeps its first `ONLINE_SAMPLES` observations for the order statistics and a
+    /// running mean of all of them.
+    pub fn observe(&mut self, prev_write: bool, cur_write: bool, dist: i64, service_ns: u64) {
+        let v = service_ns.min(u32::MAX as u64) as u32;
+        let e = self.table.entry((prev_write, cur_write, dist)).or_default();
+        e.count += 1;
+        e.mean = ((e.mean as u64 * (e.count - 1) + v as u64) / e.count) as u32;
+        if e.samples.len() < ONLINE_SAMPLES as usize {
+            let at = e.samples.partition_point(|&s| s < v);
+            e.samples.insert(at, v);
         }
     }
 
@@ -186,6 +225,9 @@ impl DiskMimic {
         if let Some(e) = self.table.get(&key) {
             return e.value(metric, &mut self.rng);
         }
+        if self.device.is_none() {
+            return u32::MAX;
+        }
         let e = self.probe(key);
         let v = e.value(metric, &mut self.rng);
         self.table.insert(key, e);
@@ -210,7 +252,10 @@ impl DiskMimic {
     /// the previous kind at a random place and one of the current kind `dist` beyond
     /// its last sector, issued as soon as the first completes.
     fn probe(&mut self, (prev_write, cur_write, dist): Key) -> Entry {
-        let cap = self.device.capacity();
+        let Some(device) = self.device.as_mut() else {
+            return Entry::default();
+        };
+        let cap = device.capacity();
         let b = self.probe_blocks.max(1) as u64;
         let mut out = Vec::with_capacity(self.samples as usize);
         for _ in 0..self.samples {
@@ -228,7 +273,7 @@ impl DiskMimic {
             let away = self.rng.gen_range(0..cap.saturating_sub(b).max(1));
             let away_write = self.rng.gen_bool(0.5);
             let t0 = self.clock + 1_000_000;
-            let t1 = self.device.access(
+            let t1 = device.access(
                 t0,
                 Request {
                     id: 0,
@@ -237,7 +282,7 @@ impl DiskMimic {
                     write: away_write,
                 },
             );
-            let t2 = self.device.access(
+            let t2 = device.access(
                 t1,
                 Request {
                     id: 1,
@@ -246,7 +291,7 @@ impl DiskMimic {
                     write: prev_write,
                 },
             );
-            let t3 = self.device.access(
+            let t3 = device.access(
                 t2,
                 Request {
                     id: 2,

@@ -26,6 +26,28 @@ pub enum SchedulerKind {
     Greedy,
     /// Shortest mimicked time first: the Disk Mimic's prediction under a summary metric.
     Smtf(Metric),
+    /// On-line SMTF: take the base scheduler's pick; if the Mimic has seen its distance,
+    /// take the fastest request among those with known distances instead.
+    OnlineSet(Base),
+    /// On-line SMTF: strict priority to requests with known distances (fastest first);
+    /// the base scheduler only when none is known.
+    OnlinePriority(Base),
+}
+
+/// The base scheduler of the on-line SMTF variants.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Base {
+    Sstf,
+    CLook,
+}
+
+impl Base {
+    fn kind(self) -> SchedulerKind {
+        match self {
+            Base::Sstf => SchedulerKind::Sstf,
+            Base::CLook => SchedulerKind::CLook,
+        }
+    }
 }
 
 impl SchedulerKind {
@@ -46,6 +68,8 @@ impl SchedulerKind {
             SchedulerKind::Greedy => "greedy".into(),
             SchedulerKind::Smtf(Metric::Mean) => "smtf".into(),
             SchedulerKind::Smtf(m) => format!("smtf-{}", m.name()),
+            SchedulerKind::OnlineSet(b) => format!("online-set:{}", b.kind().name()),
+            SchedulerKind::OnlinePriority(b) => format!("online-priority:{}", b.kind().name()),
         }
     }
 }
@@ -76,6 +100,24 @@ impl FromStr for SchedulerKind {
         if let Some(m) = s.strip_prefix("smtf-") {
             return Ok(SchedulerKind::Smtf(m.parse()?));
         }
+        for (prefix, set) in [("online-set", true), ("online-priority", false)] {
+            if let Some(rest) = s.strip_prefix(prefix) {
+                let base = match rest.trim_start_matches(':') {
+                    "" | "sstf" => Base::Sstf,
+                    "clook" | "c-look" => Base::CLook,
+                    other => {
+                        return Err(format!(
+                            "on-line SMTF's base must be sstf or clook, got `{other}`"
+                        ))
+                    }
+                };
+                return Ok(if set {
+                    SchedulerKind::OnlineSet(base)
+                } else {
+                    SchedulerKind::OnlinePriority(base)
+                });
+            }
+        }
         match s.as_str() {
             "fcfs" | "fifo" => Ok(SchedulerKind::Fcfs),
             "sstf" => Ok(SchedulerKind::Sstf),
@@ -84,7 +126,7 @@ impl FromStr for SchedulerKind {
             "greedy" | "sptf" | "greedy-optimal" => Ok(SchedulerKind::Greedy),
             "smtf" => Ok(SchedulerKind::Smtf(Metric::Mean)),
             other => Err(format!(
-                "unknown scheduler `{other}` (expected fcfs, sstf, look, clook, greedy, smtf or smtf-<mean|median|max|min|prob>)"
+                "unknown scheduler `{other}` (expected fcfs, sstf, look, clook, greedy, smtf, smtf-<mean|median|max|min|prob>, online-set:<sstf|clook> or online-priority:<sstf|clook>)"
             )),
         }
     }
@@ -111,6 +153,8 @@ pub struct HostQueue {
     /// SMTF's model of the drive and what it last sent.
     mimic: Option<DiskMimic>,
     last: LastRequest,
+    /// Requests sent to the drive and the request before each (for on-line learning).
+    sent: std::collections::VecDeque<(Request, LastRequest)>,
 }
 
 impl HostQueue {
@@ -123,6 +167,7 @@ impl HostQueue {
             ascending: true,
             mimic: None,
             last: LastRequest::default(),
+            sent: std::collections::VecDeque::new(),
         }
     }
 
@@ -157,11 +202,54 @@ impl HostQueue {
         if self.waiting.is_empty() {
             return None;
         }
-        let i = self.aged(now).unwrap_or_else(|| self.choose(drive, now));
+        let i = self
+            .aged(now)
+            .unwrap_or_else(|| self.choose(self.kind, drive, now));
         let w = self.waiting.remove(i);
         self.last_lbn = w.req.lbn + w.req.blocks as u64;
+        self.sent.push_back((w.req, self.last));
+        if self.sent.len() > 4096 {
+            self.sent.pop_front();
+        }
         self.last = LastRequest::of(&w.req);
         Some(w)
+    }
+
+    /// The drive finished request `id`, which took `service_ns` as the host saw it:
+    /// on-line Mimics learn from it.
+    pub fn completed(&mut self, id: u64, service_ns: u64) {
+        let Some(pos) = self.sent.iter().position(|(r, _)| r.id == id) else {
+            return;
+        };
+        let Some((req, prev)) = self.sent.remove(pos) else {
+            return;
+        };
+        if matches!(
+            self.kind,
+            SchedulerKind::OnlineSet(_) | SchedulerKind::OnlinePriority(_)
+        ) {
+            if let Some(m) = self.mimic.as_mut() {
+                m.observe(prev.write, req.write, prev.distance_to(&req), service_ns);
+            }
+        }
+    }
+
+    /// The waiting request with the fastest mimicked time among those whose distance
+    /// the Mimic has seen; `default` when none has been seen.
+    fn fastest_known(&mut self, default: usize) -> usize {
+        let last = self.last;
+        let Some(m) = self.mimic.as_mut() else {
+            return default;
+        };
+        let mut best = (u32::MAX, default);
+        for (i, w) in self.waiting.iter().enumerate() {
+            if let Some(t) = m.lookup(last.write, w.req.write, last.distance_to(&w.req)) {
+                if t < best.0 {
+                    best = (t, i);
+                }
+            }
+        }
+        best.1
     }
 
     /// The oldest request past the aging bound, if any.
@@ -175,7 +263,7 @@ impl HostQueue {
         (now.0.saturating_sub(w.since.0) > bound).then_some(i)
     }
 
-    fn choose(&mut self, drive: &Drive, now: SimTime) -> usize {
+    fn choose(&mut self, kind: SchedulerKind, drive: &Drive, now: SimTime) -> usize {
         let w = &self.waiting;
         let last = self.last_lbn;
         // Ties go to the earliest arrival: `min_by_key` keeps the first minimum.
@@ -186,7 +274,7 @@ impl HostQueue {
                 .map(|(i, _)| i)
                 .unwrap_or(0)
         };
-        match self.kind {
+        match kind {
             SchedulerKind::Fcfs => 0,
             SchedulerKind::Sstf => argmin(&|x| x.req.lbn.abs_diff(last)),
             SchedulerKind::CLook => {
@@ -231,6 +319,28 @@ impl HostQueue {
                 Some(m) => smtf::choose(m, self.last, self.waiting.iter().map(|w| &w.req)),
                 None => 0,
             },
+            SchedulerKind::OnlineSet(base) => {
+                let pick = self.choose(base.kind(), drive, now);
+                let last = self.last;
+                let Some(m) = self.mimic.as_mut() else {
+                    return pick;
+                };
+                let known = |m: &mut DiskMimic, r: &Request| {
+                    m.lookup(last.write, r.write, last.distance_to(r))
+                };
+                if known(m, &self.waiting[pick].req).is_none() {
+                    return pick;
+                }
+                self.fastest_known(pick)
+            }
+            SchedulerKind::OnlinePriority(base) => {
+                let best = self.fastest_known(usize::MAX);
+                if best != usize::MAX {
+                    best
+                } else {
+                    self.choose(base.kind(), drive, now)
+                }
+            }
         }
     }
 }

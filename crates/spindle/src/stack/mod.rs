@@ -147,6 +147,16 @@ pub fn simulate(
     let mut queues: Vec<HostQueue> = Vec::with_capacity(spec.disks.len());
     for (i, p) in spec.disks.iter().enumerate() {
         let mut q = HostQueue::new(spec.scheduler, spec.max_wait_ms);
+        if matches!(
+            spec.scheduler,
+            SchedulerKind::OnlineSet(_) | SchedulerKind::OnlinePriority(_)
+        ) {
+            // On-line configuration: the Mimic learns from the workload's own requests.
+            q = q.with_mimic(crate::mimic::DiskMimic::online(
+                crate::mimic::Metric::Mean,
+                0x5EED ^ i as u64,
+            ));
+        }
         if let SchedulerKind::Smtf(metric) = spec.scheduler {
             // Off-line configuration: the Mimic probes an identical drive of its own
             // and sees only request and completion times.
@@ -203,6 +213,7 @@ pub fn simulate(
     // Requests held behind an overlapping unserviced request, by the blocker's id.
     let mut held: HashMap<u64, Vec<Pending>> = HashMap::new();
     let mut logs: Vec<RequestLog> = Vec::new();
+    let mut last_done = vec![SimTime::ZERO; drives.len()];
 
     loop {
         let next_arrival = events.peek_time();
@@ -259,6 +270,13 @@ pub fn simulate(
                 continue;
             };
             let id = c.completion.id;
+            if let Some(f) = in_flight.get(&id) {
+                // What the host can observe: from when the drive could start on it (sent,
+                // and the previous request done) to its completion.
+                let began = f.dispatch.max(last_done[d]);
+                queues[d].completed(id, now.0.saturating_sub(began.0));
+            }
+            last_done[d] = now;
             if let Some(f) = in_flight.remove(&id) {
                 logs.push(RequestLog {
                     id: f.pending.index as u64,
