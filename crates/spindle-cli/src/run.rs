@@ -85,6 +85,9 @@ pub struct StackArgs {
     /// SMTF: samples per inter-request distance the Disk Mimic probes [default: 10]
     #[arg(long, value_name = "N")]
     pub mimic_samples: Option<u32>,
+    /// SMTF: interpolate distances with the thesis's Table 3.2 ladder
+    #[arg(long)]
+    pub mimic_interpolate: bool,
     /// Aging: serve requests that waited longer than this first (ms)
     #[arg(long, value_name = "MS")]
     pub max_wait_ms: Option<f64>,
@@ -158,6 +161,9 @@ impl StackArgs {
         }
         if let Some(n) = self.mimic_samples {
             c.scheduler.mimic_samples = n;
+        }
+        if self.mimic_interpolate {
+            c.scheduler.mimic_interpolate = true;
         }
         Ok(c)
     }

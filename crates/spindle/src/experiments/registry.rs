@@ -95,6 +95,11 @@ pub fn registry() -> Vec<Experiment> {
             run: super::mimic_exps::mimic_f3_9,
         },
         Experiment {
+            id: "MIMIC-F3.6",
+            title: "Sensitivity to interpolation (Figure 3.6, Table 3.2)",
+            run: super::mimic_exps::mimic_f3_6,
+        },
+        Experiment {
             id: "MIMIC-F3.7",
             title: "Sensitivity to disk characteristics (Figure 3.7)",
             run: super::mimic_exps::mimic_f3_7,
@@ -611,6 +616,7 @@ fn hplajw_disksim(o: &RunOpts) -> Result<ExperimentOutput, String> {
         max_wait_ms: None,
         hold_overlapping: false,
         mimic_samples: 10,
+        mimic_interpolation: Vec::new(),
     };
     let r = simulate(&spec, Source::Open(&recs), &mut |_| {}).map_err(|e| e.to_string())?;
     let m = &r.metrics;
@@ -694,6 +700,7 @@ fn mimic_f3_2(o: &RunOpts) -> Result<ExperimentOutput, String> {
                 max_wait_ms: None,
                 hold_overlapping: true,
                 mimic_samples: samples,
+                mimic_interpolation: Vec::new(),
             };
             let r = simulate(&spec, Source::Open(&compressed), &mut |_| {})
                 .map_err(|e| e.to_string())?;

@@ -130,6 +130,29 @@ impl Entry {
     }
 }
 
+/// Thesis Table 3.2: check points and the error each number of them may show.
+pub const TABLE_3_2: &[(u32, f64)] = &[
+    (1, 0.01),
+    (2, 0.02),
+    (3, 0.05),
+    (4, 0.10),
+    (5, 0.15),
+    (10, 0.20),
+];
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Node {
+    Accepted,
+    Split,
+}
+
+/// Interpolation state: how each examined interval was decided.
+struct Interp {
+    rungs: Vec<(u32, f64)>,
+    nodes: HashMap<(bool, bool, i64, i64), Node>,
+    interpolated: u64,
+}
+
 /// Observations an on-line entry keeps for its order statistics.
 pub const ONLINE_SAMPLES: u32 = 32;
 
@@ -149,6 +172,7 @@ pub struct DiskMimic {
     rng: ChaCha8Rng,
     clock: SimTime,
     probes_issued: u64,
+    interp: Option<Interp>,
 }
 
 impl DiskMimic {
@@ -168,6 +192,7 @@ impl DiskMimic {
             rng: ChaCha8Rng::seed_from_u64(seed),
             clock: SimTime::ZERO,
             probes_issued: 0,
+            interp: None,
         }
     }
 
@@ -182,6 +207,7 @@ impl DiskMimic {
             rng: ChaCha8Rng::seed_from_u64(seed),
             clock: SimTime::ZERO,
             probes_issued: 0,
+            interp: None,
         }
     }
 
@@ -228,10 +254,151 @@ impl DiskMimic {
         if self.device.is_none() {
             return u32::MAX;
         }
+        if self.interp.is_some() {
+            if let Some(v) = self.interpolated(prev_write, cur_write, dist) {
+                return v;
+            }
+            if let Some(e) = self.table.get(&key) {
+                return e.value(metric, &mut self.rng);
+            }
+        }
         let e = self.probe(key);
         let v = e.value(metric, &mut self.rng);
         self.table.insert(key, e);
         v
+    }
+
+    /// Turns on interpolation with an allowable-error ladder of (check points, error)
+    /// rungs, tried in order (thesis Table 3.2: [`TABLE_3_2`]).
+    pub fn with_interpolation(mut self, rungs: &[(u32, f64)]) -> DiskMimic {
+        self.interp = Some(Interp {
+            rungs: rungs.to_vec(),
+            nodes: HashMap::default(),
+            interpolated: 0,
+        });
+        self
+    }
+
+    /// Distances the resolved intervals interpolate (not probed).
+    pub fn interpolated_distances(&self) -> u64 {
+        self.interp.as_ref().map(|i| i.interpolated).unwrap_or(0)
+    }
+
+    /// Whether `dist` falls inside an accepted interpolation interval (without
+    /// resolving anything new).
+    pub fn is_interpolated(&self, pw: bool, cw: bool, dist: i64) -> bool {
+        let Some(i) = self.interp.as_ref() else {
+            return false;
+        };
+        if self.table.contains_key(&(pw, cw, dist)) {
+            return false;
+        }
+        i.nodes.iter().any(|(&(a, b, l, r), n)| {
+            *n == Node::Accepted && a == pw && b == cw && l < dist && dist < r
+        })
+    }
+
+    /// Accepted interpolation intervals.
+    pub fn intervals(&self) -> usize {
+        self.interp
+            .as_ref()
+            .map(|i| i.nodes.values().filter(|n| **n == Node::Accepted).count())
+            .unwrap_or(0)
+    }
+
+    fn ensure_probed(&mut self, key: Key) -> f64 {
+        if !self.table.contains_key(&key) {
+            let e = self.probe(key);
+            self.table.insert(key, e);
+        }
+        self.table
+            .get(&key)
+            .map(|e| e.mean as f64)
+            .unwrap_or(f64::MAX)
+    }
+
+    /// Off-line interpolation, resolved along the path to `dist` only: from the whole
+    /// signed range down, an interval whose probed ends predict its randomly chosen
+    /// check points within a rung's error is accepted and interpolated; otherwise it
+    /// is halved. `None` when `dist` must be probed itself.
+    fn interpolated(&mut self, pw: bool, cw: bool, dist: i64) -> Option<u32> {
+        let cap = self.device.as_ref()?.capacity() as i64;
+        let (mut l, mut r) = (-cap, cap);
+        loop {
+            if r - l <= 1 || dist == l || dist == r {
+                return None;
+            }
+            let state = self.interp.as_ref()?.nodes.get(&(pw, cw, l, r)).copied();
+            let state = match state {
+                Some(s) => s,
+                None => {
+                    let s = self.resolve(pw, cw, l, r);
+                    self.interp.as_mut()?.nodes.insert((pw, cw, l, r), s);
+                    s
+                }
+            };
+            match state {
+                Node::Accepted => {
+                    let metric = self.metric;
+                    let vl = self
+                        .table
+                        .get(&(pw, cw, l))
+                        .map(|e| e.value(metric, &mut self.rng))?
+                        as f64;
+                    let vr = self
+                        .table
+                        .get(&(pw, cw, r))
+                        .map(|e| e.value(metric, &mut self.rng))?
+                        as f64;
+                    let f = (dist - l) as f64 / (r - l) as f64;
+                    return Some((vl + f * (vr - vl)).round() as u32);
+                }
+                Node::Split => {
+                    let m = l + (r - l) / 2;
+                    if dist == m {
+                        return None;
+                    }
+                    if dist < m {
+                        r = m;
+                    } else {
+                        l = m;
+                    }
+                }
+            }
+        }
+    }
+
+    /// Decides one interval by the ladder.
+    fn resolve(&mut self, pw: bool, cw: bool, l: i64, r: i64) -> Node {
+        let ml = self.ensure_probed((pw, cw, l));
+        let mr = self.ensure_probed((pw, cw, r));
+        let rungs = self
+            .interp
+            .as_ref()
+            .map(|i| i.rungs.clone())
+            .unwrap_or_default();
+        let mut inside = std::collections::BTreeSet::new();
+        for (n, err) in rungs {
+            let mut ok = true;
+            for _ in 0..n {
+                let x = self.rng.gen_range(l + 1..r);
+                inside.insert(x);
+                let probed = self.ensure_probed((pw, cw, x));
+                let predicted = ml + (x - l) as f64 / (r - l) as f64 * (mr - ml);
+                if (predicted - probed).abs() > err * probed {
+                    ok = false;
+                    break;
+                }
+            }
+            if ok {
+                if let Some(i) = self.interp.as_mut() {
+                    // The check points inside were probed, not interpolated.
+                    i.interpolated += (r - l - 1) as u64 - inside.len() as u64;
+                }
+                return Node::Accepted;
+            }
+        }
+        Node::Split
     }
 
     /// The sorted samples (ns) behind an entry, if the distance was probed.

@@ -180,6 +180,9 @@ pub struct SchedulerConfig {
     /// SMTF: samples per distance the Disk Mimic probes.
     #[serde(default = "default_samples")]
     pub mimic_samples: u32,
+    /// SMTF: interpolate distances with the thesis's Table 3.2 ladder.
+    #[serde(default)]
+    pub mimic_interpolate: bool,
 }
 
 fn default_samples() -> u32 {
@@ -202,6 +205,7 @@ impl Default for SchedulerConfig {
             max_wait_ms: None,
             hold_overlapping: false,
             mimic_samples: default_samples(),
+            mimic_interpolate: false,
         }
     }
 }
@@ -298,6 +302,11 @@ impl RunConfig {
             max_wait_ms: s.max_wait_ms,
             hold_overlapping: s.hold_overlapping,
             mimic_samples: s.mimic_samples,
+            mimic_interpolation: if s.mimic_interpolate {
+                crate::mimic::TABLE_3_2.to_vec()
+            } else {
+                Vec::new()
+            },
         })
     }
 }

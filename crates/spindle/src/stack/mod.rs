@@ -32,6 +32,9 @@ pub struct StackSpec {
     pub hold_overlapping: bool,
     /// SMTF: samples per distance the Disk Mimic probes off-line.
     pub mimic_samples: u32,
+    /// SMTF: interpolate with this allowable-error ladder (thesis Table 3.2) instead of
+    /// probing every distance; empty = no interpolation.
+    pub mimic_interpolation: Vec<(u32, f64)>,
 }
 
 /// A closed-loop workload: processes that issue a request, wait for it, think, and
@@ -162,12 +165,12 @@ pub fn simulate(
             // and sees only request and completion times.
             let probe = crate::disk::hdd::Hdd::new(p.clone())?;
             let seed = 0x5EED ^ i as u64;
-            q = q.with_mimic(crate::mimic::DiskMimic::offline(
-                Box::new(probe),
-                spec.mimic_samples,
-                metric,
-                seed,
-            ));
+            let mut m =
+                crate::mimic::DiskMimic::offline(Box::new(probe), spec.mimic_samples, metric, seed);
+            if !spec.mimic_interpolation.is_empty() {
+                m = m.with_interpolation(&spec.mimic_interpolation);
+            }
+            q = q.with_mimic(m);
         }
         queues.push(q);
     }
