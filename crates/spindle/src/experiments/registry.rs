@@ -90,6 +90,11 @@ pub fn registry() -> Vec<Experiment> {
             run: super::mimic_exps::mimic_f3_5,
         },
         Experiment {
+            id: "MIMIC-F3.8",
+            title: "Performance against workload locality (Figure 3.8)",
+            run: super::mimic_exps::mimic_f3_8,
+        },
+        Experiment {
             id: "MIMIC-F3.9",
             title: "On-line SMTF (Figure 3.9)",
             run: super::mimic_exps::mimic_f3_9,
