@@ -708,7 +708,7 @@ pub fn mimic_f3_8(o: &RunOpts) -> Result<ExperimentOutput, String> {
                 seed: o.seed ^ (mb << 8) ^ run,
                 device: 0,
             };
-            let mut time = |s: SchedulerKind| -> Result<f64, String> {
+            let time = |s: SchedulerKind| -> Result<f64, String> {
                 let mut w = ClosedLoop::new(&spec).map_err(|e| e.to_string())?;
                 let stack = StackSpec {
                     disks: vec![disk.clone()],
