@@ -3,6 +3,7 @@
 mod bench;
 mod disks;
 mod experiments;
+mod mimic;
 mod progress;
 mod reproduce;
 mod run;
@@ -104,6 +105,10 @@ enum Command {
             spindle reproduce MIMD --json"
     )]
     Reproduce(ReproduceArgs),
+
+    /// Disk Mimic: configure its table off-line by probing a disk, or show a table
+    #[command(subcommand)]
+    Mimic(MimicCommand),
 
     /// List the built-in disk presets with their key parameters
     #[command(
@@ -290,6 +295,46 @@ struct RunArgs {
     requests_csv: Option<std::path::PathBuf>,
 }
 
+#[derive(Subcommand)]
+enum MimicCommand {
+    /// Probe a disk through the device interface and write the Disk Mimic's table
+    #[command(
+        long_about = "Configure a Disk Mimic off-line: for random signed inter-request distances (and all four\n\
+            read/write pairs) probe the disk — a random access, then a 2-sector request and a second\n\
+            one the distance beyond it, S times — and record the service times it observes. With\n\
+            --interpolate, the thesis's Table 3.2 ladder interpolates intervals whose ends predict\n\
+            their check points. Reports distances probed and interpolated, samples and memory.",
+        after_help = "Examples:\n  \
+            spindle mimic probe --disk mimic-base --out table.json\n  \
+            spindle mimic probe --disk cheetah9lp --distances 500 --samples 20 --interpolate --out t.json"
+    )]
+    Probe {
+        /// A preset or DiskSim .parv file
+        #[arg(long, default_value = "mimic-base")]
+        disk: String,
+        /// Random distances to ask for
+        #[arg(long, default_value_t = 2000)]
+        distances: usize,
+        /// Samples per distance
+        #[arg(long, default_value_t = 10)]
+        samples: u32,
+        /// Interpolate with the Table 3.2 ladder
+        #[arg(long)]
+        interpolate: bool,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Where to write the table (JSON)
+        #[arg(long, value_name = "FILE")]
+        out: std::path::PathBuf,
+    },
+    /// Summarise a table written by `spindle mimic probe`
+    Show {
+        /// The table (JSON)
+        #[arg(value_name = "FILE")]
+        table: std::path::PathBuf,
+    },
+}
+
 #[derive(Args)]
 struct ReproduceArgs {
     /// Experiment ids or id prefixes; `all` (the default) runs every one
@@ -381,6 +426,15 @@ fn run(cli: Cli) -> anyhow::Result<String> {
             run::compare(&a.stack, &list, a.json, a.plot.as_deref())
         }
         Command::Reproduce(a) => reproduce::reproduce(&a.ids, a.quick, &a.out, a.seed, a.json),
+        Command::Mimic(MimicCommand::Probe {
+            disk,
+            distances,
+            samples,
+            interpolate,
+            seed,
+            out,
+        }) => mimic::probe(&disk, distances, samples, interpolate, seed, &out),
+        Command::Mimic(MimicCommand::Show { table }) => mimic::show(&table),
         Command::Disks(a) => disks::disks(a.json),
         Command::DiskInfo(a) => disks::disk_info(&a.disk, a.json),
         Command::Validate(a) => validate::validate_cmd(&a.files, a.json),

@@ -499,3 +499,40 @@ fn unknown_experiment_is_an_error() {
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("NOPE-1"));
 }
+
+#[test]
+fn mimic_probe_then_show() {
+    let dir = std::env::temp_dir().join(format!("spindle-mimic-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let table = dir.join("t.json");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_spindle"))
+        .args([
+            "mimic",
+            "probe",
+            "--disk",
+            "mimic-base",
+            "--distances",
+            "50",
+            "--samples",
+            "3",
+            "--out",
+        ])
+        .arg(&table)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&table).unwrap()).unwrap();
+    assert_eq!(v["entries"].as_array().unwrap().len(), 50);
+    let show = std::process::Command::new(env!("CARGO_BIN_EXE_spindle"))
+        .args(["mimic", "show"])
+        .arg(&table)
+        .output()
+        .unwrap();
+    assert!(show.status.success());
+    assert!(String::from_utf8_lossy(&show.stdout).contains("probed distances"));
+}

@@ -401,6 +401,46 @@ impl DiskMimic {
         Node::Split
     }
 
+    /// The table as JSON: every probed entry (operation pair, distance, samples in ns)
+    /// and every accepted interpolation interval.
+    pub fn to_json(&self) -> serde_json::Value {
+        let mut entries: Vec<(&Key, &Entry)> = self.table.iter().collect();
+        entries.sort_by_key(|(k, _)| **k);
+        let mut intervals: Vec<(bool, bool, i64, i64)> = self
+            .interp
+            .as_ref()
+            .map(|i| {
+                i.nodes
+                    .iter()
+                    .filter(|(_, n)| **n == Node::Accepted)
+                    .map(|(k, _)| *k)
+                    .collect()
+            })
+            .unwrap_or_default();
+        intervals.sort_unstable();
+        serde_json::json!({
+            "metric": self.metric.name(),
+            "samples_per_distance": self.samples,
+            "probe_sectors": self.probe_blocks,
+            "entries": entries.iter().map(|((pw, cw, d), e)| serde_json::json!({
+                "prev": if *pw { "W" } else { "R" },
+                "cur": if *cw { "W" } else { "R" },
+                "distance": d,
+                "mean_ns": e.mean,
+                "samples_ns": e.samples,
+            })).collect::<Vec<_>>(),
+            "intervals": intervals.iter().map(|(pw, cw, l, r)| serde_json::json!({
+                "prev": if *pw { "W" } else { "R" },
+                "cur": if *cw { "W" } else { "R" },
+                "from": l,
+                "to": r,
+            })).collect::<Vec<_>>(),
+            "interpolated_distances": self.interpolated_distances(),
+            "memory_bytes": self.memory_bytes() + self.intervals() * 24,
+            "probe_requests": self.probes_issued,
+        })
+    }
+
     /// The sorted samples (ns) behind an entry, if the distance was probed.
     pub fn samples(&self, prev_write: bool, cur_write: bool, dist: i64) -> Option<&[u32]> {
         self.table
