@@ -80,6 +80,11 @@ pub fn registry() -> Vec<Experiment> {
             run: mimic_f3_2,
         },
         Experiment {
+            id: "MIMIC-F3.3",
+            title: "Demerit figures of the summary metrics (Figure 3.3)",
+            run: super::mimic_exps::mimic_f3_3,
+        },
+        Experiment {
             id: "MIMIC-F3.4",
             title: "Sensitivity to the number of samples (Figure 3.4)",
             run: super::mimic_exps::mimic_f3_4,

@@ -155,6 +155,8 @@ pub struct HostQueue {
     last: LastRequest,
     /// Requests sent to the drive and the request before each (for on-line learning).
     sent: std::collections::VecDeque<(Request, LastRequest)>,
+    /// SMTF: (predicted, observed) service time of each completed request, ns.
+    predictions: Vec<(u32, u64)>,
 }
 
 impl HostQueue {
@@ -168,6 +170,7 @@ impl HostQueue {
             mimic: None,
             last: LastRequest::default(),
             sent: std::collections::VecDeque::new(),
+            predictions: Vec::new(),
         }
     }
 
@@ -175,6 +178,11 @@ impl HostQueue {
     pub fn with_mimic(mut self, mimic: DiskMimic) -> HostQueue {
         self.mimic = Some(mimic);
         self
+    }
+
+    /// SMTF's (predicted, observed) service times so far, ns.
+    pub fn predictions(&self) -> &[(u32, u64)] {
+        &self.predictions
     }
 
     pub fn mimic(&self) -> Option<&DiskMimic> {
@@ -231,6 +239,11 @@ impl HostQueue {
             if let Some(m) = self.mimic.as_mut() {
                 m.observe(prev.write, req.write, prev.distance_to(&req), service_ns);
             }
+        }
+        if let (SchedulerKind::Smtf(_), Some(m)) = (self.kind, self.mimic.as_mut()) {
+            // What the model said against what happened (MIMIC-F3.3's demerit).
+            let predicted = m.predict(prev.write, req.write, prev.distance_to(&req));
+            self.predictions.push((predicted, service_ns));
         }
     }
 

@@ -82,6 +82,8 @@ pub enum StackError {
 pub struct RunResult {
     pub requests: Vec<RequestLog>,
     pub metrics: Metrics,
+    /// SMTF runs: the Disk Mimic's (predicted, observed) service time per request, ms.
+    pub predictions: Vec<(f64, f64)>,
 }
 
 #[derive(Clone, Debug)]
@@ -315,9 +317,18 @@ pub fn simulate(
     }
     logs.sort_by_key(|l| l.id);
     let metrics = Metrics::from_logs(&logs, drives.len());
+    let predictions = queues
+        .iter()
+        .flat_map(|q| {
+            q.predictions()
+                .iter()
+                .map(|&(p, o)| (p as f64 / 1e6, o as f64 / 1e6))
+        })
+        .collect();
     Ok(RunResult {
         requests: logs,
         metrics,
+        predictions,
     })
 }
 
