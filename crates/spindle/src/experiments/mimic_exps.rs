@@ -388,7 +388,7 @@ pub fn mimic_f3_7(o: &RunOpts) -> Result<ExperimentOutput, String> {
             let r = v / greedy;
             rel.push(r);
             row.push(format!("{r:.3}"));
-            bars[k].push((i as f64, r));
+            bars[k].push(((i + 1) as f64, r));
             let _ = writeln!(out.csv, "{},{},{v:.6},{r:.6}", t.name, s.name());
         }
         table.rows.push(row);
