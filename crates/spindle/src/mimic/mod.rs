@@ -143,7 +143,8 @@ pub const TABLE_3_2: &[(u32, f64)] = &[
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Node {
     Accepted,
-    Split,
+    /// Rejected: the two halves either side of this (probed) check point are examined.
+    Split(i64),
 }
 
 /// Interpolation state: how each examined interval was decided.
@@ -353,8 +354,7 @@ impl DiskMimic {
                     let f = (dist - l) as f64 / (r - l) as f64;
                     return Some((vl + f * (vr - vl)).round() as u32);
                 }
-                Node::Split => {
-                    let m = l + (r - l) / 2;
+                Node::Split(m) => {
                     if dist == m {
                         return None;
                     }
@@ -378,10 +378,13 @@ impl DiskMimic {
             .map(|i| i.rungs.clone())
             .unwrap_or_default();
         let mut inside = std::collections::BTreeSet::new();
+        // The thesis splits a rejected range at its (first) random middle.
+        let mut first_middle = None;
         for (n, err) in rungs {
             let mut ok = true;
             for _ in 0..n {
                 let x = self.rng.gen_range(l + 1..r);
+                first_middle.get_or_insert(x);
                 inside.insert(x);
                 let probed = self.ensure_probed((pw, cw, x));
                 let predicted = ml + (x - l) as f64 / (r - l) as f64 * (mr - ml);
@@ -398,7 +401,7 @@ impl DiskMimic {
                 return Node::Accepted;
             }
         }
-        Node::Split
+        Node::Split(first_middle.unwrap_or(l + (r - l) / 2))
     }
 
     /// The table as JSON: every probed entry (operation pair, distance, samples in ns)
