@@ -566,4 +566,39 @@ mod tests {
         let far = m.predict(false, false, 272 * 10 * 3000);
         assert!(near < far, "{near} vs {far}");
     }
+
+    #[test]
+    fn online_mimic_knows_only_what_it_saw() {
+        let mut m = DiskMimic::online(Metric::Mean, 1);
+        assert_eq!(m.lookup(false, false, 100), None);
+        assert_eq!(m.predict(false, false, 100), u32::MAX);
+        m.observe(false, false, 100, 4_000_000);
+        m.observe(false, false, 100, 6_000_000);
+        assert_eq!(m.lookup(false, false, 100), Some(5_000_000));
+        assert_eq!(m.lookup(true, false, 100), None);
+    }
+
+    #[test]
+    fn interpolated_values_lie_between_probed_ends() {
+        let mut m = mimic(Metric::Mean).with_interpolation(TABLE_3_2);
+        for d in [-3_000_000i64, -70_000, 5, 123_456, 9_000_000] {
+            m.predict(false, false, d);
+        }
+        assert!(m.interpolated_distances() > 0);
+        assert!(m.intervals() > 0);
+        // Every accepted interval predicts within the range of its ends.
+        let json = m.to_json();
+        for iv in json["intervals"].as_array().unwrap() {
+            let (l, r) = (iv["from"].as_i64().unwrap(), iv["to"].as_i64().unwrap());
+            let (a, b) = (
+                m.lookup(false, false, l).unwrap(),
+                m.lookup(false, false, r).unwrap(),
+            );
+            let mid = m.predict(false, false, l + (r - l) / 3);
+            assert!(
+                mid >= a.min(b) && mid <= a.max(b),
+                "{mid} not within {a}..{b}"
+            );
+        }
+    }
 }
