@@ -53,13 +53,9 @@ fn time_at_disk(
     samples: u32,
 ) -> Result<f64, String> {
     let spec = StackSpec {
-        disks: vec![disk.clone()],
-        scheduler: sched,
-        queue_depth: 1,
-        max_wait_ms: None,
         hold_overlapping: true,
         mimic_samples: samples,
-        mimic_interpolation: Vec::new(),
+        ..StackSpec::one_disk(disk.clone(), sched)
     };
     let r = simulate(&spec, Source::Open(recs), &mut |_| {}).map_err(|e| e.to_string())?;
     Ok(r.metrics.total_disk_time_ms / 1000.0)
@@ -471,13 +467,8 @@ pub fn mimic_f3_9(o: &RunOpts) -> Result<ExperimentOutput, String> {
     let day_ns = 86_400e9 / factor;
     let per_day = |sched: SchedulerKind| -> Result<Vec<f64>, String> {
         let spec = StackSpec {
-            disks: vec![disk.clone()],
-            scheduler: sched,
-            queue_depth: 1,
-            max_wait_ms: None,
             hold_overlapping: true,
-            mimic_samples: 10,
-            mimic_interpolation: Vec::new(),
+            ..StackSpec::one_disk(disk.clone(), sched)
         };
         let r = simulate(&spec, Source::Open(&recs), &mut |_| {}).map_err(|e| e.to_string())?;
         let mut days = vec![0.0; 7];
@@ -588,13 +579,10 @@ pub fn mimic_f3_6(o: &RunOpts) -> Result<ExperimentOutput, String> {
     let disk = preset("mimic-base")?;
     let run = |interp: Vec<(u32, f64)>| -> Result<f64, String> {
         let spec = StackSpec {
-            disks: vec![disk.clone()],
-            scheduler: SchedulerKind::Smtf(Metric::Mean),
-            queue_depth: 1,
-            max_wait_ms: None,
             hold_overlapping: true,
             mimic_samples: samples,
             mimic_interpolation: interp,
+            ..StackSpec::one_disk(disk.clone(), SchedulerKind::Smtf(Metric::Mean))
         };
         let r = simulate(&spec, Source::Open(&recs), &mut |_| {}).map_err(|e| e.to_string())?;
         Ok(r.metrics.total_disk_time_ms / 1000.0)
@@ -710,15 +698,7 @@ pub fn mimic_f3_8(o: &RunOpts) -> Result<ExperimentOutput, String> {
             };
             let time = |s: SchedulerKind| -> Result<f64, String> {
                 let mut w = ClosedLoop::new(&spec).map_err(|e| e.to_string())?;
-                let stack = StackSpec {
-                    disks: vec![disk.clone()],
-                    scheduler: s,
-                    queue_depth: 1,
-                    max_wait_ms: None,
-                    hold_overlapping: false,
-                    mimic_samples: 10,
-                    mimic_interpolation: Vec::new(),
-                };
+                let stack = StackSpec::one_disk(disk.clone(), s);
                 let r = simulate(&stack, Source::Closed(&mut w), &mut |_| {})
                     .map_err(|e| e.to_string())?;
                 Ok(r.metrics.makespan_ms / 1000.0)
@@ -803,13 +783,9 @@ pub fn mimic_f3_3(o: &RunOpts) -> Result<ExperimentOutput, String> {
         Metric::Min,
     ] {
         let spec = StackSpec {
-            disks: vec![disk.clone()],
-            scheduler: SchedulerKind::Smtf(m),
-            queue_depth: 1,
-            max_wait_ms: None,
             hold_overlapping: true,
             mimic_samples: samples,
-            mimic_interpolation: Vec::new(),
+            ..StackSpec::one_disk(disk.clone(), SchedulerKind::Smtf(m))
         };
         let r = simulate(&spec, Source::Open(&recs), &mut |_| {}).map_err(|e| e.to_string())?;
         let predicted: Vec<f64> = r.predictions.iter().map(|p| p.0).collect();

@@ -704,13 +704,9 @@ fn mimic_f3_2(o: &RunOpts) -> Result<ExperimentOutput, String> {
                 continue;
             }
             let spec = StackSpec {
-                disks: vec![disk.clone()],
-                scheduler: s,
-                queue_depth: 1,
-                max_wait_ms: None,
                 hold_overlapping: true,
                 mimic_samples: samples,
-                mimic_interpolation: Vec::new(),
+                ..StackSpec::one_disk(disk.clone(), s)
             };
             let r = simulate(&spec, Source::Open(&compressed), &mut |_| {})
                 .map_err(|e| e.to_string())?;

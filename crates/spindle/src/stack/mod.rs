@@ -37,6 +37,22 @@ pub struct StackSpec {
     pub mimic_interpolation: Vec<(u32, f64)>,
 }
 
+impl StackSpec {
+    /// One disk, one request outstanding at it, no aging or holding; SMTF probes 10
+    /// samples per distance without interpolation. Adjust fields with struct update.
+    pub fn one_disk(disk: DiskParams, scheduler: SchedulerKind) -> StackSpec {
+        StackSpec {
+            disks: vec![disk],
+            scheduler,
+            queue_depth: 1,
+            max_wait_ms: None,
+            hold_overlapping: false,
+            mimic_samples: 10,
+            mimic_interpolation: Vec::new(),
+        }
+    }
+}
+
 /// A closed-loop workload: processes that issue a request, wait for it, think, and
 /// issue the next.
 pub trait ClosedSource {
