@@ -114,6 +114,11 @@ pub fn registry() -> Vec<Experiment> {
             title: "Sensitivity to disk characteristics (Figure 3.7)",
             run: super::mimic_exps::mimic_f3_7,
         },
+        Experiment {
+            id: "FREEBLK-F4.1",
+            title: "Workload benefits with freeblock scheduling (Figure 4.1)",
+            run: super::mimic_exps::freeblk_f4_1,
+        },
     ]
 }
 
@@ -627,6 +632,7 @@ fn hplajw_disksim(o: &RunOpts) -> Result<ExperimentOutput, String> {
         hold_overlapping: false,
         mimic_samples: 10,
         mimic_interpolation: Vec::new(),
+        background_outstanding: 0,
     };
     let r = simulate(&spec, Source::Open(&recs), &mut |_| {}).map_err(|e| e.to_string())?;
     let m = &r.metrics;

@@ -32,6 +32,10 @@ pub enum SchedulerKind {
     /// On-line SMTF: strict priority to requests with known distances (fastest first);
     /// the base scheduler only when none is known.
     OnlinePriority(Base),
+    /// C-LOOK for the foreground, plus free background requests (thesis ch. 4): a
+    /// background request goes before C-LOOK's next pick only if the Disk Mimic says
+    /// it costs nothing: D(last→BR) + D(BR→next) ≤ D(last→next).
+    Freeblock,
 }
 
 /// The base scheduler of the on-line SMTF variants.
@@ -70,6 +74,7 @@ impl SchedulerKind {
             SchedulerKind::Smtf(m) => format!("smtf-{}", m.name()),
             SchedulerKind::OnlineSet(b) => format!("online-set:{}", b.kind().name()),
             SchedulerKind::OnlinePriority(b) => format!("online-priority:{}", b.kind().name()),
+            SchedulerKind::Freeblock => "freeblock".into(),
         }
     }
 }
@@ -125,8 +130,9 @@ impl FromStr for SchedulerKind {
             "clook" | "c-look" => Ok(SchedulerKind::CLook),
             "greedy" | "sptf" | "greedy-optimal" => Ok(SchedulerKind::Greedy),
             "smtf" => Ok(SchedulerKind::Smtf(Metric::Mean)),
+            "freeblock" => Ok(SchedulerKind::Freeblock),
             other => Err(format!(
-                "unknown scheduler `{other}` (expected fcfs, sstf, look, clook, greedy, smtf, smtf-<mean|median|max|min|prob>, online-set:<sstf|clook> or online-priority:<sstf|clook>)"
+                "unknown scheduler `{other}` (expected fcfs, sstf, look, clook, greedy, smtf, smtf-<mean|median|max|min|prob>, online-set:<sstf|clook>, online-priority:<sstf|clook> or freeblock)"
             )),
         }
     }
@@ -138,6 +144,64 @@ pub struct Waiting {
     pub req: Request,
     /// When it joined the host queue.
     pub since: SimTime,
+    /// A free background request the scheduler itself generated (freeblock).
+    pub background: bool,
+}
+
+/// The background job of freeblock scheduling: a scrub with many candidate reads of
+/// random blocks outstanding at the application, replaced as they are served.
+#[derive(Clone, Debug)]
+pub struct BackgroundPool {
+    candidates: Vec<Request>,
+    rng: rand_chacha::ChaCha8Rng,
+    capacity: u64,
+    blocks: u32,
+    next_id: u64,
+}
+
+impl BackgroundPool {
+    /// `outstanding` random reads of `blocks` sectors over a `capacity`-sector disk; ids
+    /// start at `first_id` (kept apart from the workload's).
+    pub fn new(
+        outstanding: usize,
+        capacity: u64,
+        blocks: u32,
+        seed: u64,
+        first_id: u64,
+    ) -> BackgroundPool {
+        use rand::SeedableRng;
+        let mut p = BackgroundPool {
+            candidates: Vec::with_capacity(outstanding),
+            rng: rand_chacha::ChaCha8Rng::seed_from_u64(seed),
+            capacity,
+            blocks: blocks.max(1),
+            next_id: first_id,
+        };
+        for _ in 0..outstanding {
+            let r = p.fresh();
+            p.candidates.push(r);
+        }
+        p
+    }
+
+    fn fresh(&mut self) -> Request {
+        use rand::Rng;
+        let b = self.blocks as u64;
+        let lbn = self.rng.gen_range(0..(self.capacity / b).max(1)) * b;
+        self.next_id += 1;
+        Request {
+            id: self.next_id,
+            lbn,
+            blocks: self.blocks,
+            write: false,
+        }
+    }
+
+    /// Takes candidate `i` and replaces it with a new one.
+    fn take(&mut self, i: usize) -> Request {
+        let fresh = self.fresh();
+        std::mem::replace(&mut self.candidates[i], fresh)
+    }
 }
 
 /// One drive's host queue and its scheduling state.
@@ -157,6 +221,8 @@ pub struct HostQueue {
     sent: std::collections::VecDeque<(Request, LastRequest)>,
     /// SMTF: (predicted, observed) service time of each completed request, ns.
     predictions: Vec<(u32, u64)>,
+    /// Freeblock: the background job's candidates.
+    pool: Option<BackgroundPool>,
 }
 
 impl HostQueue {
@@ -171,12 +237,19 @@ impl HostQueue {
             last: LastRequest::default(),
             sent: std::collections::VecDeque::new(),
             predictions: Vec::new(),
+            pool: None,
         }
     }
 
     /// Gives an SMTF queue its Disk Mimic.
     pub fn with_mimic(mut self, mimic: DiskMimic) -> HostQueue {
         self.mimic = Some(mimic);
+        self
+    }
+
+    /// Gives a freeblock queue its background job.
+    pub fn with_background(mut self, pool: BackgroundPool) -> HostQueue {
+        self.pool = Some(pool);
         self
     }
 
@@ -194,7 +267,11 @@ impl HostQueue {
     }
 
     pub fn push(&mut self, req: Request, now: SimTime) {
-        self.waiting.push(Waiting { req, since: now });
+        self.waiting.push(Waiting {
+            req,
+            since: now,
+            background: false,
+        });
     }
 
     pub fn len(&self) -> usize {
@@ -209,6 +286,13 @@ impl HostQueue {
     pub fn pop(&mut self, drive: &Drive, now: SimTime) -> Option<Waiting> {
         if self.waiting.is_empty() {
             return None;
+        }
+        if self.kind == SchedulerKind::Freeblock {
+            if let Some(w) = self.free_background(now) {
+                self.last_lbn = w.req.lbn + w.req.blocks as u64;
+                self.last = LastRequest::of(&w.req);
+                return Some(w);
+            }
         }
         let i = self
             .aged(now)
@@ -245,6 +329,65 @@ impl HostQueue {
             let predicted = m.predict(prev.write, req.write, prev.distance_to(&req));
             self.predictions.push((predicted, service_ns));
         }
+    }
+
+    /// Freeblock: the background candidate that fits for free before C-LOOK's next
+    /// foreground pick (least added time), if any. Only while foreground requests wait:
+    /// the experiment's foreground never idles, and an endless scrub must not keep a
+    /// finished run alive.
+    fn free_background(&mut self, now: SimTime) -> Option<Waiting> {
+        if self.waiting.is_empty() {
+            return None;
+        }
+        let next = {
+            let last = self.last_lbn;
+            let ahead = self
+                .waiting
+                .iter()
+                .enumerate()
+                .filter(|(_, w)| w.req.lbn >= last)
+                .min_by_key(|(_, w)| w.req.lbn);
+            match ahead {
+                Some((i, _)) => i,
+                None => self
+                    .waiting
+                    .iter()
+                    .enumerate()
+                    .min_by_key(|(_, w)| w.req.lbn)
+                    .map(|(i, _)| i)?,
+            }
+        };
+        let fr_j = self.waiting[next].req;
+        let last = self.last;
+        let (m, pool) = (self.mimic.as_mut()?, self.pool.as_mut()?);
+        let direct = m.predict(last.write, fr_j.write, last.distance_to(&fr_j)) as u64;
+        // C-LOOK would serve a candidate before FR_j if it lies on the sweep between.
+        let (lo, hi) = (self.last_lbn, fr_j.lbn);
+        let between = |lbn: u64| {
+            if lo <= hi {
+                lbn >= lo && lbn < hi
+            } else {
+                lbn >= lo || lbn < hi
+            }
+        };
+        let mut best: Option<(u64, usize)> = None;
+        for (i, br) in pool.candidates.iter().enumerate() {
+            if !between(br.lbn) {
+                continue;
+            }
+            let via = m.predict(last.write, br.write, last.distance_to(br)) as u64
+                + m.predict(br.write, fr_j.write, LastRequest::of(br).distance_to(&fr_j)) as u64;
+            if via <= direct && best.is_none_or(|(b, _)| via < b) {
+                best = Some((via, i));
+            }
+        }
+        let (_, i) = best?;
+        let req = pool.take(i);
+        Some(Waiting {
+            req,
+            since: now,
+            background: true,
+        })
     }
 
     /// The waiting request with the fastest mimicked time among those whose distance
@@ -346,6 +489,8 @@ impl HostQueue {
                 }
                 self.fastest_known(pick)
             }
+            // Freeblock's foreground order is C-LOOK.
+            SchedulerKind::Freeblock => self.choose(SchedulerKind::CLook, drive, now),
             SchedulerKind::OnlinePriority(base) => {
                 let best = self.fastest_known(usize::MAX);
                 if best != usize::MAX {

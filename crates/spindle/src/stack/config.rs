@@ -183,6 +183,13 @@ pub struct SchedulerConfig {
     /// SMTF: interpolate distances with the thesis's Table 3.2 ladder.
     #[serde(default)]
     pub mimic_interpolate: bool,
+    /// Freeblock: background candidate reads kept outstanding at the host.
+    #[serde(default = "default_background")]
+    pub background_outstanding: u32,
+}
+
+fn default_background() -> u32 {
+    1000
 }
 
 fn default_samples() -> u32 {
@@ -206,6 +213,7 @@ impl Default for SchedulerConfig {
             hold_overlapping: false,
             mimic_samples: default_samples(),
             mimic_interpolate: false,
+            background_outstanding: default_background(),
         }
     }
 }
@@ -307,6 +315,7 @@ impl RunConfig {
             } else {
                 Vec::new()
             },
+            background_outstanding: s.background_outstanding,
         })
     }
 }

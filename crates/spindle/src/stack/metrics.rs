@@ -19,6 +19,10 @@ pub struct RequestLog {
     pub done: SimTime,
     pub breakdown: Breakdown,
     pub cache_hit: bool,
+    /// The closed-loop process that issued it, if any.
+    pub process: Option<u32>,
+    /// A background request of a freeblock scheduler.
+    pub background: bool,
 }
 
 impl RequestLog {

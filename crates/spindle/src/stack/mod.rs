@@ -35,6 +35,8 @@ pub struct StackSpec {
     /// SMTF: interpolate with this allowable-error ladder (thesis Table 3.2) instead of
     /// probing every distance; empty = no interpolation.
     pub mimic_interpolation: Vec<(u32, f64)>,
+    /// Freeblock: background candidate reads (4 KiB) kept outstanding at the host.
+    pub background_outstanding: u32,
 }
 
 impl StackSpec {
@@ -49,6 +51,7 @@ impl StackSpec {
             hold_overlapping: false,
             mimic_samples: 10,
             mimic_interpolation: Vec::new(),
+            background_outstanding: 0,
         }
     }
 }
@@ -118,6 +121,7 @@ enum Event {
 #[derive(Clone, Debug)]
 struct InFlight {
     pending: Pending,
+    background: bool,
     drive: usize,
     lbn: u64,
     arrival: SimTime,
@@ -168,6 +172,27 @@ pub fn simulate(
     let mut queues: Vec<HostQueue> = Vec::with_capacity(spec.disks.len());
     for (i, p) in spec.disks.iter().enumerate() {
         let mut q = HostQueue::new(spec.scheduler, spec.max_wait_ms);
+        if spec.scheduler == SchedulerKind::Freeblock {
+            // The freeblock scheduler consults an off-line Disk Mimic (mean) and keeps the
+            // background job's candidates.
+            let probe = crate::disk::hdd::Hdd::new(p.clone())?;
+            let cap = probe.capacity();
+            let seed = 0xF8EE ^ i as u64;
+            q = q
+                .with_mimic(crate::mimic::DiskMimic::offline(
+                    Box::new(probe),
+                    spec.mimic_samples,
+                    crate::mimic::Metric::Mean,
+                    seed,
+                ))
+                .with_background(crate::sched::BackgroundPool::new(
+                    spec.background_outstanding as usize,
+                    cap,
+                    8,
+                    seed,
+                    (1 << 40) + ((i as u64) << 32),
+                ));
+        }
         if matches!(
             spec.scheduler,
             SchedulerKind::OnlineSet(_) | SchedulerKind::OnlinePriority(_)
@@ -311,6 +336,8 @@ pub fn simulate(
                     done: now,
                     breakdown: c.completion.breakdown,
                     cache_hit: c.completion.cache_hit,
+                    process: f.pending.process,
+                    background: f.background,
                 });
                 progress(logs.len());
                 if let (Some(proc_), Source::Closed(src)) = (f.pending.process, &mut source) {
@@ -367,6 +394,7 @@ fn admit(
     in_flight.insert(
         id,
         InFlight {
+            background: false,
             pending: p,
             drive,
             lbn,
@@ -389,6 +417,33 @@ fn dispatch(
         let Some(w) = queues[d].pop(&drives[d], now) else {
             break;
         };
+        if w.background {
+            // A free background request: it enters the system as it is sent.
+            let rec = IoRecord {
+                arrival: now,
+                device: d as u32,
+                lbn: w.req.lbn,
+                blocks: w.req.blocks,
+                write: w.req.write,
+                content: Vec::new(),
+            };
+            let pending = Pending {
+                rec,
+                index: w.req.id as usize,
+                process: None,
+            };
+            in_flight.insert(
+                w.req.id,
+                InFlight {
+                    pending,
+                    background: true,
+                    drive: d,
+                    lbn: w.req.lbn,
+                    arrival: now,
+                    dispatch: now,
+                },
+            );
+        }
         if let Some(f) = in_flight.get_mut(&w.req.id) {
             f.dispatch = now;
         }
