@@ -677,34 +677,19 @@ impl Hdd {
                 s.end = cursor.lbn + done;
                 s.start = s.start.max(s.end.saturating_sub(seg_size));
             }
-            if done == n {
-                let end = Cursor {
-                    lbn: cursor.lbn + n,
-                    t: end_t,
-                    pos: to,
-                };
-                self.bg = Background::Prefetch {
-                    seg,
-                    cursor: end,
-                    target,
-                    stop_at_track_end,
-                    stop_at_cyl_end,
-                };
-            } else {
-                if done > 0 {
-                    let c = Cursor {
+            // Move the stream's cursor past what was read; a partly read track ends the
+            // advance (the rest of it lies after `until`).
+            if done > 0 {
+                let t = if done == n { end_t } else { last_done };
+                if let Background::Prefetch { cursor: c, .. } = &mut self.bg {
+                    *c = Cursor {
                         lbn: cursor.lbn + done,
-                        t: last_done,
+                        t,
                         pos: to,
                     };
-                    self.bg = Background::Prefetch {
-                        seg,
-                        cursor: c,
-                        target,
-                        stop_at_track_end,
-                        stop_at_cyl_end,
-                    };
                 }
+            }
+            if done < n {
                 return;
             }
         }

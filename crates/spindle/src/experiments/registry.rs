@@ -625,14 +625,8 @@ fn hplajw_disksim(o: &RunOpts) -> Result<ExperimentOutput, String> {
     let recs = hplajw()?;
     let disk = preset("hp-c2249a")?;
     let spec = StackSpec {
-        disks: vec![disk.clone(), disk],
-        scheduler: SchedulerKind::Sstf,
-        queue_depth: 1,
-        max_wait_ms: None,
-        hold_overlapping: false,
-        mimic_samples: 10,
-        mimic_interpolation: Vec::new(),
-        background_outstanding: 0,
+        disks: vec![disk.clone(), disk.clone()],
+        ..StackSpec::one_disk(disk, SchedulerKind::Sstf)
     };
     let r = simulate(&spec, Source::Open(&recs), &mut |_| {}).map_err(|e| e.to_string())?;
     let m = &r.metrics;

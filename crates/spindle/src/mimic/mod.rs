@@ -184,25 +184,24 @@ impl DiskMimic {
         metric: Metric,
         seed: u64,
     ) -> DiskMimic {
-        DiskMimic {
-            device: Some(device),
-            table: HashMap::default(),
-            samples: samples.max(1),
-            probe_blocks: 2,
-            metric,
-            rng: ChaCha8Rng::seed_from_u64(seed),
-            clock: SimTime::ZERO,
-            probes_issued: 0,
-            interp: None,
-        }
+        DiskMimic::with_device(Some(device), samples.max(1), metric, seed)
     }
 
     /// A Mimic configured on-line: it knows only what [`DiskMimic::observe`] tells it.
     pub fn online(metric: Metric, seed: u64) -> DiskMimic {
+        DiskMimic::with_device(None, ONLINE_SAMPLES, metric, seed)
+    }
+
+    fn with_device(
+        device: Option<Box<dyn ProbeDevice + Send>>,
+        samples: u32,
+        metric: Metric,
+        seed: u64,
+    ) -> DiskMimic {
         DiskMimic {
-            device: None,
+            device,
             table: HashMap::default(),
-            samples: ONLINE_SAMPLES,
+            samples,
             probe_blocks: 2,
             metric,
             rng: ChaCha8Rng::seed_from_u64(seed),
