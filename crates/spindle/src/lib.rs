@@ -3,6 +3,7 @@
 //! The foundation is a hard-disk model ([`disk`]) that loads DiskSim parameter files
 //! ([`disksim`]) and is validated against real-drive measurements ([`validate`]).
 
+pub mod array;
 pub mod bench;
 pub mod disk;
 pub mod disksim;
@@ -12,6 +13,7 @@ pub mod mimic;
 pub mod report;
 pub mod sched;
 pub mod stack;
+pub mod store;
 pub mod time;
 pub mod trace;
 pub mod validate;

@@ -1,0 +1,133 @@
+//! Where a volume block lives in a RAID-4 array whose members keep one checksum block
+//! after every 63 data blocks (ALG-PROX-DLE: "one checksum block per 63 data blocks",
+//! emulating Data ONTAP's zone checksums on 512-byte-sector SATA disks).
+//!
+//! Units: volume and member addresses are 4 KiB blocks. On each member, physical
+//! blocks come in zones of 64: slots 0–62 hold data (or parity), slot 63 the checksum
+//! block describing them. A member's *row* is its data-block index skipping checksum
+//! slots; row r of every data member and of the parity member form one parity stripe
+//! row. Stripe units are counted in rows.
+
+/// Data blocks described by one checksum block.
+pub const DATA_PER_ZONE: u64 = 63;
+/// Physical blocks per zone (63 data + 1 checksum).
+pub const ZONE_BLOCKS: u64 = DATA_PER_ZONE + 1;
+
+/// The position of one volume block: member disk and row.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Place {
+    pub disk: usize,
+    pub row: u64,
+}
+
+/// Address arithmetic of a RAID-4 group.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Layout {
+    /// Data members (the parity member is index `data_disks`).
+    pub data_disks: usize,
+    /// Stripe unit in rows (4 KiB blocks); 256 = 1 MB.
+    pub stripe_unit: u64,
+    /// Rows available on each member (whole stripe units only).
+    pub rows: u64,
+}
+
+impl Layout {
+    /// A layout for members of `member_blocks` physical 4 KiB blocks each.
+    pub fn new(data_disks: usize, stripe_unit: u64, member_blocks: u64) -> Layout {
+        let stripe_unit = stripe_unit.max(1);
+        let data_rows = member_blocks / ZONE_BLOCKS * DATA_PER_ZONE;
+        Layout {
+            data_disks: data_disks.max(1),
+            stripe_unit,
+            rows: data_rows / stripe_unit * stripe_unit,
+        }
+    }
+
+    /// Index of the parity member.
+    pub fn parity_disk(&self) -> usize {
+        self.data_disks
+    }
+
+    pub fn members(&self) -> usize {
+        self.data_disks + 1
+    }
+
+    /// Volume capacity in 4 KiB blocks.
+    pub fn volume_blocks(&self) -> u64 {
+        self.rows * self.data_disks as u64
+    }
+
+    /// Where volume block `v` lives (v < volume_blocks).
+    pub fn place(&self, v: u64) -> Place {
+        let width = self.stripe_unit * self.data_disks as u64;
+        let stripe = v / width;
+        let within = v % width;
+        Place {
+            disk: (within / self.stripe_unit) as usize,
+            row: stripe * self.stripe_unit + within % self.stripe_unit,
+        }
+    }
+
+    /// The volume block stored at a data member's row (inverse of `place`).
+    pub fn volume_block(&self, p: Place) -> u64 {
+        let width = self.stripe_unit * self.data_disks as u64;
+        let stripe = p.row / self.stripe_unit;
+        stripe * width + p.disk as u64 * self.stripe_unit + p.row % self.stripe_unit
+    }
+}
+
+/// The physical block holding a row's data on its member.
+pub fn data_block(row: u64) -> u64 {
+    row / DATA_PER_ZONE * ZONE_BLOCKS + row % DATA_PER_ZONE
+}
+
+/// The physical block of the checksum block describing a row.
+pub fn checksum_block(row: u64) -> u64 {
+    row / DATA_PER_ZONE * ZONE_BLOCKS + DATA_PER_ZONE
+}
+
+/// The entry of `row` inside its checksum block.
+pub fn checksum_slot(row: u64) -> usize {
+    (row % DATA_PER_ZONE) as usize
+}
+
+/// The zone (checksum block index) of a row.
+pub fn zone_of(row: u64) -> u64 {
+    row / DATA_PER_ZONE
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[test]
+    fn checksum_blocks_follow_every_63_data_blocks() {
+        assert_eq!(data_block(0), 0);
+        assert_eq!(data_block(62), 62);
+        assert_eq!(checksum_block(62), 63);
+        assert_eq!(data_block(63), 64);
+        assert_eq!(checksum_block(63), 127);
+    }
+
+    #[test]
+    fn stripe_units_rotate_over_data_disks() {
+        let l = Layout::new(4, 256, 1 << 20);
+        assert_eq!(l.place(0), Place { disk: 0, row: 0 });
+        assert_eq!(l.place(256), Place { disk: 1, row: 0 });
+        assert_eq!(l.place(1024), Place { disk: 0, row: 256 });
+        assert_eq!(l.parity_disk(), 4);
+    }
+
+    proptest! {
+        #[test]
+        fn place_and_volume_block_are_inverse(v in 0u64..4_000_000, su in 1u64..600, n in 1usize..8) {
+            let l = Layout::new(n, su, 10_000_000);
+            prop_assume!(v < l.volume_blocks());
+            let p = l.place(v);
+            prop_assert!(p.disk < n && p.row < l.rows);
+            prop_assert_eq!(l.volume_block(p), v);
+            prop_assert_ne!(data_block(p.row), checksum_block(p.row));
+        }
+    }
+}

@@ -1,0 +1,984 @@
+//! A RAID-4 group of simulated disks that stores real bytes (ALG-PROX-DLE, PROX-EQ4):
+//! parity on the last member, a 64-byte checksum/generation/identity entry for every
+//! 4 KiB block packed 63 to a checksum block, parity updated by subtraction
+//! (read-modify-write) or addition (reconstruct-write), whichever reads fewer members.
+//!
+//! Every read is verified; a block that fails verification is reported and rebuilt from
+//! the rest of its stripe row, then written back. A failed member is served from parity
+//! (degraded mode) until a rebuild onto a replacement restores it; a second failure in
+//! that window is reported and the rows it takes are refused, never guessed.
+//!
+//! The expected write generation of every block is host metadata (the layer above keeps
+//! it in its block pointers, as WAFL does); it is what lets a read tell a lost write,
+//! even one whose checksum-block update was lost too, from current data.
+//!
+//! A batch of user writes runs in two phases on every member: all the reads it needs
+//! (old data, old parity, checksum blocks), then all its writes, each phase one strand
+//! per member in ascending LBN with at most `max_outstanding` at the drive. Decision
+//! (the paper is silent): the write phase starts when the whole read phase is done, so
+//! data members do not run ahead of the parity member; the parity member, which needs
+//! every read, is on the critical path either way.
+
+use super::checksum::{ChecksumBlock, ChecksumBlockError, Entry, Owner};
+use super::exec::{DiskActivity, Done, Executor, Io, Member, TAG_REPAIR};
+use super::faults::FaultInjector;
+use super::layout::{
+    checksum_block, checksum_slot, data_block, zone_of, Layout, Place, DATA_PER_ZONE, ZONE_BLOCKS,
+};
+use crate::disk::drive::Drive;
+use crate::disk::params::DiskParams;
+use crate::store::{xor_into, zero_block, Block, BlockStore, SECTORS_PER_BLOCK};
+use crate::time::SimTime;
+use rand::Rng;
+use rustc_hash::{FxHashMap, FxHashSet};
+use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// Shape of the group.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub struct Raid4Config {
+    /// Data members; one more member holds parity (the paper: 4+1).
+    pub data_disks: usize,
+    /// Stripe unit in 4 KiB blocks: 256 (1 MB) for nearline, 128 (512 KB) for
+    /// enterprise drives (ALG-PROX-DLE).
+    pub stripe_unit_blocks: u64,
+    /// Requests outstanding at each drive (the paper: at most 8).
+    pub max_outstanding: usize,
+}
+
+impl Default for Raid4Config {
+    fn default() -> Self {
+        Raid4Config {
+            data_disks: 4,
+            stripe_unit_blocks: 256,
+            max_outstanding: 8,
+        }
+    }
+}
+
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum ArrayError {
+    #[error("disk model: {0}")]
+    Disk(String),
+    #[error("volume block {block} is outside the volume ({blocks} blocks)")]
+    OutOfRange { block: u64, blocks: u64 },
+    #[error("member {0} does not exist")]
+    NoSuchMember(usize),
+    #[error("member {0} has already failed")]
+    AlreadyFailed(usize),
+    #[error("member {0} has not failed: nothing to rebuild")]
+    NothingToRebuild(usize),
+    #[error("second failure: member {second} failed while member {first} was down; rows that need both are lost")]
+    DoubleFailure { first: usize, second: usize },
+    #[error("stripe row {row}: {why}; the data cannot be recovered")]
+    Unrecoverable { row: u64, why: String },
+}
+
+/// Health of one member.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum MemberState {
+    Healthy,
+    Failed,
+    /// A replacement being rebuilt: rows below `next_row` hold valid contents.
+    Rebuilding {
+        next_row: u64,
+    },
+}
+
+/// What a verification failure pointed at.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+pub enum FaultKind {
+    /// The data does not match its checksum entry (bit rot, a lost or stray write).
+    DataMismatch,
+    /// The entry is intact but older than the expected generation (a lost write of the
+    /// checksum block) or describes another block.
+    StaleMetadata,
+    /// The checksum block fails its own checksum.
+    ChecksumBlockCorrupt,
+    /// The checksum block belongs elsewhere (a misdirected write landed on it).
+    ChecksumBlockMisplaced,
+}
+
+/// One detected fault.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Detection {
+    pub disk: usize,
+    /// Physical 4 KiB block on the member.
+    pub block: u64,
+    pub kind: FaultKind,
+    pub repaired: bool,
+}
+
+/// What one batch did (the columns of PROX-T2).
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct BatchReport {
+    pub start_ns: u64,
+    pub end_ns: u64,
+    pub user_writes: u64,
+    pub user_reads: u64,
+    /// Per member, parity last.
+    #[serde(skip)]
+    pub disks: Vec<DiskActivity>,
+    pub detections: u64,
+    pub repairs: u64,
+}
+
+impl BatchReport {
+    pub fn response_ms(&self) -> f64 {
+        (self.end_ns - self.start_ns) as f64 / 1e6
+    }
+
+    pub fn disk_ios(&self) -> u64 {
+        self.disks.iter().map(|d| d.ios()).sum()
+    }
+
+    /// Disk I/Os per user write.
+    pub fn amplification(&self) -> f64 {
+        self.disk_ios() as f64 / self.user_writes.max(1) as f64
+    }
+}
+
+/// A RAID-4 group.
+#[derive(Clone, Debug)]
+pub struct Raid4 {
+    layout: Layout,
+    cfg: Raid4Config,
+    params: DiskParams,
+    members: Vec<Member>,
+    state: Vec<MemberState>,
+    /// Expected write generation per block owner (0: never written).
+    gens: FxHashMap<Owner, u64>,
+    /// Rows that hold any written data or parity.
+    rows_in_use: BTreeSet<u64>,
+    pub faults: FaultInjector,
+    now: SimTime,
+    detections: Vec<Detection>,
+}
+
+/// Raw results of one read round: member bytes and decoded checksum blocks.
+#[derive(Default)]
+struct Fetch {
+    data: FxHashMap<Place, Block>,
+    meta: FxHashMap<(usize, u64), Result<ChecksumBlock, ChecksumBlockError>>,
+}
+
+impl Raid4 {
+    pub fn new(params: DiskParams, cfg: Raid4Config) -> Result<Raid4, ArrayError> {
+        let drive = Drive::new(params.clone()).map_err(|e| ArrayError::Disk(e.to_string()))?;
+        let member_blocks = drive.hdd().capacity() / SECTORS_PER_BLOCK;
+        let layout = Layout::new(cfg.data_disks, cfg.stripe_unit_blocks, member_blocks);
+        if layout.rows == 0 {
+            return Err(ArrayError::Disk(format!(
+                "{}: a member of {member_blocks} blocks holds no whole stripe unit of {}",
+                params.name, cfg.stripe_unit_blocks
+            )));
+        }
+        let members = (0..layout.members())
+            .map(|_| Member {
+                drive: drive.clone(),
+                store: BlockStore::new(),
+            })
+            .collect();
+        Ok(Raid4 {
+            layout,
+            cfg,
+            params,
+            members,
+            state: vec![MemberState::Healthy; layout.members()],
+            gens: FxHashMap::default(),
+            rows_in_use: BTreeSet::new(),
+            faults: FaultInjector::none(),
+            now: SimTime::ZERO,
+            detections: Vec::new(),
+        })
+    }
+
+    pub fn layout(&self) -> &Layout {
+        &self.layout
+    }
+
+    pub fn config(&self) -> &Raid4Config {
+        &self.cfg
+    }
+
+    pub fn disk_params(&self) -> &DiskParams {
+        &self.params
+    }
+
+    /// Simulated time now (the end of the last batch).
+    pub fn now(&self) -> SimTime {
+        self.now
+    }
+
+    pub fn state(&self, disk: usize) -> Option<MemberState> {
+        self.state.get(disk).copied()
+    }
+
+    /// Every fault detected so far.
+    pub fn detections(&self) -> &[Detection] {
+        &self.detections
+    }
+
+    /// The member's stored bytes (for tests and fault injection).
+    pub fn member_store_mut(&mut self, disk: usize) -> Option<&mut BlockStore> {
+        self.members.get_mut(disk).map(|m| &mut m.store)
+    }
+
+    fn owner(&self, p: Place) -> Owner {
+        if p.disk == self.layout.parity_disk() {
+            Owner::Parity(p.row)
+        } else {
+            Owner::Data(self.layout.volume_block(p))
+        }
+    }
+
+    fn gen(&self, p: Place) -> u64 {
+        self.gens.get(&self.owner(p)).copied().unwrap_or(0)
+    }
+
+    fn readable(&self, p: Place) -> bool {
+        match self.state[p.disk] {
+            MemberState::Healthy => true,
+            MemberState::Failed => false,
+            MemberState::Rebuilding { next_row } => p.row < next_row,
+        }
+    }
+
+    fn zone_readable(&self, disk: usize, zone: u64) -> bool {
+        self.readable(Place {
+            disk,
+            row: zone * DATA_PER_ZONE + DATA_PER_ZONE - 1,
+        })
+    }
+
+    /// Whether a physical location holds something a read would check: a written
+    /// block or the checksum block of a zone in use (for fault-injection accounting).
+    pub fn location_in_use(&self, disk: usize, block: u64) -> bool {
+        if disk >= self.members.len() || self.state[disk] == MemberState::Failed {
+            return false;
+        }
+        let zone = block / ZONE_BLOCKS;
+        let slot = block % ZONE_BLOCKS;
+        let rows = zone * DATA_PER_ZONE..(zone + 1) * DATA_PER_ZONE;
+        if slot == DATA_PER_ZONE {
+            rows.clone().any(|row| self.gen(Place { disk, row }) > 0)
+        } else {
+            self.gen(Place {
+                disk,
+                row: zone * DATA_PER_ZONE + slot,
+            }) > 0
+        }
+    }
+
+    fn new_exec(&self) -> Executor {
+        Executor::new(self.members.len(), self.cfg.max_outstanding, self.now)
+    }
+
+    fn run(&mut self, exec: &mut Executor, mut ios: Vec<Io>) -> Vec<Done> {
+        ios.sort_by_key(|io| (io.disk, io.block));
+        ios.dedup_by_key(|io| (io.disk, io.block));
+        exec.issue(&mut self.members, ios);
+        exec.drain(&mut self.members, &mut self.faults, None)
+    }
+
+    /// Reads the data of `want` (where written and readable) and the checksum blocks of
+    /// their zones and of `meta`, adding to `f`.
+    fn fetch(&mut self, exec: &mut Executor, f: &mut Fetch, want: &[Place], meta: &[(usize, u64)]) {
+        let mut ios = Vec::new();
+        let mut zones: FxHashSet<(usize, u64)> = meta.iter().copied().collect();
+        for &p in want {
+            // Never-written blocks are read too, as an array that does not know
+            // which blocks hold data would; their contents count as zeros.
+            if !self.readable(p) {
+                continue;
+            }
+            zones.insert((p.disk, zone_of(p.row)));
+            if !f.data.contains_key(&p) {
+                ios.push(Io {
+                    disk: p.disk,
+                    block: data_block(p.row),
+                    data: None,
+                    tag: 0,
+                });
+            }
+        }
+        for &(disk, zone) in &zones {
+            if self.zone_readable(disk, zone) && !f.meta.contains_key(&(disk, zone)) {
+                ios.push(Io {
+                    disk,
+                    block: zone * ZONE_BLOCKS + DATA_PER_ZONE,
+                    data: None,
+                    tag: 0,
+                });
+            }
+        }
+        for d in self.run(exec, ios) {
+            let Some(bytes) = d.data else { continue };
+            let zone = d.block / ZONE_BLOCKS;
+            let slot = d.block % ZONE_BLOCKS;
+            if slot == DATA_PER_ZONE {
+                f.meta.insert(
+                    (d.disk, zone),
+                    ChecksumBlock::decode(&bytes, d.disk as u32, zone),
+                );
+            } else {
+                f.data.insert(
+                    Place {
+                        disk: d.disk,
+                        row: zone * DATA_PER_ZONE + slot,
+                    },
+                    bytes,
+                );
+            }
+        }
+    }
+
+    /// Checks fetched bytes of `p` against its entry and the expected generation.
+    fn verify(&self, f: &Fetch, p: Place) -> Result<Block, (u64, FaultKind)> {
+        let g = self.gen(p);
+        if g == 0 {
+            return Ok(zero_block());
+        }
+        let cb_at = checksum_block(p.row);
+        let cb = match f.meta.get(&(p.disk, zone_of(p.row))) {
+            Some(Ok(cb)) => cb,
+            Some(Err(ChecksumBlockError::Corrupt)) => {
+                return Err((cb_at, FaultKind::ChecksumBlockCorrupt))
+            }
+            Some(Err(ChecksumBlockError::Misplaced)) => {
+                return Err((cb_at, FaultKind::ChecksumBlockMisplaced))
+            }
+            None => return Err((cb_at, FaultKind::StaleMetadata)),
+        };
+        let owner = self.owner(p);
+        match cb.entries[checksum_slot(p.row)] {
+            Some(e)
+                if e.generation == g
+                    && e.owner == owner
+                    && e.disk == p.disk as u32
+                    && e.row == p.row =>
+            {
+                match f.data.get(&p) {
+                    Some(d) if e.matches(&d[..]) => Ok(d.clone()),
+                    _ => Err((data_block(p.row), FaultKind::DataMismatch)),
+                }
+            }
+            _ => Err((cb_at, FaultKind::StaleMetadata)),
+        }
+    }
+
+    /// The current contents of `p`: verified from its member, or rebuilt from the rest
+    /// of the row when the member is down or the block fails verification (then the
+    /// fault is logged and repaired on the member).
+    fn logical(
+        &mut self,
+        exec: &mut Executor,
+        f: &mut Fetch,
+        p: Place,
+    ) -> Result<Block, ArrayError> {
+        if self.gen(p) == 0 {
+            return Ok(zero_block());
+        }
+        if !self.readable(p) {
+            return self.reconstruct(exec, f, p);
+        }
+        if !f.meta.contains_key(&(p.disk, zone_of(p.row))) || !f.data.contains_key(&p) {
+            self.fetch(exec, f, &[p], &[]);
+        }
+        match self.verify(f, p) {
+            Ok(b) => Ok(b),
+            Err((block, FaultKind::DataMismatch)) => {
+                let fixed = self.reconstruct(exec, f, p);
+                let repaired = fixed.is_ok();
+                self.detections.push(Detection {
+                    disk: p.disk,
+                    block,
+                    kind: FaultKind::DataMismatch,
+                    repaired,
+                });
+                let fixed = fixed?;
+                self.run(
+                    exec,
+                    vec![Io {
+                        disk: p.disk,
+                        block,
+                        data: Some(fixed.clone()),
+                        tag: TAG_REPAIR,
+                    }],
+                );
+                f.data.insert(p, fixed.clone());
+                Ok(fixed)
+            }
+            Err((block, kind)) => {
+                let fixed = self.repair_zone(exec, f, p.disk, zone_of(p.row));
+                self.detections.push(Detection {
+                    disk: p.disk,
+                    block,
+                    kind,
+                    repaired: fixed.is_ok(),
+                });
+                fixed?;
+                self.verify(f, p)
+                    .map_err(|(_, k)| ArrayError::Unrecoverable {
+                        row: p.row,
+                        why: format!(
+                            "member {} still fails verification after repair ({k:?})",
+                            p.disk
+                        ),
+                    })
+            }
+        }
+    }
+
+    /// Rebuilds `p` from the other members of its row (each verified). Refuses rather
+    /// than guesses when another member of the row is missing or also bad.
+    fn reconstruct(
+        &mut self,
+        exec: &mut Executor,
+        f: &mut Fetch,
+        p: Place,
+    ) -> Result<Block, ArrayError> {
+        let others: Vec<Place> = (0..self.members.len())
+            .filter(|&d| d != p.disk)
+            .map(|disk| Place { disk, row: p.row })
+            .collect();
+        if let Some(q) = others.iter().find(|&&q| !self.readable(q)) {
+            return Err(ArrayError::Unrecoverable {
+                row: p.row,
+                why: format!("members {} and {} are both unavailable", p.disk, q.disk),
+            });
+        }
+        self.fetch(exec, f, &others, &[]);
+        let mut acc = zero_block();
+        // A member whose metadata is bad but whose data may be fine is used on trial:
+        // the result is then accepted only if it matches the target's intact entry.
+        let mut on_trial = None;
+        for q in others {
+            match self.verify(f, q) {
+                Ok(b) => xor_into(&mut acc, &b),
+                Err((_, kind)) if kind != FaultKind::DataMismatch && f.data.contains_key(&q) => {
+                    if let Some(raw) = f.data.get(&q) {
+                        xor_into(&mut acc, raw);
+                    }
+                    on_trial = Some((q.disk, kind));
+                }
+                Err((_, kind)) => {
+                    return Err(ArrayError::Unrecoverable {
+                        row: p.row,
+                        why: format!("member {} also fails verification ({kind:?})", q.disk),
+                    })
+                }
+            }
+        }
+        if self.gen(p) == 0 {
+            return Ok(zero_block());
+        }
+        let entry_ok = match f.meta.get(&(p.disk, zone_of(p.row))) {
+            Some(Ok(cb)) => cb.entries[checksum_slot(p.row)]
+                .filter(|e| e.generation == self.gen(p) && e.owner == self.owner(p))
+                .map(|e| e.matches(&acc[..])),
+            _ => None,
+        };
+        match (entry_ok, on_trial) {
+            (Some(false), _) => Err(ArrayError::Unrecoverable {
+                row: p.row,
+                why: format!(
+                    "the rebuilt block of member {} disagrees with its checksum",
+                    p.disk
+                ),
+            }),
+            // Neither the target nor a member on trial can be checked by its own
+            // entry, but the whole row is parity-consistent with the raw blocks: two
+            // independent corruptions do not cancel, so the raw data stands.
+            (None, Some(_)) if f.data.get(&p) == Some(&acc) => Ok(acc),
+            (None, Some((q, kind))) => Err(ArrayError::Unrecoverable {
+                row: p.row,
+                why: format!(
+                    "member {} cannot be checked ({kind:?}) and member {q} has no usable metadata",
+                    p.disk
+                ),
+            }),
+            _ => Ok(acc),
+        }
+    }
+
+    /// Regenerates a member's checksum block for one zone: every written row of the
+    /// zone is checked against the old entries where they are usable and rebuilt from
+    /// its row otherwise; bad data blocks and the new checksum block are written back.
+    fn repair_zone(
+        &mut self,
+        exec: &mut Executor,
+        f: &mut Fetch,
+        disk: usize,
+        zone: u64,
+    ) -> Result<(), ArrayError> {
+        let rows: Vec<Place> = (zone * DATA_PER_ZONE..(zone + 1) * DATA_PER_ZONE)
+            .map(|row| Place { disk, row })
+            .filter(|&p| self.gen(p) > 0)
+            .collect();
+        self.fetch(exec, f, &rows, &[(disk, zone)]);
+        let mut cb = ChecksumBlock::default();
+        let mut writes = Vec::new();
+        for p in rows {
+            let content = match self.verify(f, p) {
+                Ok(b) => b,
+                Err(_) => {
+                    let b = self.reconstruct(exec, f, p)?;
+                    if f.data.get(&p) != Some(&b) {
+                        if f.data.contains_key(&p) {
+                            self.detections.push(Detection {
+                                disk,
+                                block: data_block(p.row),
+                                kind: FaultKind::DataMismatch,
+                                repaired: true,
+                            });
+                        }
+                        writes.push(Io {
+                            disk,
+                            block: data_block(p.row),
+                            data: Some(b.clone()),
+                            tag: TAG_REPAIR,
+                        });
+                    }
+                    b
+                }
+            };
+            cb.entries[checksum_slot(p.row)] = Some(Entry::describe(
+                self.owner(p),
+                disk as u32,
+                p.row,
+                self.gen(p),
+                &content[..],
+            ));
+            f.data.insert(p, content);
+        }
+        writes.push(Io {
+            disk,
+            block: zone * ZONE_BLOCKS + DATA_PER_ZONE,
+            data: Some(cb.encode(disk as u32, zone)),
+            tag: TAG_REPAIR,
+        });
+        f.meta.insert((disk, zone), Ok(cb));
+        self.run(exec, writes);
+        Ok(())
+    }
+
+    /// The decoded checksum block of (disk, zone), repairing it first if it is bad.
+    fn checksum_block_for_update(
+        &mut self,
+        exec: &mut Executor,
+        f: &mut Fetch,
+        disk: usize,
+        zone: u64,
+    ) -> Result<ChecksumBlock, ArrayError> {
+        if !self.zone_readable(disk, zone) {
+            // A replacement not yet rebuilt this far: start from an empty block; the
+            // rebuild regenerates the whole zone later.
+            return Ok(match f.meta.get(&(disk, zone)) {
+                Some(Ok(cb)) => cb.clone(),
+                _ => ChecksumBlock::default(),
+            });
+        }
+        if !f.meta.contains_key(&(disk, zone)) {
+            self.fetch(exec, f, &[], &[(disk, zone)]);
+        }
+        let bad = match f.meta.get(&(disk, zone)) {
+            Some(Ok(cb)) => {
+                // Entries older than expected mean a lost checksum-block write.
+                (zone * DATA_PER_ZONE..(zone + 1) * DATA_PER_ZONE).find_map(|row| {
+                    let p = Place { disk, row };
+                    let g = self.gen(p);
+                    let e = cb.entries[checksum_slot(row)];
+                    (g > 0 && e.is_none_or(|e| e.generation != g || e.owner != self.owner(p)))
+                        .then_some(FaultKind::StaleMetadata)
+                })
+            }
+            Some(Err(ChecksumBlockError::Corrupt)) => Some(FaultKind::ChecksumBlockCorrupt),
+            Some(Err(ChecksumBlockError::Misplaced)) => Some(FaultKind::ChecksumBlockMisplaced),
+            None => Some(FaultKind::StaleMetadata),
+        };
+        if let Some(kind) = bad {
+            let r = self.repair_zone(exec, f, disk, zone);
+            self.detections.push(Detection {
+                disk,
+                block: checksum_block(zone * DATA_PER_ZONE),
+                kind,
+                repaired: r.is_ok(),
+            });
+            r?;
+        }
+        match f.meta.get(&(disk, zone)) {
+            Some(Ok(cb)) => Ok(cb.clone()),
+            _ => Err(ArrayError::Unrecoverable {
+                row: zone * DATA_PER_ZONE,
+                why: format!("member {disk}: checksum block could not be repaired"),
+            }),
+        }
+    }
+
+    fn check_range(&self, v: u64) -> Result<Place, ArrayError> {
+        let blocks = self.layout.volume_blocks();
+        if v >= blocks {
+            return Err(ArrayError::OutOfRange { block: v, blocks });
+        }
+        Ok(self.layout.place(v))
+    }
+
+    /// Writes a batch of 4 KiB volume blocks (a later write of the same block wins).
+    /// Returns when every disk write of the batch has completed.
+    pub fn write_batch(&mut self, writes: &[(u64, Block)]) -> Result<BatchReport, ArrayError> {
+        let mut latest: BTreeMap<u64, &Block> = BTreeMap::new();
+        for (v, b) in writes {
+            self.check_range(*v)?;
+            latest.insert(*v, b);
+        }
+        let parity = self.layout.parity_disk();
+        let n = self.layout.data_disks;
+        let parity_up = self.state[parity] != MemberState::Failed;
+        let mut by_row: BTreeMap<u64, Vec<(usize, u64, &Block)>> = BTreeMap::new();
+        for (&v, &b) in &latest {
+            let p = self.layout.place(v);
+            by_row.entry(p.row).or_default().push((p.disk, v, b));
+        }
+        let failed: Vec<usize> = (0..n)
+            .filter(|&d| self.state[d] == MemberState::Failed)
+            .collect();
+        // Choose per row: subtraction reads the written members and parity,
+        // addition reads the members not written.
+        let mut rmw_rows = FxHashSet::default();
+        let mut want = Vec::new();
+        let mut meta = Vec::new();
+        for (&row, ws) in &by_row {
+            let written: Vec<usize> = ws.iter().map(|w| w.0).collect();
+            if parity_up {
+                let unwritten: Vec<usize> = (0..n).filter(|d| !written.contains(d)).collect();
+                let failed_written = failed.iter().any(|d| written.contains(d));
+                let failed_unwritten = failed.iter().any(|d| unwritten.contains(d));
+                let rmw = !failed_written && (failed_unwritten || written.len() < unwritten.len());
+                if rmw {
+                    rmw_rows.insert(row);
+                    want.extend(written.iter().map(|&disk| Place { disk, row }));
+                    want.push(Place { disk: parity, row });
+                } else {
+                    want.extend(unwritten.iter().map(|&disk| Place { disk, row }));
+                }
+                meta.push((parity, zone_of(row)));
+            }
+            for &d in &written {
+                if self.state[d] != MemberState::Failed {
+                    meta.push((d, zone_of(row)));
+                }
+            }
+        }
+        let mut exec = self.new_exec();
+        let start = self.now;
+        let mut f = Fetch::default();
+        self.fetch(&mut exec, &mut f, &want, &meta);
+
+        // New contents and entries.
+        let mut new_gens: Vec<(Owner, u64)> = Vec::new();
+        let mut blocks: Vec<(Place, Block)> = Vec::new();
+        for (&row, ws) in &by_row {
+            if parity_up {
+                let mut p = if rmw_rows.contains(&row) {
+                    let mut acc = self.logical(&mut exec, &mut f, Place { disk: parity, row })?;
+                    for &(disk, _, new) in ws {
+                        let old = self.logical(&mut exec, &mut f, Place { disk, row })?;
+                        xor_into(&mut acc, &old);
+                        xor_into(&mut acc, new);
+                    }
+                    acc
+                } else {
+                    let mut acc = zero_block();
+                    for disk in (0..n).filter(|d| ws.iter().all(|w| w.0 != *d)) {
+                        let old = self.logical(&mut exec, &mut f, Place { disk, row })?;
+                        xor_into(&mut acc, &old);
+                    }
+                    for &(_, _, new) in ws {
+                        xor_into(&mut acc, new);
+                    }
+                    acc
+                };
+                let g = self.gen(Place { disk: parity, row }) + 1;
+                new_gens.push((Owner::Parity(row), g));
+                blocks.push((
+                    Place { disk: parity, row },
+                    std::mem::replace(&mut p, zero_block()),
+                ));
+            }
+            for &(disk, v, new) in ws {
+                new_gens.push((Owner::Data(v), self.gen(Place { disk, row }) + 1));
+                blocks.push((Place { disk, row }, new.clone()));
+            }
+        }
+        let gen_of: FxHashMap<Owner, u64> = new_gens.iter().copied().collect();
+        let mut cbs: BTreeMap<(usize, u64), ChecksumBlock> = BTreeMap::new();
+        let mut ios = Vec::new();
+        for (p, data) in blocks {
+            if self.state[p.disk] == MemberState::Failed {
+                continue;
+            }
+            let key = (p.disk, zone_of(p.row));
+            if let std::collections::btree_map::Entry::Vacant(slot) = cbs.entry(key) {
+                slot.insert(self.checksum_block_for_update(&mut exec, &mut f, p.disk, key.1)?);
+            }
+            let owner = self.owner(p);
+            let g = gen_of.get(&owner).copied().unwrap_or(1);
+            if let Some(cb) = cbs.get_mut(&key) {
+                cb.entries[checksum_slot(p.row)] =
+                    Some(Entry::describe(owner, p.disk as u32, p.row, g, &data[..]));
+            }
+            ios.push(Io {
+                disk: p.disk,
+                block: data_block(p.row),
+                data: Some(data),
+                tag: 0,
+            });
+        }
+        for ((disk, zone), cb) in &cbs {
+            ios.push(Io {
+                disk: *disk,
+                block: zone * ZONE_BLOCKS + DATA_PER_ZONE,
+                data: Some(cb.encode(*disk as u32, *zone)),
+                tag: 0,
+            });
+        }
+        let detections_before = self.detections.len();
+        self.run(&mut exec, ios);
+        for (o, g) in new_gens {
+            self.gens.insert(o, g);
+        }
+        self.rows_in_use.extend(by_row.keys().copied());
+        Ok(self.finish(exec, start, latest.len() as u64, 0, detections_before))
+    }
+
+    fn finish(
+        &mut self,
+        exec: Executor,
+        start: SimTime,
+        user_writes: u64,
+        user_reads: u64,
+        detections_before: usize,
+    ) -> BatchReport {
+        self.now = exec.now.max(self.now);
+        let new = &self.detections[detections_before.min(self.detections.len())..];
+        BatchReport {
+            start_ns: start.0,
+            end_ns: self.now.0,
+            user_writes,
+            user_reads,
+            disks: exec.activity,
+            detections: new.len() as u64,
+            repairs: new.iter().filter(|d| d.repaired).count() as u64,
+        }
+    }
+
+    /// Reads volume blocks. Each comes back verified (or rebuilt from parity), or as an
+    /// error saying why it cannot be recovered — never as wrong bytes.
+    pub fn read_batch(
+        &mut self,
+        blocks: &[u64],
+    ) -> Result<(Vec<Result<Block, ArrayError>>, BatchReport), ArrayError> {
+        let mut places = Vec::with_capacity(blocks.len());
+        for &v in blocks {
+            places.push(self.check_range(v)?);
+        }
+        let mut exec = self.new_exec();
+        let start = self.now;
+        let before = self.detections.len();
+        let mut f = Fetch::default();
+        self.fetch(&mut exec, &mut f, &places, &[]);
+        let out = places
+            .iter()
+            .map(|&p| self.logical(&mut exec, &mut f, p))
+            .collect();
+        let report = self.finish(exec, start, 0, blocks.len() as u64, before);
+        Ok((out, report))
+    }
+
+    /// Reads and verifies every written block of every member, data and parity,
+    /// repairing what it can. Returns the rows that could not be recovered.
+    pub fn scrub(&mut self) -> (Vec<ArrayError>, BatchReport) {
+        let rows: Vec<u64> = self.rows_in_use.iter().copied().collect();
+        let start = self.now;
+        let before = self.detections.len();
+        let mut errors = Vec::new();
+        let mut total = vec![DiskActivity::default(); self.members.len()];
+        for chunk in rows.chunks(4096) {
+            let mut exec = self.new_exec();
+            let mut f = Fetch::default();
+            let places: Vec<Place> = chunk
+                .iter()
+                .flat_map(|&row| (0..self.members.len()).map(move |disk| Place { disk, row }))
+                .collect();
+            self.fetch(&mut exec, &mut f, &places, &[]);
+            for &p in &places {
+                if self.readable(p) {
+                    if let Err(e) = self.logical(&mut exec, &mut f, p) {
+                        errors.push(e);
+                    }
+                }
+            }
+            for &(disk, zone) in &places
+                .iter()
+                .map(|p| (p.disk, zone_of(p.row)))
+                .collect::<BTreeSet<_>>()
+            {
+                if self.zone_readable(disk, zone)
+                    && (zone * DATA_PER_ZONE..(zone + 1) * DATA_PER_ZONE)
+                        .any(|row| self.gen(Place { disk, row }) > 0)
+                {
+                    if let Err(e) = self.checksum_block_for_update(&mut exec, &mut f, disk, zone) {
+                        errors.push(e);
+                    }
+                }
+            }
+            self.now = exec.now.max(self.now);
+            for (t, a) in total.iter_mut().zip(&exec.activity) {
+                t.add(a);
+            }
+        }
+        let new = &self.detections[before..];
+        let report = BatchReport {
+            start_ns: start.0,
+            end_ns: self.now.0,
+            user_writes: 0,
+            user_reads: 0,
+            disks: total,
+            detections: new.len() as u64,
+            repairs: new.iter().filter(|d| d.repaired).count() as u64,
+        };
+        (errors, report)
+    }
+
+    /// Takes a member out (its contents are gone). A second member lost while one is
+    /// down or rebuilding is reported as `DoubleFailure`; the failure still happens.
+    pub fn fail_disk(&mut self, disk: usize) -> Result<(), ArrayError> {
+        match self.state.get(disk) {
+            None => return Err(ArrayError::NoSuchMember(disk)),
+            Some(MemberState::Failed) => return Err(ArrayError::AlreadyFailed(disk)),
+            _ => {}
+        }
+        let first =
+            (0..self.members.len()).find(|&d| d != disk && self.state[d] != MemberState::Healthy);
+        self.state[disk] = MemberState::Failed;
+        self.members[disk].store.clear();
+        self.faults.forget_disk(disk);
+        match first {
+            Some(first) => Err(ArrayError::DoubleFailure {
+                first,
+                second: disk,
+            }),
+            None => Ok(()),
+        }
+    }
+
+    /// Puts a fresh replacement in place of a failed member; `rebuild_step` fills it.
+    pub fn replace_disk(&mut self, disk: usize) -> Result<(), ArrayError> {
+        if self.state.get(disk) != Some(&MemberState::Failed) {
+            return Err(ArrayError::NothingToRebuild(disk));
+        }
+        let drive = Drive::new(self.params.clone()).map_err(|e| ArrayError::Disk(e.to_string()))?;
+        self.members[disk] = Member {
+            drive,
+            store: BlockStore::new(),
+        };
+        self.state[disk] = MemberState::Rebuilding { next_row: 0 };
+        Ok(())
+    }
+
+    /// Rebuilds up to `zones` checksum zones (63 rows each) of the replacement member
+    /// from the others. Returns whether the rebuild is complete.
+    pub fn rebuild_step(&mut self, zones: u64) -> Result<bool, ArrayError> {
+        let Some(disk) = self
+            .state
+            .iter()
+            .position(|s| matches!(s, MemberState::Rebuilding { .. }))
+        else {
+            return Ok(true);
+        };
+        let MemberState::Rebuilding { next_row } = self.state[disk] else {
+            return Ok(true);
+        };
+        let Some(&first) = self.rows_in_use.range(next_row..).next() else {
+            self.state[disk] = MemberState::Healthy;
+            return Ok(true);
+        };
+        let zone0 = zone_of(first);
+        let end_row = (zone0 + zones.max(1)) * DATA_PER_ZONE;
+        let rows: Vec<u64> = self.rows_in_use.range(first..end_row).copied().collect();
+        let mut exec = self.new_exec();
+        let mut f = Fetch::default();
+        let mut cbs: BTreeMap<u64, ChecksumBlock> = BTreeMap::new();
+        let mut writes = Vec::new();
+        let parity = self.layout.parity_disk();
+        for &row in &rows {
+            let p = Place { disk, row };
+            if disk == parity && self.gen(p) == 0 {
+                // Rows written while the parity member was down: their parity is new.
+                self.gens.insert(Owner::Parity(row), 1);
+            }
+            if self.gen(p) == 0 {
+                continue;
+            }
+            let b = self.reconstruct(&mut exec, &mut f, p)?;
+            let e = Entry::describe(self.owner(p), disk as u32, row, self.gen(p), &b[..]);
+            cbs.entry(zone_of(row)).or_default().entries[checksum_slot(row)] = Some(e);
+            writes.push(Io {
+                disk,
+                block: data_block(row),
+                data: Some(b),
+                tag: TAG_REPAIR,
+            });
+        }
+        for (zone, cb) in &cbs {
+            writes.push(Io {
+                disk,
+                block: zone * ZONE_BLOCKS + DATA_PER_ZONE,
+                data: Some(cb.encode(disk as u32, *zone)),
+                tag: TAG_REPAIR,
+            });
+        }
+        self.run(&mut exec, writes);
+        self.now = exec.now.max(self.now);
+        let done = self.rows_in_use.range(end_row..).next().is_none();
+        self.state[disk] = if done {
+            MemberState::Healthy
+        } else {
+            MemberState::Rebuilding { next_row: end_row }
+        };
+        Ok(done)
+    }
+
+    /// Issues one random read on every working member and lets them finish: heads
+    /// start the next measured batch from random places (ALG-PROX-DLE: anti
+    /// short-stroke I/Os, excluded from statistics).
+    pub fn scatter_heads<R: Rng>(&mut self, rng: &mut R) {
+        let mut exec = self.new_exec();
+        let span = self.members[0].drive.hdd().capacity() / SECTORS_PER_BLOCK;
+        let ios = (0..self.members.len())
+            .filter(|&d| self.state[d] != MemberState::Failed)
+            .map(|disk| Io {
+                disk,
+                block: rng.gen_range(0..span.max(1)),
+                data: None,
+                tag: 0,
+            })
+            .collect();
+        self.run(&mut exec, ios);
+        self.now = exec.now.max(self.now);
+    }
+
+    /// Flips one bit of a member's stored block (bit rot) and records the fault.
+    pub fn inject_bit_flip(&mut self, disk: usize, block: u64, bit: usize) -> bool {
+        let Some(m) = self.members.get_mut(disk) else {
+            return false;
+        };
+        let flipped = m.store.flip_bit(block, bit);
+        if flipped {
+            self.faults.note_bit_flip(disk, block);
+        }
+        flipped
+    }
+}

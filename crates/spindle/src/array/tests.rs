@@ -1,0 +1,325 @@
+//! Behaviour of the RAID-4 group: the data path against a plain in-memory model,
+//! fault injection, degraded mode and rebuild.
+
+use super::layout::{checksum_block, data_block};
+use super::*;
+use crate::disk::presets::preset;
+use crate::store::{block_from, Block};
+use proptest::prelude::*;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use std::collections::BTreeMap;
+
+/// A 4+1 group of wd-re3 drives with a small stripe unit, so that a few hundred
+/// volume blocks span many rows, members and checksum zones.
+fn small_array() -> Raid4 {
+    let disk = preset("wd-re3").expect("preset");
+    let cfg = Raid4Config {
+        data_disks: 4,
+        stripe_unit_blocks: 16,
+        max_outstanding: 8,
+    };
+    Raid4::new(disk, cfg).expect("array")
+}
+
+fn payload(rng: &mut ChaCha8Rng) -> Block {
+    let mut b = [0u8; 48];
+    rng.fill(&mut b[..]);
+    block_from(&b)
+}
+
+/// Reads `blocks` and checks each against the model: a block comes back right or as an
+/// error, never wrong. Returns (right, refused).
+fn check_reads(a: &mut Raid4, model: &BTreeMap<u64, Block>, blocks: &[u64]) -> (u64, u64) {
+    let (out, _) = a.read_batch(blocks).expect("in range");
+    let mut right = 0;
+    let mut refused = 0;
+    for (v, r) in blocks.iter().zip(out) {
+        let want = model
+            .get(v)
+            .cloned()
+            .unwrap_or_else(crate::store::zero_block);
+        match r {
+            Ok(b) => {
+                assert!(b == want, "block {v}: wrong bytes returned");
+                right += 1;
+            }
+            Err(_) => refused += 1,
+        }
+    }
+    (right, refused)
+}
+
+#[test]
+fn single_block_update_costs_eight_disk_ios() {
+    let mut a = small_array();
+    let r = a.write_batch(&[(5, block_from(b"x"))]).expect("write");
+    assert_eq!(r.disk_ios(), 8, "{:?}", r.disks);
+    assert_eq!(r.disks[0].reads, 2);
+    assert_eq!(r.disks[0].writes, 2);
+    assert_eq!(r.disks[4].reads, 2);
+    assert_eq!(r.disks[4].writes, 2);
+    assert_eq!(r.detections, 0);
+}
+
+#[test]
+fn full_row_write_uses_addition_and_reads_only_checksum_blocks() {
+    let mut a = small_array();
+    let writes: Vec<(u64, Block)> = (0..4)
+        .map(|d| (d * 16, block_from(&[d as u8 + 1])))
+        .collect();
+    let r = a.write_batch(&writes).expect("write");
+    // Five checksum-block reads, then five data/parity and five checksum writes.
+    assert_eq!(r.disk_ios(), 15, "{:?}", r.disks);
+    let model: BTreeMap<u64, Block> = writes.into_iter().collect();
+    let blocks: Vec<u64> = model.keys().copied().collect();
+    assert_eq!(check_reads(&mut a, &model, &blocks), (4, 0));
+}
+
+#[test]
+fn same_seed_same_timing() {
+    let run = || {
+        let mut a = small_array();
+        let mut rng = ChaCha8Rng::seed_from_u64(3);
+        let mut ends = Vec::new();
+        for _ in 0..20 {
+            let w: Vec<(u64, Block)> = (0..4)
+                .map(|_| (rng.gen_range(0..400), payload(&mut rng)))
+                .collect();
+            ends.push(a.write_batch(&w).expect("write").end_ns);
+        }
+        ends
+    };
+    assert_eq!(run(), run());
+}
+
+/// Fault injection over thousands of random operations: lost and misdirected writes
+/// on every member write (repairs included), and bit flips on stored blocks. Every
+/// read returns the model's bytes or a refusal; after a scrub nothing damaged remains
+/// and a second scrub finds nothing.
+fn fault_run(seed: u64, lost: f64, misdirected: f64, flips_per_op: f64, ops: usize) {
+    let mut a = small_array();
+    a.faults = FaultInjector::new(seed);
+    a.faults.lost_write = lost;
+    a.faults.misdirected_write = misdirected;
+    let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0x5eed);
+    let span = 2400u64;
+    let mut model: BTreeMap<u64, Block> = BTreeMap::new();
+    let (mut right, mut refused, mut refused_writes) = (0u64, 0u64, 0u64);
+    for i in 0..ops {
+        if rng.gen_bool(0.5) {
+            let k = rng.gen_range(1..=6);
+            let w: Vec<(u64, Block)> = (0..k)
+                .map(|_| (rng.gen_range(0..span), payload(&mut rng)))
+                .collect();
+            // A write that meets two faults in one row is refused (nothing written).
+            match a.write_batch(&w) {
+                Ok(_) => model.extend(w),
+                Err(ArrayError::Unrecoverable { .. }) => refused_writes += 1,
+                Err(e) => panic!("write: {e}"),
+            }
+        } else {
+            let k = rng.gen_range(1..=6);
+            let blocks: Vec<u64> = (0..k).map(|_| rng.gen_range(0..span)).collect();
+            let (r, x) = check_reads(&mut a, &model, &blocks);
+            right += r;
+            refused += x;
+        }
+        if rng.gen_bool(flips_per_op) {
+            let disk = rng.gen_range(0..5);
+            let row = rng.gen_range(0..span / 4 + 16);
+            let block = if rng.gen_bool(0.8) {
+                data_block(row)
+            } else {
+                checksum_block(row)
+            };
+            a.inject_bit_flip(disk, block, rng.gen_range(0..4096 * 8));
+        }
+        if i % 100 == 99 {
+            a.scrub();
+        }
+    }
+    // Stop injecting, then scrub: everything still damaged must be found and fixed.
+    a.faults.lost_write = 0.0;
+    a.faults.misdirected_write = 0.0;
+    let (errors, _) = a.scrub();
+    let injected = a.faults.injected;
+    let detected = a.detections().len();
+    let repaired = a.detections().iter().filter(|d| d.repaired).count();
+    let left: Vec<(usize, u64)> = a
+        .faults
+        .damaged()
+        .into_iter()
+        .filter(|&(d, b)| a.location_in_use(d, b))
+        .collect();
+    eprintln!(
+        "seed {seed}: injected {injected:?} (total {}), detections {detected}, repaired {repaired}, \
+         damaged locations repaired {} / overwritten before read {}, reads right {right}, \
+         refused {refused}, writes refused {refused_writes}, returned wrong 0, unrecoverable after scrub {}",
+        injected.total(),
+        a.faults.repaired_locations,
+        a.faults.masked_locations,
+        errors.len()
+    );
+    assert!(injected.total() > 0);
+    assert!(detected > 0);
+    assert!(
+        errors.is_empty(),
+        "scrub could not recover {} rows, e.g. {:?}",
+        errors.len(),
+        errors.first()
+    );
+    assert!(left.is_empty(), "damage not found by the scrub: {left:?}");
+    let (errors, second) = a.scrub();
+    assert!(
+        errors.is_empty() && second.detections == 0,
+        "second scrub found {}",
+        second.detections
+    );
+    let all: Vec<u64> = model.keys().copied().collect();
+    assert_eq!(check_reads(&mut a, &model, &all), (all.len() as u64, 0));
+}
+
+#[test]
+fn bit_flips_are_detected_and_repaired() {
+    fault_run(1, 0.0, 0.0, 0.05, 3000);
+}
+
+#[test]
+fn lost_writes_are_detected_and_repaired() {
+    fault_run(2, 0.002, 0.0, 0.0, 3000);
+}
+
+#[test]
+fn misdirected_writes_are_detected_and_repaired() {
+    fault_run(3, 0.0, 0.002, 0.0, 3000);
+}
+
+#[test]
+fn mixed_faults_are_detected_and_repaired() {
+    fault_run(4, 0.001, 0.001, 0.02, 3000);
+}
+
+#[test]
+fn degraded_reads_and_writes_then_rebuild() {
+    for failed in [1usize, 4] {
+        let mut a = small_array();
+        let mut rng = ChaCha8Rng::seed_from_u64(9);
+        let mut model = BTreeMap::new();
+        let w: Vec<(u64, Block)> = (0..300).map(|v| (v, payload(&mut rng))).collect();
+        a.write_batch(&w).expect("write");
+        model.extend(w);
+        a.fail_disk(failed).expect("first failure");
+        let all: Vec<u64> = (0..320).collect();
+        assert_eq!(
+            check_reads(&mut a, &model, &all),
+            (320, 0),
+            "degraded reads, member {failed} down"
+        );
+        // Writes in degraded mode, some of them to the failed member.
+        for _ in 0..40 {
+            let w: Vec<(u64, Block)> = (0..3)
+                .map(|_| (rng.gen_range(0..320), payload(&mut rng)))
+                .collect();
+            a.write_batch(&w).expect("degraded write");
+            model.extend(w);
+        }
+        assert_eq!(check_reads(&mut a, &model, &all), (320, 0));
+        a.replace_disk(failed).expect("replace");
+        while !a.rebuild_step(1).expect("rebuild") {}
+        assert_eq!(a.state(failed), Some(MemberState::Healthy));
+        let (errors, scrub) = a.scrub();
+        assert!(
+            errors.is_empty() && scrub.detections == 0,
+            "after rebuild: {errors:?}, {}",
+            scrub.detections
+        );
+        assert_eq!(check_reads(&mut a, &model, &all), (320, 0));
+    }
+}
+
+#[test]
+fn second_failure_during_rebuild_is_reported_not_hidden() {
+    let mut a = small_array();
+    let mut rng = ChaCha8Rng::seed_from_u64(11);
+    let w: Vec<(u64, Block)> = (0..400).map(|v| (v, payload(&mut rng))).collect();
+    a.write_batch(&w).expect("write");
+    let model: BTreeMap<u64, Block> = w.into_iter().collect();
+    a.fail_disk(2).expect("first failure");
+    a.replace_disk(2).expect("replace");
+    assert!(!a.rebuild_step(1).expect("first zone rebuilds"));
+    assert_eq!(
+        a.fail_disk(0),
+        Err(ArrayError::DoubleFailure {
+            first: 2,
+            second: 0
+        })
+    );
+    assert!(
+        a.rebuild_step(1).is_err(),
+        "rebuild must stop, not invent data"
+    );
+    let all: Vec<u64> = (0..400).collect();
+    let (right, refused) = check_reads(&mut a, &model, &all);
+    assert!(refused > 0 && right > 0, "right {right}, refused {refused}");
+}
+
+#[derive(Clone, Debug)]
+enum Op {
+    Write(Vec<(u64, u8)>),
+    Read(Vec<u64>),
+}
+
+fn op() -> impl Strategy<Value = Op> {
+    prop_oneof![
+        prop::collection::vec((0u64..200, any::<u8>()), 1..8).prop_map(Op::Write),
+        prop::collection::vec(0u64..200, 1..8).prop_map(Op::Read),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+    /// Any sequence of writes and reads returns what a plain in-memory volume would.
+    #[test]
+    fn array_behaves_like_a_plain_volume(ops in prop::collection::vec(op(), 1..25)) {
+        let mut a = small_array();
+        let mut model: BTreeMap<u64, Block> = BTreeMap::new();
+        for op in ops {
+            match op {
+                Op::Write(w) => {
+                    let w: Vec<(u64, Block)> = w.into_iter().map(|(v, x)| (v, block_from(&[x; 100]))).collect();
+                    a.write_batch(&w).expect("write");
+                    model.extend(w);
+                }
+                Op::Read(blocks) => {
+                    let (out, _) = a.read_batch(&blocks).expect("read");
+                    for (v, r) in blocks.iter().zip(out) {
+                        let want = model.get(v).cloned().unwrap_or_else(crate::store::zero_block);
+                        prop_assert!(r.as_ref() == Ok(&want), "block {}", v);
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn two_corrupt_checksum_blocks_in_one_zone_are_rebuilt_from_a_consistent_row() {
+    let mut a = small_array();
+    let mut rng = ChaCha8Rng::seed_from_u64(5);
+    let w: Vec<(u64, Block)> = (0..200).map(|v| (v, payload(&mut rng))).collect();
+    a.write_batch(&w).expect("write");
+    let model: BTreeMap<u64, Block> = w.into_iter().collect();
+    assert!(a.inject_bit_flip(0, checksum_block(0), 77));
+    assert!(a.inject_bit_flip(4, checksum_block(0), 1234));
+    let (errors, report) = a.scrub();
+    assert!(
+        errors.is_empty(),
+        "{} errors, e.g. {:?}",
+        errors.len(),
+        errors.first()
+    );
+    assert_eq!(report.detections, 2);
+    let all: Vec<u64> = model.keys().copied().collect();
+    assert_eq!(check_reads(&mut a, &model, &all), (all.len() as u64, 0));
+}
