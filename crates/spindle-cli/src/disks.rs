@@ -7,6 +7,8 @@ use spindle::disk::params::{AfterPrev, DiskParams, FirmwarePolicy, ReadAhead};
 use spindle::disk::presets;
 use spindle::disk::{Hdd, TrackOrder};
 use spindle::disksim::import::import_first_disk;
+use spindle::flash::presets::{self as flash_presets, Datasheet};
+use spindle::flash::FlashParams;
 use std::path::Path;
 
 /// Bytes per sector (LBN).
@@ -87,8 +89,21 @@ struct DiskRow {
     provenance: String,
 }
 
-/// `spindle disks`.
-pub fn disks(json: bool) -> Result<String> {
+/// `spindle disks`: the disk presets, then the flash presets; `--flash` only the flash
+/// presets. `--json` keeps its disks-only array so existing scripts keep working.
+pub fn disks(json: bool, flash: bool) -> Result<String> {
+    if flash {
+        return flash_table(json);
+    }
+    let mut out = disk_table(json)?;
+    if !json {
+        out.push_str("\nflash devices\n");
+        out.push_str(&flash_table(false)?);
+    }
+    Ok(out)
+}
+
+fn disk_table(json: bool) -> Result<String> {
     let mut rows = Vec::new();
     for &name in presets::PRESETS {
         let params = presets::preset(name).map_err(|e| anyhow!("preset `{name}`: {e}"))?;
@@ -140,6 +155,100 @@ pub fn disks(json: bool) -> Result<String> {
     out.push_str(
         "\nGB = sectors × 512 bytes / 10^9. Queue: the drive's command queue depth and scheduling policy.\n\
          `spindle disk-info NAME` shows a disk in full; `spindle disks --json` includes each provenance.\n",
+    );
+    Ok(out)
+}
+
+#[derive(Serialize)]
+struct FlashRow {
+    name: String,
+    capacity_gb: f64,
+    capacity_bytes: u64,
+    block_bytes: u32,
+    /// Effective channels serving operations concurrently.
+    channels: u32,
+    /// Device command queue limit; null = none.
+    queue_depth: Option<u32>,
+    read_latency_us: f64,
+    write_latency_us: f64,
+    channel_read_mb_s: f64,
+    channel_write_mb_s: f64,
+    /// With every usable channel streaming.
+    read_mb_s: f64,
+    write_mb_s: f64,
+    /// 4 KiB operations per second with every usable channel busy.
+    read_iops_4k: f64,
+    write_iops_4k: f64,
+    /// 4 KiB operation time on an idle device.
+    read_4k_us: f64,
+    write_4k_us: f64,
+    /// The published figures the parameters were fitted to.
+    datasheet: Option<Datasheet>,
+    provenance: String,
+}
+
+fn flash_row(p: &FlashParams) -> FlashRow {
+    const OP: u64 = 4096;
+    FlashRow {
+        name: p.name.clone(),
+        capacity_gb: p.capacity_bytes as f64 / 1e9,
+        capacity_bytes: p.capacity_bytes,
+        block_bytes: p.block_bytes,
+        channels: p.channels,
+        queue_depth: p.queue_depth,
+        read_latency_us: p.read_latency_us,
+        write_latency_us: p.write_latency_us,
+        channel_read_mb_s: p.channel_read_mb_s,
+        channel_write_mb_s: p.channel_write_mb_s,
+        read_mb_s: p.device_read_mb_s(),
+        write_mb_s: p.device_write_mb_s(),
+        read_iops_4k: p.saturated_iops(OP, false),
+        write_iops_4k: p.saturated_iops(OP, true),
+        read_4k_us: p.op_ns(OP, false) as f64 / 1e3,
+        write_4k_us: p.op_ns(OP, true) as f64 / 1e3,
+        datasheet: flash_presets::datasheet(&p.name),
+        provenance: p.provenance.clone(),
+    }
+}
+
+/// The flash presets as a table or a JSON array.
+fn flash_table(json: bool) -> Result<String> {
+    let rows: Vec<FlashRow> = flash_presets::presets().iter().map(flash_row).collect();
+    if json {
+        return Ok(serde_json::to_string_pretty(&rows)? + "\n");
+    }
+    let mut t = Table::new(&[
+        ("name", Align::Left),
+        ("capacity", Align::Right),
+        ("channels", Align::Right),
+        ("queue", Align::Right),
+        ("4 KiB op r/w", Align::Right),
+        ("MB/s r/w", Align::Right),
+        ("4 KiB IOPS r/w", Align::Right),
+        ("source", Align::Left),
+    ]);
+    for r in &rows {
+        t.row(vec![
+            r.name.clone(),
+            format!("{:.2} GB", r.capacity_gb),
+            r.channels.to_string(),
+            r.queue_depth.map_or("-".to_string(), |d| d.to_string()),
+            format!("{:.1} / {:.1} µs", r.read_4k_us, r.write_4k_us),
+            format!("{:.0} / {:.0}", r.read_mb_s, r.write_mb_s),
+            format!(
+                "{} / {}",
+                thousands(r.read_iops_4k.round() as u64),
+                thousands(r.write_iops_4k.round() as u64)
+            ),
+            short_provenance(&r.provenance),
+        ]);
+    }
+    let mut out = t.render();
+    out.push_str(
+        "\nGB = 10^9 bytes, MB = 10^6 bytes. One operation holds one channel for latency + bytes / channel\n\
+         bandwidth. 4 KiB op: its time on an idle device; MB/s and IOPS: with every channel busy.\n\
+         Parameters are fitted to the datasheets; `spindle disks --flash --json` shows every parameter,\n\
+         the datasheet figures and the sources.\n",
     );
     Ok(out)
 }

@@ -110,18 +110,30 @@ enum Command {
     #[command(subcommand)]
     Mimic(MimicCommand),
 
-    /// List the built-in disk presets with their key parameters
+    /// List the built-in disk and flash presets with their key parameters
     #[command(
         long_about = "List every built-in disk preset with its key parameters: capacity (GB = sectors × 512 /\n\
             10^9, and sectors), surfaces, cylinders, zones, rotation speed (rpm), the drive's\n\
             command queue (depth and policy: FCFS or SPTF) and where its numbers come from. The four\n\
             DiskSim drives (cheetah9lp, ibm18es, atlas10k, hp-c2247a) are DiskSim's validated models\n\
-            built into the binary; the others are built from the seed papers.",
+            built into the binary; the others are built from the seed papers.\n\
+            \n\
+            Below the disks comes a second table of flash (SSD) presets for staging areas and\n\
+            metadata: capacity (GB = 10^9 bytes), effective channels, queue limit, the time of one\n\
+            4 KiB read and write on an idle device (µs), device bandwidth (MB/s = 10^6 bytes/s, all\n\
+            channels streaming) and the 4 KiB random IOPS the model sustains with every channel busy.\n\
+            Their parameters are fitted to the manufacturers' datasheets (see the provenance).\n\
+            \n\
+            --flash lists only the flash presets. --json prints the disks as before (an array of\n\
+            disks, unchanged for scripts); --flash --json prints the flash presets as an array with\n\
+            every model parameter and the datasheet figures they were fitted to.",
         after_help = "Examples:\n  \
             spindle disks\n  \
-            spindle disks --json        # full provenance of each preset"
+            spindle disks --json            # disks only, full provenance of each preset\n  \
+            spindle disks --flash           # flash presets only\n  \
+            spindle disks --flash --json    # flash presets: parameters and datasheet figures"
     )]
-    Disks(JsonArgs),
+    Disks(DisksArgs),
 
     /// Show one disk in detail: geometry, zones, seek and rotation times, cache, overheads
     #[command(
@@ -374,8 +386,11 @@ fn parse_scheduler(s: &str) -> anyhow::Result<spindle::sched::SchedulerKind> {
 }
 
 #[derive(Args)]
-struct JsonArgs {
-    /// Print JSON instead of a table
+struct DisksArgs {
+    /// List only the flash (SSD) presets
+    #[arg(long)]
+    flash: bool,
+    /// Print JSON instead of tables: the disks, or with --flash the flash presets
     #[arg(long)]
     json: bool,
 }
@@ -435,7 +450,7 @@ fn run(cli: Cli) -> anyhow::Result<String> {
             out,
         }) => mimic::probe(&disk, distances, samples, interpolate, seed, &out),
         Command::Mimic(MimicCommand::Show { table }) => mimic::show(&table),
-        Command::Disks(a) => disks::disks(a.json),
+        Command::Disks(a) => disks::disks(a.json, a.flash),
         Command::DiskInfo(a) => disks::disk_info(&a.disk, a.json),
         Command::Validate(a) => validate::validate_cmd(&a.files, a.json),
         Command::Bench(a) => bench::bench(a.json, a.quick),

@@ -150,6 +150,60 @@ fn disks_table_is_readable() {
 }
 
 #[test]
+fn disks_json_stays_disks_only() {
+    let v = json(&["disks", "--json"]);
+    let list = v.as_array().expect("an array");
+    assert!(
+        list.iter().all(|d| d["capacity_sectors"].is_u64()),
+        "the disks array must not change shape: {v}"
+    );
+    assert!(!list.iter().any(|d| d["name"] == "x25m-g2"), "{v}");
+}
+
+#[test]
+fn disks_flash_json_lists_flash_presets() {
+    let v = json(&["disks", "--flash", "--json"]);
+    let list = v.as_array().expect("an array");
+    let names: Vec<&str> = list.iter().filter_map(|d| d["name"].as_str()).collect();
+    assert_eq!(names, ["x25m-g2", "samsung-990pro"]);
+    for d in list {
+        for key in [
+            "capacity_bytes",
+            "channels",
+            "read_latency_us",
+            "channel_write_mb_s",
+            "read_iops_4k",
+            "write_iops_4k",
+        ] {
+            assert!(d[key].as_f64().is_some_and(|x| x > 0.0), "{key}: {d}");
+        }
+        assert!(d["datasheet"].is_object(), "{d}");
+        assert!(
+            d["provenance"].as_str().is_some_and(|p| !p.is_empty()),
+            "{d}"
+        );
+    }
+    // The paper's staging SSD: X25-M, 4 KiB random writes near the rated 8,600 IOPS.
+    let w = list[0]["write_iops_4k"].as_f64().unwrap_or(0.0);
+    assert!((w / 8600.0 - 1.0).abs() < 0.05, "{w}");
+}
+
+#[test]
+fn disks_table_shows_flash_below_disks() {
+    let all = stdout(&spindle(&["disks"]));
+    let disk_at = all.find("cheetah15k5").expect("disks listed");
+    let flash_at = all.find("x25m-g2").expect("flash listed");
+    assert!(disk_at < flash_at, "{all}");
+    let only = spindle(&["disks", "--flash"]);
+    assert!(only.status.success(), "{}", stderr(&only));
+    let only = stdout(&only);
+    assert!(
+        only.contains("samsung-990pro") && !only.contains("cheetah15k5"),
+        "{only}"
+    );
+}
+
+#[test]
 fn disk_info_mimic_base_json() {
     let v = json(&["disk-info", "mimic-base", "--json"]);
     let rev = v["revolution_ms"].as_f64().expect("revolution_ms");

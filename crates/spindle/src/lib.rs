@@ -1,7 +1,8 @@
 //! spindle: a fast, faithful, disk-aware storage stack.
 //!
 //! The foundation is a hard-disk model ([`disk`]) that loads DiskSim parameter files
-//! ([`disksim`]) and is validated against real-drive measurements ([`validate`]).
+//! ([`disksim`]) and is validated against real-drive measurements ([`validate`]). A
+//! simple flash (SSD) timing model ([`flash`]) serves staging areas and metadata.
 
 pub mod array;
 pub mod bench;
@@ -9,6 +10,7 @@ pub mod disk;
 pub mod disksim;
 pub mod engine;
 pub mod experiments;
+pub mod flash;
 pub mod mimic;
 pub mod report;
 pub mod sched;
