@@ -5,6 +5,7 @@ mod disks;
 mod experiments;
 mod mimic;
 mod progress;
+mod raid;
 mod reproduce;
 mod run;
 mod table;
@@ -237,6 +238,95 @@ enum Command {
             spindle seed-checks --json"
     )]
     SeedChecks(SeedChecksArgs),
+
+    /// RAID-4 with per-block checksums: the PROX-T2 baseline and fault injection
+    #[command(subcommand)]
+    Raid4(Raid4Command),
+}
+
+/// Array shape shared by the `raid4` subcommands.
+#[derive(Args)]
+struct ArrayArgs {
+    /// Member drive: a preset name or a DiskSim .parv file
+    #[arg(long, default_value = "wd-re3")]
+    disk: String,
+    /// Data members (one more holds parity)
+    #[arg(long, default_value_t = 4)]
+    data_disks: usize,
+    /// Stripe unit in KiB (1024 for nearline drives, 512 for enterprise drives)
+    #[arg(long, default_value_t = 1024)]
+    stripe_unit_kib: u64,
+    /// Requests outstanding at each drive
+    #[arg(long, default_value_t = 8)]
+    outstanding: usize,
+}
+
+#[derive(Subcommand)]
+enum Raid4Command {
+    /// Random single-block updates, one at a time (PROX-T2's baseline row)
+    #[command(
+        long_about = "A RAID-4 group (parity on the last member) that stores real bytes, with a 64-byte\n\
+            checksum/generation/identity entry per 4 KiB block packed into one checksum block per 63\n\
+            data blocks. Each random 4 KiB update reads data, parity and both checksum blocks and\n\
+            writes all four back (8 disk I/Os); before each, one random read per drive moves the\n\
+            heads (not counted). Prints PROX-T2's columns: response time, disk I/Os, amplification,\n\
+            I/Os per revolution, and each data and parity drive's I/Os, service time and utilization.",
+        after_help = "Examples:\n  \
+            spindle raid4 baseline\n  \
+            spindle raid4 baseline --disk cheetah15k5 --stripe-unit-kib 512 --updates 5000 --json"
+    )]
+    Baseline {
+        #[command(flatten)]
+        array: ArrayArgs,
+        /// Number of updates
+        #[arg(long, default_value_t = 2000)]
+        updates: usize,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Print the row as JSON
+        #[arg(long)]
+        json: bool,
+    },
+    /// Random reads and writes while injecting lost writes, misdirected writes and bit flips
+    #[command(
+        long_about = "Runs random write and read batches (1-6 blocks) against a 4+1 RAID-4 while member writes\n\
+            are lost (acknowledged, not stored) or misdirected (stored at a nearby wrong block) with\n\
+            the given probabilities, and after each operation a stored bit flips with probability\n\
+            --flips. Every read is compared with an in-memory copy of the volume; a scrub runs every\n\
+            --scrub-every operations and once more at the end. Prints what was injected, detected and\n\
+            repaired, and how many wrong bytes were ever returned (must be 0).",
+        after_help = "Examples:\n  \
+            spindle raid4 faults\n  \
+            spindle raid4 faults --ops 20000 --lost 0.002 --misdirected 0.002 --flips 0.05 --json"
+    )]
+    Faults {
+        /// Member drive: a preset name or a DiskSim .parv file
+        #[arg(long, default_value = "wd-re3")]
+        disk: String,
+        /// Operations (write or read batches)
+        #[arg(long, default_value_t = 3000)]
+        ops: usize,
+        /// Volume blocks the operations touch
+        #[arg(long, default_value_t = 2400)]
+        span: u64,
+        /// Probability that a member write is lost
+        #[arg(long, default_value_t = 0.001)]
+        lost: f64,
+        /// Probability that a member write lands on a wrong block
+        #[arg(long, default_value_t = 0.001)]
+        misdirected: f64,
+        /// Probability of one bit flip in a stored block after each operation
+        #[arg(long, default_value_t = 0.02)]
+        flips: f64,
+        /// Scrub after every N operations (0: only at the end)
+        #[arg(long, default_value_t = 100)]
+        scrub_every: usize,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Print JSON
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 #[derive(Args)]
@@ -459,6 +549,38 @@ fn run(cli: Cli) -> anyhow::Result<String> {
             experiments::random(&a.disk, a.requests, a.blocks, a.write, a.seed, a.json)
         }
         Command::SeedChecks(a) => experiments::seed_checks(a.requests, a.seed, a.json),
+        Command::Raid4(Raid4Command::Baseline {
+            array,
+            updates,
+            seed,
+            json,
+        }) => {
+            let cfg = raid::config(array.data_disks, array.stripe_unit_kib, array.outstanding)?;
+            raid::baseline(&array.disk, cfg, updates, seed, json)
+        }
+        Command::Raid4(Raid4Command::Faults {
+            disk,
+            ops,
+            span,
+            lost,
+            misdirected,
+            flips,
+            scrub_every,
+            seed,
+            json,
+        }) => {
+            let c = spindle::array::FaultCampaign {
+                seed,
+                ops,
+                span_blocks: span,
+                lost_write: lost,
+                misdirected_write: misdirected,
+                bit_flip: flips,
+                scrub_every,
+                ..Default::default()
+            };
+            raid::faults(&disk, &c, json)
+        }
     }
 }
 

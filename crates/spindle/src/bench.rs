@@ -137,6 +137,9 @@ pub struct BenchReport {
     /// Bytes a fully probed Disk Mimic table (every signed distance, 4 read/write
     /// combinations, 10 samples each) would take per GB of disk.
     pub mimic_table_bytes_per_gb: f64,
+    /// Median host CPU time of one simulated 4 KiB update on the 4+1 RAID-4 of wd-re3
+    /// with checksums (8 disk I/Os, real bytes, verification), ns.
+    pub raid4_update_ns: f64,
 }
 
 /// Runs every benchmark.
@@ -144,7 +147,9 @@ pub fn run(cfg: &BenchConfig) -> Result<BenchReport, String> {
     let replay = bench_replay(cfg)?;
     let sptf = bench_sptf(cfg)?;
     let (mimic_lookup_ns, smtf_decision_ns_1000, mimic_table_bytes_per_gb) = bench_mimic(cfg)?;
+    let raid4_update_ns = bench_raid4_update(cfg)?;
     Ok(BenchReport {
+        raid4_update_ns,
         mimic_lookup_ns,
         smtf_decision_ns_1000,
         mimic_table_bytes_per_gb,
@@ -357,6 +362,39 @@ pub fn bench_mimic(cfg: &BenchConfig) -> Result<(f64, f64, f64), String> {
     // Two distances (±) per sector of span, four read/write combinations.
     let bytes_per_gb = per_entry * 2.0 * 4.0 * sectors_per_gb;
     Ok((median(&mut lookups), median(&mut decisions), bytes_per_gb))
+}
+
+/// Times single-block random updates on a 4+1 RAID-4 of wd-re3 (the PROX-T2 baseline
+/// path: reads, verification, parity and checksum-block updates, eight disk I/Os).
+pub fn bench_raid4_update(cfg: &BenchConfig) -> Result<f64, String> {
+    use crate::array::{Raid4, Raid4Config};
+    use crate::store::block_from;
+    let params = presets::preset("wd-re3")?;
+    let mut array = Raid4::new(params, Raid4Config::default()).map_err(|e| e.to_string())?;
+    let mut rng = ChaCha8Rng::seed_from_u64(cfg.seed);
+    let blocks = array.layout().volume_blocks();
+    let data = block_from(b"bench");
+    let mut update = |array: &mut Raid4| -> Result<(), String> {
+        let v = rng.gen_range(0..blocks);
+        array
+            .write_batch(&[(v, data.clone())])
+            .map(|r| {
+                black_box(r);
+            })
+            .map_err(|e| e.to_string())
+    };
+    let t = Instant::now();
+    update(&mut array)?;
+    let reps = reps_for(t.elapsed(), cfg.run_time).min(200_000);
+    let mut per = Vec::with_capacity(cfg.runs.max(1));
+    for _ in 0..cfg.runs.max(1) {
+        let t = Instant::now();
+        for _ in 0..reps {
+            update(&mut array)?;
+        }
+        per.push(t.elapsed().as_secs_f64() * 1e9 / reps as f64);
+    }
+    Ok(median(&mut per))
 }
 
 #[cfg(test)]

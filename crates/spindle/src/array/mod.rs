@@ -2,12 +2,14 @@
 //! write generations and identities (the back end of the proximal-I/O data layout
 //! engine, ALG-PROX-DLE), fault injection, degraded mode and rebuild.
 
+pub mod campaign;
 pub mod checksum;
 pub mod exec;
 pub mod faults;
 pub mod layout;
 pub mod raid4;
 
+pub use campaign::{run_fault_campaign, FaultCampaign, FaultReport};
 pub use faults::{FaultInjector, Injected};
 pub use layout::Layout;
 pub use raid4::{ArrayError, BatchReport, Detection, FaultKind, MemberState, Raid4, Raid4Config};

@@ -163,6 +163,12 @@ struct Fetch {
     meta: FxHashMap<(usize, u64), Result<ChecksumBlock, ChecksumBlockError>>,
 }
 
+/// Rotational phase of member `i` at time zero: spindles of an array are not
+/// synchronized. Decision: spread by the golden ratio, deterministic without a seed.
+fn member_phase(i: usize) -> f64 {
+    (i as f64 * 0.618_033_988_75).fract()
+}
+
 impl Raid4 {
     pub fn new(params: DiskParams, cfg: Raid4Config) -> Result<Raid4, ArrayError> {
         let drive = Drive::new(params.clone()).map_err(|e| ArrayError::Disk(e.to_string()))?;
@@ -175,9 +181,13 @@ impl Raid4 {
             )));
         }
         let members = (0..layout.members())
-            .map(|_| Member {
-                drive: drive.clone(),
-                store: BlockStore::new(),
+            .map(|i| {
+                let mut drive = drive.clone();
+                drive.hdd_mut().set_spindle_phase(member_phase(i));
+                Member {
+                    drive,
+                    store: BlockStore::new(),
+                }
             })
             .collect();
         Ok(Raid4 {
@@ -454,6 +464,7 @@ impl Raid4 {
         // A member whose metadata is bad but whose data may be fine is used on trial:
         // the result is then accepted only if it matches the target's intact entry.
         let mut on_trial = None;
+        let mut bad_data = None;
         for q in others {
             match self.verify(f, q) {
                 Ok(b) => xor_into(&mut acc, &b),
@@ -463,6 +474,7 @@ impl Raid4 {
                     }
                     on_trial = Some((q.disk, kind));
                 }
+                Err((_, FaultKind::DataMismatch)) if bad_data.is_none() => bad_data = Some(q),
                 Err((_, kind)) => {
                     return Err(ArrayError::Unrecoverable {
                         row: p.row,
@@ -470,6 +482,36 @@ impl Raid4 {
                     })
                 }
             }
+        }
+        if let Some(q) = bad_data {
+            // Another member's data is bad but its entry is intact. If `p`'s own bytes,
+            // put on trial, rebuild that member to what its entry says, both stand.
+            let p_raw = f.data.get(&p).filter(|_| on_trial.is_none());
+            let q_entry = match f.meta.get(&(q.disk, zone_of(q.row))) {
+                Some(Ok(cb)) => cb.entries[checksum_slot(q.row)],
+                _ => None,
+            };
+            return match (p_raw, q_entry) {
+                (Some(raw), Some(e)) => {
+                    let mut q_rebuilt = acc.clone();
+                    xor_into(&mut q_rebuilt, raw);
+                    if e.matches(&q_rebuilt[..]) {
+                        Ok(raw.clone())
+                    } else {
+                        Err(ArrayError::Unrecoverable {
+                            row: p.row,
+                            why: format!(
+                                "members {} and {} both fail verification",
+                                p.disk, q.disk
+                            ),
+                        })
+                    }
+                }
+                _ => Err(ArrayError::Unrecoverable {
+                    row: p.row,
+                    why: format!("member {} also fails verification (DataMismatch)", q.disk),
+                }),
+            };
         }
         if self.gen(p) == 0 {
             return Ok(zero_block());

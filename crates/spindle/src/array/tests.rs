@@ -1,7 +1,7 @@
 //! Behaviour of the RAID-4 group: the data path against a plain in-memory model,
 //! fault injection, degraded mode and rebuild.
 
-use super::layout::{checksum_block, data_block};
+use super::layout::checksum_block;
 use super::*;
 use crate::disk::presets::preset;
 use crate::store::{block_from, Block};
@@ -97,107 +97,46 @@ fn same_seed_same_timing() {
 /// on every member write (repairs included), and bit flips on stored blocks. Every
 /// read returns the model's bytes or a refusal; after a scrub nothing damaged remains
 /// and a second scrub finds nothing.
-fn fault_run(seed: u64, lost: f64, misdirected: f64, flips_per_op: f64, ops: usize) {
-    let mut a = small_array();
-    a.faults = FaultInjector::new(seed);
-    a.faults.lost_write = lost;
-    a.faults.misdirected_write = misdirected;
-    let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0x5eed);
-    let span = 2400u64;
-    let mut model: BTreeMap<u64, Block> = BTreeMap::new();
-    let (mut right, mut refused, mut refused_writes) = (0u64, 0u64, 0u64);
-    for i in 0..ops {
-        if rng.gen_bool(0.5) {
-            let k = rng.gen_range(1..=6);
-            let w: Vec<(u64, Block)> = (0..k)
-                .map(|_| (rng.gen_range(0..span), payload(&mut rng)))
-                .collect();
-            // A write that meets two faults in one row is refused (nothing written).
-            match a.write_batch(&w) {
-                Ok(_) => model.extend(w),
-                Err(ArrayError::Unrecoverable { .. }) => refused_writes += 1,
-                Err(e) => panic!("write: {e}"),
-            }
-        } else {
-            let k = rng.gen_range(1..=6);
-            let blocks: Vec<u64> = (0..k).map(|_| rng.gen_range(0..span)).collect();
-            let (r, x) = check_reads(&mut a, &model, &blocks);
-            right += r;
-            refused += x;
-        }
-        if rng.gen_bool(flips_per_op) {
-            let disk = rng.gen_range(0..5);
-            let row = rng.gen_range(0..span / 4 + 16);
-            let block = if rng.gen_bool(0.8) {
-                data_block(row)
-            } else {
-                checksum_block(row)
-            };
-            a.inject_bit_flip(disk, block, rng.gen_range(0..4096 * 8));
-        }
-        if i % 100 == 99 {
-            a.scrub();
-        }
-    }
-    // Stop injecting, then scrub: everything still damaged must be found and fixed.
-    a.faults.lost_write = 0.0;
-    a.faults.misdirected_write = 0.0;
-    let (errors, _) = a.scrub();
-    let injected = a.faults.injected;
-    let detected = a.detections().len();
-    let repaired = a.detections().iter().filter(|d| d.repaired).count();
-    let left: Vec<(usize, u64)> = a
-        .faults
-        .damaged()
-        .into_iter()
-        .filter(|&(d, b)| a.location_in_use(d, b))
-        .collect();
+fn fault_run(seed: u64, lost_write: f64, misdirected_write: f64, bit_flip: f64) {
+    let c = FaultCampaign {
+        seed,
+        lost_write,
+        misdirected_write,
+        bit_flip,
+        ..FaultCampaign::default()
+    };
+    let r = run_fault_campaign(&preset("wd-re3").expect("preset"), &c).expect("campaign");
     eprintln!(
-        "seed {seed}: injected {injected:?} (total {}), detections {detected}, repaired {repaired}, \
-         damaged locations repaired {} / overwritten before read {}, reads right {right}, \
-         refused {refused}, writes refused {refused_writes}, returned wrong 0, unrecoverable after scrub {}",
-        injected.total(),
-        a.faults.repaired_locations,
-        a.faults.masked_locations,
-        errors.len()
+        "seed {seed}: {}",
+        serde_json::to_string(&r).unwrap_or_default()
     );
-    assert!(injected.total() > 0);
-    assert!(detected > 0);
-    assert!(
-        errors.is_empty(),
-        "scrub could not recover {} rows, e.g. {:?}",
-        errors.len(),
-        errors.first()
-    );
-    assert!(left.is_empty(), "damage not found by the scrub: {left:?}");
-    let (errors, second) = a.scrub();
-    assert!(
-        errors.is_empty() && second.detections == 0,
-        "second scrub found {}",
-        second.detections
-    );
-    let all: Vec<u64> = model.keys().copied().collect();
-    assert_eq!(check_reads(&mut a, &model, &all), (all.len() as u64, 0));
+    assert!(r.injected_total > 0 && r.detections > 0, "{r:?}");
+    assert_eq!(r.returned_wrong, 0, "wrong bytes returned: {r:?}");
+    assert_eq!(r.unrecoverable_after_scrub, 0, "{r:?}");
+    assert_eq!(r.damaged_left, 0, "damage not found by the scrub: {r:?}");
+    assert_eq!(r.second_scrub_detections, 0, "{r:?}");
+    assert_eq!(r.final_reads_right, r.final_reads_total, "{r:?}");
+    assert!(r.locations_repaired > 0, "{r:?}");
 }
 
 #[test]
 fn bit_flips_are_detected_and_repaired() {
-    fault_run(1, 0.0, 0.0, 0.05, 3000);
+    fault_run(1, 0.0, 0.0, 0.05);
 }
 
 #[test]
 fn lost_writes_are_detected_and_repaired() {
-    fault_run(2, 0.002, 0.0, 0.0, 3000);
+    fault_run(2, 0.002, 0.0, 0.0);
 }
 
 #[test]
 fn misdirected_writes_are_detected_and_repaired() {
-    fault_run(3, 0.0, 0.002, 0.0, 3000);
+    fault_run(3, 0.0, 0.002, 0.0);
 }
 
 #[test]
 fn mixed_faults_are_detected_and_repaired() {
-    fault_run(4, 0.001, 0.001, 0.02, 3000);
+    fault_run(4, 0.001, 0.001, 0.02);
 }
 
 #[test]

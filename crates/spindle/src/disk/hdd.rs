@@ -146,6 +146,9 @@ struct RunStats {
 #[derive(Clone, Debug)]
 struct Timing {
     period_ps: u64,
+    /// Angle of the spindle at time zero (ps of rotation); members of an array spin
+    /// unsynchronized.
+    phase_ps: u64,
     head_switch_ns: u64,
     settle_ns: i64,
     /// Seek time by cylinder distance.
@@ -216,6 +219,7 @@ impl Hdd {
             .collect();
         let tm = Timing {
             period_ps,
+            phase_ps: 0,
             head_switch_ns: ms_to_ns(m.head_switch_ms),
             settle_ns: ms_to_ns_signed(m.write_settle_ms),
             seek_ns,
@@ -269,6 +273,13 @@ impl Hdd {
 
     pub fn capacity(&self) -> u64 {
         self.geo.capacity()
+    }
+
+    /// Sets the spindle's angle at time zero as a fraction of a revolution (drives
+    /// in an array do not spin in lockstep).
+    pub fn set_spindle_phase(&mut self, fraction: f64) {
+        let f = fraction.rem_euclid(1.0);
+        self.tm.phase_ps = ((self.tm.period_ps as f64 * f) as u64).min(self.tm.period_ps - 1);
     }
 
     pub fn period_ns(&self) -> f64 {
@@ -360,9 +371,13 @@ impl Hdd {
 
     fn angle_ps(&self, t: SimTime) -> u64 {
         let p = self.tm.period_ps;
-        let nominal = match t.0.checked_mul(1000) {
+        let nominal = match t
+            .0
+            .checked_mul(1000)
+            .and_then(|ps| ps.checked_add(self.tm.phase_ps))
+        {
             Some(ps) => ps % p,
-            None => ((t.0 as u128 * 1000) % p as u128) as u64,
+            None => ((t.0 as u128 * 1000 + self.tm.phase_ps as u128) % p as u128) as u64,
         };
         match &self.tm.drift {
             None => nominal,

@@ -4,6 +4,7 @@
 
 pub mod mimd_eq;
 pub mod mimic_exps;
+pub mod prox_raid;
 pub mod random_io;
 pub mod registry;
 pub mod seed_drives;

@@ -60,6 +60,11 @@ pub fn registry() -> Vec<Experiment> {
             run: prox_f2,
         },
         Experiment {
+            id: "PROX-T2",
+            title: "Random updates on a 4+1 RAID-4 with checksums (Table 2)",
+            run: super::prox_raid::prox_t2,
+        },
+        Experiment {
             id: "MIMD-EQ",
             title: "MimdRAID seek-distance and rotational-delay formulas (EQ1–EQ7)",
             run: mimd_eq,
