@@ -22,6 +22,7 @@ pub fn config(data_disks: usize, stripe_unit_kib: u64, outstanding: usize) -> Re
         data_disks,
         stripe_unit_blocks: stripe_unit_kib / 4,
         max_outstanding: outstanding,
+        ..Raid4Config::default()
     })
 }
 

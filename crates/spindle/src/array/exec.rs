@@ -79,8 +79,16 @@ impl DiskActivity {
 #[derive(Debug)]
 pub struct Executor {
     pending: Vec<VecDeque<Io>>,
-    inflight: Vec<FxHashMap<u64, Io>>,
+    /// Per member: drive request id → the block I/Os it carries (several when
+    /// contiguous ones were merged).
+    inflight: Vec<FxHashMap<u64, Vec<Io>>>,
+    /// Completions not yet handed out (a merged request completes several I/Os).
+    ready: VecDeque<Done>,
     max_outstanding: usize,
+    /// Largest request (in 4 KiB blocks) contiguous reads are merged into.
+    max_read_blocks: u32,
+    /// Largest request contiguous writes are merged into (1: never).
+    max_write_blocks: u32,
     next_id: u64,
     pub now: SimTime,
     pub activity: Vec<DiskActivity>,
@@ -91,11 +99,22 @@ impl Executor {
         Executor {
             pending: vec![VecDeque::new(); members],
             inflight: vec![FxHashMap::default(); members],
+            ready: VecDeque::new(),
             max_outstanding: max_outstanding.max(1),
+            max_read_blocks: 1,
+            max_write_blocks: 1,
             next_id: 0,
             now,
             activity: vec![DiskActivity::default(); members],
         }
+    }
+
+    /// Merges runs of contiguous block I/Os of the same kind, queued one after the
+    /// other on a member, into one drive request of up to this many blocks.
+    pub fn merge_up_to(mut self, reads: u32, writes: u32) -> Executor {
+        self.max_read_blocks = reads.max(1);
+        self.max_write_blocks = writes.max(1);
+        self
     }
 
     /// Queues a strand on its members (in the given order) and starts what fits.
@@ -116,21 +135,41 @@ impl Executor {
         let now = self.now;
         let mut started = false;
         while self.inflight[disk].len() < self.max_outstanding {
-            let Some(io) = self.pending[disk].pop_front() else {
+            let Some(first) = self.pending[disk].pop_front() else {
                 break;
             };
+            let write = first.data.is_some();
+            let limit = if write {
+                self.max_write_blocks
+            } else {
+                self.max_read_blocks
+            };
+            let lbn = first.block * SECTORS_PER_BLOCK;
+            let mut next = first.block + 1;
+            let mut ios = vec![first];
+            while (ios.len() as u32) < limit {
+                match self.pending[disk].front() {
+                    Some(io) if io.block == next && io.data.is_some() == write => {
+                        next += 1;
+                        if let Some(io) = self.pending[disk].pop_front() {
+                            ios.push(io);
+                        }
+                    }
+                    _ => break,
+                }
+            }
             let id = self.next_id;
             self.next_id += 1;
             let req = Request {
                 id,
-                lbn: io.block * SECTORS_PER_BLOCK,
-                blocks: SECTORS_PER_BLOCK as u32,
-                write: io.data.is_some(),
+                lbn,
+                blocks: (ios.len() as u64 * SECTORS_PER_BLOCK) as u32,
+                write,
             };
             members[disk].drive.enqueue(now, req);
             let act = &mut self.activity[disk];
             act.first_issue = Some(act.first_issue.map_or(now, |t| t.min(now)));
-            self.inflight[disk].insert(id, io);
+            self.inflight[disk].insert(id, ios);
             started = true;
         }
         if started {
@@ -140,7 +179,9 @@ impl Executor {
 
     /// Whether anything is queued or in flight.
     pub fn busy(&self) -> bool {
-        self.inflight.iter().any(|m| !m.is_empty()) || self.pending.iter().any(|q| !q.is_empty())
+        !self.ready.is_empty()
+            || self.inflight.iter().any(|m| !m.is_empty())
+            || self.pending.iter().any(|q| !q.is_empty())
     }
 
     /// Advances to the next completion on any member, applies it, refills that
@@ -152,6 +193,9 @@ impl Executor {
         faults: &mut FaultInjector,
         until: Option<SimTime>,
     ) -> Option<Done> {
+        if let Some(d) = self.ready.pop_front() {
+            return Some(d);
+        }
         let (disk, t) = members
             .iter()
             .enumerate()
@@ -162,36 +206,40 @@ impl Executor {
         }
         self.now = self.now.max(t);
         let c = members[disk].drive.complete()?.completion;
-        let io = self.inflight[disk].remove(&c.id)?;
+        let ios = self.inflight[disk].remove(&c.id)?;
         let act = &mut self.activity[disk];
         act.busy_ns += c.service_ns();
         act.last_done = Some(t);
+        let write = ios.first().is_some_and(|io| io.data.is_some());
+        if write {
+            act.writes += 1;
+        } else {
+            act.reads += 1;
+        }
         let m = &mut members[disk];
-        let write = io.data.is_some();
-        let data = match io.data {
-            Some(bytes) => {
-                act.writes += 1;
-                match faults.fate(disk, io.block, io.tag == TAG_REPAIR) {
-                    WriteFate::Persist => m.store.write(io.block, &bytes),
-                    WriteFate::Lost => {}
-                    WriteFate::Misdirected(to) => m.store.write(to, &bytes),
+        for io in ios {
+            let data = match io.data {
+                Some(bytes) => {
+                    match faults.fate(disk, io.block, io.tag == TAG_REPAIR) {
+                        WriteFate::Persist => m.store.write(io.block, &bytes),
+                        WriteFate::Lost => {}
+                        WriteFate::Misdirected(to) => m.store.write(to, &bytes),
+                    }
+                    None
                 }
-                None
-            }
-            None => {
-                act.reads += 1;
-                Some(m.store.read(io.block))
-            }
-        };
+                None => Some(m.store.read(io.block)),
+            };
+            self.ready.push_back(Done {
+                disk,
+                block: io.block,
+                write,
+                tag: io.tag,
+                at: t,
+                data,
+            });
+        }
         self.fill(members, disk);
-        Some(Done {
-            disk,
-            block: io.block,
-            write,
-            tag: io.tag,
-            at: t,
-            data,
-        })
+        self.ready.pop_front()
     }
 
     /// Runs until idle (or `until`), returning every completion in order.

@@ -18,6 +18,7 @@ fn small_array() -> Raid4 {
         data_disks: 4,
         stripe_unit_blocks: 16,
         max_outstanding: 8,
+        ..Raid4Config::default()
     };
     Raid4::new(disk, cfg).expect("array")
 }
