@@ -64,9 +64,10 @@ impl ModelInputs {
     }
 
     /// H: whole sectors passing under the head during the switch (the paper's
-    /// `SPT × 0.475/4 = 142`, rounded down).
+    /// `SPT × 0.475/4 = 142`, rounded down; 1e-9 of slack so that float noise in an exact
+    /// product does not lose a sector).
     pub fn h_sectors(&self) -> u32 {
-        (self.spt as f64 * self.switch_ms / self.rev_ms).floor() as u32
+        (self.spt as f64 * self.switch_ms / self.rev_ms + 1e-9).floor() as u32
     }
 
     /// B = SPT / H (8.45 for the paper's Cheetah). Infinite when H = 0.
@@ -303,7 +304,8 @@ mod tests {
     #[test]
     fn catalog_table() {
         // b, D, P(max=1), E[max], E[Revs], per request, Var, mode
-        let rows: [(u32, u32, f64, f64, f64, f64, f64, u32); 6] = [
+        type Row = (u32, u32, f64, f64, f64, f64, f64, u32);
+        let rows: [Row; 6] = [
             (6, 6, 0.0154, 2.408, 2.908, 0.485, 0.394, 2),
             (6, 8, 0.0, 2.921, 3.421, 0.428, 0.567, 3),
             (7, 8, 0.0, 2.736, 3.236, 0.405, 0.518, 3),
