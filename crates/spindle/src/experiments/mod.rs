@@ -7,6 +7,7 @@ pub mod mimic_exps;
 pub mod random_io;
 pub mod registry;
 pub mod seed_drives;
+pub mod strand_exps;
 pub mod strand_model;
 pub mod strands;
 
