@@ -22,6 +22,7 @@ fn policy_name(p: FirmwarePolicy) -> &'static str {
     match p {
         FirmwarePolicy::Fcfs => "FCFS",
         FirmwarePolicy::Sptf => "SPTF",
+        FirmwarePolicy::SptfAscendingRun => "SPTF (ascending-run limited)",
     }
 }
 

@@ -8,6 +8,8 @@ pub mod prox_raid;
 pub mod random_io;
 pub mod registry;
 pub mod seed_drives;
+pub mod strand_exps;
+pub mod strand_model;
 pub mod strands;
 
 use serde::Serialize;

@@ -60,6 +60,21 @@ pub fn registry() -> Vec<Experiment> {
             run: prox_f2,
         },
         Experiment {
+            id: "PROX-APPA-model",
+            title: "Birthday-paradox model of proximal strands (Appendix A)",
+            run: super::strand_exps::prox_appa_model,
+        },
+        Experiment {
+            id: "PROX-F3",
+            title: "Model-predicted vs simulated distribution of strand response time (Figure 3)",
+            run: super::strand_exps::prox_f3,
+        },
+        Experiment {
+            id: "PROX-F4",
+            title: "Effect of issuing strands in ascending LBN order (Figure 4)",
+            run: super::strand_exps::prox_f4,
+        },
+        Experiment {
             id: "PROX-T2",
             title: "Random updates on a 4+1 RAID-4 with checksums (Table 2)",
             run: super::prox_raid::prox_t2,

@@ -21,6 +21,7 @@ use crate::disk::hdd::{DiskError, HeadPos, Request};
 use crate::disk::params::{DiskParams, FirmwarePolicy};
 use crate::time::SimTime;
 use rand::seq::index::sample;
+use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde::Serialize;
@@ -66,6 +67,18 @@ impl Placement {
     }
 }
 
+/// The order in which the host hands a strand's requests to the drive.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum IssueOrder {
+    /// Ascending LBN (the paper's workaround, §2.5; all its strand numbers use it).
+    #[default]
+    Ascending,
+    /// A uniformly random permutation (drawn from its own RNG stream, so the strands'
+    /// placements are the same as with ascending issue).
+    Random,
+}
+
 #[derive(Clone, Debug)]
 pub struct StrandConfig {
     pub sizes: Vec<usize>,
@@ -75,6 +88,7 @@ pub struct StrandConfig {
     pub blocks: u32,
     pub track_span: u64,
     pub proximal_span: u64,
+    pub issue: IssueOrder,
     pub seed: u64,
 }
 
@@ -87,6 +101,7 @@ impl Default for StrandConfig {
             blocks: 8,
             track_span: 1024,
             proximal_span: 100_000,
+            issue: IssueOrder::Ascending,
             seed: 1,
         }
     }
@@ -157,6 +172,22 @@ pub fn strand_table(params: &DiskParams, cfg: &StrandConfig) -> Result<StrandRep
     })
 }
 
+/// One simulated strand.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct StrandSample {
+    /// Response time: from queueing the strand to its last completion, ms.
+    pub time_ms: f64,
+    /// The first-served request's command overhead, seek and rotational latency: the
+    /// time before the strand's first data transfer, ms.
+    pub lead_ms: f64,
+    /// Revolutions the strand used: ⌈(time − lead) / T_rev⌉, the number of turns from
+    /// the start of the first data transfer to the last completion (10 µs of slack for
+    /// the completion overhead). A strand whose requests all pass under the head within
+    /// one turn counts 1 — the birthday model's max load (App. A), which counts the
+    /// revolutions after the initial rotational latency.
+    pub revolutions: u32,
+}
+
 /// Strand response times (ms) of `cfg.trials` strands of `n` requests.
 pub(crate) fn run_cell(
     drive: &mut Drive,
@@ -165,7 +196,23 @@ pub(crate) fn run_cell(
     cfg: &StrandConfig,
     seed: u64,
 ) -> Vec<f64> {
+    run_samples(drive, placement, n, cfg, seed)
+        .into_iter()
+        .map(|s| s.time_ms)
+        .collect()
+}
+
+/// `cfg.trials` strands of `n` requests on `drive`, issued in `cfg.issue` order.
+pub fn run_samples(
+    drive: &mut Drive,
+    placement: Placement,
+    n: usize,
+    cfg: &StrandConfig,
+    seed: u64,
+) -> Vec<StrandSample> {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    // Issue-order shuffles draw from their own stream so placements do not depend on it.
+    let mut order_rng = ChaCha8Rng::seed_from_u64(seed ^ 0x15_5E_0D_E8);
     let cap = drive.hdd().capacity();
     let b = cfg.blocks.max(1) as u64;
     let period = drive.hdd().period_ns() as u64;
@@ -204,6 +251,10 @@ pub(crate) fn run_cell(
                 v
             }
         };
+        let mut lbns = lbns;
+        if cfg.issue == IssueOrder::Random {
+            lbns.shuffle(&mut order_rng);
+        }
         let reqs: Vec<Request> = lbns
             .iter()
             .enumerate()
@@ -216,7 +267,21 @@ pub(crate) fn run_cell(
             .collect();
         let done = drive.run_batch(t, &reqs);
         let end = done.iter().map(|c| c.completion.done).max().unwrap_or(t);
-        out.push((end.0 - t.0) as f64 / 1e6);
+        // The first completion is the first request served (one mechanism).
+        let lead_ns = done
+            .first()
+            .map(|c| {
+                let b = c.completion.breakdown;
+                (c.completion.start.0 - t.0) + b.overhead_ns + b.seek_ns + b.rotation_ns
+            })
+            .unwrap_or(0);
+        let total_ns = end.0 - t.0;
+        let sweep_ns = total_ns.saturating_sub(lead_ns).saturating_sub(10_000);
+        out.push(StrandSample {
+            time_ms: total_ns as f64 / 1e6,
+            lead_ms: lead_ns as f64 / 1e6,
+            revolutions: (sweep_ns as f64 / period as f64).ceil().max(1.0) as u32,
+        });
         t = end;
     }
     out
@@ -337,6 +402,24 @@ pub fn queue_depth_sweep(
     trials: usize,
     seed: u64,
 ) -> Result<Vec<(u32, f64, Vec<f64>)>, DiskError> {
+    Ok(queue_depth_samples(params, n, depths, trials, seed)?
+        .into_iter()
+        .map(|(q, samples)| {
+            let times: Vec<f64> = samples.iter().map(|s| s.time_ms).collect();
+            let m = times.iter().sum::<f64>() / times.len().max(1) as f64;
+            (q, m / n as f64, times)
+        })
+        .collect())
+}
+
+/// [`queue_depth_sweep`]'s strands with their details, per depth (PROX-F2, PROX-F3).
+pub fn queue_depth_samples(
+    params: &DiskParams,
+    n: usize,
+    depths: &[u32],
+    trials: usize,
+    seed: u64,
+) -> Result<Vec<(u32, Vec<StrandSample>)>, DiskError> {
     let cfg = StrandConfig {
         trials,
         seed,
@@ -344,13 +427,35 @@ pub fn queue_depth_sweep(
     };
     let mut out = Vec::new();
     for &q in depths {
-        let mut p = params.clone();
-        p.firmware.policy = FirmwarePolicy::Sptf;
-        p.firmware.queue_depth = q.max(1);
-        let mut drive = Drive::new(p)?;
-        let times = run_cell(&mut drive, Placement::Proximal, n, &cfg, seed ^ 0xF2);
-        let m = times.iter().sum::<f64>() / times.len().max(1) as f64;
-        out.push((q, m / n as f64, times));
+        let samples = strand_samples(
+            params,
+            FirmwarePolicy::Sptf,
+            q,
+            Placement::Proximal,
+            n,
+            &cfg,
+            seed ^ 0xF2,
+        )?;
+        out.push((q, samples));
     }
     Ok(out)
+}
+
+/// `cfg.trials` strands of `n` requests with `placement`, issued in `cfg.issue` order
+/// to a fresh drive whose firmware runs `policy` with at most `depth` requests
+/// outstanding (the rest wait at the host in issue order and enter as slots free).
+pub fn strand_samples(
+    params: &DiskParams,
+    policy: FirmwarePolicy,
+    depth: u32,
+    placement: Placement,
+    n: usize,
+    cfg: &StrandConfig,
+    seed: u64,
+) -> Result<Vec<StrandSample>, DiskError> {
+    let mut p = params.clone();
+    p.firmware.policy = policy;
+    p.firmware.queue_depth = depth.max(1);
+    let mut drive = Drive::new(p)?;
+    Ok(run_samples(&mut drive, placement, n, cfg, seed))
 }

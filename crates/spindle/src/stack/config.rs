@@ -225,7 +225,8 @@ pub struct DiskConfig {
     pub disk: String,
     #[serde(default = "default_count")]
     pub count: u32,
-    /// Override the drive's own command scheduling: "fcfs" or "sptf".
+    /// Override the drive's own command scheduling: "fcfs", "sptf" or
+    /// "sptf-ascending-run" (SPTF limited to the leading ascending-LBN run of the queue).
     pub firmware: Option<String>,
     pub firmware_queue_depth: Option<u32>,
 }
@@ -283,9 +284,10 @@ impl RunConfig {
                 p.firmware.policy = match f.as_str() {
                     "fcfs" => FirmwarePolicy::Fcfs,
                     "sptf" => FirmwarePolicy::Sptf,
+                    "sptf-ascending-run" => FirmwarePolicy::SptfAscendingRun,
                     other => {
                         return Err(ConfigError::Invalid(format!(
-                            "disks.firmware must be fcfs or sptf, got `{other}`"
+                            "disks.firmware must be fcfs, sptf or sptf-ascending-run, got `{other}`"
                         )))
                     }
                 };
