@@ -11,6 +11,7 @@ pub mod disksim;
 pub mod engine;
 pub mod experiments;
 pub mod flash;
+pub mod layout;
 pub mod mimic;
 pub mod report;
 pub mod sched;

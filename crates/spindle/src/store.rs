@@ -35,10 +35,17 @@ pub fn xor_into(dst: &mut [u8; BLOCK_BYTES], src: &[u8; BLOCK_BYTES]) {
     }
 }
 
-/// Sparse block contents addressed by 4 KiB block number.
+/// Sparse block contents addressed by 4 KiB block number. Each block is kept without
+/// its trailing zero bytes, so small payloads cost little memory; reads give back the
+/// full 4 KiB.
 #[derive(Clone, Debug, Default)]
 pub struct BlockStore {
-    blocks: FxHashMap<u64, Block>,
+    blocks: FxHashMap<u64, Box<[u8]>>,
+}
+
+fn trimmed(data: &[u8]) -> Box<[u8]> {
+    let end = data.iter().rposition(|&b| b != 0).map_or(0, |i| i + 1);
+    data[..end].into()
 }
 
 impl BlockStore {
@@ -49,18 +56,13 @@ impl BlockStore {
     /// The block's bytes (zeros if never written).
     pub fn read(&self, block: u64) -> Block {
         match self.blocks.get(&block) {
-            Some(b) => b.clone(),
+            Some(b) => block_from(b),
             None => zero_block(),
         }
     }
 
     pub fn write(&mut self, block: u64, data: &[u8; BLOCK_BYTES]) {
-        match self.blocks.get_mut(&block) {
-            Some(b) => b.copy_from_slice(data),
-            None => {
-                self.blocks.insert(block, Box::new(*data));
-            }
-        }
+        self.blocks.insert(block, trimmed(data));
     }
 
     /// Whether the block holds written data.
@@ -74,7 +76,9 @@ impl BlockStore {
         match self.blocks.get_mut(&block) {
             Some(b) => {
                 let bit = bit % (BLOCK_BYTES * 8);
-                b[bit / 8] ^= 1 << (bit % 8);
+                let mut full = block_from(b);
+                full[bit / 8] ^= 1 << (bit % 8);
+                *b = trimmed(&full[..]);
                 true
             }
             None => false,

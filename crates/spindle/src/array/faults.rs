@@ -49,6 +49,9 @@ pub struct FaultInjector {
     /// (member, block) locations whose contents are wrong because of a fault and
     /// have not been rewritten since.
     damaged: FxHashSet<(usize, u64)>,
+    /// Device writes (array members and whatever else asks `write_survives`) still
+    /// to persist before a simulated power cut; `None`: no crash planned.
+    crash_budget: Option<u64>,
 }
 
 impl FaultInjector {
@@ -62,6 +65,35 @@ impl FaultInjector {
             repaired_locations: 0,
             masked_locations: 0,
             damaged: FxHashSet::default(),
+            crash_budget: None,
+        }
+    }
+
+    /// Plans a power cut: the next `writes` device writes persist, every later one is
+    /// lost (not counted as an injected fault).
+    pub fn crash_after_writes(&mut self, writes: u64) {
+        self.crash_budget = Some(writes);
+    }
+
+    /// Device writes left before the planned power cut.
+    pub fn crash_budget(&self) -> Option<u64> {
+        self.crash_budget
+    }
+
+    /// Whether the planned power cut has happened.
+    pub fn crashed(&self) -> bool {
+        self.crash_budget == Some(0)
+    }
+
+    /// Whether a device write reaches its media (false once the power is cut).
+    pub fn write_survives(&mut self) -> bool {
+        match &mut self.crash_budget {
+            None => true,
+            Some(0) => false,
+            Some(n) => {
+                *n -= 1;
+                true
+            }
         }
     }
 
@@ -73,6 +105,9 @@ impl FaultInjector {
     /// Decides the fate of a write of `block` on member `disk`; `repair` says the
     /// write restores a block after a detected fault.
     pub fn fate(&mut self, disk: usize, block: u64, repair: bool) -> WriteFate {
+        if !self.write_survives() {
+            return WriteFate::Lost;
+        }
         if self.lost_write <= 0.0 && self.misdirected_write <= 0.0 {
             self.persisted(disk, block, repair);
             return WriteFate::Persist;

@@ -1023,6 +1023,123 @@ impl Raid4 {
         self.now = exec.now.max(self.now);
     }
 
+    /// After a power cut: forgets host state and rebuilds it from the media, then
+    /// resynchronizes the stripe rows that held `dirty` volume blocks (writes that
+    /// may have been cut off): each member block of those rows keeps the bytes it
+    /// has, gets a fresh checksum entry, and parity is recomputed, so no row is left
+    /// half-written. The expected generation of every block becomes the one its
+    /// checksum entry records.
+    pub fn recover_after_crash(&mut self, dirty: &[u64]) -> Result<(), ArrayError> {
+        self.gens.clear();
+        self.rows_in_use.clear();
+        for (disk, m) in self.members.iter().enumerate() {
+            let mut zones: Vec<u64> = m
+                .store
+                .written()
+                .filter(|b| b % ZONE_BLOCKS == DATA_PER_ZONE)
+                .map(|b| b / ZONE_BLOCKS)
+                .collect();
+            zones.sort_unstable();
+            for zone in zones {
+                let raw = m.store.read(zone * ZONE_BLOCKS + DATA_PER_ZONE);
+                let Ok(cb) = ChecksumBlock::decode(&raw, disk as u32, zone) else {
+                    continue;
+                };
+                for e in cb.entries.iter().flatten() {
+                    let g = self.gens.entry(e.owner).or_insert(0);
+                    *g = (*g).max(e.generation);
+                    self.rows_in_use.insert(e.row);
+                }
+            }
+        }
+        let mut rows: Vec<u64> = dirty
+            .iter()
+            .filter(|&&v| v < self.layout.volume_blocks())
+            .map(|&v| self.layout.place(v).row)
+            .collect();
+        rows.sort_unstable();
+        rows.dedup();
+        let mut exec = self.new_exec();
+        let members = self.members.len();
+        let places: Vec<Place> = rows
+            .iter()
+            .flat_map(|&row| (0..members).map(move |disk| Place { disk, row }))
+            .filter(|&p| self.readable(p))
+            .collect();
+        let mut f = Fetch::default();
+        self.fetch(&mut exec, &mut f, &places, &[]);
+        let mut cbs: BTreeMap<(usize, u64), ChecksumBlock> = BTreeMap::new();
+        for &p in &places {
+            let key = (p.disk, zone_of(p.row));
+            if let std::collections::btree_map::Entry::Vacant(slot) = cbs.entry(key) {
+                let cb = match f.meta.get(&key) {
+                    Some(Ok(cb)) => cb.clone(),
+                    _ => ChecksumBlock::default(),
+                };
+                slot.insert(cb);
+            }
+        }
+        let parity = self.layout.parity_disk();
+        let mut writes = Vec::new();
+        for &row in &rows {
+            let mut acc = zero_block();
+            for disk in (0..members).filter(|&d| d != parity) {
+                let p = Place { disk, row };
+                let data = f.data.get(&p).cloned().unwrap_or_else(zero_block);
+                xor_into(&mut acc, &data);
+                self.stamp(&mut cbs, &mut writes, p, data, false);
+            }
+            self.stamp(
+                &mut cbs,
+                &mut writes,
+                Place { disk: parity, row },
+                acc,
+                true,
+            );
+            self.rows_in_use.insert(row);
+        }
+        for ((disk, zone), cb) in &cbs {
+            writes.push(Io {
+                disk: *disk,
+                block: zone * ZONE_BLOCKS + DATA_PER_ZONE,
+                data: Some(cb.encode(*disk as u32, *zone)),
+                tag: TAG_REPAIR,
+            });
+        }
+        self.run(&mut exec, writes);
+        self.now = exec.now.max(self.now);
+        Ok(())
+    }
+
+    /// Gives `p` a new generation describing `data`; queues the data write when asked.
+    fn stamp(
+        &mut self,
+        cbs: &mut BTreeMap<(usize, u64), ChecksumBlock>,
+        writes: &mut Vec<Io>,
+        p: Place,
+        data: Block,
+        write_data: bool,
+    ) {
+        if self.state[p.disk] == MemberState::Failed {
+            return;
+        }
+        let owner = self.owner(p);
+        let g = self.gens.get(&owner).copied().unwrap_or(0) + 1;
+        self.gens.insert(owner, g);
+        if let Some(cb) = cbs.get_mut(&(p.disk, zone_of(p.row))) {
+            cb.entries[checksum_slot(p.row)] =
+                Some(Entry::describe(owner, p.disk as u32, p.row, g, &data[..]));
+        }
+        if write_data {
+            writes.push(Io {
+                disk: p.disk,
+                block: data_block(p.row),
+                data: Some(data),
+                tag: TAG_REPAIR,
+            });
+        }
+    }
+
     /// Flips one bit of a member's stored block (bit rot) and records the fault.
     pub fn inject_bit_flip(&mut self, disk: usize, block: u64, bit: usize) -> bool {
         let Some(m) = self.members.get_mut(disk) else {

@@ -1,0 +1,700 @@
+//! The proximal-I/O data layout engine (ALG-PROX-DLE) and its two baselines, over a
+//! RAID-4 group with a flash device for staging and metadata.
+//!
+//! Extents live in a flat namespace; each maps its 4 KiB offsets to volume blocks (the
+//! leaves of the inode's constant-height indirect-block tree; the tree's interior is
+//! not materialized, its cost is the metadata writes counted per batch). Policies:
+//! - `Proximal` (the DLE): writes below the threshold (168 KB) go to an append-only
+//!   staging log on flash, which is their home until destaged; when the log is full,
+//!   staged blocks are sorted by extent and offset and each extent's group is written
+//!   as one RAID batch to free blocks next to its logical neighbours, searched within
+//!   the proximal span (±`proximal_ranges` allocation ranges on the same disk), never
+//!   over a live block.
+//! - `UpdateInPlace`: every write is a read-modify-write at the block's location.
+//! - `WriteAnywhere`: no staging; every write goes to the next free hole from a
+//!   moving cursor (holes left by freed older versions are plugged greedily; no
+//!   cleaner).
+//!
+//! Crash consistency: the flash holds the durable state — the committed extent maps,
+//! the staging log's records (written after their data, one record per write, so a
+//! multi-block write is all or nothing) and the intent of the RAID batch in flight.
+//! A batch writes only free blocks, then commits the new pointers in one metadata
+//! write; a power cut before the commit leaves the old pointers and the staged data.
+//! Recovery reloads that state and resynchronizes the rows the intent names.
+//! Decision: a block replaced by staging is freed when its destage commits (not when
+//! it is staged): until then the durable maps still point at it, and the same
+//! destage must not write a block over its own old location.
+
+use super::freespace::FreeSpace;
+use crate::array::{ArrayError, BatchReport, Raid4};
+use crate::flash::{FlashDevice, FlashOp, FlashParams};
+use crate::store::{zero_block, Block, BlockStore};
+use rustc_hash::{FxHashMap, FxHashSet};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// No volume block (a hole in a sparse extent).
+pub const NONE: u32 = u32::MAX;
+
+/// How writes are placed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum LayoutPolicy {
+    Proximal,
+    UpdateInPlace,
+    WriteAnywhere,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub struct DleConfig {
+    pub policy: LayoutPolicy,
+    /// Staging log capacity in 4 KiB blocks.
+    pub staging_blocks: u64,
+    /// Writes of fewer blocks than this are staged (168 KB = 42 blocks).
+    pub small_write_blocks: u64,
+    /// Allocation range in blocks; the RAID stripe unit (1 MB = 256 on nearline disks).
+    pub range_blocks: u64,
+    /// How far (in allocation ranges on the same disk) a destage looks for room near a
+    /// block's logical neighbours (the paper: about 100).
+    pub proximal_ranges: u64,
+    /// Volume blocks the engine manages, from the start of the volume (0: all). A
+    /// scaled configuration uses a small part of full-size drives.
+    #[serde(default)]
+    pub volume_blocks: u64,
+}
+
+impl Default for DleConfig {
+    fn default() -> Self {
+        DleConfig {
+            policy: LayoutPolicy::Proximal,
+            staging_blocks: 1 << 16,
+            small_write_blocks: 42,
+            range_blocks: 256,
+            proximal_ranges: 100,
+            volume_blocks: 0,
+        }
+    }
+}
+
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum DleError {
+    #[error("array: {0}")]
+    Array(#[from] ArrayError),
+    #[error("flash: {0}")]
+    Flash(String),
+    #[error("extent {0} does not exist")]
+    NoExtent(u32),
+    #[error("extent {0} already exists")]
+    ExtentExists(u32),
+    #[error("extent {extent}: blocks {offset}..{end} lie outside its {len} blocks")]
+    OutOfExtent {
+        extent: u32,
+        offset: u64,
+        end: u64,
+        len: u64,
+    },
+    #[error("the volume is full")]
+    Full,
+    #[error("snapshot {0} does not exist")]
+    NoSnapshot(usize),
+    #[error("power cut: the operation did not complete")]
+    Crashed,
+}
+
+/// One staged write as the flash log records it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct StageRecord {
+    pub extent: u32,
+    /// (offset, staging slot) of every block of the write.
+    pub blocks: Vec<(u32, u32)>,
+}
+
+/// What the flash holds across a power cut.
+#[derive(Clone, Debug, Default)]
+pub struct Durable {
+    /// Committed extent maps.
+    pub maps: BTreeMap<u32, Vec<u32>>,
+    /// Staging records not yet destaged, in write order.
+    pub log: Vec<StageRecord>,
+    /// Volume blocks the uncommitted RAID batch writes.
+    pub intent: Vec<u64>,
+    /// Snapshot maps.
+    pub snapshots: Vec<Option<BTreeMap<u32, Vec<u32>>>>,
+}
+
+/// Counters.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct DleStats {
+    pub user_writes: u64,
+    pub staged_blocks: u64,
+    pub direct_blocks: u64,
+    pub destages: u64,
+    pub flash_data_writes: u64,
+    pub flash_meta_writes: u64,
+    pub flash_reads: u64,
+}
+
+/// The layout engine.
+#[derive(Clone, Debug)]
+pub struct Dle {
+    cfg: DleConfig,
+    raid: Raid4,
+    flash: FlashDevice,
+    flash_store: BlockStore,
+    flash_ids: u64,
+    maps: BTreeMap<u32, Vec<u32>>,
+    /// (extent, offset) → staging slot.
+    staged: FxHashMap<(u32, u32), u32>,
+    next_slot: u64,
+    free: FreeSpace,
+    /// Snapshot references per volume block.
+    held: FxHashMap<u32, u32>,
+    /// Blocks no longer in any current map but kept for a snapshot.
+    orphans: FxHashSet<u32>,
+    snapshots: Vec<Option<BTreeMap<u32, Vec<u32>>>>,
+    durable: Durable,
+    cursor: u64,
+    /// The RAID batch of every extent destaged and every direct write, in order.
+    pub batches: Vec<BatchReport>,
+    pub stats: DleStats,
+}
+
+impl Dle {
+    pub fn new(raid: Raid4, flash: FlashParams, cfg: DleConfig) -> Result<Dle, DleError> {
+        let mut blocks = raid.layout().volume_blocks().min(u64::from(NONE) - 1);
+        if cfg.volume_blocks > 0 {
+            blocks = blocks.min(cfg.volume_blocks);
+        }
+        let flash = FlashDevice::new(flash).map_err(|e| DleError::Flash(e.to_string()))?;
+        Ok(Dle {
+            free: FreeSpace::new(blocks, cfg.range_blocks),
+            cfg,
+            raid,
+            flash,
+            flash_store: BlockStore::new(),
+            flash_ids: 0,
+            maps: BTreeMap::new(),
+            staged: FxHashMap::default(),
+            next_slot: 0,
+            held: FxHashMap::default(),
+            orphans: FxHashSet::default(),
+            snapshots: Vec::new(),
+            durable: Durable::default(),
+            cursor: 0,
+            batches: Vec::new(),
+            stats: DleStats::default(),
+        })
+    }
+
+    pub fn config(&self) -> &DleConfig {
+        &self.cfg
+    }
+
+    pub fn raid(&self) -> &Raid4 {
+        &self.raid
+    }
+
+    pub fn raid_mut(&mut self) -> &mut Raid4 {
+        &mut self.raid
+    }
+
+    pub fn free_space(&self) -> &FreeSpace {
+        &self.free
+    }
+
+    /// Blocks waiting in the staging log.
+    pub fn staged_blocks(&self) -> usize {
+        self.staged.len()
+    }
+
+    /// The extent's block map (volume block per offset, `NONE` for holes).
+    pub fn map(&self, extent: u32) -> Option<&[u32]> {
+        self.maps.get(&extent).map(|m| &m[..])
+    }
+
+    /// Plans a power cut after `writes` more device writes (flash or disk).
+    pub fn crash_after_writes(&mut self, writes: u64) {
+        self.raid.faults.crash_after_writes(writes);
+    }
+
+    fn check_crash(&self) -> Result<(), DleError> {
+        if self.raid.faults.crashed() {
+            Err(DleError::Crashed)
+        } else {
+            Ok(())
+        }
+    }
+
+    /// One flash operation at the current time; returns whether a write persisted.
+    fn flash_op(&mut self, block: u64, write: bool) -> Result<bool, DleError> {
+        let op = FlashOp {
+            id: self.flash_ids,
+            block: block % self.flash.capacity_blocks().max(1),
+            blocks: 1,
+            write,
+        };
+        self.flash_ids += 1;
+        self.flash
+            .submit(self.raid.now(), op)
+            .map_err(|e| DleError::Flash(e.to_string()))?;
+        Ok(!write || self.raid.faults.write_survives())
+    }
+
+    /// A metadata write on flash (maps, log record or intent); applies `update` to the
+    /// durable state only if it persisted.
+    fn meta_write(&mut self, update: impl FnOnce(&mut Durable)) -> Result<(), DleError> {
+        self.stats.flash_meta_writes += 1;
+        if self.flash_op(0, true)? {
+            update(&mut self.durable);
+            Ok(())
+        } else {
+            Err(DleError::Crashed)
+        }
+    }
+
+    /// Creates an empty (sparse) extent of `blocks` blocks.
+    pub fn create(&mut self, extent: u32, blocks: u64) -> Result<(), DleError> {
+        if self.maps.contains_key(&extent) {
+            return Err(DleError::ExtentExists(extent));
+        }
+        let map = vec![NONE; blocks as usize];
+        self.meta_write(|d| {
+            d.maps.insert(extent, map.clone());
+        })?;
+        self.maps.insert(extent, map);
+        Ok(())
+    }
+
+    fn check_span(&self, extent: u32, offset: u64, n: u64) -> Result<(), DleError> {
+        let len = self
+            .maps
+            .get(&extent)
+            .ok_or(DleError::NoExtent(extent))?
+            .len() as u64;
+        if offset + n > len {
+            return Err(DleError::OutOfExtent {
+                extent,
+                offset,
+                end: offset + n,
+                len,
+            });
+        }
+        Ok(())
+    }
+
+    /// Writes `data` at block `offset` of an extent. Returns once the write is durable
+    /// (on flash when staged, on the disks otherwise).
+    pub fn write(&mut self, extent: u32, offset: u64, data: &[Block]) -> Result<(), DleError> {
+        self.check_crash()?;
+        self.check_span(extent, offset, data.len() as u64)?;
+        if data.is_empty() {
+            return Ok(());
+        }
+        self.stats.user_writes += 1;
+        let small = (data.len() as u64) < self.cfg.small_write_blocks;
+        if self.cfg.policy == LayoutPolicy::Proximal && small && self.cfg.staging_blocks > 0 {
+            self.stage(extent, offset, data)
+        } else {
+            let blocks: Vec<(u32, Block)> = data
+                .iter()
+                .enumerate()
+                .map(|(i, b)| ((offset + i as u64) as u32, b.clone()))
+                .collect();
+            self.stats.direct_blocks += blocks.len() as u64;
+            self.write_to_disk(extent, blocks).map(|_| ())
+        }
+    }
+
+    fn stage(&mut self, extent: u32, offset: u64, data: &[Block]) -> Result<(), DleError> {
+        if self.next_slot + data.len() as u64 > self.cfg.staging_blocks {
+            self.destage()?;
+        }
+        let mut record = StageRecord {
+            extent,
+            blocks: Vec::with_capacity(data.len()),
+        };
+        for (i, b) in data.iter().enumerate() {
+            let slot = self.next_slot;
+            self.next_slot += 1;
+            self.stats.flash_data_writes += 1;
+            if !self.flash_op(slot, true)? {
+                return Err(DleError::Crashed);
+            }
+            self.flash_store.write(slot, b);
+            record
+                .blocks
+                .push(((offset + i as u64) as u32, slot as u32));
+        }
+        // The record, written after the data, makes the write durable all at once.
+        let rec = record.clone();
+        self.meta_write(|d| d.log.push(rec))?;
+        for (o, slot) in record.blocks {
+            self.staged.insert((extent, o), slot);
+        }
+        self.stats.staged_blocks += data.len() as u64;
+        Ok(())
+    }
+
+    /// Writes every staged block to disk, one RAID batch per extent.
+    pub fn destage(&mut self) -> Result<(), DleError> {
+        self.check_crash()?;
+        let mut entries: Vec<((u32, u32), u32)> =
+            self.staged.iter().map(|(&k, &v)| (k, v)).collect();
+        entries.sort_unstable();
+        let mut i = 0;
+        while i < entries.len() {
+            let extent = entries[i].0 .0;
+            let mut blocks = Vec::new();
+            while i < entries.len() && entries[i].0 .0 == extent {
+                let ((_, offset), slot) = entries[i];
+                self.stats.flash_reads += 1;
+                self.flash_op(u64::from(slot), false)?;
+                blocks.push((offset, self.flash_store.read(u64::from(slot))));
+                i += 1;
+            }
+            self.write_to_disk(extent, blocks)?;
+            for &((e, o), _) in entries.iter().filter(|((e, _), _)| *e == extent) {
+                self.staged.remove(&(e, o));
+            }
+        }
+        self.staged.clear();
+        self.next_slot = 0;
+        self.stats.destages += 1;
+        Ok(())
+    }
+
+    /// Places `blocks` of an extent (sorted by offset), writes them as one RAID batch
+    /// and commits the new pointers.
+    fn write_to_disk(
+        &mut self,
+        extent: u32,
+        blocks: Vec<(u32, Block)>,
+    ) -> Result<BatchReport, DleError> {
+        let mut map = self
+            .maps
+            .get(&extent)
+            .cloned()
+            .ok_or(DleError::NoExtent(extent))?;
+        let old = map.clone();
+        let mut taken = Vec::with_capacity(blocks.len());
+        for &(o, _) in &blocks {
+            let o = o as usize;
+            let vb = match self.cfg.policy {
+                LayoutPolicy::UpdateInPlace if map[o] != NONE => map[o],
+                LayoutPolicy::WriteAnywhere => self.take_next_free()?,
+                _ => {
+                    let prefer = self.neighbour_hint(&map, o);
+                    self.take_near(prefer)?
+                }
+            };
+            if vb != map[o] {
+                taken.push(vb);
+            }
+            map[o] = vb;
+        }
+        let writes: Vec<(u64, Block)> = blocks
+            .iter()
+            .map(|(o, b)| (u64::from(map[*o as usize]), b.clone()))
+            .collect();
+        let intent: Vec<u64> = writes.iter().map(|w| w.0).collect();
+        let result = self
+            .meta_write(|d| d.intent = intent)
+            .and_then(|_| self.raid.write_batch(&writes).map_err(DleError::from));
+        let report = match result.and_then(|r| self.check_crash().map(|_| r)) {
+            Ok(r) => r,
+            Err(e) => {
+                for vb in taken {
+                    self.free.release(u64::from(vb));
+                }
+                return Err(e);
+            }
+        };
+        let written: FxHashSet<u32> = blocks.iter().map(|(o, _)| *o).collect();
+        let committed = map.clone();
+        self.meta_write(|d| {
+            d.maps.insert(extent, committed);
+            d.log.retain_mut(|r| {
+                if r.extent == extent {
+                    r.blocks.retain(|(o, _)| !written.contains(o));
+                }
+                !r.blocks.is_empty()
+            });
+            d.intent.clear();
+        })?;
+        for (&o, &new) in old.iter().zip(&map) {
+            if o != NONE && o != new {
+                self.drop_block(o);
+            }
+        }
+        for o in &written {
+            self.staged.remove(&(extent, *o));
+        }
+        self.maps.insert(extent, map);
+        self.batches.push(report.clone());
+        Ok(report)
+    }
+
+    /// A volume block next to the block's logical neighbours: right after the
+    /// preceding offset, else right before the following one, else where it was.
+    fn neighbour_hint(&self, map: &[u32], o: usize) -> Option<u64> {
+        if o > 0 && map[o - 1] != NONE {
+            return Some(u64::from(map[o - 1]) + 1);
+        }
+        if o + 1 < map.len() && map[o + 1] != NONE {
+            return Some(u64::from(map[o + 1]).saturating_sub(1));
+        }
+        (map[o] != NONE).then(|| u64::from(map[o]))
+    }
+
+    /// Takes the free block nearest `prefer`: in its allocation range, then in ranges
+    /// on the same disk within the proximal span, then anywhere from the cursor.
+    fn take_near(&mut self, prefer: Option<u64>) -> Result<u32, DleError> {
+        let Some(p) = prefer.filter(|&p| p < self.free.blocks()) else {
+            return self.take_next_free();
+        };
+        let disks = self.raid.layout().data_disks as u64;
+        let same_disk_step = if self.cfg.range_blocks == self.raid.layout().stripe_unit {
+            disks
+        } else {
+            1
+        };
+        let r0 = self.free.range_of(p);
+        for k in 0..=self.cfg.proximal_ranges {
+            for r in [
+                r0.checked_add(k * same_disk_step),
+                r0.checked_sub(k * same_disk_step),
+            ]
+            .into_iter()
+            .flatten()
+            {
+                if r >= self.free.ranges() {
+                    continue;
+                }
+                if let Some(b) = self.free.nearest_in_range(r, p) {
+                    self.free.take(b);
+                    return Ok(b as u32);
+                }
+            }
+        }
+        self.take_next_free()
+    }
+
+    /// The next free block from the moving cursor (write-anywhere, and the fallback).
+    fn take_next_free(&mut self) -> Result<u32, DleError> {
+        let b = self
+            .free
+            .next_free_from(self.cursor)
+            .ok_or(DleError::Full)?;
+        self.free.take(b);
+        self.cursor = b + 1;
+        Ok(b as u32)
+    }
+
+    /// A block left by the current maps: free unless a snapshot holds it.
+    fn drop_block(&mut self, vb: u32) {
+        if self.held.get(&vb).copied().unwrap_or(0) > 0 {
+            self.orphans.insert(vb);
+        } else {
+            self.free.release(u64::from(vb));
+        }
+    }
+
+    /// Reads `n` blocks at `offset`; the RAID batch report covers the disk part.
+    pub fn read(
+        &mut self,
+        extent: u32,
+        offset: u64,
+        n: u64,
+    ) -> Result<(Vec<Block>, BatchReport), DleError> {
+        self.check_span(extent, offset, n)?;
+        let map = self
+            .maps
+            .get(&extent)
+            .ok_or(DleError::NoExtent(extent))?
+            .clone();
+        self.read_via(&map, extent, offset, n, true)
+    }
+
+    fn read_via(
+        &mut self,
+        map: &[u32],
+        extent: u32,
+        offset: u64,
+        n: u64,
+        staged: bool,
+    ) -> Result<(Vec<Block>, BatchReport), DleError> {
+        let mut out: Vec<Option<Block>> = vec![None; n as usize];
+        let mut disk = Vec::new();
+        let mut disk_at = Vec::new();
+        for (i, slot_out) in out.iter_mut().enumerate() {
+            let o = offset as usize + i;
+            if staged {
+                if let Some(&slot) = self.staged.get(&(extent, o as u32)) {
+                    self.stats.flash_reads += 1;
+                    self.flash_op(u64::from(slot), false)?;
+                    *slot_out = Some(self.flash_store.read(u64::from(slot)));
+                    continue;
+                }
+            }
+            match map[o] {
+                NONE => *slot_out = Some(zero_block()),
+                vb => {
+                    disk.push(u64::from(vb));
+                    disk_at.push(i);
+                }
+            }
+        }
+        // Ascending volume order lets contiguous runs merge into large requests.
+        let mut order: Vec<usize> = (0..disk.len()).collect();
+        order.sort_by_key(|&k| disk[k]);
+        let sorted: Vec<u64> = order.iter().map(|&k| disk[k]).collect();
+        let (blocks, report) = self.raid.read_batch(&sorted)?;
+        for (k, r) in order.into_iter().zip(blocks) {
+            out[disk_at[k]] = Some(r?);
+        }
+        Ok((
+            out.into_iter()
+                .map(|b| b.unwrap_or_else(zero_block))
+                .collect(),
+            report,
+        ))
+    }
+
+    /// Deletes an extent; its blocks are freed unless a snapshot holds them.
+    pub fn delete(&mut self, extent: u32) -> Result<(), DleError> {
+        self.check_crash()?;
+        let map = self
+            .maps
+            .get(&extent)
+            .cloned()
+            .ok_or(DleError::NoExtent(extent))?;
+        self.meta_write(|d| {
+            d.maps.remove(&extent);
+            d.log.retain(|r| r.extent != extent);
+        })?;
+        self.maps.remove(&extent);
+        self.staged.retain(|(e, _), _| *e != extent);
+        for vb in map.into_iter().filter(|&v| v != NONE) {
+            self.drop_block(vb);
+        }
+        Ok(())
+    }
+
+    /// Takes a snapshot of every extent (staged data is destaged first so that the
+    /// snapshot's blocks are all on disk) and returns its id.
+    pub fn snapshot(&mut self) -> Result<usize, DleError> {
+        self.destage()?;
+        let maps = self.maps.clone();
+        let id = self.snapshots.len();
+        let m = maps.clone();
+        self.meta_write(|d| d.snapshots.push(Some(m)))?;
+        for vb in maps.values().flatten().copied().filter(|&v| v != NONE) {
+            *self.held.entry(vb).or_insert(0) += 1;
+        }
+        self.snapshots.push(Some(maps));
+        Ok(id)
+    }
+
+    /// Reads from a snapshot.
+    pub fn read_snapshot(
+        &mut self,
+        id: usize,
+        extent: u32,
+        offset: u64,
+        n: u64,
+    ) -> Result<Vec<Block>, DleError> {
+        let map = self
+            .snapshots
+            .get(id)
+            .and_then(|s| s.as_ref())
+            .ok_or(DleError::NoSnapshot(id))?
+            .get(&extent)
+            .cloned()
+            .ok_or(DleError::NoExtent(extent))?;
+        if offset + n > map.len() as u64 {
+            return Err(DleError::OutOfExtent {
+                extent,
+                offset,
+                end: offset + n,
+                len: map.len() as u64,
+            });
+        }
+        self.read_via(&map, extent, offset, n, false).map(|r| r.0)
+    }
+
+    /// Deletes a snapshot, freeing the blocks only it held.
+    pub fn delete_snapshot(&mut self, id: usize) -> Result<(), DleError> {
+        let maps = self
+            .snapshots
+            .get_mut(id)
+            .and_then(|s| s.take())
+            .ok_or(DleError::NoSnapshot(id))?;
+        self.meta_write(|d| {
+            if let Some(s) = d.snapshots.get_mut(id) {
+                *s = None;
+            }
+        })?;
+        for vb in maps.values().flatten().copied().filter(|&v| v != NONE) {
+            if let Some(h) = self.held.get_mut(&vb) {
+                *h -= 1;
+                if *h == 0 {
+                    self.held.remove(&vb);
+                    if self.orphans.remove(&vb) {
+                        self.free.release(u64::from(vb));
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Restarts after a power cut from what the flash and the disks hold: committed
+    /// maps, the staging log, snapshots; the rows of the batch in flight are
+    /// resynchronized. Everything volatile is rebuilt; the clock keeps running.
+    pub fn recover(mut self) -> Result<Dle, DleError> {
+        self.raid.faults = crate::array::FaultInjector::none();
+        let durable = std::mem::take(&mut self.durable);
+        self.raid.recover_after_crash(&durable.intent)?;
+        let mut d = Dle::new(self.raid, self.flash.params().clone(), self.cfg)?;
+        d.flash = self.flash;
+        d.flash_ids = self.flash_ids;
+        d.flash_store = self.flash_store;
+        d.maps = durable.maps.clone();
+        d.snapshots = durable.snapshots.clone();
+        for maps in d.snapshots.iter().flatten() {
+            for vb in maps.values().flatten().copied().filter(|&v| v != NONE) {
+                *d.held.entry(vb).or_insert(0) += 1;
+            }
+        }
+        let live: FxHashSet<u32> = d
+            .maps
+            .values()
+            .flatten()
+            .copied()
+            .filter(|&v| v != NONE)
+            .collect();
+        let mut used: Vec<u32> = live.iter().copied().chain(d.held.keys().copied()).collect();
+        used.sort_unstable();
+        used.dedup();
+        for vb in used {
+            d.free.take(u64::from(vb));
+            if !live.contains(&vb) {
+                d.orphans.insert(vb);
+            }
+        }
+        for r in &durable.log {
+            for &(o, slot) in &r.blocks {
+                d.staged.insert((r.extent, o), slot);
+                d.next_slot = d.next_slot.max(u64::from(slot) + 1);
+            }
+        }
+        d.durable = Durable {
+            intent: Vec::new(),
+            ..durable
+        };
+        d.batches = self.batches;
+        d.stats = self.stats;
+        Ok(d)
+    }
+}
