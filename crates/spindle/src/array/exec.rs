@@ -89,6 +89,9 @@ pub struct Executor {
     max_read_blocks: u32,
     /// Largest request contiguous writes are merged into (1: never).
     max_write_blocks: u32,
+    /// Reads separated by at most this many unwanted blocks are merged into one
+    /// request that reads through the gap.
+    read_gap: u64,
     next_id: u64,
     pub now: SimTime,
     pub activity: Vec<DiskActivity>,
@@ -103,6 +106,7 @@ impl Executor {
             max_outstanding: max_outstanding.max(1),
             max_read_blocks: 1,
             max_write_blocks: 1,
+            read_gap: 0,
             next_id: 0,
             now,
             activity: vec![DiskActivity::default(); members],
@@ -114,6 +118,12 @@ impl Executor {
     pub fn merge_up_to(mut self, reads: u32, writes: u32) -> Executor {
         self.max_read_blocks = reads.max(1);
         self.max_write_blocks = writes.max(1);
+        self
+    }
+
+    /// Lets merged reads span gaps of up to `blocks` unwanted blocks.
+    pub fn read_through_gaps(mut self, blocks: u64) -> Executor {
+        self.read_gap = blocks;
         self
     }
 
@@ -145,13 +155,20 @@ impl Executor {
                 self.max_read_blocks
             };
             let lbn = first.block * SECTORS_PER_BLOCK;
+            let start = first.block;
+            let gap = if write { 0 } else { self.read_gap };
             let mut next = first.block + 1;
             let mut ios = vec![first];
-            while (ios.len() as u32) < limit {
+            loop {
                 match self.pending[disk].front() {
-                    Some(io) if io.block == next && io.data.is_some() == write => {
-                        next += 1;
+                    Some(io)
+                        if io.data.is_some() == write
+                            && io.block >= next
+                            && io.block - next <= gap
+                            && io.block - start < u64::from(limit) =>
+                    {
                         if let Some(io) = self.pending[disk].pop_front() {
+                            next = io.block + 1;
                             ios.push(io);
                         }
                     }
@@ -163,7 +180,7 @@ impl Executor {
             let req = Request {
                 id,
                 lbn,
-                blocks: (ios.len() as u64 * SECTORS_PER_BLOCK) as u32,
+                blocks: ((next - start) * SECTORS_PER_BLOCK) as u32,
                 write,
             };
             members[disk].drive.enqueue(now, req);

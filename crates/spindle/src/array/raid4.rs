@@ -50,6 +50,10 @@ pub struct Raid4Config {
     /// per-disk I/O). Writes always go block by block, as the paper counts them.
     #[serde(default = "default_max_read_blocks")]
     pub max_read_blocks: u32,
+    /// Such a request also reads through gaps of up to this many unwanted blocks
+    /// rather than split (cheaper than a lost revolution for small gaps).
+    #[serde(default)]
+    pub read_gap_blocks: u64,
 }
 
 fn default_max_read_blocks() -> u32 {
@@ -63,6 +67,7 @@ impl Default for Raid4Config {
             stripe_unit_blocks: 256,
             max_outstanding: 8,
             max_read_blocks: 256,
+            read_gap_blocks: 32,
         }
     }
 }
@@ -837,7 +842,9 @@ impl Raid4 {
         for &v in blocks {
             places.push(self.check_range(v)?);
         }
-        let mut exec = self.new_exec();
+        // User reads may read through small gaps; the read phase of a write batch
+        // reads only what it needs.
+        let mut exec = self.new_exec().read_through_gaps(self.cfg.read_gap_blocks);
         let start = self.now;
         let before = self.detections.len();
         let mut f = Fetch::default();

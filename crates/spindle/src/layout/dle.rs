@@ -29,6 +29,7 @@ use super::freespace::FreeSpace;
 use crate::array::{ArrayError, BatchReport, Raid4};
 use crate::flash::{FlashDevice, FlashOp, FlashParams};
 use crate::store::{zero_block, Block, BlockStore};
+use rand_chacha::ChaCha8Rng;
 use rustc_hash::{FxHashMap, FxHashSet};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -146,6 +147,9 @@ pub struct Dle {
     maps: BTreeMap<u32, Vec<u32>>,
     /// (extent, offset) → staging slot.
     staged: FxHashMap<(u32, u32), u32>,
+    /// Where a staged block's previous version was (freed when it was staged): the
+    /// destage's first placement hint.
+    home: FxHashMap<(u32, u32), u32>,
     next_slot: u64,
     free: FreeSpace,
     /// Snapshot references per volume block.
@@ -157,6 +161,9 @@ pub struct Dle {
     cursor: u64,
     /// The RAID batch of every extent destaged and every direct write, in order.
     pub batches: Vec<BatchReport>,
+    /// When set, one random read per drive precedes every RAID batch (the paper's
+    /// anti short-stroke I/Os; not part of the batch's statistics).
+    pub scatter: Option<ChaCha8Rng>,
     pub stats: DleStats,
 }
 
@@ -176,6 +183,7 @@ impl Dle {
             flash_ids: 0,
             maps: BTreeMap::new(),
             staged: FxHashMap::default(),
+            home: FxHashMap::default(),
             next_slot: 0,
             held: FxHashMap::default(),
             orphans: FxHashSet::default(),
@@ -183,6 +191,7 @@ impl Dle {
             durable: Durable::default(),
             cursor: 0,
             batches: Vec::new(),
+            scatter: None,
             stats: DleStats::default(),
         })
     }
@@ -331,9 +340,24 @@ impl Dle {
         self.meta_write(|d| d.log.push(rec))?;
         for (o, slot) in record.blocks {
             self.staged.insert((extent, o), slot);
+            self.release_for_staging(extent, o);
         }
         self.stats.staged_blocks += data.len() as u64;
         Ok(())
+    }
+
+    /// The staging log is now the block's home: its on-disk version is freed (unless
+    /// a snapshot holds it) and remembered as a placement hint. The durable maps still
+    /// point at it until the destage commits; recovery knows staged blocks override.
+    fn release_for_staging(&mut self, extent: u32, o: u32) {
+        let Some(map) = self.maps.get_mut(&extent) else {
+            return;
+        };
+        let old = std::mem::replace(&mut map[o as usize], NONE);
+        if old != NONE {
+            self.home.insert((extent, o), old);
+            self.drop_block(old);
+        }
     }
 
     /// Writes every staged block to disk, one RAID batch per extent.
@@ -384,8 +408,19 @@ impl Dle {
                 LayoutPolicy::UpdateInPlace if map[o] != NONE => map[o],
                 LayoutPolicy::WriteAnywhere => self.take_next_free()?,
                 _ => {
-                    let prefer = self.neighbour_hint(&map, o);
-                    self.take_near(prefer)?
+                    let hints = self.neighbour_hints(extent, &map, o);
+                    // Never where this block's previous version was (no overwrite
+                    // in place, so snapshots and crash recovery stay simple).
+                    let own = match map[o] {
+                        NONE => self.home.get(&(extent, o as u32)).map(|&b| u64::from(b)),
+                        b => Some(u64::from(b)),
+                    };
+                    let reserved = own.is_some_and(|b| self.free.take(b));
+                    let b = self.take_near(&hints);
+                    if let (true, Some(own)) = (reserved, own) {
+                        self.free.release(own);
+                    }
+                    b?
                 }
             };
             if vb != map[o] {
@@ -398,6 +433,9 @@ impl Dle {
             .map(|(o, b)| (u64::from(map[*o as usize]), b.clone()))
             .collect();
         let intent: Vec<u64> = writes.iter().map(|w| w.0).collect();
+        if let Some(rng) = self.scatter.as_mut() {
+            self.raid.scatter_heads(rng);
+        }
         let result = self
             .meta_write(|d| d.intent = intent)
             .and_then(|_| self.raid.write_batch(&writes).map_err(DleError::from));
@@ -429,45 +467,55 @@ impl Dle {
         }
         for o in &written {
             self.staged.remove(&(extent, *o));
+            self.home.remove(&(extent, *o));
         }
         self.maps.insert(extent, map);
         self.batches.push(report.clone());
         Ok(report)
     }
 
-    /// A volume block next to the block's logical neighbours: right after the
-    /// preceding offset, else right before the following one, else where it was.
-    fn neighbour_hint(&self, map: &[u32], o: usize) -> Option<u64> {
+    /// Where a block should go: the allocation ranges holding the block itself (its
+    /// current version), its logical predecessor and its successor, in that order,
+    /// each with the position it would take there. Decision: the block's own range
+    /// comes first so that a neighbour that once had to move far away does not pull
+    /// the block after it.
+    fn neighbour_hints(&self, extent: u32, map: &[u32], o: usize) -> Vec<u64> {
+        let mut hints = Vec::with_capacity(3);
+        let own = match map[o] {
+            NONE => self.home.get(&(extent, o as u32)).copied().unwrap_or(NONE),
+            b => b,
+        };
+        if own != NONE {
+            hints.push(u64::from(own));
+        }
         if o > 0 && map[o - 1] != NONE {
-            return Some(u64::from(map[o - 1]) + 1);
+            hints.push(u64::from(map[o - 1]) + 1);
         }
         if o + 1 < map.len() && map[o + 1] != NONE {
-            return Some(u64::from(map[o + 1]).saturating_sub(1));
+            hints.push(u64::from(map[o + 1]).saturating_sub(1));
         }
-        (map[o] != NONE).then(|| u64::from(map[o]))
+        hints
     }
 
-    /// Takes the free block nearest `prefer`: in its allocation range, then in ranges
-    /// on the same disk within the proximal span, then anywhere from the cursor.
-    fn take_near(&mut self, prefer: Option<u64>) -> Result<u32, DleError> {
-        let Some(p) = prefer.filter(|&p| p < self.free.blocks()) else {
+    /// Takes a free block for a block with these hints: in the hinted ranges first,
+    /// then in ranges on the same disk within the proximal span of the first hint,
+    /// then anywhere from the cursor.
+    fn take_near(&mut self, hints: &[u64]) -> Result<u32, DleError> {
+        let hints: Vec<u64> = hints.iter().copied().filter(|&h| h < self.free.blocks()).collect();
+        let Some(&p) = hints.first() else {
             return self.take_next_free();
         };
+        for &h in &hints {
+            if let Some(b) = self.free.nearest_in_range(self.free.range_of(h), h) {
+                self.free.take(b);
+                return Ok(b as u32);
+            }
+        }
         let disks = self.raid.layout().data_disks as u64;
-        let same_disk_step = if self.cfg.range_blocks == self.raid.layout().stripe_unit {
-            disks
-        } else {
-            1
-        };
+        let same_disk_step = if self.cfg.range_blocks == self.raid.layout().stripe_unit { disks } else { 1 };
         let r0 = self.free.range_of(p);
-        for k in 0..=self.cfg.proximal_ranges {
-            for r in [
-                r0.checked_add(k * same_disk_step),
-                r0.checked_sub(k * same_disk_step),
-            ]
-            .into_iter()
-            .flatten()
-            {
+        for k in 1..=self.cfg.proximal_ranges {
+            for r in [r0.checked_add(k * same_disk_step), r0.checked_sub(k * same_disk_step)].into_iter().flatten() {
                 if r >= self.free.ranges() {
                     continue;
                 }
@@ -575,6 +623,7 @@ impl Dle {
         })?;
         self.maps.remove(&extent);
         self.staged.retain(|(e, _), _| *e != extent);
+        self.home.retain(|(e, _), _| *e != extent);
         for vb in map.into_iter().filter(|&v| v != NONE) {
             self.drop_block(vb);
         }
@@ -665,6 +714,18 @@ impl Dle {
         for maps in d.snapshots.iter().flatten() {
             for vb in maps.values().flatten().copied().filter(|&v| v != NONE) {
                 *d.held.entry(vb).or_insert(0) += 1;
+            }
+        }
+        // A staged block's durable pointer is stale: its old block may already hold
+        // another block's data. The staged copy is the block's home.
+        for r in &durable.log {
+            for &(o, _) in &r.blocks {
+                if let Some(map) = d.maps.get_mut(&r.extent) {
+                    let old = std::mem::replace(&mut map[o as usize], NONE);
+                    if old != NONE {
+                        d.home.insert((r.extent, o), old);
+                    }
+                }
             }
         }
         let live: FxHashSet<u32> = d
