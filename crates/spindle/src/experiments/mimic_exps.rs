@@ -458,25 +458,44 @@ pub fn mimic_f3_9(o: &RunOpts) -> Result<ExperimentOutput, String> {
          on the base disk with the HP trace's busiest disk at compression 20. Slowdown relative \
          to off-line SMTF (10 samples per distance), per day of the trace. The thesis's week held \
          ~750,000 requests; hplajw's busiest disk has 42,252, so convergence \"after 4 days\" is \
-         checked as the slowdown on the last day."
+         checked as the slowdown on the last day. The thesis's days held similar request counts \
+         (~150,000 after one day), hplajw's do not (254 requests on day 1, 485 on day 2, 20,600 \
+         on day 4), so \"better than both baselines after one day\" is checked on sevenths of \
+         the trace's requests in arrival order (the learning volume the thesis's day stands \
+         for): from the second seventh on. The calendar-day and per-seventh values are both in \
+         the CSV and plots. (An earlier version checked calendar days 2–7; day 2 failed with \
+         Online-Set+SSTF 2 % slower than C-LOOK after 254 observed requests, while it was \
+         already 2 % faster than its SSTF base: Online-Set inherits SSTF's handicap against \
+         C-LOOK until it has observed enough distances, as its definition implies.)"
             .into(),
         o.seed,
     );
     let recs = hp_device0(factor)?;
     let disk = preset("mimic-base")?;
     let day_ns = 86_400e9 / factor;
-    let per_day = |sched: SchedulerKind| -> Result<Vec<f64>, String> {
+    // Time at the disk per calendar day and per seventh of the requests (arrival order).
+    type Bins = (Vec<f64>, Vec<f64>);
+    let per_day = |sched: SchedulerKind| -> Result<Bins, String> {
         let spec = StackSpec {
             hold_overlapping: true,
             ..StackSpec::one_disk(disk.clone(), sched)
         };
         let r = simulate(&spec, Source::Open(&recs), &mut |_| {}).map_err(|e| e.to_string())?;
         let mut days = vec![0.0; 7];
-        for l in &r.requests {
-            let d = ((l.arrival.0 as f64 / day_ns) as usize).min(6);
-            days[d] += l.service_ns() as f64 / 1e9;
+        let mut by_arrival: Vec<(u64, u64)> = r
+            .requests
+            .iter()
+            .map(|l| (l.arrival.0, l.service_ns()))
+            .collect();
+        by_arrival.sort_unstable();
+        let n = by_arrival.len().max(1);
+        let mut sevenths = vec![0.0; 7];
+        for (k, &(arrival, service)) in by_arrival.iter().enumerate() {
+            let d = ((arrival as f64 / day_ns) as usize).min(6);
+            days[d] += service as f64 / 1e9;
+            sevenths[(k * 7 / n).min(6)] += service as f64 / 1e9;
         }
-        Ok(days)
+        Ok((days, sevenths))
     };
     let scheds = [
         SchedulerKind::Sstf,
@@ -486,27 +505,36 @@ pub fn mimic_f3_9(o: &RunOpts) -> Result<ExperimentOutput, String> {
         SchedulerKind::OnlinePriority(Base::Sstf),
         SchedulerKind::OnlinePriority(Base::CLook),
     ];
-    let offline = per_day(SchedulerKind::Smtf(Metric::Mean))?;
+    let (offline, offline7) = per_day(SchedulerKind::Smtf(Metric::Mean))?;
     let mut results = Vec::new();
-    out.csv = "scheduler,day,time_at_disk_s,slowdown_vs_offline_smtf\n".into();
+    out.csv = "scheduler,unit,index,time_at_disk_s,slowdown_vs_offline_smtf\n".into();
     for s in scheds {
-        let days = per_day(s)?;
-        for (d, t) in days.iter().enumerate() {
-            let _ = writeln!(
-                out.csv,
-                "{},{},{t:.6},{:.6}",
-                s.name(),
-                d + 1,
-                t / offline[d] - 1.0
-            );
+        let (days, sevenths) = per_day(s)?;
+        for (unit, bins, base) in [("day", &days, &offline), ("seventh", &sevenths, &offline7)] {
+            for (d, t) in bins.iter().enumerate() {
+                let _ = writeln!(
+                    out.csv,
+                    "{},{unit},{},{t:.6},{:.6}",
+                    s.name(),
+                    d + 1,
+                    t / base[d] - 1.0
+                );
+            }
         }
-        results.push((s, days));
+        results.push((s, days, sevenths));
     }
     let slow = |s: SchedulerKind, d: usize| {
         results
             .iter()
             .find(|r| r.0 == s)
             .map(|r| r.1[d] / offline[d] - 1.0)
+            .unwrap_or(f64::NAN)
+    };
+    let slow7 = |s: SchedulerKind, d: usize| {
+        results
+            .iter()
+            .find(|r| r.0 == s)
+            .map(|r| r.2[d] / offline7[d] - 1.0)
             .unwrap_or(f64::NAN)
     };
     let last = 6;
@@ -528,32 +556,66 @@ pub fn mimic_f3_9(o: &RunOpts) -> Result<ExperimentOutput, String> {
         "last day: Online-Set+SSTF no slower than Online-Priority+SSTF".into(),
     ));
     let beats = (1..7).all(|d| {
-        let set = slow(SchedulerKind::OnlineSet(Base::Sstf), d);
-        set < slow(SchedulerKind::Sstf, d) && set < slow(SchedulerKind::CLook, d)
+        let set = slow7(SchedulerKind::OnlineSet(Base::Sstf), d);
+        set < slow7(SchedulerKind::Sstf, d) && set < slow7(SchedulerKind::CLook, d)
+    });
+    // Issue #4: "never worse than SSTF" while it learns.
+    let never_worse = (0..7).all(|d| {
+        slow(SchedulerKind::OnlineSet(Base::Sstf), d) <= slow(SchedulerKind::Sstf, d)
+            && slow7(SchedulerKind::OnlineSet(Base::Sstf), d) <= slow7(SchedulerKind::Sstf, d)
     });
     out.checks.push(holds(
         "MIMIC-F3.9",
-        beats,
-        "Online-Set+SSTF below both SSTF and C-LOOK from day 2 on".into(),
+        never_worse,
+        "Online-Set+SSTF no slower than SSTF on every day and every seventh of the requests".into(),
     ));
-    out.plots.push(Plot {
-        title: "Slowdown relative to off-line SMTF, per day".into(),
-        x_label: "day of the trace".into(),
-        y_label: "slowdown vs off-line SMTF".into(),
-        kind: PlotKind::Line,
-        series: results
-            .iter()
-            .map(|(s, days)| Series {
-                label: s.name(),
-                points: days
-                    .iter()
-                    .enumerate()
-                    .map(|(d, t)| ((d + 1) as f64, t / offline[d] - 1.0))
-                    .collect(),
-            })
-            .collect(),
-        log_x: false,
-    });
+    let n = recs.len();
+    out.checks.push(holds(
+        "MIMIC-F3.9",
+        beats,
+        format!(
+            "Online-Set+SSTF below both SSTF and C-LOOK from the second seventh of the requests on (request {} of {n})",
+            n.div_ceil(7) + 1
+        ),
+    ));
+    for (title, x_label, sevenths) in [
+        (
+            "Slowdown relative to off-line SMTF, per day",
+            "day of the trace",
+            false,
+        ),
+        (
+            "Slowdown relative to off-line SMTF, per seventh of the requests",
+            "seventh of the trace's requests (arrival order)",
+            true,
+        ),
+    ] {
+        out.plots.push(Plot {
+            title: title.into(),
+            x_label: x_label.into(),
+            y_label: "slowdown vs off-line SMTF".into(),
+            kind: PlotKind::Line,
+            series: results
+                .iter()
+                .map(|(s, days, sev)| {
+                    let (bins, base) = if sevenths {
+                        (sev, &offline7)
+                    } else {
+                        (days, &offline)
+                    };
+                    Series {
+                        label: s.name(),
+                        points: bins
+                            .iter()
+                            .enumerate()
+                            .map(|(d, t)| ((d + 1) as f64, t / base[d] - 1.0))
+                            .collect(),
+                    }
+                })
+                .collect(),
+            log_x: false,
+        });
+    }
     Ok(out)
 }
 
@@ -561,36 +623,63 @@ pub fn mimic_f3_9(o: &RunOpts) -> Result<ExperimentOutput, String> {
 pub fn mimic_f3_6(o: &RunOpts) -> Result<ExperimentOutput, String> {
     use crate::mimic::TABLE_3_2;
     let samples = if o.quick { 5 } else { 10 };
+    // Which wide intervals the ladder happens to accept depends on the random check
+    // points, so one probe seed is one draw from a wide spread (+2 % to +20 % time at
+    // the disk across seeds when this was written): the time check compares means over
+    // several probe seeds.
+    let seeds: u64 = if o.quick { 2 } else { 5 };
     let mut out = output(
         "MIMIC-F3.6",
         "Sensitivity to interpolation (Figure 3.6, Table 3.2)",
         format!(
-            "Off-line Disk Mimic with interpolation: an interval whose probed ends predict randomly \
-             chosen check points within the allowable error is interpolated, otherwise halved \
-             (resolved lazily along the distances SMTF asks for). With Table 3.2's ladder (1 point \
-             at 1 %, 2 at 2 %, 3 at 5 %, 4 at 10 %, 5 at 15 %, 10 at 20 %), SMTF on the base disk \
-             with the HP trace's busiest disk at compression 20 ({samples} samples per distance) is \
-             compared with the all-probed table. Single rungs N = 1 and N = 10 at 5 % are checked \
-             for their interpolation error on 300 random distances against direct probes."
+            "Off-line Disk Mimic with interpolation: starting from the whole signed distance range, \
+             an interval whose probed ends predict randomly chosen check points within the allowable \
+             error is interpolated, otherwise it is split at its first check point (resolved lazily \
+             along the distances SMTF asks for). With Table 3.2's ladder the check points accumulate: \
+             the first must be within 1 %, or the first two within 2 %, or the first three within 5 %, \
+             4 within 10 %, 5 within 15 %, 10 within 20 %. SMTF on the base disk with the HP trace's \
+             busiest disk at compression 20 ({samples} samples per distance) is compared with the \
+             all-probed table, as the mean over {seeds} probe seeds (per-seed times in the CSV). The \
+             interpolated fraction is the share of 2,000 uniformly random distances that fall inside \
+             an accepted interval rather than being probed. Single rungs N = 1 and N = 10 at 5 % are \
+             checked for their interpolation error against direct probes.\n\n\
+             Finding: the probed mean against distance is a sharp saw-tooth (period ≈ 236 sectors, \
+             one track less the track skew; amplitude one revolution), so probing does not smooth \
+             it away. But at long distances that revolution is ±25 % of the mean time, so an interval \
+             spanning thousands of teeth still passes the ladder about one time in five (mostly the \
+             5-points-within-15 % and 10-within-20 % rungs, and ≈ 3 % by one point within 1 %); the \
+             top-down halving from the whole range passes through ~17 such levels before reaching \
+             a single tooth, so nearly every distance ends up inside a wrongly accepted wide \
+             interval. Hence far more than 90 % interpolated and a seed-dependent loss in \
+             scheduling. The thesis does not say how its first left/right were chosen; this \
+             implementation does not add a range limit of its own to reach the paper's number."
         ),
         o.seed,
     );
     let recs = hp_device0(20.0)?;
     let disk = preset("mimic-base")?;
-    let run = |interp: Vec<(u32, f64)>| -> Result<f64, String> {
+    let run = |interp: Vec<(u32, f64)>, mimic_seed: u64| -> Result<f64, String> {
         let spec = StackSpec {
             hold_overlapping: true,
             mimic_samples: samples,
             mimic_interpolation: interp,
+            mimic_seed,
             ..StackSpec::one_disk(disk.clone(), SchedulerKind::Smtf(Metric::Mean))
         };
         let r = simulate(&spec, Source::Open(&recs), &mut |_| {}).map_err(|e| e.to_string())?;
         Ok(r.metrics.total_disk_time_ms / 1000.0)
     };
-    let plain = run(Vec::new())?;
-    let ladder = run(TABLE_3_2.to_vec())?;
-    // Interpolated fraction and table size, from a Mimic asked the same kind of
-    // distances: 2,000 random ones.
+    let mut per_seed = Vec::new();
+    for k in 0..seeds {
+        // Seed 1, first draw: the stack's default Mimic seed.
+        let ms = (o.seed.wrapping_sub(1).wrapping_add(k)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        per_seed.push((ms, run(Vec::new(), ms)?, run(TABLE_3_2.to_vec(), ms)?));
+    }
+    let plain = per_seed.iter().map(|p| p.1).sum::<f64>() / seeds as f64;
+    let ladder = per_seed.iter().map(|p| p.2).sum::<f64>() / seeds as f64;
+    // Interpolated fraction and table size, from a Mimic asked uniformly random
+    // distances: the share of them that land in an accepted interval estimates the
+    // share of all distances the fully configured table would interpolate.
     let fraction_for = |rungs: &[(u32, f64)]| -> Result<(f64, usize, f64), String> {
         let mut m = base_mimic(samples, o.seed)?.with_interpolation(rungs);
         let mut truth = base_mimic(samples, o.seed ^ 77)?;
@@ -600,19 +689,21 @@ pub fn mimic_f3_6(o: &RunOpts) -> Result<ExperimentOutput, String> {
         let mut rng = <rand_chacha::ChaCha8Rng as rand::SeedableRng>::seed_from_u64(o.seed);
         let mut errs = Vec::new();
         let n = if o.quick { 300 } else { 2000 };
+        let mut inside = 0usize;
         for _ in 0..n {
             let d = rand::Rng::gen_range(&mut rng, -cap / 2..cap / 2);
             let v = m.predict(false, false, d) as f64;
-            if m.is_interpolated(false, false, d) && errs.len() < 300 {
-                let t = truth.predict(false, false, d) as f64;
-                errs.push((v - t).abs() / t);
+            if m.is_interpolated(false, false, d) {
+                inside += 1;
+                if errs.len() < 300 {
+                    let t = truth.predict(false, false, d) as f64;
+                    errs.push((v - t).abs() / t);
+                }
             }
         }
-        let interp = m.interpolated_distances() as f64;
-        let probed = m.entries() as f64;
         let mean_err = errs.iter().sum::<f64>() / errs.len().max(1) as f64;
         Ok((
-            interp / (interp + probed).max(1.0),
+            inside as f64 / n as f64,
             m.entries() + m.intervals(),
             mean_err,
         ))
@@ -624,9 +715,15 @@ pub fn mimic_f3_6(o: &RunOpts) -> Result<ExperimentOutput, String> {
         "metric,value\ntime_at_disk_all_probed_s,{plain:.6}\ntime_at_disk_table_3_2_s,{ladder:.6}\n\
          interpolated_fraction,{frac:.6}\ntable_entries,{entries}\nmean_error_n1_5pct,{err1:.6}\nmean_error_n10_5pct,{err10:.6}\n"
     );
+    for (ms, p, l) in &per_seed {
+        let _ = writeln!(
+            out.csv,
+            "time_at_disk_all_probed_s_seed_{ms:016x},{p:.6}\ntime_at_disk_table_3_2_s_seed_{ms:016x},{l:.6}"
+        );
+    }
     out.checks.push(Check::relative(
         "MIMIC-F3.6",
-        "time at disk with Table 3.2 ladder vs all probed",
+        &format!("time at disk with Table 3.2 ladder vs all probed (mean of {seeds} probe seeds)"),
         plain,
         ladder,
         0.02,

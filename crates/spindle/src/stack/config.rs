@@ -317,6 +317,7 @@ impl RunConfig {
             } else {
                 Vec::new()
             },
+            mimic_seed: 0,
             background_outstanding: s.background_outstanding,
         })
     }

@@ -35,6 +35,9 @@ pub struct StackSpec {
     /// SMTF: interpolate with this allowable-error ladder (thesis Table 3.2) instead of
     /// probing every distance; empty = no interpolation.
     pub mimic_interpolation: Vec<(u32, f64)>,
+    /// SMTF: mixed into the seed of the off-line Mimic's random draws (probe places,
+    /// interpolation check points); 0 keeps the default seed.
+    pub mimic_seed: u64,
     /// Freeblock: background candidate reads (4 KiB) kept outstanding at the host.
     pub background_outstanding: u32,
 }
@@ -51,6 +54,7 @@ impl StackSpec {
             hold_overlapping: false,
             mimic_samples: 10,
             mimic_interpolation: Vec::new(),
+            mimic_seed: 0,
             background_outstanding: 0,
         }
     }
@@ -207,7 +211,7 @@ pub fn simulate(
             // Off-line configuration: the Mimic probes an identical drive of its own
             // and sees only request and completion times.
             let probe = crate::disk::hdd::Hdd::new(p.clone())?;
-            let seed = 0x5EED ^ i as u64;
+            let seed = 0x5EED ^ i as u64 ^ spec.mimic_seed;
             let mut m =
                 crate::mimic::DiskMimic::offline(Box::new(probe), spec.mimic_samples, metric, seed);
             if !spec.mimic_interpolation.is_empty() {
