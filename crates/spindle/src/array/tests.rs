@@ -263,31 +263,3 @@ fn two_corrupt_checksum_blocks_in_one_zone_are_rebuilt_from_a_consistent_row() {
     let all: Vec<u64> = model.keys().copied().collect();
     assert_eq!(check_reads(&mut a, &model, &all), (all.len() as u64, 0));
 }
-
-#[test]
-#[ignore = "scratch"]
-fn scratch_dense_strand() {
-    use super::exec::{Executor, Io, Member};
-    use crate::disk::drive::Drive;
-    use crate::store::BlockStore;
-    for span in [2048u64, 1024, 256] {
-        for n in [30usize, 60, 120] {
-            let mut p = preset("wd-re3").expect("p");
-            if std::env::var("NOCACHE").is_ok() { p.cache.enabled = false; }
-            if std::env::var("NOTURN").is_ok() { p.firmware.turnaround_ms = 0.0; }
-            if std::env::var("NORA").is_ok() { p.cache.read_ahead = crate::disk::params::ReadAhead::None; }
-            let mut members = vec![Member { drive: Drive::new(p).expect("d"), store: BlockStore::new() }];
-            let mut rng = ChaCha8Rng::seed_from_u64(1);
-            let mut blocks: Vec<u64> = (0..n).map(|_| rng.gen_range(0..span)).collect();
-            blocks.sort(); blocks.dedup();
-            let k = blocks.len();
-            let mut ex = Executor::new(1, 8, crate::time::SimTime(1_000_000_000));
-            ex.issue(&mut members, blocks.into_iter().map(|b| Io { disk: 0, block: b + 100_000, data: None, tag: 0 }).collect());
-            let mut f = FaultInjector::none();
-            ex.drain(&mut members, &mut f, None);
-            let a = ex.activity[0];
-            let st = a.busy_ns as f64 / 1e6 / a.ios() as f64;
-            eprintln!("span {span} blocks, {k} reads: ST {st:.2} ms, {:.2} per rev", 8.333 / st);
-        }
-    }
-}

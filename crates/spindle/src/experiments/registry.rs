@@ -80,6 +80,16 @@ pub fn registry() -> Vec<Experiment> {
             run: super::prox_raid::prox_t2,
         },
         Experiment {
+            id: "PROX-T3",
+            title: "Serial reads after random updates (Table 3)",
+            run: super::prox_dle::prox_t3,
+        },
+        Experiment {
+            id: "PROX-COST",
+            title: "Cost per IOPS with a 1 % flash staging area (§5.4)",
+            run: super::prox_dle::prox_cost,
+        },
+        Experiment {
             id: "MIMD-EQ",
             title: "MimdRAID seek-distance and rotational-delay formulas (EQ1–EQ7)",
             run: mimd_eq,

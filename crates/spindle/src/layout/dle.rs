@@ -501,7 +501,11 @@ impl Dle {
     /// then in ranges on the same disk within the proximal span of the first hint,
     /// then anywhere from the cursor.
     fn take_near(&mut self, hints: &[u64]) -> Result<u32, DleError> {
-        let hints: Vec<u64> = hints.iter().copied().filter(|&h| h < self.free.blocks()).collect();
+        let hints: Vec<u64> = hints
+            .iter()
+            .copied()
+            .filter(|&h| h < self.free.blocks())
+            .collect();
         let Some(&p) = hints.first() else {
             return self.take_next_free();
         };
@@ -512,10 +516,20 @@ impl Dle {
             }
         }
         let disks = self.raid.layout().data_disks as u64;
-        let same_disk_step = if self.cfg.range_blocks == self.raid.layout().stripe_unit { disks } else { 1 };
+        let same_disk_step = if self.cfg.range_blocks == self.raid.layout().stripe_unit {
+            disks
+        } else {
+            1
+        };
         let r0 = self.free.range_of(p);
         for k in 1..=self.cfg.proximal_ranges {
-            for r in [r0.checked_add(k * same_disk_step), r0.checked_sub(k * same_disk_step)].into_iter().flatten() {
+            for r in [
+                r0.checked_add(k * same_disk_step),
+                r0.checked_sub(k * same_disk_step),
+            ]
+            .into_iter()
+            .flatten()
+            {
                 if r >= self.free.ranges() {
                     continue;
                 }
