@@ -53,7 +53,9 @@ pub struct Raid4Config {
     #[serde(default = "default_max_read_blocks")]
     pub max_read_blocks: u32,
     /// Such a request also reads through gaps of up to this many unwanted blocks
-    /// rather than split (cheaper than a lost revolution for small gaps).
+    /// rather than split (cheaper than a lost revolution for small gaps). Decision:
+    /// 64, one checksum zone, so a run of data and the checksum block closing its zone
+    /// go as one request and the drive's read-ahead continues right after them.
     #[serde(default)]
     pub read_gap_blocks: u64,
 }
@@ -69,7 +71,7 @@ impl Default for Raid4Config {
             stripe_unit_blocks: 256,
             max_outstanding: 8,
             max_read_blocks: 512,
-            read_gap_blocks: 32,
+            read_gap_blocks: 64,
         }
     }
 }

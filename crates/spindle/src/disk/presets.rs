@@ -463,10 +463,11 @@ pub fn wd_re3() -> DiskParams {
             rpm_variation_seed: 0,
         },
         ctrl: simple_controller(0.1, 0.0017),
-        // Decision (session 2): a 16 MB-cache SATA drive reads ahead a segment's worth
-        // (1 MB) past a read, not only to the track end, so a sequential stream issued
-        // as back-to-back requests keeps the media rate (PROX-T3's 89 MB/s per disk).
-        cache: read_cache(16, 2048, ReadAhead::Max),
+        // Decision (session 2): the 16 MB cache as 8 segments of 2 MB, reading ahead up
+        // to a segment past a read (not only to the track end), so that a sequential
+        // stream of 1 MB requests issued one after another keeps the media rate
+        // (PROX-T3's 89 MB/s per disk).
+        cache: read_cache(8, 4096, ReadAhead::Max),
         // The slides' "up to 10 locations per revolution" (8.33 ms / 0.8 ms) is one head
         // switch (or one-cylinder settle: the band layout puts consecutive tracks on
         // adjacent cylinders) between services on different tracks; the model charges
