@@ -11,17 +11,6 @@ use crate::stack::{simulate, Source, StackSpec};
 use crate::trace::IoRecord;
 use std::fmt::Write as _;
 
-fn holds(id: &str, ok: bool, metric: String) -> Check {
-    Check {
-        id: id.into(),
-        metric,
-        paper: 1.0,
-        ours: if ok { 1.0 } else { 0.0 },
-        tolerance: "holds".into(),
-        pass: ok,
-    }
-}
-
 fn output(id: &str, title: &str, description: String, seed: u64) -> ExperimentOutput {
     ExperimentOutput {
         id: id.into(),
@@ -113,7 +102,7 @@ pub fn mimic_f3_1(o: &RunOpts) -> Result<ExperimentOutput, String> {
                 start = i;
             }
         }
-        out.checks.push(holds(
+        out.checks.push(holds_(
             "MIMIC-F3.1",
             plateaus >= 2,
             format!("{kb} KB: {plateaus} plateaus (≥ 2)"),
@@ -137,7 +126,7 @@ pub fn mimic_f3_1(o: &RunOpts) -> Result<ExperimentOutput, String> {
             points: s.iter().enumerate().map(|(i, &v)| (i as f64, v)).collect(),
         });
     }
-    out.checks.push(holds(
+    out.checks.push(holds_(
         "MIMIC-F3.1",
         means[0] > means[1],
         format!(
@@ -300,7 +289,7 @@ pub fn mimic_f3_4(o: &RunOpts) -> Result<ExperimentOutput, String> {
         .map(|b| b.1)
         .fold(f64::INFINITY, f64::min);
     if let Some(&(_, one)) = smtf.first() {
-        out.checks.push(holds(
+        out.checks.push(holds_(
             "MIMIC-F3.4",
             one < worst_base,
             format!(
@@ -319,7 +308,7 @@ pub fn mimic_f3_4(o: &RunOpts) -> Result<ExperimentOutput, String> {
         ));
     }
     let ok = smtf.windows(2).all(|w| w[1].1 <= w[0].1 * 1.01);
-    out.checks.push(holds(
+    out.checks.push(holds_(
         "MIMIC-F3.4",
         ok,
         "SMTF time non-increasing in samples (±1 %)".into(),
@@ -396,7 +385,7 @@ pub fn mimic_f3_7(o: &RunOpts) -> Result<ExperimentOutput, String> {
             1.10 + 1e-12,
             smtf,
         ));
-        out.checks.push(holds(
+        out.checks.push(holds_(
             "MIMIC-F3.7",
             smtf < clook.min(sstf),
             format!(
@@ -414,7 +403,7 @@ pub fn mimic_f3_7(o: &RunOpts) -> Result<ExperimentOutput, String> {
             ));
         }
         if t.name == "mimic-slow-seek" || t.name == "mimic-fast-rotate" {
-            out.checks.push(holds(
+            out.checks.push(holds_(
                 "MIMIC-F3.7",
                 sstf < clook,
                 format!("{}: SSTF ({sstf:.3}) below C-LOOK ({clook:.3})", t.label),
@@ -545,12 +534,12 @@ pub fn mimic_f3_9(o: &RunOpts) -> Result<ExperimentOutput, String> {
         0.05 + 1e-12,
         set_sstf,
     ));
-    out.checks.push(holds(
+    out.checks.push(holds_(
         "MIMIC-F3.9",
         set_sstf <= slow(SchedulerKind::OnlineSet(Base::CLook), last),
         "last day: Online-Set+SSTF no slower than Online-Set+C-LOOK".into(),
     ));
-    out.checks.push(holds(
+    out.checks.push(holds_(
         "MIMIC-F3.9",
         set_sstf <= slow(SchedulerKind::OnlinePriority(Base::Sstf), last),
         "last day: Online-Set+SSTF no slower than Online-Priority+SSTF".into(),
@@ -564,13 +553,13 @@ pub fn mimic_f3_9(o: &RunOpts) -> Result<ExperimentOutput, String> {
         slow(SchedulerKind::OnlineSet(Base::Sstf), d) <= slow(SchedulerKind::Sstf, d)
             && slow7(SchedulerKind::OnlineSet(Base::Sstf), d) <= slow7(SchedulerKind::Sstf, d)
     });
-    out.checks.push(holds(
+    out.checks.push(holds_(
         "MIMIC-F3.9",
         never_worse,
         "Online-Set+SSTF no slower than SSTF on every day and every seventh of the requests".into(),
     ));
     let n = recs.len();
-    out.checks.push(holds(
+    out.checks.push(holds_(
         "MIMIC-F3.9",
         beats,
         format!(
@@ -827,7 +816,7 @@ pub fn mimic_f3_8(o: &RunOpts) -> Result<ExperimentOutput, String> {
         4.0,
     ));
     let mono = points.windows(2).all(|w| w[1].1 <= w[0].1);
-    out.checks.push(holds(
+    out.checks.push(holds_(
         "MIMIC-F3.8",
         mono,
         "slowdown decreasing as the maximum distance grows".into(),
@@ -912,12 +901,12 @@ pub fn mimic_f3_3(o: &RunOpts) -> Result<ExperimentOutput, String> {
     let (_, dmean, tmean) = get(Metric::Mean);
     let (_, dmax, tmax) = get(Metric::Max);
     let (_, _, tmin) = get(Metric::Min);
-    out.checks.push(holds(
+    out.checks.push(holds_(
         "MIMIC-F3.3",
         dp < dmean && dp < dmax,
         format!("probabilistic demerit ({dp:.3} ms) below mean ({dmean:.3}) and max ({dmax:.3})"),
     ));
-    out.checks.push(holds(
+    out.checks.push(holds_(
         "MIMIC-F3.3",
         tmean < tmax && tmax < tmin,
         format!("scheduling: mean ({tmean:.1} s) < max ({tmax:.1} s) < min ({tmin:.1} s)"),
@@ -1122,4 +1111,8 @@ pub fn freeblk_f4_1(o: &RunOpts) -> Result<ExperimentOutput, String> {
         log_x: false,
     });
     Ok(out)
+}
+
+fn holds_(id: &str, ok: bool, metric: String) -> Check {
+    Check::holds(id, &metric, ok)
 }

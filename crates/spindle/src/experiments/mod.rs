@@ -28,6 +28,18 @@ pub struct Check {
 }
 
 impl Check {
+    /// A qualitative claim: passes when it holds (reported as 1 against 1).
+    pub fn holds(id: &str, metric: &str, ok: bool) -> Check {
+        Check {
+            id: id.into(),
+            metric: metric.into(),
+            paper: 1.0,
+            ours: if ok { 1.0 } else { 0.0 },
+            tolerance: "holds".into(),
+            pass: ok,
+        }
+    }
+
     /// Passes when `ours` is within `rel` (a fraction) of `paper`.
     pub fn relative(id: &str, metric: &str, paper: f64, ours: f64, rel: f64) -> Check {
         Check {

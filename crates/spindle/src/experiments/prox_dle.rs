@@ -380,16 +380,10 @@ pub fn staged_checks(rows: &[(f64, T2Row)]) -> Vec<Check> {
             r.resp_ms,
             13.0,
         ));
-        c.push(Check::absolute(
+        c.push(Check::holds(
             id,
-            "1 %: parity util above data util (1 if so)",
-            1.0,
-            if r.parity_util > r.data_util {
-                1.0
-            } else {
-                0.0
-            },
-            0.0,
+            "1 %: parity util above data util",
+            r.parity_util > r.data_util,
         ));
     }
     let upto7: Vec<&T2Row> = rows
@@ -400,12 +394,10 @@ pub fn staged_checks(rows: &[(f64, T2Row)]) -> Vec<Check> {
     let non_increasing = upto7
         .windows(2)
         .all(|w| w[1].amplification <= w[0].amplification + 0.05);
-    c.push(Check::absolute(
+    c.push(Check::holds(
         id,
-        "amplification non-increasing from 1 % to 7 % (1 if so, 0.05 slack)",
-        1.0,
-        if non_increasing { 1.0 } else { 0.0 },
-        0.0,
+        "amplification non-increasing from 1 % to 7 % (0.05 slack)",
+        non_increasing,
     ));
     if let (Some(first), Some(last)) = (rows.first(), rows.last()) {
         c.push(Check::absolute(

@@ -183,16 +183,7 @@ pub fn select(ids: &[String]) -> Result<Vec<Experiment>, String> {
 }
 
 fn output(id: &str, title: &str, description: &str, seed: u64) -> ExperimentOutput {
-    ExperimentOutput {
-        id: id.into(),
-        title: title.into(),
-        description: description.into(),
-        seed,
-        checks: Vec::new(),
-        plots: Vec::new(),
-        tables: Vec::new(),
-        csv: String::new(),
-    }
+    ExperimentOutput::new(id, title, description, seed)
 }
 
 fn f3(x: f64) -> String {

@@ -26,16 +26,7 @@ use std::fmt::Write as _;
 const D: usize = 8;
 
 fn output(id: &str, title: &str, description: &str, seed: u64) -> ExperimentOutput {
-    ExperimentOutput {
-        id: id.into(),
-        title: title.into(),
-        description: description.into(),
-        seed,
-        checks: Vec::new(),
-        plots: Vec::new(),
-        tables: Vec::new(),
-        csv: String::new(),
-    }
+    ExperimentOutput::new(id, title, description, seed)
 }
 
 fn trials(o: &RunOpts) -> usize {
@@ -73,17 +64,6 @@ fn cdf_points(v: &[f64]) -> Vec<(f64, f64)> {
         .enumerate()
         .map(|(i, &x)| (x, (i + 1) as f64 / n))
         .collect()
-}
-
-fn holds(id: &str, metric: String, ok: bool) -> Check {
-    Check {
-        id: id.into(),
-        metric,
-        paper: 1.0,
-        ours: if ok { 1.0 } else { 0.0 },
-        tolerance: "holds".into(),
-        pass: ok,
-    }
 }
 
 /// The model's inputs for a simulated drive. Decision (the paper is silent on how H is
@@ -810,7 +790,7 @@ pub fn prox_f4(o: &RunOpts) -> Result<ExperimentOutput, String> {
             1.2,
             lim_r / lim_a,
         ));
-        out.checks.push(holds(
+        out.checks.push(holds_(
             "PROX-F4",
             format!("{name}: limited firmware with ascending issue equals ideal SPTF"),
             (lim_a - ideal_a).abs() <= 1e-9 * ideal_a,
@@ -835,4 +815,8 @@ pub fn prox_f4(o: &RunOpts) -> Result<ExperimentOutput, String> {
         log_x: false,
     });
     Ok(out)
+}
+
+fn holds_(id: &str, metric: String, ok: bool) -> Check {
+    Check::holds(id, &metric, ok)
 }

@@ -73,6 +73,22 @@ pub struct ExperimentOutput {
     pub csv: String,
 }
 
+impl ExperimentOutput {
+    /// An output with no checks, plots, tables or data yet.
+    pub fn new(id: &str, title: &str, description: &str, seed: u64) -> ExperimentOutput {
+        ExperimentOutput {
+            id: id.into(),
+            title: title.into(),
+            description: description.into(),
+            seed,
+            checks: Vec::new(),
+            plots: Vec::new(),
+            tables: Vec::new(),
+            csv: String::new(),
+        }
+    }
+}
+
 /// Pretty JSON list of every check, flattened over the experiments in order; each entry
 /// has the keys `id`, `metric`, `paper`, `ours`, `tolerance`, `pass`.
 pub fn summary_json(outputs: &[ExperimentOutput]) -> String {
