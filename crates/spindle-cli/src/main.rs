@@ -68,6 +68,11 @@ enum Command {
             \x20 [[disks]]\n\
             \x20 disk = \"mimic-base\"        # preset or DiskSim .parv\n\
             \x20 count = 1\n\
+            \x20 [layout]                   # optional: a layout engine over a RAID-4 of the disk\n\
+            \x20 kind = \"dle\"               # dle | update-in-place | write-anywhere\n\
+            \x20 staging-pct = 1.0          # flash staging area, % of the volume\n\
+            \x20 allocation-range-kib = 1024\n\
+            \x20 threshold-kib = 168        # smaller writes are staged\n\
             \n\
             Trace devices map to disks in order (device d → disk d mod n, laid end to end when\n\
             there are fewer disks than devices). Times in ms; sizes in 512-byte sectors.",
@@ -75,7 +80,9 @@ enum Command {
             spindle run\n  \
             spindle run --disk mimic-base --scheduler clook --compress 20\n  \
             spindle run --trace my.csv --format msr --disk cheetah15k5 --queue-depth 8 --json\n  \
-            spindle run --config run.toml --requests-csv out.csv"
+            spindle run --config run.toml --requests-csv out.csv
+  \
+            spindle run --disk wd-re3 --synthetic open --read-fraction 0.3 --layout dle --staging-pct 0.01"
     )]
     Run(RunArgs),
 

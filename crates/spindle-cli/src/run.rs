@@ -3,7 +3,8 @@
 
 use crate::progress::Progress;
 use crate::table::{Align, Table};
-use anyhow::{anyhow, Context, Result};
+use anyhow::{anyhow, bail, Context, Result};
+use spindle::layout::{replay_layout, LayoutConfig, LayoutPolicy};
 use spindle::sched::SchedulerKind;
 use spindle::stack::config::{DiskConfig, LoadedWorkload, RunConfig, WorkloadConfig};
 use spindle::stack::metrics::{write_requests_csv, Metrics};
@@ -91,6 +92,13 @@ pub struct StackArgs {
     /// Aging: serve requests that waited longer than this first (ms)
     #[arg(long, value_name = "MS")]
     pub max_wait_ms: Option<f64>,
+    /// Serve the workload through a layout engine over a 4+1 RAID-4 of the disk:
+    /// dle (flash staging, proximal destage), update-in-place or write-anywhere
+    #[arg(long, value_name = "KIND")]
+    pub layout: Option<String>,
+    /// With --layout: staging area as a percentage of the volume [default: 1]
+    #[arg(long, value_name = "PCT")]
+    pub staging_pct: Option<f64>,
 }
 
 impl StackArgs {
@@ -115,8 +123,27 @@ impl StackArgs {
                     firmware: None,
                     firmware_queue_depth: None,
                 }],
+                layout: None,
             },
         };
+        if let Some(kind) = &self.layout {
+            let kind = match kind.as_str() {
+                "dle" | "proximal" => LayoutPolicy::Proximal,
+                "update-in-place" => LayoutPolicy::UpdateInPlace,
+                "write-anywhere" => LayoutPolicy::WriteAnywhere,
+                other => bail!(
+                    "--layout: unknown layout `{other}`; expected dle, update-in-place or write-anywhere"
+                ),
+            };
+            let mut l = c.layout.clone().unwrap_or_else(|| LayoutConfig::new(kind));
+            l.kind = kind;
+            if let Some(p) = self.staging_pct {
+                l.staging_pct = p;
+            }
+            c.layout = Some(l);
+        } else if let (Some(p), Some(l)) = (self.staging_pct, c.layout.as_mut()) {
+            l.staging_pct = p;
+        }
         if let Some(d) = &self.disk {
             c.disks = vec![DiskConfig {
                 disk: d.clone(),
@@ -312,6 +339,9 @@ pub fn run(
     if let Some(s) = scheduler {
         c.scheduler.kind = s;
     }
+    if let Some(layout) = c.layout.clone() {
+        return run_layout(&c, &layout, json);
+    }
     let mut w = load_workload(&c)?;
     let r = run_config(&c, &mut w, "replaying")?;
     if let Some(path) = csv {
@@ -327,6 +357,61 @@ pub fn run(
         return Ok(serde_json::to_string_pretty(&v)? + "\n");
     }
     Ok(summary_text(&c, &r.metrics))
+}
+
+/// `run` with a `[layout]`: the workload through the layout engine and RAID-4.
+fn run_layout(c: &RunConfig, layout: &LayoutConfig, json: bool) -> Result<String> {
+    let disk = c
+        .disks
+        .first()
+        .map(|d| d.disk.clone())
+        .unwrap_or_else(|| "wd-re3".into());
+    let params = crate::disks::load_disk(&disk)?.params;
+    let LoadedWorkload::Open(records) = load_workload(c)? else {
+        bail!("a layout engine replays open workloads (a trace or --synthetic open), not closed loops");
+    };
+    let mut bar = Progress::new(records.len() as u64, "layout");
+    let r = replay_layout(&params, layout, &records, &mut |n| bar.set(n as u64))
+        .map_err(|e| anyhow!("{e}"))?;
+    bar.finish();
+    if json {
+        let v = serde_json::json!({ "config": c, "layout": r });
+        return Ok(serde_json::to_string_pretty(&v)? + "\n");
+    }
+    let b = &r.write_batches;
+    Ok(format!(
+        "workload   {}\nlayout     {:?} over a {}+1 RAID-4 of {}, staging {} % of the volume, \
+         allocation range {} KiB, small writes below {} KiB\n\n\
+         requests   {} ({} reads, {} writes) over {:.1} s simulated, served one at a time\n\
+         response   mean {:.3} ms, p50 {:.3}, p99 {:.3}, max {:.3}\n\
+         blocks     {} staged, {} written directly; {} destages\n\
+         batches    {} RAID write batches: {:.1} user writes and {:.1} disk I/Os each ({:.2}x), \
+         {:.2} I/Os per revolution, {:.1} ms each\n",
+        c.workload.describe(),
+        layout.kind,
+        layout.data_disks,
+        params.name,
+        layout.staging_pct,
+        layout.allocation_range_kib,
+        layout.threshold_kib,
+        r.requests,
+        r.reads,
+        r.writes,
+        r.simulated_s,
+        r.mean_response_ms,
+        r.p50_response_ms,
+        r.p99_response_ms,
+        r.max_response_ms,
+        r.staged_blocks,
+        r.direct_blocks,
+        r.destages,
+        b.batches,
+        b.user_writes,
+        b.disk_ios,
+        b.amplification,
+        b.ios_per_rev,
+        b.resp_ms
+    ))
 }
 
 pub fn compare(

@@ -607,3 +607,29 @@ fn raid4_baseline_and_faults_report_counts() {
     let e = failure(&["raid4", "baseline", "--stripe-unit-kib", "6"]);
     assert!(e.contains("multiple of 4"), "{e}");
 }
+
+#[test]
+fn run_through_the_layout_engine() {
+    let v = json(&[
+        "run",
+        "--disk",
+        "wd-re3",
+        "--synthetic",
+        "open",
+        "--count",
+        "600",
+        "--read-fraction",
+        "0.3",
+        "--layout",
+        "dle",
+        "--staging-pct",
+        "0.00002",
+        "--json",
+    ]);
+    let l = &v["layout"];
+    assert_eq!(l["requests"].as_u64(), Some(600), "{v}");
+    assert!(l["destages"].as_u64().unwrap_or(0) > 0, "{v}");
+    assert!(l["staged_blocks"].as_u64().unwrap_or(0) > 0, "{v}");
+    let e = failure(&["run", "--layout", "raid7"]);
+    assert!(e.contains("unknown layout"), "{e}");
+}

@@ -240,6 +240,11 @@ impl Raid4 {
         self.now
     }
 
+    /// Lets the group sit idle until `t` (no effect if `t` has passed).
+    pub fn idle_until(&mut self, t: SimTime) {
+        self.now = self.now.max(t);
+    }
+
     pub fn state(&self, disk: usize) -> Option<MemberState> {
         self.state.get(disk).copied()
     }

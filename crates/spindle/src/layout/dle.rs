@@ -29,6 +29,7 @@ use super::freespace::FreeSpace;
 use crate::array::{ArrayError, BatchReport, Raid4};
 use crate::flash::{FlashDevice, FlashOp, FlashParams};
 use crate::store::{zero_block, Block, BlockStore};
+use crate::time::SimTime;
 use rand_chacha::ChaCha8Rng;
 use rustc_hash::{FxHashMap, FxHashSet};
 use serde::{Deserialize, Serialize};
@@ -41,6 +42,8 @@ pub const NONE: u32 = u32::MAX;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum LayoutPolicy {
+    /// The data layout engine (`dle` in configurations).
+    #[serde(alias = "dle")]
     Proximal,
     UpdateInPlace,
     WriteAnywhere,
@@ -161,6 +164,8 @@ pub struct Dle {
     cursor: u64,
     /// The RAID batch of every extent destaged and every direct write, in order.
     pub batches: Vec<BatchReport>,
+    /// When the latest flash operation completes (staged writes are acknowledged then).
+    pub flash_done: SimTime,
     /// When set, one random read per drive precedes every RAID batch (the paper's
     /// anti short-stroke I/Os; not part of the batch's statistics).
     pub scatter: Option<ChaCha8Rng>,
@@ -192,6 +197,7 @@ impl Dle {
             cursor: 0,
             batches: Vec::new(),
             scatter: None,
+            flash_done: SimTime::ZERO,
             stats: DleStats::default(),
         })
     }
@@ -244,9 +250,15 @@ impl Dle {
             write,
         };
         self.flash_ids += 1;
-        self.flash
-            .submit(self.raid.now(), op)
+        let now = self
+            .raid
+            .now()
+            .max(self.flash.idle_at().min(self.raid.now()));
+        let c = self
+            .flash
+            .submit(now, op)
             .map_err(|e| DleError::Flash(e.to_string()))?;
+        self.flash_done = self.flash_done.max(c.done);
         Ok(!write || self.raid.faults.write_survives())
     }
 

@@ -4,9 +4,11 @@
 
 pub mod dle;
 pub mod freespace;
+pub mod replay;
 
 pub use dle::{Dle, DleConfig, DleError, LayoutPolicy, NONE};
 pub use freespace::FreeSpace;
+pub use replay::{replay_layout, LayoutConfig, LayoutRunResult};
 
 #[cfg(test)]
 mod tests;

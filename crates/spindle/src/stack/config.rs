@@ -39,6 +39,10 @@ pub struct RunConfig {
     pub scheduler: SchedulerConfig,
     #[serde(default = "default_disks")]
     pub disks: Vec<DiskConfig>,
+    /// A layout engine over a RAID-4 of the first disk model (`[layout] kind = "dle"`):
+    /// requests then go through it one at a time instead of through the scheduler.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub layout: Option<crate::layout::LayoutConfig>,
 }
 
 fn default_seed() -> u64 {
