@@ -271,7 +271,12 @@ fn power_cuts_at_random_points_lose_nothing_acknowledged() {
     let total = u64::MAX - clean_remaining(&clean);
     assert!(total > 500, "only {total} device writes");
     let mut rng = ChaCha8Rng::seed_from_u64(5);
-    let cuts = 1000;
+    // 1,000 in the suite; SPINDLE_CRASH_POINTS=10000 for a long run.
+    let cuts: usize = std::env::var("SPINDLE_CRASH_POINTS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(1000);
+    eprintln!("{cuts} power cuts over {total} device writes");
     for _ in 0..cuts {
         crash_case(&template, &ops, rng.gen_range(0..total), true);
     }
