@@ -260,26 +260,36 @@ fn crash_case(template: &Dle, ops: &[Op], cut: u64, atomic: bool) {
 #[test]
 fn power_cuts_at_random_points_lose_nothing_acknowledged() {
     let template = small_dle(LayoutPolicy::Proximal);
-    let ops = workload(11, 120);
-    // Count the device writes of a clean run.
-    let mut clean = template.clone();
-    clean.crash_after_writes(u64::MAX);
-    let mut model = Model::new();
-    for (v, op) in ops.iter().enumerate() {
-        apply(&mut clean, &mut model, op, v as u64).expect("clean run");
-    }
-    let total = u64::MAX - clean_remaining(&clean);
-    assert!(total > 500, "only {total} device writes");
-    let mut rng = ChaCha8Rng::seed_from_u64(5);
-    // 1,000 in the suite; SPINDLE_CRASH_POINTS=10000 for a long run.
+    // 1,000 in the suite; SPINDLE_CRASH_POINTS=10000 for a long run. Every 1,000 cuts
+    // use another workload, so a long run hits new cut positions.
     let cuts: usize = std::env::var("SPINDLE_CRASH_POINTS")
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(1000);
-    eprintln!("{cuts} power cuts over {total} device writes");
-    for _ in 0..cuts {
-        crash_case(&template, &ops, rng.gen_range(0..total), true);
+    let mut rng = ChaCha8Rng::seed_from_u64(5);
+    let mut done = 0;
+    let mut positions = 0;
+    for w in 0.. {
+        if done >= cuts {
+            break;
+        }
+        let ops = workload(11 + w, 120);
+        // Count the device writes of a clean run.
+        let mut clean = template.clone();
+        clean.crash_after_writes(u64::MAX);
+        let mut model = Model::new();
+        for (v, op) in ops.iter().enumerate() {
+            apply(&mut clean, &mut model, op, v as u64).expect("clean run");
+        }
+        let total = u64::MAX - clean_remaining(&clean);
+        assert!(total > 500, "only {total} device writes");
+        positions += total;
+        for _ in 0..(cuts - done).min(1000) {
+            crash_case(&template, &ops, rng.gen_range(0..total), true);
+            done += 1;
+        }
     }
+    eprintln!("{done} power cuts over {positions} device-write positions");
 }
 
 /// Power cuts in the update-in-place baseline: writes go in place, so a cut can tear a
