@@ -69,6 +69,8 @@ pub struct FaultReport {
     pub returned_wrong: u64,
     /// Rows the final scrub could not recover.
     pub unrecoverable_after_scrub: u64,
+    /// Why, for the first few of them.
+    pub unrecoverable_examples: Vec<String>,
     /// Damaged locations still holding meaningful data after the final scrub.
     pub damaged_left: u64,
     /// Detections in a second scrub right after the final one (0 if all was repaired).
@@ -157,6 +159,7 @@ pub fn run_fault_campaign(disk: &DiskParams, c: &FaultCampaign) -> Result<FaultR
     a.faults.misdirected_write = 0.0;
     let (errors, _) = a.scrub();
     r.unrecoverable_after_scrub = errors.len() as u64;
+    r.unrecoverable_examples = errors.iter().take(5).map(|e| e.to_string()).collect();
     r.damaged_left = a
         .faults
         .damaged()

@@ -573,6 +573,7 @@ impl Raid4 {
     /// Regenerates a member's checksum block for one zone: every written row of the
     /// zone is checked against the old entries where they are usable and rebuilt from
     /// its row otherwise; bad data blocks and the new checksum block are written back.
+    /// Rows that cannot be rebuilt are left without an entry (their reads are refused).
     fn repair_zone(
         &mut self,
         exec: &mut Executor,
@@ -591,7 +592,11 @@ impl Raid4 {
             let content = match self.verify(f, p) {
                 Ok(b) => b,
                 Err(_) => {
-                    let b = self.reconstruct(exec, f, p)?;
+                    // A row that cannot be rebuilt (two faults in it) gets no entry and
+                    // stays refused; the zone's other rows are still repaired.
+                    let Ok(b) = self.reconstruct(exec, f, p) else {
+                        continue;
+                    };
                     if f.data.get(&p) != Some(&b) {
                         if f.data.contains_key(&p) {
                             self.detections.push(Detection {
