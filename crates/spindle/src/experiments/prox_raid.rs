@@ -246,6 +246,17 @@ pub fn prox_t2(o: &RunOpts) -> Result<ExperimentOutput, String> {
     ));
     out.checks
         .extend(super::prox_dle::staged_checks(&staged.rows));
+    // PROXS-T1: service time per user write, baseline over 1 % staging.
+    if let Some((_, one)) = staged.rows.iter().find(|(p, _)| (*p - 1.0).abs() < 1e-9) {
+        let per_write = one.resp_ms / one.user_writes.max(1e-9);
+        out.checks.push(Check::absolute(
+            "PROXS-T1",
+            "per-user-write service time, baseline / 1 % staging",
+            6.0,
+            row.resp_ms / per_write.max(1e-9),
+            0.6,
+        ));
+    }
     out.description
         .push_str(&format!("\n\nStaged rows: {}", staged.note));
     out.plots
