@@ -517,7 +517,7 @@ pub struct T31 {
     pub heads: u32,
 }
 
-/// [T] Table 3.1: rotation (ms), seek at 1/400/3000 cylinders (ms), cylinder switch
+/// \[T\] Table 3.1: rotation (ms), seek at 1/400/3000 cylinders (ms), cylinder switch
 /// (ms), track and cylinder skew (sectors), SPT, heads; head switch 0.79 ms for all.
 pub const T3_1: &[T31] = &[
     T31 {

@@ -10,7 +10,7 @@
 //!
 //! ```text
 //!     T = s + T_rev · (½ + k)    with probability Q_k = P(max load = k),
-//!     E[Revs] = ½ + E[max load].
+//!     E\[Revs\] = ½ + E\[max load\].
 //! ```
 //!
 //! The paper prints the MathWorld recurrence for `Q_k` in a garbled form; we compute the
@@ -188,7 +188,7 @@ impl MaxLoad {
         (1.0 - (0..=k).map(|i| self.q(i)).sum::<f64>()).max(0.0)
     }
 
-    /// E[max load].
+    /// E\[max load\].
     pub fn mean(&self) -> f64 {
         self.pmf.iter().enumerate().map(|(k, q)| k as f64 * q).sum()
     }
@@ -214,12 +214,12 @@ impl MaxLoad {
         best.0
     }
 
-    /// E[Revs] = ½ + E[max load].
+    /// E\[Revs\] = ½ + E\[max load\].
     pub fn expected_revs(&self) -> f64 {
         0.5 + self.mean()
     }
 
-    /// Revolutions per request, E[Revs] / D.
+    /// Revolutions per request, E\[Revs\] / D.
     pub fn revs_per_request(&self) -> f64 {
         self.expected_revs() / self.d.max(1) as f64
     }
@@ -303,7 +303,7 @@ mod tests {
     /// The catalog's derived table (PROX-APPA-model).
     #[test]
     fn catalog_table() {
-        // b, D, P(max=1), E[max], E[Revs], per request, Var, mode
+        // b, D, P(max=1), E[max], E\[Revs\], per request, Var, mode
         type Row = (u32, u32, f64, f64, f64, f64, f64, u32);
         let rows: [Row; 6] = [
             (6, 6, 0.0154, 2.408, 2.908, 0.485, 0.394, 2),
