@@ -102,10 +102,10 @@ pub fn mimic_f3_1(o: &RunOpts) -> Result<ExperimentOutput, String> {
                 start = i;
             }
         }
-        out.checks.push(holds_(
+        out.checks.push(Check::holds(
             "MIMIC-F3.1",
+            &format!("{kb} KB: {plateaus} plateaus (≥ 2)"),
             plateaus >= 2,
-            format!("{kb} KB: {plateaus} plateaus (≥ 2)"),
         ));
         let mean = s.iter().sum::<f64>() / s.len().max(1) as f64;
         means.push(mean);
@@ -126,13 +126,13 @@ pub fn mimic_f3_1(o: &RunOpts) -> Result<ExperimentOutput, String> {
             points: s.iter().enumerate().map(|(i, &v)| (i as f64, v)).collect(),
         });
     }
-    out.checks.push(holds_(
+    out.checks.push(Check::holds(
         "MIMIC-F3.1",
-        means[0] > means[1],
-        format!(
+        &format!(
             "mean at 132 KB ({:.2} ms) above 224 KB ({:.2} ms)",
             means[0], means[1]
         ),
+        means[0] > means[1],
     ));
     out.plots.push(Plot {
         title: "Sorted probe times".into(),
@@ -289,12 +289,12 @@ pub fn mimic_f3_4(o: &RunOpts) -> Result<ExperimentOutput, String> {
         .map(|b| b.1)
         .fold(f64::INFINITY, f64::min);
     if let Some(&(_, one)) = smtf.first() {
-        out.checks.push(holds_(
+        out.checks.push(Check::holds(
             "MIMIC-F3.4",
-            one < worst_base,
-            format!(
+            &format!(
                 "SMTF with 1 sample ({one:.1} s) below FCFS, C-LOOK and SSTF ({worst_base:.1} s)"
             ),
+            one < worst_base,
         ));
     }
     let at = |n: u32| smtf.iter().find(|s| s.0 == n).map(|s| s.1);
@@ -308,10 +308,10 @@ pub fn mimic_f3_4(o: &RunOpts) -> Result<ExperimentOutput, String> {
         ));
     }
     let ok = smtf.windows(2).all(|w| w[1].1 <= w[0].1 * 1.01);
-    out.checks.push(holds_(
+    out.checks.push(Check::holds(
         "MIMIC-F3.4",
+        "SMTF time non-increasing in samples (±1 %)",
         ok,
-        "SMTF time non-increasing in samples (±1 %)".into(),
     ));
     let mut series: Vec<Series> = vec![Series {
         label: "smtf".into(),
@@ -385,13 +385,13 @@ pub fn mimic_f3_7(o: &RunOpts) -> Result<ExperimentOutput, String> {
             1.10 + 1e-12,
             smtf,
         ));
-        out.checks.push(holds_(
+        out.checks.push(Check::holds(
             "MIMIC-F3.7",
-            smtf < clook.min(sstf),
-            format!(
+            &format!(
                 "{}: SMTF ({smtf:.3}) below C-LOOK ({clook:.3}) and SSTF ({sstf:.3})",
                 t.label
             ),
+            smtf < clook.min(sstf),
         ));
         for (name, v) in [("C-LOOK", clook), ("SSTF", sstf)] {
             out.checks.push(Check::range(
@@ -403,10 +403,10 @@ pub fn mimic_f3_7(o: &RunOpts) -> Result<ExperimentOutput, String> {
             ));
         }
         if t.name == "mimic-slow-seek" || t.name == "mimic-fast-rotate" {
-            out.checks.push(holds_(
+            out.checks.push(Check::holds(
                 "MIMIC-F3.7",
+                &format!("{}: SSTF ({sstf:.3}) below C-LOOK ({clook:.3})", t.label),
                 sstf < clook,
-                format!("{}: SSTF ({sstf:.3}) below C-LOOK ({clook:.3})", t.label),
             ));
         }
     }
@@ -534,15 +534,15 @@ pub fn mimic_f3_9(o: &RunOpts) -> Result<ExperimentOutput, String> {
         0.05 + 1e-12,
         set_sstf,
     ));
-    out.checks.push(holds_(
+    out.checks.push(Check::holds(
         "MIMIC-F3.9",
+        "last day: Online-Set+SSTF no slower than Online-Set+C-LOOK",
         set_sstf <= slow(SchedulerKind::OnlineSet(Base::CLook), last),
-        "last day: Online-Set+SSTF no slower than Online-Set+C-LOOK".into(),
     ));
-    out.checks.push(holds_(
+    out.checks.push(Check::holds(
         "MIMIC-F3.9",
+        "last day: Online-Set+SSTF no slower than Online-Priority+SSTF",
         set_sstf <= slow(SchedulerKind::OnlinePriority(Base::Sstf), last),
-        "last day: Online-Set+SSTF no slower than Online-Priority+SSTF".into(),
     ));
     let beats = (1..7).all(|d| {
         let set = slow7(SchedulerKind::OnlineSet(Base::Sstf), d);
@@ -553,20 +553,16 @@ pub fn mimic_f3_9(o: &RunOpts) -> Result<ExperimentOutput, String> {
         slow(SchedulerKind::OnlineSet(Base::Sstf), d) <= slow(SchedulerKind::Sstf, d)
             && slow7(SchedulerKind::OnlineSet(Base::Sstf), d) <= slow7(SchedulerKind::Sstf, d)
     });
-    out.checks.push(holds_(
+    out.checks.push(Check::holds(
         "MIMIC-F3.9",
+        "Online-Set+SSTF no slower than SSTF on every day and every seventh of the requests",
         never_worse,
-        "Online-Set+SSTF no slower than SSTF on every day and every seventh of the requests".into(),
     ));
     let n = recs.len();
-    out.checks.push(holds_(
-        "MIMIC-F3.9",
-        beats,
-        format!(
+    out.checks.push(Check::holds("MIMIC-F3.9", &format!(
             "Online-Set+SSTF below both SSTF and C-LOOK from the second seventh of the requests on (request {} of {n})",
             n.div_ceil(7) + 1
-        ),
-    ));
+        ), beats));
     for (title, x_label, sevenths) in [
         (
             "Slowdown relative to off-line SMTF, per day",
@@ -816,10 +812,10 @@ pub fn mimic_f3_8(o: &RunOpts) -> Result<ExperimentOutput, String> {
         4.0,
     ));
     let mono = points.windows(2).all(|w| w[1].1 <= w[0].1);
-    out.checks.push(holds_(
+    out.checks.push(Check::holds(
         "MIMIC-F3.8",
+        "slowdown decreasing as the maximum distance grows",
         mono,
-        "slowdown decreasing as the maximum distance grows".into(),
     ));
     out.plots.push(Plot {
         title: "C-LOOK slowdown relative to SMTF".into(),
@@ -901,15 +897,15 @@ pub fn mimic_f3_3(o: &RunOpts) -> Result<ExperimentOutput, String> {
     let (_, dmean, tmean) = get(Metric::Mean);
     let (_, dmax, tmax) = get(Metric::Max);
     let (_, _, tmin) = get(Metric::Min);
-    out.checks.push(holds_(
+    out.checks.push(Check::holds(
         "MIMIC-F3.3",
+        &format!("probabilistic demerit ({dp:.3} ms) below mean ({dmean:.3}) and max ({dmax:.3})"),
         dp < dmean && dp < dmax,
-        format!("probabilistic demerit ({dp:.3} ms) below mean ({dmean:.3}) and max ({dmax:.3})"),
     ));
-    out.checks.push(holds_(
+    out.checks.push(Check::holds(
         "MIMIC-F3.3",
+        &format!("scheduling: mean ({tmean:.1} s) < max ({tmax:.1} s) < min ({tmin:.1} s)"),
         tmean < tmax && tmax < tmin,
-        format!("scheduling: mean ({tmean:.1} s) < max ({tmax:.1} s) < min ({tmin:.1} s)"),
     ));
     out.plots.push(Plot {
         title: "Predicted vs observed service times".into(),
@@ -1111,8 +1107,4 @@ pub fn freeblk_f4_1(o: &RunOpts) -> Result<ExperimentOutput, String> {
         log_x: false,
     });
     Ok(out)
-}
-
-fn holds_(id: &str, ok: bool, metric: String) -> Check {
-    Check::holds(id, &metric, ok)
 }

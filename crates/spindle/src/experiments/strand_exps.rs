@@ -790,9 +790,9 @@ pub fn prox_f4(o: &RunOpts) -> Result<ExperimentOutput, String> {
             1.2,
             lim_r / lim_a,
         ));
-        out.checks.push(holds_(
+        out.checks.push(Check::holds(
             "PROX-F4",
-            format!("{name}: limited firmware with ascending issue equals ideal SPTF"),
+            &format!("{name}: limited firmware with ascending issue equals ideal SPTF"),
             (lim_a - ideal_a).abs() <= 1e-9 * ideal_a,
         ));
         if name == "cheetah15k5" {
@@ -815,8 +815,4 @@ pub fn prox_f4(o: &RunOpts) -> Result<ExperimentOutput, String> {
         log_x: false,
     });
     Ok(out)
-}
-
-fn holds_(id: &str, metric: String, ok: bool) -> Check {
-    Check::holds(id, &metric, ok)
 }
