@@ -194,13 +194,6 @@ impl Executor {
         }
     }
 
-    /// Whether anything is queued or in flight.
-    pub fn busy(&self) -> bool {
-        !self.ready.is_empty()
-            || self.inflight.iter().any(|m| !m.is_empty())
-            || self.pending.iter().any(|q| !q.is_empty())
-    }
-
     /// Advances to the next completion on any member, applies it, refills that
     /// member's queue and returns it. `None` when idle, or when the next completion
     /// lies beyond `until` (a crash or a deadline): then nothing after it happens.

@@ -390,9 +390,6 @@ impl Dle {
                 i += 1;
             }
             self.write_to_disk(extent, blocks)?;
-            for &((e, o), _) in entries.iter().filter(|((e, _), _)| *e == extent) {
-                self.staged.remove(&(e, o));
-            }
         }
         self.staged.clear();
         self.next_slot = 0;
@@ -627,23 +624,21 @@ impl Dle {
         n: u64,
     ) -> Result<(Vec<Block>, BatchReport), DleError> {
         self.check_span(extent, offset, n)?;
-        let map = self
-            .maps
-            .get(&extent)
-            .ok_or(DleError::NoExtent(extent))?
-            .clone();
-        self.read_via(&map, extent, offset, n, true)
+        let map = self.maps.get(&extent).ok_or(DleError::NoExtent(extent))?;
+        let ptrs = map[offset as usize..(offset + n) as usize].to_vec();
+        self.read_via(&ptrs, extent, offset, true)
     }
 
+    /// Reads the blocks whose pointers are `ptrs` (offsets `offset`.. of the extent),
+    /// staged copies first when `staged`.
     fn read_via(
         &mut self,
-        map: &[u32],
+        ptrs: &[u32],
         extent: u32,
         offset: u64,
-        n: u64,
         staged: bool,
     ) -> Result<(Vec<Block>, BatchReport), DleError> {
-        let mut out: Vec<Option<Block>> = vec![None; n as usize];
+        let mut out: Vec<Option<Block>> = vec![None; ptrs.len()];
         let mut disk = Vec::new();
         let mut disk_at = Vec::new();
         for (i, slot_out) in out.iter_mut().enumerate() {
@@ -656,7 +651,7 @@ impl Dle {
                     continue;
                 }
             }
-            match map[o] {
+            match ptrs[i] {
                 NONE => *slot_out = Some(zero_block()),
                 vb => {
                     disk.push(u64::from(vb));
@@ -730,7 +725,6 @@ impl Dle {
             .and_then(|s| s.as_ref())
             .ok_or(DleError::NoSnapshot(id))?
             .get(&extent)
-            .cloned()
             .ok_or(DleError::NoExtent(extent))?;
         if offset + n > map.len() as u64 {
             return Err(DleError::OutOfExtent {
@@ -740,7 +734,8 @@ impl Dle {
                 len: map.len() as u64,
             });
         }
-        self.read_via(&map, extent, offset, n, false).map(|r| r.0)
+        let ptrs = map[offset as usize..(offset + n) as usize].to_vec();
+        self.read_via(&ptrs, extent, offset, false).map(|r| r.0)
     }
 
     /// Deletes a snapshot, freeing the blocks only it held.
