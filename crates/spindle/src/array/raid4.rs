@@ -836,13 +836,32 @@ impl Raid4 {
         detections_before: usize,
     ) -> BatchReport {
         self.now = exec.now.max(self.now);
+        self.report(
+            start,
+            exec.activity,
+            user_writes,
+            user_reads,
+            detections_before,
+        )
+    }
+
+    /// A report from `start` to now over `disks`, with the detections since
+    /// `detections_before`.
+    fn report(
+        &self,
+        start: SimTime,
+        disks: Vec<DiskActivity>,
+        user_writes: u64,
+        user_reads: u64,
+        detections_before: usize,
+    ) -> BatchReport {
         let new = &self.detections[detections_before.min(self.detections.len())..];
         BatchReport {
             start_ns: start.0,
             end_ns: self.now.0,
             user_writes,
             user_reads,
-            disks: exec.activity,
+            disks,
             detections: new.len() as u64,
             repairs: new.iter().filter(|d| d.repaired).count() as u64,
         }
@@ -915,16 +934,7 @@ impl Raid4 {
                 t.add(a);
             }
         }
-        let new = &self.detections[before..];
-        let report = BatchReport {
-            start_ns: start.0,
-            end_ns: self.now.0,
-            user_writes: 0,
-            user_reads: 0,
-            disks: total,
-            detections: new.len() as u64,
-            repairs: new.iter().filter(|d| d.repaired).count() as u64,
-        };
+        let report = self.report(start, total, 0, 0, before);
         (errors, report)
     }
 
