@@ -250,13 +250,9 @@ impl Dle {
             write,
         };
         self.flash_ids += 1;
-        let now = self
-            .raid
-            .now()
-            .max(self.flash.idle_at().min(self.raid.now()));
         let c = self
             .flash
-            .submit(now, op)
+            .submit(self.raid.now(), op)
             .map_err(|e| DleError::Flash(e.to_string()))?;
         self.flash_done = self.flash_done.max(c.done);
         Ok(!write || self.raid.faults.write_survives())
