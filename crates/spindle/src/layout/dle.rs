@@ -407,36 +407,14 @@ impl Dle {
             .ok_or(DleError::NoExtent(extent))?;
         let old = map.clone();
         let mut taken = Vec::with_capacity(blocks.len());
-        let rotation = if self.cfg.policy == LayoutPolicy::Proximal {
-            self.rotate_within_ranges(extent, &map, &blocks)
-        } else {
-            FxHashMap::default()
-        };
         for &(o, _) in &blocks {
             let o = o as usize;
             let vb = match self.cfg.policy {
                 LayoutPolicy::UpdateInPlace if map[o] != NONE => map[o],
                 LayoutPolicy::WriteAnywhere => self.take_next_free()?,
-                _ if rotation
-                    .get(&o)
-                    .is_some_and(|&b| self.free.take(u64::from(b))) =>
-                {
-                    rotation[&o]
-                }
                 _ => {
                     let hints = self.neighbour_hints(extent, &map, o);
-                    // Never where this block's previous version was (no overwrite
-                    // in place, so snapshots and crash recovery stay simple).
-                    let own = match map[o] {
-                        NONE => self.home.get(&(extent, o as u32)).map(|&b| u64::from(b)),
-                        b => Some(u64::from(b)),
-                    };
-                    let reserved = own.is_some_and(|b| self.free.take(b));
-                    let b = self.take_near(&hints);
-                    if let (true, Some(own)) = (reserved, own) {
-                        self.free.release(own);
-                    }
-                    b?
+                    self.take_near(&hints)?
                 }
             };
             if vb != map[o] {
@@ -488,40 +466,6 @@ impl Dle {
         self.maps.insert(extent, map);
         self.batches.push(report.clone());
         Ok(report)
-    }
-
-    /// Blocks of a batch whose previous versions (already freed) share an allocation
-    /// range trade places: each takes the previous location of the next one, in block
-    /// order, so none is written over its own old version and none has to leave the
-    /// range for want of a hole (with one block per range, there is nothing to trade).
-    fn rotate_within_ranges(
-        &self,
-        extent: u32,
-        map: &[u32],
-        blocks: &[(u32, Block)],
-    ) -> FxHashMap<usize, u32> {
-        let mut by_range: BTreeMap<u64, Vec<(u32, usize)>> = BTreeMap::new();
-        for &(o, _) in blocks {
-            let o = o as usize;
-            let old = match map[o] {
-                NONE => self.home.get(&(extent, o as u32)).copied(),
-                b => Some(b),
-            };
-            if let Some(old) = old.filter(|&b| self.free.is_free(u64::from(b))) {
-                by_range
-                    .entry(self.free.range_of(u64::from(old)))
-                    .or_default()
-                    .push((old, o));
-            }
-        }
-        let mut out = FxHashMap::default();
-        for group in by_range.values_mut().filter(|g| g.len() >= 2) {
-            group.sort_unstable();
-            for i in 0..group.len() {
-                out.insert(group[i].1, group[(i + 1) % group.len()].0);
-            }
-        }
-        out
     }
 
     /// Where a block should go: the allocation ranges holding the block itself (its

@@ -166,6 +166,23 @@ fn destage_never_overwrites_a_live_block_and_snapshots_keep_old_versions() {
 }
 
 #[test]
+fn without_snapshots_a_destaged_block_plugs_the_hole_nearest_its_position() {
+    let mut d = small_dle(LayoutPolicy::Proximal);
+    let fill: Vec<Block> = (0..EXTENT_BLOCKS).map(|o| content(0, o, 0)).collect();
+    d.write(0, 0, &fill).expect("fill");
+    let before = d.map(0).expect("map").to_vec();
+    d.write(0, 7, &[content(0, 7, 1)]).expect("update");
+    // Staging frees the old version: the log is the block's home now.
+    assert!(d.free_space().is_free(u64::from(before[7])));
+    d.destage().expect("destage");
+    // The range is otherwise full, so the nearest free block is that hole: the layout
+    // stays in order instead of sending the block out of its range.
+    assert_eq!(d.map(0).expect("map"), &before[..]);
+    let (got, _) = d.read(0, 7, 1).expect("read");
+    assert!(got[0] == content(0, 7, 1));
+}
+
+#[test]
 fn proximal_destage_lands_next_to_logical_neighbours() {
     let mut d = small_dle(LayoutPolicy::Proximal);
     let fill: Vec<Block> = (0..EXTENT_BLOCKS).map(|o| content(1, o, 0)).collect();
