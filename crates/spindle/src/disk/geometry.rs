@@ -586,21 +586,44 @@ fn build_zone(
     let mut runs: Vec<(u64, u64)> = Vec::new();
     runs.extend(slip_runs.iter().copied());
 
-    // Spare areas: the last `unused` sectors of each sparing unit, where slips inside
-    // the unit use up spares in the schemes that say so.
+    // Spare areas. A sparing unit [a, b) holds `(b − a) − spares` LBN-able positions
+    // (one fewer per slip in the slip-to-end schemes): DiskSim's capacity formula never
+    // lets a slip change that count. The LBN-able positions are the first that many
+    // non-slipped ones from the unit start; everything after them is spare. So a slip
+    // uses up a spare only when it lies before the unit's last LBN; a slip that falls
+    // in the spare area itself costs nothing (hp_c2247a: zone 0's slipped track 7095
+    // sits among the spare tracks, and counting it against the spares gave the zone one
+    // track too many, shifting every later LBN by 96 sectors).
+    let slips_from = |a: u64| slip_runs.partition_point(|&(s, _)| s < a);
     let slips_in = |a: u64, b: u64| -> u64 {
-        slip_runs
+        slip_runs[slips_from(a)..]
             .iter()
-            .filter(|&&(s, _)| s >= a && s < b)
+            .take_while(|&&(s, _)| s < b)
             .map(|&(s, e)| e - s)
             .sum()
     };
+    // The physical index of the `k`-th (0-based) non-slipped position of [a, b), or `b`
+    // if there are not that many.
+    let nth_free = |a: u64, b: u64, k: u64| -> u64 {
+        let mut pos = a.saturating_add(k);
+        for &(s, e) in slip_runs[slips_from(a)..]
+            .iter()
+            .take_while(|&&(s, _)| s < b)
+        {
+            if s > pos {
+                break;
+            }
+            pos += e - s;
+        }
+        pos.min(b)
+    };
     let push_unit_spares =
         |runs: &mut Vec<(u64, u64)>, a: u64, b: u64, spares: u64, absorb: bool| {
-            let used = if absorb { slips_in(a, b) } else { 0 };
-            let unused = spares.saturating_sub(used).min(b - a);
-            if unused > 0 {
-                runs.push((b - unused, b));
+            let slipped = if absorb { 0 } else { slips_in(a, b) };
+            let lbns = (b - a).saturating_sub(spares).saturating_sub(slipped);
+            let spare_from = nth_free(a, b, lbns);
+            if spare_from < b {
+                runs.push((spare_from, b));
             }
         };
     match spec.sparing {
@@ -860,6 +883,62 @@ mod tests {
             None
         );
         assert_eq!(g.track_bounds(17), Some((10, 18)));
+    }
+
+    #[test]
+    fn a_slip_among_the_spares_costs_no_capacity() {
+        // DiskSim: capacity = n·B − D − spares (scheme 9) or − spares·spt (scheme 1),
+        // whatever the slips; a slip uses up a spare only if it lies before the zone's
+        // last LBN. 100 sectors, 5 spares: LBNs fill the first 95 non-slipped sectors.
+        let mut z = zone(0, 9, 10);
+        z.spares = 5;
+        z.slips = vec![17, 97];
+        let g = Geometry::new(&GeometrySpec {
+            surfaces: 1,
+            order: TrackOrder::Conventional,
+            sparing: Sparing::ZoneEnd,
+            zones: vec![z.clone(), zone(10, 10, 10)],
+        })
+        .unwrap();
+        assert_eq!(g.capacity(), 95 + 10);
+        assert_eq!(
+            g.locate(94).unwrap().pbn,
+            Pbn {
+                cyl: 9,
+                head: 0,
+                sector: 5
+            }
+        );
+        assert_eq!(g.locate(95).unwrap().pbn.cyl, 10);
+        // Scheme 1 counts slips and spares in whole tracks (hp_c2247a zone 0 has slipped
+        // track 7095 among its spare tracks).
+        z.spares = 3;
+        z.slips = vec![1, 9];
+        z.empty_front = 10;
+        let g = Geometry::new(&GeometrySpec {
+            surfaces: 1,
+            order: TrackOrder::Conventional,
+            sparing: Sparing::TracksAtZoneEnd,
+            zones: vec![z],
+        })
+        .unwrap();
+        assert_eq!(g.capacity(), 100 - 10 - 3 * 10);
+        assert_eq!(
+            g.locate(0).unwrap().pbn,
+            Pbn {
+                cyl: 2,
+                head: 0,
+                sector: 0
+            }
+        );
+        assert_eq!(
+            g.locate(59).unwrap().pbn,
+            Pbn {
+                cyl: 7,
+                head: 0,
+                sector: 9
+            }
+        );
     }
 
     #[test]
