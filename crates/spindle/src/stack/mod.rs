@@ -40,6 +40,13 @@ pub struct StackSpec {
     pub mimic_seed: u64,
     /// Freeblock: background candidate reads (4 KiB) kept outstanding at the host.
     pub background_outstanding: u32,
+    /// Remove idle time from the workload: whenever nothing is outstanding anywhere in
+    /// the stack (no request queued, held or at a drive) and the next arrival lies in
+    /// the future, the clock jumps to it, and that arrival and every later one move
+    /// earlier by the gap. Busy periods are thus laid end to end with their internal
+    /// spacing and order unchanged, and the drives never sit idle while requests
+    /// remain (thesis §3.6.4, "idle time is removed from the trace").
+    pub remove_idle: bool,
 }
 
 impl StackSpec {
@@ -56,6 +63,7 @@ impl StackSpec {
             mimic_interpolation: Vec::new(),
             mimic_seed: 0,
             background_outstanding: 0,
+            remove_idle: false,
         }
     }
 }
@@ -231,14 +239,19 @@ pub fn simulate(
             stride: 0,
         },
     };
+    // With `remove_idle`, events stay keyed by their workload time; the time the stack
+    // sees is that minus `shift`, the idle time removed so far.
+    let mut shift = 0u64;
+    let mut clock = SimTime::ZERO;
     let push_arrival = |events: &mut EventQueue<Event>,
                         rec: IoRecord,
                         process: Option<u32>,
-                        next_index: &mut usize| {
+                        next_index: &mut usize,
+                        shift: u64| {
         let index = *next_index;
         *next_index += 1;
         events.schedule(
-            rec.arrival,
+            SimTime(rec.arrival.0.saturating_add(shift)),
             Event::Arrival(Pending {
                 rec,
                 index,
@@ -249,12 +262,12 @@ pub fn simulate(
     match &mut source {
         Source::Open(recs) => {
             for r in recs.iter() {
-                push_arrival(&mut events, r.clone(), None, &mut next_index);
+                push_arrival(&mut events, r.clone(), None, &mut next_index, 0);
             }
         }
         Source::Closed(c) => {
             for (p, r) in c.start() {
-                push_arrival(&mut events, r, Some(p), &mut next_index);
+                push_arrival(&mut events, r, Some(p), &mut next_index, 0);
             }
         }
     }
@@ -266,7 +279,15 @@ pub fn simulate(
     let mut last_done = vec![SimTime::ZERO; drives.len()];
 
     loop {
-        let next_arrival = events.peek_time();
+        let mut next_arrival = events
+            .peek_time()
+            .map(|t| SimTime(t.0.saturating_sub(shift)));
+        if spec.remove_idle && in_flight.is_empty() && held.is_empty() {
+            if let Some(a) = next_arrival.filter(|&a| a > clock) {
+                shift += a.0 - clock.0;
+                next_arrival = Some(clock);
+            }
+        }
         let next_done = drives
             .iter()
             .enumerate()
@@ -279,9 +300,11 @@ pub fn simulate(
             (None, Some(_)) => false,
         };
         if arrival_first {
-            let Some((now, Event::Arrival(p))) = events.pop() else {
+            let Some((at, Event::Arrival(p))) = events.pop() else {
                 break;
             };
+            let now = SimTime(at.0.saturating_sub(shift));
+            clock = now;
             let (drive, offset) = map.map(p.rec.device);
             let lbn = p.rec.lbn + offset;
             let cap = drives[drive].hdd().capacity();
@@ -316,6 +339,7 @@ pub fn simulate(
             dispatch(drive, now, depth, &mut drives, &mut queues, &mut in_flight);
         } else {
             let Some((now, d)) = next_done else { break };
+            clock = now;
             let Some(c) = drives[d].complete() else {
                 continue;
             };
@@ -346,7 +370,7 @@ pub fn simulate(
                 progress(logs.len());
                 if let (Some(proc_), Source::Closed(src)) = (f.pending.process, &mut source) {
                     if let Some(next) = src.on_complete(proc_, now) {
-                        push_arrival(&mut events, next, Some(proc_), &mut next_index);
+                        push_arrival(&mut events, next, Some(proc_), &mut next_index, shift);
                     }
                 }
             }
