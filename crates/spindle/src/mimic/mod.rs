@@ -661,4 +661,27 @@ mod tests {
             );
         }
     }
+
+    #[test]
+    fn resolve_all_covers_every_distance() {
+        let hdd = Hdd::new(preset("mimic-less-capacity").unwrap()).unwrap();
+        let cap = hdd.capacity() as i64;
+        let mut m =
+            DiskMimic::offline(Box::new(hdd), 1, Metric::Mean, 3).with_interpolation(TABLE_3_2);
+        m.resolve_all(true, false);
+        let (entries, probes) = (m.entries(), m.probes_issued());
+        assert!(entries > 2 && (entries as i64) < 2 * cap);
+        let mut rng = ChaCha8Rng::seed_from_u64(9);
+        for _ in 0..50 {
+            let d = rng.gen_range(-cap..=cap);
+            assert!(
+                m.samples(true, false, d).is_some() || m.is_interpolated(true, false, d),
+                "distance {d} neither probed nor interpolated"
+            );
+            m.predict(true, false, d);
+        }
+        // Fully configured: asking never probes again.
+        assert_eq!(m.probes_issued(), probes);
+        assert_eq!(m.entries(), entries);
+    }
 }

@@ -478,3 +478,57 @@ fn dispatch(
         drives[d].submit(now, w.req);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::disk::presets::preset;
+
+    fn rec(ms: u64, lbn: u64) -> IoRecord {
+        IoRecord {
+            arrival: SimTime(ms * 1_000_000),
+            device: 0,
+            lbn,
+            blocks: 8,
+            write: false,
+            content: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn remove_idle_lays_busy_periods_end_to_end() {
+        // A busy period of two requests (the second arrives while the first is served),
+        // a long idle gap, then two more the same way.
+        let recs = vec![
+            rec(0, 1_000),
+            rec(1, 5_000_000),
+            rec(10_000, 9_000_000),
+            rec(10_002, 300_000),
+        ];
+        let disk = preset("mimic-base").unwrap();
+        let run = |remove_idle: bool| {
+            let spec = StackSpec {
+                remove_idle,
+                ..StackSpec::one_disk(disk.clone(), SchedulerKind::Fcfs)
+            };
+            simulate(&spec, Source::Open(&recs), &mut |_| {}).unwrap()
+        };
+        let (with, without) = (run(false), run(true));
+        let l = &without.requests;
+        // Spacing inside a busy period is kept.
+        assert_eq!(l[1].arrival.0 - l[0].arrival.0, 1_000_000);
+        assert_eq!(l[3].arrival.0 - l[2].arrival.0, 2_000_000);
+        // The request that would have found the disk idle arrives as it frees.
+        assert_eq!(l[2].arrival, l[1].done);
+        // Nothing else changes without the option.
+        assert_eq!(with.requests[2].arrival.0, 10_000_000_000);
+        assert!(without.metrics.makespan_ms < 100.0);
+        let busy: u64 = l.iter().map(|r| r.done.0 - r.dispatch.0).sum();
+        assert!(
+            (without.metrics.makespan_ms - busy as f64 / 1e6).abs() < 1e-9,
+            "never idle: makespan {} vs busy {}",
+            without.metrics.makespan_ms,
+            busy as f64 / 1e6
+        );
+    }
+}
