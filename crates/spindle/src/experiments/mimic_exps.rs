@@ -1,4 +1,5 @@
-//! Disk Mimic experiments of the thesis's chapter 3 (MIMIC-F3.1, F3.4, F3.5, F3.7).
+//! Disk Mimic experiments of the thesis's chapter 3 (MIMIC-F3.1, F3.3–F3.9, MIMIC-REAL,
+//! MIMIC-MEM) and chapter 4 (FREEBLK-F4.1).
 
 use super::registry::RunOpts;
 use super::Check;
@@ -1104,6 +1105,546 @@ pub fn freeblk_f4_1(o: &RunOpts) -> Result<ExperimentOutput, String> {
                 points: vec![(1.0, 0.0), (2.0, bg_without), (3.0, bg_with)],
             },
         ],
+        log_x: false,
+    });
+    Ok(out)
+}
+
+/// Share of scheduling decisions in `logs` (one drive, one request at the drive at a
+/// time) made with at least two requests waiting at the host: those where the
+/// scheduler had a choice.
+fn share_with_choice(logs: &[crate::stack::metrics::RequestLog]) -> f64 {
+    let mut arrivals: Vec<u64> = logs.iter().map(|l| l.arrival.0).collect();
+    let mut dispatches: Vec<u64> = logs.iter().map(|l| l.dispatch.0).collect();
+    arrivals.sort_unstable();
+    dispatches.sort_unstable();
+    let with_choice = dispatches
+        .iter()
+        .filter(|&&t| {
+            // Waiting at t: arrived by t and not yet dispatched before t.
+            let arrived = arrivals.partition_point(|&a| a <= t);
+            let gone = dispatches.partition_point(|&d| d < t);
+            arrived.saturating_sub(gone) >= 2
+        })
+        .count();
+    with_choice as f64 / logs.len().max(1) as f64
+}
+
+/// MIMIC-REAL: SMTF against C-LOOK on the uncompressed HP trace, with and without its
+/// idle time (thesis §3.6.4, measured there on a real IBM 9LZX).
+///
+/// **What "idle time removed" means here.** The thesis says only that the improvement
+/// is 12 % "if idle time is removed from the trace". We take it literally: the time the
+/// disk sits idle is cut out and nothing else. The replay ([`StackSpec::remove_idle`])
+/// jumps, whenever nothing is queued, held or at the drive, to the next arrival, moving
+/// it and every later arrival earlier by the gap; busy periods are laid end to end with
+/// their internal spacing and order unchanged, so the drive is never idle while
+/// requests remain and the run's length equals its time at the disk. Two other
+/// readings were rejected: issuing each request when the previous completes leaves one
+/// request in the queue at every decision, so no scheduler can differ (0 % by
+/// construction); issuing every request at once removes all inter-arrival time, busy
+/// or idle, which is the limit of the thesis's trace compression rather than idle
+/// removal (reported for context in full mode).
+pub fn mimic_real(o: &RunOpts) -> Result<ExperimentOutput, String> {
+    let samples = 10;
+    let mut out = output(
+        "MIMIC-REAL",
+        "SMTF vs C-LOOK on the uncompressed HP trace, with and without idle time (§3.6.4)",
+        String::new(),
+        o.seed,
+    );
+    let recs = hp_device0(1.0)?;
+    let disk = preset("mimic-base")?;
+    struct Row {
+        case: &'static str,
+        sched: SchedulerKind,
+        disk_s: f64,
+        resp_ms: f64,
+        choice: f64,
+        hits: f64,
+    }
+    let run = |case: &'static str,
+               recs: &[IoRecord],
+               remove_idle: bool,
+               sched: SchedulerKind|
+     -> Result<Row, String> {
+        let spec = StackSpec {
+            hold_overlapping: true,
+            remove_idle,
+            mimic_samples: samples,
+            ..StackSpec::one_disk(disk.clone(), sched)
+        };
+        let r = simulate(&spec, Source::Open(recs), &mut |_| {}).map_err(|e| e.to_string())?;
+        Ok(Row {
+            case,
+            sched,
+            disk_s: r.metrics.total_disk_time_ms / 1000.0,
+            resp_ms: r.metrics.mean_response_ms,
+            choice: share_with_choice(&r.requests),
+            hits: r.metrics.cache_hit_fraction,
+        })
+    };
+    let scheds = [
+        SchedulerKind::CLook,
+        SchedulerKind::Smtf(Metric::Mean),
+        SchedulerKind::Greedy,
+    ];
+    // The last two replays are context only (more queueing than either above); issuing
+    // everything at once takes about a minute, so quick mode leaves it out.
+    let mut cases: Vec<(&'static str, Vec<IoRecord>, bool)> = vec![
+        ("with idle time", recs.clone(), false),
+        ("idle time removed", recs.clone(), true),
+        (
+            "context: compressed 20x",
+            crate::workload::compress(&recs, 20.0),
+            false,
+        ),
+    ];
+    if !o.quick {
+        cases.push((
+            "context: all requests at once",
+            crate::workload::compress(&recs, 1e12),
+            false,
+        ));
+    }
+    let mut rows = Vec::new();
+    for (case, rs, remove_idle) in &cases {
+        for &s in &scheds {
+            rows.push(run(case, rs, *remove_idle, s)?);
+        }
+    }
+    let get = |case: &str, s: SchedulerKind| rows.iter().find(|r| r.case == case && r.sched == s);
+    // Improvement of `s` over C-LOOK in time at the disk and in mean response time, %.
+    let gain = |case: &str, s: SchedulerKind| -> (f64, f64) {
+        match (get(case, SchedulerKind::CLook), get(case, s)) {
+            (Some(c), Some(x)) => (
+                (c.disk_s - x.disk_s) / c.disk_s * 100.0,
+                (c.resp_ms - x.resp_ms) / c.resp_ms * 100.0,
+            ),
+            _ => (f64::NAN, f64::NAN),
+        }
+    };
+    let smtf = SchedulerKind::Smtf(Metric::Mean);
+    let paper = |case: &str| match case {
+        "with idle time" => "8".to_string(),
+        "idle time removed" => "12".to_string(),
+        _ => "-".to_string(),
+    };
+    let mut table = Table {
+        columns: [
+            "replay",
+            "scheduler",
+            "time at disk s",
+            "gain vs C-LOOK (disk time) %",
+            "paper %",
+            "mean response ms",
+            "gain vs C-LOOK (response) %",
+            "decisions with a choice",
+            "cache hits",
+        ]
+        .map(String::from)
+        .to_vec(),
+        rows: vec![],
+    };
+    out.csv = "replay,scheduler,time_at_disk_s,gain_disk_pct,mean_response_ms,gain_response_pct,share_decisions_with_choice,cache_hit_fraction\n".into();
+    for r in &rows {
+        let (gd, gr) = gain(r.case, r.sched);
+        let _ = writeln!(
+            out.csv,
+            "{},{},{:.6},{gd:.4},{:.6},{gr:.4},{:.6},{:.6}",
+            r.case,
+            r.sched.name(),
+            r.disk_s,
+            r.resp_ms,
+            r.choice,
+            r.hits
+        );
+        table.rows.push(vec![
+            r.case.into(),
+            r.sched.name(),
+            format!("{:.1}", r.disk_s),
+            format!("{gd:.2}"),
+            if r.sched == smtf {
+                paper(r.case)
+            } else {
+                "-".into()
+            },
+            format!("{:.2}", r.resp_ms),
+            format!("{gr:.2}"),
+            format!("{:.3}", r.choice),
+            format!("{:.3}", r.hits),
+        ]);
+    }
+    out.tables.push(table);
+    let (idle, _) = gain("with idle time", smtf);
+    let (busy, _) = gain("idle time removed", smtf);
+    let (g_idle, _) = gain("with idle time", SchedulerKind::Greedy);
+    let (g_busy, _) = gain("idle time removed", SchedulerKind::Greedy);
+    let (_, r_idle) = gain("with idle time", smtf);
+    let choice = |case: &str| get(case, SchedulerKind::CLook).map_or(f64::NAN, |r| r.choice);
+    let hits = |case: &str| get(case, SchedulerKind::CLook).map_or(f64::NAN, |r| r.hits);
+    out.checks.push(Check::absolute(
+        "MIMIC-REAL",
+        "SMTF improvement over C-LOOK in time at the disk, with idle time, %",
+        8.0,
+        idle,
+        4.0,
+    ));
+    out.checks.push(Check::absolute(
+        "MIMIC-REAL",
+        "SMTF improvement over C-LOOK in time at the disk, idle time removed, %",
+        12.0,
+        busy,
+        4.0,
+    ));
+    out.checks.push(Check::holds(
+        "MIMIC-REAL",
+        &format!(
+            "improvement larger with idle time removed ({busy:.2} %) than with it ({idle:.2} %)"
+        ),
+        busy > idle,
+    ));
+    let context = {
+        let (c20, _) = gain("context: compressed 20x", smtf);
+        let mut c = format!(
+            " For context (not checked): compressed 20× as in Figures 3.2–3.7, SMTF gains \
+             {c20:.2} % over C-LOOK"
+        );
+        let mut most = c20;
+        if !o.quick {
+            let (all, _) = gain("context: all requests at once", smtf);
+            most = most.max(all);
+            let _ = write!(
+                c,
+                "; with every request issued at once (only the overlap holds ordering them), \
+                 {all:.2} %"
+            );
+        }
+        c.push('.');
+        if busy < 12.0 && 12.0 < most {
+            c.push_str(
+                " The paper's 12 % needs more queueing than cutting out the idle periods \
+                 gives, so its replay probably let requests pile up further (how is not \
+                 stated).",
+            );
+        }
+        c
+    };
+    let ok_idle = (idle - 8.0).abs() <= 4.0;
+    let ok_busy = (busy - 12.0).abs() <= 4.0 && busy > idle;
+    let why = if ok_idle && ok_busy {
+        "Both within the catalog's tolerance.".to_string()
+    } else {
+        let mut w = format!(
+            "Why we miss: uncompressed, the host queue is usually short (under C-LOOK only \
+             {c1:.1} % of decisions had more than one request to choose from; {c2:.1} % with \
+             idle time removed), so no scheduler can gain much in time at the disk: the exact \
+             greedy-optimal gains {g_idle:.2} % and {g_busy:.2} %.",
+            c1 = choice("with idle time") * 100.0,
+            c2 = choice("idle time removed") * 100.0,
+        );
+        if g_idle < 4.0 {
+            w.push_str(" Even that ceiling is below the catalog's lower bound of 4 %.");
+        }
+        if busy <= idle {
+            let disk_s =
+                |case: &str, sc: SchedulerKind| get(case, sc).map_or(f64::NAN, |r| r.disk_s);
+            let saved = |case: &str| disk_s(case, SchedulerKind::CLook) - disk_s(case, smtf);
+            let _ = write!(
+                w,
+                " Removing the idle periods hardly adds choice: the request that would have \
+                 found the disk idle now arrives just as it frees, and the rest keep their \
+                 spacing. It does take away the read-ahead the idle disk used to do (cache \
+                 hits {h1:.1} % with idle time, {h2:.1} % without), which costs every \
+                 scheduler time at the disk (C-LOOK {c_a:.1} s → {c_b:.1} s); SMTF saves \
+                 {s_b:.2} s against {s_a:.2} s with idle time.",
+                h1 = hits("with idle time") * 100.0,
+                h2 = hits("idle time removed") * 100.0,
+                c_a = disk_s("with idle time", SchedulerKind::CLook),
+                c_b = disk_s("idle time removed", SchedulerKind::CLook),
+                s_a = saved("with idle time"),
+                s_b = saved("idle time removed"),
+            );
+        }
+        w
+    };
+    out.description = format!(
+        "The thesis's base disk (Table 3.1 #1, modelled on the IBM 9LZX the thesis measured) \
+         replays the busiest disk of the week-long HP trace (device 0, {n} requests) \
+         uncompressed, one request at the drive, a request to blocks an unfinished earlier \
+         request touches held until that one completes. C-LOOK against off-line SMTF (mean, \
+         {samples} samples per distance, 2-sector probes after a random access), with \
+         greedy-optimal (the simulator's exact positioning time) as the ceiling. Metric: total \
+         time at the disk, the thesis's metric throughout §3.6 (mean response times are in the \
+         table too, not checked).\n\n\
+         \"Idle time removed\" is taken literally: whenever nothing is queued, held or at the \
+         drive, the replay jumps to the next arrival and moves it and every later arrival \
+         earlier by the gap, so busy periods follow each other directly with their internal \
+         spacing and order unchanged and the disk is never idle while requests remain. \
+         Issuing each request when the previous completes was rejected (one request waiting \
+         at every decision: 0 % by construction), as was issuing all requests at once (that \
+         removes the gaps inside busy periods too: the limit of trace compression, not idle \
+         removal).\n\n\
+         Paper (real 9LZX): SMTF 8 % better than C-LOOK, 12 % with idle time removed. Ours: \
+         {idle:.2} % and {busy:.2} % in time at the disk ({r_idle:.1} % lower mean response \
+         time with idle time). {why}{context}",
+        n = recs.len(),
+    );
+    out.plots.push(Plot {
+        title: "SMTF and greedy-optimal improvement over C-LOOK (time at the disk)".into(),
+        x_label: "replay (1 with idle time, 2 idle time removed)".into(),
+        y_label: "improvement over C-LOOK (%)".into(),
+        kind: PlotKind::Bars,
+        series: vec![
+            Series {
+                label: "SMTF (ours)".into(),
+                points: vec![(1.0, idle), (2.0, busy)],
+            },
+            Series {
+                label: "greedy-optimal (ours)".into(),
+                points: vec![(1.0, g_idle), (2.0, g_busy)],
+            },
+            Series {
+                label: "SMTF (paper, real 9LZX)".into(),
+                points: vec![(1.0, 8.0), (2.0, 12.0)],
+            },
+        ],
+        log_x: false,
+    });
+    Ok(out)
+}
+
+/// MIMIC-MEM: how big the Disk Mimic's distance table is, full and interpolated
+/// (thesis §2.3, §3.6.3).
+pub fn mimic_mem(o: &RunOpts) -> Result<ExperimentOutput, String> {
+    use crate::mimic::TABLE_3_2;
+    let samples = 10;
+    // Operation pairs (previous, current write?) whose interpolated table is configured
+    // in full; quick mode does read→read only, the other pairs behave alike.
+    let pairs: Vec<(bool, bool)> = if o.quick {
+        vec![(false, false)]
+    } else {
+        vec![(false, false), (false, true), (true, false), (true, true)]
+    };
+    let mut out = output(
+        "MIMIC-MEM",
+        "Disk Mimic table size, full and interpolated (§2.3, §3.6.3)",
+        String::new(),
+        o.seed,
+    );
+    let capacity = |name: &str| -> Result<u64, String> {
+        Ok(Hdd::new(preset(name)?)
+            .map_err(|e| e.to_string())?
+            .capacity())
+    };
+    let gb = |sectors: u64| sectors as f64 * 512.0 / 1e9;
+    // The full table: every signed distance (2 × sectors) for each of the 4 operation
+    // pairs (catalog).
+    let full_entries = |sectors: u64| 2 * sectors * 4;
+
+    // The Table 3.2 configuration on the base disk, every interval decided.
+    let cap = capacity("mimic-base")?;
+    let mut kept = 0usize;
+    let mut kept_bytes = 0usize;
+    let mut intervals = 0usize;
+    let mut per_entry = f64::NAN;
+    for (k, &(pw, cw)) in pairs.iter().enumerate() {
+        let mut m = base_mimic(samples, o.seed ^ k as u64)?.with_interpolation(TABLE_3_2);
+        m.resolve_all(pw, cw);
+        kept += m.entries();
+        kept_bytes += m.total_memory_bytes();
+        intervals += m.intervals();
+        if k == 0 {
+            // Bytes per entry, from the table's own accounting (key, mean, samples).
+            per_entry = m.memory_bytes() as f64 / m.entries().max(1) as f64;
+        }
+    }
+    let resolved = 2 * cap * pairs.len() as u64;
+    let share = kept as f64 / resolved as f64;
+    let byte_share = kept_bytes as f64 / (resolved as f64 * per_entry);
+    // The smallest entry the table can hold: one sample.
+    let per_entry_1 = {
+        let mut m = base_mimic(1, o.seed)?;
+        for d in [-100_000i64, -1, 1, 272, 100_000] {
+            m.predict(false, false, d);
+        }
+        m.memory_bytes() as f64 / m.entries().max(1) as f64
+    };
+    let entries = full_entries(cap);
+    let full_bytes = entries as f64 * per_entry;
+    let per_gb = full_bytes / gb(cap);
+    // The thesis's 10 GB disk (decimal GB, 512-byte sectors).
+    let ten_gb = 10e9 as u64 / 512;
+    let ten_bytes = full_entries(ten_gb) as f64 * per_entry;
+    let ten_bytes_1 = full_entries(ten_gb) as f64 * per_entry_1;
+    let paper_per_entry = 800e6 / full_entries(ten_gb) as f64;
+    let quarter_tb = full_entries(250e9 as u64 / 512) as f64 * per_entry;
+
+    let mut table = Table {
+        columns: ["quantity", "ours", "paper"].map(String::from).to_vec(),
+        rows: vec![],
+    };
+    let mut row = |q: &str, ours: String, paper: &str| {
+        table.rows.push(vec![q.into(), ours, paper.into()]);
+    };
+    row("base disk sectors", format!("{cap}"), "-");
+    row(
+        "full table entries (2 × sectors × 4 operation pairs)",
+        format!("{entries}"),
+        "-",
+    );
+    row(
+        &format!("bytes per entry ({samples} samples kept)"),
+        format!("{per_entry:.1}"),
+        &format!("{paper_per_entry:.2} (implied by 800 MB for 10 GB)"),
+    );
+    row(
+        "bytes per entry (1 sample, the least the table stores)",
+        format!("{per_entry_1:.1}"),
+        "-",
+    );
+    row(
+        "full table, base disk (MB)",
+        format!("{:.0}", full_bytes / 1e6),
+        "-",
+    );
+    row(
+        "full table per GB of disk (MB)",
+        format!("{:.1}", per_gb / 1e6),
+        "≥ 80",
+    );
+    row(
+        "full table, 10 GB disk (MB)",
+        format!(
+            "{:.0} ({:.0} with 1 sample)",
+            ten_bytes / 1e6,
+            ten_bytes_1 / 1e6
+        ),
+        "> 800",
+    );
+    row(
+        "full distance table, 250 GB disk (GB)",
+        format!("{:.0}", quarter_tb / 1e9),
+        "~3000 (indexed also by size and inter-arrival time)",
+    );
+    row(
+        &format!(
+            "Table 3.2 table: entries kept ({} operation pair{})",
+            pairs.len(),
+            if pairs.len() > 1 { "s" } else { "" }
+        ),
+        format!("{kept} of {resolved}"),
+        "-",
+    );
+    row(
+        "Table 3.2 table: share of entries kept",
+        format!("{:.2} %", share * 100.0),
+        "10 %",
+    );
+    row(
+        "Table 3.2 table: share of bytes kept (entries + intervals)",
+        format!("{:.2} % ({intervals} intervals)", byte_share * 100.0),
+        "10 %",
+    );
+    row(
+        "Table 3.2 table: memory saving",
+        format!("{:.0}×", 1.0 / byte_share),
+        "10×",
+    );
+    out.csv = format!(
+        "quantity,value\nsectors,{cap}\nfull_entries,{entries}\nbytes_per_entry,{per_entry:.3}\n\
+         bytes_per_entry_1_sample,{per_entry_1:.3}\nfull_table_bytes,{full_bytes:.0}\n\
+         full_table_bytes_per_gb,{per_gb:.0}\nfull_table_bytes_10gb,{ten_bytes:.0}\n\
+         full_table_bytes_10gb_1_sample,{ten_bytes_1:.0}\nfull_table_bytes_250gb,{quarter_tb:.0}\n\
+         interp_pairs,{}\ninterp_entries_kept,{kept}\ninterp_distances,{resolved}\n\
+         interp_intervals,{intervals}\ninterp_share_entries,{share:.6}\ninterp_share_bytes,{byte_share:.6}\n",
+        pairs.len()
+    );
+    // Linear growth: the three Table 3.1 capacities.
+    let mut growth = Vec::new();
+    for name in ["mimic-less-capacity", "mimic-base", "mimic-more-capacity"] {
+        let c = capacity(name)?;
+        let bytes = full_entries(c) as f64 * per_entry;
+        growth.push((gb(c), bytes));
+        let _ = writeln!(out.csv, "full_table_bytes_{name},{bytes:.0}");
+        row(
+            &format!("full table, {name} ({:.2} GB), MB", gb(c)),
+            format!("{:.0} ({:.1} MB/GB)", bytes / 1e6, bytes / 1e6 / gb(c)),
+            "linear in size",
+        );
+    }
+    out.tables.push(table);
+    let per_gb_all: Vec<f64> = growth.iter().map(|(g, b)| b / g).collect();
+    let spread = per_gb_all.iter().copied().fold(f64::NEG_INFINITY, f64::max)
+        / per_gb_all.iter().copied().fold(f64::INFINITY, f64::min)
+        - 1.0;
+
+    out.checks.push(Check::below(
+        "MIMIC-MEM",
+        "share of full-table entries the Table 3.2 table keeps (≤ 10 % + 5 pp)",
+        0.15 + 1e-12,
+        share,
+    ));
+    out.checks.push(Check::at_least(
+        "MIMIC-MEM",
+        "full table of a 10 GB disk at our bytes per entry, MB (\"can exceed 800 MB\")",
+        800.0,
+        ten_bytes / 1e6,
+    ));
+    out.checks.push(Check::holds(
+        "MIMIC-MEM",
+        &format!(
+            "full table grows linearly with capacity: bytes per GB equal (spread {:.2} %) over 2.27–36.4 GB",
+            spread * 100.0
+        ),
+        spread < 0.01,
+    ));
+    out.description = format!(
+        "The Disk Mimic's table is keyed by operation pair (previous, current: read or write) \
+         and signed inter-request distance, so the full table of a disk with S sectors has \
+         2 × S × 4 entries; each entry costs what the table's own memory accounting charges \
+         (key, mean, and the samples kept: {per_entry:.0} bytes with {samples} samples, \
+         {per_entry_1:.0} with one). The base disk (Table 3.1 #1, {cap} sectors, {:.2} GB) \
+         thus needs {entries} entries, {:.2} GB, {:.0} MB per GB of disk. The thesis's 10 GB \
+         disk at our bytes per entry: {:.0} MB (paper: \"can exceed 800 MB\", which at our entry \
+         count means {paper_per_entry:.1} bytes per entry, about one 4-byte mean each; our \
+         entries also keep their key and samples). The size grows linearly with capacity \
+         (the count is 8 entries per sector; shown for the 2.27, 9.09 and 36.4 GB disks of \
+         Table 3.1). §2.3's 3 TB for a 250 GB disk indexes also by request size and \
+         inter-arrival time; the distance table alone would be {:.0} GB.\n\n\
+         The interpolated table is configured with Table 3.2's ladder ({samples} samples per \
+         distance) and every interval from the whole signed range down decided, for {} \
+         operation pair{} ({}): it keeps {kept} probed entries of {resolved} distances \
+         ({:.2} %; {:.2} % of the bytes counting its {intervals} interval records, a {:.0}× \
+         saving). The paper reports 90 % interpolated, i.e. 10 % kept. We keep far fewer: \
+         the ladder accepts wide intervals spanning many rotational saw-teeth (see \
+         MIMIC-F3.6), so the check (≤ 10 % + 5 pp) passes by over-interpolating, not by \
+         matching the paper's 10 %.",
+        gb(cap),
+        full_bytes / 1e9,
+        per_gb / 1e6,
+        ten_bytes / 1e6,
+        quarter_tb / 1e9,
+        pairs.len(),
+        if pairs.len() > 1 { "s" } else { "" },
+        if o.quick {
+            "read after read; quick mode"
+        } else {
+            "all four"
+        },
+        share * 100.0,
+        byte_share * 100.0,
+        1.0 / byte_share,
+    );
+    out.plots.push(Plot {
+        title: "Full distance table size against disk capacity".into(),
+        x_label: "capacity (GB)".into(),
+        y_label: "full table (GB)".into(),
+        kind: PlotKind::Line,
+        series: vec![Series {
+            label: format!("{per_entry:.0} bytes per entry"),
+            points: growth.iter().map(|(g, b)| (*g, b / 1e9)).collect(),
+        }],
         log_x: false,
     });
     Ok(out)

@@ -145,6 +145,17 @@ pub fn registry() -> Vec<Experiment> {
             run: super::mimic_exps::mimic_f3_7,
         },
         Experiment {
+            id: "MIMIC-REAL",
+            title:
+                "SMTF vs C-LOOK on the uncompressed HP trace, with and without idle time (§3.6.4)",
+            run: super::mimic_exps::mimic_real,
+        },
+        Experiment {
+            id: "MIMIC-MEM",
+            title: "Disk Mimic table size, full and interpolated (§2.3, §3.6.3)",
+            run: super::mimic_exps::mimic_mem,
+        },
+        Experiment {
             id: "FREEBLK-F4.1",
             title: "Workload benefits with freeblock scheduling (Figure 4.1)",
             run: super::mimic_exps::freeblk_f4_1,

@@ -243,6 +243,12 @@ impl DiskMimic {
             .sum()
     }
 
+    /// Bytes the table and its interpolation intervals hold: [`DiskMimic::memory_bytes`]
+    /// plus, per accepted interval, its key (operation pair and both ends).
+    pub fn total_memory_bytes(&self) -> usize {
+        self.memory_bytes() + self.intervals() * std::mem::size_of::<(bool, bool, i64, i64)>()
+    }
+
     /// Predicted service time (ns) of a `cur_write` request at signed distance `dist`
     /// after a `prev_write` one, probing the distance first if it has not been seen.
     pub fn predict(&mut self, prev_write: bool, cur_write: bool, dist: i64) -> u32 {
@@ -367,6 +373,48 @@ impl DiskMimic {
         }
     }
 
+    /// Configures the whole interpolated table for one operation pair, as an off-line
+    /// configuration that is not lazy would: every interval from the whole signed
+    /// distance range down is decided (accepted, or split and its halves decided in
+    /// turn) until each distance is either probed or inside an accepted interval.
+    /// Without interpolation this does nothing (the full table would probe every
+    /// distance).
+    pub fn resolve_all(&mut self, pw: bool, cw: bool) {
+        let Some(cap) = self.device.as_ref().map(|d| d.capacity() as i64) else {
+            return;
+        };
+        if self.interp.is_none() {
+            return;
+        }
+        self.ensure_probed((pw, cw, -cap));
+        self.ensure_probed((pw, cw, cap));
+        let mut stack = vec![(-cap, cap)];
+        while let Some((l, r)) = stack.pop() {
+            if r - l <= 1 {
+                continue;
+            }
+            let known = self
+                .interp
+                .as_ref()
+                .and_then(|i| i.nodes.get(&(pw, cw, l, r)).copied());
+            let state = match known {
+                Some(s) => s,
+                None => {
+                    let s = self.resolve(pw, cw, l, r);
+                    if let Some(i) = self.interp.as_mut() {
+                        i.nodes.insert((pw, cw, l, r), s);
+                    }
+                    s
+                }
+            };
+            if let Node::Split(m) = state {
+                self.ensure_probed((pw, cw, m));
+                stack.push((m, r));
+                stack.push((l, m));
+            }
+        }
+    }
+
     /// Decides one interval by the ladder.
     ///
     /// The check points accumulate (thesis §3.6.3: "if the interpolation of one
@@ -451,7 +499,7 @@ impl DiskMimic {
                 "to": r,
             })).collect::<Vec<_>>(),
             "interpolated_distances": self.interpolated_distances(),
-            "memory_bytes": self.memory_bytes() + self.intervals() * 24,
+            "memory_bytes": self.total_memory_bytes(),
             "probe_requests": self.probes_issued,
         })
     }
@@ -612,5 +660,28 @@ mod tests {
                 "{mid} not within {a}..{b}"
             );
         }
+    }
+
+    #[test]
+    fn resolve_all_covers_every_distance() {
+        let hdd = Hdd::new(preset("mimic-less-capacity").unwrap()).unwrap();
+        let cap = hdd.capacity() as i64;
+        let mut m =
+            DiskMimic::offline(Box::new(hdd), 1, Metric::Mean, 3).with_interpolation(TABLE_3_2);
+        m.resolve_all(true, false);
+        let (entries, probes) = (m.entries(), m.probes_issued());
+        assert!(entries > 2 && (entries as i64) < 2 * cap);
+        let mut rng = ChaCha8Rng::seed_from_u64(9);
+        for _ in 0..50 {
+            let d = rng.gen_range(-cap..=cap);
+            assert!(
+                m.samples(true, false, d).is_some() || m.is_interpolated(true, false, d),
+                "distance {d} neither probed nor interpolated"
+            );
+            m.predict(true, false, d);
+        }
+        // Fully configured: asking never probes again.
+        assert_eq!(m.probes_issued(), probes);
+        assert_eq!(m.entries(), entries);
     }
 }

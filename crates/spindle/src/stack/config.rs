@@ -323,6 +323,7 @@ impl RunConfig {
             },
             mimic_seed: 0,
             background_outstanding: s.background_outstanding,
+            remove_idle: false,
         })
     }
 }
