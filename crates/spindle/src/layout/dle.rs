@@ -24,11 +24,15 @@
 //! Decision: a block replaced by staging is freed when its destage commits (not when
 //! it is staged): until then the durable maps still point at it, and the same
 //! destage must not write a block over its own old location.
+//!
+//! Over a timing-only array (`DataMode::TimingOnly`) the engine keeps no bytes and no
+//! durable copy of its state (nothing to crash-test), and it can run layout-only
+//! (`set_layout_only`): every allocation decision as usual, no flash or disk I/O.
 
 use super::freespace::FreeSpace;
 use crate::array::{ArrayError, BatchReport, Raid4};
 use crate::flash::{FlashDevice, FlashOp, FlashParams};
-use crate::store::{zero_block, Block, BlockStore};
+use crate::store::{zero_block, Block, BlockStore, DataMode};
 use crate::time::SimTime;
 use rand_chacha::ChaCha8Rng;
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -104,6 +108,35 @@ pub enum DleError {
     NoSnapshot(usize),
     #[error("power cut: the operation did not complete")]
     Crashed,
+    #[error("a write without bytes (or layout-only mode) needs a timing-only array")]
+    TimingOnlyRequired,
+}
+
+/// The data of a write: its bytes, or only how many blocks (timing-only arrays).
+#[derive(Clone, Copy, Debug)]
+pub enum Payload<'a> {
+    Bytes(&'a [Block]),
+    Blocks(u64),
+}
+
+impl Payload<'_> {
+    pub fn len(&self) -> u64 {
+        match self {
+            Payload::Bytes(b) => b.len() as u64,
+            Payload::Blocks(n) => *n,
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    fn bytes(&self, i: u64) -> Option<&Block> {
+        match self {
+            Payload::Bytes(b) => b.get(i as usize),
+            Payload::Blocks(_) => None,
+        }
+    }
 }
 
 /// One staged write as the flash log records it.
@@ -161,6 +194,8 @@ pub struct Dle {
     orphans: FxHashSet<u32>,
     snapshots: Vec<Option<BTreeMap<u32, Vec<u32>>>>,
     durable: Durable,
+    /// Allocation decisions only: no flash or disk I/O, no batch reports.
+    layout_only: bool,
     cursor: u64,
     /// The RAID batch of every extent destaged and every direct write, in order.
     pub batches: Vec<BatchReport>,
@@ -169,6 +204,9 @@ pub struct Dle {
     /// When set, one random read per drive precedes every RAID batch (the paper's
     /// anti short-stroke I/Os; not part of the batch's statistics).
     pub scatter: Option<ChaCha8Rng>,
+    /// Called after each extent batch of a destage with (batches done, batches in
+    /// this destage): progress of long runs.
+    pub destage_progress: Option<fn(u64, u64)>,
     pub stats: DleStats,
 }
 
@@ -194,9 +232,11 @@ impl Dle {
             orphans: FxHashSet::default(),
             snapshots: Vec::new(),
             durable: Durable::default(),
+            layout_only: false,
             cursor: 0,
             batches: Vec::new(),
             scatter: None,
+            destage_progress: None,
             flash_done: SimTime::ZERO,
             stats: DleStats::default(),
         })
@@ -228,6 +268,24 @@ impl Dle {
         self.maps.get(&extent).map(|m| &m[..])
     }
 
+    /// Whether the array stores real bytes (then the engine keeps its durable state).
+    fn real_bytes(&self) -> bool {
+        self.raid.config().data == DataMode::RealBytes
+    }
+
+    /// Layout-only mode makes every placement decision as usual (the same extent maps
+    /// and free space) but simulates no flash or disk I/O and records no batches. The
+    /// disks then do not hold what the maps say, so it needs a timing-only array.
+    /// Decision (full-scale PROX-T2): aging only decides where blocks live; the
+    /// measured destages after it run with full timing.
+    pub fn set_layout_only(&mut self, on: bool) -> Result<(), DleError> {
+        if on && self.real_bytes() {
+            return Err(DleError::TimingOnlyRequired);
+        }
+        self.layout_only = on;
+        Ok(())
+    }
+
     /// Plans a power cut after `writes` more device writes (flash or disk).
     pub fn crash_after_writes(&mut self, writes: u64) {
         self.raid.faults.crash_after_writes(writes);
@@ -243,6 +301,9 @@ impl Dle {
 
     /// One flash operation at the current time; returns whether a write persisted.
     fn flash_op(&mut self, block: u64, write: bool) -> Result<bool, DleError> {
+        if self.layout_only {
+            return Ok(true);
+        }
         let op = FlashOp {
             id: self.flash_ids,
             block: block % self.flash.capacity_blocks().max(1),
@@ -263,7 +324,9 @@ impl Dle {
     fn meta_write(&mut self, update: impl FnOnce(&mut Durable)) -> Result<(), DleError> {
         self.stats.flash_meta_writes += 1;
         if self.flash_op(0, true)? {
-            update(&mut self.durable);
+            if self.real_bytes() {
+                update(&mut self.durable);
+            }
             Ok(())
         } else {
             Err(DleError::Crashed)
@@ -301,56 +364,79 @@ impl Dle {
     }
 
     /// Writes `data` at block `offset` of an extent. Returns once the write is durable
-    /// (on flash when staged, on the disks otherwise).
+    /// (on flash when staged, on the disks otherwise). A timing-only array ignores the
+    /// bytes.
     pub fn write(&mut self, extent: u32, offset: u64, data: &[Block]) -> Result<(), DleError> {
+        self.write_payload(extent, offset, Payload::Bytes(data))
+    }
+
+    /// Writes `blocks` blocks without bytes: only over a timing-only array.
+    pub fn write_timing_only(
+        &mut self,
+        extent: u32,
+        offset: u64,
+        blocks: u64,
+    ) -> Result<(), DleError> {
+        if self.real_bytes() {
+            return Err(DleError::TimingOnlyRequired);
+        }
+        self.write_payload(extent, offset, Payload::Blocks(blocks))
+    }
+
+    fn write_payload(&mut self, extent: u32, offset: u64, data: Payload) -> Result<(), DleError> {
         self.check_crash()?;
-        self.check_span(extent, offset, data.len() as u64)?;
+        self.check_span(extent, offset, data.len())?;
         if data.is_empty() {
             return Ok(());
         }
         self.stats.user_writes += 1;
-        let small = (data.len() as u64) < self.cfg.small_write_blocks;
+        let small = data.len() < self.cfg.small_write_blocks;
         if self.cfg.policy == LayoutPolicy::Proximal && small && self.cfg.staging_blocks > 0 {
             self.stage(extent, offset, data)
         } else {
-            let blocks: Vec<(u32, Block)> = data
-                .iter()
-                .enumerate()
-                .map(|(i, b)| ((offset + i as u64) as u32, b.clone()))
-                .collect();
-            self.stats.direct_blocks += blocks.len() as u64;
-            self.write_to_disk(extent, blocks).map(|_| ())
+            let offsets: Vec<u32> = (offset..offset + data.len()).map(|o| o as u32).collect();
+            let bytes = match data {
+                Payload::Bytes(b) if self.real_bytes() => Some(b.to_vec()),
+                _ => None,
+            };
+            self.stats.direct_blocks += data.len();
+            self.write_to_disk(extent, &offsets, bytes)
         }
     }
 
-    fn stage(&mut self, extent: u32, offset: u64, data: &[Block]) -> Result<(), DleError> {
-        if self.next_slot + data.len() as u64 > self.cfg.staging_blocks {
+    fn stage(&mut self, extent: u32, offset: u64, data: Payload) -> Result<(), DleError> {
+        let n = data.len();
+        if self.next_slot + n > self.cfg.staging_blocks {
             self.destage()?;
         }
-        let mut record = StageRecord {
-            extent,
-            blocks: Vec::with_capacity(data.len()),
-        };
-        for (i, b) in data.iter().enumerate() {
+        // Slots are consecutive: block i of the write goes to slot `first + i`.
+        let first = self.next_slot;
+        for i in 0..n {
             let slot = self.next_slot;
             self.next_slot += 1;
             self.stats.flash_data_writes += 1;
             if !self.flash_op(slot, true)? {
                 return Err(DleError::Crashed);
             }
-            self.flash_store.write(slot, b);
-            record
-                .blocks
-                .push(((offset + i as u64) as u32, slot as u32));
+            if let Some(b) = data.bytes(i).filter(|_| self.real_bytes()) {
+                self.flash_store.write(slot, b);
+            }
         }
         // The record, written after the data, makes the write durable all at once.
-        let rec = record.clone();
-        self.meta_write(|d| d.log.push(rec))?;
-        for (o, slot) in record.blocks {
-            self.staged.insert((extent, o), slot);
+        self.meta_write(|d| {
+            d.log.push(StageRecord {
+                extent,
+                blocks: (0..n)
+                    .map(|i| ((offset + i) as u32, (first + i) as u32))
+                    .collect(),
+            })
+        })?;
+        for i in 0..n {
+            let o = (offset + i) as u32;
+            self.staged.insert((extent, o), (first + i) as u32);
             self.release_for_staging(extent, o);
         }
-        self.stats.staged_blocks += data.len() as u64;
+        self.stats.staged_blocks += n;
         Ok(())
     }
 
@@ -374,18 +460,33 @@ impl Dle {
         let mut entries: Vec<((u32, u32), u32)> =
             self.staged.iter().map(|(&k, &v)| (k, v)).collect();
         entries.sort_unstable();
+        let real = self.real_bytes();
+        let groups = entries
+            .windows(2)
+            .filter(|w| w[0].0 .0 != w[1].0 .0)
+            .count() as u64
+            + u64::from(!entries.is_empty());
+        let mut done = 0;
         let mut i = 0;
         while i < entries.len() {
             let extent = entries[i].0 .0;
-            let mut blocks = Vec::new();
+            let mut offsets = Vec::new();
+            let mut bytes = Vec::new();
             while i < entries.len() && entries[i].0 .0 == extent {
                 let ((_, offset), slot) = entries[i];
                 self.stats.flash_reads += 1;
                 self.flash_op(u64::from(slot), false)?;
-                blocks.push((offset, self.flash_store.read(u64::from(slot))));
+                offsets.push(offset);
+                if real {
+                    bytes.push(self.flash_store.read(u64::from(slot)));
+                }
                 i += 1;
             }
-            self.write_to_disk(extent, blocks)?;
+            self.write_to_disk(extent, &offsets, real.then_some(bytes))?;
+            done += 1;
+            if let Some(f) = self.destage_progress {
+                f(done, groups);
+            }
         }
         self.staged.clear();
         self.next_slot = 0;
@@ -393,59 +494,71 @@ impl Dle {
         Ok(())
     }
 
-    /// Places `blocks` of an extent (sorted by offset), writes them as one RAID batch
-    /// and commits the new pointers.
+    /// Places the blocks at `offsets` of an extent (ascending), writes them as one RAID
+    /// batch (`data`: their bytes, `None` over a timing-only array) and commits the new
+    /// pointers.
     fn write_to_disk(
         &mut self,
         extent: u32,
-        blocks: Vec<(u32, Block)>,
-    ) -> Result<BatchReport, DleError> {
-        let mut map = self
-            .maps
-            .get(&extent)
-            .cloned()
-            .ok_or(DleError::NoExtent(extent))?;
-        let old = map.clone();
-        let mut taken = Vec::with_capacity(blocks.len());
-        for &(o, _) in &blocks {
+        offsets: &[u32],
+        data: Option<Vec<Block>>,
+    ) -> Result<(), DleError> {
+        // The map is updated in place (no copy per batch: at full scale there are
+        // millions of batches); it is put back whatever happens.
+        let mut map = std::mem::take(
+            self.maps
+                .get_mut(&extent)
+                .ok_or(DleError::NoExtent(extent))?,
+        );
+        let result = self.place_and_write(extent, &mut map, offsets, data);
+        self.maps.insert(extent, map);
+        result
+    }
+
+    fn place_and_write(
+        &mut self,
+        extent: u32,
+        map: &mut [u32],
+        offsets: &[u32],
+        data: Option<Vec<Block>>,
+    ) -> Result<(), DleError> {
+        // The pointer each placement replaced, to free on commit or restore on failure.
+        let mut old = Vec::with_capacity(offsets.len());
+        for &o in offsets {
             let o = o as usize;
             let vb = match self.cfg.policy {
-                LayoutPolicy::UpdateInPlace if map[o] != NONE => map[o],
-                LayoutPolicy::WriteAnywhere => self.take_next_free()?,
+                LayoutPolicy::UpdateInPlace if map[o] != NONE => Ok(map[o]),
+                LayoutPolicy::WriteAnywhere => self.take_next_free(),
                 _ => {
-                    let hints = self.neighbour_hints(extent, &map, o);
-                    self.take_near(&hints)?
+                    let hints = self.neighbour_hints(extent, map, o);
+                    self.take_near(&hints)
                 }
             };
-            if vb != map[o] {
-                taken.push(vb);
-            }
-            map[o] = vb;
-        }
-        let writes: Vec<(u64, Block)> = blocks
-            .iter()
-            .map(|(o, b)| (u64::from(map[*o as usize]), b.clone()))
-            .collect();
-        let intent: Vec<u64> = writes.iter().map(|w| w.0).collect();
-        if let Some(rng) = self.scatter.as_mut() {
-            self.raid.scatter_heads(rng);
-        }
-        let result = self
-            .meta_write(|d| d.intent = intent)
-            .and_then(|_| self.raid.write_batch(&writes).map_err(DleError::from));
-        let report = match result.and_then(|r| self.check_crash().map(|_| r)) {
-            Ok(r) => r,
-            Err(e) => {
-                for vb in taken {
-                    self.free.release(u64::from(vb));
+            match vb {
+                Ok(vb) => {
+                    old.push(map[o]);
+                    map[o] = vb;
                 }
-                return Err(e);
+                Err(e) => {
+                    self.undo_placement(map, offsets, &old);
+                    return Err(e);
+                }
+            }
+        }
+        let report = if self.layout_only {
+            None
+        } else {
+            match self.issue_batch(map, offsets, data) {
+                Ok(r) => Some(r),
+                Err(e) => {
+                    self.undo_placement(map, offsets, &old);
+                    return Err(e);
+                }
             }
         };
-        let written: FxHashSet<u32> = blocks.iter().map(|(o, _)| *o).collect();
-        let committed = map.clone();
-        self.meta_write(|d| {
-            d.maps.insert(extent, committed);
+        let commit = self.meta_write(|d| {
+            let written: FxHashSet<u32> = offsets.iter().copied().collect();
+            d.maps.insert(extent, map.to_vec());
             d.log.retain_mut(|r| {
                 if r.extent == extent {
                     r.blocks.retain(|(o, _)| !written.contains(o));
@@ -453,18 +566,57 @@ impl Dle {
                 !r.blocks.is_empty()
             });
             d.intent.clear();
-        })?;
-        for (&o, &new) in old.iter().zip(&map) {
-            if o != NONE && o != new {
-                self.drop_block(o);
+        });
+        if let Err(e) = commit {
+            self.undo_placement(map, offsets, &old);
+            return Err(e);
+        }
+        for (&o, &was) in offsets.iter().zip(&old) {
+            if was != NONE && was != map[o as usize] {
+                self.drop_block(was);
             }
         }
-        for o in &written {
-            self.staged.remove(&(extent, *o));
-            self.home.remove(&(extent, *o));
+        for &o in offsets {
+            self.staged.remove(&(extent, o));
+            self.home.remove(&(extent, o));
         }
-        self.maps.insert(extent, map);
-        self.batches.push(report.clone());
+        self.batches.extend(report);
+        Ok(())
+    }
+
+    /// Gives back the blocks a failed batch took and restores the old pointers.
+    fn undo_placement(&mut self, map: &mut [u32], offsets: &[u32], old: &[u32]) {
+        for (&o, &was) in offsets.iter().zip(old) {
+            let now = std::mem::replace(&mut map[o as usize], was);
+            if now != was {
+                self.free.release(u64::from(now));
+            }
+        }
+    }
+
+    /// Writes the placed blocks as one RAID batch, after the intent that names them.
+    fn issue_batch(
+        &mut self,
+        map: &[u32],
+        offsets: &[u32],
+        data: Option<Vec<Block>>,
+    ) -> Result<BatchReport, DleError> {
+        let targets: Vec<u64> = offsets
+            .iter()
+            .map(|&o| u64::from(map[o as usize]))
+            .collect();
+        if let Some(rng) = self.scatter.as_mut() {
+            self.raid.scatter_heads(rng);
+        }
+        self.meta_write(|d| d.intent = targets.clone())?;
+        let report = match data {
+            Some(bytes) => {
+                let writes: Vec<(u64, Block)> = targets.iter().copied().zip(bytes).collect();
+                self.raid.write_batch(&writes)?
+            }
+            None => self.raid.write_blocks_timing_only(&targets)?,
+        };
+        self.check_crash()?;
         Ok(report)
     }
 
