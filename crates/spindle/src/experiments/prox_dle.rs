@@ -116,7 +116,7 @@ pub fn aged_engine_with(spec: &AgingSpec, progress: ProgressFn) -> Result<Dle, S
             d.write(e, 0, &data)
         }
         .map_err(|e| e.to_string())?;
-        if u64::from(e) % every == 0 {
+        if u64::from(e).is_multiple_of(every) {
             progress("fill", u64::from(e), extents);
         }
     }
@@ -132,7 +132,7 @@ pub fn aged_engine_with(spec: &AgingSpec, progress: ProgressFn) -> Result<Dle, S
             d.write(e, o, &[content(e, o, i + 1)])
         }
         .map_err(|e| e.to_string())?;
-        if i % every == 0 {
+        if i.is_multiple_of(every) {
             progress("aging updates", i, updates);
         }
     }
@@ -174,7 +174,7 @@ pub fn measure_destages_with(
             d.write(e, o, &[content(e, o, 1_000_000 + i)])
         }
         .map_err(|e| e.to_string())?;
-        if i % every == 0 {
+        if i.is_multiple_of(every) {
             progress(
                 "measured cycles: staging",
                 d.staged_blocks() as u64,

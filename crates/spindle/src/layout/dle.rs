@@ -160,6 +160,15 @@ pub struct Durable {
     pub snapshots: Vec<Option<BTreeMap<u32, Vec<u32>>>>,
 }
 
+/// A block in the staging log.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Staged {
+    slot: u32,
+    /// Where its previous version was on disk (freed when it was staged; `NONE` if
+    /// it had none): the destage's first placement hint.
+    home: u32,
+}
+
 /// Counters.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct DleStats {
@@ -181,11 +190,8 @@ pub struct Dle {
     flash_store: BlockStore,
     flash_ids: u64,
     maps: BTreeMap<u32, Vec<u32>>,
-    /// (extent, offset) → staging slot.
-    staged: FxHashMap<(u32, u32), u32>,
-    /// Where a staged block's previous version was (freed when it was staged): the
-    /// destage's first placement hint.
-    home: FxHashMap<(u32, u32), u32>,
+    /// (extent, offset) → where the block is staged and where it was.
+    staged: FxHashMap<(u32, u32), Staged>,
     next_slot: u64,
     free: FreeSpace,
     /// Snapshot references per volume block.
@@ -226,7 +232,6 @@ impl Dle {
             flash_ids: 0,
             maps: BTreeMap::new(),
             staged: FxHashMap::default(),
-            home: FxHashMap::default(),
             next_slot: 0,
             held: FxHashMap::default(),
             orphans: FxHashSet::default(),
@@ -399,8 +404,17 @@ impl Dle {
                 Payload::Bytes(b) if self.real_bytes() => Some(b.to_vec()),
                 _ => None,
             };
+            let homes: Vec<u32> = offsets
+                .iter()
+                .map(|&o| self.staged.get(&(extent, o)).map_or(NONE, |s| s.home))
+                .collect();
             self.stats.direct_blocks += data.len();
-            self.write_to_disk(extent, &offsets, bytes)
+            self.write_to_disk(extent, &offsets, &homes, bytes)?;
+            // The disk now holds the newest version: staged copies are stale.
+            for o in offsets {
+                self.staged.remove(&(extent, o));
+            }
+            Ok(())
         }
     }
 
@@ -433,8 +447,13 @@ impl Dle {
         })?;
         for i in 0..n {
             let o = (offset + i) as u32;
-            self.staged.insert((extent, o), (first + i) as u32);
-            self.release_for_staging(extent, o);
+            let home = self.release_for_staging(extent, o);
+            let slot = (first + i) as u32;
+            // Staged again before a destage: the new slot, the same home.
+            self.staged
+                .entry((extent, o))
+                .and_modify(|s| s.slot = slot)
+                .or_insert(Staged { slot, home });
         }
         self.stats.staged_blocks += n;
         Ok(())
@@ -443,23 +462,25 @@ impl Dle {
     /// The staging log is now the block's home: its on-disk version is freed (unless
     /// a snapshot holds it) and remembered as a placement hint. The durable maps still
     /// point at it until the destage commits; recovery knows staged blocks override.
-    fn release_for_staging(&mut self, extent: u32, o: u32) {
+    /// Returns that version (`NONE` if there was none).
+    fn release_for_staging(&mut self, extent: u32, o: u32) -> u32 {
         let Some(map) = self.maps.get_mut(&extent) else {
-            return;
+            return NONE;
         };
         let old = std::mem::replace(&mut map[o as usize], NONE);
         if old != NONE {
-            self.home.insert((extent, o), old);
             self.drop_block(old);
         }
+        old
     }
 
     /// Writes every staged block to disk, one RAID batch per extent.
     pub fn destage(&mut self) -> Result<(), DleError> {
         self.check_crash()?;
-        let mut entries: Vec<((u32, u32), u32)> =
-            self.staged.iter().map(|(&k, &v)| (k, v)).collect();
-        entries.sort_unstable();
+        // The staged blocks leave the table (keeping its capacity); if a batch fails,
+        // those not yet written go back.
+        let mut entries: Vec<((u32, u32), Staged)> = self.staged.drain().collect();
+        entries.sort_unstable_by_key(|e| e.0);
         let real = self.real_bytes();
         let groups = entries
             .windows(2)
@@ -469,26 +490,37 @@ impl Dle {
         let mut done = 0;
         let mut i = 0;
         while i < entries.len() {
+            let group = i;
             let extent = entries[i].0 .0;
             let mut offsets = Vec::new();
+            let mut homes = Vec::new();
             let mut bytes = Vec::new();
+            let mut result = Ok(());
             while i < entries.len() && entries[i].0 .0 == extent {
-                let ((_, offset), slot) = entries[i];
+                let ((_, offset), s) = entries[i];
                 self.stats.flash_reads += 1;
-                self.flash_op(u64::from(slot), false)?;
+                if let Err(e) = self.flash_op(u64::from(s.slot), false) {
+                    result = Err(e);
+                    break;
+                }
                 offsets.push(offset);
+                homes.push(s.home);
                 if real {
-                    bytes.push(self.flash_store.read(u64::from(slot)));
+                    bytes.push(self.flash_store.read(u64::from(s.slot)));
                 }
                 i += 1;
             }
-            self.write_to_disk(extent, &offsets, real.then_some(bytes))?;
+            let result = result
+                .and_then(|_| self.write_to_disk(extent, &offsets, &homes, real.then_some(bytes)));
+            if let Err(e) = result {
+                self.staged.extend(entries.drain(group..));
+                return Err(e);
+            }
             done += 1;
             if let Some(f) = self.destage_progress {
                 f(done, groups);
             }
         }
-        self.staged.clear();
         self.next_slot = 0;
         self.stats.destages += 1;
         Ok(())
@@ -501,6 +533,7 @@ impl Dle {
         &mut self,
         extent: u32,
         offsets: &[u32],
+        homes: &[u32],
         data: Option<Vec<Block>>,
     ) -> Result<(), DleError> {
         // The map is updated in place (no copy per batch: at full scale there are
@@ -510,7 +543,7 @@ impl Dle {
                 .get_mut(&extent)
                 .ok_or(DleError::NoExtent(extent))?,
         );
-        let result = self.place_and_write(extent, &mut map, offsets, data);
+        let result = self.place_and_write(extent, &mut map, offsets, homes, data);
         self.maps.insert(extent, map);
         result
     }
@@ -520,17 +553,18 @@ impl Dle {
         extent: u32,
         map: &mut [u32],
         offsets: &[u32],
+        homes: &[u32],
         data: Option<Vec<Block>>,
     ) -> Result<(), DleError> {
         // The pointer each placement replaced, to free on commit or restore on failure.
         let mut old = Vec::with_capacity(offsets.len());
-        for &o in offsets {
+        for (&o, &home) in offsets.iter().zip(homes) {
             let o = o as usize;
             let vb = match self.cfg.policy {
                 LayoutPolicy::UpdateInPlace if map[o] != NONE => Ok(map[o]),
                 LayoutPolicy::WriteAnywhere => self.take_next_free(),
                 _ => {
-                    let hints = self.neighbour_hints(extent, map, o);
+                    let hints = neighbour_hints(map, o, home);
                     self.take_near(&hints)
                 }
             };
@@ -576,10 +610,6 @@ impl Dle {
                 self.drop_block(was);
             }
         }
-        for &o in offsets {
-            self.staged.remove(&(extent, o));
-            self.home.remove(&(extent, o));
-        }
         self.batches.extend(report);
         Ok(())
     }
@@ -618,29 +648,6 @@ impl Dle {
         };
         self.check_crash()?;
         Ok(report)
-    }
-
-    /// Where a block should go: the allocation ranges holding the block itself (its
-    /// current version), its logical predecessor and its successor, in that order,
-    /// each with the position it would take there. Decision: the block's own range
-    /// comes first so that a neighbour that once had to move far away does not pull
-    /// the block after it.
-    fn neighbour_hints(&self, extent: u32, map: &[u32], o: usize) -> Vec<u64> {
-        let mut hints = Vec::with_capacity(3);
-        let own = match map[o] {
-            NONE => self.home.get(&(extent, o as u32)).copied().unwrap_or(NONE),
-            b => b,
-        };
-        if own != NONE {
-            hints.push(u64::from(own));
-        }
-        if o > 0 && map[o - 1] != NONE {
-            hints.push(u64::from(map[o - 1]) + 1);
-        }
-        if o + 1 < map.len() && map[o + 1] != NONE {
-            hints.push(u64::from(map[o + 1]).saturating_sub(1));
-        }
-        hints
     }
 
     /// Takes a free block for a block with these hints: in the hinted ranges first,
@@ -736,7 +743,7 @@ impl Dle {
         for (i, slot_out) in out.iter_mut().enumerate() {
             let o = offset as usize + i;
             if staged {
-                if let Some(&slot) = self.staged.get(&(extent, o as u32)) {
+                if let Some(&Staged { slot, .. }) = self.staged.get(&(extent, o as u32)) {
                     self.stats.flash_reads += 1;
                     self.flash_op(u64::from(slot), false)?;
                     *slot_out = Some(self.flash_store.read(u64::from(slot)));
@@ -781,7 +788,6 @@ impl Dle {
         })?;
         self.maps.remove(&extent);
         self.staged.retain(|(e, _), _| *e != extent);
-        self.home.retain(|(e, _), _| *e != extent);
         for vb in map.into_iter().filter(|&v| v != NONE) {
             self.drop_block(vb);
         }
@@ -876,12 +882,13 @@ impl Dle {
         }
         // A staged block's durable pointer is stale: its old block may already hold
         // another block's data. The staged copy is the block's home.
+        let mut homes: FxHashMap<(u32, u32), u32> = FxHashMap::default();
         for r in &durable.log {
             for &(o, _) in &r.blocks {
                 if let Some(map) = d.maps.get_mut(&r.extent) {
                     let old = std::mem::replace(&mut map[o as usize], NONE);
                     if old != NONE {
-                        d.home.insert((r.extent, o), old);
+                        homes.insert((r.extent, o), old);
                     }
                 }
             }
@@ -904,7 +911,8 @@ impl Dle {
         }
         for r in &durable.log {
             for &(o, slot) in &r.blocks {
-                d.staged.insert((r.extent, o), slot);
+                let home = homes.get(&(r.extent, o)).copied().unwrap_or(NONE);
+                d.staged.insert((r.extent, o), Staged { slot, home });
                 d.next_slot = d.next_slot.max(u64::from(slot) + 1);
             }
         }
@@ -916,4 +924,27 @@ impl Dle {
         d.stats = self.stats;
         Ok(d)
     }
+}
+
+/// Where a block should go: the allocation ranges holding the block itself (its
+/// current version, or `home`, where it was before it was staged), its logical
+/// predecessor and its successor, in that order, each with the position it would
+/// take there. Decision: the block's own range comes first so that a neighbour that
+/// once had to move far away does not pull the block after it.
+fn neighbour_hints(map: &[u32], o: usize, home: u32) -> Vec<u64> {
+    let mut hints = Vec::with_capacity(3);
+    let own = match map[o] {
+        NONE => home,
+        b => b,
+    };
+    if own != NONE {
+        hints.push(u64::from(own));
+    }
+    if o > 0 && map[o - 1] != NONE {
+        hints.push(u64::from(map[o - 1]) + 1);
+    }
+    if o + 1 < map.len() && map[o + 1] != NONE {
+        hints.push(u64::from(map[o + 1]).saturating_sub(1));
+    }
+    hints
 }
