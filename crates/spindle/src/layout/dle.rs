@@ -189,7 +189,9 @@ pub struct Dle {
     flash: FlashDevice,
     flash_store: BlockStore,
     flash_ids: u64,
-    maps: BTreeMap<u32, Vec<u32>>,
+    /// Block map per extent (hashed: every write looks one up, and at full scale
+    /// there are ~200,000).
+    maps: FxHashMap<u32, Vec<u32>>,
     /// (extent, offset) → where the block is staged and where it was.
     staged: FxHashMap<(u32, u32), Staged>,
     next_slot: u64,
@@ -202,6 +204,8 @@ pub struct Dle {
     durable: Durable,
     /// Allocation decisions only: no flash or disk I/O, no batch reports.
     layout_only: bool,
+    /// Extents whose RAID batches are simulated (all when `None`).
+    timed_extents: Option<FxHashSet<u32>>,
     cursor: u64,
     /// The RAID batch of every extent destaged and every direct write, in order.
     pub batches: Vec<BatchReport>,
@@ -230,7 +234,7 @@ impl Dle {
             flash,
             flash_store: BlockStore::new(),
             flash_ids: 0,
-            maps: BTreeMap::new(),
+            maps: FxHashMap::default(),
             staged: FxHashMap::default(),
             next_slot: 0,
             held: FxHashMap::default(),
@@ -238,6 +242,7 @@ impl Dle {
             snapshots: Vec::new(),
             durable: Durable::default(),
             layout_only: false,
+            timed_extents: None,
             cursor: 0,
             batches: Vec::new(),
             scatter: None,
@@ -288,6 +293,17 @@ impl Dle {
             return Err(DleError::TimingOnlyRequired);
         }
         self.layout_only = on;
+        Ok(())
+    }
+
+    /// Simulates the RAID batches of these extents only (all when `None`); the
+    /// others are placed layout-only. For a measured subset of a run too long to
+    /// time every batch; needs a timing-only array, as layout-only mode does.
+    pub fn set_timed_extents(&mut self, extents: Option<FxHashSet<u32>>) -> Result<(), DleError> {
+        if extents.is_some() && self.real_bytes() {
+            return Err(DleError::TimingOnlyRequired);
+        }
+        self.timed_extents = extents;
         Ok(())
     }
 
@@ -579,7 +595,11 @@ impl Dle {
                 }
             }
         }
-        let report = if self.layout_only {
+        let timed = self
+            .timed_extents
+            .as_ref()
+            .is_none_or(|t| t.contains(&extent));
+        let report = if self.layout_only || !timed {
             None
         } else {
             match self.issue_batch(map, offsets, data) {
@@ -798,7 +818,8 @@ impl Dle {
     /// snapshot's blocks are all on disk) and returns its id.
     pub fn snapshot(&mut self) -> Result<usize, DleError> {
         self.destage()?;
-        let maps = self.maps.clone();
+        let maps: BTreeMap<u32, Vec<u32>> =
+            self.maps.iter().map(|(&e, m)| (e, m.clone())).collect();
         let id = self.snapshots.len();
         let m = maps.clone();
         self.meta_write(|d| d.snapshots.push(Some(m)))?;
@@ -873,7 +894,7 @@ impl Dle {
         d.flash = self.flash;
         d.flash_ids = self.flash_ids;
         d.flash_store = self.flash_store;
-        d.maps = durable.maps.clone();
+        d.maps = durable.maps.iter().map(|(&e, m)| (e, m.clone())).collect();
         d.snapshots = durable.snapshots.clone();
         for maps in d.snapshots.iter().flatten() {
             for vb in maps.values().flatten().copied().filter(|&v| v != NONE) {
