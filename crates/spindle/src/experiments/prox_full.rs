@@ -1,6 +1,6 @@
 //! PROX-T2 at the paper's full scale: a 4+1 RAID-4 of whole 1 TB wd-re3 drives,
-//! filled to 89 % with 16 MB extents (~209,000), 2000 random 4 KiB updates per extent
-//! (~418 M), then the 1 % staging row measured over whole destage cycles, beside the
+//! filled to 89 % with 16 MB extents (209,612), 2000 random 4 KiB updates per extent
+//! (419 M), then the 1 % staging row measured over whole destage cycles, beside the
 //! baseline row.
 //!
 //! What makes it run in minutes and a few GB (decisions):
@@ -22,8 +22,6 @@ use crate::array::Raid4Config;
 use crate::disk::presets::preset;
 use crate::layout::LayoutPolicy;
 use crate::store::DataMode;
-use rand::SeedableRng;
-use rand_chacha::ChaCha8Rng;
 use std::sync::Mutex;
 use std::time::Instant;
 
@@ -34,8 +32,6 @@ pub struct FullScaleRow {
     pub volume_blocks: u64,
     pub staging_blocks: u64,
     pub destages: u64,
-    /// Extents whose batches were timed (a seeded random sample), when not all.
-    pub sampled_extents: Option<u32>,
     pub aging_s: f64,
     pub measure_s: f64,
     /// Peak resident memory of the process (the OS's high-water mark), when known.
@@ -49,9 +45,10 @@ impl FullScaleRow {
              {} extents of 16 MB ({:.0} % full), {} random 4 KiB updates per extent ({} in all), \
              staging {} blocks ({:.0} % of the volume, {:.1} per extent). The array keeps no bytes \
              (timing only: the same disk I/Os and timing as real bytes), and the aging is \
-             layout-only (its placements without simulated I/O); the row is the mean over {} of \
-             {} full destage cycle(s) after it, simulated with full timing, each batch preceded by \
-             one random read per drive. Wall time: aging {:.0} s, measurement {:.0} s{}.",
+             layout-only (its placements without simulated I/O); the row is the mean over every \
+             extent batch of {} full destage cycle(s) after it, simulated with full timing, each \
+             batch preceded by one random read per drive. Wall time: aging {:.0} s, measurement \
+             {:.0} s{}.",
             self.volume_blocks as f64 * 4096.0 / 1e12,
             self.volume_blocks,
             self.spec.extents,
@@ -61,14 +58,6 @@ impl FullScaleRow {
             self.staging_blocks,
             100.0 * self.spec.staging,
             self.staging_blocks as f64 / f64::from(self.spec.extents.max(1)),
-            match self.sampled_extents {
-                Some(n) => format!(
-                    "the batches of {n} extents drawn at random (seeded) from all {} \
-                     (the other extents' batches placed layout-only, untimed)",
-                    self.spec.extents
-                ),
-                None => "every extent batch".to_string(),
-            },
             self.destages,
             self.aging_s,
             self.measure_s,
@@ -131,14 +120,8 @@ fn peak_rss_mb() -> Option<f64> {
 }
 
 /// Ages the whole group layout-only, then measures `destages` full destage cycles of
-/// the `staging` row (a fraction of the volume) with full timing: every extent batch,
-/// or those of `sample` extents drawn at random.
-pub fn full_scale_row(
-    o: &RunOpts,
-    staging: f64,
-    destages: u64,
-    sample: Option<u32>,
-) -> Result<FullScaleRow, String> {
+/// the `staging` row (a fraction of the volume) with full timing.
+pub fn full_scale_row(o: &RunOpts, staging: f64, destages: u64) -> Result<FullScaleRow, String> {
     let raid_cfg = Raid4Config {
         data: DataMode::TimingOnly,
         ..Raid4Config::default()
@@ -166,13 +149,6 @@ pub fn full_scale_row(
     let mut d = aged_engine_with(&spec, &mut |p, a, b| progress.report(p, a, b))?;
     let aging_s = t.elapsed().as_secs_f64();
     let t = Instant::now();
-    let sampled_extents = sample.filter(|&n| n < spec.extents);
-    if let Some(n) = sampled_extents {
-        let mut rng = ChaCha8Rng::seed_from_u64(o.seed ^ 0x5a3d);
-        let chosen = rand::seq::index::sample(&mut rng, spec.extents as usize, n as usize);
-        d.set_timed_extents(Some(chosen.iter().map(|e| e as u32).collect()))
-            .map_err(|e| e.to_string())?;
-    }
     d.destage_progress = Some(destage_progress);
     let reports = measure_destages_with(&mut d, &spec, destages, &mut |p, a, b| {
         progress.report(p, a, b)
@@ -192,19 +168,15 @@ pub fn full_scale_row(
         staging_blocks: d.config().staging_blocks,
         spec,
         destages,
-        sampled_extents,
         aging_s,
         measure_s,
         peak_rss_mb: peak_rss_mb(),
     })
 }
 
-/// Extents whose batches the full-scale run times (`None`: all of them).
-pub const FULL_SCALE_SAMPLE: Option<u32> = None;
-
 /// PROX-T2's staged rows at full scale: the 1 % row over one whole destage cycle.
 pub fn full_scale_staged_rows(o: &RunOpts) -> Result<StagedRows, String> {
-    let full = full_scale_row(o, 0.01, 1, FULL_SCALE_SAMPLE)?;
+    let full = full_scale_row(o, 0.01, 1)?;
     eprintln!(
         "PROX-T2 full scale: 1 % row: {} batches, resp {:.1} ms, user writes {:.1}, ampl {:.2}x, \
          {:.2} I/Os per rev, data ST {:.2} ms, parity ST {:.2} ms; aging {:.0} s, measurement {:.0} s, \
@@ -225,38 +197,4 @@ pub fn full_scale_staged_rows(o: &RunOpts) -> Result<StagedRows, String> {
         note: full.scale_note(),
         rows: vec![(1.0, full.row)],
     })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::super::prox_dle::{aged_engine, measure_destages, EXTENT_BLOCKS};
-    use super::*;
-
-    /// Timing a subset of the extents changes which batches are simulated, not where
-    /// blocks go: the same layout, and one report per destage of each timed extent.
-    #[test]
-    fn timing_a_sample_of_extents_keeps_the_layout() {
-        let spec = AgingSpec {
-            extents: 6,
-            fill: 0.89,
-            updates_per_extent: 300,
-            staging: 0.01,
-            policy: LayoutPolicy::Proximal,
-            seed: 5,
-            data: DataMode::TimingOnly,
-            layout_only_aging: true,
-        };
-        let mut all = aged_engine(&spec).expect("aged");
-        let mut some = all.clone();
-        let every = measure_destages(&mut all, &spec, 2).expect("all");
-        some.set_timed_extents(Some([1, 4].into_iter().collect()))
-            .expect("timing only");
-        let sampled = measure_destages(&mut some, &spec, 2).expect("sample");
-        for e in 0..spec.extents {
-            assert_eq!(all.map(e), some.map(e), "extent {e}");
-            assert_eq!(all.map(e).map(|m| m.len() as u64), Some(EXTENT_BLOCKS));
-        }
-        assert_eq!(every.len(), 12);
-        assert_eq!(sampled.len(), 4);
-    }
 }

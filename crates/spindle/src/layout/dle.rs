@@ -204,8 +204,6 @@ pub struct Dle {
     durable: Durable,
     /// Allocation decisions only: no flash or disk I/O, no batch reports.
     layout_only: bool,
-    /// Extents whose RAID batches are simulated (all when `None`).
-    timed_extents: Option<FxHashSet<u32>>,
     cursor: u64,
     /// The RAID batch of every extent destaged and every direct write, in order.
     pub batches: Vec<BatchReport>,
@@ -242,7 +240,6 @@ impl Dle {
             snapshots: Vec::new(),
             durable: Durable::default(),
             layout_only: false,
-            timed_extents: None,
             cursor: 0,
             batches: Vec::new(),
             scatter: None,
@@ -293,17 +290,6 @@ impl Dle {
             return Err(DleError::TimingOnlyRequired);
         }
         self.layout_only = on;
-        Ok(())
-    }
-
-    /// Simulates the RAID batches of these extents only (all when `None`); the
-    /// others are placed layout-only. For a measured subset of a run too long to
-    /// time every batch; needs a timing-only array, as layout-only mode does.
-    pub fn set_timed_extents(&mut self, extents: Option<FxHashSet<u32>>) -> Result<(), DleError> {
-        if extents.is_some() && self.real_bytes() {
-            return Err(DleError::TimingOnlyRequired);
-        }
-        self.timed_extents = extents;
         Ok(())
     }
 
@@ -595,11 +581,7 @@ impl Dle {
                 }
             }
         }
-        let timed = self
-            .timed_extents
-            .as_ref()
-            .is_none_or(|t| t.contains(&extent));
-        let report = if self.layout_only || !timed {
+        let report = if self.layout_only {
             None
         } else {
             match self.issue_batch(map, offsets, data) {
