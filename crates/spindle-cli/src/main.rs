@@ -452,6 +452,10 @@ struct ReproduceArgs {
     /// Fewer samples: a quick check instead of a full reproduction
     #[arg(long)]
     quick: bool,
+    /// The paper's full scale where supported: PROX-T2's 1 % row on whole 1 TB drives
+    /// (timing-only data, layout-only aging; minutes and several GB of memory)
+    #[arg(long)]
+    full_scale: bool,
     /// Report directory
     #[arg(long, value_name = "DIR", default_value = "spindle-report")]
     out: std::path::PathBuf,
@@ -537,7 +541,9 @@ fn run(cli: Cli) -> anyhow::Result<String> {
                 .collect::<anyhow::Result<Vec<_>>>()?;
             run::compare(&a.stack, &list, a.json, a.plot.as_deref())
         }
-        Command::Reproduce(a) => reproduce::reproduce(&a.ids, a.quick, &a.out, a.seed, a.json),
+        Command::Reproduce(a) => {
+            reproduce::reproduce(&a.ids, a.quick, a.full_scale, &a.out, a.seed, a.json)
+        }
         Command::Mimic(MimicCommand::Probe {
             disk,
             distances,

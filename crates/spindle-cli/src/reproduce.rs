@@ -8,9 +8,20 @@ use std::io::IsTerminal;
 use std::path::Path;
 use std::time::Instant;
 
-pub fn reproduce(ids: &[String], quick: bool, out: &Path, seed: u64, json: bool) -> Result<String> {
+pub fn reproduce(
+    ids: &[String],
+    quick: bool,
+    full_scale: bool,
+    out: &Path,
+    seed: u64,
+    json: bool,
+) -> Result<String> {
     let exps = select(ids).map_err(|e| anyhow!(e))?;
-    let opts = RunOpts { quick, seed };
+    let opts = RunOpts {
+        quick,
+        seed,
+        full_scale,
+    };
     let show = std::io::stderr().is_terminal() && std::env::var_os("CI").is_none();
     let bar = show.then(|| {
         let b = ProgressBar::new(exps.len() as u64);
@@ -50,9 +61,10 @@ pub fn reproduce(ids: &[String], quick: bool, out: &Path, seed: u64, json: bool)
         .flat_map(|o| o.checks.iter().cloned())
         .collect();
     let mut s = format!(
-        "{} experiment(s), seed {seed}{}; report in {}/index.html\n",
+        "{} experiment(s), seed {seed}{}{}; report in {}/index.html\n",
         outputs.len(),
         if quick { ", quick mode" } else { "" },
+        if full_scale { ", full scale" } else { "" },
         out.display()
     );
     for (id, secs) in &timings {

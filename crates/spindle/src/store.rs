@@ -6,6 +6,22 @@
 //! model completes it, so a write is durable only from its simulated completion.
 
 use rustc_hash::FxHashMap;
+use serde::{Deserialize, Serialize};
+
+/// What a simulated array keeps of the data written to it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum DataMode {
+    /// Real bytes with per-block checksums and generations, verified on every read
+    /// (the default everywhere).
+    #[default]
+    RealBytes,
+    /// No bytes and no per-block bookkeeping, but the same disk I/Os with the same
+    /// timing: for runs whose data would not fit in memory (full-scale PROX-T2).
+    /// Reads return zeros; fault injection, scrub, rebuild and crash recovery have
+    /// nothing to work on.
+    TimingOnly,
+}
 
 /// File-system block size (bytes). Sectors are 512 B; one block is 8 sectors.
 pub const BLOCK_BYTES: usize = 4096;

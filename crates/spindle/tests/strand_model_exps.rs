@@ -7,7 +7,12 @@ use spindle::report::ExperimentOutput;
 fn run(id: &str, seed: u64) -> ExperimentOutput {
     let e = select(&[id.to_string()]).unwrap();
     assert_eq!(e.len(), 1, "{id} selects one experiment");
-    (e[0].run)(&RunOpts { quick: true, seed }).unwrap()
+    (e[0].run)(&RunOpts {
+        quick: true,
+        seed,
+        full_scale: false,
+    })
+    .unwrap()
 }
 
 fn check<'a>(out: &'a ExperimentOutput, metric: &str) -> &'a spindle::experiments::Check {

@@ -29,7 +29,8 @@ pub struct Io {
     pub disk: usize,
     /// Physical 4 KiB block on the member.
     pub block: u64,
-    /// `Some` for a write: the bytes to store.
+    pub write: bool,
+    /// For a write: the bytes to store (`None` when the array keeps no bytes).
     pub data: Option<Block>,
     /// The caller's label, returned with the completion.
     pub tag: u64,
@@ -93,6 +94,8 @@ pub struct Executor {
     /// request that reads through the gap.
     read_gap: u64,
     next_id: u64,
+    /// Whether reads return the member's bytes (false in timing-only mode).
+    keep_bytes: bool,
     pub now: SimTime,
     pub activity: Vec<DiskActivity>,
 }
@@ -108,6 +111,7 @@ impl Executor {
             max_write_blocks: 1,
             read_gap: 0,
             next_id: 0,
+            keep_bytes: true,
             now,
             activity: vec![DiskActivity::default(); members],
         }
@@ -124,6 +128,12 @@ impl Executor {
     /// Lets merged reads span gaps of up to `blocks` unwanted blocks.
     pub fn read_through_gaps(mut self, blocks: u64) -> Executor {
         self.read_gap = blocks;
+        self
+    }
+
+    /// Reads return no bytes and writes store none: only the timing is simulated.
+    pub fn without_bytes(mut self) -> Executor {
+        self.keep_bytes = false;
         self
     }
 
@@ -148,7 +158,7 @@ impl Executor {
             let Some(first) = self.pending[disk].pop_front() else {
                 break;
             };
-            let write = first.data.is_some();
+            let write = first.write;
             let limit = if write {
                 self.max_write_blocks
             } else {
@@ -162,7 +172,7 @@ impl Executor {
             loop {
                 match self.pending[disk].front() {
                     Some(io)
-                        if io.data.is_some() == write
+                        if io.write == write
                             && io.block >= next
                             && io.block - next <= gap
                             && io.block - start < u64::from(limit) =>
@@ -220,7 +230,7 @@ impl Executor {
         let act = &mut self.activity[disk];
         act.busy_ns += c.service_ns();
         act.last_done = Some(t);
-        let write = ios.first().is_some_and(|io| io.data.is_some());
+        let write = ios.first().is_some_and(|io| io.write);
         if write {
             act.writes += 1;
         } else {
@@ -228,16 +238,22 @@ impl Executor {
         }
         let m = &mut members[disk];
         for io in ios {
-            let data = match io.data {
-                Some(bytes) => {
-                    match faults.fate(disk, io.block, io.tag == TAG_REPAIR) {
+            let data = if io.write {
+                // Every write meets its fate (the crash budget counts it) even when
+                // there are no bytes to store.
+                let fate = faults.fate(disk, io.block, io.tag == TAG_REPAIR);
+                if let Some(bytes) = io.data {
+                    match fate {
                         WriteFate::Persist => m.store.write(io.block, &bytes),
                         WriteFate::Lost => {}
                         WriteFate::Misdirected(to) => m.store.write(to, &bytes),
                     }
-                    None
                 }
-                None => Some(m.store.read(io.block)),
+                None
+            } else if self.keep_bytes {
+                Some(m.store.read(io.block))
+            } else {
+                None
             };
             self.ready.push_back(Done {
                 disk,

@@ -27,7 +27,7 @@ use super::layout::{
 };
 use crate::disk::drive::Drive;
 use crate::disk::params::DiskParams;
-use crate::store::{xor_into, zero_block, Block, BlockStore, SECTORS_PER_BLOCK};
+use crate::store::{xor_into, zero_block, Block, BlockStore, DataMode, SECTORS_PER_BLOCK};
 use crate::time::SimTime;
 use rand::Rng;
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -58,6 +58,9 @@ pub struct Raid4Config {
     /// go as one request and the drive's read-ahead continues right after them.
     #[serde(default)]
     pub read_gap_blocks: u64,
+    /// Real bytes (default) or timing only (same I/Os, no contents kept).
+    #[serde(default)]
+    pub data: DataMode,
 }
 
 fn default_max_read_blocks() -> u32 {
@@ -72,6 +75,7 @@ impl Default for Raid4Config {
             max_outstanding: 8,
             max_read_blocks: 512,
             read_gap_blocks: 64,
+            data: DataMode::RealBytes,
         }
     }
 }
@@ -92,6 +96,8 @@ pub enum ArrayError {
     DoubleFailure { first: usize, second: usize },
     #[error("stripe row {row}: {why}; the data cannot be recovered")]
     Unrecoverable { row: u64, why: String },
+    #[error("a write without bytes on an array that stores real bytes")]
+    BytesRequired,
 }
 
 /// Health of one member.
@@ -173,6 +179,19 @@ pub struct Raid4 {
     pub faults: FaultInjector,
     now: SimTime,
     detections: Vec<Detection>,
+}
+
+/// A write batch's rows and read phase (see `plan_writes`).
+struct WritePlan {
+    /// Per stripe row: (member, volume block) of every block written.
+    by_row: BTreeMap<u64, Vec<(usize, u64)>>,
+    /// Rows whose parity is updated by subtraction (read-modify-write).
+    rmw_rows: FxHashSet<u64>,
+    parity_up: bool,
+    /// Member blocks the read phase reads.
+    want: Vec<Place>,
+    /// Checksum blocks (member, zone) it reads besides those of `want`.
+    meta: Vec<(usize, u64)>,
 }
 
 /// Raw results of one read round: member bytes and decoded checksum blocks.
@@ -306,8 +325,17 @@ impl Raid4 {
     }
 
     fn new_exec(&self) -> Executor {
-        Executor::new(self.members.len(), self.cfg.max_outstanding, self.now)
-            .merge_up_to(self.cfg.max_read_blocks, 1)
+        self.write_exec().merge_up_to(self.cfg.max_read_blocks, 1)
+    }
+
+    /// The executor of a write batch: each block its own disk I/O, reads included, as
+    /// the paper counts them (PROX-EQ4's 8 I/Os per single-block update).
+    fn write_exec(&self) -> Executor {
+        let e = Executor::new(self.members.len(), self.cfg.max_outstanding, self.now);
+        match self.cfg.data {
+            DataMode::RealBytes => e,
+            DataMode::TimingOnly => e.without_bytes(),
+        }
     }
 
     fn run(&mut self, exec: &mut Executor, mut ios: Vec<Io>) -> Vec<Done> {
@@ -333,6 +361,7 @@ impl Raid4 {
                 ios.push(Io {
                     disk: p.disk,
                     block: data_block(p.row),
+                    write: false,
                     data: None,
                     tag: 0,
                 });
@@ -343,6 +372,7 @@ impl Raid4 {
                 ios.push(Io {
                     disk,
                     block: zone * ZONE_BLOCKS + DATA_PER_ZONE,
+                    write: false,
                     data: None,
                     tag: 0,
                 });
@@ -438,6 +468,7 @@ impl Raid4 {
                     vec![Io {
                         disk: p.disk,
                         block,
+                        write: true,
                         data: Some(fixed.clone()),
                         tag: TAG_REPAIR,
                     }],
@@ -609,6 +640,7 @@ impl Raid4 {
                         writes.push(Io {
                             disk,
                             block: data_block(p.row),
+                            write: true,
                             data: Some(b.clone()),
                             tag: TAG_REPAIR,
                         });
@@ -628,6 +660,7 @@ impl Raid4 {
         writes.push(Io {
             disk,
             block: zone * ZONE_BLOCKS + DATA_PER_ZONE,
+            write: true,
             data: Some(cb.encode(disk as u32, zone)),
             tag: TAG_REPAIR,
         });
@@ -697,21 +730,16 @@ impl Raid4 {
         Ok(self.layout.place(v))
     }
 
-    /// Writes a batch of 4 KiB volume blocks (a later write of the same block wins).
-    /// Returns when every disk write of the batch has completed.
-    pub fn write_batch(&mut self, writes: &[(u64, Block)]) -> Result<BatchReport, ArrayError> {
-        let mut latest: BTreeMap<u64, &Block> = BTreeMap::new();
-        for (v, b) in writes {
-            self.check_range(*v)?;
-            latest.insert(*v, b);
-        }
+    /// Which rows a batch writes, how each updates its parity and what its read phase
+    /// fetches. Both data modes plan with this, so they issue the same I/Os.
+    fn plan_writes(&self, blocks: impl Iterator<Item = u64>) -> WritePlan {
         let parity = self.layout.parity_disk();
         let n = self.layout.data_disks;
         let parity_up = self.state[parity] != MemberState::Failed;
-        let mut by_row: BTreeMap<u64, Vec<(usize, u64, &Block)>> = BTreeMap::new();
-        for (&v, &b) in &latest {
+        let mut by_row: BTreeMap<u64, Vec<(usize, u64)>> = BTreeMap::new();
+        for v in blocks {
             let p = self.layout.place(v);
-            by_row.entry(p.row).or_default().push((p.disk, v, b));
+            by_row.entry(p.row).or_default().push((p.disk, v));
         }
         let failed: Vec<usize> = (0..n)
             .filter(|&d| self.state[d] == MemberState::Failed)
@@ -743,9 +771,37 @@ impl Raid4 {
                 }
             }
         }
-        // Each block of a write batch is its own disk I/O, reads included, as the
-        // paper counts them (PROX-EQ4's 8 I/Os per single-block update).
-        let mut exec = Executor::new(self.members.len(), self.cfg.max_outstanding, self.now);
+        WritePlan {
+            by_row,
+            rmw_rows,
+            parity_up,
+            want,
+            meta,
+        }
+    }
+
+    /// Writes a batch of 4 KiB volume blocks (a later write of the same block wins).
+    /// Returns when every disk write of the batch has completed. A timing-only array
+    /// ignores the bytes.
+    pub fn write_batch(&mut self, writes: &[(u64, Block)]) -> Result<BatchReport, ArrayError> {
+        let mut latest: BTreeMap<u64, &Block> = BTreeMap::new();
+        for (v, b) in writes {
+            self.check_range(*v)?;
+            latest.insert(*v, b);
+        }
+        if self.cfg.data == DataMode::TimingOnly {
+            return self.write_timing_only(latest.keys().copied().collect());
+        }
+        let parity = self.layout.parity_disk();
+        let n = self.layout.data_disks;
+        let WritePlan {
+            by_row,
+            rmw_rows,
+            parity_up,
+            want,
+            meta,
+        } = self.plan_writes(latest.keys().copied());
+        let mut exec = self.write_exec();
         let start = self.now;
         let mut f = Fetch::default();
         self.fetch(&mut exec, &mut f, &want, &meta);
@@ -757,10 +813,10 @@ impl Raid4 {
             if parity_up {
                 let mut p = if rmw_rows.contains(&row) {
                     let mut acc = self.logical(&mut exec, &mut f, Place { disk: parity, row })?;
-                    for &(disk, _, new) in ws {
+                    for &(disk, v) in ws {
                         let old = self.logical(&mut exec, &mut f, Place { disk, row })?;
                         xor_into(&mut acc, &old);
-                        xor_into(&mut acc, new);
+                        xor_into(&mut acc, latest[&v]);
                     }
                     acc
                 } else {
@@ -769,8 +825,8 @@ impl Raid4 {
                         let old = self.logical(&mut exec, &mut f, Place { disk, row })?;
                         xor_into(&mut acc, &old);
                     }
-                    for &(_, _, new) in ws {
-                        xor_into(&mut acc, new);
+                    for &(_, v) in ws {
+                        xor_into(&mut acc, latest[&v]);
                     }
                     acc
                 };
@@ -781,9 +837,9 @@ impl Raid4 {
                     std::mem::replace(&mut p, zero_block()),
                 ));
             }
-            for &(disk, v, new) in ws {
+            for &(disk, v) in ws {
                 new_gens.push((Owner::Data(v), self.gen(Place { disk, row }) + 1));
-                blocks.push((Place { disk, row }, new.clone()));
+                blocks.push((Place { disk, row }, latest[&v].clone()));
             }
         }
         let gen_of: FxHashMap<Owner, u64> = new_gens.iter().copied().collect();
@@ -806,6 +862,7 @@ impl Raid4 {
             ios.push(Io {
                 disk: p.disk,
                 block: data_block(p.row),
+                write: true,
                 data: Some(data),
                 tag: 0,
             });
@@ -814,6 +871,7 @@ impl Raid4 {
             ios.push(Io {
                 disk: *disk,
                 block: zone * ZONE_BLOCKS + DATA_PER_ZONE,
+                write: true,
                 data: Some(cb.encode(*disk as u32, *zone)),
                 tag: 0,
             });
@@ -825,6 +883,65 @@ impl Raid4 {
         }
         self.rows_in_use.extend(by_row.keys().copied());
         Ok(self.finish(exec, start, latest.len() as u64, 0, detections_before))
+    }
+
+    /// Writes volume blocks without bytes: only on a timing-only array.
+    pub fn write_blocks_timing_only(&mut self, blocks: &[u64]) -> Result<BatchReport, ArrayError> {
+        if self.cfg.data == DataMode::RealBytes {
+            return Err(ArrayError::BytesRequired);
+        }
+        let mut unique = Vec::with_capacity(blocks.len());
+        for &v in blocks {
+            self.check_range(v)?;
+            unique.push(v);
+        }
+        unique.sort_unstable();
+        unique.dedup();
+        self.write_timing_only(unique)
+    }
+
+    /// The I/Os of `write_batch` without their contents: the same read phase (the
+    /// shared plan), then, per row, the parity and every written data block, and the
+    /// checksum block of every zone written. Without faults (timing-only arrays take
+    /// none) the real-bytes path issues exactly these; no generations or rows in use
+    /// are recorded, so the state does not grow with the volume.
+    fn write_timing_only(&mut self, blocks: Vec<u64>) -> Result<BatchReport, ArrayError> {
+        let plan = self.plan_writes(blocks.iter().copied());
+        let mut exec = self.write_exec();
+        let start = self.now;
+        self.fetch(&mut exec, &mut Fetch::default(), &plan.want, &plan.meta);
+        let parity = self.layout.parity_disk();
+        let mut ios = Vec::new();
+        let mut zones = BTreeSet::new();
+        for (&row, ws) in &plan.by_row {
+            let members = plan
+                .parity_up
+                .then_some(parity)
+                .into_iter()
+                .chain(ws.iter().map(|w| w.0));
+            for disk in members.filter(|&d| self.state[d] != MemberState::Failed) {
+                zones.insert((disk, zone_of(row)));
+                ios.push(Io {
+                    disk,
+                    block: data_block(row),
+                    write: true,
+                    data: None,
+                    tag: 0,
+                });
+            }
+        }
+        for (disk, zone) in zones {
+            ios.push(Io {
+                disk,
+                block: zone * ZONE_BLOCKS + DATA_PER_ZONE,
+                write: true,
+                data: None,
+                tag: 0,
+            });
+        }
+        let detections_before = self.detections.len();
+        self.run(&mut exec, ios);
+        Ok(self.finish(exec, start, blocks.len() as u64, 0, detections_before))
     }
 
     fn finish(
@@ -1014,6 +1131,7 @@ impl Raid4 {
             writes.push(Io {
                 disk,
                 block: data_block(row),
+                write: true,
                 data: Some(b),
                 tag: TAG_REPAIR,
             });
@@ -1022,6 +1140,7 @@ impl Raid4 {
             writes.push(Io {
                 disk,
                 block: zone * ZONE_BLOCKS + DATA_PER_ZONE,
+                write: true,
                 data: Some(cb.encode(disk as u32, *zone)),
                 tag: TAG_REPAIR,
             });
@@ -1048,6 +1167,7 @@ impl Raid4 {
             .map(|disk| Io {
                 disk,
                 block: rng.gen_range(0..span.max(1)),
+                write: false,
                 data: None,
                 tag: 0,
             })
@@ -1135,6 +1255,7 @@ impl Raid4 {
             writes.push(Io {
                 disk: *disk,
                 block: zone * ZONE_BLOCKS + DATA_PER_ZONE,
+                write: true,
                 data: Some(cb.encode(*disk as u32, *zone)),
                 tag: TAG_REPAIR,
             });
@@ -1167,6 +1288,7 @@ impl Raid4 {
             writes.push(Io {
                 disk: p.disk,
                 block: data_block(p.row),
+                write: true,
                 data: Some(data),
                 tag: TAG_REPAIR,
             });

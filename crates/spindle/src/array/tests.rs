@@ -263,3 +263,46 @@ fn two_corrupt_checksum_blocks_in_one_zone_are_rebuilt_from_a_consistent_row() {
     let all: Vec<u64> = model.keys().copied().collect();
     assert_eq!(check_reads(&mut a, &model, &all), (all.len() as u64, 0));
 }
+
+/// A timing-only array issues exactly the I/Os of a real-bytes one: random batches of
+/// 1 to 120 blocks (read-modify-write and reconstruct-write rows, shared checksum
+/// zones, repeated blocks) give identical reports, and so do reads and head moves.
+#[test]
+fn timing_only_mode_has_the_real_bytes_timing() {
+    let real = small_array();
+    let cfg = Raid4Config {
+        data: crate::store::DataMode::TimingOnly,
+        ..*real.config()
+    };
+    let mut timing = Raid4::new(preset("wd-re3").expect("preset"), cfg).expect("array");
+    let mut real = real;
+    let mut rng = ChaCha8Rng::seed_from_u64(9);
+    for round in 0..60 {
+        let n = rng.gen_range(1..120);
+        let base = rng.gen_range(0..5000u64);
+        let writes: Vec<(u64, Block)> = (0..n)
+            .map(|_| (base + rng.gen_range(0..600), payload(&mut rng)))
+            .collect();
+        let blocks: Vec<u64> = writes.iter().map(|w| w.0).collect();
+        let a = real.write_batch(&writes).expect("real write");
+        let b = timing
+            .write_blocks_timing_only(&blocks)
+            .expect("timing write");
+        assert_eq!(a, b, "round {round}");
+        if round % 7 == 0 {
+            let mut sorted = blocks.clone();
+            sorted.sort_unstable();
+            let (_, a) = real.read_batch(&sorted).expect("real read");
+            let (_, b) = timing.read_batch(&sorted).expect("timing read");
+            assert_eq!(a, b, "read after round {round}");
+            let seed = rng.gen();
+            real.scatter_heads(&mut ChaCha8Rng::seed_from_u64(seed));
+            timing.scatter_heads(&mut ChaCha8Rng::seed_from_u64(seed));
+        }
+    }
+    assert_eq!(real.now(), timing.now());
+    assert_eq!(
+        real.write_blocks_timing_only(&[1]),
+        Err(ArrayError::BytesRequired)
+    );
+}

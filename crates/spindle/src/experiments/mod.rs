@@ -5,6 +5,7 @@
 pub mod mimd_eq;
 pub mod mimic_exps;
 pub mod prox_dle;
+pub mod prox_full;
 pub mod prox_raid;
 pub mod random_io;
 pub mod registry;

@@ -165,7 +165,11 @@ pub fn prox_t2(o: &RunOpts) -> Result<ExperimentOutput, String> {
     let (row, reports) = baseline_updates(&disk, Raid4Config::default(), updates, o.seed)?;
     let id = "PROX-T2";
     let exact_ios = reports.iter().all(|r| r.disk_ios() == 8);
-    let staged = super::prox_dle::staged_rows(o)?;
+    let staged = if o.full_scale {
+        super::prox_full::full_scale_staged_rows(o)?
+    } else {
+        super::prox_dle::staged_rows(o)?
+    };
     let mut out = ExperimentOutput {
         id: id.into(),
         title: "Random updates on a 4+1 RAID-4 with checksums (Table 2)".into(),

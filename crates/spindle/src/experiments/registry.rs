@@ -23,6 +23,8 @@ use std::fmt::Write as _;
 pub struct RunOpts {
     pub quick: bool,
     pub seed: u64,
+    /// Run at the paper's full scale where an experiment supports it (PROX-T2).
+    pub full_scale: bool,
 }
 
 pub struct Experiment {

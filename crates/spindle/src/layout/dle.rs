@@ -24,11 +24,15 @@
 //! Decision: a block replaced by staging is freed when its destage commits (not when
 //! it is staged): until then the durable maps still point at it, and the same
 //! destage must not write a block over its own old location.
+//!
+//! Over a timing-only array (`DataMode::TimingOnly`) the engine keeps no bytes and no
+//! durable copy of its state (nothing to crash-test), and it can run layout-only
+//! (`set_layout_only`): every allocation decision as usual, no flash or disk I/O.
 
 use super::freespace::FreeSpace;
 use crate::array::{ArrayError, BatchReport, Raid4};
 use crate::flash::{FlashDevice, FlashOp, FlashParams};
-use crate::store::{zero_block, Block, BlockStore};
+use crate::store::{zero_block, Block, BlockStore, DataMode};
 use crate::time::SimTime;
 use rand_chacha::ChaCha8Rng;
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -104,6 +108,35 @@ pub enum DleError {
     NoSnapshot(usize),
     #[error("power cut: the operation did not complete")]
     Crashed,
+    #[error("a write without bytes (or layout-only mode) needs a timing-only array")]
+    TimingOnlyRequired,
+}
+
+/// The data of a write: its bytes, or only how many blocks (timing-only arrays).
+#[derive(Clone, Copy, Debug)]
+pub enum Payload<'a> {
+    Bytes(&'a [Block]),
+    Blocks(u64),
+}
+
+impl Payload<'_> {
+    pub fn len(&self) -> u64 {
+        match self {
+            Payload::Bytes(b) => b.len() as u64,
+            Payload::Blocks(n) => *n,
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    fn bytes(&self, i: u64) -> Option<&Block> {
+        match self {
+            Payload::Bytes(b) => b.get(i as usize),
+            Payload::Blocks(_) => None,
+        }
+    }
 }
 
 /// One staged write as the flash log records it.
@@ -127,6 +160,15 @@ pub struct Durable {
     pub snapshots: Vec<Option<BTreeMap<u32, Vec<u32>>>>,
 }
 
+/// A block in the staging log.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Staged {
+    slot: u32,
+    /// Where its previous version was on disk (freed when it was staged; `NONE` if
+    /// it had none): the destage's first placement hint.
+    home: u32,
+}
+
 /// Counters.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct DleStats {
@@ -147,12 +189,11 @@ pub struct Dle {
     flash: FlashDevice,
     flash_store: BlockStore,
     flash_ids: u64,
-    maps: BTreeMap<u32, Vec<u32>>,
-    /// (extent, offset) → staging slot.
-    staged: FxHashMap<(u32, u32), u32>,
-    /// Where a staged block's previous version was (freed when it was staged): the
-    /// destage's first placement hint.
-    home: FxHashMap<(u32, u32), u32>,
+    /// Block map per extent (hashed: every write looks one up, and at full scale
+    /// there are ~200,000).
+    maps: FxHashMap<u32, Vec<u32>>,
+    /// (extent, offset) → where the block is staged and where it was.
+    staged: FxHashMap<(u32, u32), Staged>,
     next_slot: u64,
     free: FreeSpace,
     /// Snapshot references per volume block.
@@ -161,6 +202,8 @@ pub struct Dle {
     orphans: FxHashSet<u32>,
     snapshots: Vec<Option<BTreeMap<u32, Vec<u32>>>>,
     durable: Durable,
+    /// Allocation decisions only: no flash or disk I/O, no batch reports.
+    layout_only: bool,
     cursor: u64,
     /// The RAID batch of every extent destaged and every direct write, in order.
     pub batches: Vec<BatchReport>,
@@ -169,6 +212,9 @@ pub struct Dle {
     /// When set, one random read per drive precedes every RAID batch (the paper's
     /// anti short-stroke I/Os; not part of the batch's statistics).
     pub scatter: Option<ChaCha8Rng>,
+    /// Called after each extent batch of a destage with (batches done, batches in
+    /// this destage): progress of long runs.
+    pub destage_progress: Option<fn(u64, u64)>,
     pub stats: DleStats,
 }
 
@@ -186,17 +232,18 @@ impl Dle {
             flash,
             flash_store: BlockStore::new(),
             flash_ids: 0,
-            maps: BTreeMap::new(),
+            maps: FxHashMap::default(),
             staged: FxHashMap::default(),
-            home: FxHashMap::default(),
             next_slot: 0,
             held: FxHashMap::default(),
             orphans: FxHashSet::default(),
             snapshots: Vec::new(),
             durable: Durable::default(),
+            layout_only: false,
             cursor: 0,
             batches: Vec::new(),
             scatter: None,
+            destage_progress: None,
             flash_done: SimTime::ZERO,
             stats: DleStats::default(),
         })
@@ -228,6 +275,24 @@ impl Dle {
         self.maps.get(&extent).map(|m| &m[..])
     }
 
+    /// Whether the array stores real bytes (then the engine keeps its durable state).
+    fn real_bytes(&self) -> bool {
+        self.raid.config().data == DataMode::RealBytes
+    }
+
+    /// Layout-only mode makes every placement decision as usual (the same extent maps
+    /// and free space) but simulates no flash or disk I/O and records no batches. The
+    /// disks then do not hold what the maps say, so it needs a timing-only array.
+    /// Decision (full-scale PROX-T2): aging only decides where blocks live; the
+    /// measured destages after it run with full timing.
+    pub fn set_layout_only(&mut self, on: bool) -> Result<(), DleError> {
+        if on && self.real_bytes() {
+            return Err(DleError::TimingOnlyRequired);
+        }
+        self.layout_only = on;
+        Ok(())
+    }
+
     /// Plans a power cut after `writes` more device writes (flash or disk).
     pub fn crash_after_writes(&mut self, writes: u64) {
         self.raid.faults.crash_after_writes(writes);
@@ -243,6 +308,9 @@ impl Dle {
 
     /// One flash operation at the current time; returns whether a write persisted.
     fn flash_op(&mut self, block: u64, write: bool) -> Result<bool, DleError> {
+        if self.layout_only {
+            return Ok(true);
+        }
         let op = FlashOp {
             id: self.flash_ids,
             block: block % self.flash.capacity_blocks().max(1),
@@ -263,7 +331,9 @@ impl Dle {
     fn meta_write(&mut self, update: impl FnOnce(&mut Durable)) -> Result<(), DleError> {
         self.stats.flash_meta_writes += 1;
         if self.flash_op(0, true)? {
-            update(&mut self.durable);
+            if self.real_bytes() {
+                update(&mut self.durable);
+            }
             Ok(())
         } else {
             Err(DleError::Crashed)
@@ -301,151 +371,230 @@ impl Dle {
     }
 
     /// Writes `data` at block `offset` of an extent. Returns once the write is durable
-    /// (on flash when staged, on the disks otherwise).
+    /// (on flash when staged, on the disks otherwise). A timing-only array ignores the
+    /// bytes.
     pub fn write(&mut self, extent: u32, offset: u64, data: &[Block]) -> Result<(), DleError> {
+        self.write_payload(extent, offset, Payload::Bytes(data))
+    }
+
+    /// Writes `blocks` blocks without bytes: only over a timing-only array.
+    pub fn write_timing_only(
+        &mut self,
+        extent: u32,
+        offset: u64,
+        blocks: u64,
+    ) -> Result<(), DleError> {
+        if self.real_bytes() {
+            return Err(DleError::TimingOnlyRequired);
+        }
+        self.write_payload(extent, offset, Payload::Blocks(blocks))
+    }
+
+    fn write_payload(&mut self, extent: u32, offset: u64, data: Payload) -> Result<(), DleError> {
         self.check_crash()?;
-        self.check_span(extent, offset, data.len() as u64)?;
+        self.check_span(extent, offset, data.len())?;
         if data.is_empty() {
             return Ok(());
         }
         self.stats.user_writes += 1;
-        let small = (data.len() as u64) < self.cfg.small_write_blocks;
+        let small = data.len() < self.cfg.small_write_blocks;
         if self.cfg.policy == LayoutPolicy::Proximal && small && self.cfg.staging_blocks > 0 {
             self.stage(extent, offset, data)
         } else {
-            let blocks: Vec<(u32, Block)> = data
+            let offsets: Vec<u32> = (offset..offset + data.len()).map(|o| o as u32).collect();
+            let bytes = match data {
+                Payload::Bytes(b) if self.real_bytes() => Some(b.to_vec()),
+                _ => None,
+            };
+            let homes: Vec<u32> = offsets
                 .iter()
-                .enumerate()
-                .map(|(i, b)| ((offset + i as u64) as u32, b.clone()))
+                .map(|&o| self.staged.get(&(extent, o)).map_or(NONE, |s| s.home))
                 .collect();
-            self.stats.direct_blocks += blocks.len() as u64;
-            self.write_to_disk(extent, blocks).map(|_| ())
+            self.stats.direct_blocks += data.len();
+            self.write_to_disk(extent, &offsets, &homes, bytes)?;
+            // The disk now holds the newest version: staged copies are stale.
+            for o in offsets {
+                self.staged.remove(&(extent, o));
+            }
+            Ok(())
         }
     }
 
-    fn stage(&mut self, extent: u32, offset: u64, data: &[Block]) -> Result<(), DleError> {
-        if self.next_slot + data.len() as u64 > self.cfg.staging_blocks {
+    fn stage(&mut self, extent: u32, offset: u64, data: Payload) -> Result<(), DleError> {
+        let n = data.len();
+        if self.next_slot + n > self.cfg.staging_blocks {
             self.destage()?;
         }
-        let mut record = StageRecord {
-            extent,
-            blocks: Vec::with_capacity(data.len()),
-        };
-        for (i, b) in data.iter().enumerate() {
+        // Slots are consecutive: block i of the write goes to slot `first + i`.
+        let first = self.next_slot;
+        for i in 0..n {
             let slot = self.next_slot;
             self.next_slot += 1;
             self.stats.flash_data_writes += 1;
             if !self.flash_op(slot, true)? {
                 return Err(DleError::Crashed);
             }
-            self.flash_store.write(slot, b);
-            record
-                .blocks
-                .push(((offset + i as u64) as u32, slot as u32));
+            if let Some(b) = data.bytes(i).filter(|_| self.real_bytes()) {
+                self.flash_store.write(slot, b);
+            }
         }
         // The record, written after the data, makes the write durable all at once.
-        let rec = record.clone();
-        self.meta_write(|d| d.log.push(rec))?;
-        for (o, slot) in record.blocks {
-            self.staged.insert((extent, o), slot);
-            self.release_for_staging(extent, o);
+        self.meta_write(|d| {
+            d.log.push(StageRecord {
+                extent,
+                blocks: (0..n)
+                    .map(|i| ((offset + i) as u32, (first + i) as u32))
+                    .collect(),
+            })
+        })?;
+        for i in 0..n {
+            let o = (offset + i) as u32;
+            let home = self.release_for_staging(extent, o);
+            let slot = (first + i) as u32;
+            // Staged again before a destage: the new slot, the same home.
+            self.staged
+                .entry((extent, o))
+                .and_modify(|s| s.slot = slot)
+                .or_insert(Staged { slot, home });
         }
-        self.stats.staged_blocks += data.len() as u64;
+        self.stats.staged_blocks += n;
         Ok(())
     }
 
     /// The staging log is now the block's home: its on-disk version is freed (unless
     /// a snapshot holds it) and remembered as a placement hint. The durable maps still
     /// point at it until the destage commits; recovery knows staged blocks override.
-    fn release_for_staging(&mut self, extent: u32, o: u32) {
+    /// Returns that version (`NONE` if there was none).
+    fn release_for_staging(&mut self, extent: u32, o: u32) -> u32 {
         let Some(map) = self.maps.get_mut(&extent) else {
-            return;
+            return NONE;
         };
         let old = std::mem::replace(&mut map[o as usize], NONE);
         if old != NONE {
-            self.home.insert((extent, o), old);
             self.drop_block(old);
         }
+        old
     }
 
     /// Writes every staged block to disk, one RAID batch per extent.
     pub fn destage(&mut self) -> Result<(), DleError> {
         self.check_crash()?;
-        let mut entries: Vec<((u32, u32), u32)> =
-            self.staged.iter().map(|(&k, &v)| (k, v)).collect();
-        entries.sort_unstable();
+        // The staged blocks leave the table (keeping its capacity); if a batch fails,
+        // those not yet written go back.
+        let mut entries: Vec<((u32, u32), Staged)> = self.staged.drain().collect();
+        entries.sort_unstable_by_key(|e| e.0);
+        let real = self.real_bytes();
+        let groups = entries
+            .windows(2)
+            .filter(|w| w[0].0 .0 != w[1].0 .0)
+            .count() as u64
+            + u64::from(!entries.is_empty());
+        let mut done = 0;
         let mut i = 0;
         while i < entries.len() {
+            let group = i;
             let extent = entries[i].0 .0;
-            let mut blocks = Vec::new();
+            let mut offsets = Vec::new();
+            let mut homes = Vec::new();
+            let mut bytes = Vec::new();
+            let mut result = Ok(());
             while i < entries.len() && entries[i].0 .0 == extent {
-                let ((_, offset), slot) = entries[i];
+                let ((_, offset), s) = entries[i];
                 self.stats.flash_reads += 1;
-                self.flash_op(u64::from(slot), false)?;
-                blocks.push((offset, self.flash_store.read(u64::from(slot))));
+                if let Err(e) = self.flash_op(u64::from(s.slot), false) {
+                    result = Err(e);
+                    break;
+                }
+                offsets.push(offset);
+                homes.push(s.home);
+                if real {
+                    bytes.push(self.flash_store.read(u64::from(s.slot)));
+                }
                 i += 1;
             }
-            self.write_to_disk(extent, blocks)?;
+            let result = result
+                .and_then(|_| self.write_to_disk(extent, &offsets, &homes, real.then_some(bytes)));
+            if let Err(e) = result {
+                self.staged.extend(entries.drain(group..));
+                return Err(e);
+            }
+            done += 1;
+            if let Some(f) = self.destage_progress {
+                f(done, groups);
+            }
         }
-        self.staged.clear();
         self.next_slot = 0;
         self.stats.destages += 1;
         Ok(())
     }
 
-    /// Places `blocks` of an extent (sorted by offset), writes them as one RAID batch
-    /// and commits the new pointers.
+    /// Places the blocks at `offsets` of an extent (ascending), writes them as one RAID
+    /// batch (`data`: their bytes, `None` over a timing-only array) and commits the new
+    /// pointers.
     fn write_to_disk(
         &mut self,
         extent: u32,
-        blocks: Vec<(u32, Block)>,
-    ) -> Result<BatchReport, DleError> {
-        let mut map = self
-            .maps
-            .get(&extent)
-            .cloned()
-            .ok_or(DleError::NoExtent(extent))?;
-        let old = map.clone();
-        let mut taken = Vec::with_capacity(blocks.len());
-        for &(o, _) in &blocks {
+        offsets: &[u32],
+        homes: &[u32],
+        data: Option<Vec<Block>>,
+    ) -> Result<(), DleError> {
+        // The map is updated in place (no copy per batch: at full scale there are
+        // millions of batches); it is put back whatever happens.
+        let mut map = std::mem::take(
+            self.maps
+                .get_mut(&extent)
+                .ok_or(DleError::NoExtent(extent))?,
+        );
+        let result = self.place_and_write(extent, &mut map, offsets, homes, data);
+        self.maps.insert(extent, map);
+        result
+    }
+
+    fn place_and_write(
+        &mut self,
+        extent: u32,
+        map: &mut [u32],
+        offsets: &[u32],
+        homes: &[u32],
+        data: Option<Vec<Block>>,
+    ) -> Result<(), DleError> {
+        // The pointer each placement replaced, to free on commit or restore on failure.
+        let mut old = Vec::with_capacity(offsets.len());
+        for (&o, &home) in offsets.iter().zip(homes) {
             let o = o as usize;
             let vb = match self.cfg.policy {
-                LayoutPolicy::UpdateInPlace if map[o] != NONE => map[o],
-                LayoutPolicy::WriteAnywhere => self.take_next_free()?,
+                LayoutPolicy::UpdateInPlace if map[o] != NONE => Ok(map[o]),
+                LayoutPolicy::WriteAnywhere => self.take_next_free(),
                 _ => {
-                    let hints = self.neighbour_hints(extent, &map, o);
-                    self.take_near(&hints)?
+                    let hints = neighbour_hints(map, o, home);
+                    self.take_near(&hints)
                 }
             };
-            if vb != map[o] {
-                taken.push(vb);
-            }
-            map[o] = vb;
-        }
-        let writes: Vec<(u64, Block)> = blocks
-            .iter()
-            .map(|(o, b)| (u64::from(map[*o as usize]), b.clone()))
-            .collect();
-        let intent: Vec<u64> = writes.iter().map(|w| w.0).collect();
-        if let Some(rng) = self.scatter.as_mut() {
-            self.raid.scatter_heads(rng);
-        }
-        let result = self
-            .meta_write(|d| d.intent = intent)
-            .and_then(|_| self.raid.write_batch(&writes).map_err(DleError::from));
-        let report = match result.and_then(|r| self.check_crash().map(|_| r)) {
-            Ok(r) => r,
-            Err(e) => {
-                for vb in taken {
-                    self.free.release(u64::from(vb));
+            match vb {
+                Ok(vb) => {
+                    old.push(map[o]);
+                    map[o] = vb;
                 }
-                return Err(e);
+                Err(e) => {
+                    self.undo_placement(map, offsets, &old);
+                    return Err(e);
+                }
+            }
+        }
+        let report = if self.layout_only {
+            None
+        } else {
+            match self.issue_batch(map, offsets, data) {
+                Ok(r) => Some(r),
+                Err(e) => {
+                    self.undo_placement(map, offsets, &old);
+                    return Err(e);
+                }
             }
         };
-        let written: FxHashSet<u32> = blocks.iter().map(|(o, _)| *o).collect();
-        let committed = map.clone();
-        self.meta_write(|d| {
-            d.maps.insert(extent, committed);
+        let commit = self.meta_write(|d| {
+            let written: FxHashSet<u32> = offsets.iter().copied().collect();
+            d.maps.insert(extent, map.to_vec());
             d.log.retain_mut(|r| {
                 if r.extent == extent {
                     r.blocks.retain(|(o, _)| !written.contains(o));
@@ -453,42 +602,54 @@ impl Dle {
                 !r.blocks.is_empty()
             });
             d.intent.clear();
-        })?;
-        for (&o, &new) in old.iter().zip(&map) {
-            if o != NONE && o != new {
-                self.drop_block(o);
+        });
+        if let Err(e) = commit {
+            self.undo_placement(map, offsets, &old);
+            return Err(e);
+        }
+        for (&o, &was) in offsets.iter().zip(&old) {
+            if was != NONE && was != map[o as usize] {
+                self.drop_block(was);
             }
         }
-        for o in &written {
-            self.staged.remove(&(extent, *o));
-            self.home.remove(&(extent, *o));
-        }
-        self.maps.insert(extent, map);
-        self.batches.push(report.clone());
-        Ok(report)
+        self.batches.extend(report);
+        Ok(())
     }
 
-    /// Where a block should go: the allocation ranges holding the block itself (its
-    /// current version), its logical predecessor and its successor, in that order,
-    /// each with the position it would take there. Decision: the block's own range
-    /// comes first so that a neighbour that once had to move far away does not pull
-    /// the block after it.
-    fn neighbour_hints(&self, extent: u32, map: &[u32], o: usize) -> Vec<u64> {
-        let mut hints = Vec::with_capacity(3);
-        let own = match map[o] {
-            NONE => self.home.get(&(extent, o as u32)).copied().unwrap_or(NONE),
-            b => b,
+    /// Gives back the blocks a failed batch took and restores the old pointers.
+    fn undo_placement(&mut self, map: &mut [u32], offsets: &[u32], old: &[u32]) {
+        for (&o, &was) in offsets.iter().zip(old) {
+            let now = std::mem::replace(&mut map[o as usize], was);
+            if now != was {
+                self.free.release(u64::from(now));
+            }
+        }
+    }
+
+    /// Writes the placed blocks as one RAID batch, after the intent that names them.
+    fn issue_batch(
+        &mut self,
+        map: &[u32],
+        offsets: &[u32],
+        data: Option<Vec<Block>>,
+    ) -> Result<BatchReport, DleError> {
+        let targets: Vec<u64> = offsets
+            .iter()
+            .map(|&o| u64::from(map[o as usize]))
+            .collect();
+        if let Some(rng) = self.scatter.as_mut() {
+            self.raid.scatter_heads(rng);
+        }
+        self.meta_write(|d| d.intent = targets.clone())?;
+        let report = match data {
+            Some(bytes) => {
+                let writes: Vec<(u64, Block)> = targets.iter().copied().zip(bytes).collect();
+                self.raid.write_batch(&writes)?
+            }
+            None => self.raid.write_blocks_timing_only(&targets)?,
         };
-        if own != NONE {
-            hints.push(u64::from(own));
-        }
-        if o > 0 && map[o - 1] != NONE {
-            hints.push(u64::from(map[o - 1]) + 1);
-        }
-        if o + 1 < map.len() && map[o + 1] != NONE {
-            hints.push(u64::from(map[o + 1]).saturating_sub(1));
-        }
-        hints
+        self.check_crash()?;
+        Ok(report)
     }
 
     /// Takes a free block for a block with these hints: in the hinted ranges first,
@@ -584,7 +745,7 @@ impl Dle {
         for (i, slot_out) in out.iter_mut().enumerate() {
             let o = offset as usize + i;
             if staged {
-                if let Some(&slot) = self.staged.get(&(extent, o as u32)) {
+                if let Some(&Staged { slot, .. }) = self.staged.get(&(extent, o as u32)) {
                     self.stats.flash_reads += 1;
                     self.flash_op(u64::from(slot), false)?;
                     *slot_out = Some(self.flash_store.read(u64::from(slot)));
@@ -629,7 +790,6 @@ impl Dle {
         })?;
         self.maps.remove(&extent);
         self.staged.retain(|(e, _), _| *e != extent);
-        self.home.retain(|(e, _), _| *e != extent);
         for vb in map.into_iter().filter(|&v| v != NONE) {
             self.drop_block(vb);
         }
@@ -640,7 +800,8 @@ impl Dle {
     /// snapshot's blocks are all on disk) and returns its id.
     pub fn snapshot(&mut self) -> Result<usize, DleError> {
         self.destage()?;
-        let maps = self.maps.clone();
+        let maps: BTreeMap<u32, Vec<u32>> =
+            self.maps.iter().map(|(&e, m)| (e, m.clone())).collect();
         let id = self.snapshots.len();
         let m = maps.clone();
         self.meta_write(|d| d.snapshots.push(Some(m)))?;
@@ -715,7 +876,7 @@ impl Dle {
         d.flash = self.flash;
         d.flash_ids = self.flash_ids;
         d.flash_store = self.flash_store;
-        d.maps = durable.maps.clone();
+        d.maps = durable.maps.iter().map(|(&e, m)| (e, m.clone())).collect();
         d.snapshots = durable.snapshots.clone();
         for maps in d.snapshots.iter().flatten() {
             for vb in maps.values().flatten().copied().filter(|&v| v != NONE) {
@@ -724,12 +885,13 @@ impl Dle {
         }
         // A staged block's durable pointer is stale: its old block may already hold
         // another block's data. The staged copy is the block's home.
+        let mut homes: FxHashMap<(u32, u32), u32> = FxHashMap::default();
         for r in &durable.log {
             for &(o, _) in &r.blocks {
                 if let Some(map) = d.maps.get_mut(&r.extent) {
                     let old = std::mem::replace(&mut map[o as usize], NONE);
                     if old != NONE {
-                        d.home.insert((r.extent, o), old);
+                        homes.insert((r.extent, o), old);
                     }
                 }
             }
@@ -752,7 +914,8 @@ impl Dle {
         }
         for r in &durable.log {
             for &(o, slot) in &r.blocks {
-                d.staged.insert((r.extent, o), slot);
+                let home = homes.get(&(r.extent, o)).copied().unwrap_or(NONE);
+                d.staged.insert((r.extent, o), Staged { slot, home });
                 d.next_slot = d.next_slot.max(u64::from(slot) + 1);
             }
         }
@@ -764,4 +927,27 @@ impl Dle {
         d.stats = self.stats;
         Ok(d)
     }
+}
+
+/// Where a block should go: the allocation ranges holding the block itself (its
+/// current version, or `home`, where it was before it was staged), its logical
+/// predecessor and its successor, in that order, each with the position it would
+/// take there. Decision: the block's own range comes first so that a neighbour that
+/// once had to move far away does not pull the block after it.
+fn neighbour_hints(map: &[u32], o: usize, home: u32) -> Vec<u64> {
+    let mut hints = Vec::with_capacity(3);
+    let own = match map[o] {
+        NONE => home,
+        b => b,
+    };
+    if own != NONE {
+        hints.push(u64::from(own));
+    }
+    if o > 0 && map[o - 1] != NONE {
+        hints.push(u64::from(map[o - 1]) + 1);
+    }
+    if o + 1 < map.len() && map[o + 1] != NONE {
+        hints.push(u64::from(map[o + 1]).saturating_sub(1));
+    }
+    hints
 }
