@@ -159,26 +159,24 @@ struct Interp {
     rungs: Vec<(u32, f64)>,
     nodes: HashMap<(bool, bool, i64, i64), Node>,
     interpolated: u64,
-    /// Per operation pair, what the dense probe of short distances taught: the widest
-    /// interval the ladder may examine and the window `1..=window` probed to learn it.
+    /// Per operation pair, what the dense probes taught: the widest interval the
+    /// ladder may examine.
     learned: HashMap<(bool, bool), Learned>,
 }
 
 /// The interval limit learned for one operation pair.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Learned {
-    /// Widest interval examined: the saw-tooth period, or the whole window when no
-    /// period showed.
+    /// Widest interval examined: the shortest saw-tooth period measured, or the
+    /// widest window when no period showed.
     width: i64,
-    /// Distances `1..=window` were probed densely to measure the period.
-    window: i64,
-    /// Whether a period was found (false: `width` is the window, a fallback).
+    /// Whether a period was found in some window (false: `width` is a fallback).
     periodic: bool,
 }
 
-/// The dense probe of short distances that measures the saw-tooth period starts with
-/// `1..=PERIOD_WINDOW_MIN` and doubles until the period fits in it four times, up to
-/// `PERIOD_WINDOW_MAX`.
+/// Each dense probe window that measures the saw-tooth period starts
+/// `PERIOD_WINDOW_MIN` distances long and doubles until the period fits in it four
+/// times, up to `PERIOD_WINDOW_MAX`.
 pub const PERIOD_WINDOW_MIN: i64 = 1 << 10;
 /// See [`PERIOD_WINDOW_MIN`].
 pub const PERIOD_WINDOW_MAX: i64 = 1 << 15;
@@ -429,47 +427,55 @@ impl DiskMimic {
     /// chord somewhere), and a top-down search from the whole signed range meets ~17
     /// such chances on the way to any distance (the earlier implementation: 99 %
     /// interpolated, scheduling up to 12 % worse). So the Mimic measures the length of
-    /// the linear regions itself: it probes the short distances `1..=window` densely
-    /// (they are ordinary table entries) and takes the saw-tooth period from the
-    /// series' autocorrelation ([`period`]), doubling the window from
-    /// [`PERIOD_WINDOW_MIN`] until it holds four periods. The left/right recursion
-    /// then starts from a grid of intervals one period wide, so each holds about one
-    /// tooth's drop and the ladder's random middles converge on it. When no period
-    /// shows within [`PERIOD_WINDOW_MAX`], the limit is the window itself: the widest
-    /// span the Mimic has seen densely.
+    /// the linear regions itself. It probes densely three windows of consecutive
+    /// distances (they are ordinary table entries): short ones from 1 up, and long ones
+    /// from half the capacity up and from minus half the capacity up, since short
+    /// distances (head switches within a cylinder) can show a less regular pattern than
+    /// the seeks that make up most of the table (on the fast-rotating Table 3.1 disks
+    /// the short window's strongest repeat is 436 sectors, the long windows' 164, one
+    /// track less the track skew). Each window's period is the lag of its series'
+    /// autocorrelation peak ([`period`]); a window doubles from
+    /// [`PERIOD_WINDOW_MIN`] until it holds four periods, or reaches
+    /// [`PERIOD_WINDOW_MAX`] and counts as its own length. The limit is the shortest of
+    /// the three, and the left/right recursion then starts from a grid of intervals
+    /// that wide, so each holds about one tooth's drop and the ladder's random middles
+    /// converge on it.
     pub fn learn_width(&mut self, pw: bool, cw: bool) -> Option<i64> {
         let cap = self.device.as_ref()?.capacity() as i64;
         if let Some(l) = self.interp.as_ref()?.learned.get(&(pw, cw)) {
             return Some(l.width);
         }
-        let mut window = PERIOD_WINDOW_MIN;
-        let learned = loop {
-            let hi = window.min(cap);
-            let means: Vec<f64> = (1..=hi).map(|d| self.ensure_probed((pw, cw, d))).collect();
-            match period(&means) {
-                Some(p) if 4 * p <= hi => {
-                    break Learned {
-                        width: p,
-                        window: hi,
-                        periodic: true,
-                    }
-                }
-                _ if hi >= PERIOD_WINDOW_MAX.min(cap) => {
-                    break Learned {
-                        width: hi.max(2),
-                        window: hi,
-                        periodic: false,
-                    }
-                }
-                _ => window *= 2,
-            }
+        let mut learned = Learned {
+            width: i64::MAX,
+            periodic: false,
         };
+        for start in [1, cap / 2, -cap / 2] {
+            let mut window = PERIOD_WINDOW_MIN;
+            loop {
+                let hi = window.min(cap - start + 1).max(1);
+                let means: Vec<f64> = (start..start + hi)
+                    .map(|d| self.ensure_probed((pw, cw, d)))
+                    .collect();
+                match period(&means) {
+                    Some(p) if 4 * p <= hi => {
+                        learned.width = learned.width.min(p);
+                        learned.periodic = true;
+                        break;
+                    }
+                    _ if hi >= PERIOD_WINDOW_MAX.min(cap - start + 1) => {
+                        learned.width = learned.width.min(hi.max(2));
+                        break;
+                    }
+                    _ => window *= 2,
+                }
+            }
+        }
         self.interp.as_mut()?.learned.insert((pw, cw), learned);
         Some(learned.width)
     }
 
-    /// Whether the period was found for this pair (false: no saw-tooth showed in the
-    /// dense window and the window's length is the limit); `None` before learning.
+    /// Whether a period was found for this pair (false: no saw-tooth showed in any
+    /// dense window and the widest window is the limit); `None` before learning.
     pub fn period_found(&self, pw: bool, cw: bool) -> Option<bool> {
         self.interp
             .as_ref()?
@@ -554,22 +560,12 @@ impl DiskMimic {
     pub fn resolve_range(&mut self, pw: bool, cw: bool, from: i64, to: i64) -> Option<(i64, i64)> {
         let cap = self.device.as_ref()?.capacity() as i64;
         let width = self.learn_width(pw, cw)?;
-        let window = self
-            .interp
-            .as_ref()
-            .and_then(|i| i.learned.get(&(pw, cw)))
-            .map(|l| l.window)
-            .unwrap_or(0);
         let (from, to) = (from.max(-cap), to.min(cap));
         let mut k = from.div_euclid(width);
         let covered = (cell(from, width, cap).0, cell(to - 1, width, cap).1);
         while k * width < to {
             let (l, r) = cell(k * width, width, cap);
             k += 1;
-            // Every distance inside was probed densely while learning the period.
-            if l >= 0 && r <= window + 1 {
-                continue;
-            }
             self.ensure_probed((pw, cw, l));
             self.ensure_probed((pw, cw, r));
             let mut stack = vec![(l, r)];
@@ -881,6 +877,39 @@ mod tests {
     }
 
     #[test]
+    fn period_of_a_saw_tooth() {
+        // Ramps of 37 rising by 1, then a drop, with a little jitter.
+        let x: Vec<f64> = (0..1000)
+            .map(|i| (i % 37) as f64 + if i % 5 == 0 { 0.3 } else { 0.0 })
+            .collect();
+        assert_eq!(period(&x), Some(37));
+        assert_eq!(period(&[1.0; 100]), None);
+    }
+
+    #[test]
+    fn interval_limit_is_the_saw_tooth_period() {
+        // Learned through the probe device alone; on these single-zone disks the
+        // tooth is one track less the track skew.
+        for (name, expect) in [("mimic-base", 272 - 36), ("mimic-less-capacity", 136 - 36)] {
+            let hdd = Hdd::new(preset(name).unwrap()).unwrap();
+            let mut m = DiskMimic::offline(Box::new(hdd), 5, Metric::Mean, 11)
+                .with_interpolation(TABLE_3_2);
+            assert_eq!(m.interval_limit(false, false), None);
+            m.predict(false, false, 1_234_567);
+            let limit = m.interval_limit(false, false).unwrap();
+            // An estimate from noisy means: within a couple of sectors.
+            assert!((limit - expect).abs() <= 2, "{name}: {limit} vs {expect}");
+            assert_eq!(m.period_found(false, false), Some(true));
+            // No accepted interval is wider than the limit.
+            let json = m.to_json();
+            for iv in json["intervals"].as_array().unwrap() {
+                let w = iv["to"].as_i64().unwrap() - iv["from"].as_i64().unwrap();
+                assert!(w <= limit, "{w}");
+            }
+        }
+    }
+
+    #[test]
     fn resolve_all_covers_every_distance() {
         let hdd = Hdd::new(preset("mimic-less-capacity").unwrap()).unwrap();
         let cap = hdd.capacity() as i64;
@@ -889,6 +918,11 @@ mod tests {
         m.resolve_all(true, false);
         let (entries, probes) = (m.entries(), m.probes_issued());
         assert!(entries > 2 && (entries as i64) < 2 * cap);
+        // Every distance is counted once: probed, or interpolated.
+        assert_eq!(
+            m.interpolated_distances() + entries as u64,
+            2 * cap as u64 + 1
+        );
         let mut rng = ChaCha8Rng::seed_from_u64(9);
         for _ in 0..50 {
             let d = rng.gen_range(-cap..=cap);
