@@ -695,6 +695,12 @@ impl DiskMimic {
             })
             .unwrap_or_default();
         intervals.sort_unstable();
+        let mut limits: Vec<((bool, bool), Learned)> = self
+            .interp
+            .as_ref()
+            .map(|i| i.learned.iter().map(|(k, l)| (*k, *l)).collect())
+            .unwrap_or_default();
+        limits.sort_unstable_by_key(|(k, _)| *k);
         serde_json::json!({
             "metric": self.metric.name(),
             "samples_per_distance": self.samples,
@@ -711,6 +717,12 @@ impl DiskMimic {
                 "cur": if *cw { "W" } else { "R" },
                 "from": l,
                 "to": r,
+            })).collect::<Vec<_>>(),
+            "interval_limits": limits.iter().map(|((pw, cw), l)| serde_json::json!({
+                "prev": if *pw { "W" } else { "R" },
+                "cur": if *cw { "W" } else { "R" },
+                "sectors": l.width,
+                "period_found": l.periodic,
             })).collect::<Vec<_>>(),
             "interpolated_distances": self.interpolated_distances(),
             "memory_bytes": self.total_memory_bytes(),
