@@ -641,9 +641,9 @@ pub fn mimic_f3_6(o: &RunOpts) -> Result<ExperimentOutput, String> {
              by chance. Started from the whole signed range (the thesis does not say where its \
              first left/right were), the search met ~17 such chances on the way to any distance: \
              99 % interpolated and +4 % (5 seeds) to +12 % (2 seeds, 5 samples) time at the disk. \
-             Limited to one period, an interval holds at most about one drop, the ladder splits \
-             towards it, and the ladder lands near the paper's 90 % with scheduling within 1 % of \
-             the all-probed table. The N = 1 at 5 % rung is no longer catastrophic: with intervals \
+             Limited to one period, an interval holds at most about one drop and the recursion \
+             splits towards it: about 90 % of distances are interpolated, as in the paper, with \
+             scheduling within 1 % of the all-probed table. The N = 1 at 5 % rung is no longer catastrophic: with intervals \
              no wider than one tooth its mean error is ~7 %, below the paper's 25 % (and the \
              catalog's 15 % floor), which presumably reflects wider intervals than one period. \
              The N = 10 at 5 % error is near the floor set by probe noise itself (two independent \
@@ -1457,7 +1457,7 @@ pub fn mimic_mem(o: &RunOpts) -> Result<ExperimentOutput, String> {
     // `CELLS` period-wide grid intervals, one at a random place in each equal stratum of
     // the signed range, have every interval decided, and what the table keeps there is
     // counted. (Configuring all 35.5 million distances of a pair keeps ~2.9 million
-    // probed entries and took ~35 s per pair; the stratified sample gives the same share
+    // probed entries and took ~30 s per pair; the stratified sample gives the same share
     // to a tenth of a percentage point.)
     const CELLS: i64 = 64;
     let windows: i64 = if o.quick { 128 } else { 256 };
