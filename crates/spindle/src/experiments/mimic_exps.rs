@@ -620,7 +620,7 @@ pub fn mimic_f3_6(o: &RunOpts) -> Result<ExperimentOutput, String> {
             "Off-line Disk Mimic with interpolation. Before interpolating an operation pair the \
              Mimic probes three windows of consecutive distances densely (from 1, from half the \
              capacity and from minus half the capacity; ordinary table entries) and takes the \
-             saw-tooth period of each from its autocorrelation; the shortest is the widest interval \
+             saw-tooth period of each from its autocorrelation; their median is the widest interval \
              linear interpolation is tried on (thesis §3.6.3: \"care must be taken to ensure that \
              this model is applied to only relatively short distances\"). The left/right recursion \
              starts from the grid of period-wide intervals: an interval whose probed ends predict \

@@ -167,10 +167,10 @@ struct Interp {
 /// The interval limit learned for one operation pair.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Learned {
-    /// Widest interval examined: the shortest saw-tooth period measured, or the
-    /// widest window when no period showed.
+    /// Widest interval examined: the median of the windows' saw-tooth periods (a
+    /// window that showed none counts as its length).
     width: i64,
-    /// Whether a period was found in some window (false: `width` is a fallback).
+    /// Whether `width` is a measured period (false: a window's length, a fallback).
     periodic: bool,
 }
 
@@ -436,19 +436,19 @@ impl DiskMimic {
     /// track less the track skew). Each window's period is the lag of its series'
     /// autocorrelation peak ([`period`]); a window doubles from
     /// [`PERIOD_WINDOW_MIN`] until it holds four periods, or reaches
-    /// [`PERIOD_WINDOW_MAX`] and counts as its own length. The limit is the shortest of
-    /// the three, and the left/right recursion then starts from a grid of intervals
-    /// that wide, so each holds about one tooth's drop and the ladder's random middles
-    /// converge on it.
+    /// [`PERIOD_WINDOW_MAX`] and counts as its own length. The limit is the median of
+    /// the three (one odd window cannot set it: on a multi-zone drive, whose zones blur
+    /// the saw-tooth, one window of Cheetah 9LP's read→read showed a spurious period of
+    /// 6 sectors where the others showed 141 and 162), and the left/right recursion then
+    /// starts from a grid of intervals that wide, so each holds about one tooth's drop
+    /// and the ladder's random middles converge on it. A flat series (writes absorbed
+    /// by a write-back cache) shows no period, and its limit is the widest window.
     pub fn learn_width(&mut self, pw: bool, cw: bool) -> Option<i64> {
         let cap = self.device.as_ref()?.capacity() as i64;
         if let Some(l) = self.interp.as_ref()?.learned.get(&(pw, cw)) {
             return Some(l.width);
         }
-        let mut learned = Learned {
-            width: i64::MAX,
-            periodic: false,
-        };
+        let mut found = Vec::new();
         for start in [1, cap / 2, -cap / 2] {
             let mut window = PERIOD_WINDOW_MIN;
             loop {
@@ -458,24 +458,26 @@ impl DiskMimic {
                     .collect();
                 match period(&means) {
                     Some(p) if 4 * p <= hi => {
-                        learned.width = learned.width.min(p);
-                        learned.periodic = true;
+                        found.push((p, true));
                         break;
                     }
                     _ if hi >= PERIOD_WINDOW_MAX.min(cap - start + 1) => {
-                        learned.width = learned.width.min(hi.max(2));
+                        found.push((hi.max(2), false));
                         break;
                     }
                     _ => window *= 2,
                 }
             }
         }
+        found.sort_unstable();
+        let (width, periodic) = found[found.len() / 2];
+        let learned = Learned { width, periodic };
         self.interp.as_mut()?.learned.insert((pw, cw), learned);
         Some(learned.width)
     }
 
-    /// Whether a period was found for this pair (false: no saw-tooth showed in any
-    /// dense window and the widest window is the limit); `None` before learning.
+    /// Whether the limit for this pair is a measured period (false: the median window
+    /// showed no saw-tooth and its length is the limit); `None` before learning.
     pub fn period_found(&self, pw: bool, cw: bool) -> Option<bool> {
         self.interp
             .as_ref()?
