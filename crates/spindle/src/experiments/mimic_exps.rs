@@ -42,9 +42,21 @@ fn time_at_disk(
     recs: &[IoRecord],
     samples: u32,
 ) -> Result<f64, String> {
+    time_at_disk_interpolated(disk, sched, recs, samples, &[])
+}
+
+/// Like [`time_at_disk`], with the Mimic interpolating by the ladder `rungs`.
+fn time_at_disk_interpolated(
+    disk: &crate::disk::params::DiskParams,
+    sched: SchedulerKind,
+    recs: &[IoRecord],
+    samples: u32,
+    rungs: &[(u32, f64)],
+) -> Result<f64, String> {
     let spec = StackSpec {
         hold_overlapping: true,
         mimic_samples: samples,
+        mimic_interpolation: rungs.to_vec(),
         ..StackSpec::one_disk(disk.clone(), sched)
     };
     let r = simulate(&spec, Source::Open(recs), &mut |_| {}).map_err(|e| e.to_string())?;
@@ -343,8 +355,12 @@ pub fn mimic_f3_7(o: &RunOpts) -> Result<ExperimentOutput, String> {
         "Sensitivity to disk characteristics (Figure 3.7)",
         format!(
             "Time at the disk relative to greedy-optimal on each Table 3.1 disk, for FCFS, C-LOOK, \
-             SSTF and SMTF (mean, {samples} samples per distance, no interpolation), with the HP \
-             trace's busiest disk at compression 20."
+             SSTF and SMTF (mean, {samples} samples per distance), with the HP trace's busiest disk \
+             at compression 20. SMTF runs twice: on the all-probed table, and on a table \
+             interpolated by Table 3.2's ladder (\"SMTF interp.\"), as the figure does (the thesis: \
+             without interpolation is very similar). The catalog's ratio ranges are taken against \
+             the all-probed SMTF; the issue's checks (within 8 % of greedy-optimal, below C-LOOK and \
+             SSTF) against both."
         ),
         o.seed,
     );
@@ -356,13 +372,21 @@ pub fn mimic_f3_7(o: &RunOpts) -> Result<ExperimentOutput, String> {
         SchedulerKind::Smtf(Metric::Mean),
     ];
     let mut table = Table {
-        columns: ["disk", "greedy s", "FCFS", "C-LOOK", "SSTF", "SMTF"]
-            .map(String::from)
-            .to_vec(),
+        columns: [
+            "disk",
+            "greedy s",
+            "FCFS",
+            "C-LOOK",
+            "SSTF",
+            "SMTF",
+            "SMTF interp.",
+        ]
+        .map(String::from)
+        .to_vec(),
         rows: vec![],
     };
     out.csv = "disk,scheduler,time_at_disk_s,relative_to_greedy\n".into();
-    let mut bars: Vec<Vec<(f64, f64)>> = vec![vec![]; scheds.len()];
+    let mut bars: Vec<Vec<(f64, f64)>> = vec![vec![]; scheds.len() + 1];
     let mut fcfs_max: f64 = 0.0;
     for (i, t) in T3_1.iter().enumerate() {
         let disk = preset(t.name)?;
@@ -377,23 +401,31 @@ pub fn mimic_f3_7(o: &RunOpts) -> Result<ExperimentOutput, String> {
             bars[k].push(((i + 1) as f64, r));
             let _ = writeln!(out.csv, "{},{},{v:.6},{r:.6}", t.name, s.name());
         }
+        let smtf = SchedulerKind::Smtf(Metric::Mean);
+        let v = time_at_disk_interpolated(&disk, smtf, &recs, samples, crate::mimic::TABLE_3_2)?;
+        let interp = v / greedy;
+        row.push(format!("{interp:.3}"));
+        bars[scheds.len()].push(((i + 1) as f64, interp));
+        let _ = writeln!(out.csv, "{},smtf-interpolated,{v:.6},{interp:.6}", t.name);
         table.rows.push(row);
         let (fcfs, clook, sstf, smtf) = (rel[0], rel[1], rel[2], rel[3]);
         fcfs_max = fcfs_max.max(fcfs);
-        out.checks.push(Check::below(
-            "MIMIC-F3.7",
-            &format!("{}: SMTF / greedy-optimal (≤ 1.08 + 2 pp)", t.label),
-            1.10 + 1e-12,
-            smtf,
-        ));
-        out.checks.push(Check::holds(
-            "MIMIC-F3.7",
-            &format!(
-                "{}: SMTF ({smtf:.3}) below C-LOOK ({clook:.3}) and SSTF ({sstf:.3})",
-                t.label
-            ),
-            smtf < clook.min(sstf),
-        ));
+        for (name, v) in [("SMTF", smtf), ("SMTF interp.", interp)] {
+            out.checks.push(Check::below(
+                "MIMIC-F3.7",
+                &format!("{}: {name} / greedy-optimal (≤ 1.08 + 2 pp)", t.label),
+                1.10 + 1e-12,
+                v,
+            ));
+            out.checks.push(Check::holds(
+                "MIMIC-F3.7",
+                &format!(
+                    "{}: {name} ({v:.3}) below C-LOOK ({clook:.3}) and SSTF ({sstf:.3})",
+                    t.label
+                ),
+                v < clook.min(sstf),
+            ));
+        }
         for (name, v) in [("C-LOOK", clook), ("SSTF", sstf)] {
             out.checks.push(Check::range(
                 "MIMIC-F3.7",
@@ -425,11 +457,10 @@ pub fn mimic_f3_7(o: &RunOpts) -> Result<ExperimentOutput, String> {
         kind: PlotKind::Bars,
         series: scheds
             .iter()
+            .map(|s| s.name())
+            .chain(std::iter::once("smtf-interpolated".to_string()))
             .zip(bars)
-            .map(|(s, pts)| Series {
-                label: s.name(),
-                points: pts,
-            })
+            .map(|(label, points)| Series { label, points })
             .collect(),
         log_x: false,
     });
