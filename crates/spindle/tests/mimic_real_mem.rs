@@ -10,6 +10,7 @@ fn run(id: &str) -> ExperimentOutput {
     (e[0].run)(&RunOpts {
         quick: true,
         seed: 1,
+        full_scale: false,
     })
     .unwrap()
 }
