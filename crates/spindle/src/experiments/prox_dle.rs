@@ -650,7 +650,7 @@ pub fn prox_t3(o: &RunOpts) -> Result<ExperimentOutput, String> {
         checks: Vec::new(),
         plots: Vec::new(),
         tables: vec![Table {
-            columns: ["layout", "read BW per disk (MB/s)", "vs baseline", "I/Os per disk", "RAID I/Os per request", "runs per request", "util", "mean resp (ms)"]
+            columns: ["layout", "read BW per disk (MB/s)", "vs baseline", "I/Os per disk", "drive I/Os per request", "runs (I/Os to RAID) per request", "util", "mean resp (ms)"]
                 .iter()
                 .map(|s| s.to_string())
                 .collect(),
@@ -670,9 +670,9 @@ pub fn prox_t3(o: &RunOpts) -> Result<ExperimentOutput, String> {
                 })
                 .chain(
                     [
-                        ["Baseline (paper)", "89.0", "", "11.7", "1.2 (slides)", "", "85%", "9.2"],
-                        ["Aged (paper)", "86.2", "-3%", "20.7", "26.3 (slides)", "47.5", "82%", "9.5"],
-                        ["Write-anywhere (paper)", "2.6", "-97%", "210.2", "509.9 (slides)", "", "85%", ""],
+                        ["Baseline (paper)", "89.0", "", "11.7", "", "1.2 (slides)", "85%", "9.2"],
+                        ["Aged (paper)", "86.2", "-3%", "20.7", "", "47.5 (text), 26.3 (slides)", "82%", "9.5"],
+                        ["Write-anywhere (paper)", "2.6", "-97%", "210.2", "", "509.9 (slides)", "85%", ""],
                     ]
                     .iter()
                     .map(|r| r.iter().map(|s| s.to_string()).collect()),
@@ -742,6 +742,21 @@ pub fn prox_t3(o: &RunOpts) -> Result<ExperimentOutput, String> {
         aged.runs_per_request,
         0.20,
     ));
+    // PROXS-T2 (the slides' table): "I/Os to RAID per request" are the logically
+    // sequential runs a request hands the RAID layer.
+    for (label, paper, ours, tol) in [
+        ("new layout", 1.2, base.runs_per_request, 0.3),
+        ("aged layout", 26.3, aged.runs_per_request, 5.0),
+        ("write-anywhere", 509.9, wa.runs_per_request, 0.25 * 509.9),
+    ] {
+        out.checks.push(Check::absolute(
+            "PROXS-T2",
+            &format!("{label}: I/Os to RAID (runs) per request"),
+            paper,
+            ours,
+            tol,
+        ));
+    }
     out.checks.push(Check::relative(
         id,
         "write-anywhere I/Os per disk",
