@@ -21,9 +21,12 @@
 //! A batch writes only free blocks, then commits the new pointers in one metadata
 //! write; a power cut before the commit leaves the old pointers and the staged data.
 //! Recovery reloads that state and resynchronizes the rows the intent names.
-//! Decision: a block replaced by staging is freed when its destage commits (not when
-//! it is staged): until then the durable maps still point at it, and the same
-//! destage must not write a block over its own old location.
+//! Decision: a block's on-disk version is freed when the block is staged (the paper,
+//! §4.2: the staging log is then its home), unless a snapshot holds it. The durable
+//! maps still point at it until the destage commits, and recovery lets staged blocks
+//! override them, so a destage may plug that hole, even with the same block: destage
+//! takes the free block nearest the block's logical position. A live or
+//! snapshot-held block is never overwritten.
 //!
 //! Over a timing-only array (`DataMode::TimingOnly`) the engine keeps no bytes and no
 //! durable copy of its state (nothing to crash-test), and it can run layout-only
