@@ -12,19 +12,6 @@ use crate::stack::{simulate, Source, StackSpec};
 use crate::trace::IoRecord;
 use std::fmt::Write as _;
 
-fn output(id: &str, title: &str, description: String, seed: u64) -> ExperimentOutput {
-    ExperimentOutput {
-        id: id.into(),
-        title: title.into(),
-        description,
-        seed,
-        checks: vec![],
-        plots: vec![],
-        tables: vec![],
-        csv: String::new(),
-    }
-}
-
 /// The busiest disk of the HP trace (device 0), compressed by `factor`.
 fn hp_device0(factor: f64) -> Result<Vec<IoRecord>, String> {
     let recs: Vec<IoRecord> = crate::trace::resolve("sample:hplajw")
@@ -76,7 +63,7 @@ fn base_mimic(samples: u32, seed: u64) -> Result<DiskMimic, String> {
 /// MIMIC-F3.1: sorted probe times at three inter-request distances on the base disk.
 pub fn mimic_f3_1(o: &RunOpts) -> Result<ExperimentOutput, String> {
     let n = if o.quick { 300 } else { 1000 };
-    let mut out = output(
+    let mut out = ExperimentOutput::new(
         "MIMIC-F3.1",
         "Distribution of off-line probe times at three distances (Figure 3.1)",
         format!(
@@ -161,7 +148,7 @@ pub fn mimic_f3_1(o: &RunOpts) -> Result<ExperimentOutput, String> {
 /// MIMIC-F3.5: mean service time against signed inter-request distance.
 pub fn mimic_f3_5(o: &RunOpts) -> Result<ExperimentOutput, String> {
     let samples = if o.quick { 10 } else { 30 };
-    let mut out = output(
+    let mut out = ExperimentOutput::new(
         "MIMIC-F3.5",
         "Mean service time against inter-request distance (Figure 3.5)",
         format!(
@@ -262,13 +249,12 @@ pub fn mimic_f3_4(o: &RunOpts) -> Result<ExperimentOutput, String> {
     } else {
         vec![1, 2, 5, 10, 20, 50, 100]
     };
-    let mut out = output(
+    let mut out = ExperimentOutput::new(
         "MIMIC-F3.4",
         "Sensitivity to the number of samples (Figure 3.4)",
         "Time at the disk of SMTF (mean) on the base disk with the HP trace's busiest disk at \
          compression 20, as the Disk Mimic's samples per distance grow, against FCFS, C-LOOK, SSTF \
-         and greedy-optimal."
-            .into(),
+         and greedy-optimal.",
         o.seed,
     );
     let recs = hp_device0(20.0)?;
@@ -350,7 +336,7 @@ pub fn mimic_f3_4(o: &RunOpts) -> Result<ExperimentOutput, String> {
 /// MIMIC-F3.7: the eight Table 3.1 disks.
 pub fn mimic_f3_7(o: &RunOpts) -> Result<ExperimentOutput, String> {
     let samples = if o.quick { 5 } else { 20 };
-    let mut out = output(
+    let mut out = ExperimentOutput::new(
         "MIMIC-F3.7",
         "Sensitivity to disk characteristics (Figure 3.7)",
         format!(
@@ -371,20 +357,15 @@ pub fn mimic_f3_7(o: &RunOpts) -> Result<ExperimentOutput, String> {
         SchedulerKind::Sstf,
         SchedulerKind::Smtf(Metric::Mean),
     ];
-    let mut table = Table {
-        columns: [
-            "disk",
-            "greedy s",
-            "FCFS",
-            "C-LOOK",
-            "SSTF",
-            "SMTF",
-            "SMTF interp.",
-        ]
-        .map(String::from)
-        .to_vec(),
-        rows: vec![],
-    };
+    let mut table = Table::new(&[
+        "disk",
+        "greedy s",
+        "FCFS",
+        "C-LOOK",
+        "SSTF",
+        "SMTF",
+        "SMTF interp.",
+    ]);
     out.csv = "disk,scheduler,time_at_disk_s,relative_to_greedy\n".into();
     let mut bars: Vec<Vec<(f64, f64)>> = vec![vec![]; scheds.len() + 1];
     let mut fcfs_max: f64 = 0.0;
@@ -471,7 +452,7 @@ pub fn mimic_f3_7(o: &RunOpts) -> Result<ExperimentOutput, String> {
 pub fn mimic_f3_9(o: &RunOpts) -> Result<ExperimentOutput, String> {
     use crate::sched::Base;
     let factor = 20.0;
-    let mut out = output(
+    let mut out = ExperimentOutput::new(
         "MIMIC-F3.9",
         "On-line SMTF (Figure 3.9)",
         "The Disk Mimic configured on-line from the workload's own requests (service times as \
@@ -487,8 +468,7 @@ pub fn mimic_f3_9(o: &RunOpts) -> Result<ExperimentOutput, String> {
          the CSV and plots. (An earlier version checked calendar days 2–7; day 2 failed with \
          Online-Set+SSTF 2 % slower than C-LOOK after 254 observed requests, while it was \
          already 2 % faster than its SSTF base: Online-Set inherits SSTF's handicap against \
-         C-LOOK until it has observed enough distances, as its definition implies.)"
-            .into(),
+         C-LOOK until it has observed enough distances, as its definition implies.)",
         o.seed,
     );
     let recs = hp_device0(factor)?;
@@ -644,7 +624,7 @@ pub fn mimic_f3_6(o: &RunOpts) -> Result<ExperimentOutput, String> {
     // so one probe seed is one draw from a spread: the time check compares means over
     // several probe seeds.
     let seeds: u64 = if o.quick { 2 } else { 5 };
-    let mut out = output(
+    let mut out = ExperimentOutput::new(
         "MIMIC-F3.6",
         "Sensitivity to interpolation (Figure 3.6, Table 3.2)",
         format!(
@@ -782,7 +762,7 @@ pub fn mimic_f3_6(o: &RunOpts) -> Result<ExperimentOutput, String> {
 pub fn mimic_f3_8(o: &RunOpts) -> Result<ExperimentOutput, String> {
     use crate::workload::{ClosedLoop, ClosedSpec, GenSpec, Pattern, Sizes, Think};
     let (runs, requests) = if o.quick { (3, 1500) } else { (20, 5000) };
-    let mut out = output(
+    let mut out = ExperimentOutput::new(
         "MIMIC-F3.8",
         "Performance against workload locality (Figure 3.8)",
         format!(
@@ -878,7 +858,7 @@ pub fn mimic_f3_8(o: &RunOpts) -> Result<ExperimentOutput, String> {
 pub fn mimic_f3_3(o: &RunOpts) -> Result<ExperimentOutput, String> {
     let samples = 10;
     let mut out =
-        output(
+        ExperimentOutput::new(
             "MIMIC-F3.3",
             "Demerit figures of the summary metrics (Figure 3.3)",
             format!(
@@ -966,7 +946,7 @@ pub fn mimic_f3_3(o: &RunOpts) -> Result<ExperimentOutput, String> {
 pub fn freeblk_f4_1(o: &RunOpts) -> Result<ExperimentOutput, String> {
     use crate::workload::{ClosedLoop, ClosedSpec, GenSpec, Pattern, Sizes, Think};
     let fg_requests: u64 = if o.quick { 2000 } else { 20_000 };
-    let mut out = output(
+    let mut out = ExperimentOutput::new(
         "FREEBLK-F4.1",
         "Workload benefits with freeblock scheduling (Figure 4.1)",
         format!(
@@ -1189,7 +1169,7 @@ fn share_with_choice(logs: &[crate::stack::metrics::RequestLog]) -> f64 {
 /// removal (reported for context in full mode).
 pub fn mimic_real(o: &RunOpts) -> Result<ExperimentOutput, String> {
     let samples = 10;
-    let mut out = output(
+    let mut out = ExperimentOutput::new(
         "MIMIC-REAL",
         "SMTF vs C-LOOK on the uncompressed HP trace, with and without idle time (§3.6.4)",
         String::new(),
@@ -1272,22 +1252,17 @@ pub fn mimic_real(o: &RunOpts) -> Result<ExperimentOutput, String> {
         "idle time removed" => "12".to_string(),
         _ => "-".to_string(),
     };
-    let mut table = Table {
-        columns: [
-            "replay",
-            "scheduler",
-            "time at disk s",
-            "gain vs C-LOOK (disk time) %",
-            "paper %",
-            "mean response ms",
-            "gain vs C-LOOK (response) %",
-            "decisions with a choice",
-            "cache hits",
-        ]
-        .map(String::from)
-        .to_vec(),
-        rows: vec![],
-    };
+    let mut table = Table::new(&[
+        "replay",
+        "scheduler",
+        "time at disk s",
+        "gain vs C-LOOK (disk time) %",
+        "paper %",
+        "mean response ms",
+        "gain vs C-LOOK (response) %",
+        "decisions with a choice",
+        "cache hits",
+    ]);
     out.csv = "replay,scheduler,time_at_disk_s,gain_disk_pct,mean_response_ms,gain_response_pct,share_decisions_with_choice,cache_hit_fraction\n".into();
     for r in &rows {
         let (gd, gr) = gain(r.case, r.sched);
@@ -1468,7 +1443,7 @@ pub fn mimic_mem(o: &RunOpts) -> Result<ExperimentOutput, String> {
     } else {
         vec![(false, false), (false, true), (true, false), (true, true)]
     };
-    let mut out = output(
+    let mut out = ExperimentOutput::new(
         "MIMIC-MEM",
         "Disk Mimic table size, full and interpolated (§2.3, §3.6.3)",
         String::new(),
@@ -1548,10 +1523,7 @@ pub fn mimic_mem(o: &RunOpts) -> Result<ExperimentOutput, String> {
     let paper_per_entry = 800e6 / full_entries(ten_gb) as f64;
     let quarter_tb = full_entries(250e9 as u64 / 512) as f64 * per_entry;
 
-    let mut table = Table {
-        columns: ["quantity", "ours", "paper"].map(String::from).to_vec(),
-        rows: vec![],
-    };
+    let mut table = Table::new(&["quantity", "ours", "paper"]);
     let mut row = |q: &str, ours: String, paper: &str| {
         table.rows.push(vec![q.into(), ours, paper.into()]);
     };

@@ -195,16 +195,12 @@ pub fn select(ids: &[String]) -> Result<Vec<Experiment>, String> {
     Ok(out)
 }
 
-fn output(id: &str, title: &str, description: &str, seed: u64) -> ExperimentOutput {
-    ExperimentOutput::new(id, title, description, seed)
-}
-
 fn f3(x: f64) -> String {
     format!("{x:.3}")
 }
 
 fn disksim_validation(o: &RunOpts) -> Result<ExperimentOutput, String> {
-    let mut out = output(
+    let mut out = ExperimentOutput::new(
         "DISKSIM-VALID",
         "DiskSim real-drive validation traces",
         "DiskSim 4.0's validation traces: about 10,000 requests measured on each real drive, replayed \
@@ -215,19 +211,14 @@ fn disksim_validation(o: &RunOpts) -> Result<ExperimentOutput, String> {
          the measured mean.",
         o.seed,
     );
-    let mut table = Table {
-        columns: [
-            "drive",
-            "requests",
-            "rms ms",
-            "DiskSim rms ms",
-            "mean measured ms",
-            "mean simulated ms",
-        ]
-        .map(String::from)
-        .to_vec(),
-        rows: vec![],
-    };
+    let mut table = Table::new(&[
+        "drive",
+        "requests",
+        "rms ms",
+        "DiskSim rms ms",
+        "mean measured ms",
+        "mean simulated ms",
+    ]);
     out.csv = "drive,requests,rms_ms,disksim_rms_ms,mean_measured_ms,mean_simulated_ms\n".into();
     for d in DISKSIM_DRIVES {
         let params = disksim_preset(d.stem)?;
@@ -293,7 +284,7 @@ fn disksim_validation(o: &RunOpts) -> Result<ExperimentOutput, String> {
 }
 
 fn seed_drives(o: &RunOpts) -> Result<ExperimentOutput, String> {
-    let mut out = output(
+    let mut out = ExperimentOutput::new(
         "DISK-SEEDS",
         "The seed papers' drives",
         "Queue-depth-1 random requests over the whole disk on the presets built from the papers' \
@@ -345,7 +336,7 @@ const STRAND_SETUP: &str = "Cheetah 15K.5 preset. A strand is n 4 KiB requests n
 
 fn prox_t1(o: &RunOpts) -> Result<ExperimentOutput, String> {
     let rep = strands(o, vec![2, 4, 6, 8])?;
-    let mut out = output(
+    let mut out = ExperimentOutput::new(
         "PROX-T1",
         "Strand response times on the Cheetah 15K.5 (Table 1)",
         STRAND_SETUP,
@@ -357,12 +348,7 @@ fn prox_t1(o: &RunOpts) -> Result<ExperimentOutput, String> {
         .filter(|c| c.id != "PROX-F1")
         .cloned()
         .collect();
-    let mut table = Table {
-        columns: ["placement", "n = 2", "n = 4", "n = 6", "n = 8"]
-            .map(String::from)
-            .to_vec(),
-        rows: vec![],
-    };
+    let mut table = Table::new(&["placement", "n = 2", "n = 4", "n = 6", "n = 8"]);
     out.csv = "placement,requests,mean_strand_ms,paper_ms,var_ms2\n".into();
     for p in Placement::ALL {
         let mut row = vec![p.label().to_string()];
@@ -418,7 +404,7 @@ fn prox_t1(o: &RunOpts) -> Result<ExperimentOutput, String> {
 
 fn prox_f1(o: &RunOpts) -> Result<ExperimentOutput, String> {
     let rep = strands(o, (1..=8).collect())?;
-    let mut out = output(
+    let mut out = ExperimentOutput::new(
         "PROX-F1",
         "Per-request cost of small requests in a strand (Figure 1)",
         STRAND_SETUP,
@@ -507,7 +493,7 @@ fn prox_f1(o: &RunOpts) -> Result<ExperimentOutput, String> {
 }
 
 fn prox_f2(o: &RunOpts) -> Result<ExperimentOutput, String> {
-    let mut out = output(
+    let mut out = ExperimentOutput::new(
         "PROX-F2",
         "Strand of 8 with varying queue depth (Figure 2)",
         "A proximal strand of 8 reads on the Cheetah 15K.5 with only q requests outstanding at the \
@@ -564,7 +550,7 @@ fn prox_f2(o: &RunOpts) -> Result<ExperimentOutput, String> {
 }
 
 fn mimd_eq(o: &RunOpts) -> Result<ExperimentOutput, String> {
-    let mut out = output(
+    let mut out = ExperimentOutput::new(
         "MIMD-EQ",
         "MimdRAID seek-distance and rotational-delay formulas (EQ1–EQ7)",
         "Monte Carlo on the ST34502LW preset's geometry (MimdRAID's drive): mean seek distance for \
@@ -647,7 +633,7 @@ fn hplajw() -> Result<Vec<IoRecord>, String> {
 }
 
 fn hplajw_disksim(o: &RunOpts) -> Result<ExperimentOutput, String> {
-    let mut out = output(
+    let mut out = ExperimentOutput::new(
         "HPLAJW-DISKSIM",
         "The HP hplajw trace under DiskSim's configuration",
         "The week-long HP trace (44,519 requests) replayed open-loop on DiskSim's own configuration \
@@ -698,7 +684,7 @@ fn hplajw_disksim(o: &RunOpts) -> Result<ExperimentOutput, String> {
 
 fn mimic_f3_2(o: &RunOpts) -> Result<ExperimentOutput, String> {
     let samples = if o.quick { 10 } else { 100 };
-    let mut out = output(
+    let mut out = ExperimentOutput::new(
         "MIMIC-F3.2",
         "Schedulers and SMTF summary metrics against trace compression (Figure 3.2)",
         &format!(

@@ -25,10 +25,6 @@ use std::fmt::Write as _;
 /// Strand size of the appendix and Figures 3–4.
 const D: usize = 8;
 
-fn output(id: &str, title: &str, description: &str, seed: u64) -> ExperimentOutput {
-    ExperimentOutput::new(id, title, description, seed)
-}
-
 fn trials(o: &RunOpts) -> usize {
     if o.quick {
         2000
@@ -194,7 +190,7 @@ pub fn prox_appa_model(o: &RunOpts) -> Result<ExperimentOutput, String> {
     let times: Vec<f64> = samples.iter().map(|s| s.time_ms).collect();
     let sim_mean = mean(&times);
     let sim_var = variance(&times);
-    let mut out = output(
+    let mut out = ExperimentOutput::new(
         "PROX-APPA-model",
         "Birthday-paradox model of proximal strands (Appendix A)",
         &format!(
@@ -238,22 +234,17 @@ pub fn prox_appa_model(o: &RunOpts) -> Result<ExperimentOutput, String> {
             StrandModel::new(drive_in, D as u32),
         ),
     ];
-    let mut table = Table {
-        columns: [
-            "model",
-            "D",
-            "P(no extra rev)",
-            "E[Revs]",
-            "revs per request",
-            "Var rev²",
-            "mode",
-            "strand ms",
-            "strand var ms²",
-        ]
-        .map(String::from)
-        .to_vec(),
-        rows: vec![],
-    };
+    let mut table = Table::new(&[
+        "model",
+        "D",
+        "P(no extra rev)",
+        "E[Revs]",
+        "revs per request",
+        "Var rev²",
+        "mode",
+        "strand ms",
+        "strand var ms²",
+    ]);
     out.csv =
         "model,d,b,p_no_extra,e_revs,revs_per_request,var_rev2,mode,strand_ms,strand_var_ms2,pmf\n"
             .into();
@@ -422,7 +413,7 @@ pub fn prox_f3(o: &RunOpts) -> Result<ExperimentOutput, String> {
     let (fifo, strands) = (get(1), get(8));
     let t = |v: &[StrandSample]| v.iter().map(|s| s.time_ms).collect::<Vec<f64>>();
     let (tf, ts) = (t(&fifo), t(&strands));
-    let mut out = output(
+    let mut out = ExperimentOutput::new(
         "PROX-F3",
         "Model-predicted vs simulated distribution of strand response time (Figure 3)",
         &format!(
@@ -495,12 +486,7 @@ pub fn prox_f3(o: &RunOpts) -> Result<ExperimentOutput, String> {
         ],
         log_x: false,
     });
-    let mut table = Table {
-        columns: ["curve", "mean ms", "variance ms²", "median ms", "p90 ms"]
-            .map(String::from)
-            .to_vec(),
-        rows: vec![],
-    };
+    let mut table = Table::new(&["curve", "mean ms", "variance ms²", "median ms", "p90 ms"]);
     let q90 = |v: &[f64]| {
         let mut s = v.to_vec();
         s.sort_by(f64::total_cmp);
@@ -570,12 +556,7 @@ pub fn prox_f3(o: &RunOpts) -> Result<ExperimentOutput, String> {
             vec!["2 × covariance".into(), "—".into(), f3(2.0 * cov)],
         ],
     });
-    let mut rt = Table {
-        columns: ["revolutions", "simulated fraction", "model Q_k"]
-            .map(String::from)
-            .to_vec(),
-        rows: vec![],
-    };
+    let mut rt = Table::new(&["revolutions", "simulated fraction", "model Q_k"]);
     for k in 1..=kmax {
         rt.rows.push(vec![
             k.to_string(),
@@ -633,7 +614,7 @@ pub fn prox_f3(o: &RunOpts) -> Result<ExperimentOutput, String> {
 /// PROX-F4: strands issued in random vs ascending LBN order, on an idealized SPTF
 /// firmware and on one limited to the leading ascending-LBN run of its queue.
 pub fn prox_f4(o: &RunOpts) -> Result<ExperimentOutput, String> {
-    let mut out = output(
+    let mut out = ExperimentOutput::new(
         "PROX-F4",
         "Effect of issuing strands in ascending LBN order (Figure 4)",
         "Per-request service time (strand time / 8) of proximal strands of 8 × 4 KiB reads within \
@@ -665,21 +646,16 @@ pub fn prox_f4(o: &RunOpts) -> Result<ExperimentOutput, String> {
         issue,
         ..StrandConfig::default()
     };
-    let mut table = Table {
-        columns: [
-            "drive",
-            "firmware",
-            "ascending ms",
-            "random ms",
-            "random / ascending",
-            "ascending OP",
-            "random OP",
-            "share of SPTF's gain over FIFO lost",
-        ]
-        .map(String::from)
-        .to_vec(),
-        rows: vec![],
-    };
+    let mut table = Table::new(&[
+        "drive",
+        "firmware",
+        "ascending ms",
+        "random ms",
+        "random / ascending",
+        "ascending OP",
+        "random OP",
+        "share of SPTF's gain over FIFO lost",
+    ]);
     out.csv = "drive,firmware,issue,per_request_ms,per_request_op\n".into();
     let mut bars: Vec<Series> = vec![
         Series {

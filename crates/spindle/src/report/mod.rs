@@ -56,6 +56,16 @@ pub struct Table {
     pub rows: Vec<Vec<String>>,
 }
 
+impl Table {
+    /// An empty table with these column headings.
+    pub fn new(columns: &[&str]) -> Table {
+        Table {
+            columns: columns.iter().map(|c| c.to_string()).collect(),
+            rows: Vec::new(),
+        }
+    }
+}
+
 /// Everything one experiment contributes to the report.
 #[derive(Clone, Debug, Serialize, PartialEq)]
 pub struct ExperimentOutput {
@@ -75,7 +85,12 @@ pub struct ExperimentOutput {
 
 impl ExperimentOutput {
     /// An output with no checks, plots, tables or data yet.
-    pub fn new(id: &str, title: &str, description: &str, seed: u64) -> ExperimentOutput {
+    pub fn new(
+        id: &str,
+        title: &str,
+        description: impl Into<String>,
+        seed: u64,
+    ) -> ExperimentOutput {
         ExperimentOutput {
             id: id.into(),
             title: title.into(),
