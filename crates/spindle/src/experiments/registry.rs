@@ -687,7 +687,7 @@ fn mimic_f3_2(o: &RunOpts) -> Result<ExperimentOutput, String> {
     let mut out = ExperimentOutput::new(
         "MIMIC-F3.2",
         "Schedulers and SMTF summary metrics against trace compression (Figure 3.2)",
-        &format!(
+        format!(
             "The thesis's base disk (Table 3.1 #1) serving the busiest disk of the week-long HP \
              trace (device 0, 42,252 requests), compressed in time by a factor, with a request to \
              blocks that an earlier request still being served touches held until that one \

@@ -193,7 +193,7 @@ pub fn prox_appa_model(o: &RunOpts) -> Result<ExperimentOutput, String> {
     let mut out = ExperimentOutput::new(
         "PROX-APPA-model",
         "Birthday-paradox model of proximal strands (Appendix A)",
-        &format!(
+        format!(
             "Appendix A's model: a strand of D requests in b equal bins of the track circle \
              needs as many revolutions as its fullest bin holds, so E[Revs] = ½ + E[max load] and \
              a strand takes s + T_rev·(½ + k) with probability Q_k = P(max load = k). The printed \
@@ -416,7 +416,7 @@ pub fn prox_f3(o: &RunOpts) -> Result<ExperimentOutput, String> {
     let mut out = ExperimentOutput::new(
         "PROX-F3",
         "Model-predicted vs simulated distribution of strand response time (Figure 3)",
-        &format!(
+        format!(
             "{STRANDS_SETUP} {} strands each. 'Model' is App. A's birthday model for D = 8 with \
              the simulated drive's inputs: b = {} bins, initial seek {:.3} ms (command overhead \
              + average seek), so strand times {:.1}, {:.1}, {:.1}, {:.1} ms … with probabilities \
