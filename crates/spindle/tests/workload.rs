@@ -42,6 +42,7 @@ mod workload {
         let patterns = [
             Pattern::Uniform,
             Pattern::Sequential { run_len: 8 },
+            Pattern::Walk { max_step: 10_000 },
             Pattern::Zipf {
                 theta: 0.9,
                 buckets: 100,
@@ -264,6 +265,89 @@ mod workload {
             let (lbn, blocks, _) = g.next();
             assert!(lbn + blocks as u64 <= 64 && lbn % 8 == 0);
         }
+    }
+
+    #[test]
+    fn walk_steps_are_bounded_by_the_inter_request_distance() {
+        // The thesis's inter-request distance: first block of this request minus the
+        // last block of the previous one.
+        let max_step = 51_200u64;
+        for (sizes, align) in [
+            (fixed(2), None),
+            (Sizes::Uniform { min: 1, max: 64 }, Some(8)),
+        ] {
+            let mut spec = gen_spec(Pattern::Walk { max_step }, sizes, 1 << 24);
+            spec.align = align;
+            let mut g = RequestGen::new(&spec, 7).unwrap();
+            let mut prev_last: Option<u64> = None;
+            let (mut largest, mut lo, mut hi) = (0u64, u64::MAX, 0u64);
+            for _ in 0..20_000 {
+                let (lbn, blocks, _) = g.next();
+                assert_eq!(lbn % align.unwrap_or(blocks as u64), 0);
+                assert!(lbn + blocks as u64 <= 1 << 24);
+                if let Some(p) = prev_last {
+                    let d = lbn.abs_diff(p);
+                    assert!(d <= max_step, "step {d} > {max_step}");
+                    largest = largest.max(d);
+                }
+                prev_last = Some(lbn + blocks as u64 - 1);
+                (lo, hi) = (lo.min(lbn), hi.max(lbn));
+            }
+            // The bound is reached, and the walk wanders far beyond one step.
+            assert!(
+                largest as f64 >= 0.99 * max_step as f64,
+                "largest {largest}"
+            );
+            assert!(hi - lo > 10 * max_step, "covered {lo}..{hi}");
+        }
+        let p: Pattern = serde_json::from_str(r#"{ "kind": "walk", "max-step": 51200 }"#).unwrap();
+        assert_eq!(p, Pattern::Walk { max_step: 51_200 });
+    }
+
+    #[test]
+    fn walk_stays_in_its_region() {
+        // Steps larger than the region, and steps smaller than the alignment (the
+        // nearest aligned position is taken): always inside, always aligned.
+        for max_step in [1u64, 3, 1_000_000] {
+            let mut spec = gen_spec(Pattern::Walk { max_step }, fixed(8), 1 << 20);
+            spec.start = 4096;
+            spec.span = Some(64);
+            let mut g = RequestGen::new(&spec, 3).unwrap();
+            for _ in 0..1000 {
+                let (lbn, blocks, _) = g.next();
+                assert!((4096..4096 + 64).contains(&lbn) && lbn + blocks as u64 <= 4096 + 64);
+                assert_eq!((lbn - 4096) % 8, 0);
+            }
+        }
+    }
+
+    #[test]
+    fn windowed_replay_releases_the_trace_in_order() {
+        let recs: Vec<IoRecord> = (0..7u64)
+            .map(|i| IoRecord {
+                arrival: SimTime(1_000 * i),
+                device: 0,
+                lbn: 100 * i,
+                blocks: 2,
+                write: i % 2 == 0,
+                content: Vec::new(),
+            })
+            .collect();
+        let mut w = WindowedReplay::new(recs.clone(), 3);
+        let first = w.start();
+        assert_eq!(first.len(), 3);
+        for (i, (slot, r)) in first.iter().enumerate() {
+            assert_eq!((*slot, r.arrival), (i as u32, SimTime::ZERO));
+            assert_eq!((r.lbn, r.write), (recs[i].lbn, recs[i].write));
+        }
+        for i in 3..7 {
+            let r = w.on_complete((i % 3) as u32, SimTime(5 * i)).unwrap();
+            assert_eq!((r.lbn, r.arrival), (recs[i as usize].lbn, SimTime(5 * i)));
+        }
+        assert_eq!(w.issued(), 7);
+        assert!(w.on_complete(0, SimTime(99)).is_none());
+        // A window larger than the trace starts everything.
+        assert_eq!(WindowedReplay::new(recs, 10).start().len(), 7);
     }
 
     #[test]
@@ -692,6 +776,10 @@ mod workload {
             "pattern.run-len must be at least 1, got 0",
         );
         check(
+            &|s| s.gen.pattern = Pattern::Walk { max_step: 0 },
+            "pattern.max-step must be at least 1, got 0",
+        );
+        check(
             &|s| {
                 s.gen.pattern = Pattern::Zipf {
                     theta: -1.0,
@@ -757,6 +845,7 @@ mod workload {
         prop_oneof![
             Just(Pattern::Uniform),
             (1..100u64).prop_map(|run_len| Pattern::Sequential { run_len }),
+            (1..=span).prop_map(|max_step| Pattern::Walk { max_step }),
             (0.0..4.0f64, 1..=span.min(5000))
                 .prop_map(|(theta, buckets)| Pattern::Zipf { theta, buckets }),
         ]
@@ -857,7 +946,7 @@ mod workload {
             theta in prop_oneof![Just(f64::NAN), Just(-1.0), Just(1e6), 0.0..5.0f64],
             buckets in prop_oneof![Just(0u64), 1..30_000u64, Just(u64::MAX)],
             run_len in prop_oneof![Just(0u64), 1..10u64, Just(u64::MAX)],
-            pattern_kind in 0..3u8,
+            pattern_kind in 0..4u8,
             read_fraction in prop_oneof![Just(f64::NAN), Just(-0.1), Just(1.1), 0.0..=1.0f64],
             rate in prop_oneof![Just(f64::NAN), Just(0.0), Just(-1.0), Just(f64::INFINITY), Just(1e-300), 1e-3..1e12f64],
             interval in any::<u64>(),
@@ -872,6 +961,7 @@ mod workload {
             let pattern = match pattern_kind {
                 0 => Pattern::Uniform,
                 1 => Pattern::Sequential { run_len },
+                2 => Pattern::Walk { max_step: run_len },
                 _ => Pattern::Zipf { theta, buckets },
             };
             let gen = GenSpec { pattern, sizes, read_fraction, align, start, span, capacity };

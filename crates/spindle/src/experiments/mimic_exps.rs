@@ -759,18 +759,40 @@ pub fn mimic_f3_6(o: &RunOpts) -> Result<ExperimentOutput, String> {
 }
 
 /// MIMIC-F3.8: C-LOOK's slowdown against SMTF as workload locality falls.
+///
+/// The workload follows the thesis's words (§3.6.4): "a synthetically generated trace"
+/// (Fig. 3.8 caption) of "random 1 KB reads and writes with no idle time" whose x-axis
+/// is "the maximum inter-request distance existent in the trace", where the
+/// inter-request distance is "the logical distance from the first block of the current
+/// request to the last block of the previous request" (§2.3.2). So the varied quantity
+/// bounds the distance between consecutive requests of one trace: the trace is a random
+/// walk ([`crate::workload::Pattern::Walk`]) over the whole disk, each request within
+/// the maximum distance of the previous one, replayed in order back to back
+/// ([`crate::workload::WindowedReplay`]). (An earlier version confined independent
+/// uniform requests to a region of that size, which also bounds the distance but keeps
+/// every queued request inside the region; in a replayed trace the queued requests are
+/// trace neighbours, spread along the walk.) How many requests the replay keeps
+/// outstanding is not stated; 16 is our decision, kept from the earlier closed loop and
+/// not fitted (quick mode, 4 to 32 outstanding: 24 to 40 % at 25 MB, 10.5 to 7.5 % at
+/// 1.3 GB).
 pub fn mimic_f3_8(o: &RunOpts) -> Result<ExperimentOutput, String> {
-    use crate::workload::{ClosedLoop, ClosedSpec, GenSpec, Pattern, Sizes, Think};
+    use crate::workload::{
+        try_open_workload, Arrivals, GenSpec, OpenSpec, Pattern, Sizes, WindowedReplay,
+    };
     let (runs, requests) = if o.quick { (3, 1500) } else { (20, 5000) };
+    let outstanding = 16;
     let mut out = ExperimentOutput::new(
         "MIMIC-F3.8",
         "Performance against workload locality (Figure 3.8)",
         format!(
-            "Random 1 KB reads and writes (half each) with no idle time on the base disk: 16 \
-             closed-loop processes (unstated in the thesis; decided here) issue requests uniformly \
-             within a region whose size bounds the inter-request distance, from 25 MB to 1.3 GB. \
-             C-LOOK's slowdown relative to off-line SMTF (10 samples per distance), mean of {runs} \
-             runs of {requests} requests."
+            "A synthetic trace of random 1 KB reads and writes (half each) on the base disk, \
+             built as the thesis's x-axis reads (\"the maximum inter-request distance existent \
+             in the trace\", the distance between consecutive requests): a random walk over the \
+             whole disk in which each request starts uniformly within the maximum distance (25 \
+             MB to 1.3 GB) of the previous request's last block. The trace is replayed in order \
+             with no idle time, {outstanding} requests outstanding (unstated in the thesis; \
+             decided here). C-LOOK's slowdown relative to off-line SMTF (10 samples per \
+             distance), mean of {runs} runs (traces) of {requests} requests."
         ),
         o.seed,
     );
@@ -782,27 +804,27 @@ pub fn mimic_f3_8(o: &RunOpts) -> Result<ExperimentOutput, String> {
     let mut points = Vec::new();
     out.csv = "max_distance_mb,run,clook_s,smtf_s,slowdown\n".into();
     for &mb in &spans_mb {
-        let span = (mb * 2048).min(cap);
+        let max_step = (mb * 2048).min(cap);
         let mut slow = Vec::new();
         for run in 0..runs {
-            let spec = ClosedSpec {
-                processes: 16,
-                think: Think::None,
-                requests,
+            let trace = try_open_workload(&OpenSpec {
                 gen: GenSpec {
-                    pattern: Pattern::Uniform,
+                    pattern: Pattern::Walk { max_step },
                     sizes: Sizes::Fixed { sectors: 2 },
                     read_fraction: 0.5,
                     align: None,
                     start: 0,
-                    span: Some(span),
+                    span: None,
                     capacity: Some(cap),
                 },
+                arrivals: Arrivals::Fixed { interval_ns: 0 },
+                count: requests,
                 seed: o.seed ^ (mb << 8) ^ run,
                 device: 0,
-            };
+            })
+            .map_err(|e| e.to_string())?;
             let time = |s: SchedulerKind| -> Result<f64, String> {
-                let mut w = ClosedLoop::new(&spec).map_err(|e| e.to_string())?;
+                let mut w = WindowedReplay::new(trace.clone(), outstanding);
                 let stack = StackSpec::one_disk(disk.clone(), s);
                 let r = simulate(&stack, Source::Closed(&mut w), &mut |_| {})
                     .map_err(|e| e.to_string())?;

@@ -45,6 +45,11 @@ enum PatternState {
         /// Where the next request of the run starts.
         next: u64,
     },
+    Walk {
+        max_step: u64,
+        /// The previous request's last sector (offset from `start`), once there is one.
+        last: Option<u64>,
+    },
     Zipf {
         zipf: Zipf,
         buckets: u64,
@@ -85,6 +90,10 @@ impl RequestGen {
                 run_len,
                 left: 0,
                 next: 0,
+            },
+            Pattern::Walk { max_step } => PatternState::Walk {
+                max_step,
+                last: None,
             },
             Pattern::Zipf { theta, buckets } => PatternState::Zipf {
                 zipf: Zipf::new(buckets, theta)?,
@@ -131,6 +140,24 @@ impl RequestGen {
                 };
                 *left -= 1;
                 *next = off + size;
+                off
+            }
+            PatternState::Walk { max_step, last } => {
+                let slot = match *last {
+                    None => self.rng.gen_range(0..=last_slot),
+                    Some(p) => {
+                        // Aligned slots whose first sector is within `max_step` of `p`.
+                        let lo = p.saturating_sub(*max_step).div_ceil(align);
+                        let hi = (p.saturating_add(*max_step) / align).min(last_slot);
+                        if lo <= hi {
+                            self.rng.gen_range(lo..=hi)
+                        } else {
+                            (p.saturating_add(align / 2) / align).min(last_slot)
+                        }
+                    }
+                };
+                let off = slot * align;
+                *last = Some(off + size - 1);
                 off
             }
             PatternState::Zipf {

@@ -8,7 +8,8 @@
 //! arrival rate) leaves the others (the address sequence) unchanged.
 //!
 //! * [`RequestGen`] draws `(lbn, blocks, write)` from a [`GenSpec`]: an address
-//!   [`Pattern`] (uniform, sequential runs, or Zipf-popular buckets), a size
+//!   [`Pattern`] (uniform, sequential runs, Zipf-popular buckets, or a random walk
+//!   bounded by the inter-request distance), a size
 //!   distribution ([`Sizes`]), an alignment, a read fraction, and the device capacity.
 //! * [`open_workload`] turns an [`OpenSpec`] into a list of [`IoRecord`]s with
 //!   [`Arrivals`] fixed-interval or Poisson.
@@ -16,6 +17,8 @@
 //!   request, wait for it to complete, think ([`Think`]), and issue the next. The
 //!   simulation loop (in the storage stack) calls [`ClosedLoop::start`] and
 //!   [`ClosedLoop::on_complete`].
+//! * [`WindowedReplay`] replays a fixed request sequence (a synthetic or real trace) in
+//!   order with no idle time, keeping a fixed number of requests outstanding.
 //! * [`compress`] divides a trace's arrival times by a factor (the thesis's time
 //!   compression, §3.5 / MIMIC-F3.2). Compressing a trace can make a request arrive
 //!   while an earlier request to the same blocks is still being served; the thesis
@@ -33,6 +36,7 @@
 //! kind = "synthetic"               # open loop ("closed" for a closed loop, below)
 //! pattern = { kind = "zipf", theta = 0.9, buckets = 1000 }
 //!     # or { kind = "uniform" } | { kind = "sequential", run-len = 16 }
+//!     #  | { kind = "walk", max-step = 51200 }
 //! sizes = { kind = "fixed", sectors = 8 }
 //!     # or { kind = "uniform", min = 8, max = 128 }
 //!     #  | { kind = "choice", choices = [[8, 3.0], [128, 1.0]] }   # [sectors, weight]
@@ -72,12 +76,14 @@
 mod closed;
 mod generator;
 mod open;
+mod replay;
 mod spec;
 pub mod zipf;
 
 pub use closed::ClosedLoop;
 pub use generator::RequestGen;
 pub use open::{open_workload, try_open_workload};
+pub use replay::WindowedReplay;
 pub use spec::{
     Arrivals, ClosedSpec, GenSpec, OpenSpec, Pattern, Sizes, Think, WorkloadSpec, MAX_PROCESSES,
     MAX_ZIPF_BUCKETS,

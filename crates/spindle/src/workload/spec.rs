@@ -31,6 +31,17 @@ pub enum Pattern {
     /// scattered over the region), and the position within the bucket is uniform.
     /// TOML: `{ kind = "zipf", theta = 0.9, buckets = 1000 }`.
     Zipf { theta: f64, buckets: u64 },
+    /// A random walk bounded by the inter-request distance: each request starts at most
+    /// `max_step` sectors before or after the last sector of the previous request (the
+    /// thesis's inter-request distance, "the logical distance from the first block of the
+    /// current request to the last block of the previous request", §2.3.2), uniformly
+    /// over the aligned positions in that window that keep the request in the region.
+    /// The first request is uniform over the region. If the window holds no aligned
+    /// position (a step smaller than the alignment), the request goes to the aligned
+    /// position nearest the previous request's last sector. The largest inter-request
+    /// distance in the sequence is thus `max_step` whenever `max_step` is at least the
+    /// alignment. TOML: `{ kind = "walk", max-step = 51200 }`.
+    Walk { max_step: u64 },
 }
 
 /// Request sizes, in 512-byte sectors.
@@ -215,6 +226,14 @@ impl GenSpec {
                 if run_len == 0 {
                     return Err(WorkloadError::new(
                         "pattern.run-len",
+                        "must be at least 1, got 0",
+                    ));
+                }
+            }
+            Pattern::Walk { max_step } => {
+                if max_step == 0 {
+                    return Err(WorkloadError::new(
+                        "pattern.max-step",
                         "must be at least 1, got 0",
                     ));
                 }
