@@ -639,7 +639,10 @@ fn hplajw_disksim(o: &RunOpts) -> Result<ExperimentOutput, String> {
         "The week-long HP trace (44,519 requests) replayed open-loop on DiskSim's own configuration \
          for it (data/traces/hplajw.parv): two HP C2249A disks, SSTF on LBN distance at the host, one \
          request outstanding per disk. The trace's 256-byte-sector block numbers go unchanged to \
-         512-byte LBNs, as in DiskSim. DiskSim 4.0 reports a mean response time of 45.578 ms.",
+         512-byte LBNs, as in DiskSim. The sources disagree on DiskSim's result: the reference \
+         (reference/disksim-format.md §11.2, checked against DiskSim runs) gives 48.785633 ms for \
+         stock 4.0; the data README gives 45.578 ms. Decision: check against the reference's \
+         value, whose provenance is stated, within 2 %, and show the README's value beside it.",
         o.seed,
     );
     let recs = hplajw()?;
@@ -659,8 +662,15 @@ fn hplajw_disksim(o: &RunOpts) -> Result<ExperimentOutput, String> {
     ));
     out.checks.push(Check::relative(
         "HPLAJW-DISKSIM",
-        "mean response time, ms (DiskSim 45.578)",
-        45.6,
+        "mean response time, ms (DiskSim 4.0: 48.785633)",
+        48.785633,
+        m.mean_response_ms,
+        0.02,
+    ));
+    out.checks.push(Check::relative(
+        "HPLAJW-DISKSIM",
+        "mean response time, ms (the data README's 45.578, context)",
+        45.578,
         m.mean_response_ms,
         0.10,
     ));
