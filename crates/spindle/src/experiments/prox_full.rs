@@ -20,9 +20,9 @@ use super::registry::RunOpts;
 use crate::array::Raid4;
 use crate::array::Raid4Config;
 use crate::disk::presets::preset;
-use crate::layout::LayoutPolicy;
+use crate::layout::{DestageProgress, LayoutPolicy};
 use crate::store::DataMode;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 /// The full-scale 1 % row and how it was made.
@@ -93,22 +93,23 @@ impl Progress {
     }
 }
 
-/// When the run started and when progress was last printed (for `destage_progress`,
-/// a plain function the engine calls after each extent batch of a destage).
-static CLOCK: Mutex<Option<(Instant, Instant)>> = Mutex::new(None);
-
-fn destage_progress(done: u64, total: u64) {
-    let Ok(mut clock) = CLOCK.lock() else { return };
-    let now = Instant::now();
-    let (start, last) = clock.get_or_insert((now, now));
-    if done == total || now.duration_since(*last).as_secs_f64() >= 5.0 {
-        eprintln!(
-            "PROX-T2 full scale: measured destage, extent batches {:5.1} % ({:.0} s into the measurement)",
-            100.0 * done as f64 / total.max(1) as f64,
-            now.duration_since(*start).as_secs_f64()
-        );
-        *last = now;
-    }
+/// A destage progress hook that prints at most every 5 s (and at the end), with the
+/// time since the measured destage began.
+fn destage_progress() -> DestageProgress {
+    let clock: Mutex<Option<(Instant, Instant)>> = Mutex::new(None);
+    DestageProgress(Arc::new(move |done: u64, total: u64| {
+        let Ok(mut clock) = clock.lock() else { return };
+        let now = Instant::now();
+        let (start, last) = clock.get_or_insert((now, now));
+        if done == total || now.duration_since(*last).as_secs_f64() >= 5.0 {
+            eprintln!(
+                "PROX-T2 full scale: measured destage, extent batches {:5.1} % ({:.0} s into the measurement)",
+                100.0 * done as f64 / total.max(1) as f64,
+                now.duration_since(*start).as_secs_f64()
+            );
+            *last = now;
+        }
+    }))
 }
 
 /// The peak resident memory of this process (Linux: VmHWM in /proc/self/status).
@@ -149,7 +150,7 @@ pub fn full_scale_row(o: &RunOpts, staging: f64, destages: u64) -> Result<FullSc
     let mut d = aged_engine_with(&spec, &mut |p, a, b| progress.report(p, a, b))?;
     let aging_s = t.elapsed().as_secs_f64();
     let t = Instant::now();
-    d.destage_progress = Some(destage_progress);
+    d.destage_progress = Some(destage_progress());
     let reports = measure_destages_with(&mut d, &spec, destages, &mut |p, a, b| {
         progress.report(p, a, b)
     })?;

@@ -217,8 +217,19 @@ pub struct Dle {
     pub scatter: Option<ChaCha8Rng>,
     /// Called after each extent batch of a destage with (batches done, batches in
     /// this destage): progress of long runs.
-    pub destage_progress: Option<fn(u64, u64)>,
+    pub destage_progress: Option<DestageProgress>,
     pub stats: DleStats,
+}
+
+/// A destage progress hook: shared (the engine is `Clone`) and callable from `&self`,
+/// so it keeps its own state behind interior mutability.
+#[derive(Clone)]
+pub struct DestageProgress(pub std::sync::Arc<dyn Fn(u64, u64) + Send + Sync>);
+
+impl std::fmt::Debug for DestageProgress {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("DestageProgress(..)")
+    }
 }
 
 impl Dle {
@@ -522,7 +533,7 @@ impl Dle {
                 return Err(e);
             }
             done += 1;
-            if let Some(f) = self.destage_progress {
+            if let Some(DestageProgress(f)) = &self.destage_progress {
                 f(done, groups);
             }
         }

@@ -6,7 +6,7 @@ pub mod dle;
 pub mod freespace;
 pub mod replay;
 
-pub use dle::{Dle, DleConfig, DleError, LayoutPolicy, NONE};
+pub use dle::{DestageProgress, Dle, DleConfig, DleError, LayoutPolicy, NONE};
 pub use freespace::FreeSpace;
 pub use replay::{replay_layout, LayoutConfig, LayoutRunResult};
 

@@ -324,3 +324,26 @@ fn power_cuts_in_update_in_place_leave_blocks_old_or_new() {
 fn clean_remaining(d: &Dle) -> u64 {
     d.raid().faults.crash_budget().unwrap_or(u64::MAX)
 }
+
+#[test]
+fn destage_progress_reports_every_extent_batch() {
+    use std::sync::{Arc, Mutex};
+    let mut d = small_dle(LayoutPolicy::Proximal);
+    for e in 0..3 {
+        d.write(e, 5, &[content(e, 5, 1)]).expect("update");
+    }
+    let calls = Arc::new(Mutex::new(Vec::new()));
+    let seen = Arc::clone(&calls);
+    d.destage_progress = Some(DestageProgress(Arc::new(move |done, total| {
+        if let Ok(mut v) = seen.lock() {
+            v.push((done, total));
+        }
+    })));
+    // A clone shares the hook (the engine is `Clone`).
+    let mut twin = d.clone();
+    d.destage().expect("destage");
+    let got = calls.lock().expect("calls").clone();
+    assert_eq!(got, vec![(1, 3), (2, 3), (3, 3)]);
+    twin.destage().expect("destage");
+    assert_eq!(calls.lock().expect("calls").len(), 6);
+}
