@@ -61,7 +61,8 @@ enum Command {
             \x20 compress = 20.0            # optional time compression\n\
             \x20 limit = 10000              # optional: only the first N requests\n\
             \x20 [scheduler]\n\
-            \x20 kind = \"clook\"             # fcfs | sstf | look | clook | greedy\n\
+            \x20 kind = \"clook\"             # fcfs | sstf | look | clook | greedy | smtf[-metric] |\n\
+            \x20                            # online-set:<base> | online-priority:<base> | freeblock\n\
             \x20 queue-depth = 1            # requests outstanding at each drive\n\
             \x20 max-wait-ms = 500.0        # optional aging bound\n\
             \x20 hold-overlapping = true    # hold requests behind overlapping unserviced ones\n\
@@ -392,8 +393,10 @@ struct SeedChecksArgs {
 struct RunArgs {
     #[command(flatten)]
     stack: run::StackArgs,
-    /// Host scheduler: fcfs, sstf, look, clook or greedy (shortest positioning time
-    /// from the simulator's exact prediction) [default: the config's, else sstf]
+    /// Host scheduler: fcfs, sstf, look, clook, greedy (shortest positioning time from
+    /// the simulator's exact prediction), smtf or smtf-<mean|median|max|min|prob> (the
+    /// Disk Mimic, probed first), online-set:<sstf|clook>, online-priority:<sstf|clook>
+    /// or freeblock [default: the config's, else sstf]
     #[arg(long, value_name = "NAME")]
     scheduler: Option<String>,
     /// Print the summary as JSON

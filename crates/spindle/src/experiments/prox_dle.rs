@@ -319,8 +319,8 @@ pub fn staged_rows(o: &RunOpts) -> Result<StagedRows, String> {
             note = format!(
                 "scaled configuration: {}; staging 1-8 % of the volume; each row is the mean over \
                  every extent batch of {destages} full destage cycles after aging, each batch preceded \
-                 by one random read per drive. The paper's full scale (4 TB) was not run: it needs \
-                 ~60 GB for real bytes.",
+                 by one random read per drive. The paper's full scale (4 TB) runs with \
+                 `--full-scale` (timing-only data, layout-only aging; about 12 minutes).",
                 spec.scale_note()
             );
         }
