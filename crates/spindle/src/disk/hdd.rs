@@ -775,6 +775,32 @@ impl Hdd {
         self.segs[seg].used = self.lru_clock;
     }
 
+    /// With almost read hits: the prefetching segment, if its read-ahead fetches
+    /// `lbn` next.
+    fn almost_hit(&self, lbn: u64) -> Option<usize> {
+        let seg = self.prefetching_seg()?;
+        let s = &self.segs[seg];
+        (self.params.cache.almost_read_hits && !s.write_only && s.end == lbn).then_some(seg)
+    }
+
+    /// Whether a read of `lbn` started now would be served from the buffer without a
+    /// new media access: its first block is buffered, or (with almost read hits) the
+    /// running read-ahead fetches it next. Firmware SPTF counts such a read as free
+    /// of positioning. A pure query on the state as last advanced.
+    pub fn read_joins_buffer(&self, lbn: u64) -> bool {
+        let cache = &self.params.cache;
+        if !cache.enabled {
+            return false;
+        }
+        let prefetching = self.prefetching_seg();
+        self.segs.iter().enumerate().any(|(i, s)| {
+            !s.write_only
+                && (cache.read_hits_on_write_data || !s.written)
+                && (s.contains(lbn)
+                    || (Some(i) == prefetching && s.end == lbn && cache.almost_read_hits))
+        })
+    }
+
     fn prefetching_seg(&self) -> Option<usize> {
         match self.bg {
             Background::Prefetch { seg, .. } => Some(seg),
@@ -965,7 +991,8 @@ impl Hdd {
         self.settle_flush(t0);
         let prefetching = self.prefetching_seg();
 
-        // Cache lookup: the segment holding the first block, if any.
+        // Cache lookup: the segment holding the first block, if any; else, with almost
+        // read hits, the segment whose read-ahead fetches that block next.
         let hit = if caching {
             self.segs
                 .iter()
@@ -974,6 +1001,7 @@ impl Hdd {
                 .filter(|(_, s)| hits_on_writes || !s.written)
                 .max_by_key(|(i, s)| (s.end >= end, Some(*i) == prefetching, s.used))
                 .map(|(i, _)| i)
+                .or_else(|| self.almost_hit(lbn))
         } else {
             None
         };

@@ -132,6 +132,11 @@ pub struct Cache {
     pub high_water: f64,
     pub low_water: f64,
     pub watermark_by_reqsize: bool,
+    /// DiskSim's `Allow almost read hits`: a read whose first block is the next one
+    /// the running read-ahead will fetch joins the read-ahead (a queued sequential
+    /// read streams on instead of waiting a revolution).
+    #[serde(default)]
+    pub almost_read_hits: bool,
 }
 
 impl Cache {
@@ -157,6 +162,7 @@ impl Cache {
             high_water: 0.0,
             low_water: 0.0,
             watermark_by_reqsize: true,
+            almost_read_hits: false,
         }
     }
 }

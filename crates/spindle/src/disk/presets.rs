@@ -467,7 +467,14 @@ pub fn wd_re3() -> DiskParams {
         // to a segment past a read (not only to the track end), so that a sequential
         // stream of 1 MB requests issued one after another keeps the media rate
         // (PROX-T3's 89 MB/s per disk).
-        cache: read_cache(8, 4096, ReadAhead::Max),
+        // Decision (session 4): a read queued behind another whose read-ahead fetches
+        // its first block next joins that read-ahead (DiskSim's almost read hits), as
+        // a drive's buffer streams a queue of sequential reads; without it, each such
+        // read waits a revolution.
+        cache: Cache {
+            almost_read_hits: true,
+            ..read_cache(8, 4096, ReadAhead::Max)
+        },
         // The slides' "up to 10 locations per revolution" (8.33 ms / 0.8 ms) is one head
         // switch (or one-cylinder settle: the band layout puts consecutive tracks on
         // adjacent cylinders) between services on different tracks; the model charges

@@ -336,7 +336,6 @@ pub fn import_disk_block(
         |v| v == 0.0,
         "write prebuffering",
     )?;
-    d.require("Allow almost read hits", |v| v == 0.0, "an almost-read-hit")?;
     d.require("Preseeking level", |v| v == 0.0, "preseeking")?;
     d.require(
         "Disconnect write if seek",
@@ -461,6 +460,7 @@ pub fn import_disk_block(
         high_water: d.float_or("High (read) water mark", 0.0)?,
         low_water: d.float_or("Low (write) water mark", 0.0)?,
         watermark_by_reqsize: d.flag("Set watermark by reqsize")?,
+        almost_read_hits: d.flag("Allow almost read hits")?,
     };
 
     let depth = d.int_or("Max queue length", 1)?.max(1) as u32;
