@@ -112,3 +112,27 @@ fn unsorted_slips_are_accepted_as_disksim_does() {
     let params = import_first_disk(&p).unwrap();
     assert_eq!(params.geometry.zones[0].slips[0], 168317);
 }
+
+#[test]
+fn almost_read_hits_are_imported_not_refused() {
+    let p = variant(
+        "almost",
+        "cheetah9LP.diskspecs",
+        "Allow almost read hits = 0",
+        "Allow almost read hits = 1",
+    );
+    let params = import_first_disk(&p).unwrap_or_else(|e| panic!("{e}"));
+    assert!(params.cache.almost_read_hits);
+    let plain = variant(
+        "almost-off",
+        "cheetah9LP.diskspecs",
+        "Allow almost read hits = 0",
+        "Allow almost read hits = 0",
+    );
+    assert!(
+        !import_first_disk(&plain)
+            .expect("import")
+            .cache
+            .almost_read_hits
+    );
+}
