@@ -788,17 +788,18 @@ impl Hdd {
     /// running read-ahead fetches it next. Firmware SPTF counts such a read as free
     /// of positioning. A pure query on the state as last advanced.
     pub fn read_joins_buffer(&self, lbn: u64) -> bool {
-        let cache = &self.params.cache;
-        if !cache.enabled {
-            return false;
-        }
-        let prefetching = self.prefetching_seg();
-        self.segs.iter().enumerate().any(|(i, s)| {
-            !s.write_only
-                && (cache.read_hits_on_write_data || !s.written)
-                && (s.contains(lbn)
-                    || (Some(i) == prefetching && s.end == lbn && cache.almost_read_hits))
-        })
+        self.params.cache.enabled
+            && (self
+                .segs
+                .iter()
+                .any(|s| self.serves_reads(s) && s.contains(lbn))
+                || self.almost_hit(lbn).is_some())
+    }
+
+    /// Whether a read may be served from `s` (not the write-only segment, and not
+    /// written data unless the drive allows read hits on it).
+    fn serves_reads(&self, s: &Segment) -> bool {
+        !s.write_only && (self.params.cache.read_hits_on_write_data || !s.written)
     }
 
     fn prefetching_seg(&self) -> Option<usize> {
@@ -985,7 +986,6 @@ impl Hdd {
         let complete = ms_to_ns(p.ctrl.read_complete_ms);
         let hit_ovh = ms_to_ns(p.ctrl.read_hit.get(prev_w));
         let caching = p.cache.enabled;
-        let hits_on_writes = p.cache.read_hits_on_write_data;
 
         self.advance_prefetch(t0);
         self.settle_flush(t0);
@@ -997,8 +997,7 @@ impl Hdd {
             self.segs
                 .iter()
                 .enumerate()
-                .filter(|(_, s)| !s.write_only && s.contains(lbn))
-                .filter(|(_, s)| hits_on_writes || !s.written)
+                .filter(|(_, s)| self.serves_reads(s) && s.contains(lbn))
                 .max_by_key(|(i, s)| (s.end >= end, Some(*i) == prefetching, s.used))
                 .map(|(i, _)| i)
                 .or_else(|| self.almost_hit(lbn))
