@@ -140,6 +140,9 @@ pub struct Detection {
 pub struct BatchReport {
     pub start_ns: u64,
     pub end_ns: u64,
+    /// When a write batch's read phase ended (its start if it read nothing); a read
+    /// batch's end.
+    pub reads_done_ns: u64,
     pub user_writes: u64,
     pub user_reads: u64,
     /// Per member, parity last.
@@ -152,6 +155,11 @@ pub struct BatchReport {
 impl BatchReport {
     pub fn response_ms(&self) -> f64 {
         (self.end_ns - self.start_ns) as f64 / 1e6
+    }
+
+    /// Milliseconds from the batch's start to its last read's completion.
+    pub fn read_phase_ms(&self) -> f64 {
+        self.reads_done_ns.saturating_sub(self.start_ns) as f64 / 1e6
     }
 
     pub fn disk_ios(&self) -> u64 {
@@ -805,6 +813,7 @@ impl Raid4 {
         let start = self.now;
         let mut f = Fetch::default();
         self.fetch(&mut exec, &mut f, &want, &meta);
+        let reads_done = exec.now;
 
         // New contents and entries.
         let mut new_gens: Vec<(Owner, u64)> = Vec::new();
@@ -882,7 +891,9 @@ impl Raid4 {
             self.gens.insert(o, g);
         }
         self.rows_in_use.extend(by_row.keys().copied());
-        Ok(self.finish(exec, start, latest.len() as u64, 0, detections_before))
+        let mut report = self.finish(exec, start, latest.len() as u64, 0, detections_before);
+        report.reads_done_ns = reads_done.0;
+        Ok(report)
     }
 
     /// Writes volume blocks without bytes: only on a timing-only array.
@@ -910,6 +921,7 @@ impl Raid4 {
         let mut exec = self.write_exec();
         let start = self.now;
         self.fetch(&mut exec, &mut Fetch::default(), &plan.want, &plan.meta);
+        let reads_done = exec.now;
         let parity = self.layout.parity_disk();
         let mut ios = Vec::new();
         let mut zones = BTreeSet::new();
@@ -941,7 +953,9 @@ impl Raid4 {
         }
         let detections_before = self.detections.len();
         self.run(&mut exec, ios);
-        Ok(self.finish(exec, start, blocks.len() as u64, 0, detections_before))
+        let mut report = self.finish(exec, start, blocks.len() as u64, 0, detections_before);
+        report.reads_done_ns = reads_done.0;
+        Ok(report)
     }
 
     fn finish(
@@ -976,6 +990,7 @@ impl Raid4 {
         BatchReport {
             start_ns: start.0,
             end_ns: self.now.0,
+            reads_done_ns: self.now.0,
             user_writes,
             user_reads,
             disks,
