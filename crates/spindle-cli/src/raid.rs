@@ -48,7 +48,10 @@ pub fn baseline(
     }
     Ok(format!(
         "{}+1 RAID-4 of {}, stripe unit {} KiB, {} random 4 KiB updates (seed {seed}):\n{}\n\
-         Paper (PROX-T2 baseline, WD RE3): 16.8 ms, 8 disk I/Os, 2.0 I/Os per revolution.\n",
+         Paper (PROX-T2 baseline, WD RE3): 16.8 ms, 8 disk I/Os, 2.0 I/Os per revolution.\n\
+         The writes take the time after the read phase: with write caching off, a drive needs\n\
+         about a revolution to rewrite sectors it has just read (`spindle reproduce PROX-T2`\n\
+         explains the gap to the paper).\n",
         cfg.data_disks,
         d.params.name,
         cfg.stripe_unit_blocks * 4,

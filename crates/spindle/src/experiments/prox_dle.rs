@@ -404,6 +404,7 @@ pub fn paper_t2_rows() -> Vec<Vec<String>> {
                 format!("{}", r.9),
                 format!("{}", r.10),
                 format!("{}%", r.11),
+                "-".into(),
             ]
         })
         .collect()
