@@ -110,7 +110,7 @@ pub fn faults(disk: &str, c: &FaultCampaign, json: bool) -> Result<String> {
     }
     Ok(format!(
         "{} operations on a 4+1 RAID-4 of {} over {} blocks (seed {}), {:.1} s simulated:\n{}\
-         final read-back: {} of {} blocks right\n",
+         final read-back: {} of {} blocks right, {} refused (unrecoverable rows), {} wrong\n",
         c.ops,
         d.params.name,
         c.span_blocks,
@@ -118,6 +118,8 @@ pub fn faults(disk: &str, c: &FaultCampaign, json: bool) -> Result<String> {
         r.simulated_s,
         t.render(),
         r.final_reads_right,
-        r.final_reads_total
+        r.final_reads_total,
+        r.final_reads_refused,
+        r.final_reads_total - r.final_reads_right - r.final_reads_refused
     ))
 }

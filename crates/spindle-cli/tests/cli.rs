@@ -597,12 +597,21 @@ fn raid4_baseline_and_faults_report_counts() {
     let row = json(&["raid4", "baseline", "--updates", "50", "--json"]);
     assert_eq!(row["disk_ios"].as_f64(), Some(8.0));
     assert_eq!(row["amplification"].as_f64(), Some(8.0));
+    let read = row["read_phase_ms"].as_f64().unwrap_or(0.0);
+    let resp = row["resp_ms"].as_f64().unwrap_or(0.0);
+    assert!(read > 0.0 && read < resp, "{row}");
     let r = json(&[
         "raid4", "faults", "--ops", "400", "--lost", "0.005", "--flips", "0.05", "--json",
     ]);
     assert!(r["injected_total"].as_u64().unwrap_or(0) > 0, "{r}");
     assert_eq!(r["returned_wrong"].as_u64(), Some(0), "{r}");
     assert_eq!(r["damaged_left"].as_u64(), Some(0), "{r}");
+    let (right, refused, total) = (
+        r["final_reads_right"].as_u64().unwrap_or(0),
+        r["final_reads_refused"].as_u64().unwrap_or(0),
+        r["final_reads_total"].as_u64().unwrap_or(0),
+    );
+    assert!(total > 0 && right + refused == total, "{r}");
     let e = failure(&["raid4", "faults", "--flips", "2"]);
     assert!(e.contains("--flips must be a probability"), "{e}");
     let e = failure(&["raid4", "baseline", "--stripe-unit-kib", "6"]);

@@ -76,6 +76,8 @@ pub struct FaultReport {
     /// Detections in a second scrub right after the final one (0 if all was repaired).
     pub second_scrub_detections: u64,
     pub final_reads_right: u64,
+    /// Final read-back blocks refused with an error (unrecoverable rows), never guessed.
+    pub final_reads_refused: u64,
     pub final_reads_total: u64,
     pub simulated_s: f64,
 }
@@ -169,8 +171,9 @@ pub fn run_fault_campaign(disk: &DiskParams, c: &FaultCampaign) -> Result<FaultR
     let (_, second) = a.scrub();
     r.second_scrub_detections = second.detections;
     let all: Vec<u64> = model.keys().copied().collect();
-    let (right, _, wrong) = check_reads(&mut a, &model, &all)?;
+    let (right, refused, wrong) = check_reads(&mut a, &model, &all)?;
     r.final_reads_right = right;
+    r.final_reads_refused = refused;
     r.final_reads_total = all.len() as u64;
     r.returned_wrong += wrong;
     r.injected = a.faults.injected;
