@@ -468,6 +468,10 @@ struct ReproduceArgs {
     /// Print summary.json's content instead of the summary table
     #[arg(long)]
     json: bool,
+    /// Experiments run at once (default: the number of CPU cores). The report is the
+    /// same for any value: each experiment draws from its own seeded generators
+    #[arg(long, value_name = "N")]
+    jobs: Option<usize>,
 }
 
 #[derive(Args)]
@@ -545,7 +549,12 @@ fn run(cli: Cli) -> anyhow::Result<String> {
             run::compare(&a.stack, &list, a.json, a.plot.as_deref())
         }
         Command::Reproduce(a) => {
-            reproduce::reproduce(&a.ids, a.quick, a.full_scale, &a.out, a.seed, a.json)
+            let opts = spindle::experiments::registry::RunOpts {
+                quick: a.quick,
+                seed: a.seed,
+                full_scale: a.full_scale,
+            };
+            reproduce::reproduce(&a.ids, &opts, a.jobs, &a.out, a.json)
         }
         Command::Mimic(MimicCommand::Probe {
             disk,

@@ -1,27 +1,37 @@
 //! `spindle reproduce`: run registered experiments and write the report.
 
 use crate::experiments::checks_table;
-use anyhow::{anyhow, Context, Result};
+use anyhow::{anyhow, bail, Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
-use spindle::experiments::registry::{select, RunOpts};
+use spindle::experiments::registry::{select, Experiment, RunOpts};
+use spindle::report::ExperimentOutput;
 use std::io::IsTerminal;
 use std::path::Path;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
 use std::time::Instant;
+
+/// Stack of each worker thread (the main thread's usual 8 MiB).
+const WORKER_STACK: usize = 8 << 20;
+
+/// One experiment's result and its wall time in seconds.
+type Outcome = (Result<ExperimentOutput, String>, f64);
 
 pub fn reproduce(
     ids: &[String],
-    quick: bool,
-    full_scale: bool,
+    opts: &RunOpts,
+    jobs: Option<usize>,
     out: &Path,
-    seed: u64,
     json: bool,
 ) -> Result<String> {
+    if jobs == Some(0) {
+        bail!("--jobs must be at least 1");
+    }
     let exps = select(ids).map_err(|e| anyhow!(e))?;
-    let opts = RunOpts {
-        quick,
-        seed,
-        full_scale,
-    };
+    let jobs = jobs
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+        .min(exps.len())
+        .max(1);
     let show = std::io::stderr().is_terminal() && std::env::var_os("CI").is_none();
     let bar = show.then(|| {
         let b = ProgressBar::new(exps.len() as u64);
@@ -34,22 +44,19 @@ pub fn reproduce(
         );
         b
     });
-    let mut outputs = Vec::new();
-    let mut timings = Vec::new();
-    for e in &exps {
-        if let Some(b) = &bar {
-            b.set_message(e.id);
-        }
-        let t = Instant::now();
-        let o = (e.run)(&opts).map_err(|err| anyhow!("{}: {err}", e.id))?;
-        timings.push((e.id, t.elapsed().as_secs_f64()));
-        outputs.push(o);
-        if let Some(b) = &bar {
-            b.inc(1);
-        }
-    }
+    let started = Instant::now();
+    let outcomes = run_all(&exps, opts, jobs, bar.as_ref());
+    let wall = started.elapsed().as_secs_f64();
     if let Some(b) = bar {
         b.finish_and_clear();
+    }
+    // Registry order, whatever order they finished in: the report does not depend on
+    // --jobs.
+    let mut outputs = Vec::new();
+    let mut timings = Vec::new();
+    for (e, (result, secs)) in exps.iter().zip(outcomes) {
+        outputs.push(result.map_err(|err| anyhow!("{}: {err}", e.id))?);
+        timings.push((e.id, secs));
     }
     spindle::report::write_report(out, &outputs)
         .with_context(|| format!("cannot write the report to {}", out.display()))?;
@@ -61,16 +68,70 @@ pub fn reproduce(
         .flat_map(|o| o.checks.iter().cloned())
         .collect();
     let mut s = format!(
-        "{} experiment(s), seed {seed}{}{}; report in {}/index.html\n",
+        "{} experiment(s), seed {}{}{}; report in {}/index.html\n",
         outputs.len(),
-        if quick { ", quick mode" } else { "" },
-        if full_scale { ", full scale" } else { "" },
+        opts.seed,
+        if opts.quick { ", quick mode" } else { "" },
+        if opts.full_scale { ", full scale" } else { "" },
         out.display()
     );
     for (id, secs) in &timings {
         s += &format!("  {id:<16} {secs:6.1} s\n");
     }
+    s += &format!("  {:<16} {wall:6.1} s wall, {jobs} at once\n", "total");
     s.push('\n');
     s += &checks_table(&checks);
     Ok(s)
+}
+
+/// Runs every experiment on `jobs` threads, each taking the next one not yet started.
+/// Returns the outcomes in the order of `exps`.
+fn run_all(
+    exps: &[Experiment],
+    opts: &RunOpts,
+    jobs: usize,
+    bar: Option<&ProgressBar>,
+) -> Vec<Outcome> {
+    let next = AtomicUsize::new(0);
+    let slots: Vec<Mutex<Option<Outcome>>> = exps.iter().map(|_| Mutex::new(None)).collect();
+    let work = || loop {
+        let i = next.fetch_add(1, Ordering::Relaxed);
+        let Some(e) = exps.get(i) else { break };
+        let t = Instant::now();
+        let result = (e.run)(opts);
+        let secs = t.elapsed().as_secs_f64();
+        if let Ok(mut slot) = slots[i].lock() {
+            *slot = Some((result, secs));
+        }
+        if let Some(b) = bar {
+            b.set_message(e.id);
+            b.inc(1);
+        }
+    };
+    std::thread::scope(|scope| {
+        let mut started = 0;
+        for _ in 0..jobs {
+            // Experiments were written for the main thread's stack; give workers as much.
+            let worker = std::thread::Builder::new().stack_size(WORKER_STACK);
+            if worker.spawn_scoped(scope, work).is_ok() {
+                started += 1;
+            }
+        }
+        // No thread could start: run them here.
+        if started == 0 {
+            work();
+        }
+    });
+    slots
+        .into_iter()
+        .zip(exps)
+        .map(|(slot, e)| {
+            slot.into_inner().ok().flatten().unwrap_or_else(|| {
+                (
+                    Err(format!("{} did not finish (its thread panicked)", e.id)),
+                    0.0,
+                )
+            })
+        })
+        .collect()
 }

@@ -499,9 +499,9 @@ fn closed_loop_synthetic_run() {
 #[test]
 fn reproduce_quick_writes_report_and_is_deterministic() {
     let dir = std::env::temp_dir().join(format!("spindle-rep-{}", std::process::id()));
-    let run = |d: &std::path::Path| {
+    let run = |d: &std::path::Path, jobs: &str| {
         let out = std::process::Command::new(env!("CARGO_BIN_EXE_spindle"))
-            .args(["reproduce", "all", "--quick", "--out"])
+            .args(["reproduce", "all", "--quick", "--jobs", jobs, "--out"])
             .arg(d)
             .output()
             .unwrap();
@@ -512,9 +512,23 @@ fn reproduce_quick_writes_report_and_is_deterministic() {
         );
         std::fs::read_to_string(d.join("summary.json")).unwrap()
     };
-    let a = run(&dir.join("a"));
-    let b = run(&dir.join("b"));
+    // Same seed, one experiment at a time or three: the same bytes in every file.
+    let a = run(&dir.join("a"), "1");
+    let b = run(&dir.join("b"), "3");
     assert_eq!(a, b, "same seed, same summary.json");
+    let mut files: Vec<_> = std::fs::read_dir(dir.join("a"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    files.sort();
+    assert!(files.len() > 20, "{files:?}");
+    for f in &files {
+        let (x, y) = (
+            std::fs::read(dir.join("a").join(f)).unwrap(),
+            std::fs::read(dir.join("b").join(f)).unwrap(),
+        );
+        assert!(x == y, "{f:?} differs between --jobs 1 and --jobs 3");
+    }
     let checks: serde_json::Value = serde_json::from_str(&a).unwrap();
     let checks = checks.as_array().unwrap();
     assert!(checks.len() > 50);
@@ -543,6 +557,12 @@ fn bad_config_names_the_file_and_key() {
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("bad.toml") && err.contains("speed"), "{err}");
+}
+
+#[test]
+fn reproduce_refuses_zero_jobs() {
+    let e = failure(&["reproduce", "PROX-T1", "--quick", "--jobs", "0"]);
+    assert!(e.contains("--jobs must be at least 1"), "{e}");
 }
 
 #[test]
