@@ -140,8 +140,8 @@ pub struct Detection {
 pub struct BatchReport {
     pub start_ns: u64,
     pub end_ns: u64,
-    /// When a write batch's read phase ended (its start if it read nothing); a read
-    /// batch's end.
+    /// When a write batch's planned reads (old data, parity, checksum blocks) had all
+    /// completed (its start if it read nothing); a read batch's end.
     pub reads_done_ns: u64,
     pub user_writes: u64,
     pub user_reads: u64,
