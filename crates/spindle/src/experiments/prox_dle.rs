@@ -617,7 +617,8 @@ pub fn prox_t3(o: &RunOpts) -> Result<ExperimentOutput, String> {
     let new_spec = spec(LayoutPolicy::Proximal, 0, 0.01);
     let mut d = aged_engine(&new_spec)?;
     let base = serial_reads(&mut d, "Baseline (not aged)", extents, o.seed)?;
-    let mut d = aged_engine(&spec(LayoutPolicy::Proximal, 2000, 0.01))?;
+    let aged_spec = spec(LayoutPolicy::Proximal, 2000, 0.01);
+    let mut d = aged_engine(&aged_spec)?;
     let aged = serial_reads(&mut d, "Aged layout (DLE, 1 % staging)", extents, o.seed)?;
     let mut d = aged_engine(&spec(LayoutPolicy::WriteAnywhere, 2000, 0.0))?;
     let wa = serial_reads(&mut d, "Write-anywhere", extents, o.seed)?;
@@ -630,7 +631,7 @@ pub fn prox_t3(o: &RunOpts) -> Result<ExperimentOutput, String> {
              per 16 MB extent, mean 819.2), on three layouts of a 4+1 RAID-4 of wd-re3: the \
              contiguous layout right after the serial fill, the DLE's layout after the random updates \
              (1 % staging), and write-anywhere (no staging, each update to the next free hole, no \
-             cleaner). Scaled configuration: {}. Reads of one request go to each drive sorted, \
+             cleaner). Scaled configuration (the aged layouts; the baseline has no updates): {}. Reads of one request go to each drive sorted, \
              contiguous blocks merged into requests of up to 2 MB, gaps of up to {gap} blocks read \
              through; at most 8 outstanding per drive. Bandwidth per disk = bytes / elapsed / 4.\n\n\
              How the aged layout stays in order: a staged block's on-disk version is freed when \
@@ -651,7 +652,7 @@ pub fn prox_t3(o: &RunOpts) -> Result<ExperimentOutput, String> {
              revolution for the start it skipped, while one merged command reads whatever \
              passes under the head (zero latency). The paper's 89 MB/s at 11.7 I/Os per disk \
              implies drives that stream such separate commands; ours do not.",
-            new_spec.scale_note(),
+            aged_spec.scale_note(),
             gap = Raid4Config::default().read_gap_blocks,
         ),
         seed: o.seed,
