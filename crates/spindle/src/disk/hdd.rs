@@ -788,12 +788,25 @@ impl Hdd {
     /// running read-ahead fetches it next. Firmware SPTF counts such a read as free
     /// of positioning. A pure query on the state as last advanced.
     pub fn read_joins_buffer(&self, lbn: u64) -> bool {
-        self.params.cache.enabled
-            && (self
-                .segs
-                .iter()
-                .any(|s| self.serves_reads(s) && s.contains(lbn))
-                || self.almost_hit(lbn).is_some())
+        self.read_hit_seg(lbn, lbn + 1).is_some()
+    }
+
+    /// The segment a read of `lbn..end` is served from: among those holding its first
+    /// block, the one holding the most of it (then the prefetching one, then the most
+    /// recently used); else, with almost read hits, the segment whose read-ahead
+    /// fetches `lbn` next. `None` without caching.
+    fn read_hit_seg(&self, lbn: u64, end: u64) -> Option<usize> {
+        if !self.params.cache.enabled {
+            return None;
+        }
+        let prefetching = self.prefetching_seg();
+        self.segs
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| self.serves_reads(s) && s.contains(lbn))
+            .max_by_key(|(i, s)| (s.end >= end, Some(*i) == prefetching, s.used))
+            .map(|(i, _)| i)
+            .or_else(|| self.almost_hit(lbn))
     }
 
     /// Whether a read may be served from `s` (not the write-only segment, and not
@@ -991,19 +1004,7 @@ impl Hdd {
         self.settle_flush(t0);
         let prefetching = self.prefetching_seg();
 
-        // Cache lookup: the segment holding the first block, if any; else, with almost
-        // read hits, the segment whose read-ahead fetches that block next.
-        let hit = if caching {
-            self.segs
-                .iter()
-                .enumerate()
-                .filter(|(_, s)| self.serves_reads(s) && s.contains(lbn))
-                .max_by_key(|(i, s)| (s.end >= end, Some(*i) == prefetching, s.used))
-                .map(|(i, _)| i)
-                .or_else(|| self.almost_hit(lbn))
-        } else {
-            None
-        };
+        let hit = self.read_hit_seg(lbn, end);
 
         let flush_until = match self.bg {
             Background::Flush { cursor, .. } if cursor.t > t0 => Some(cursor.t),

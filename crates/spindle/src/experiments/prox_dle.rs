@@ -631,9 +631,10 @@ pub fn prox_t3(o: &RunOpts) -> Result<ExperimentOutput, String> {
              per 16 MB extent, mean 819.2), on three layouts of a 4+1 RAID-4 of wd-re3: the \
              contiguous layout right after the serial fill, the DLE's layout after the random updates \
              (1 % staging), and write-anywhere (no staging, each update to the next free hole, no \
-             cleaner). Scaled configuration (the aged layouts; the baseline has no updates): {}. Reads of one request go to each drive sorted, \
-             contiguous blocks merged into requests of up to 2 MB, gaps of up to {gap} blocks read \
-             through; at most 8 outstanding per drive. Bandwidth per disk = bytes / elapsed / 4.\n\n\
+             cleaner). Scaled configuration (the aged layouts; the baseline has no updates): \
+             {}. Reads of one request go to each drive sorted, contiguous blocks merged into \
+             requests of up to 2 MB, gaps of up to {gap} blocks read through; at most 8 \
+             outstanding per drive. Bandwidth per disk = bytes / elapsed / 4.\n\n\
              How the aged layout stays in order: a staged block's on-disk version is freed when \
              the block is staged (the paper, section 4.2), and destage takes the free block nearest \
              the block's logical position in the allocation range of its neighbours. While a \
