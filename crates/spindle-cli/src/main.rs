@@ -278,9 +278,13 @@ enum Raid4Command {
             data blocks. Each random 4 KiB update reads data, parity and both checksum blocks and\n\
             writes all four back (8 disk I/Os); before each, one random read per drive moves the\n\
             heads (not counted). Prints PROX-T2's columns: response time, disk I/Os, amplification,\n\
-            I/Os per revolution, and each data and parity drive's I/Os, service time and utilization.",
+            I/Os per revolution, and each data and parity drive's I/Os, service time and utilization.\n\
+            As in the paper's baseline, an update returns once the drives acknowledge its writes\n\
+            (from their write caches where they have one: wd-re3 does); --sync flushes the caches\n\
+            after every update, --write-through turns them off.",
         after_help = "Examples:\n  \
             spindle raid4 baseline\n  \
+            spindle raid4 baseline --write-through\n  \
             spindle raid4 baseline --disk cheetah15k5 --stripe-unit-kib 512 --updates 5000 --json"
     )]
     Baseline {
@@ -289,6 +293,12 @@ enum Raid4Command {
         /// Number of updates
         #[arg(long, default_value_t = 2000)]
         updates: usize,
+        /// Flush the drives' write caches at the end of every update
+        #[arg(long)]
+        sync: bool,
+        /// Run the drives without their write caches
+        #[arg(long)]
+        write_through: bool,
         #[arg(long, default_value_t = 1)]
         seed: u64,
         /// Print the row as JSON
@@ -577,11 +587,17 @@ fn run(cli: Cli) -> anyhow::Result<String> {
         Command::Raid4(Raid4Command::Baseline {
             array,
             updates,
+            sync,
+            write_through,
             seed,
             json,
         }) => {
             let cfg = raid::config(array.data_disks, array.stripe_unit_kib, array.outstanding)?;
-            raid::baseline(&array.disk, cfg, updates, seed, json)
+            let cfg = spindle::array::Raid4Config {
+                sync_writes: sync,
+                ..cfg
+            };
+            raid::baseline(&array.disk, cfg, write_through, updates, seed, json)
         }
         Command::Raid4(Raid4Command::Faults {
             disk,

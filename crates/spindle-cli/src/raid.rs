@@ -30,6 +30,7 @@ pub fn config(data_disks: usize, stripe_unit_kib: u64, outstanding: usize) -> Re
 pub fn baseline(
     disk: &str,
     cfg: Raid4Config,
+    write_through: bool,
     updates: usize,
     seed: u64,
     json: bool,
@@ -37,8 +38,12 @@ pub fn baseline(
     if updates == 0 {
         bail!("--updates must be at least 1");
     }
-    let d = load_disk(disk)?;
-    let (row, _) = baseline_updates(&d.params, cfg, updates, seed).map_err(|e| anyhow!("{e}"))?;
+    let mut params = load_disk(disk)?.params;
+    if write_through {
+        params.firmware.write_cache_sectors = 0;
+    }
+    let cached = params.firmware.write_cache_sectors > 0;
+    let (row, _) = baseline_updates(&params, cfg, updates, seed).map_err(|e| anyhow!("{e}"))?;
     if json {
         return Ok(serde_json::to_string_pretty(&row)? + "\n");
     }
@@ -46,14 +51,19 @@ pub fn baseline(
     for (name, cell) in T2Row::columns().into_iter().zip(row.cells()).skip(1) {
         t.row(vec![name, cell]);
     }
+    let writes = match (cached, cfg.sync_writes) {
+        (false, _) => "Drives without a write cache: a drive needs about a revolution to rewrite\n\
+                       sectors it has just read, so the writes add most of a revolution to the reads.",
+        (true, false) => "The drives acknowledge writes from their caches and write them to the media\n\
+                          while the next head-moving read waits (not counted, as in the paper).",
+        (true, true) => "Each update ends with a cache flush, so it includes the writes' media time.",
+    };
     Ok(format!(
         "{}+1 RAID-4 of {}, stripe unit {} KiB, {} random 4 KiB updates (seed {seed}):\n{}\n\
          Paper (PROX-T2 baseline, WD RE3): 16.8 ms, 8 disk I/Os, 2.0 I/Os per revolution.\n\
-         The writes take the time after the read phase: with write caching off, a drive needs\n\
-         about a revolution to rewrite sectors it has just read (`spindle reproduce PROX-T2`\n\
-         explains the gap to the paper).\n",
+         {writes}\n",
         cfg.data_disks,
-        d.params.name,
+        params.name,
         cfg.stripe_unit_blocks * 4,
         updates,
         t.render()

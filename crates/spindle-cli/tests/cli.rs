@@ -620,6 +620,13 @@ fn raid4_baseline_and_faults_report_counts() {
     let read = row["read_phase_ms"].as_f64().unwrap_or(0.0);
     let resp = row["resp_ms"].as_f64().unwrap_or(0.0);
     assert!(read > 0.0 && read < resp, "{row}");
+    // Flushing after every update, or drives without write caches, add the writes'
+    // media time.
+    for flag in ["--sync", "--write-through"] {
+        let slow = json(&["raid4", "baseline", "--updates", "50", flag, "--json"]);
+        let slow_resp = slow["resp_ms"].as_f64().unwrap_or(0.0);
+        assert!(slow_resp > resp + 3.0, "{flag}: {slow_resp} vs {resp}");
+    }
     let r = json(&[
         "raid4", "faults", "--ops", "400", "--lost", "0.005", "--flips", "0.05", "--json",
     ]);

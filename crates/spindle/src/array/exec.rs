@@ -3,10 +3,13 @@
 //! hands at most `max_outstanding` requests at a time to the drive's own firmware
 //! queue, where SPTF reorders them. Data moves at simulated completion: a write reaches
 //! the member's store when the drive completes it, a read returns the store's bytes at
-//! that instant. Injected faults act at the same point.
+//! that instant. Injected faults act at the same point. On a drive with a write cache,
+//! a completed write is held as the drive's buffered copy until the drive destages it
+//! (then it meets its fate and reaches the store); reads see the buffered copy, and a
+//! power cut loses it.
 
 use super::faults::{FaultInjector, WriteFate};
-use crate::disk::drive::Drive;
+use crate::disk::drive::{DestageStats, Drive};
 use crate::disk::hdd::Request;
 use crate::store::{Block, BlockStore, SECTORS_PER_BLOCK};
 use crate::time::SimTime;
@@ -20,7 +23,79 @@ pub const TAG_REPAIR: u64 = 1;
 #[derive(Clone, Debug)]
 pub struct Member {
     pub drive: Drive,
+    /// What the media holds.
     pub store: BlockStore,
+    /// Writes completed from the drive's cache and not yet on the media.
+    buffered: Buffered,
+}
+
+/// A drive's buffered writes, by the drive request that carried them.
+#[derive(Clone, Debug, Default)]
+struct Buffered {
+    by_request: FxHashMap<u64, Vec<Io>>,
+    /// Block → the request holding its newest buffered bytes.
+    newest: FxHashMap<u64, u64>,
+}
+
+impl Member {
+    pub fn new(drive: Drive) -> Member {
+        Member {
+            drive,
+            store: BlockStore::new(),
+            buffered: Buffered::default(),
+        }
+    }
+
+    /// The bytes a read of `block` returns: the newest buffered write, else the media.
+    pub fn read(&self, block: u64) -> Block {
+        self.buffered
+            .newest
+            .get(&block)
+            .and_then(|id| self.buffered.by_request.get(id))
+            .and_then(|ios| ios.iter().rev().find(|io| io.block == block))
+            .and_then(|io| io.data.clone())
+            .unwrap_or_else(|| self.store.read(block))
+    }
+
+    /// Blocks written but still only in the drive's cache.
+    pub fn buffered_blocks(&self) -> usize {
+        self.buffered.newest.len()
+    }
+
+    /// A power cut: the drive's cache and the writes it held are lost.
+    pub fn power_cut(&mut self) {
+        self.drive.discard_cache();
+        self.buffered = Buffered::default();
+    }
+
+    /// Moves the writes the drive has destaged since the last call to the media:
+    /// each meets its fate there.
+    fn settle(&mut self, disk: usize, faults: &mut FaultInjector) {
+        for id in self.drive.take_destaged() {
+            let Some(ios) = self.buffered.by_request.remove(&id) else {
+                continue;
+            };
+            for io in ios {
+                if self.buffered.newest.get(&io.block) == Some(&id) {
+                    self.buffered.newest.remove(&io.block);
+                }
+                persist(&mut self.store, disk, io, faults);
+            }
+        }
+    }
+}
+
+/// A write reaching the media: it meets its fate (the crash budget counts it even
+/// when there are no bytes to store).
+fn persist(store: &mut BlockStore, disk: usize, io: Io, faults: &mut FaultInjector) {
+    let fate = faults.fate(disk, io.block, io.tag == TAG_REPAIR);
+    if let Some(bytes) = io.data {
+        match fate {
+            WriteFate::Persist => store.write(io.block, &bytes),
+            WriteFate::Lost => {}
+            WriteFate::Misdirected(to) => store.write(to, &bytes),
+        }
+    }
 }
 
 /// A 4 KiB block I/O to one member.
@@ -53,7 +128,8 @@ pub struct Done {
 pub struct DiskActivity {
     pub reads: u64,
     pub writes: u64,
-    /// Sum of the drive's service times (start of positioning to completion).
+    /// Sum of the drive's service times (start of positioning to completion), plus
+    /// the media time of write-cache destages the drive began meanwhile.
     pub busy_ns: u64,
     pub first_issue: Option<SimTime>,
     pub last_done: Option<SimTime>,
@@ -79,7 +155,10 @@ impl DiskActivity {
 /// Host queues and in-flight requests of every member.
 #[derive(Debug)]
 pub struct Executor {
-    pending: Vec<VecDeque<Io>>,
+    /// Per member: I/Os the host holds, each with the instant it may be sent.
+    pending: Vec<VecDeque<(SimTime, Io)>>,
+    /// Completion instants of this executor's reads, by (member, block).
+    read_at: FxHashMap<(usize, u64), SimTime>,
     /// Per member: drive request id → the block I/Os it carries (several when
     /// contiguous ones were merged).
     inflight: Vec<FxHashMap<u64, Vec<Io>>>,
@@ -98,13 +177,17 @@ pub struct Executor {
     keep_bytes: bool,
     pub now: SimTime,
     pub activity: Vec<DiskActivity>,
+    /// Each member's destage totals when the executor was made.
+    destages_before: Vec<DestageStats>,
 }
 
 impl Executor {
-    pub fn new(members: usize, max_outstanding: usize, now: SimTime) -> Executor {
+    pub fn new(members: &[Member], max_outstanding: usize, now: SimTime) -> Executor {
+        let n = members.len();
         Executor {
-            pending: vec![VecDeque::new(); members],
-            inflight: vec![FxHashMap::default(); members],
+            pending: vec![VecDeque::new(); n],
+            read_at: FxHashMap::default(),
+            inflight: vec![FxHashMap::default(); n],
             ready: VecDeque::new(),
             max_outstanding: max_outstanding.max(1),
             max_read_blocks: 1,
@@ -113,7 +196,40 @@ impl Executor {
             next_id: 0,
             keep_bytes: true,
             now,
-            activity: vec![DiskActivity::default(); members],
+            activity: vec![DiskActivity::default(); n],
+            destages_before: members.iter().map(|m| m.drive.destage_stats()).collect(),
+        }
+    }
+
+    /// Flushes the write cache of every member that has one (SYNCHRONIZE CACHE, sent
+    /// when nothing is outstanding) and advances to when the last cached write is on
+    /// the media. Members without a write cache have nothing to flush.
+    pub fn sync_caches(&mut self, members: &mut [Member], faults: &mut FaultInjector) {
+        let mut end = self.now;
+        for (d, m) in members.iter_mut().enumerate() {
+            if !m.drive.caches_writes() {
+                continue;
+            }
+            // Also waits out a destage already running.
+            let t = m.drive.sync_cache(self.now);
+            m.settle(d, faults);
+            let act = &mut self.activity[d];
+            act.last_done = act.last_done.max(Some(t));
+            end = end.max(t);
+        }
+        self.now = end;
+    }
+
+    /// Adds to each member's busy time the media time of the destages it began since
+    /// the executor was made.
+    pub fn count_destages(&mut self, members: &[Member]) {
+        for ((act, m), before) in self
+            .activity
+            .iter_mut()
+            .zip(members)
+            .zip(&self.destages_before)
+        {
+            act.busy_ns += m.drive.destage_stats().busy_ns - before.busy_ns;
         }
     }
 
@@ -139,23 +255,58 @@ impl Executor {
 
     /// Queues a strand on its members (in the given order) and starts what fits.
     pub fn issue(&mut self, members: &mut [Member], strand: Vec<Io>) {
+        let now = self.now;
         let mut touched = Vec::new();
         for io in strand {
             if !touched.contains(&io.disk) {
                 touched.push(io.disk);
             }
-            self.pending[io.disk].push_back(io);
+            self.pending[io.disk].push_back((now, io));
         }
         for d in touched {
-            self.fill(members, d);
+            self.fill(members, d, now);
         }
     }
 
-    fn fill(&mut self, members: &mut [Member], disk: usize) {
-        let now = self.now;
+    /// Queues I/Os that the host may send only from their own instants on (when
+    /// the reads they depend on completed; instants before `now` are allowed where
+    /// the member has been idle since). Each member sends its ready ones in the
+    /// given order; `step` starts them at those instants.
+    pub fn issue_timed(&mut self, strand: Vec<(SimTime, Io)>) {
+        for (at, io) in strand {
+            self.pending[io.disk].push_back((at, io));
+        }
+    }
+
+    /// When member `disk` completed the read of `block` for this executor.
+    pub fn read_done_at(&self, disk: usize, block: u64) -> Option<SimTime> {
+        self.read_at.get(&(disk, block)).copied()
+    }
+
+    /// When member `d` last completed an I/O for this executor (`None`: it did none).
+    pub fn last_done(&self, d: usize) -> Option<SimTime> {
+        self.activity.get(d).and_then(|a| a.last_done)
+    }
+
+    /// The first queued I/O of `disk` the host may send at `now`.
+    fn take_ready(&mut self, disk: usize, now: SimTime) -> Option<Io> {
+        let i = self.pending[disk].iter().position(|(at, _)| *at <= now)?;
+        self.pending[disk].remove(i).map(|(_, io)| io)
+    }
+
+    /// When `disk` could take a queued I/O that is not ready yet, the earliest instant
+    /// one becomes ready (`None`: nothing waits, or the member is full).
+    fn next_ready(&self, disk: usize) -> Option<SimTime> {
+        if self.inflight[disk].len() >= self.max_outstanding {
+            return None;
+        }
+        self.pending[disk].iter().map(|(at, _)| *at).min()
+    }
+
+    fn fill(&mut self, members: &mut [Member], disk: usize, now: SimTime) {
         let mut started = false;
         while self.inflight[disk].len() < self.max_outstanding {
-            let Some(first) = self.pending[disk].pop_front() else {
+            let Some(first) = self.take_ready(disk, now) else {
                 break;
             };
             let write = first.write;
@@ -171,13 +322,14 @@ impl Executor {
             let mut ios = vec![first];
             loop {
                 match self.pending[disk].front() {
-                    Some(io)
-                        if io.write == write
+                    Some((at, io))
+                        if *at <= now
+                            && io.write == write
                             && io.block >= next
                             && io.block - next <= gap
                             && io.block - start < u64::from(limit) =>
                     {
-                        if let Some(io) = self.pending[disk].pop_front() {
+                        if let Some((_, io)) = self.pending[disk].pop_front() {
                             next = io.block + 1;
                             ios.push(io);
                         }
@@ -205,8 +357,9 @@ impl Executor {
     }
 
     /// Advances to the next completion on any member, applies it, refills that
-    /// member's queue and returns it. `None` when idle, or when the next completion
-    /// lies beyond `until` (a crash or a deadline): then nothing after it happens.
+    /// member's queue and returns it; queued I/Os that become ready before it are
+    /// sent on the way. `None` when idle, or when the next event lies beyond `until`
+    /// (a crash or a deadline): then nothing after it happens.
     pub fn step(
         &mut self,
         members: &mut [Member],
@@ -216,15 +369,35 @@ impl Executor {
         if let Some(d) = self.ready.pop_front() {
             return Some(d);
         }
-        let (disk, t) = members
-            .iter()
-            .enumerate()
-            .filter_map(|(i, m)| m.drive.next_completion().map(|t| (i, t)))
-            .min_by_key(|&(i, t)| (t, i))?;
+        let (disk, t) = loop {
+            let completion = members
+                .iter()
+                .enumerate()
+                .filter_map(|(i, m)| m.drive.next_completion().map(|t| (i, t)))
+                .min_by_key(|&(i, t)| (t, i));
+            let release = (0..self.pending.len())
+                .filter_map(|d| self.next_ready(d).map(|t| (d, t)))
+                .min_by_key(|&(d, t)| (t, d));
+            match (completion, release) {
+                // A completion at the same instant refills its member itself.
+                (Some(c), Some(r)) if r.1 < c.1 => {}
+                (Some(c), _) => break c,
+                (None, Some(_)) => {}
+                (None, None) => return None,
+            }
+            let (d, at) = release?;
+            if until.is_some_and(|u| at > u) {
+                return None;
+            }
+            self.now = self.now.max(at);
+            self.fill(members, d, at);
+        };
         if until.is_some_and(|u| t > u) {
             return None;
         }
         self.now = self.now.max(t);
+        // Destages the drive ran before this completion reach the media first.
+        members[disk].settle(disk, faults);
         let c = members[disk].drive.complete()?.completion;
         let ios = self.inflight[disk].remove(&c.id)?;
         let act = &mut self.activity[disk];
@@ -235,36 +408,33 @@ impl Executor {
             act.writes += 1;
         } else {
             act.reads += 1;
+            for io in &ios {
+                self.read_at.insert((disk, io.block), t);
+            }
         }
         let m = &mut members[disk];
-        for io in ios {
-            let data = if io.write {
-                // Every write meets its fate (the crash budget counts it) even when
-                // there are no bytes to store.
-                let fate = faults.fate(disk, io.block, io.tag == TAG_REPAIR);
-                if let Some(bytes) = io.data {
-                    match fate {
-                        WriteFate::Persist => m.store.write(io.block, &bytes),
-                        WriteFate::Lost => {}
-                        WriteFate::Misdirected(to) => m.store.write(to, &bytes),
-                    }
-                }
-                None
-            } else if self.keep_bytes {
-                Some(m.store.read(io.block))
-            } else {
-                None
-            };
+        let buffered = write && c.cache_hit && m.drive.caches_writes();
+        for io in &ios {
             self.ready.push_back(Done {
                 disk,
                 block: io.block,
                 write,
                 tag: io.tag,
                 at: t,
-                data,
+                data: (!write && self.keep_bytes).then(|| m.read(io.block)),
             });
         }
-        self.fill(members, disk);
+        if buffered {
+            for io in &ios {
+                m.buffered.newest.insert(io.block, c.id);
+            }
+            m.buffered.by_request.insert(c.id, ios);
+        } else if write {
+            for io in ios {
+                persist(&mut m.store, disk, io, faults);
+            }
+        }
+        self.fill(members, disk, t);
         self.ready.pop_front()
     }
 

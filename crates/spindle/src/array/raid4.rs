@@ -61,6 +61,18 @@ pub struct Raid4Config {
     /// Real bytes (default) or timing only (same I/Os, no contents kept).
     #[serde(default)]
     pub data: DataMode,
+    /// Whether a write batch ends with a cache flush on every member, so that it is on
+    /// the media when it returns (matters only for drives with a write cache).
+    /// Default on: the layout engine must know a destage is durable before it points
+    /// its metadata at the new locations and frees the staging copies. Off, a batch
+    /// returns once the drives have buffered its writes (a RAID layer that trusts the
+    /// drives' caches, as PROX-T2's baseline row).
+    #[serde(default = "default_sync_writes")]
+    pub sync_writes: bool,
+}
+
+fn default_sync_writes() -> bool {
+    true
 }
 
 fn default_max_read_blocks() -> u32 {
@@ -76,6 +88,7 @@ impl Default for Raid4Config {
             max_read_blocks: 512,
             read_gap_blocks: 64,
             data: DataMode::RealBytes,
+            sync_writes: true,
         }
     }
 }
@@ -230,10 +243,7 @@ impl Raid4 {
             .map(|i| {
                 let mut drive = drive.clone();
                 drive.hdd_mut().set_spindle_phase(member_phase(i));
-                Member {
-                    drive,
-                    store: BlockStore::new(),
-                }
+                Member::new(drive)
             })
             .collect();
         Ok(Raid4 {
@@ -279,6 +289,12 @@ impl Raid4 {
     /// Every fault detected so far.
     pub fn detections(&self) -> &[Detection] {
         &self.detections
+    }
+
+    /// Blocks the members' drives have acknowledged but hold only in their write
+    /// caches (0 after every batch with `sync_writes`).
+    pub fn buffered_blocks(&self) -> usize {
+        self.members.iter().map(|m| m.buffered_blocks()).sum()
     }
 
     /// The member's stored bytes (for tests and fault injection).
@@ -339,18 +355,96 @@ impl Raid4 {
     /// The executor of a write batch: each block its own disk I/O, reads included, as
     /// the paper counts them (PROX-EQ4's 8 I/Os per single-block update).
     fn write_exec(&self) -> Executor {
-        let e = Executor::new(self.members.len(), self.cfg.max_outstanding, self.now);
+        let e = Executor::new(&self.members, self.cfg.max_outstanding, self.now);
         match self.cfg.data {
             DataMode::RealBytes => e,
             DataMode::TimingOnly => e.without_bytes(),
         }
     }
 
+    /// Runs block I/Os to completion; writes among them are on the media when it
+    /// returns (with `sync_writes`).
     fn run(&mut self, exec: &mut Executor, mut ios: Vec<Io>) -> Vec<Done> {
         ios.sort_by_key(|io| (io.disk, io.block));
         ios.dedup_by_key(|io| (io.disk, io.block));
+        let writes = ios.iter().any(|io| io.write);
         exec.issue(&mut self.members, ios);
-        exec.drain(&mut self.members, &mut self.faults, None)
+        let done = exec.drain(&mut self.members, &mut self.faults, None);
+        if writes && self.cfg.sync_writes {
+            exec.sync_caches(&mut self.members, &mut self.faults);
+        }
+        done
+    }
+
+    /// Runs a write batch's writes after its reads, then (with `sync_writes`) flushes
+    /// the drives' caches. The host sends a write once the reads it depends on are
+    /// done: a data or parity block once every read of its stripe row is done (data,
+    /// parity and the checksum blocks that verify them: the row's parity arithmetic
+    /// uses only verified blocks), a checksum block once the rows it describes on that
+    /// member are, and never before its member's own reads are all done, so each
+    /// member gets a read strand, then a write strand (§4.4: the RAID layer controls
+    /// each disk's queue). A data disk therefore need not idle while the parity disk
+    /// reads other rows. Without `own_reads_suffice` (a read needed repair from other
+    /// members) every write waits for all reads.
+    fn run_writes(
+        &mut self,
+        exec: &mut Executor,
+        ios: Vec<Io>,
+        start: SimTime,
+        own_reads_suffice: bool,
+    ) {
+        let mut ios = ios;
+        ios.sort_by_key(|io| (io.disk, io.block));
+        ios.dedup_by_key(|io| (io.disk, io.block));
+        let all_read = exec.now;
+        let members = self.members.len();
+        // A row's old data and parity are verified against their checksum entries
+        // before the parity arithmetic, so the row's update waits for those reads too.
+        let row_read = |row: u64| {
+            (0..members)
+                .flat_map(|d| {
+                    [
+                        exec.read_done_at(d, data_block(row)),
+                        exec.read_done_at(d, checksum_block(row)),
+                    ]
+                })
+                .flatten()
+                .max()
+                .unwrap_or(start)
+        };
+        let is_checksum = |b: u64| b % ZONE_BLOCKS == DATA_PER_ZONE;
+        let row_of = |b: u64| b / ZONE_BLOCKS * DATA_PER_ZONE + b % ZONE_BLOCKS;
+        // Per (member, zone): when the rows it writes there were read.
+        let mut zone_ready: FxHashMap<(usize, u64), SimTime> = FxHashMap::default();
+        let mut timed: Vec<(SimTime, Io)> = Vec::with_capacity(ios.len());
+        for io in ios {
+            let at = if !own_reads_suffice {
+                all_read
+            } else if is_checksum(io.block) {
+                start
+            } else {
+                let at = row_read(row_of(io.block));
+                let z = zone_ready
+                    .entry((io.disk, io.block / ZONE_BLOCKS))
+                    .or_insert(start);
+                *z = (*z).max(at);
+                at
+            };
+            let own = exec.last_done(io.disk).unwrap_or(start);
+            timed.push((at.max(own), io));
+        }
+        for (at, io) in &mut timed {
+            if own_reads_suffice && is_checksum(io.block) {
+                if let Some(z) = zone_ready.get(&(io.disk, io.block / ZONE_BLOCKS)) {
+                    *at = (*at).max(*z);
+                }
+            }
+        }
+        exec.issue_timed(timed);
+        exec.drain(&mut self.members, &mut self.faults, None);
+        if self.cfg.sync_writes {
+            exec.sync_caches(&mut self.members, &mut self.faults);
+        }
     }
 
     /// Reads the data of `want` (where written and readable) and the checksum blocks of
@@ -811,6 +905,7 @@ impl Raid4 {
         } = self.plan_writes(latest.keys().copied());
         let mut exec = self.write_exec();
         let start = self.now;
+        let detections_at_start = self.detections.len();
         let mut f = Fetch::default();
         self.fetch(&mut exec, &mut f, &want, &meta);
         let reads_done = exec.now;
@@ -886,7 +981,8 @@ impl Raid4 {
             });
         }
         let detections_before = self.detections.len();
-        self.run(&mut exec, ios);
+        let own_reads_suffice = self.detections.len() == detections_at_start;
+        self.run_writes(&mut exec, ios, start, own_reads_suffice);
         for (o, g) in new_gens {
             self.gens.insert(o, g);
         }
@@ -952,7 +1048,7 @@ impl Raid4 {
             });
         }
         let detections_before = self.detections.len();
-        self.run(&mut exec, ios);
+        self.run_writes(&mut exec, ios, start, true);
         let mut report = self.finish(exec, start, blocks.len() as u64, 0, detections_before);
         report.reads_done_ns = reads_done.0;
         Ok(report)
@@ -960,12 +1056,13 @@ impl Raid4 {
 
     fn finish(
         &mut self,
-        exec: Executor,
+        mut exec: Executor,
         start: SimTime,
         user_writes: u64,
         user_reads: u64,
         detections_before: usize,
     ) -> BatchReport {
+        exec.count_destages(&self.members);
         self.now = exec.now.max(self.now);
         self.report(
             start,
@@ -1081,6 +1178,7 @@ impl Raid4 {
         let first =
             (0..self.members.len()).find(|&d| d != disk && self.state[d] != MemberState::Healthy);
         self.state[disk] = MemberState::Failed;
+        self.members[disk].power_cut();
         self.members[disk].store.clear();
         self.faults.forget_disk(disk);
         match first {
@@ -1098,10 +1196,7 @@ impl Raid4 {
             return Err(ArrayError::NothingToRebuild(disk));
         }
         let drive = Drive::new(self.params.clone()).map_err(|e| ArrayError::Disk(e.to_string()))?;
-        self.members[disk] = Member {
-            drive,
-            store: BlockStore::new(),
-        };
+        self.members[disk] = Member::new(drive);
         self.state[disk] = MemberState::Rebuilding { next_row: 0 };
         Ok(())
     }
@@ -1198,6 +1293,9 @@ impl Raid4 {
     /// half-written. The expected generation of every block becomes the one its
     /// checksum entry records.
     pub fn recover_after_crash(&mut self, dirty: &[u64]) -> Result<(), ArrayError> {
+        for m in &mut self.members {
+            m.power_cut();
+        }
         self.gens.clear();
         self.rows_in_use.clear();
         for (disk, m) in self.members.iter().enumerate() {

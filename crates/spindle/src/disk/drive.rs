@@ -1,9 +1,19 @@
-//! The drive's firmware command queue: up to `queue_depth` requests wait inside the
-//! drive, and whenever the mechanism is free the firmware picks the next one, first
-//! come first served or shortest positioning time first (from its own geometry).
+//! The drive's firmware: a command queue and an optional write cache. Up to
+//! `queue_depth` requests wait inside the drive, and whenever the mechanism is free the
+//! firmware picks the next one, first come first served or shortest positioning time
+//! first (from its own geometry).
+//!
+//! With a write cache (`Firmware::write_cache_sectors` > 0) a write completes once its
+//! data is in the buffer; the mechanism writes cached data to the media (destages it)
+//! whenever no host request needs it, nearest first (SPTF over the cached writes), or
+//! when the cache is full, a read needs the data's sectors, or the host asks for a
+//! cache flush (`sync_cache`). A destage is not pre-empted: a read arriving during one
+//! waits for it, as in DiskSim's write-back.
 //!
 //! This is a sans-IO component: callers `submit` requests at a time, ask for the next
-//! completion time with `next_completion`, and `advance` to it.
+//! completion time with `next_completion`, and `advance` to it. Destages are the
+//! drive's own work: they run lazily, when a later host request or flush shows that the
+//! mechanism was idle.
 
 use super::hdd::{Completion, DiskError, Hdd, Request};
 use super::params::{DiskParams, FirmwarePolicy};
@@ -23,6 +33,22 @@ pub struct DriveCompletion {
     pub completion: Completion,
 }
 
+/// A write completed from the buffer and not yet on the media.
+#[derive(Clone, Copy, Debug)]
+struct CachedWrite {
+    req: Request,
+    /// When its data was in the buffer (it cannot be destaged before).
+    since: SimTime,
+}
+
+/// Totals of the drive's destages (media writes of cached data).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct DestageStats {
+    pub count: u64,
+    /// Mechanism time spent destaging.
+    pub busy_ns: u64,
+}
+
 #[derive(Clone, Debug)]
 pub struct Drive {
     hdd: Hdd,
@@ -33,12 +59,29 @@ pub struct Drive {
     active: Option<(SimTime, Completion)>,
     /// When the previous request completed (the next may start then).
     free_at: SimTime,
+    /// When the mechanism finishes its current media work (a host request's or a
+    /// destage's).
+    mech_free: SimTime,
+    /// Write cache capacity in sectors (0: write-through).
+    cache_sectors: u64,
+    cached: Vec<CachedWrite>,
+    cached_sectors: u64,
+    destaged: DestageStats,
+    /// Ids of the host writes destaged since `take_destaged` last ran.
+    destaged_ids: Vec<u64>,
 }
 
 impl Drive {
     pub fn new(params: DiskParams) -> Result<Drive, DiskError> {
         let policy = params.firmware.policy;
         let depth = params.firmware.queue_depth.max(1) as usize;
+        let cache_sectors = params.firmware.write_cache_sectors;
+        if cache_sectors > 0 && params.cache.fast_write_level > 0 {
+            return Err(DiskError::Param(
+                "a drive has either the firmware write cache or DiskSim's fast write, not both"
+                    .into(),
+            ));
+        }
         Ok(Drive {
             hdd: Hdd::new(params)?,
             policy,
@@ -46,6 +89,12 @@ impl Drive {
             queue: VecDeque::new(),
             active: None,
             free_at: SimTime::ZERO,
+            mech_free: SimTime::ZERO,
+            cache_sectors,
+            cached: Vec::new(),
+            cached_sectors: 0,
+            destaged: DestageStats::default(),
+            destaged_ids: Vec::new(),
         })
     }
 
@@ -70,6 +119,34 @@ impl Drive {
     /// Whether the drive accepts another request now.
     pub fn can_accept(&self) -> bool {
         self.outstanding() < self.depth
+    }
+
+    /// Whether writes complete from the buffer.
+    pub fn caches_writes(&self) -> bool {
+        self.cache_sectors > 0
+    }
+
+    /// Sectors written but not yet on the media.
+    pub fn cached_sectors(&self) -> u64 {
+        self.cached_sectors
+    }
+
+    /// Destages so far.
+    pub fn destage_stats(&self) -> DestageStats {
+        self.destaged
+    }
+
+    /// The ids of the host writes written to the media since the last call, in
+    /// destage order.
+    pub fn take_destaged(&mut self) -> Vec<u64> {
+        std::mem::take(&mut self.destaged_ids)
+    }
+
+    /// A power cut: cached writes are lost.
+    pub fn discard_cache(&mut self) {
+        self.cached.clear();
+        self.cached_sectors = 0;
+        self.destaged_ids.clear();
     }
 
     /// Hands a request to the drive at `now`. Callers respect `can_accept`; extra
@@ -109,11 +186,21 @@ impl Drive {
         })
     }
 
+    /// The host's cache flush (SYNCHRONIZE CACHE), issued at `now` with no request
+    /// outstanding: writes every cached write to the media and returns when the last
+    /// is there (`now` when nothing is cached).
+    pub fn sync_cache(&mut self, now: SimTime) -> SimTime {
+        self.destage_before(None);
+        now.max(self.mech_free).max(self.free_at)
+    }
+
     fn dispatch(&mut self, now: SimTime) {
         if self.queue.is_empty() {
             return;
         }
         let start = now.max(self.free_at);
+        // The mechanism destaged while it had nothing else to do.
+        self.destage_before(Some(start));
         let idx = match self.policy {
             FirmwarePolicy::Fcfs => 0,
             FirmwarePolicy::Sptf => self.sptf_choice(start, self.queue.len()),
@@ -122,8 +209,104 @@ impl Drive {
         let Some(q) = self.queue.remove(idx) else {
             return;
         };
-        let c = self.hdd.service_queued(q.arrival, start, q.req);
+        let c = if q.req.write && self.caches_writes() {
+            self.buffer_write(q.arrival, start, q.req)
+        } else {
+            if !q.req.write {
+                // Cached writes over the sectors read go to the media first.
+                self.destage_overlapping(q.req.lbn, q.req.lbn + u64::from(q.req.blocks.max(1)));
+            }
+            let c = self
+                .hdd
+                .service_queued(q.arrival, start.max(self.mech_free), q.req);
+            if !c.cache_hit {
+                self.mech_free = c.done;
+            }
+            c
+        };
         self.active = Some((q.arrival, c));
+    }
+
+    /// Completes a write from the buffer, destaging first when it does not fit.
+    fn buffer_write(&mut self, arrival: SimTime, start: SimTime, req: Request) -> Completion {
+        let need = u64::from(req.blocks.max(1));
+        let mut start = start;
+        while self.cached_sectors + need > self.cache_sectors && !self.cached.is_empty() {
+            self.destage_one(self.mech_free.max(start));
+            start = start.max(self.mech_free);
+        }
+        let c = self.hdd.buffer_write(arrival, start, req);
+        self.cached.push(CachedWrite { req, since: c.done });
+        self.cached_sectors += need;
+        c
+    }
+
+    /// If the mechanism had time before `limit` (always, with `None`) and cached
+    /// writes to destage, it ran a destage: nearest first until the cache is empty.
+    /// Decision: a destage run, once begun, is not interrupted by host requests; they
+    /// wait for it, so all the media work of cached writes happens in the idle time
+    /// the host leaves, or in a `sync_cache`.
+    fn destage_before(&mut self, limit: Option<SimTime>) {
+        let Some(first) = self.cached.iter().map(|w| w.since).min() else {
+            return;
+        };
+        if limit.is_some_and(|l| self.mech_free.max(first) >= l) {
+            return;
+        }
+        while !self.cached.is_empty() {
+            self.destage_one(self.mech_free);
+        }
+    }
+
+    /// Destages the cached write nearest the head at `t` (among those buffered by then;
+    /// the oldest when none is).
+    fn destage_one(&mut self, t: SimTime) {
+        let t = t.max(self.mech_free);
+        let mut best: Option<(u64, usize)> = None;
+        for (i, w) in self.cached.iter().enumerate() {
+            if w.since > t {
+                continue;
+            }
+            let cost = self.hdd.positioning_from_state(t, w.req.lbn, true);
+            if best.is_none_or(|(b, _)| cost < b) {
+                best = Some((cost, i));
+            }
+        }
+        let idx = match best {
+            Some((_, i)) => i,
+            None => {
+                let Some((i, _)) = self.cached.iter().enumerate().min_by_key(|(_, w)| w.since)
+                else {
+                    return;
+                };
+                i
+            }
+        };
+        let w = self.cached.swap_remove(idx);
+        self.write_to_media(t, w);
+    }
+
+    fn destage_overlapping(&mut self, lbn: u64, end: u64) {
+        while let Some(idx) = self
+            .cached
+            .iter()
+            .position(|w| w.req.lbn < end && lbn < w.req.lbn + u64::from(w.req.blocks.max(1)))
+        {
+            let w = self.cached.swap_remove(idx);
+            self.write_to_media(self.mech_free, w);
+        }
+    }
+
+    /// Writes a cached write to the media from `t` on. Its command was processed when
+    /// it was buffered, so no command overhead delays the media access.
+    fn write_to_media(&mut self, t: SimTime, w: CachedWrite) {
+        let t = t.max(self.mech_free).max(w.since);
+        let c = self.hdd.service_queued(w.since, t, w.req);
+        self.cached_sectors -= u64::from(w.req.blocks.max(1));
+        self.mech_free = c.done;
+        self.destaged.count += 1;
+        self.destaged_ids.push(w.req.id);
+        self.destaged.busy_ns += c.service_ns();
     }
 
     /// Index of the request with the shortest positioning time from the current head
@@ -131,8 +314,11 @@ impl Drive {
     fn sptf_choice(&self, now: SimTime, limit: usize) -> usize {
         let mut best = (u64::MAX, 0);
         for (i, q) in self.queue.iter().take(limit.max(1)).enumerate() {
-            // A read the buffer (or the running read-ahead) serves needs no positioning.
-            let t = if !q.req.write && self.hdd.read_joins_buffer(q.req.lbn) {
+            // A read the buffer (or the running read-ahead) serves, or a write the
+            // cache takes, needs no positioning.
+            let t = if q.req.write && self.caches_writes()
+                || !q.req.write && self.hdd.read_joins_buffer(q.req.lbn)
+            {
                 0
             } else {
                 self.hdd.positioning_from_state(now, q.req.lbn, q.req.write)
@@ -281,5 +467,84 @@ mod tests {
         // passed its first sector, and SPTF skips ahead: revolutions are lost.
         let stalling = queued_sequential_mb_s(false);
         assert!(stalling < streaming / 4.0, "{stalling} vs {streaming} MB/s");
+    }
+
+    fn writes(lbns: &[u64]) -> Vec<Request> {
+        reqs(lbns)
+            .into_iter()
+            .map(|r| Request { write: true, ..r })
+            .collect()
+    }
+
+    fn wd_re3(cache_sectors: u64) -> Drive {
+        let mut p = preset("wd-re3").unwrap();
+        p.firmware.write_cache_sectors = cache_sectors;
+        Drive::new(p).unwrap()
+    }
+
+    const SPREAD: [u64; 8] = [
+        10_000, 95_000, 31_000, 77_000, 52_000, 3_000, 64_000, 18_000,
+    ];
+
+    #[test]
+    fn cached_writes_complete_from_the_buffer_and_reach_the_media_on_a_flush() {
+        let t0 = SimTime(1_000_000);
+        let mut d = wd_re3(8192);
+        let out = d.run_batch(t0, &writes(&SPREAD));
+        let last = out.iter().map(|c| c.completion.done).max().unwrap();
+        // Command and bus time only: 8 writes well inside one revolution.
+        assert!(last.0 - t0.0 < 2_000_000, "{} ns", last.0 - t0.0);
+        assert!(out.iter().all(|c| c.completion.cache_hit));
+        let flushed = d.sync_cache(last);
+        assert_eq!(d.cached_sectors(), 0);
+        assert_eq!(d.destage_stats().count, 8);
+        let mut ids = d.take_destaged();
+        ids.sort_unstable();
+        assert_eq!(ids, (0..8).collect::<Vec<u64>>());
+        // Eight random writes within 100k sectors take a few revolutions of media time.
+        assert!(flushed.0 - t0.0 > 8_000_000, "{} ns", flushed.0 - t0.0);
+        assert_eq!(d.sync_cache(flushed), flushed, "nothing left to flush");
+        // Write-through: each write completes only once it is on the media.
+        let mut w = wd_re3(0);
+        let out = w.run_batch(t0, &writes(&SPREAD));
+        let through = out.iter().map(|c| c.completion.done).max().unwrap();
+        assert!(through.0 - t0.0 > 8_000_000);
+        assert!(!w.caches_writes() && w.sync_cache(through) == through);
+    }
+
+    #[test]
+    fn a_full_cache_makes_a_write_wait_for_a_destage() {
+        let t0 = SimTime(1_000_000);
+        // Room for one 8-sector write: the second must wait until the first is on
+        // the media.
+        let mut d = wd_re3(8);
+        let out = d.run_batch(t0, &writes(&SPREAD[..2]));
+        let done: Vec<u64> = out.iter().map(|c| c.completion.done.0 - t0.0).collect();
+        assert!(done[0] < 500_000, "{done:?}");
+        assert!(done[1] > done[0] + 1_000_000, "{done:?}");
+        assert_eq!(d.destage_stats().count, 1);
+        assert!(d.cached_sectors() <= 8);
+    }
+
+    #[test]
+    fn a_read_of_cached_sectors_waits_for_their_destage() {
+        let t0 = SimTime(1_000_000);
+        let mut d = wd_re3(8192);
+        let out = d.run_batch(t0, &writes(&[40_000]));
+        let acked = out[0].completion.done;
+        assert_eq!(d.destage_stats().count, 0);
+        let read = Request {
+            id: 9,
+            lbn: 40_000,
+            blocks: 8,
+            write: false,
+        };
+        let out = d.run_batch(acked, &[read]);
+        assert_eq!(
+            d.destage_stats().count,
+            1,
+            "the read destaged the write first"
+        );
+        assert!(out[0].completion.done > acked);
     }
 }

@@ -1241,6 +1241,41 @@ impl Hdd {
         self.avail.last().copied()
     }
 
+    /// Accepts a write into the firmware's write cache (`Drive` with a write cache):
+    /// the command overhead, the bus transfer and the completion message, with no
+    /// media access, so the mechanism state is untouched. Read-cache segments holding
+    /// older copies of the range are dropped. The drive writes the data to the media
+    /// later with `service_queued` (its destage).
+    pub fn buffer_write(&mut self, arrival: SimTime, t0: SimTime, req: Request) -> Completion {
+        let n = u64::from(req.blocks.max(1));
+        let (lbn, end) = (req.lbn, req.lbn + n);
+        let ctrl = &self.params.ctrl;
+        let ovh = ms_to_ns(ctrl.write_hit.get(self.last_was_write));
+        let bus_start = (arrival.min(t0) + ovh + ms_to_ns(ctrl.data_prep_ms)).max(t0);
+        let done = bus_start + n * self.tm.bus_write_ns + ms_to_ns(ctrl.write_complete_ms);
+        let prefetching = self.prefetching_seg();
+        for (i, s) in self.segs.iter_mut().enumerate() {
+            if !s.dirty && Some(i) != prefetching && s.overlaps(lbn, end) {
+                *s = Segment {
+                    write_only: s.write_only,
+                    used: s.used,
+                    ..Segment::default()
+                };
+            }
+        }
+        self.last_was_write = true;
+        Completion {
+            id: req.id,
+            start: t0,
+            done,
+            breakdown: Breakdown {
+                overhead_ns: done.0 - t0.0,
+                ..Breakdown::default()
+            },
+            cache_hit: true,
+        }
+    }
+
     fn write(&mut self, arrival: SimTime, t0: SimTime, req: Request) -> Completion {
         let (lbn, n) = (req.lbn, req.blocks as u64);
         let end = lbn + n;

@@ -193,6 +193,11 @@ pub struct Firmware {
     /// and set up the next show it as lost revolutions for close-by queued requests.
     #[serde(default)]
     pub turnaround_ms: f64,
+    /// Firmware write cache in 512-byte sectors (0: off, writes go to the media before
+    /// they complete). With it on, a write completes once its data is in the buffer
+    /// and the drive writes it to the media later (`Drive`'s destage).
+    #[serde(default)]
+    pub write_cache_sectors: u64,
 }
 
 impl Default for Firmware {
@@ -201,6 +206,7 @@ impl Default for Firmware {
             queue_depth: 1,
             policy: FirmwarePolicy::Fcfs,
             turnaround_ms: 0.0,
+            write_cache_sectors: 0,
         }
     }
 }

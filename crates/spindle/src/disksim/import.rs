@@ -493,6 +493,7 @@ pub fn import_disk_block(
             queue_depth: depth,
             policy,
             turnaround_ms: 0.0,
+            write_cache_sectors: 0,
         },
     })
 }
