@@ -1244,7 +1244,9 @@ impl Hdd {
     /// Accepts a write into the firmware's write cache (`Drive` with a write cache):
     /// the command overhead, the bus transfer and the completion message, with no
     /// media access, so the mechanism state is untouched. Read-cache segments holding
-    /// older copies of the range are dropped. The drive writes the data to the media
+    /// older copies of the range are dropped (not the one a read-ahead is filling,
+    /// whose cursor the background work owns: a later hit there costs the timing of
+    /// stale data; the bytes a read returns come from the array's store). The drive writes the data to the media
     /// later with `service_queued` (its destage).
     pub fn buffer_write(&mut self, arrival: SimTime, t0: SimTime, req: Request) -> Completion {
         let n = u64::from(req.blocks.max(1));
