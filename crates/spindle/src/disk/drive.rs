@@ -228,8 +228,11 @@ impl Drive {
     }
 
     /// Completes a write from the buffer, destaging first when it does not fit.
+    /// Cached writes it overlaps go to the media first, so the media always ends with
+    /// the newest data whatever order later destages take.
     fn buffer_write(&mut self, arrival: SimTime, start: SimTime, req: Request) -> Completion {
         let need = u64::from(req.blocks.max(1));
+        self.destage_overlapping(req.lbn, req.lbn + need);
         let mut start = start;
         while self.cached_sectors + need > self.cache_sectors && !self.cached.is_empty() {
             self.destage_one(self.mech_free.max(start));
@@ -524,6 +527,20 @@ mod tests {
         assert!(done[1] > done[0] + 1_000_000, "{done:?}");
         assert_eq!(d.destage_stats().count, 1);
         assert!(d.cached_sectors() <= 8);
+    }
+
+    #[test]
+    fn overwritten_cached_sectors_reach_the_media_in_write_order() {
+        let mut d = wd_re3(8192);
+        // Four writes, the first and last to the same sectors, the third overlapping.
+        let w = writes(&[40_000, 90_000, 40_004, 40_000]);
+        let out = d.run_batch(SimTime(1_000_000), &w);
+        let last = out.iter().map(|c| c.completion.done).max().unwrap();
+        d.sync_cache(last);
+        let order = d.take_destaged();
+        let pos = |id: u64| order.iter().position(|&x| x == id).unwrap();
+        assert_eq!(order.len(), 4);
+        assert!(pos(0) < pos(2) && pos(2) < pos(3), "{order:?}");
     }
 
     #[test]
