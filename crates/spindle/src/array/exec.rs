@@ -27,6 +27,9 @@ pub struct Member {
     pub store: BlockStore,
     /// Writes completed from the drive's cache and not yet on the media.
     buffered: Buffered,
+    /// The next drive request id: unique over the member's life, as buffered writes
+    /// outlive the executor that issued them.
+    next_request: u64,
 }
 
 /// A drive's buffered writes, by the drive request that carried them.
@@ -43,6 +46,7 @@ impl Member {
             drive,
             store: BlockStore::new(),
             buffered: Buffered::default(),
+            next_request: 0,
         }
     }
 
@@ -172,7 +176,6 @@ pub struct Executor {
     /// Reads separated by at most this many unwanted blocks are merged into one
     /// request that reads through the gap.
     read_gap: u64,
-    next_id: u64,
     /// Whether reads return the member's bytes (false in timing-only mode).
     keep_bytes: bool,
     pub now: SimTime,
@@ -193,7 +196,6 @@ impl Executor {
             max_read_blocks: 1,
             max_write_blocks: 1,
             read_gap: 0,
-            next_id: 0,
             keep_bytes: true,
             now,
             activity: vec![DiskActivity::default(); n],
@@ -337,8 +339,8 @@ impl Executor {
                     _ => break,
                 }
             }
-            let id = self.next_id;
-            self.next_id += 1;
+            let id = members[disk].next_request;
+            members[disk].next_request += 1;
             let req = Request {
                 id,
                 lbn,
