@@ -282,7 +282,10 @@ struct CacheInfo {
     segments: u32,
     segment_sectors: u32,
     read_ahead: String,
+    /// DiskSim's fast write: one buffered write at a time, written back at once.
     write_back: bool,
+    /// The firmware write cache (sectors; 0: none).
+    write_cache_sectors: u64,
 }
 
 #[derive(Serialize)]
@@ -384,6 +387,7 @@ pub fn disk_info(arg: &str, json: bool) -> Result<String> {
             segment_sectors: c.segment_blocks,
             read_ahead: read_ahead_name(c.read_ahead).into(),
             write_back: c.fast_write_level > 0,
+            write_cache_sectors: p.firmware.write_cache_sectors,
         },
         overheads: Overheads {
             read_hit_ms: ctrl.read_hit.after_read,
@@ -451,10 +455,16 @@ pub fn disk_info(arg: &str, json: bool) -> Result<String> {
             thousands(c.segment_blocks as u64),
             c.segment_blocks as u64 * 512 / 1024,
             info.cache.read_ahead,
-            if info.cache.write_back {
-                "write-back"
+            if info.cache.write_cache_sectors > 0 {
+                format!(
+                    "write cache of {} sectors ({} KiB, destaged when idle or flushed)",
+                    thousands(info.cache.write_cache_sectors),
+                    info.cache.write_cache_sectors / 2
+                )
+            } else if info.cache.write_back {
+                "write-back".to_string()
             } else {
-                "write-through"
+                "write-through".to_string()
             }
         )
     } else {

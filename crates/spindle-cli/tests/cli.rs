@@ -204,6 +204,20 @@ fn disks_table_shows_flash_below_disks() {
 }
 
 #[test]
+fn disk_info_shows_the_write_cache() {
+    let v = json(&["disk-info", "wd-re3", "--json"]);
+    assert_eq!(
+        v["cache"]["write_cache_sectors"].as_u64(),
+        Some(8192),
+        "{v}"
+    );
+    let text = String::from_utf8_lossy(&spindle(&["disk-info", "wd-re3"]).stdout).to_string();
+    assert!(text.contains("write cache of 8,192 sectors"), "{text}");
+    let text = String::from_utf8_lossy(&spindle(&["disk-info", "cheetah15k5"]).stdout).to_string();
+    assert!(text.contains("write-through"), "{text}");
+}
+
+#[test]
 fn disk_info_mimic_base_json() {
     let v = json(&["disk-info", "mimic-base", "--json"]);
     let rev = v["revolution_ms"].as_f64().expect("revolution_ms");
