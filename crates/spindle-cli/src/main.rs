@@ -69,6 +69,7 @@ enum Command {
             \x20 [[disks]]\n\
             \x20 disk = \"mimic-base\"        # preset or DiskSim .parv\n\
             \x20 count = 1\n\
+            \x20 write-cache-kib = 0        # optional: the drive's write cache (0: off)\n\
             \x20 [layout]                   # optional: a layout engine over a RAID-4 of the disk\n\
             \x20 kind = \"dle\"               # dle | update-in-place | write-anywhere\n\
             \x20 staging-pct = 1.0          # flash staging area, % of the volume\n\

@@ -122,6 +122,7 @@ impl StackArgs {
                     count: 2,
                     firmware: None,
                     firmware_queue_depth: None,
+                    write_cache_kib: None,
                 }],
                 layout: None,
             },
@@ -150,6 +151,7 @@ impl StackArgs {
                 count: self.disks.unwrap_or(1),
                 firmware: None,
                 firmware_queue_depth: None,
+                write_cache_kib: None,
             }];
         } else if let Some(n) = self.disks {
             for d in &mut c.disks {

@@ -55,6 +55,7 @@ fn default_disks() -> Vec<DiskConfig> {
         count: 2,
         firmware: None,
         firmware_queue_depth: None,
+        write_cache_kib: None,
     }]
 }
 
@@ -233,6 +234,10 @@ pub struct DiskConfig {
     /// "sptf-ascending-run" (SPTF limited to the leading ascending-LBN run of the queue).
     pub firmware: Option<String>,
     pub firmware_queue_depth: Option<u32>,
+    /// Override the drive's write cache, in KiB (0: writes go to the media before
+    /// they complete).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub write_cache_kib: Option<u64>,
 }
 
 fn default_count() -> u32 {
@@ -298,6 +303,15 @@ impl RunConfig {
             }
             if let Some(q) = d.firmware_queue_depth {
                 p.firmware.queue_depth = q.max(1);
+            }
+            if let Some(kib) = d.write_cache_kib {
+                if kib > 0 && p.cache.fast_write_level > 0 {
+                    return Err(ConfigError::Invalid(format!(
+                        "disks.write-cache-kib: `{}` already uses DiskSim's fast write; set it to 0 or drop it",
+                        d.disk
+                    )));
+                }
+                p.firmware.write_cache_sectors = kib * 2;
             }
             if d.count == 0 {
                 return Err(ConfigError::Invalid(format!(
@@ -381,5 +395,23 @@ mod tests {
         )
         .unwrap();
         assert!(c.stack_spec().unwrap_err().to_string().contains("floppy"));
+    }
+
+    #[test]
+    fn write_cache_override() {
+        let spec = |extra: &str| {
+            RunConfig::from_toml(
+                &format!("[workload]\ntrace = \"x\"\n[[disks]]\ndisk = \"wd-re3\"\n{extra}"),
+                "c.toml",
+            )
+            .unwrap()
+            .stack_spec()
+        };
+        let own = spec("").unwrap();
+        assert_eq!(own.disks[0].firmware.write_cache_sectors, 8192);
+        let off = spec("write-cache-kib = 0\n").unwrap();
+        assert_eq!(off.disks[0].firmware.write_cache_sectors, 0);
+        let big = spec("write-cache-kib = 16384\n").unwrap();
+        assert_eq!(big.disks[0].firmware.write_cache_sectors, 32768);
     }
 }

@@ -67,7 +67,8 @@ pub struct Metrics {
     pub cache_hit_fraction: f64,
     pub makespan_ms: f64,
     pub throughput_per_s: f64,
-    /// Busy fraction of each drive over the makespan.
+    /// Busy fraction of each drive over the makespan (request service plus the media
+    /// time of destaging cached writes).
     pub utilization: Vec<f64>,
     /// Response-time distribution: (ms, fraction of requests at or below).
     pub cdf: Vec<(f64, f64)>,
