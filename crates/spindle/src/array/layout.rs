@@ -81,6 +81,12 @@ pub fn data_block(row: u64) -> u64 {
     row / DATA_PER_ZONE * ZONE_BLOCKS + row % DATA_PER_ZONE
 }
 
+/// The row whose data a physical block holds (`None` for a checksum block).
+pub fn row_of_block(block: u64) -> Option<u64> {
+    let slot = block % ZONE_BLOCKS;
+    (slot < DATA_PER_ZONE).then(|| block / ZONE_BLOCKS * DATA_PER_ZONE + slot)
+}
+
 /// The physical block of the checksum block describing a row.
 pub fn checksum_block(row: u64) -> u64 {
     row / DATA_PER_ZONE * ZONE_BLOCKS + DATA_PER_ZONE
@@ -108,6 +114,10 @@ mod tests {
         assert_eq!(checksum_block(62), 63);
         assert_eq!(data_block(63), 64);
         assert_eq!(checksum_block(63), 127);
+        for row in [0, 1, 62, 63, 64, 125, 126, 1_000_003] {
+            assert_eq!(row_of_block(data_block(row)), Some(row));
+            assert_eq!(row_of_block(checksum_block(row)), None);
+        }
     }
 
     #[test]

@@ -23,7 +23,8 @@ use super::checksum::{ChecksumBlock, ChecksumBlockError, Entry, Owner};
 use super::exec::{DiskActivity, Done, Executor, Io, Member, TAG_REPAIR};
 use super::faults::FaultInjector;
 use super::layout::{
-    checksum_block, checksum_slot, data_block, zone_of, Layout, Place, DATA_PER_ZONE, ZONE_BLOCKS,
+    checksum_block, checksum_slot, data_block, row_of_block, zone_of, Layout, Place, DATA_PER_ZONE,
+    ZONE_BLOCKS,
 };
 use crate::disk::drive::Drive;
 use crate::disk::params::DiskParams;
@@ -412,29 +413,29 @@ impl Raid4 {
                 .max()
                 .unwrap_or(start)
         };
-        let is_checksum = |b: u64| b % ZONE_BLOCKS == DATA_PER_ZONE;
-        let row_of = |b: u64| b / ZONE_BLOCKS * DATA_PER_ZONE + b % ZONE_BLOCKS;
         // Per (member, zone): when the rows it writes there were read.
         let mut zone_ready: FxHashMap<(usize, u64), SimTime> = FxHashMap::default();
         let mut timed: Vec<(SimTime, Io)> = Vec::with_capacity(ios.len());
         for io in ios {
-            let at = if !own_reads_suffice {
-                all_read
-            } else if is_checksum(io.block) {
-                start
-            } else {
-                let at = row_read(row_of(io.block));
-                let z = zone_ready
-                    .entry((io.disk, io.block / ZONE_BLOCKS))
-                    .or_insert(start);
-                *z = (*z).max(at);
-                at
+            let row = row_of_block(io.block);
+            let at = match row {
+                _ if !own_reads_suffice => all_read,
+                // A checksum block: once its zone's rows are (below).
+                None => start,
+                Some(row) => {
+                    let at = row_read(row);
+                    let z = zone_ready
+                        .entry((io.disk, io.block / ZONE_BLOCKS))
+                        .or_insert(start);
+                    *z = (*z).max(at);
+                    at
+                }
             };
             let own = exec.last_done(io.disk).unwrap_or(start);
             timed.push((at.max(own), io));
         }
         for (at, io) in &mut timed {
-            if own_reads_suffice && is_checksum(io.block) {
+            if own_reads_suffice && row_of_block(io.block).is_none() {
                 if let Some(z) = zone_ready.get(&(io.disk, io.block / ZONE_BLOCKS)) {
                     *at = (*at).max(*z);
                 }
