@@ -371,6 +371,11 @@ impl Executor {
         if let Some(d) = self.ready.pop_front() {
             return Some(d);
         }
+        // Drives destage on their own between the host's steps (even after the last
+        // completion an earlier executor saw): those writes reach the media first.
+        for (d, m) in members.iter_mut().enumerate() {
+            m.settle(d, faults);
+        }
         let (disk, t) = loop {
             let completion = members
                 .iter()
