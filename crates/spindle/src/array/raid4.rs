@@ -76,6 +76,14 @@ fn default_sync_writes() -> bool {
     true
 }
 
+/// I/Os sorted by member and block (each member's strand in ascending LBN), one per
+/// block.
+fn one_per_block(mut ios: Vec<Io>) -> Vec<Io> {
+    ios.sort_by_key(|io| (io.disk, io.block));
+    ios.dedup_by_key(|io| (io.disk, io.block));
+    ios
+}
+
 fn default_max_read_blocks() -> u32 {
     512
 }
@@ -365,11 +373,16 @@ impl Raid4 {
 
     /// Runs block I/Os to completion; writes among them are on the media when it
     /// returns (with `sync_writes`).
-    fn run(&mut self, exec: &mut Executor, mut ios: Vec<Io>) -> Vec<Done> {
-        ios.sort_by_key(|io| (io.disk, io.block));
-        ios.dedup_by_key(|io| (io.disk, io.block));
+    fn run(&mut self, exec: &mut Executor, ios: Vec<Io>) -> Vec<Done> {
+        let ios = one_per_block(ios);
         let writes = ios.iter().any(|io| io.write);
         exec.issue(&mut self.members, ios);
+        self.drain(exec, writes)
+    }
+
+    /// Runs the executor until idle, then (with `sync_writes`, when the I/Os included
+    /// writes) flushes the drives' caches.
+    fn drain(&mut self, exec: &mut Executor, writes: bool) -> Vec<Done> {
         let done = exec.drain(&mut self.members, &mut self.faults, None);
         if writes && self.cfg.sync_writes {
             exec.sync_caches(&mut self.members, &mut self.faults);
@@ -394,9 +407,6 @@ impl Raid4 {
         start: SimTime,
         own_reads_suffice: bool,
     ) {
-        let mut ios = ios;
-        ios.sort_by_key(|io| (io.disk, io.block));
-        ios.dedup_by_key(|io| (io.disk, io.block));
         let all_read = exec.now;
         let members = self.members.len();
         // A row's old data and parity are verified against their checksum entries
@@ -413,20 +423,18 @@ impl Raid4 {
                 .max()
                 .unwrap_or(start)
         };
-        // Per (member, zone): when the rows it writes there were read.
+        // Per (member, zone): when the rows it writes there were read. Sorted by
+        // block, a zone's data blocks come before its checksum block.
         let mut zone_ready: FxHashMap<(usize, u64), SimTime> = FxHashMap::default();
         let mut timed: Vec<(SimTime, Io)> = Vec::with_capacity(ios.len());
-        for io in ios {
-            let row = row_of_block(io.block);
-            let at = match row {
+        for io in one_per_block(ios) {
+            let zone = (io.disk, io.block / ZONE_BLOCKS);
+            let at = match row_of_block(io.block) {
                 _ if !own_reads_suffice => all_read,
-                // A checksum block: once its zone's rows are (below).
-                None => start,
+                None => zone_ready.get(&zone).copied().unwrap_or(start),
                 Some(row) => {
                     let at = row_read(row);
-                    let z = zone_ready
-                        .entry((io.disk, io.block / ZONE_BLOCKS))
-                        .or_insert(start);
+                    let z = zone_ready.entry(zone).or_insert(start);
                     *z = (*z).max(at);
                     at
                 }
@@ -434,18 +442,8 @@ impl Raid4 {
             let own = exec.last_done(io.disk).unwrap_or(start);
             timed.push((at.max(own), io));
         }
-        for (at, io) in &mut timed {
-            if own_reads_suffice && row_of_block(io.block).is_none() {
-                if let Some(z) = zone_ready.get(&(io.disk, io.block / ZONE_BLOCKS)) {
-                    *at = (*at).max(*z);
-                }
-            }
-        }
         exec.issue_timed(timed);
-        exec.drain(&mut self.members, &mut self.faults, None);
-        if self.cfg.sync_writes {
-            exec.sync_caches(&mut self.members, &mut self.faults);
-        }
+        self.drain(exec, true);
     }
 
     /// Reads the data of `want` (where written and readable) and the checksum blocks of

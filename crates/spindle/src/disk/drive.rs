@@ -15,6 +15,7 @@
 //! drive's own work: they run lazily, when a later host request or flush shows that the
 //! mechanism was idle.
 
+use super::geometry::Location;
 use super::hdd::{Completion, DiskError, Hdd, Request};
 use super::params::{DiskParams, FirmwarePolicy};
 use crate::time::SimTime;
@@ -39,6 +40,19 @@ struct CachedWrite {
     req: Request,
     /// When its data was in the buffer (it cannot be destaged before).
     since: SimTime,
+    /// Where it goes, looked up once: every destage choice compares it again.
+    loc: Option<Location>,
+}
+
+impl CachedWrite {
+    fn overlaps(&self, lbn: u64, end: u64) -> bool {
+        self.req.lbn < end && lbn < self.req.lbn + sectors(&self.req)
+    }
+}
+
+/// Sectors a request covers (at least one).
+fn sectors(req: &Request) -> u64 {
+    u64::from(req.blocks.max(1))
 }
 
 /// Totals of the drive's destages (media writes of cached data).
@@ -214,7 +228,7 @@ impl Drive {
         } else {
             if !q.req.write {
                 // Cached writes over the sectors read go to the media first.
-                self.destage_overlapping(q.req.lbn, q.req.lbn + u64::from(q.req.blocks.max(1)));
+                self.destage_overlapping(q.req.lbn, q.req.lbn + sectors(&q.req));
             }
             let c = self
                 .hdd
@@ -231,7 +245,7 @@ impl Drive {
     /// Cached writes it overlaps go to the media first, so the media always ends with
     /// the newest data whatever order later destages take.
     fn buffer_write(&mut self, arrival: SimTime, start: SimTime, req: Request) -> Completion {
-        let need = u64::from(req.blocks.max(1));
+        let need = sectors(&req);
         self.destage_overlapping(req.lbn, req.lbn + need);
         let mut start = start;
         while self.cached_sectors + need > self.cache_sectors && !self.cached.is_empty() {
@@ -239,7 +253,11 @@ impl Drive {
             start = start.max(self.mech_free);
         }
         let c = self.hdd.buffer_write(arrival, start, req);
-        self.cached.push(CachedWrite { req, since: c.done });
+        self.cached.push(CachedWrite {
+            req,
+            since: c.done,
+            loc: self.hdd.locate(req.lbn),
+        });
         self.cached_sectors += need;
         c
     }
@@ -261,40 +279,34 @@ impl Drive {
         }
     }
 
-    /// Destages the cached write nearest the head at `t` (among those buffered by then;
-    /// the oldest when none is).
+    /// Destages the cached write nearest the head at `t` among those buffered by then
+    /// (waiting for the first to be buffered if none is).
     fn destage_one(&mut self, t: SimTime) {
-        let t = t.max(self.mech_free);
+        let Some(first) = self.cached.iter().map(|w| w.since).min() else {
+            return;
+        };
+        let t = t.max(self.mech_free).max(first);
         let mut best: Option<(u64, usize)> = None;
         for (i, w) in self.cached.iter().enumerate() {
             if w.since > t {
                 continue;
             }
-            let cost = self.hdd.positioning_from_state(t, w.req.lbn, true);
+            let cost = w
+                .loc
+                .map_or(u64::MAX, |loc| self.hdd.positioning_to(t, &loc, true));
             if best.is_none_or(|(b, _)| cost < b) {
                 best = Some((cost, i));
             }
         }
-        let idx = match best {
-            Some((_, i)) => i,
-            None => {
-                let Some((i, _)) = self.cached.iter().enumerate().min_by_key(|(_, w)| w.since)
-                else {
-                    return;
-                };
-                i
-            }
+        let Some((_, idx)) = best else {
+            return;
         };
         let w = self.cached.swap_remove(idx);
         self.write_to_media(t, w);
     }
 
     fn destage_overlapping(&mut self, lbn: u64, end: u64) {
-        while let Some(idx) = self
-            .cached
-            .iter()
-            .position(|w| w.req.lbn < end && lbn < w.req.lbn + u64::from(w.req.blocks.max(1)))
-        {
+        while let Some(idx) = self.cached.iter().position(|w| w.overlaps(lbn, end)) {
             let w = self.cached.swap_remove(idx);
             self.write_to_media(self.mech_free, w);
         }
@@ -305,7 +317,7 @@ impl Drive {
     fn write_to_media(&mut self, t: SimTime, w: CachedWrite) {
         let t = t.max(self.mech_free).max(w.since);
         let c = self.hdd.service_queued(w.since, t, w.req);
-        self.cached_sectors -= u64::from(w.req.blocks.max(1));
+        self.cached_sectors -= sectors(&w.req);
         self.mech_free = c.done;
         self.destaged.count += 1;
         self.destaged_ids.push(w.req.id);

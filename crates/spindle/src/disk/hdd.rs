@@ -462,11 +462,17 @@ impl Hdd {
     /// Positioning time from the drive's current state at `now` to `lbn` (seek +
     /// rotation, ns): what an SPTF scheduler compares.
     pub fn positioning_from_state(&self, now: SimTime, lbn: u64, write: bool) -> u64 {
+        match self.geo.locate(lbn) {
+            Some(loc) => self.positioning_to(now, &loc, write),
+            None => u64::MAX,
+        }
+    }
+
+    /// `positioning_from_state` for a location already looked up (a caller comparing
+    /// the same targets again and again keeps their locations).
+    pub fn positioning_to(&self, now: SimTime, loc: &Location, write: bool) -> u64 {
         let from = self.head();
         let free = self.free_at().max(now);
-        let Some(loc) = self.geo.locate(lbn) else {
-            return u64::MAX;
-        };
         let to = HeadPos {
             cyl: loc.pbn.cyl,
             head: loc.pbn.head,
@@ -1241,23 +1247,11 @@ impl Hdd {
         self.avail.last().copied()
     }
 
-    /// Accepts a write into the firmware's write cache (`Drive` with a write cache):
-    /// the command overhead, the bus transfer and the completion message, with no
-    /// media access, so the mechanism state is untouched. Read-cache segments holding
-    /// older copies of the range are dropped (not the one a read-ahead is filling,
-    /// whose cursor the background work owns: a later hit there costs the timing of
-    /// stale data; the bytes a read returns come from the array's store). The drive writes the data to the media
-    /// later with `service_queued` (its destage).
-    pub fn buffer_write(&mut self, arrival: SimTime, t0: SimTime, req: Request) -> Completion {
-        let n = u64::from(req.blocks.max(1));
-        let (lbn, end) = (req.lbn, req.lbn + n);
-        let ctrl = &self.params.ctrl;
-        let ovh = ms_to_ns(ctrl.write_hit.get(self.last_was_write));
-        let bus_start = (arrival.min(t0) + ovh + ms_to_ns(ctrl.data_prep_ms)).max(t0);
-        let done = bus_start + n * self.tm.bus_write_ns + ms_to_ns(ctrl.write_complete_ms);
-        let prefetching = self.prefetching_seg();
+    /// Empties the clean segments other than `keep` that hold any of `lbn..end`: they
+    /// hold data a write has just replaced.
+    fn drop_stale_segments(&mut self, lbn: u64, end: u64, keep: Option<usize>) {
         for (i, s) in self.segs.iter_mut().enumerate() {
-            if !s.dirty && Some(i) != prefetching && s.overlaps(lbn, end) {
+            if Some(i) != keep && !s.dirty && s.overlaps(lbn, end) {
                 *s = Segment {
                     write_only: s.write_only,
                     used: s.used,
@@ -1265,6 +1259,23 @@ impl Hdd {
                 };
             }
         }
+    }
+
+    /// Accepts a write into the firmware's write cache (`Drive` with a write cache):
+    /// the command overhead, the bus transfer and the completion message, with no
+    /// media access, so the mechanism state is untouched. The drive writes the data to
+    /// the media later with `service_queued` (its destage). Read-cache segments holding
+    /// older copies of the range are dropped, except the one a read-ahead is filling
+    /// (the background work owns its cursor): a later hit there is timed as a hit on
+    /// stale data, while the bytes a read returns come from the array's store.
+    pub fn buffer_write(&mut self, arrival: SimTime, t0: SimTime, req: Request) -> Completion {
+        let n = u64::from(req.blocks.max(1));
+        let (lbn, end) = (req.lbn, req.lbn + n);
+        let ctrl = &self.params.ctrl;
+        let ovh = ms_to_ns(ctrl.write_hit.get(self.last_was_write));
+        let bus_start = (arrival.min(t0) + ovh + ms_to_ns(ctrl.data_prep_ms)).max(t0);
+        let done = bus_start + n * self.tm.bus_write_ns + ms_to_ns(ctrl.write_complete_ms);
+        self.drop_stale_segments(lbn, end, self.prefetching_seg());
         self.last_was_write = true;
         Completion {
             id: req.id,
@@ -1435,15 +1446,7 @@ impl Hdd {
         // The segment holds the written data; with write-back it stays dirty until the
         // media write ends.
         let seg_size = cache.segment_blocks as u64;
-        for (i, s) in self.segs.iter_mut().enumerate() {
-            if i != seg && !s.dirty && s.overlaps(lbn, end) {
-                *s = Segment {
-                    write_only: s.write_only,
-                    used: s.used,
-                    ..Segment::default()
-                };
-            }
-        }
+        self.drop_stale_segments(lbn, end, Some(seg));
         let s = &mut self.segs[seg];
         if append_to.is_some() {
             s.end = end;

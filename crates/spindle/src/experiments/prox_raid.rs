@@ -44,12 +44,11 @@ impl T2Row {
     /// between the completions of the last two I/Os", averaged over the disk's I/Os,
     /// where the first I/O's predecessor is the anti short-stroke read that completed
     /// before the batch began, so ST = (last completion − batch start) / I/Os; the
-    /// utilization that results is I/Os × ST / response. (Session 6; before, ST was
-    /// drive busy time / I/Os, which differs once writes complete from a drive cache.)
-    /// I/Os per revolution is the catalog's derived reading of the column (PROX-EQ3,
-    /// ambiguity P9): revolution / the I/O-weighted mean ST over every disk and batch,
-    /// i.e. I/Os completed per revolution of disk time. (Before session 6: the mean of
-    /// revolution / ST over disks, which weighs a lightly loaded disk like a busy one.)
+    /// utilization that results is I/Os × ST / response. (Drive busy time / I/Os would
+    /// differ once writes complete from a drive cache.) I/Os per revolution is the
+    /// catalog's derived reading of the column (PROX-EQ3, ambiguity P9): revolution /
+    /// the I/O-weighted mean ST over every disk and batch, i.e. I/Os completed per
+    /// revolution of disk time.
     pub fn from_batches(label: &str, batches: &[BatchReport], rev_ms: f64) -> T2Row {
         let n = batches.len().max(1) as f64;
         let mut row = T2Row {
@@ -70,21 +69,21 @@ impl T2Row {
                 if d.ios() == 0 {
                     continue;
                 }
-                let busy = d
+                let span = d
                     .last_done
                     .map_or(0.0, |t| t.0.saturating_sub(b.start_ns) as f64 / 1e6);
-                let st = busy / d.ios() as f64;
-                span_sum += busy;
+                let st = span / d.ios() as f64;
+                span_sum += span;
                 io_sum += d.ios() as f64;
                 if i == parity {
                     row.parity_ios += d.ios() as f64;
                     row.parity_st_ms += st;
-                    row.parity_util += busy / resp;
+                    row.parity_util += span / resp;
                     parity_n += 1.0;
                 } else {
                     row.data_ios += d.ios() as f64;
                     row.data_st_ms += st;
-                    row.data_util += busy / resp;
+                    row.data_util += span / resp;
                     data_n += 1.0;
                 }
             }

@@ -305,12 +305,7 @@ impl RunConfig {
                 p.firmware.queue_depth = q.max(1);
             }
             if let Some(kib) = d.write_cache_kib {
-                if kib > 0 && p.cache.fast_write_level > 0 {
-                    return Err(ConfigError::Invalid(format!(
-                        "disks.write-cache-kib: `{}` already uses DiskSim's fast write; set it to 0 or drop it",
-                        d.disk
-                    )));
-                }
+                // TOML integers are at most i64::MAX, so this cannot overflow.
                 p.firmware.write_cache_sectors = kib * 2;
             }
             if d.count == 0 {
