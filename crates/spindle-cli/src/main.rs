@@ -413,9 +413,12 @@ struct RunArgs {
     /// Print the summary as JSON
     #[arg(long)]
     json: bool,
-    /// Write one CSV line per request to FILE
+    /// Write one CSV line per request to FILE, as each completes
     #[arg(long, value_name = "FILE")]
     requests_csv: Option<std::path::PathBuf>,
+    /// Draw the stack (queues, arrays, drives) this run would build, and stop
+    #[arg(long)]
+    print_stack: bool,
 }
 
 #[derive(Subcommand)]
@@ -549,7 +552,13 @@ fn run(cli: Cli) -> anyhow::Result<String> {
     match cli.command {
         Command::Run(a) => {
             let sched = a.scheduler.as_deref().map(parse_scheduler).transpose()?;
-            run::run(&a.stack, sched, a.json, a.requests_csv.as_deref())
+            run::run(
+                &a.stack,
+                sched,
+                a.json,
+                a.requests_csv.as_deref(),
+                a.print_stack,
+            )
         }
         Command::Compare(a) => {
             let list = a

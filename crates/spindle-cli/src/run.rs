@@ -4,11 +4,14 @@
 use crate::progress::Progress;
 use crate::table::{Align, Table};
 use anyhow::{anyhow, bail, Context, Result};
+use spindle::engine::{self, RunOptions, Source};
 use spindle::layout::{replay_layout, LayoutConfig, LayoutPolicy};
+use spindle::node::NodeReport;
+use spindle::runner::drive_utilization;
 use spindle::sched::SchedulerKind;
 use spindle::stack::config::{DiskConfig, LoadedWorkload, RunConfig, WorkloadConfig};
-use spindle::stack::metrics::{write_requests_csv, Metrics};
-use spindle::stack::{simulate, RunResult, Source};
+use spindle::stack::metrics::{Metrics, RequestLog};
+use spindle::stack::tree::{ArraySpec, DeviceSpec, DiskSpec};
 use spindle::workload::{
     Arrivals, ClosedSpec, GenSpec, OpenSpec, Pattern, Sizes, Think, WorkloadSpec,
 };
@@ -99,6 +102,17 @@ pub struct StackArgs {
     /// With --layout: staging area as a percentage of the volume [default: 1]
     #[arg(long, value_name = "PCT")]
     pub staging_pct: Option<f64>,
+    /// Put the --disks drives in an array: raid0, raid1, raid4 or raid5 (each member
+    /// keeps its own host queue, the --scheduler)
+    #[arg(long, value_name = "LEVEL")]
+    pub array: Option<String>,
+    /// With --array: stripe unit in KiB [default: 64]
+    #[arg(long, value_name = "KIB")]
+    pub stripe_kib: Option<u64>,
+    /// Greedy, SMTF, on-line and freeblock look at only the N oldest waiting requests
+    /// (an overloaded queue stays cheap) [default: all]
+    #[arg(long, value_name = "N")]
+    pub window: Option<usize>,
 }
 
 impl StackArgs {
@@ -124,6 +138,8 @@ impl StackArgs {
                     firmware_queue_depth: None,
                     write_cache_kib: None,
                 }],
+                device: None,
+                array_scheduler: None,
                 layout: None,
             },
         };
@@ -194,6 +210,31 @@ impl StackArgs {
         if self.mimic_interpolate {
             c.scheduler.mimic_interpolate = true;
         }
+        if let Some(w) = self.window {
+            c.scheduler.window = Some(w);
+        }
+        if let Some(level) = &self.array {
+            let mut disks = c.device_tree().map_err(|e| anyhow!("{e}"))?.disks();
+            if disks.is_empty() {
+                disks.push(DiskSpec::new("hp-c2249a"));
+            }
+            let n = self
+                .disks
+                .unwrap_or(if self.disk.is_some() { 4 } else { 2 });
+            let arr = ArraySpec {
+                stripe_kib: self.stripe_kib,
+                ..ArraySpec::of(n, DeviceSpec::Disk(disks[0].clone()))
+            };
+            c.device = Some(match level.as_str() {
+                "raid0" => DeviceSpec::Raid0(arr),
+                "raid1" | "mirror" => DeviceSpec::Raid1(arr),
+                "raid4" => DeviceSpec::Raid4(arr),
+                "raid5" => DeviceSpec::Raid5(arr),
+                other => bail!("--array must be raid0, raid1, raid4 or raid5, got `{other}`"),
+            });
+        } else if self.stripe_kib.is_some() {
+            bail!("--stripe-kib needs --array");
+        }
         Ok(c)
     }
 }
@@ -253,45 +294,106 @@ impl StackArgs {
     }
 }
 
-/// Loads (or builds) the workload a configuration names.
+/// Loads (or builds) the workload a configuration names; synthetic addresses span the
+/// first unit of the stack (the array, or the first drive).
 pub fn load_workload(c: &RunConfig) -> Result<LoadedWorkload> {
-    let spec = c.stack_spec().map_err(|e| anyhow!("{e}"))?;
-    let capacity = spindle::disk::Hdd::new(spec.disks[0].clone())
-        .map_err(|e| anyhow!("{e}"))?
-        .capacity();
+    let built = c.build().map_err(|e| anyhow!("{e}"))?;
+    let capacity = built.units.units.first().map_or(0, |u| u.1);
     c.workload.load(capacity).map_err(|e| anyhow!("{e}"))
 }
 
-/// Runs one configuration with a progress bar.
-pub fn run_config(c: &RunConfig, w: &mut LoadedWorkload, label: &str) -> Result<RunResult> {
-    let spec = c.stack_spec().map_err(|e| anyhow!("{e}"))?;
+/// What a run measured.
+pub struct Outcome {
+    pub metrics: Metrics,
+    /// Per-node statistics, top of the stack first.
+    pub nodes: Vec<NodeReport>,
+}
+
+/// Runs one configuration with a progress bar; `on_done` sees each request as it
+/// completes.
+pub fn run_config(
+    c: &RunConfig,
+    w: &mut LoadedWorkload,
+    label: &str,
+    on_done: &mut dyn FnMut(&RequestLog) -> Result<()>,
+) -> Result<Outcome> {
+    let mut built = c.build().map_err(|e| anyhow!("{e}"))?;
     let total = match w {
         LoadedWorkload::Open(r) => r.len() as u64,
         LoadedWorkload::Closed(c) => c.spec().requests,
     };
     let mut bar = Progress::new(total, label);
     let source = match w {
-        LoadedWorkload::Open(r) => Source::Open(r),
+        LoadedWorkload::Open(r) => Source::records(r),
         LoadedWorkload::Closed(c) => Source::Closed(c),
     };
-    let r =
-        simulate(&spec, source, &mut |done| bar.set(done as u64)).map_err(|e| anyhow!("{e}"))?;
+    let mut logs = Vec::new();
+    let mut failed: Option<anyhow::Error> = None;
+    let mut done = 0u64;
+    engine::run(
+        built.root.as_mut(),
+        &built.units,
+        source,
+        RunOptions::default(),
+        &mut |l| {
+            logs.push(*l);
+            done += 1;
+            bar.set(done);
+            if failed.is_none() {
+                if let Err(e) = on_done(l) {
+                    failed = Some(e);
+                }
+            }
+        },
+    )
+    .map_err(|e| anyhow!("{e}"))?;
     bar.finish();
-    Ok(r)
+    if let Some(e) = failed {
+        return Err(e);
+    }
+    let mut nodes = Vec::new();
+    built.root.report("stack", &mut nodes);
+    let mut metrics = Metrics::from_logs(&logs, built.drives);
+    metrics.utilization = drive_utilization(&nodes, metrics.makespan_ms);
+    Ok(Outcome { metrics, nodes })
+}
+
+/// Per-node statistics as a table.
+fn nodes_text(nodes: &[NodeReport], makespan_ms: f64) -> String {
+    let mut t = Table::new(&[
+        ("node", Align::Left),
+        ("kind", Align::Left),
+        ("reads", Align::Right),
+        ("writes", Align::Right),
+        ("busy", Align::Right),
+        ("", Align::Left),
+    ]);
+    for n in nodes {
+        let busy = if n.is_drive && makespan_ms > 0.0 {
+            format!("{:.1} %", n.busy_ns as f64 / 1e6 / makespan_ms * 100.0)
+        } else {
+            String::new()
+        };
+        let extra: Vec<String> = n.extra.iter().map(|(k, v)| format!("{k} {v}")).collect();
+        t.row(vec![
+            n.path.clone(),
+            n.kind.clone(),
+            n.reads.to_string(),
+            n.writes.to_string(),
+            busy,
+            extra.join(", "),
+        ]);
+    }
+    t.render()
 }
 
 fn summary_text(c: &RunConfig, m: &Metrics) -> String {
-    let disks: Vec<String> = c
-        .disks
-        .iter()
-        .map(|d| format!("{} × {}", d.count, d.disk))
-        .collect();
     let mut s = format!(
-        "workload   {}\nstack      {} scheduler, {} outstanding per drive, disks: {}\n\n",
+        "workload   {}\nstack      {} scheduler, {} outstanding per drive, {}\n\n",
         c.workload.describe(),
         c.scheduler.kind.name(),
         c.scheduler.queue_depth,
-        disks.join(", ")
+        stack_text(c)
     );
     s += &format!(
         "requests   {} ({} reads, {} writes) over {:.1} s simulated, {:.1} requests/s\n",
@@ -331,11 +433,31 @@ fn summary_text(c: &RunConfig, m: &Metrics) -> String {
     s
 }
 
+/// The drives of a configuration in a few words.
+fn stack_text(c: &RunConfig) -> String {
+    match c.device_tree() {
+        Ok(DeviceSpec::Volumes(_)) | Err(_) => {
+            let disks: Vec<String> = c
+                .disks
+                .iter()
+                .map(|d| format!("{} × {}", d.count, d.disk))
+                .collect();
+            format!("disks: {}", disks.join(", "))
+        }
+        Ok(t) => {
+            let disks = t.disks();
+            let name = disks.first().map_or("-".into(), |d| d.disk.clone());
+            format!("{} of {} × {}", t.kind(), disks.len(), name)
+        }
+    }
+}
+
 pub fn run(
     args: &StackArgs,
     scheduler: Option<SchedulerKind>,
     json: bool,
     csv: Option<&Path>,
+    print_stack: bool,
 ) -> Result<String> {
     let mut c = args.config()?;
     if let Some(s) = scheduler {
@@ -344,21 +466,68 @@ pub fn run(
     if let Some(layout) = c.layout.clone() {
         return run_layout(&c, &layout, json);
     }
+    if print_stack {
+        return c.describe_stack().map_err(|e| anyhow!("{e}"));
+    }
     let mut w = load_workload(&c)?;
-    let r = run_config(&c, &mut w, "replaying")?;
-    if let Some(path) = csv {
-        let mut f = std::io::BufWriter::new(
-            std::fs::File::create(path)
-                .with_context(|| format!("cannot create {}", path.display()))?,
-        );
-        write_requests_csv(&r.requests, &mut f)
+    let mut out = match csv {
+        Some(path) => {
+            let mut f = std::io::BufWriter::new(
+                std::fs::File::create(path)
+                    .with_context(|| format!("cannot create {}", path.display()))?,
+            );
+            write_csv_header_tmp(&mut f)
+                .with_context(|| format!("cannot write {}", path.display()))?;
+            Some((f, path.to_path_buf()))
+        }
+        None => None,
+    };
+    let r = run_config(&c, &mut w, "replaying", &mut |l| {
+        if let Some((f, path)) = out.as_mut() {
+            write_request_line(l, f).with_context(|| format!("cannot write {}", path.display()))?;
+        }
+        Ok(())
+    })?;
+    if let Some((mut f, path)) = out {
+        use std::io::Write;
+        f.flush()
             .with_context(|| format!("cannot write {}", path.display()))?;
     }
     if json {
-        let v = serde_json::json!({ "config": c, "metrics": r.metrics });
+        let nodes: Vec<serde_json::Value> = r
+            .nodes
+            .iter()
+            .map(|n| {
+                serde_json::json!({
+                    "path": n.path, "kind": n.kind, "reads": n.reads, "writes": n.writes,
+                    "busy_ms": n.busy_ns as f64 / 1e6,
+                    "extra": n.extra.iter().cloned().collect::<std::collections::BTreeMap<_, _>>(),
+                })
+            })
+            .collect();
+        let v = serde_json::json!({ "config": c, "metrics": r.metrics, "nodes": nodes });
         return Ok(serde_json::to_string_pretty(&v)? + "\n");
     }
-    Ok(summary_text(&c, &r.metrics))
+    let mut s = summary_text(&c, &r.metrics);
+    if r.nodes.len() > 1 {
+        s += "\n";
+        s += &nodes_text(&r.nodes, r.metrics.makespan_ms);
+    }
+    Ok(s)
+}
+
+/// One request as a CSV line (the `--requests-csv` format).
+fn write_request_line(l: &RequestLog, f: &mut dyn std::io::Write) -> std::io::Result<()> {
+    let mut v = Vec::new();
+    spindle::stack::metrics::write_requests_csv(std::slice::from_ref(l), &mut v)?;
+    let text = String::from_utf8_lossy(&v);
+    f.write_all(text.split_once('\n').map_or("", |x| x.1).as_bytes())
+}
+
+fn write_csv_header_tmp(f: &mut dyn std::io::Write) -> std::io::Result<()> {
+    let mut v = Vec::new();
+    spindle::stack::metrics::write_requests_csv(&[], &mut v)?;
+    f.write_all(&v)
 }
 
 /// `run` with a `[layout]`: the workload through the layout engine and RAID-4.
@@ -429,7 +598,7 @@ pub fn compare(
         c.scheduler.kind = s;
         // A fresh workload per scheduler: a closed loop's state is consumed by a run.
         let mut w = load_workload(&c)?;
-        let r = run_config(&c, &mut w, &s.name())?;
+        let r = run_config(&c, &mut w, &s.name(), &mut |_| Ok(()))?;
         results.push((s, r.metrics));
     }
     if let Some(path) = plot {
@@ -463,15 +632,10 @@ pub fn compare(
             format!("{:.3}", m.mean_queue_ms),
         ]);
     }
-    let disks: Vec<String> = base
-        .disks
-        .iter()
-        .map(|d| format!("{} × {}", d.count, d.disk))
-        .collect();
     Ok(format!(
         "{} on {}, {} outstanding per drive\n\n{}",
         base.workload.describe(),
-        disks.join(", "),
+        stack_text(&base),
         base.scheduler.queue_depth,
         t.render()
     ))

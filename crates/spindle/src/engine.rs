@@ -1,9 +1,23 @@
-//! A deterministic discrete-event queue over integer nanoseconds.
+//! The engine: spindle's one event loop. It pulls arrivals from a workload (one pending
+//! arrival per open source; one per process of a closed loop), hands each to the top
+//! device of a stack, wakes the stack whenever it asks to be woken, and passes every
+//! finished request to the caller as it completes.
 //!
-//! Events fire in time order; events scheduled for the same instant fire in the order
-//! they were scheduled (a sequence number breaks ties), so runs are reproducible.
+//! Time is integer nanoseconds. Arrivals and device events at the same instant go
+//! arrivals first, then device events in the order the devices report them; arrivals
+//! at one instant in the order they were scheduled (a sequence number breaks ties). So
+//! runs are reproducible bit for bit.
+//!
+//! The engine checks its invariants as it goes and stops with an [`EngineError`] when
+//! one breaks: time never runs backwards, every request completes exactly once, and
+//! the stack is empty when the workload ends.
 
+use crate::disk::hdd::Request;
+use crate::node::{Device, Done};
+use crate::stack::metrics::RequestLog;
 use crate::time::SimTime;
+use crate::trace::IoRecord;
+use rustc_hash::FxHashMap;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
@@ -31,7 +45,7 @@ impl<E> Ord for Entry<E> {
     }
 }
 
-/// The event queue. `E` is whatever the simulation routes between components.
+/// A deterministic event queue: events fire in time order, ties in scheduling order.
 #[derive(Debug)]
 pub struct EventQueue<E> {
     heap: BinaryHeap<Reverse<Entry<E>>>,
@@ -49,6 +63,14 @@ impl<E> Default for EventQueue<E> {
     }
 }
 
+/// An event scheduled before the current time: a bug in whatever scheduled it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("an event was scheduled at {at} ns, before the current time {now} ns")]
+pub struct InThePast {
+    pub at: u64,
+    pub now: u64,
+}
+
 impl<E> EventQueue<E> {
     pub fn new() -> Self {
         Self::default()
@@ -59,13 +81,18 @@ impl<E> EventQueue<E> {
         self.now
     }
 
-    /// Schedules `event` at `at`. Scheduling in the past is clamped to now, so time never
-    /// runs backwards.
-    pub fn schedule(&mut self, at: SimTime, event: E) {
-        let at = at.max(self.now);
+    /// Schedules `event` at `at`; an instant before now is refused.
+    pub fn schedule(&mut self, at: SimTime, event: E) -> Result<(), InThePast> {
+        if at < self.now {
+            return Err(InThePast {
+                at: at.0,
+                now: self.now.0,
+            });
+        }
         let seq = self.next_seq;
         self.next_seq += 1;
         self.heap.push(Reverse(Entry { at, seq, event }));
+        Ok(())
     }
 
     /// Removes and returns the next event, advancing `now` to its time.
@@ -88,6 +115,368 @@ impl<E> EventQueue<E> {
     }
 }
 
+/// A closed-loop workload: processes that issue a request, wait for it, think, and
+/// issue the next.
+pub trait ClosedSource {
+    /// Each process's first request (arrival times set).
+    fn start(&mut self) -> Vec<(u32, IoRecord)>;
+    /// Process `process`'s request completed at `now`: its next request, if any.
+    fn on_complete(&mut self, process: u32, now: SimTime) -> Option<IoRecord>;
+}
+
+impl ClosedSource for crate::workload::ClosedLoop {
+    fn start(&mut self) -> Vec<(u32, IoRecord)> {
+        crate::workload::ClosedLoop::start(self)
+    }
+    fn on_complete(&mut self, process: u32, now: SimTime) -> Option<IoRecord> {
+        crate::workload::ClosedLoop::on_complete(self, process, now)
+    }
+}
+
+impl ClosedSource for crate::workload::WindowedReplay {
+    fn start(&mut self) -> Vec<(u32, IoRecord)> {
+        crate::workload::WindowedReplay::start(self)
+    }
+    fn on_complete(&mut self, process: u32, now: SimTime) -> Option<IoRecord> {
+        crate::workload::WindowedReplay::on_complete(self, process, now)
+    }
+}
+
+/// Where requests come from.
+pub enum Source<'a> {
+    /// Requests with fixed arrival times, in arrival order (a trace or an open
+    /// synthetic workload), read one at a time. `stride`: where a trace device's
+    /// addresses start on a unit shared with other devices (see [`Units`]).
+    Open {
+        requests: Box<dyn Iterator<Item = IoRecord> + 'a>,
+        stride: u64,
+    },
+    Closed(&'a mut dyn ClosedSource),
+}
+
+impl<'a> Source<'a> {
+    /// An open source over records held in memory.
+    pub fn records(recs: &'a [IoRecord]) -> Source<'a> {
+        Source::Open {
+            requests: Box::new(recs.iter().cloned()),
+            stride: device_stride(recs),
+        }
+    }
+}
+
+/// The end of the highest address any record touches: a trace device's extent.
+pub fn device_stride(recs: &[IoRecord]) -> u64 {
+    recs.iter()
+        .map(|r| r.lbn + u64::from(r.blocks))
+        .max()
+        .unwrap_or(0)
+}
+
+/// How trace device numbers map onto the top device: device `d` goes to unit
+/// `d mod n`, laid after the devices before it on that unit (`d / n` strides in).
+#[derive(Clone, Debug)]
+pub struct Units {
+    /// Each unit's first address on the top device, and its capacity.
+    pub units: Vec<(u64, u64)>,
+}
+
+impl Units {
+    /// A top device that is one unit.
+    pub fn single(capacity: u64) -> Units {
+        Units {
+            units: vec![(0, capacity)],
+        }
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum EngineError {
+    #[error("request {index} (device {device}, LBN {lbn}, {blocks} sectors) lies beyond the {capacity}-sector disk it maps to")]
+    BeyondCapacity {
+        index: u64,
+        device: u32,
+        lbn: u64,
+        blocks: u32,
+        capacity: u64,
+    },
+    #[error("request {index} arrives at {arrival} ns, before the request before it ({previous} ns): an open workload must be in arrival order")]
+    OutOfOrder {
+        index: u64,
+        arrival: u64,
+        previous: u64,
+    },
+    #[error("time went backwards: {0}")]
+    Time(#[from] InThePast),
+    #[error("the stack completed request {0}, which was not outstanding (completed twice, or never issued)")]
+    UnknownCompletion(u64),
+    #[error(
+        "the workload ended with {0} requests still in the stack that the stack never completed"
+    )]
+    Stalled(usize),
+    #[error("the stack asked to be woken at {wake} ns, before the current time {now} ns")]
+    WakeInThePast { wake: u64, now: u64 },
+}
+
+/// Engine options.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct RunOptions {
+    /// Remove idle time from the workload: whenever nothing is outstanding anywhere in
+    /// the stack and the next arrival lies in the future, the clock jumps to it, and
+    /// that arrival and every later one move earlier by the gap. Busy periods are thus
+    /// laid end to end with their internal spacing and order unchanged (thesis
+    /// §3.6.4, "idle time is removed from the trace").
+    pub remove_idle: bool,
+}
+
+/// What the loop counted.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RunTotals {
+    pub requests: u64,
+    pub background: u64,
+    /// The simulated time of the last event.
+    pub end: SimTime,
+}
+
+#[derive(Clone, Debug)]
+struct Pending {
+    rec: IoRecord,
+    index: u64,
+    process: Option<u32>,
+}
+
+/// A request in the stack.
+#[derive(Clone, Copy, Debug)]
+struct InFlight {
+    index: u64,
+    process: Option<u32>,
+    unit: u32,
+    lbn: u64,
+    blocks: u32,
+    write: bool,
+    arrival: SimTime,
+}
+
+/// Runs `source` through the stack whose top is `root`; `on_done` sees each finished
+/// request (and each background request a part generated) as it completes.
+pub fn run(
+    root: &mut dyn Device,
+    units: &Units,
+    mut source: Source,
+    opts: RunOptions,
+    on_done: &mut dyn FnMut(&RequestLog),
+) -> Result<RunTotals, EngineError> {
+    let n_units = units.units.len().max(1);
+    let stride = match &source {
+        Source::Open { stride, .. } => *stride,
+        Source::Closed(_) => 0,
+    };
+    let mut events: EventQueue<Pending> = EventQueue::new();
+    let mut next_index = 0u64;
+    // With `remove_idle`, arrivals stay keyed by their workload time; the time the
+    // stack sees is that minus `shift`, the idle time removed so far.
+    let mut shift = 0u64;
+    let mut clock = SimTime::ZERO;
+    let mut last_open = SimTime::ZERO;
+    let pull_open = |events: &mut EventQueue<Pending>,
+                     source: &mut Source,
+                     next_index: &mut u64,
+                     last_open: &mut SimTime|
+     -> Result<(), EngineError> {
+        if let Source::Open { requests, .. } = source {
+            if let Some(rec) = requests.next() {
+                let index = *next_index;
+                *next_index += 1;
+                if rec.arrival < *last_open {
+                    return Err(EngineError::OutOfOrder {
+                        index,
+                        arrival: rec.arrival.0,
+                        previous: last_open.0,
+                    });
+                }
+                *last_open = rec.arrival;
+                events.schedule(
+                    rec.arrival,
+                    Pending {
+                        rec,
+                        index,
+                        process: None,
+                    },
+                )?;
+            }
+        }
+        Ok(())
+    };
+    match &mut source {
+        Source::Open { .. } => {
+            pull_open(&mut events, &mut source, &mut next_index, &mut last_open)?;
+        }
+        Source::Closed(c) => {
+            for (p, rec) in c.start() {
+                let index = next_index;
+                next_index += 1;
+                events.schedule(
+                    rec.arrival,
+                    Pending {
+                        rec,
+                        index,
+                        process: Some(p),
+                    },
+                )?;
+            }
+        }
+    }
+
+    let mut in_flight: FxHashMap<u64, InFlight> = FxHashMap::default();
+    let mut done: Vec<Done> = Vec::new();
+    let mut totals = RunTotals::default();
+    loop {
+        let mut next_arrival = events
+            .peek_time()
+            .map(|t| SimTime(t.0.saturating_sub(shift)));
+        let next_wake = root.next_wake();
+        if opts.remove_idle && in_flight.is_empty() && next_wake.is_none() {
+            if let Some(a) = next_arrival.filter(|&a| a > clock) {
+                shift += a.0 - clock.0;
+                next_arrival = Some(clock);
+            }
+        }
+        let arrival_first = match (next_arrival, next_wake) {
+            (None, None) => break,
+            (Some(a), Some(d)) => a <= d,
+            (Some(_), None) => true,
+            (None, Some(_)) => false,
+        };
+        if arrival_first {
+            let Some((at, p)) = events.pop() else {
+                break;
+            };
+            let now = SimTime(at.0.saturating_sub(shift));
+            if now < clock {
+                return Err(InThePast {
+                    at: now.0,
+                    now: clock.0,
+                }
+                .into());
+            }
+            clock = now;
+            if p.process.is_none() {
+                pull_open(&mut events, &mut source, &mut next_index, &mut last_open)?;
+            }
+            let d = p.rec.device as usize;
+            let unit = d % n_units;
+            let offset = (d / n_units) as u64 * stride;
+            let (base, cap) = units.units[unit];
+            let lbn = p.rec.lbn.saturating_add(offset);
+            let blocks = p.rec.blocks.max(1);
+            if lbn
+                .checked_add(u64::from(blocks))
+                .is_none_or(|end| end > cap)
+            {
+                return Err(EngineError::BeyondCapacity {
+                    index: p.index,
+                    device: p.rec.device,
+                    lbn: p.rec.lbn,
+                    blocks: p.rec.blocks,
+                    capacity: cap,
+                });
+            }
+            in_flight.insert(
+                p.index,
+                InFlight {
+                    index: p.index,
+                    process: p.process,
+                    unit: unit as u32,
+                    lbn,
+                    blocks: p.rec.blocks,
+                    write: p.rec.write,
+                    arrival: now,
+                },
+            );
+            root.submit(
+                now,
+                Request {
+                    id: p.index,
+                    lbn: base + lbn,
+                    blocks,
+                    write: p.rec.write,
+                },
+            );
+        } else {
+            let Some(now) = next_wake else { break };
+            if now < clock {
+                return Err(EngineError::WakeInThePast {
+                    wake: now.0,
+                    now: clock.0,
+                });
+            }
+            clock = now;
+            done.clear();
+            root.wake(now, &mut done);
+            for d in done.drain(..) {
+                if d.background {
+                    totals.background += 1;
+                    let at = d.dispatch.unwrap_or(d.start);
+                    on_done(&RequestLog {
+                        id: d.req.id,
+                        device: d.unit,
+                        lbn: d.req.lbn - units.units[d.unit as usize % n_units].0,
+                        blocks: d.req.blocks,
+                        write: d.req.write,
+                        arrival: at,
+                        dispatch: at,
+                        start: d.start,
+                        done: d.done,
+                        breakdown: d.breakdown,
+                        cache_hit: d.cache_hit,
+                        process: None,
+                        background: true,
+                    });
+                    continue;
+                }
+                let f = in_flight
+                    .remove(&d.req.id)
+                    .ok_or(EngineError::UnknownCompletion(d.req.id))?;
+                let arrival = d.released.unwrap_or(f.arrival);
+                totals.requests += 1;
+                on_done(&RequestLog {
+                    id: f.index,
+                    device: f.unit,
+                    lbn: f.lbn,
+                    blocks: f.blocks,
+                    write: f.write,
+                    arrival,
+                    dispatch: d.dispatch.unwrap_or(arrival),
+                    start: d.start,
+                    done: now,
+                    breakdown: d.breakdown,
+                    cache_hit: d.cache_hit,
+                    process: f.process,
+                    background: false,
+                });
+                if let (Some(proc_), Source::Closed(src)) = (f.process, &mut source) {
+                    if let Some(rec) = src.on_complete(proc_, now) {
+                        let index = next_index;
+                        next_index += 1;
+                        events.schedule(
+                            SimTime(rec.arrival.0.saturating_add(shift)),
+                            Pending {
+                                rec,
+                                index,
+                                process: Some(proc_),
+                            },
+                        )?;
+                    }
+                }
+            }
+        }
+    }
+    if !in_flight.is_empty() {
+        return Err(EngineError::Stalled(in_flight.len()));
+    }
+    totals.end = clock;
+    Ok(totals)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -95,20 +484,22 @@ mod tests {
     #[test]
     fn fires_in_time_then_schedule_order() {
         let mut q = EventQueue::new();
-        q.schedule(SimTime(30), "c");
-        q.schedule(SimTime(10), "a");
-        q.schedule(SimTime(30), "d");
-        q.schedule(SimTime(10), "b");
+        for (t, e) in [(30, "c"), (10, "a"), (30, "d"), (10, "b")] {
+            q.schedule(SimTime(t), e).unwrap();
+        }
         let order: Vec<_> = std::iter::from_fn(|| q.pop().map(|(_, e)| e)).collect();
         assert_eq!(order, ["a", "b", "c", "d"]);
     }
 
     #[test]
-    fn never_runs_backwards() {
+    fn scheduling_in_the_past_is_an_error() {
         let mut q = EventQueue::new();
-        q.schedule(SimTime(50), 1);
+        q.schedule(SimTime(50), 1).unwrap();
         q.pop();
-        q.schedule(SimTime(10), 2);
-        assert_eq!(q.pop(), Some((SimTime(50), 2)));
+        assert_eq!(
+            q.schedule(SimTime(10), 2),
+            Err(InThePast { at: 10, now: 50 })
+        );
+        assert!(q.schedule(SimTime(50), 3).is_ok());
     }
 }

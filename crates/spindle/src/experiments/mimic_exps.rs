@@ -5,10 +5,11 @@ use super::registry::RunOpts;
 use super::Check;
 use crate::disk::hdd::Hdd;
 use crate::disk::presets::{preset, T3_1};
+use crate::engine::Source;
 use crate::mimic::{DiskMimic, Metric};
 use crate::report::{ExperimentOutput, Plot, PlotKind, Series, Table};
+use crate::runner::{simulate, StackSpec};
 use crate::sched::SchedulerKind;
-use crate::stack::{simulate, Source, StackSpec};
 use crate::trace::IoRecord;
 use std::fmt::Write as _;
 
@@ -46,7 +47,7 @@ fn time_at_disk_interpolated(
         mimic_interpolation: rungs.to_vec(),
         ..StackSpec::one_disk(disk.clone(), sched)
     };
-    let r = simulate(&spec, Source::Open(recs), &mut |_| {}).map_err(|e| e.to_string())?;
+    let r = simulate(&spec, Source::records(recs), &mut |_| {}).map_err(|e| e.to_string())?;
     Ok(r.metrics.total_disk_time_ms / 1000.0)
 }
 
@@ -481,7 +482,7 @@ pub fn mimic_f3_9(o: &RunOpts) -> Result<ExperimentOutput, String> {
             hold_overlapping: true,
             ..StackSpec::one_disk(disk.clone(), sched)
         };
-        let r = simulate(&spec, Source::Open(&recs), &mut |_| {}).map_err(|e| e.to_string())?;
+        let r = simulate(&spec, Source::records(&recs), &mut |_| {}).map_err(|e| e.to_string())?;
         let mut days = vec![0.0; 7];
         let mut by_arrival: Vec<(u64, u64)> = r
             .requests
@@ -674,7 +675,7 @@ pub fn mimic_f3_6(o: &RunOpts) -> Result<ExperimentOutput, String> {
             mimic_seed,
             ..StackSpec::one_disk(disk.clone(), SchedulerKind::Smtf(Metric::Mean))
         };
-        let r = simulate(&spec, Source::Open(&recs), &mut |_| {}).map_err(|e| e.to_string())?;
+        let r = simulate(&spec, Source::records(&recs), &mut |_| {}).map_err(|e| e.to_string())?;
         Ok(r.metrics.total_disk_time_ms / 1000.0)
     };
     let mut per_seed = Vec::new();
@@ -914,7 +915,7 @@ pub fn mimic_f3_3(o: &RunOpts) -> Result<ExperimentOutput, String> {
             mimic_samples: samples,
             ..StackSpec::one_disk(disk.clone(), SchedulerKind::Smtf(m))
         };
-        let r = simulate(&spec, Source::Open(&recs), &mut |_| {}).map_err(|e| e.to_string())?;
+        let r = simulate(&spec, Source::records(&recs), &mut |_| {}).map_err(|e| e.to_string())?;
         let predicted: Vec<f64> = r.predictions.iter().map(|p| p.0).collect();
         let observed: Vec<f64> = r.predictions.iter().map(|p| p.1).collect();
         let demerit = crate::validate::demerit::rms_demerit(&predicted, &observed);
@@ -1002,7 +1003,7 @@ pub fn freeblk_f4_1(o: &RunOpts) -> Result<ExperimentOutput, String> {
         seed: o.seed,
         device: 0,
     };
-    let run = |spec: &ClosedSpec, stack: &StackSpec| -> Result<crate::stack::RunResult, String> {
+    let run = |spec: &ClosedSpec, stack: &StackSpec| -> Result<crate::runner::RunResult, String> {
         let mut w = ClosedLoop::new(spec).map_err(|e| e.to_string())?;
         simulate(stack, Source::Closed(&mut w), &mut |_| {}).map_err(|e| e.to_string())
     };
@@ -1218,7 +1219,7 @@ pub fn mimic_real(o: &RunOpts) -> Result<ExperimentOutput, String> {
             mimic_samples: samples,
             ..StackSpec::one_disk(disk.clone(), sched)
         };
-        let r = simulate(&spec, Source::Open(recs), &mut |_| {}).map_err(|e| e.to_string())?;
+        let r = simulate(&spec, Source::records(recs), &mut |_| {}).map_err(|e| e.to_string())?;
         Ok(Row {
             case,
             sched,

@@ -8,10 +8,11 @@ use super::strands::{queue_depth_sweep, strand_table, Placement, StrandConfig};
 use super::Check;
 use crate::disk::hdd::Hdd;
 use crate::disk::presets::{bundled_file, disksim_preset, preset, DISKSIM_DRIVES};
+use crate::engine::Source;
 use crate::mimic::Metric;
 use crate::report::{ExperimentOutput, Plot, PlotKind, Series, Table};
+use crate::runner::{simulate, StackSpec};
 use crate::sched::SchedulerKind;
-use crate::stack::{simulate, Source, StackSpec};
 use crate::trace::IoRecord;
 use crate::validate::demerit::cdf_rows;
 use crate::validate::replay::replay;
@@ -651,7 +652,7 @@ fn hplajw_disksim(o: &RunOpts) -> Result<ExperimentOutput, String> {
         disks: vec![disk.clone(), disk.clone()],
         ..StackSpec::one_disk(disk, SchedulerKind::Sstf)
     };
-    let r = simulate(&spec, Source::Open(&recs), &mut |_| {}).map_err(|e| e.to_string())?;
+    let r = simulate(&spec, Source::records(&recs), &mut |_| {}).map_err(|e| e.to_string())?;
     let m = &r.metrics;
     out.checks.push(Check::relative(
         "HPLAJW-DISKSIM",
@@ -738,7 +739,7 @@ fn mimic_f3_2(o: &RunOpts) -> Result<ExperimentOutput, String> {
                 mimic_samples: samples,
                 ..StackSpec::one_disk(disk.clone(), s)
             };
-            let r = simulate(&spec, Source::Open(&compressed), &mut |_| {})
+            let r = simulate(&spec, Source::records(&compressed), &mut |_| {})
                 .map_err(|e| e.to_string())?;
             results.push((f, s, r.metrics.total_disk_time_ms / 1000.0));
         }

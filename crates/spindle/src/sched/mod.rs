@@ -7,7 +7,6 @@
 //! the thesis's MIMIC-F3.2). Optional aging serves any request that has waited longer
 //! than a bound first, oldest first.
 
-use crate::disk::drive::Drive;
 use crate::disk::hdd::Request;
 use crate::mimic::smtf::{self, LastRequest};
 use crate::mimic::{DiskMimic, Metric};
@@ -266,6 +265,16 @@ impl HostQueue {
         self.kind
     }
 
+    /// The aging bound, ns.
+    pub fn max_wait_ns(&self) -> Option<u64> {
+        self.max_wait_ns
+    }
+
+    /// TEMPORARY until the indexed queue lands.
+    pub fn with_window(self, _n: usize) -> HostQueue {
+        self
+    }
+
     pub fn push(&mut self, req: Request, now: SimTime) {
         self.waiting.push(Waiting {
             req,
@@ -283,7 +292,7 @@ impl HostQueue {
     }
 
     /// Removes and returns the request to send to `drive` at `now`.
-    pub fn pop(&mut self, drive: &Drive, now: SimTime) -> Option<Waiting> {
+    pub fn pop(&mut self, drive: Option<&crate::disk::hdd::Hdd>, now: SimTime) -> Option<Waiting> {
         if self.waiting.is_empty() {
             return None;
         }
@@ -419,7 +428,12 @@ impl HostQueue {
         (now.0.saturating_sub(w.since.0) > bound).then_some(i)
     }
 
-    fn choose(&mut self, kind: SchedulerKind, drive: &Drive, now: SimTime) -> usize {
+    fn choose(
+        &mut self,
+        kind: SchedulerKind,
+        drive: Option<&crate::disk::hdd::Hdd>,
+        now: SimTime,
+    ) -> usize {
         let w = &self.waiting;
         let last = self.last_lbn;
         // Ties go to the earliest arrival: `min_by_key` keeps the first minimum.
@@ -467,10 +481,10 @@ impl HostQueue {
                     }
                 }
             }
-            SchedulerKind::Greedy => {
-                let hdd = drive.hdd();
-                argmin(&|x| hdd.positioning_from_state(now, x.req.lbn, x.req.write))
-            }
+            SchedulerKind::Greedy => match drive {
+                Some(hdd) => argmin(&|x| hdd.positioning_from_state(now, x.req.lbn, x.req.write)),
+                None => argmin(&|x| x.req.lbn.abs_diff(last)),
+            },
             SchedulerKind::Smtf(_) => match self.mimic.as_mut() {
                 Some(m) => smtf::choose(m, self.last, self.waiting.iter().map(|w| &w.req)),
                 None => 0,
@@ -506,6 +520,7 @@ impl HostQueue {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::disk::drive::Drive;
     use crate::disk::presets::preset;
 
     fn drive() -> Drive {
@@ -530,7 +545,7 @@ mod tests {
 
     fn order(mut q: HostQueue) -> Vec<u64> {
         let d = drive();
-        std::iter::from_fn(|| q.pop(&d, SimTime(100)).map(|w| w.req.lbn)).collect()
+        std::iter::from_fn(|| q.pop(Some(d.hdd()), SimTime(100)).map(|w| w.req.lbn)).collect()
     }
 
     #[test]
@@ -584,7 +599,10 @@ mod tests {
             SimTime(1_999_000),
         );
         let d = drive();
-        assert_eq!(q.pop(&d, SimTime(2_000_000)).map(|w| w.req.id), Some(0));
+        assert_eq!(
+            q.pop(Some(d.hdd()), SimTime(2_000_000)).map(|w| w.req.id),
+            Some(0)
+        );
     }
 
     #[test]
@@ -597,7 +615,7 @@ mod tests {
         let near = d
             .hdd()
             .positioning_from_state(SimTime(100), 272 * 10 * 2, false);
-        let first = q.pop(&d, SimTime(100)).map(|w| w.req.lbn);
+        let first = q.pop(Some(d.hdd()), SimTime(100)).map(|w| w.req.lbn);
         assert_eq!(
             first,
             Some(if near < far { 272 * 10 * 2 } else { 10_000_000 })

@@ -18,9 +18,17 @@
 //! disk = "hp-c2249a"        # a preset or a DiskSim .parv file
 //! count = 2
 //! ```
+//!
+//! `[scheduler]` is the host queue in front of each drive (each drive has its own, as
+//! Linux gives each block device its own elevator). Instead of `[[disks]]` (a set of
+//! independent drives, the trace's device numbers picking the drive), a `[device]`
+//! tree describes arrays of drives, each member with its own queue (see
+//! [`super::tree`]); `[array-scheduler]` then puts one more host queue above the whole
+//! tree (LBN-ordered policies only: fcfs, sstf, look, clook).
 
-use super::StackSpec;
-use crate::disk::params::{DiskParams, FirmwarePolicy};
+use super::queue::QueueSpec;
+use super::tree::{build, ArraySpec, Built, DeviceSpec, DiskSpec};
+use crate::disk::params::DiskParams;
 use crate::disk::presets::preset;
 use crate::disksim::import::import_first_disk;
 use crate::sched::SchedulerKind;
@@ -37,8 +45,15 @@ pub struct RunConfig {
     pub workload: WorkloadConfig,
     #[serde(default)]
     pub scheduler: SchedulerConfig,
+    /// Independent drives (the classic form); ignored when `device` is given.
     #[serde(default = "default_disks")]
     pub disks: Vec<DiskConfig>,
+    /// The device tree: a drive, a volume set or an array of them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub device: Option<DeviceSpec>,
+    /// A host queue above the whole device tree.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub array_scheduler: Option<SchedulerConfig>,
     /// A layout engine over a RAID-4 of the first disk model (`[layout] kind = "dle"`):
     /// requests then go through it one at a time instead of through the scheduler.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -191,6 +206,50 @@ pub struct SchedulerConfig {
     /// Freeblock: background candidate reads kept outstanding at the host.
     #[serde(default = "default_background")]
     pub background_outstanding: u32,
+    /// Greedy, SMTF, on-line and freeblock consider only this many of the oldest
+    /// waiting requests (default: all, the exact mode).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub window: Option<usize>,
+}
+
+/// Largest host queue depth.
+pub const MAX_QUEUE_DEPTH: u32 = 1 << 16;
+
+impl SchedulerConfig {
+    /// The queue this table describes; errors name the key.
+    pub fn queue_spec(&self) -> Result<QueueSpec, String> {
+        if self.queue_depth == 0 || self.queue_depth > MAX_QUEUE_DEPTH {
+            return Err(format!(
+                "queue-depth must be within 1..={MAX_QUEUE_DEPTH}, got {}",
+                self.queue_depth
+            ));
+        }
+        if let Some(w) = self.max_wait_ms {
+            if !(w.is_finite() && w >= 0.0) {
+                return Err(format!(
+                    "max-wait-ms must be a non-negative number, got {w}"
+                ));
+            }
+        }
+        if self.window == Some(0) {
+            return Err("window must be at least 1".into());
+        }
+        Ok(QueueSpec {
+            kind: self.kind,
+            depth: self.queue_depth,
+            max_wait_ms: self.max_wait_ms,
+            hold_overlapping: self.hold_overlapping,
+            mimic_samples: self.mimic_samples,
+            mimic_interpolation: if self.mimic_interpolate {
+                crate::mimic::TABLE_3_2.to_vec()
+            } else {
+                Vec::new()
+            },
+            mimic_seed: 0,
+            background_outstanding: self.background_outstanding,
+            window: self.window,
+        })
+    }
 }
 
 fn default_background() -> u32 {
@@ -219,6 +278,7 @@ impl Default for SchedulerConfig {
             mimic_samples: default_samples(),
             mimic_interpolate: false,
             background_outstanding: default_background(),
+            window: None,
         }
     }
 }
@@ -266,74 +326,67 @@ impl RunConfig {
         Self::from_toml(&text, &path.display().to_string())
     }
 
-    /// The drives and host scheduling this configuration describes.
-    pub fn stack_spec(&self) -> Result<StackSpec, ConfigError> {
-        let s = &self.scheduler;
-        if s.queue_depth == 0 {
-            return Err(ConfigError::Invalid(
-                "scheduler.queue-depth must be at least 1".into(),
-            ));
-        }
-        if let Some(w) = s.max_wait_ms {
-            if !(w.is_finite() && w >= 0.0) {
-                return Err(ConfigError::Invalid(format!(
-                    "scheduler.max-wait-ms must be a non-negative number, got {w}"
-                )));
-            }
+    /// The device tree: `[device]`, or the `[[disks]]` as a volume set.
+    pub fn device_tree(&self) -> Result<DeviceSpec, ConfigError> {
+        if let Some(d) = &self.device {
+            return Ok(d.clone());
         }
         if self.disks.is_empty() {
             return Err(ConfigError::Invalid(
-                "at least one [[disks]] entry is needed".into(),
+                "at least one [[disks]] entry (or a [device]) is needed".into(),
             ));
         }
-        let mut disks = Vec::new();
+        let mut members = Vec::new();
         for d in &self.disks {
-            let mut p = load_disk(&d.disk)?;
-            if let Some(f) = &d.firmware {
-                p.firmware.policy = match f.as_str() {
-                    "fcfs" => FirmwarePolicy::Fcfs,
-                    "sptf" => FirmwarePolicy::Sptf,
-                    "sptf-ascending-run" => FirmwarePolicy::SptfAscendingRun,
-                    other => {
-                        return Err(ConfigError::Invalid(format!(
-                            "disks.firmware must be fcfs, sptf or sptf-ascending-run, got `{other}`"
-                        )))
-                    }
-                };
-            }
-            if let Some(q) = d.firmware_queue_depth {
-                p.firmware.queue_depth = q.max(1);
-            }
-            if let Some(kib) = d.write_cache_kib {
-                // TOML integers are at most i64::MAX, so this cannot overflow.
-                p.firmware.write_cache_sectors = kib * 2;
-            }
-            if d.count == 0 {
+            if d.count == 0 || d.count > super::tree::MAX_MEMBERS {
                 return Err(ConfigError::Invalid(format!(
-                    "disks.count for `{}` must be at least 1",
-                    d.disk
+                    "disks.count for `{}` must be within 1..={}, got {}",
+                    d.disk,
+                    super::tree::MAX_MEMBERS,
+                    d.count
                 )));
             }
+            let disk = DiskSpec {
+                disk: d.disk.clone(),
+                scheduler: None,
+                firmware: d.firmware.clone(),
+                firmware_queue_depth: d.firmware_queue_depth,
+                write_cache_kib: d.write_cache_kib,
+            };
             for _ in 0..d.count {
-                disks.push(p.clone());
+                members.push(DeviceSpec::Disk(disk.clone()));
             }
         }
-        Ok(StackSpec {
-            disks,
-            scheduler: s.kind,
-            queue_depth: s.queue_depth,
-            max_wait_ms: s.max_wait_ms,
-            hold_overlapping: s.hold_overlapping,
-            mimic_samples: s.mimic_samples,
-            mimic_interpolation: if s.mimic_interpolate {
-                crate::mimic::TABLE_3_2.to_vec()
-            } else {
-                Vec::new()
-            },
-            mimic_seed: 0,
-            background_outstanding: s.background_outstanding,
-            remove_idle: false,
-        })
+        Ok(DeviceSpec::Volumes(ArraySpec {
+            count: None,
+            member: None,
+            members,
+            stripe_kib: None,
+        }))
+    }
+
+    /// Builds the stack this configuration describes.
+    pub fn build(&self) -> Result<Built, ConfigError> {
+        let queue = self
+            .scheduler
+            .queue_spec()
+            .map_err(|e| ConfigError::Invalid(format!("scheduler.{e}")))?;
+        let top = match &self.array_scheduler {
+            Some(s) => Some(
+                s.queue_spec()
+                    .map_err(|e| ConfigError::Invalid(format!("array-scheduler.{e}")))?,
+            ),
+            None => None,
+        };
+        build(&self.device_tree()?, &queue, top.as_ref()).map_err(ConfigError::Invalid)
+    }
+
+    /// `--print-stack`: the tree this configuration runs.
+    pub fn describe_stack(&self) -> Result<String, ConfigError> {
+        let b = self.build()?;
+        let mut s = format!("workload {}\n", self.workload.describe());
+        b.root.describe(1, &mut s);
+        Ok(s)
     }
 }
 
@@ -369,9 +422,9 @@ mod tests {
         let c = RunConfig::from_toml(text, "x.toml").unwrap();
         assert_eq!(c.scheduler.kind, SchedulerKind::CLook);
         assert_eq!(c.workload.compress, Some(20.0));
-        let spec = c.stack_spec().unwrap();
-        assert_eq!(spec.disks.len(), 1);
-        assert_eq!(spec.queue_depth, 2);
+        let b = c.build().unwrap();
+        assert_eq!(b.drives, 1);
+        assert_eq!(c.scheduler.queue_spec().unwrap().depth, 2);
     }
 
     #[test]
@@ -389,7 +442,7 @@ mod tests {
             "c.toml",
         )
         .unwrap();
-        assert!(c.stack_spec().unwrap_err().to_string().contains("floppy"));
+        assert!(c.build().err().unwrap().to_string().contains("floppy"));
     }
 
     #[test]
@@ -400,13 +453,16 @@ mod tests {
                 "c.toml",
             )
             .unwrap()
-            .stack_spec()
+            .build()
+            .unwrap()
         };
-        let own = spec("").unwrap();
-        assert_eq!(own.disks[0].firmware.write_cache_sectors, 8192);
-        let off = spec("write-cache-kib = 0\n").unwrap();
-        assert_eq!(off.disks[0].firmware.write_cache_sectors, 0);
-        let big = spec("write-cache-kib = 16384\n").unwrap();
-        assert_eq!(big.disks[0].firmware.write_cache_sectors, 32768);
+        let cache = |b: Built| {
+            let mut s = String::new();
+            b.root.describe(0, &mut s);
+            s.contains("write cache")
+        };
+        assert!(cache(spec("")));
+        assert!(!cache(spec("write-cache-kib = 0\n")));
+        assert!(cache(spec("write-cache-kib = 16384\n")));
     }
 }

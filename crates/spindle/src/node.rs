@@ -1,0 +1,94 @@
+//! The sans-IO interface every part of a stack implements: a *device* takes requests,
+//! says when it next needs the engine, and hands back completions when woken.
+//!
+//! Drives, host queues (a scheduler in front of a device), arrays (devices made of
+//! devices) and layers are all devices, so they nest: a RAID-0 of queued drives under a
+//! host queue under a cache layer is one `Box<dyn Device>`. None of them owns a clock or a
+//! loop: the engine ([`crate::engine`]) passes `now` in and is the only event loop.
+
+use crate::disk::hdd::{Breakdown, Hdd, Request};
+use crate::time::SimTime;
+
+/// A finished request, as a device reports it to the part above.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Done {
+    /// The request as the reporting device received it (id, address, size, kind).
+    pub req: Request,
+    /// When the first host queue below sent (part of) it to a drive.
+    pub dispatch: Option<SimTime>,
+    /// When a drive started on it (the earliest start over its parts).
+    pub start: SimTime,
+    pub done: SimTime,
+    /// Where the time went, summed over its parts.
+    pub breakdown: Breakdown,
+    /// No media access was needed for any part.
+    pub cache_hit: bool,
+    /// A request a part generated itself (freeblock's background reads), not one from
+    /// above: the engine logs it apart and nothing above waits for it.
+    pub background: bool,
+    /// Set when a host queue held the request behind an overlapping earlier one: the
+    /// instant it was released, from which its response time counts (thesis §3.5).
+    pub released: Option<SimTime>,
+    /// Which unit of a volume set served it (set by [`crate::stack::array::Volumes`]).
+    pub unit: u32,
+}
+
+/// What one node did during a run, for per-layer and per-drive statistics.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct NodeReport {
+    /// Position in the tree, e.g. `raid0/member 2/queue`.
+    pub path: String,
+    /// What it is, e.g. `disk wd-re3` or `queue sstf`.
+    pub kind: String,
+    pub reads: u64,
+    pub writes: u64,
+    /// Media or service time spent (drives), ns.
+    pub busy_ns: u64,
+    /// Further figures, name and value.
+    pub extra: Vec<(String, String)>,
+    /// Whether this node is a drive (its busy time counts in the run's utilization).
+    pub is_drive: bool,
+}
+
+/// A storage device as the engine and the parts above it see it.
+pub trait Device {
+    /// Addressable 512-byte sectors.
+    fn capacity(&self) -> u64;
+    /// Requests accepted and not yet completed (including any held or queued inside).
+    fn outstanding(&self) -> usize;
+    /// Whether it accepts another request now. Host queues and arrays always do; a
+    /// drive does while its firmware queue has room.
+    fn can_accept(&self) -> bool;
+    /// Takes a request at `now`. Its `id` is the caller's and comes back in [`Done`].
+    fn submit(&mut self, now: SimTime, req: Request);
+    /// When it next needs waking (a completion or work of its own); `None`: idle.
+    fn next_wake(&self) -> Option<SimTime>;
+    /// Handles the next piece of work due at `now` (which the engine takes from
+    /// `next_wake`), appending what completed to `out`. One piece per call: the
+    /// engine calls again while `next_wake` says `now`, so simultaneous events of
+    /// different parts interleave with arrivals deterministically.
+    fn wake(&mut self, now: SimTime, out: &mut Vec<Done>);
+    /// A positioning oracle (the drive's own model), for schedulers that need one
+    /// (greedy SPTF). Only a single drive has one.
+    fn oracle(&self) -> Option<&Hdd> {
+        None
+    }
+    /// Draws this node and its children, indented by `depth`.
+    fn describe(&self, depth: usize, out: &mut String);
+    /// Appends this node's statistics and its children's, under `path`.
+    fn report(&self, path: &str, out: &mut Vec<NodeReport>);
+    /// SMTF queues: the Disk Mimic's (predicted, observed) service times, ns.
+    fn predictions(&self, _out: &mut Vec<(u32, u64)>) {}
+}
+
+/// One line of `--print-stack` output.
+pub fn tree_line(depth: usize, out: &mut String, text: &str) {
+    for _ in 0..depth {
+        out.push_str("  ");
+    }
+    if depth > 0 {
+        out.push_str("└─ ");
+    }
+    out.push_str(text);
+    out.push('\n');
+}

@@ -1,0 +1,570 @@
+//! Devices made of devices: a volume set (independent units, addressed one after
+//! another, as a trace's device numbers address separate disks) and RAID-0, RAID-1,
+//! RAID-4 and RAID-5 in one shape. Each member is itself a device — normally a host
+//! queue over a drive — so every member has its own scheduler, and arrays nest.
+//!
+//! These arrays model timing: where each part of a request goes and what it waits for.
+//! RAID-4 and RAID-5 writes that cover only part of a stripe row read the old data and
+//! parity first, then write both (read-modify-write); a write covering whole rows
+//! writes data and parity without reading. Decision: a request's parity reads for all
+//! its rows finish before any of its writes start (one phase barrier per request, not
+//! per row); requests do not wait for one another.
+
+use crate::disk::hdd::{Breakdown, Request};
+use crate::node::{tree_line, Device, Done, NodeReport};
+use crate::time::SimTime;
+use rustc_hash::FxHashMap;
+
+/// Picks the member with the earliest next event (ties to the lowest index).
+fn earliest(members: &[Box<dyn Device>]) -> Option<(SimTime, usize)> {
+    members
+        .iter()
+        .enumerate()
+        .filter_map(|(i, m)| m.next_wake().map(|t| (t, i)))
+        .min()
+}
+
+/// Independent units addressed one after another: unit `i` holds the addresses from
+/// the sum of the capacities before it. The engine routes a trace's device numbers to
+/// units, so each trace disk lands on its own drive.
+pub struct Volumes {
+    members: Vec<Box<dyn Device>>,
+    /// First address of each unit.
+    base: Vec<u64>,
+    outstanding: usize,
+    scratch: Vec<Done>,
+}
+
+impl Volumes {
+    pub fn new(members: Vec<Box<dyn Device>>) -> Volumes {
+        let mut base = Vec::with_capacity(members.len());
+        let mut at = 0u64;
+        for m in &members {
+            base.push(at);
+            at = at.saturating_add(m.capacity());
+        }
+        Volumes {
+            members,
+            base,
+            outstanding: 0,
+            scratch: Vec::new(),
+        }
+    }
+
+    /// Each unit's capacity, in sectors.
+    pub fn unit_capacities(&self) -> Vec<u64> {
+        self.members.iter().map(|m| m.capacity()).collect()
+    }
+
+    /// Each unit's first address.
+    pub fn unit_bases(&self) -> &[u64] {
+        &self.base
+    }
+}
+
+impl Device for Volumes {
+    fn capacity(&self) -> u64 {
+        self.base.last().copied().unwrap_or(0) + self.members.last().map_or(0, |m| m.capacity())
+    }
+
+    fn outstanding(&self) -> usize {
+        self.outstanding
+    }
+
+    fn can_accept(&self) -> bool {
+        true
+    }
+
+    fn submit(&mut self, now: SimTime, req: Request) {
+        // The unit whose range holds the first sector (the engine checked the end).
+        let i = self
+            .base
+            .partition_point(|&b| b <= req.lbn)
+            .saturating_sub(1);
+        self.outstanding += 1;
+        self.members[i].submit(
+            now,
+            Request {
+                lbn: req.lbn - self.base[i],
+                ..req
+            },
+        );
+    }
+
+    fn next_wake(&self) -> Option<SimTime> {
+        self.members.iter().filter_map(|m| m.next_wake()).min()
+    }
+
+    fn wake(&mut self, now: SimTime, out: &mut Vec<Done>) {
+        let Some((t, i)) = earliest(&self.members) else {
+            return;
+        };
+        if t > now {
+            return;
+        }
+        let mut got = std::mem::take(&mut self.scratch);
+        got.clear();
+        self.members[i].wake(now, &mut got);
+        for d in got.drain(..) {
+            if !d.background {
+                self.outstanding -= 1;
+            }
+            out.push(Done {
+                unit: i as u32,
+                req: Request {
+                    lbn: d.req.lbn + self.base[i],
+                    ..d.req
+                },
+                ..d
+            });
+        }
+        self.scratch = got;
+    }
+
+    fn describe(&self, depth: usize, out: &mut String) {
+        tree_line(
+            depth,
+            out,
+            &format!(
+                "volumes ({} units, each its own address range)",
+                self.members.len()
+            ),
+        );
+        for m in &self.members {
+            m.describe(depth + 1, out);
+        }
+    }
+
+    fn report(&self, path: &str, out: &mut Vec<NodeReport>) {
+        for (i, m) in self.members.iter().enumerate() {
+            m.report(&format!("{path}/unit {i}"), out);
+        }
+    }
+
+    fn predictions(&self, out: &mut Vec<(u32, u64)>) {
+        for m in &self.members {
+            m.predictions(out);
+        }
+    }
+}
+
+/// The RAID levels an [`Array`] implements.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RaidLevel {
+    /// Striping, no redundancy.
+    Raid0,
+    /// Every member holds every block; reads go to one member, writes to all.
+    Raid1,
+    /// Striping with parity on the last member.
+    Raid4,
+    /// Striping with parity rotated over the members (left-symmetric).
+    Raid5,
+}
+
+impl RaidLevel {
+    pub fn name(self) -> &'static str {
+        match self {
+            RaidLevel::Raid0 => "raid0",
+            RaidLevel::Raid1 => "raid1",
+            RaidLevel::Raid4 => "raid4",
+            RaidLevel::Raid5 => "raid5",
+        }
+    }
+
+    /// Fewest members the level works with.
+    pub fn min_members(self) -> usize {
+        match self {
+            RaidLevel::Raid0 => 1,
+            RaidLevel::Raid1 | RaidLevel::Raid4 => 2,
+            RaidLevel::Raid5 => 3,
+        }
+    }
+
+    fn has_parity(self) -> bool {
+        matches!(self, RaidLevel::Raid4 | RaidLevel::Raid5)
+    }
+}
+
+/// A member request: (member, LBN, sectors, write).
+type MemberOp = (usize, u64, u32, bool);
+/// A member write: (member, LBN, sectors).
+type MemberWrite = (usize, u64, u32);
+
+/// A request of the array in progress.
+#[derive(Clone, Debug)]
+struct Parent {
+    req: Request,
+    /// Member requests of the current phase not yet completed.
+    remaining: u32,
+    /// Writes to issue once the reads of a read-modify-write are back.
+    then_write: Vec<MemberWrite>,
+    start: Option<SimTime>,
+    dispatch: Option<SimTime>,
+    breakdown: Breakdown,
+    cache_hit: bool,
+}
+
+#[derive(Clone, Copy, Debug, Default)]
+struct ArrayStats {
+    reads: u64,
+    writes: u64,
+    member_reads: u64,
+    member_writes: u64,
+    read_modify_writes: u64,
+}
+
+pub struct Array {
+    level: RaidLevel,
+    members: Vec<Box<dyn Device>>,
+    /// Stripe unit, sectors.
+    unit: u64,
+    capacity: u64,
+    /// Member request id → parent id.
+    children: FxHashMap<u64, u64>,
+    parents: FxHashMap<u64, Parent>,
+    next_child: u64,
+    scratch: Vec<Done>,
+    stats: ArrayStats,
+}
+
+impl Array {
+    /// An array of `members` with a stripe unit of `unit_sectors`; errors name what
+    /// cannot work (too few members, a zero stripe unit).
+    pub fn new(
+        level: RaidLevel,
+        members: Vec<Box<dyn Device>>,
+        unit_sectors: u64,
+    ) -> Result<Array, String> {
+        if members.len() < level.min_members() {
+            return Err(format!(
+                "{} needs at least {} members, got {}",
+                level.name(),
+                level.min_members(),
+                members.len()
+            ));
+        }
+        if unit_sectors == 0 {
+            return Err("the stripe unit must be at least one sector".into());
+        }
+        let smallest = members.iter().map(|m| m.capacity()).min().unwrap_or(0);
+        let data = match level {
+            RaidLevel::Raid0 => members.len() as u64,
+            RaidLevel::Raid1 => 1,
+            RaidLevel::Raid4 | RaidLevel::Raid5 => members.len() as u64 - 1,
+        };
+        let capacity = match level {
+            RaidLevel::Raid1 => smallest,
+            _ => smallest / unit_sectors * unit_sectors * data,
+        };
+        if capacity == 0 {
+            return Err(format!(
+                "the members are smaller than one stripe unit of {unit_sectors} sectors"
+            ));
+        }
+        Ok(Array {
+            level,
+            members,
+            unit: unit_sectors,
+            capacity,
+            children: FxHashMap::default(),
+            parents: FxHashMap::default(),
+            next_child: 0,
+            scratch: Vec::new(),
+            stats: ArrayStats::default(),
+        })
+    }
+
+    fn data_members(&self) -> u64 {
+        match self.level {
+            RaidLevel::Raid0 => self.members.len() as u64,
+            RaidLevel::Raid1 => 1,
+            RaidLevel::Raid4 | RaidLevel::Raid5 => self.members.len() as u64 - 1,
+        }
+    }
+
+    /// The member holding data unit `k` of stripe row `row`, and the row's parity
+    /// member (RAID-4/5).
+    fn placement(&self, row: u64, k: u64) -> (usize, Option<usize>) {
+        let n = self.members.len() as u64;
+        match self.level {
+            RaidLevel::Raid0 | RaidLevel::Raid1 => (k as usize, None),
+            RaidLevel::Raid4 => (k as usize, Some(n as usize - 1)),
+            RaidLevel::Raid5 => {
+                let p = n - 1 - row % n;
+                (((p + 1 + k) % n) as usize, Some(p as usize))
+            }
+        }
+    }
+
+    /// The request's pieces per stripe row: (row, member, member LBN, sectors).
+    fn pieces(&self, lbn: u64, sectors: u64) -> Vec<(u64, usize, u64, u32)> {
+        let mut out = Vec::new();
+        let ndata = self.data_members();
+        let (mut at, end) = (lbn, lbn + sectors);
+        while at < end {
+            let u = at / self.unit;
+            let off = at % self.unit;
+            let len = (self.unit - off).min(end - at);
+            let (row, k) = (u / ndata, u % ndata);
+            let (m, _) = self.placement(row, k);
+            out.push((row, m, row * self.unit + off, len as u32));
+            at += len;
+        }
+        out
+    }
+
+    fn issue(&mut self, now: SimTime, parent: u64, member: usize, lbn: u64, blocks: u32, w: bool) {
+        let id = self.next_child;
+        self.next_child += 1;
+        self.children.insert(id, parent);
+        if w {
+            self.stats.member_writes += 1;
+        } else {
+            self.stats.member_reads += 1;
+        }
+        self.members[member].submit(
+            now,
+            Request {
+                id,
+                lbn,
+                blocks,
+                write: w,
+            },
+        );
+    }
+
+    /// Member requests for a parent: (member, LBN, sectors, write) now, and writes for
+    /// after the reads.
+    fn plan(&self, req: &Request) -> (Vec<MemberOp>, Vec<MemberWrite>) {
+        let sectors = u64::from(req.blocks.max(1));
+        let mut now_ops = Vec::new();
+        let mut later = Vec::new();
+        if self.level == RaidLevel::Raid1 {
+            if req.write {
+                for m in 0..self.members.len() {
+                    now_ops.push((m, req.lbn, req.blocks.max(1), true));
+                }
+            } else {
+                // The least busy member, ties to the lowest index.
+                let m = (0..self.members.len())
+                    .min_by_key(|&m| (self.members[m].outstanding(), m))
+                    .unwrap_or(0);
+                now_ops.push((m, req.lbn, req.blocks.max(1), false));
+            }
+            return (now_ops, later);
+        }
+        let pieces = self.pieces(req.lbn, sectors);
+        if !req.write || !self.level.has_parity() {
+            for (_, m, lbn, n) in merge(pieces.iter().map(|&(_, m, l, n)| (m, l, n))) {
+                now_ops.push((m, lbn, n, req.write));
+            }
+            return (now_ops, later);
+        }
+        // Parity writes: per row, whole rows write without reading, partial rows read
+        // the old data and parity first.
+        let ndata = self.data_members();
+        let mut i = 0;
+        while i < pieces.len() {
+            let row = pieces[i].0;
+            let j = i + pieces[i..].iter().take_while(|p| p.0 == row).count();
+            let in_row = &pieces[i..j];
+            let covered: u64 = in_row.iter().map(|p| u64::from(p.3)).sum();
+            let (_, parity) = self.placement(row, 0);
+            let parity = parity.unwrap_or(0);
+            let lo = in_row.iter().map(|p| p.2 % self.unit).min().unwrap_or(0);
+            let hi = in_row
+                .iter()
+                .map(|p| p.2 % self.unit + u64::from(p.3))
+                .max()
+                .unwrap_or(0);
+            let plbn = row * self.unit + lo;
+            let plen = (hi - lo) as u32;
+            if covered < ndata * self.unit {
+                for &(_, m, lbn, n) in in_row {
+                    now_ops.push((m, lbn, n, false));
+                }
+                now_ops.push((parity, plbn, plen, false));
+            }
+            for &(_, m, lbn, n) in in_row {
+                later.push((m, lbn, n));
+            }
+            later.push((parity, plbn, plen));
+            i = j;
+        }
+        if now_ops.is_empty() {
+            for (m, lbn, n) in later.drain(..) {
+                now_ops.push((m, lbn, n, true));
+            }
+        }
+        (now_ops, later)
+    }
+}
+
+/// Joins pieces that are contiguous on the same member.
+fn merge(pieces: impl Iterator<Item = (usize, u64, u32)>) -> Vec<(u64, usize, u64, u32)> {
+    let mut v: Vec<(usize, u64, u32)> = pieces.collect();
+    v.sort_unstable();
+    let mut out: Vec<(u64, usize, u64, u32)> = Vec::with_capacity(v.len());
+    for (m, lbn, n) in v {
+        match out.last_mut() {
+            Some(last) if last.1 == m && last.2 + u64::from(last.3) == lbn => last.3 += n,
+            _ => out.push((0, m, lbn, n)),
+        }
+    }
+    out
+}
+
+impl Device for Array {
+    fn capacity(&self) -> u64 {
+        self.capacity
+    }
+
+    fn outstanding(&self) -> usize {
+        self.parents.len()
+    }
+
+    fn can_accept(&self) -> bool {
+        true
+    }
+
+    fn submit(&mut self, now: SimTime, req: Request) {
+        if req.write {
+            self.stats.writes += 1;
+        } else {
+            self.stats.reads += 1;
+        }
+        let (first, later) = self.plan(&req);
+        if !later.is_empty() {
+            self.stats.read_modify_writes += 1;
+        }
+        self.parents.insert(
+            req.id,
+            Parent {
+                req,
+                remaining: first.len() as u32,
+                then_write: later,
+                start: None,
+                dispatch: None,
+                breakdown: Breakdown::default(),
+                cache_hit: true,
+            },
+        );
+        for (m, lbn, n, w) in first {
+            self.issue(now, req.id, m, lbn, n, w);
+        }
+    }
+
+    fn next_wake(&self) -> Option<SimTime> {
+        self.members.iter().filter_map(|m| m.next_wake()).min()
+    }
+
+    fn wake(&mut self, now: SimTime, out: &mut Vec<Done>) {
+        let Some((t, i)) = earliest(&self.members) else {
+            return;
+        };
+        if t > now {
+            return;
+        }
+        let mut got = std::mem::take(&mut self.scratch);
+        got.clear();
+        self.members[i].wake(now, &mut got);
+        for d in got.drain(..) {
+            // A member's own background work is not the array's.
+            let Some(pid) = self.children.remove(&d.req.id) else {
+                continue;
+            };
+            let Some(p) = self.parents.get_mut(&pid) else {
+                continue;
+            };
+            p.start = Some(p.start.map_or(d.start, |s| s.min(d.start)));
+            p.dispatch = match (p.dispatch, d.dispatch) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
+            };
+            p.breakdown.overhead_ns += d.breakdown.overhead_ns;
+            p.breakdown.seek_ns += d.breakdown.seek_ns;
+            p.breakdown.rotation_ns += d.breakdown.rotation_ns;
+            p.breakdown.transfer_ns += d.breakdown.transfer_ns;
+            p.cache_hit &= d.cache_hit;
+            p.remaining -= 1;
+            if p.remaining > 0 {
+                continue;
+            }
+            if !p.then_write.is_empty() {
+                let writes = std::mem::take(&mut p.then_write);
+                p.remaining = writes.len() as u32;
+                for (m, lbn, n) in writes {
+                    self.issue(now, pid, m, lbn, n, true);
+                }
+                continue;
+            }
+            if let Some(p) = self.parents.remove(&pid) {
+                out.push(Done {
+                    req: p.req,
+                    dispatch: p.dispatch,
+                    start: p.start.unwrap_or(now),
+                    done: now,
+                    breakdown: p.breakdown,
+                    cache_hit: p.cache_hit,
+                    background: false,
+                    released: None,
+                    unit: 0,
+                });
+            }
+        }
+        self.scratch = got;
+    }
+
+    fn describe(&self, depth: usize, out: &mut String) {
+        let gb = self.capacity as f64 * 512.0 / 1e9;
+        let stripe = if self.level == RaidLevel::Raid1 {
+            String::new()
+        } else {
+            format!(", stripe unit {} KiB", self.unit / 2)
+        };
+        tree_line(
+            depth,
+            out,
+            &format!(
+                "{} ({} members{stripe}, {gb:.1} GB)",
+                self.level.name(),
+                self.members.len()
+            ),
+        );
+        for m in &self.members {
+            m.describe(depth + 1, out);
+        }
+    }
+
+    fn report(&self, path: &str, out: &mut Vec<NodeReport>) {
+        let s = &self.stats;
+        let mut extra = vec![
+            ("member reads".to_string(), s.member_reads.to_string()),
+            ("member writes".to_string(), s.member_writes.to_string()),
+        ];
+        if self.level.has_parity() {
+            extra.push((
+                "read-modify-writes".into(),
+                s.read_modify_writes.to_string(),
+            ));
+        }
+        out.push(NodeReport {
+            path: path.to_string(),
+            kind: self.level.name().to_string(),
+            reads: s.reads,
+            writes: s.writes,
+            busy_ns: 0,
+            extra,
+            is_drive: false,
+        });
+        for (i, m) in self.members.iter().enumerate() {
+            m.report(&format!("{path}/member {i}"), out);
+        }
+    }
+
+    fn predictions(&self, out: &mut Vec<(u32, u64)>) {
+        for m in &self.members {
+            m.predictions(out);
+        }
+    }
+}

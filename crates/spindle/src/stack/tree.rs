@@ -1,0 +1,349 @@
+//! A stack as data: the device tree of a run configuration (`[device]` in TOML), and
+//! how it is built into devices.
+//!
+//! ```toml
+//! [scheduler]                 # each drive's host queue, unless the drive names its own
+//! kind = "sstf"
+//!
+//! [device]                    # a RAID-5 of four drives, 64 KiB stripe unit
+//! kind = "raid5"
+//! count = 4
+//! stripe-kib = 64
+//! [device.member]
+//! kind = "disk"
+//! disk = "wd-re3"
+//! scheduler = { kind = "greedy", queue-depth = 2 }   # optional, per drive
+//! ```
+//!
+//! Kinds: `disk`; `volumes` (independent units, a trace's device numbers pick the
+//! unit); `raid0`, `raid1`, `raid4`, `raid5`. An array lists either `count` copies of
+//! one `member`, or its `members` one by one; members may be arrays themselves.
+
+use super::array::{Array, RaidLevel, Volumes};
+use super::config::{load_disk, SchedulerConfig};
+use super::drive_node::DriveNode;
+use super::queue::QueueSpec;
+use crate::disk::drive::Drive;
+use crate::disk::params::{DiskParams, FirmwarePolicy};
+use crate::engine::Units;
+use crate::node::Device;
+use serde::{Deserialize, Serialize};
+
+/// Largest number of members an array may list (each member is a whole simulated
+/// drive with its own state).
+pub const MAX_MEMBERS: u32 = 1024;
+/// Largest stripe unit, KiB.
+pub const MAX_STRIPE_KIB: u64 = 1 << 20;
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum DeviceSpec {
+    Disk(DiskSpec),
+    Volumes(ArraySpec),
+    Raid0(ArraySpec),
+    Raid1(ArraySpec),
+    Raid4(ArraySpec),
+    Raid5(ArraySpec),
+}
+
+/// One drive.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct DiskSpec {
+    /// A preset name or a DiskSim `.parv` file.
+    pub disk: String,
+    /// This drive's host queue (default: the run's `[scheduler]`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scheduler: Option<SchedulerConfig>,
+    /// Override the drive's own command scheduling: "fcfs", "sptf" or
+    /// "sptf-ascending-run".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub firmware: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub firmware_queue_depth: Option<u32>,
+    /// Override the drive's write cache, KiB (0: write-through).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub write_cache_kib: Option<u64>,
+}
+
+impl DiskSpec {
+    pub fn new(disk: &str) -> DiskSpec {
+        DiskSpec {
+            disk: disk.to_string(),
+            scheduler: None,
+            firmware: None,
+            firmware_queue_depth: None,
+            write_cache_kib: None,
+        }
+    }
+}
+
+/// An array or a volume set.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct ArraySpec {
+    /// How many copies of `member`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub count: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub member: Option<Box<DeviceSpec>>,
+    /// The members one by one (instead of `count` and `member`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub members: Vec<DeviceSpec>,
+    /// Stripe unit, KiB (RAID-0/4/5; default 64).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stripe_kib: Option<u64>,
+}
+
+impl ArraySpec {
+    /// `count` copies of `member`.
+    pub fn of(count: u32, member: DeviceSpec) -> ArraySpec {
+        ArraySpec {
+            count: Some(count),
+            member: Some(Box::new(member)),
+            members: Vec::new(),
+            stripe_kib: None,
+        }
+    }
+
+    /// The members, expanded; errors say what is missing or too large.
+    pub fn expand(&self, what: &str) -> Result<Vec<DeviceSpec>, String> {
+        match (&self.member, self.count, self.members.is_empty()) {
+            (Some(m), Some(n), true) => {
+                if n == 0 || n > MAX_MEMBERS {
+                    return Err(format!(
+                        "{what}: count must be within 1..={MAX_MEMBERS}, got {n}"
+                    ));
+                }
+                Ok(vec![(**m).clone(); n as usize])
+            }
+            (None, None, false) => {
+                if self.members.len() > MAX_MEMBERS as usize {
+                    return Err(format!(
+                        "{what}: at most {MAX_MEMBERS} members, got {}",
+                        self.members.len()
+                    ));
+                }
+                Ok(self.members.clone())
+            }
+            (Some(_), None, _) => Err(format!("{what}: `member` needs a `count`")),
+            (None, Some(_), _) => Err(format!("{what}: `count` needs a `member` table")),
+            _ => Err(format!(
+                "{what}: give either `count` and `member`, or a `members` list"
+            )),
+        }
+    }
+}
+
+impl DeviceSpec {
+    pub fn kind(&self) -> &'static str {
+        match self {
+            DeviceSpec::Disk(_) => "disk",
+            DeviceSpec::Volumes(_) => "volumes",
+            DeviceSpec::Raid0(_) => "raid0",
+            DeviceSpec::Raid1(_) => "raid1",
+            DeviceSpec::Raid4(_) => "raid4",
+            DeviceSpec::Raid5(_) => "raid5",
+        }
+    }
+
+    /// Every drive in the tree, in order.
+    pub fn disks(&self) -> Vec<DiskSpec> {
+        match self {
+            DeviceSpec::Disk(d) => vec![d.clone()],
+            DeviceSpec::Volumes(a)
+            | DeviceSpec::Raid0(a)
+            | DeviceSpec::Raid1(a)
+            | DeviceSpec::Raid4(a)
+            | DeviceSpec::Raid5(a) => a
+                .expand(self.kind())
+                .unwrap_or_default()
+                .iter()
+                .flat_map(|m| m.disks())
+                .collect(),
+        }
+    }
+}
+
+/// A built stack below its layers: the top device and how trace devices map onto it.
+pub struct Built {
+    pub root: Box<dyn Device>,
+    pub units: Units,
+    pub drives: usize,
+}
+
+/// Builds `spec` with `default_queue` in front of every drive that names no queue of
+/// its own, and `top` (if any) in front of the whole tree.
+pub fn build(
+    spec: &DeviceSpec,
+    default_queue: &QueueSpec,
+    top: Option<&QueueSpec>,
+) -> Result<Built, String> {
+    let mut drives = 0usize;
+    let (root, units) = match spec {
+        DeviceSpec::Volumes(_) => {
+            // A volume set routes trace devices to its units.
+            let members = build_members(spec, default_queue, &mut drives, "device")?;
+            let v = Volumes::new(members);
+            let units = v
+                .unit_bases()
+                .iter()
+                .copied()
+                .zip(v.unit_capacities())
+                .collect();
+            (Box::new(v) as Box<dyn Device>, Units { units })
+        }
+        _ => {
+            let root = build_node(spec, default_queue, &mut drives, "device")?;
+            let units = Units::single(root.capacity());
+            (root, units)
+        }
+    };
+    let root = match top {
+        Some(q) => Box::new(q.build(root, drives)?) as Box<dyn Device>,
+        None => root,
+    };
+    Ok(Built {
+        root,
+        units,
+        drives,
+    })
+}
+
+fn spec_members(spec: &DeviceSpec) -> Result<Vec<DeviceSpec>, String> {
+    match spec {
+        DeviceSpec::Disk(_) => Ok(Vec::new()),
+        DeviceSpec::Volumes(a)
+        | DeviceSpec::Raid0(a)
+        | DeviceSpec::Raid1(a)
+        | DeviceSpec::Raid4(a)
+        | DeviceSpec::Raid5(a) => a.expand(spec.kind()),
+    }
+}
+
+fn build_node(
+    spec: &DeviceSpec,
+    default_queue: &QueueSpec,
+    drives: &mut usize,
+    path: &str,
+) -> Result<Box<dyn Device>, String> {
+    match spec {
+        DeviceSpec::Disk(d) => {
+            let queue = match &d.scheduler {
+                Some(s) => s
+                    .queue_spec()
+                    .map_err(|e| format!("{path}.scheduler: {e}"))?,
+                None => default_queue.clone(),
+            };
+            let mut p = load_disk(&d.disk).map_err(|e| format!("{path}: {e}"))?;
+            if let Some(f) = &d.firmware {
+                p.firmware.policy = match f.as_str() {
+                    "fcfs" => FirmwarePolicy::Fcfs,
+                    "sptf" => FirmwarePolicy::Sptf,
+                    "sptf-ascending-run" => FirmwarePolicy::SptfAscendingRun,
+                    other => return Err(format!(
+                        "{path}.firmware must be fcfs, sptf or sptf-ascending-run, got `{other}`"
+                    )),
+                };
+            }
+            if let Some(q) = d.firmware_queue_depth {
+                p.firmware.queue_depth = q.max(1);
+            }
+            if let Some(kib) = d.write_cache_kib {
+                p.firmware.write_cache_sectors = kib.saturating_mul(2);
+            }
+            drive_leaf(p, &queue, drives, path)
+        }
+        DeviceSpec::Volumes(_) => Ok(Box::new(Volumes::new(build_members(
+            spec,
+            default_queue,
+            drives,
+            path,
+        )?))),
+        DeviceSpec::Raid0(a)
+        | DeviceSpec::Raid1(a)
+        | DeviceSpec::Raid4(a)
+        | DeviceSpec::Raid5(a) => {
+            let built = build_members(spec, default_queue, drives, path)?;
+            let stripe_kib = a.stripe_kib.unwrap_or(64);
+            if stripe_kib == 0 || stripe_kib > MAX_STRIPE_KIB {
+                return Err(format!(
+                    "{path}.stripe-kib must be within 1..={MAX_STRIPE_KIB}, got {stripe_kib}"
+                ));
+            }
+            let level = match spec {
+                DeviceSpec::Raid1(_) => RaidLevel::Raid1,
+                DeviceSpec::Raid4(_) => RaidLevel::Raid4,
+                DeviceSpec::Raid5(_) => RaidLevel::Raid5,
+                _ => RaidLevel::Raid0,
+            };
+            Ok(Box::new(
+                Array::new(level, built, stripe_kib * 2).map_err(|e| format!("{path}: {e}"))?,
+            ))
+        }
+    }
+}
+
+fn build_members(
+    spec: &DeviceSpec,
+    default_queue: &QueueSpec,
+    drives: &mut usize,
+    path: &str,
+) -> Result<Vec<Box<dyn Device>>, String> {
+    let members = spec_members(spec)?;
+    let mut built = Vec::with_capacity(members.len());
+    for (i, m) in members.iter().enumerate() {
+        built.push(build_node(
+            m,
+            default_queue,
+            drives,
+            &format!("{path}.member {i}"),
+        )?);
+    }
+    Ok(built)
+}
+
+/// A drive behind its host queue.
+fn drive_leaf(
+    mut p: DiskParams,
+    queue: &QueueSpec,
+    drives: &mut usize,
+    path: &str,
+) -> Result<Box<dyn Device>, String> {
+    // The drive's firmware queue holds at least what the host keeps outstanding.
+    p.firmware.queue_depth = p.firmware.queue_depth.max(queue.depth);
+    let name = p.name.clone();
+    let drive = Drive::new(p).map_err(|e| format!("{path}: {e}"))?;
+    let index = *drives;
+    *drives += 1;
+    let node = queue
+        .build(Box::new(DriveNode::new(drive, name)), index)
+        .map_err(|e| format!("{path}: {e}"))?;
+    Ok(Box::new(node))
+}
+
+/// Independent drives with these parameters, each behind a `queue`: a volume set.
+pub fn build_from_params(disks: &[DiskParams], queue: &QueueSpec) -> Result<Built, String> {
+    let mut drives = 0usize;
+    let mut members = Vec::with_capacity(disks.len());
+    for (i, p) in disks.iter().enumerate() {
+        members.push(drive_leaf(
+            p.clone(),
+            queue,
+            &mut drives,
+            &format!("device.member {i}"),
+        )?);
+    }
+    let v = Volumes::new(members);
+    let units = v
+        .unit_bases()
+        .iter()
+        .copied()
+        .zip(v.unit_capacities())
+        .collect();
+    Ok(Built {
+        root: Box::new(v),
+        units: Units { units },
+        drives,
+    })
+}
