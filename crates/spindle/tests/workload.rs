@@ -816,6 +816,122 @@ mod workload {
         );
     }
 
+    /// FNV-1a over every field of every record, in order.
+    fn fingerprint(recs: impl IntoIterator<Item = IoRecord>) -> (u64, u64) {
+        let (mut n, mut h) = (0u64, 0xcbf2_9ce4_8422_2325u64);
+        let mut eat = |x: u64| {
+            for b in x.to_le_bytes() {
+                h = (h ^ b as u64).wrapping_mul(0x0100_0000_01b3);
+            }
+        };
+        for r in recs {
+            n += 1;
+            eat(r.arrival.0);
+            eat(r.device as u64);
+            eat(r.lbn);
+            eat(r.blocks as u64);
+            eat(r.write as u64);
+            eat(r.content.len() as u64);
+        }
+        (n, h)
+    }
+
+    /// Specs covering both arrival processes and every address pattern.
+    fn stream_specs() -> Vec<OpenSpec> {
+        let mut walk = gen_spec(
+            Pattern::Walk { max_step: 51_200 },
+            Sizes::Uniform { min: 1, max: 64 },
+            1 << 24,
+        );
+        walk.align = Some(8);
+        walk.start = 4096;
+        walk.span = Some(1 << 22);
+        let mut seq = gen_spec(Pattern::Sequential { run_len: 16 }, fixed(8), 1 << 30);
+        seq.align = Some(8);
+        seq.read_fraction = 0.66;
+        let zipf = gen_spec(
+            Pattern::Zipf {
+                theta: 0.9,
+                buckets: 100,
+            },
+            Sizes::Choice {
+                choices: vec![(8, 3.0), (128, 1.0)],
+            },
+            1 << 30,
+        );
+        let uniform = gen_spec(
+            Pattern::Uniform,
+            Sizes::Uniform { min: 1, max: 64 },
+            1 << 30,
+        );
+        vec![
+            open_spec(
+                uniform.clone(),
+                Arrivals::Poisson { rate_per_s: 500.0 },
+                5000,
+                42,
+            ),
+            open_spec(uniform, Arrivals::Fixed { interval_ns: MS }, 3000, 1),
+            open_spec(
+                zipf.clone(),
+                Arrivals::Fixed {
+                    interval_ns: 3 * MS,
+                },
+                4000,
+                7,
+            ),
+            open_spec(zipf, Arrivals::Poisson { rate_per_s: 1e4 }, 4000, 8),
+            open_spec(seq, Arrivals::Poisson { rate_per_s: 1e4 }, 3000, 3),
+            OpenSpec {
+                device: 2,
+                ..open_spec(walk, Arrivals::Poisson { rate_per_s: 100.0 }, 3000, 9)
+            },
+            open_spec(
+                gen_spec(Pattern::Uniform, fixed(8), 1 << 20),
+                Arrivals::Fixed { interval_ns: 1 },
+                0,
+                5,
+            ),
+        ]
+    }
+
+    #[test]
+    fn workload_open_stream_equals_the_vec() {
+        // Fingerprints of the records `open_workload` gave before it was built on the
+        // stream: streaming changed no record.
+        let golden = [
+            (5000, 8136588775853095294),
+            (3000, 13100038656159970588),
+            (4000, 15253517521008969119),
+            (4000, 4615977265367427861),
+            (3000, 4270025767144532970),
+            (3000, 9562956307281150916),
+            (0, 14695981039346656037),
+        ];
+        for (spec, want) in stream_specs().iter().zip(golden) {
+            let vec = try_open_workload(spec).unwrap();
+            let mut stream = OpenStream::new(spec).unwrap();
+            assert_eq!(stream.remaining(), spec.count);
+            assert_eq!(stream.size_hint(), (vec.len(), Some(vec.len())));
+            let mut streamed = Vec::new();
+            for (i, r) in stream.by_ref().enumerate() {
+                assert_eq!(r, vec[i], "record {i} of {spec:?}");
+                streamed.push(r);
+            }
+            assert_eq!(streamed, vec);
+            assert_eq!(stream.remaining(), 0);
+            assert!(stream.next().is_none(), "the stream is fused");
+            assert_eq!(fingerprint(vec), want, "{spec:?}");
+        }
+        // The same validation errors as the vec.
+        let mut bad = stream_specs().remove(0);
+        bad.gen.read_fraction = 2.0;
+        assert_eq!(
+            OpenStream::new(&bad).unwrap_err(),
+            try_open_workload(&bad).unwrap_err()
+        );
+    }
+
     #[test]
     #[should_panic(expected = "invalid workload spec: read-fraction must be within 0..=1, got 2")]
     fn open_workload_panics_on_invalid_spec() {

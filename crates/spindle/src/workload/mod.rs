@@ -12,7 +12,9 @@
 //!   bounded by the inter-request distance), a size
 //!   distribution ([`Sizes`]), an alignment, a read fraction, and the device capacity.
 //! * [`open_workload`] turns an [`OpenSpec`] into a list of [`IoRecord`]s with
-//!   [`Arrivals`] fixed-interval or Poisson.
+//!   [`Arrivals`] fixed-interval or Poisson; [`OpenStream`] yields the same records one
+//!   at a time in memory that does not grow with the request count (the list is that
+//!   stream, collected).
 //! * [`ClosedLoop`] runs a [`ClosedSpec`]: `processes` processes that each issue a
 //!   request, wait for it to complete, think ([`Think`]), and issue the next. The
 //!   simulation loop (in the storage stack) calls [`ClosedLoop::start`] and
@@ -82,7 +84,7 @@ pub mod zipf;
 
 pub use closed::ClosedLoop;
 pub use generator::RequestGen;
-pub use open::{open_workload, try_open_workload};
+pub use open::{open_workload, try_open_workload, OpenStream};
 pub use replay::WindowedReplay;
 pub use spec::{
     Arrivals, ClosedSpec, GenSpec, OpenSpec, Pattern, Sizes, Think, WorkloadSpec, MAX_PROCESSES,

@@ -19,27 +19,100 @@ pub fn open_workload(spec: &OpenSpec) -> Vec<IoRecord> {
 }
 
 /// [`open_workload`], returning a [`WorkloadError`] for an invalid spec.
+///
+/// The same records as [`OpenStream`], collected.
 pub fn try_open_workload(spec: &OpenSpec) -> Result<Vec<IoRecord>, WorkloadError> {
-    spec.validate()?;
-    let mut gen = RequestGen::new(&spec.gen, spec.seed)?;
-    let mut clock = Clock::new(&spec.arrivals, spec.seed);
-    let mut out = Vec::with_capacity(spec.count.min(1 << 20) as usize);
-    for _ in 0..spec.count {
-        let arrival = clock.next_arrival();
-        let (lbn, blocks, write) = gen.next();
-        out.push(IoRecord {
-            arrival,
+    Ok(OpenStream::new(spec)?.collect())
+}
+
+/// The `count` requests of an [`OpenSpec`], generated one at a time: exactly the records
+/// of [`open_workload`], bit for bit and in the same order, in memory that does not
+/// grow with `count` (the generator state, plus a Zipf pattern's bucket layout, which
+/// depends on the number of buckets only).
+///
+/// ```
+/// # use spindle::workload::*;
+/// let spec = OpenSpec {
+///     gen: GenSpec {
+///         pattern: Pattern::Uniform,
+///         sizes: Sizes::Fixed { sectors: 8 },
+///         read_fraction: 0.5,
+///         align: None,
+///         start: 0,
+///         span: None,
+///         capacity: Some(1 << 20),
+///     },
+///     arrivals: Arrivals::Poisson { rate_per_s: 100.0 },
+///     count: 1000,
+///     seed: 1,
+///     device: 0,
+/// };
+/// let stream = OpenStream::new(&spec).unwrap();
+/// assert_eq!(stream.remaining(), 1000);
+/// assert!(stream.eq(open_workload(&spec)));
+/// ```
+#[derive(Clone, Debug)]
+pub struct OpenStream {
+    gen: RequestGen,
+    clock: Clock,
+    device: u32,
+    /// Records still to come.
+    left: u64,
+}
+
+impl OpenStream {
+    /// Validates `spec` and prepares its stream; nothing is drawn until the first `next`.
+    pub fn new(spec: &OpenSpec) -> Result<OpenStream, WorkloadError> {
+        spec.validate()?;
+        Ok(OpenStream {
+            gen: RequestGen::new(&spec.gen, spec.seed)?,
+            clock: Clock::new(&spec.arrivals, spec.seed),
             device: spec.device,
+            left: spec.count,
+        })
+    }
+
+    /// Records still to come (`count` at first, 0 once exhausted).
+    pub fn remaining(&self) -> u64 {
+        self.left
+    }
+}
+
+impl Iterator for OpenStream {
+    type Item = IoRecord;
+
+    fn next(&mut self) -> Option<IoRecord> {
+        if self.left == 0 {
+            return None;
+        }
+        self.left -= 1;
+        // The arrival first, then the request: each from its own stream, so the order
+        // only matters for clarity.
+        let arrival = self.clock.next_arrival();
+        let (lbn, blocks, write) = self.gen.next();
+        Some(IoRecord {
+            arrival,
+            device: self.device,
             lbn,
             blocks,
             write,
             content: Vec::new(),
-        });
+        })
     }
-    Ok(out)
+
+    /// Exact while the remaining count fits in a `usize`.
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        match usize::try_from(self.left) {
+            Ok(n) => (n, Some(n)),
+            Err(_) => (usize::MAX, None),
+        }
+    }
 }
 
+impl std::iter::FusedIterator for OpenStream {}
+
 /// Successive arrival times.
+#[derive(Clone, Debug)]
 struct Clock {
     arrivals: Arrivals,
     rng: ChaCha8Rng,
