@@ -10,7 +10,7 @@ use spindle::node::NodeReport;
 use spindle::runner::drive_utilization;
 use spindle::sched::SchedulerKind;
 use spindle::stack::config::{DiskConfig, LoadedWorkload, RunConfig, WorkloadConfig};
-use spindle::stack::metrics::{Metrics, RequestLog};
+use spindle::stack::metrics::{Metrics, MetricsSink, RequestLog};
 use spindle::stack::tree::{ArraySpec, DeviceSpec, DiskSpec};
 use spindle::workload::{
     Arrivals, ClosedSpec, GenSpec, OpenSpec, Pattern, Sizes, Think, WorkloadSpec,
@@ -320,14 +320,20 @@ pub fn run_config(
     let mut built = c.build().map_err(|e| anyhow!("{e}"))?;
     let total = match w {
         LoadedWorkload::Open(r) => r.len() as u64,
+        LoadedWorkload::Stream(s) => s.remaining(),
         LoadedWorkload::Closed(c) => c.spec().requests,
     };
     let mut bar = Progress::new(total, label);
     let source = match w {
         LoadedWorkload::Open(r) => Source::records(r),
+        LoadedWorkload::Stream(s) => Source::Open {
+            requests: Box::new(s.by_ref()),
+            // One device: nothing shares a unit.
+            stride: 0,
+        },
         LoadedWorkload::Closed(c) => Source::Closed(c),
     };
-    let mut logs = Vec::new();
+    let mut sink = MetricsSink::new(built.drives);
     let mut failed: Option<anyhow::Error> = None;
     let mut done = 0u64;
     engine::run(
@@ -336,9 +342,11 @@ pub fn run_config(
         source,
         RunOptions::default(),
         &mut |l| {
-            logs.push(*l);
+            sink.record(l);
             done += 1;
-            bar.set(done);
+            if done % 4096 == 0 {
+                bar.set(done);
+            }
             if failed.is_none() {
                 if let Err(e) = on_done(l) {
                     failed = Some(e);
@@ -347,13 +355,14 @@ pub fn run_config(
         },
     )
     .map_err(|e| anyhow!("{e}"))?;
+    bar.set(done);
     bar.finish();
     if let Some(e) = failed {
         return Err(e);
     }
     let mut nodes = Vec::new();
     built.root.report("stack", &mut nodes);
-    let mut metrics = Metrics::from_logs(&logs, built.drives);
+    let mut metrics = sink.finish();
     metrics.utilization = drive_utilization(&nodes, metrics.makespan_ms);
     Ok(Outcome { metrics, nodes })
 }
@@ -476,7 +485,7 @@ pub fn run(
                 std::fs::File::create(path)
                     .with_context(|| format!("cannot create {}", path.display()))?,
             );
-            write_csv_header_tmp(&mut f)
+            spindle::stack::metrics::write_requests_csv_header(&mut f)
                 .with_context(|| format!("cannot write {}", path.display()))?;
             Some((f, path.to_path_buf()))
         }
@@ -518,16 +527,7 @@ pub fn run(
 
 /// One request as a CSV line (the `--requests-csv` format).
 fn write_request_line(l: &RequestLog, f: &mut dyn std::io::Write) -> std::io::Result<()> {
-    let mut v = Vec::new();
-    spindle::stack::metrics::write_requests_csv(std::slice::from_ref(l), &mut v)?;
-    let text = String::from_utf8_lossy(&v);
-    f.write_all(text.split_once('\n').map_or("", |x| x.1).as_bytes())
-}
-
-fn write_csv_header_tmp(f: &mut dyn std::io::Write) -> std::io::Result<()> {
-    let mut v = Vec::new();
-    spindle::stack::metrics::write_requests_csv(&[], &mut v)?;
-    f.write_all(&v)
+    spindle::stack::metrics::write_request_csv_line(l, f)
 }
 
 /// `run` with a `[layout]`: the workload through the layout engine and RAID-4.
@@ -538,8 +538,12 @@ fn run_layout(c: &RunConfig, layout: &LayoutConfig, json: bool) -> Result<String
         .map(|d| d.disk.clone())
         .unwrap_or_else(|| "wd-re3".into());
     let params = crate::disks::load_disk(&disk)?.params;
-    let LoadedWorkload::Open(records) = load_workload(c)? else {
-        bail!("a layout engine replays open workloads (a trace or --synthetic open), not closed loops");
+    let records = match load_workload(c)? {
+        LoadedWorkload::Open(r) => r,
+        LoadedWorkload::Stream(s) => s.collect(),
+        LoadedWorkload::Closed(_) => {
+            bail!("a layout engine replays open workloads (a trace or --synthetic open), not closed loops")
+        }
     };
     let mut bar = Progress::new(records.len() as u64, "layout");
     let r = replay_layout(&params, layout, &records, &mut |n| bar.set(n as u64))

@@ -33,7 +33,7 @@ use crate::disk::presets::preset;
 use crate::disksim::import::import_first_disk;
 use crate::sched::SchedulerKind;
 use crate::trace::{Format, IoRecord};
-use crate::workload::{compress, try_open_workload, ClosedLoop, WorkloadSpec};
+use crate::workload::{compress, ClosedLoop, OpenStream, WorkloadSpec};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
@@ -94,7 +94,10 @@ pub struct WorkloadConfig {
 
 /// A workload ready to run.
 pub enum LoadedWorkload {
+    /// A trace, in arrival order.
     Open(Vec<IoRecord>),
+    /// An open synthetic workload, generated as the run consumes it.
+    Stream(OpenStream),
     Closed(ClosedLoop),
 }
 
@@ -138,8 +141,8 @@ impl WorkloadConfig {
             spec.validate()
                 .map_err(|e| ConfigError::Invalid(format!("workload.synthetic.{e}")))?;
             return match spec {
-                WorkloadSpec::Synthetic(o) => Ok(LoadedWorkload::Open(
-                    try_open_workload(&o)
+                WorkloadSpec::Synthetic(o) => Ok(LoadedWorkload::Stream(
+                    OpenStream::new(&o)
                         .map_err(|e| ConfigError::Invalid(format!("workload.synthetic.{e}")))?,
                 )),
                 WorkloadSpec::Closed(c) => Ok(LoadedWorkload::Closed(
