@@ -457,7 +457,7 @@ fn dispatch(
     in_flight: &mut HashMap<u64, InFlight>,
 ) {
     while drives[d].outstanding() < depth as usize {
-        let Some(w) = queues[d].pop(&drives[d], now) else {
+        let Some(w) = queues[d].pop(Some(drives[d].hdd()), now) else {
             break;
         };
         if w.background {
