@@ -76,6 +76,46 @@ fn human(r: &BenchReport) -> String {
          \x20       checksum blocks: 8 disk I/Os, real bytes, verification)\n",
         n(r.raid4_update_ns)
     ));
+    let sc = &r.sched;
+    if let Some(first) = sc.figures.first() {
+        let mut depths: Vec<usize> = Vec::new();
+        let mut names: Vec<(String, Option<usize>)> = Vec::new();
+        for f in &sc.figures {
+            if !depths.contains(&f.depth) {
+                depths.push(f.depth);
+            }
+            if !names.iter().any(|(s, _)| *s == f.scheduler) {
+                names.push((f.scheduler.clone(), f.window));
+            }
+        }
+        out.push_str(
+            "sched   ns per host-queue decision (one push + one pop) at queue depth
+",
+        );
+        out.push_str(&format!("        {:<28}", ""));
+        for d in &depths {
+            out.push_str(&format!("{:>10}", n(*d as f64)));
+        }
+        out.push('\n');
+        for (name, window) in &names {
+            let label = match window {
+                Some(w) => format!("{name} ({w}-request window)"),
+                None => name.clone(),
+            };
+            out.push_str(&format!("        {label:<28}"));
+            for d in &depths {
+                let cell = sc
+                    .figure(name, *d)
+                    .map_or("-".to_string(), |f| n(f.decision_ns));
+                out.push_str(&format!("{cell:>10}"));
+            }
+            out.push('\n');
+        }
+        out.push_str(&format!(
+            "        {} preset; median of {} runs each\n",
+            sc.drive, first.runs
+        ));
+    }
     out
 }
 

@@ -188,7 +188,7 @@ enum Command {
     )]
     Validate(ValidateArgs),
 
-    /// Time the simulator's hot paths (replay throughput, SPTF decision time)
+    /// Time the simulator's hot paths (replay throughput, SPTF and host scheduler decisions)
     #[command(
         long_about = "Micro-benchmarks of the simulator's hot paths:\n\
             \n\
@@ -198,6 +198,8 @@ enum Command {
             \x20 19,000-49,000 requests/s on the development machine.\n\
             • sptf: nanoseconds for one shortest-positioning-time-first choice among 64 queued\n\
             \x20 random requests on the cheetah15k5 preset; target 5,000 ns.\n\
+            • sched: nanoseconds per host-queue decision (one push and one pop) at queue depths\n\
+            \x20 64, 1,000 and 100,000 for fcfs, sstf, clook and greedy with a 64-request window.\n\
             \n\
             Each figure is the median of several timed runs; the whole takes a few seconds. Build\n\
             with --release: a debug build is many times slower.",

@@ -7,12 +7,16 @@
 //! * SPTF decision time: one shortest-positioning-time-first choice among 64 queued
 //!   requests on the `cheetah15k5` preset, i.e. 64 calls of
 //!   [`Hdd::positioning_from_state`] and an argmin, as the firmware queue does it.
+//! * Host scheduler decision time: one push and one pop of a [`HostQueue`] held at a
+//!   steady depth (64, 1,000 and 100,000 waiting requests) for FCFS, SSTF, C-LOOK and
+//!   greedy with a 64-request candidate window, on the `cheetah15k5` preset.
 //!
 //! Each figure is the median of several timed runs. Results are plain data
 //! ([`BenchReport`]) so the command line can print or serialize them.
 
 use crate::disk::hdd::Hdd;
 use crate::disk::presets;
+use crate::sched::{HostQueue, SchedulerKind};
 use crate::time::SimTime;
 use crate::validate::replay::replay;
 use crate::validate::trace::{parse_validate_trace, ValidateRecord};
@@ -47,6 +51,13 @@ pub const REPLAY_DRIVE: &str = "cheetah9LP";
 pub const SPTF_DRIVE: &str = "cheetah15k5";
 /// Queue length of one SPTF decision.
 pub const SPTF_QUEUE: usize = 64;
+
+/// The preset on which host scheduler decisions are timed.
+pub const SCHED_DRIVE: &str = "cheetah15k5";
+/// Host queue depths at which scheduler decisions are timed.
+pub const SCHED_DEPTHS: [usize; 3] = [64, 1_000, 100_000];
+/// Candidate window of the timed greedy scheduler.
+pub const SCHED_GREEDY_WINDOW: usize = 64;
 
 /// How long to measure.
 #[derive(Clone, Copy, Debug)]
@@ -115,6 +126,41 @@ pub struct SptfBench {
     pub ns_per_estimate: f64,
 }
 
+/// Host scheduler decision time at one queue depth.
+#[derive(Clone, Debug, Serialize)]
+pub struct SchedFigure {
+    /// The scheduler (`greedy` is timed with its candidate window, see `window`).
+    pub scheduler: String,
+    /// Candidate window, if any.
+    pub window: Option<usize>,
+    /// Requests waiting at each decision.
+    pub depth: usize,
+    /// Push+pop pairs per timed run.
+    pub pairs: usize,
+    pub runs: usize,
+    /// Median over runs of the time per push+pop pair (ns).
+    pub decision_ns: f64,
+    /// Best run (ns per pair).
+    pub best_decision_ns: f64,
+}
+
+/// Host scheduler decision times.
+#[derive(Clone, Debug, Serialize)]
+pub struct SchedBench {
+    pub drive: String,
+    /// One figure per scheduler and depth, schedulers in turn, depths ascending.
+    pub figures: Vec<SchedFigure>,
+}
+
+impl SchedBench {
+    /// The figure of `scheduler` at `depth`, if measured.
+    pub fn figure(&self, scheduler: &str, depth: usize) -> Option<&SchedFigure> {
+        self.figures
+            .iter()
+            .find(|f| f.scheduler == scheduler && f.depth == depth)
+    }
+}
+
 /// Everything `spindle bench` measures.
 #[derive(Clone, Debug, Serialize)]
 pub struct BenchReport {
@@ -140,6 +186,8 @@ pub struct BenchReport {
     /// Median host CPU time of one simulated 4 KiB update on the 4+1 RAID-4 of wd-re3
     /// with checksums (8 disk I/Os, real bytes, verification), ns.
     pub raid4_update_ns: f64,
+    /// Host scheduler decision time (ns per push+pop pair) by scheduler and queue depth.
+    pub sched: SchedBench,
 }
 
 /// Runs every benchmark.
@@ -148,7 +196,9 @@ pub fn run(cfg: &BenchConfig) -> Result<BenchReport, String> {
     let sptf = bench_sptf(cfg)?;
     let (mimic_lookup_ns, smtf_decision_ns_1000, mimic_table_bytes_per_gb) = bench_mimic(cfg)?;
     let raid4_update_ns = bench_raid4_update(cfg)?;
+    let sched = bench_sched(cfg)?;
     Ok(BenchReport {
+        sched,
         raid4_update_ns,
         mimic_lookup_ns,
         smtf_decision_ns_1000,
@@ -397,6 +447,102 @@ pub fn bench_raid4_update(cfg: &BenchConfig) -> Result<f64, String> {
     Ok(median(&mut per))
 }
 
+/// Times host scheduler decisions: with the queue held at each of [`SCHED_DEPTHS`]
+/// random requests, one push of a new random request and one pop (the decision), for
+/// FCFS, SSTF, C-LOOK and greedy limited to the [`SCHED_GREEDY_WINDOW`] oldest requests
+/// (asking the `cheetah15k5` drive for positioning times). The queue is filled and run
+/// for a while before the clock starts, so SSTF and C-LOOK reach their steady state.
+pub fn bench_sched(cfg: &BenchConfig) -> Result<SchedBench, String> {
+    use crate::disk::hdd::Request;
+    let params = presets::preset(SCHED_DRIVE)?;
+    let hdd = Hdd::new(params).map_err(|e| e.to_string())?;
+    let cap = hdd.capacity();
+    if cap < 16 {
+        return Err(format!("{SCHED_DRIVE} has no capacity"));
+    }
+    // The requests pushed, drawn before any clock starts and used in turn.
+    const RING: usize = 1 << 16;
+    let mut rng = ChaCha8Rng::seed_from_u64(cfg.seed ^ 0x5CED);
+    let ring: Vec<(u64, bool)> = (0..RING)
+        .map(|_| (rng.gen_range(0..cap - 8), rng.gen_bool(0.3)))
+        .collect();
+    // Decisions 37 µs apart, so greedy's rotational waits vary.
+    let step_ns = 37_013u64;
+    let push = |q: &mut HostQueue, k: usize| {
+        let (lbn, write) = ring[k % RING];
+        let req = Request {
+            id: k as u64,
+            lbn,
+            blocks: 8,
+            write,
+        };
+        q.push(req, SimTime(k as u64 * step_ns));
+    };
+    let pair = |q: &mut HostQueue, k: usize| {
+        push(q, k);
+        black_box(q.pop(Some(black_box(&hdd)), SimTime(k as u64 * step_ns)));
+    };
+    // Twelve figures: a sixteenth of the usual run time each keeps the whole short.
+    let run_time = cfg.run_time / 16;
+    let runs = cfg.runs.max(1);
+    let mut figures = Vec::new();
+    for (kind, window) in [
+        (SchedulerKind::Fcfs, None),
+        (SchedulerKind::Sstf, None),
+        (SchedulerKind::CLook, None),
+        (SchedulerKind::Greedy, Some(SCHED_GREEDY_WINDOW)),
+    ] {
+        for depth in SCHED_DEPTHS {
+            let mut q = HostQueue::new(kind, None);
+            if let Some(n) = window {
+                q = q.with_window(n);
+            }
+            let mut k = 0usize;
+            while k < depth {
+                push(&mut q, k);
+                k += 1;
+            }
+            // Warm-up, then calibration.
+            for _ in 0..depth.min(2_000) {
+                pair(&mut q, k);
+                k += 1;
+            }
+            let t = Instant::now();
+            for _ in 0..200 {
+                pair(&mut q, k);
+                k += 1;
+            }
+            let pairs = reps_for(t.elapsed() / 200, run_time);
+            let mut ns = Vec::with_capacity(runs);
+            for _ in 0..runs {
+                let t = Instant::now();
+                for _ in 0..pairs {
+                    pair(&mut q, k);
+                    k += 1;
+                }
+                ns.push(t.elapsed().as_nanos() as f64 / pairs as f64);
+            }
+            if q.len() != depth {
+                return Err(format!("{kind} queue drifted to {} from {depth}", q.len()));
+            }
+            let best = ns.iter().copied().fold(f64::INFINITY, f64::min);
+            figures.push(SchedFigure {
+                scheduler: kind.name(),
+                window,
+                depth,
+                pairs,
+                runs,
+                decision_ns: median(&mut ns),
+                best_decision_ns: best,
+            });
+        }
+    }
+    Ok(SchedBench {
+        drive: SCHED_DRIVE.to_string(),
+        figures,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -408,6 +554,15 @@ mod tests {
         assert!(r.sptf_decision_ns_64.is_finite() && r.sptf_decision_ns_64 > 0.0);
         assert_eq!(r.replay.trace_requests, 10_000);
         assert_eq!(r.sptf.queue, 64);
+        assert_eq!(r.sched.figures.len(), 4 * SCHED_DEPTHS.len());
+        for f in &r.sched.figures {
+            assert!(f.decision_ns.is_finite() && f.decision_ns > 0.0, "{f:?}");
+        }
+        assert!(r.sched.figure("sstf", 100_000).is_some());
+        assert_eq!(
+            r.sched.figure("greedy", 64).and_then(|f| f.window),
+            Some(SCHED_GREEDY_WINDOW)
+        );
     }
 
     #[test]

@@ -6,12 +6,18 @@
 //! simulated drive for the exact positioning time of every candidate (an oracle, as in
 //! the thesis's MIMIC-F3.2). Optional aging serves any request that has waited longer
 //! than a bound first, oldest first.
+//!
+//! FCFS, SSTF, LOOK, C-LOOK, aging and freeblock's foreground pick are indexed: each
+//! decision is O(log n) of the queue length, with the same choices (ties to the earliest
+//! pushed) as a scan of the whole queue. The scanning policies can be limited to the
+//! oldest few requests with [`HostQueue::with_window`].
 
-use crate::disk::hdd::Request;
+use crate::disk::hdd::{Hdd, Request};
 use crate::mimic::smtf::{self, LastRequest};
 use crate::mimic::{DiskMimic, Metric};
 use crate::time::SimTime;
 use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::str::FromStr;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -204,11 +210,27 @@ impl BackgroundPool {
 }
 
 /// One drive's host queue and its scheduling state.
+///
+/// Waiting requests are kept in arrival order (by a push sequence number) and indexed by
+/// (LBN, sequence number), so FCFS, SSTF, LOOK and C-LOOK (and freeblock's foreground
+/// pick) decide in O(log n) of the queue length; with aging, an index by (arrival time,
+/// sequence number) finds the oldest request in O(log n) too. The scanning policies
+/// (greedy, SMTF, the on-line SMTF variants) look at every waiting request, or only at
+/// the oldest few with [`HostQueue::with_window`].
 pub struct HostQueue {
     kind: SchedulerKind,
     /// Requests waiting longer than this are served first (oldest first).
     max_wait_ns: Option<u64>,
-    waiting: Vec<Waiting>,
+    /// Waiting requests by sequence number: arrival (push) order.
+    waiting: BTreeMap<u64, Waiting>,
+    /// (LBN, sequence number) of every waiting request.
+    by_lbn: BTreeSet<(u64, u64)>,
+    /// (arrival time, sequence number) of every waiting request; kept only with aging.
+    by_since: BTreeSet<(SimTime, u64)>,
+    /// Sequence number of the next request pushed.
+    next_seq: u64,
+    /// Scanning policies consider only this many of the oldest waiting requests.
+    window: Option<usize>,
     /// End LBN of the last request sent to the drive.
     last_lbn: u64,
     /// LOOK's sweep direction.
@@ -217,7 +239,7 @@ pub struct HostQueue {
     mimic: Option<DiskMimic>,
     last: LastRequest,
     /// Requests sent to the drive and the request before each (for on-line learning).
-    sent: std::collections::VecDeque<(Request, LastRequest)>,
+    sent: VecDeque<(Request, LastRequest)>,
     /// SMTF: (predicted, observed) service time of each completed request, ns.
     predictions: Vec<(u32, u64)>,
     /// Freeblock: the background job's candidates.
@@ -229,12 +251,16 @@ impl HostQueue {
         HostQueue {
             kind,
             max_wait_ns: max_wait_ms.map(crate::time::ms_to_ns),
-            waiting: Vec::new(),
+            waiting: BTreeMap::new(),
+            by_lbn: BTreeSet::new(),
+            by_since: BTreeSet::new(),
+            next_seq: 0,
+            window: None,
             last_lbn: 0,
             ascending: true,
             mimic: None,
             last: LastRequest::default(),
-            sent: std::collections::VecDeque::new(),
+            sent: VecDeque::new(),
             predictions: Vec::new(),
             pool: None,
         }
@@ -249,6 +275,17 @@ impl HostQueue {
     /// Gives a freeblock queue its background job.
     pub fn with_background(mut self, pool: BackgroundPool) -> HostQueue {
         self.pool = Some(pool);
+        self
+    }
+
+    /// A candidate window: the scanning policies (greedy, SMTF, on-line SMTF) consider
+    /// only the `n` oldest waiting requests (arrival order; at least one), so a long
+    /// queue costs them O(n) per decision instead of O(queue). FCFS, SSTF, LOOK, C-LOOK,
+    /// aging and freeblock ignore it (they are indexed); freeblock's background test
+    /// scans its own candidate pool, not the queue. Without a window (the default)
+    /// every waiting request is a candidate.
+    pub fn with_window(mut self, n: usize) -> HostQueue {
+        self.window = Some(n.max(1));
         self
     }
 
@@ -270,17 +307,21 @@ impl HostQueue {
         self.max_wait_ns
     }
 
-    /// TEMPORARY until the indexed queue lands.
-    pub fn with_window(self, _n: usize) -> HostQueue {
-        self
-    }
-
     pub fn push(&mut self, req: Request, now: SimTime) {
-        self.waiting.push(Waiting {
-            req,
-            since: now,
-            background: false,
-        });
+        let seq = self.next_seq;
+        self.next_seq += 1;
+        self.by_lbn.insert((req.lbn, seq));
+        if self.max_wait_ns.is_some() {
+            self.by_since.insert((now, seq));
+        }
+        self.waiting.insert(
+            seq,
+            Waiting {
+                req,
+                since: now,
+                background: false,
+            },
+        );
     }
 
     pub fn len(&self) -> usize {
@@ -291,8 +332,10 @@ impl HostQueue {
         self.waiting.is_empty()
     }
 
-    /// Removes and returns the request to send to `drive` at `now`.
-    pub fn pop(&mut self, drive: Option<&crate::disk::hdd::Hdd>, now: SimTime) -> Option<Waiting> {
+    /// Removes and returns the request to send to the drive at `now`. Greedy asks
+    /// `oracle` (the simulated drive) for each candidate's positioning time; without an
+    /// oracle it falls back to SSTF. The other policies ignore `oracle`.
+    pub fn pop(&mut self, oracle: Option<&Hdd>, now: SimTime) -> Option<Waiting> {
         if self.waiting.is_empty() {
             return None;
         }
@@ -303,10 +346,11 @@ impl HostQueue {
                 return Some(w);
             }
         }
-        let i = self
-            .aged(now)
-            .unwrap_or_else(|| self.choose(self.kind, drive, now));
-        let w = self.waiting.remove(i);
+        let seq = match self.aged(now) {
+            Some(seq) => seq,
+            None => self.choose(self.kind, oracle, now),
+        };
+        let w = self.take(seq);
         self.last_lbn = w.req.lbn + w.req.blocks as u64;
         self.sent.push_back((w.req, self.last));
         if self.sent.len() > 4096 {
@@ -314,6 +358,19 @@ impl HostQueue {
         }
         self.last = LastRequest::of(&w.req);
         Some(w)
+    }
+
+    /// Removes waiting request `seq` from the queue and its indexes.
+    fn take(&mut self, seq: u64) -> Waiting {
+        let w = self
+            .waiting
+            .remove(&seq)
+            .expect("the scheduler picks a waiting request");
+        self.by_lbn.remove(&(w.req.lbn, seq));
+        if self.max_wait_ns.is_some() {
+            self.by_since.remove(&(w.since, seq));
+        }
+        w
     }
 
     /// The drive finished request `id`, which took `service_ns` as the host saw it:
@@ -345,28 +402,8 @@ impl HostQueue {
     /// the experiment's foreground never idles, and an endless scrub must not keep a
     /// finished run alive.
     fn free_background(&mut self, now: SimTime) -> Option<Waiting> {
-        if self.waiting.is_empty() {
-            return None;
-        }
-        let next = {
-            let last = self.last_lbn;
-            let ahead = self
-                .waiting
-                .iter()
-                .enumerate()
-                .filter(|(_, w)| w.req.lbn >= last)
-                .min_by_key(|(_, w)| w.req.lbn);
-            match ahead {
-                Some((i, _)) => i,
-                None => self
-                    .waiting
-                    .iter()
-                    .enumerate()
-                    .min_by_key(|(_, w)| w.req.lbn)
-                    .map(|(i, _)| i)?,
-            }
-        };
-        let fr_j = self.waiting[next].req;
+        let next = self.clook_next()?;
+        let fr_j = self.waiting[&next].req;
         let last = self.last;
         let (m, pool) = (self.mimic.as_mut()?, self.pool.as_mut()?);
         let direct = m.predict(last.write, fr_j.write, last.distance_to(&fr_j)) as u64;
@@ -399,120 +436,146 @@ impl HostQueue {
         })
     }
 
-    /// The waiting request with the fastest mimicked time among those whose distance
-    /// the Mimic has seen; `default` when none has been seen.
-    fn fastest_known(&mut self, default: usize) -> usize {
+    /// How many of the oldest waiting requests the scanning policies consider.
+    fn limit(&self) -> usize {
+        self.window.unwrap_or(usize::MAX)
+    }
+
+    /// The waiting request with the fastest mimicked time among the candidates whose
+    /// distance the Mimic has seen (ties to the earliest); `default` when none has been
+    /// seen.
+    fn fastest_known(&mut self, default: Option<u64>) -> Option<u64> {
         let last = self.last;
         let Some(m) = self.mimic.as_mut() else {
             return default;
         };
         let mut best = (u32::MAX, default);
-        for (i, w) in self.waiting.iter().enumerate() {
+        for (&seq, w) in self.waiting.iter().take(self.window.unwrap_or(usize::MAX)) {
             if let Some(t) = m.lookup(last.write, w.req.write, last.distance_to(&w.req)) {
                 if t < best.0 {
-                    best = (t, i);
+                    best = (t, Some(seq));
                 }
             }
         }
         best.1
     }
 
-    /// The oldest request past the aging bound, if any.
-    fn aged(&self, now: SimTime) -> Option<usize> {
+    /// The oldest request past the aging bound, if any (ties to the earliest pushed).
+    fn aged(&self, now: SimTime) -> Option<u64> {
         let bound = self.max_wait_ns?;
-        let (i, w) = self
-            .waiting
-            .iter()
-            .enumerate()
-            .min_by_key(|(i, w)| (w.since, *i))?;
-        (now.0.saturating_sub(w.since.0) > bound).then_some(i)
+        let &(since, seq) = self.by_since.first()?;
+        (now.0.saturating_sub(since.0) > bound).then_some(seq)
     }
 
-    fn choose(
-        &mut self,
-        kind: SchedulerKind,
-        drive: Option<&crate::disk::hdd::Hdd>,
-        now: SimTime,
-    ) -> usize {
-        let w = &self.waiting;
+    /// The earliest-pushed request at the lowest LBN at or above `lbn`: (LBN, seq).
+    fn at_or_above(&self, lbn: u64) -> Option<(u64, u64)> {
+        self.by_lbn.range((lbn, 0)..).next().copied()
+    }
+
+    /// The earliest-pushed request at the highest LBN below `lbn`: (LBN, seq).
+    fn below(&self, lbn: u64) -> Option<(u64, u64)> {
+        let &(l, _) = self.by_lbn.range(..(lbn, 0)).next_back()?;
+        self.at_or_above(l)
+    }
+
+    /// C-LOOK: the next request at or above the last position, else the lowest.
+    fn clook_next(&self) -> Option<u64> {
+        self.at_or_above(self.last_lbn)
+            .or_else(|| self.by_lbn.first().copied())
+            .map(|(_, seq)| seq)
+    }
+
+    /// SSTF: the request nearest the last position; on equal distance the earlier
+    /// pushed (the nearest above and the nearest below are the only candidates).
+    fn nearest(&self) -> Option<u64> {
         let last = self.last_lbn;
-        // Ties go to the earliest arrival: `min_by_key` keeps the first minimum.
-        let argmin = |key: &dyn Fn(&Waiting) -> u64| -> usize {
-            w.iter()
-                .enumerate()
-                .min_by_key(|(_, x)| key(x))
-                .map(|(i, _)| i)
-                .unwrap_or(0)
-        };
-        match kind {
-            SchedulerKind::Fcfs => 0,
-            SchedulerKind::Sstf => argmin(&|x| x.req.lbn.abs_diff(last)),
-            SchedulerKind::CLook => {
-                // Next at or above the last position; else wrap to the lowest.
-                let ahead = w
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, x)| x.req.lbn >= last)
-                    .min_by_key(|(_, x)| x.req.lbn);
-                match ahead {
-                    Some((i, _)) => i,
-                    None => argmin(&|x| x.req.lbn),
-                }
+        match (self.at_or_above(last), self.below(last)) {
+            (Some((a, sa)), Some((b, sb))) => {
+                let (da, db) = (a - last, last - b);
+                Some(if da < db || (da == db && sa < sb) {
+                    sa
+                } else {
+                    sb
+                })
             }
+            (Some((_, s)), None) | (None, Some((_, s))) => Some(s),
+            (None, None) => None,
+        }
+    }
+
+    /// Sequence number of the waiting request `kind` sends next (the queue is not empty).
+    fn choose(&mut self, kind: SchedulerKind, oracle: Option<&Hdd>, now: SimTime) -> u64 {
+        let first = *self
+            .waiting
+            .keys()
+            .next()
+            .expect("choose runs on a non-empty queue");
+        match kind {
+            SchedulerKind::Fcfs => first,
+            SchedulerKind::Sstf => self.nearest().unwrap_or(first),
+            SchedulerKind::CLook => self.clook_next().unwrap_or(first),
             SchedulerKind::Look => {
-                let pick = |asc: bool| {
-                    w.iter()
-                        .enumerate()
-                        .filter(|(_, x)| {
-                            if asc {
-                                x.req.lbn >= last
-                            } else {
-                                x.req.lbn < last
-                            }
-                        })
-                        .min_by_key(|(_, x)| x.req.lbn.abs_diff(last))
-                        .map(|(i, _)| i)
+                let last = self.last_lbn;
+                let pick = |q: &HostQueue, asc: bool| {
+                    if asc {
+                        q.at_or_above(last)
+                    } else {
+                        q.below(last)
+                    }
+                    .map(|(_, seq)| seq)
                 };
-                match pick(self.ascending) {
-                    Some(i) => i,
+                match pick(self, self.ascending) {
+                    Some(seq) => seq,
                     None => {
                         self.ascending = !self.ascending;
-                        pick(self.ascending).unwrap_or(0)
+                        pick(self, self.ascending).unwrap_or(first)
                     }
                 }
             }
-            SchedulerKind::Greedy => match drive {
-                Some(hdd) => argmin(&|x| hdd.positioning_from_state(now, x.req.lbn, x.req.write)),
-                None => argmin(&|x| x.req.lbn.abs_diff(last)),
+            // Without an oracle greedy cannot predict positioning: it falls back to SSTF.
+            SchedulerKind::Greedy => match oracle {
+                Some(hdd) => {
+                    // Ties go to the earliest arrival: only a strictly faster one wins.
+                    let mut best = (u64::MAX, first);
+                    for (&seq, w) in self.waiting.iter().take(self.limit()) {
+                        let t = hdd.positioning_from_state(now, w.req.lbn, w.req.write);
+                        if t < best.0 {
+                            best = (t, seq);
+                        }
+                    }
+                    best.1
+                }
+                None => self.nearest().unwrap_or(first),
             },
-            SchedulerKind::Smtf(_) => match self.mimic.as_mut() {
-                Some(m) => smtf::choose(m, self.last, self.waiting.iter().map(|w| &w.req)),
-                None => 0,
-            },
+            SchedulerKind::Smtf(_) => {
+                let limit = self.limit();
+                match self.mimic.as_mut() {
+                    Some(m) => {
+                        let candidates = self.waiting.values().take(limit).map(|w| &w.req);
+                        let i = smtf::choose(m, self.last, candidates);
+                        self.waiting.keys().nth(i).copied().unwrap_or(first)
+                    }
+                    None => first,
+                }
+            }
             SchedulerKind::OnlineSet(base) => {
-                let pick = self.choose(base.kind(), drive, now);
+                let pick = self.choose(base.kind(), oracle, now);
                 let last = self.last;
                 let Some(m) = self.mimic.as_mut() else {
                     return pick;
                 };
-                let known = |m: &mut DiskMimic, r: &Request| {
-                    m.lookup(last.write, r.write, last.distance_to(r))
-                };
-                if known(m, &self.waiting[pick].req).is_none() {
+                let r = &self.waiting[&pick].req;
+                if m.lookup(last.write, r.write, last.distance_to(r)).is_none() {
                     return pick;
                 }
-                self.fastest_known(pick)
+                self.fastest_known(Some(pick)).unwrap_or(pick)
             }
             // Freeblock's foreground order is C-LOOK.
-            SchedulerKind::Freeblock => self.choose(SchedulerKind::CLook, drive, now),
-            SchedulerKind::OnlinePriority(base) => {
-                let best = self.fastest_known(usize::MAX);
-                if best != usize::MAX {
-                    best
-                } else {
-                    self.choose(base.kind(), drive, now)
-                }
-            }
+            SchedulerKind::Freeblock => self.choose(SchedulerKind::CLook, oracle, now),
+            SchedulerKind::OnlinePriority(base) => match self.fastest_known(None) {
+                Some(seq) => seq,
+                None => self.choose(base.kind(), oracle, now),
+            },
         }
     }
 }
@@ -522,6 +585,7 @@ mod tests {
     use super::*;
     use crate::disk::drive::Drive;
     use crate::disk::presets::preset;
+    use proptest::prelude::*;
 
     fn drive() -> Drive {
         Drive::new(preset("mimic-base").unwrap()).unwrap()
@@ -620,5 +684,239 @@ mod tests {
             first,
             Some(if near < far { 272 * 10 * 2 } else { 10_000_000 })
         );
+    }
+
+    #[test]
+    fn greedy_without_an_oracle_is_sstf() {
+        let lbns = [1000, 100, 5000, 950, 850];
+        let mut g = queue(SchedulerKind::Greedy, &lbns);
+        let mut s = queue(SchedulerKind::Sstf, &lbns);
+        g.last_lbn = 900;
+        s.last_lbn = 900;
+        let mut picks = Vec::new();
+        while let Some(w) = g.pop(None, SimTime(100)) {
+            picks.push(w.req.id);
+        }
+        let sstf: Vec<u64> =
+            std::iter::from_fn(|| s.pop(None, SimTime(100)).map(|w| w.req.id)).collect();
+        assert_eq!(picks, sstf);
+        assert_eq!(picks, [3, 0, 4, 1, 2]);
+    }
+
+    #[test]
+    fn window_limits_greedy_to_the_oldest() {
+        let d = drive();
+        let hdd = d.hdd();
+        let now = SimTime(100);
+        let cost = |lbn: u64| hdd.positioning_from_state(now, lbn, false);
+        // Dearest first, so the cheapest requests arrive last.
+        let mut lbns: Vec<u64> = (1..=24)
+            .map(|i| i * 7_919_993 % (hdd.capacity() - 8))
+            .collect();
+        lbns.sort_by_key(|&l| std::cmp::Reverse(cost(l)));
+        let cheapest = *lbns.last().unwrap();
+        assert!(lbns[..lbns.len() - 1]
+            .iter()
+            .all(|&l| cost(l) > cost(cheapest)));
+
+        // No window: the cheapest of all.
+        let mut q = queue(SchedulerKind::Greedy, &lbns);
+        assert_eq!(q.pop(Some(hdd), now).map(|w| w.req.lbn), Some(cheapest));
+
+        // A window of 4: each pick is the cheapest of the 4 oldest still waiting.
+        const N: usize = 4;
+        let mut q = queue(SchedulerKind::Greedy, &lbns).with_window(N);
+        let mut model: Vec<(u64, u64)> = lbns
+            .iter()
+            .enumerate()
+            .map(|(i, &l)| (i as u64, l))
+            .collect();
+        while !model.is_empty() {
+            let mut best = 0;
+            for (k, &(_, l)) in model.iter().enumerate().take(N) {
+                if cost(l) < cost(model[best].1) {
+                    best = k;
+                }
+            }
+            let (id, _) = model.remove(best);
+            let w = q.pop(Some(hdd), now).expect("a request waits");
+            assert_eq!(w.req.id, id);
+            // The cheapest, last to arrive, waits until it is among the N oldest.
+            assert!(w.req.lbn != cheapest || model.len() < N);
+        }
+        assert!(q.is_empty());
+    }
+
+    /// The schedulers as they were before the index: a linear scan of a `Vec` in arrival
+    /// order (FCFS, SSTF, LOOK, C-LOOK and aging), the reference for the indexed queue.
+    struct LinearScan {
+        kind: SchedulerKind,
+        max_wait_ns: Option<u64>,
+        waiting: Vec<Waiting>,
+        last_lbn: u64,
+        ascending: bool,
+    }
+
+    impl LinearScan {
+        fn new(kind: SchedulerKind, max_wait_ms: Option<f64>) -> LinearScan {
+            LinearScan {
+                kind,
+                max_wait_ns: max_wait_ms.map(crate::time::ms_to_ns),
+                waiting: Vec::new(),
+                last_lbn: 0,
+                ascending: true,
+            }
+        }
+
+        fn push(&mut self, req: Request, now: SimTime) {
+            self.waiting.push(Waiting {
+                req,
+                since: now,
+                background: false,
+            });
+        }
+
+        fn pop(&mut self, now: SimTime) -> Option<Waiting> {
+            if self.waiting.is_empty() {
+                return None;
+            }
+            let i = self.aged(now).unwrap_or_else(|| self.choose());
+            let w = self.waiting.remove(i);
+            self.last_lbn = w.req.lbn + w.req.blocks as u64;
+            Some(w)
+        }
+
+        fn aged(&self, now: SimTime) -> Option<usize> {
+            let bound = self.max_wait_ns?;
+            let (i, w) = self
+                .waiting
+                .iter()
+                .enumerate()
+                .min_by_key(|(i, w)| (w.since, *i))?;
+            (now.0.saturating_sub(w.since.0) > bound).then_some(i)
+        }
+
+        fn choose(&mut self) -> usize {
+            let w = &self.waiting;
+            let last = self.last_lbn;
+            let argmin = |key: &dyn Fn(&Waiting) -> u64| -> usize {
+                w.iter()
+                    .enumerate()
+                    .min_by_key(|(_, x)| key(x))
+                    .map(|(i, _)| i)
+                    .unwrap_or(0)
+            };
+            match self.kind {
+                SchedulerKind::Fcfs => 0,
+                SchedulerKind::Sstf => argmin(&|x| x.req.lbn.abs_diff(last)),
+                SchedulerKind::CLook => {
+                    let ahead = w
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, x)| x.req.lbn >= last)
+                        .min_by_key(|(_, x)| x.req.lbn);
+                    match ahead {
+                        Some((i, _)) => i,
+                        None => argmin(&|x| x.req.lbn),
+                    }
+                }
+                SchedulerKind::Look => {
+                    let pick = |asc: bool| {
+                        w.iter()
+                            .enumerate()
+                            .filter(|(_, x)| {
+                                if asc {
+                                    x.req.lbn >= last
+                                } else {
+                                    x.req.lbn < last
+                                }
+                            })
+                            .min_by_key(|(_, x)| x.req.lbn.abs_diff(last))
+                            .map(|(i, _)| i)
+                    };
+                    match pick(self.ascending) {
+                        Some(i) => i,
+                        None => {
+                            self.ascending = !self.ascending;
+                            pick(self.ascending).unwrap_or(0)
+                        }
+                    }
+                }
+                other => unreachable!("no linear reference for {other}"),
+            }
+        }
+    }
+
+    #[derive(Clone, Debug)]
+    enum Op {
+        /// Push a request at `lbn` of `blocks` sectors, `dt` ns after the previous event.
+        Push { lbn: u64, blocks: u32, dt: u64 },
+        /// Pop `dt` ns after the previous event.
+        Pop { dt: u64 },
+    }
+
+    fn op() -> impl Strategy<Value = Op> {
+        prop_oneof![
+            // Few distinct LBNs, so equal LBNs and equal distances are common.
+            3 => (0u64..48, 1u32..6, 0u64..3_000)
+                .prop_map(|(lbn, blocks, dt)| Op::Push { lbn, blocks, dt }),
+            1 => (0u64..2_000_000, 1u32..64, 0u64..3_000)
+                .prop_map(|(lbn, blocks, dt)| Op::Push { lbn, blocks, dt }),
+            3 => (0u64..3_000).prop_map(|dt| Op::Pop { dt }),
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(512))]
+
+        /// The indexed queue makes exactly the choices of the linear scan.
+        #[test]
+        fn indexed_choices_match_the_linear_scan(
+            kind in prop_oneof![
+                Just(SchedulerKind::Fcfs),
+                Just(SchedulerKind::Sstf),
+                Just(SchedulerKind::Look),
+                Just(SchedulerKind::CLook),
+            ],
+            max_wait_ms in prop_oneof![Just(None), (1u64..20).prop_map(|us| Some(us as f64 * 1e-3))],
+            // Arrival times in order (as the simulator pushes), or anywhere.
+            in_order in any::<bool>(),
+            start in 0u64..50,
+            ops in proptest::collection::vec(op(), 1..300),
+        ) {
+            let mut q = HostQueue::new(kind, max_wait_ms);
+            let mut r = LinearScan::new(kind, max_wait_ms);
+            q.last_lbn = start;
+            r.last_lbn = start;
+            let mut t = 0u64;
+            let mut id = 0u64;
+            for op in ops {
+                match op {
+                    Op::Push { lbn, blocks, dt } => {
+                        t += dt;
+                        let at = if in_order { t } else { (t * 7919 + dt * 31) % 20_000 };
+                        let req = Request { id, lbn, blocks, write: id.is_multiple_of(3) };
+                        id += 1;
+                        q.push(req, SimTime(at));
+                        r.push(req, SimTime(at));
+                    }
+                    Op::Pop { dt } => {
+                        t += dt;
+                        let now = if in_order { t } else { (t * 104_729) % 20_000 };
+                        let a = q.pop(None, SimTime(now)).map(|w| (w.req.id, w.since));
+                        let b = r.pop(SimTime(now)).map(|w| (w.req.id, w.since));
+                        prop_assert_eq!(a, b);
+                        prop_assert_eq!(q.last_lbn, r.last_lbn);
+                    }
+                }
+                prop_assert_eq!(q.len(), r.waiting.len());
+            }
+            // Drain: the rest in the same order too.
+            while let Some(b) = r.pop(SimTime(t)) {
+                let a = q.pop(None, SimTime(t)).map(|w| w.req.id);
+                prop_assert_eq!(a, Some(b.req.id));
+            }
+            prop_assert!(q.is_empty());
+        }
     }
 }
