@@ -141,6 +141,7 @@ impl StackArgs {
                 device: None,
                 array_scheduler: None,
                 layout: None,
+                source: None,
             },
         };
         if let Some(kind) = &self.layout {

@@ -684,3 +684,102 @@ fn run_through_the_layout_engine() {
     let e = failure(&["run", "--layout", "raid7"]);
     assert!(e.contains("unknown layout"), "{e}");
 }
+
+const EXAMPLES_DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples");
+
+/// Every example stack in `examples/` draws its tree and runs, printing per-node and
+/// per-drive statistics.
+#[test]
+fn example_stacks_print_and_run() {
+    let mut seen = 0;
+    for entry in std::fs::read_dir(EXAMPLES_DIR).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().and_then(|e| e.to_str()) != Some("toml") {
+            continue;
+        }
+        seen += 1;
+        let p = path.to_str().unwrap();
+        let tree = spindle(&["run", "--config", p, "--print-stack"]);
+        assert!(tree.status.success(), "{p}: {}", stderr(&tree));
+        let tree = stdout(&tree);
+        assert!(tree.contains("└─ disk"), "{p}: {tree}");
+        let v = json(&["run", "--config", p, "--json"]);
+        assert_eq!(v["metrics"]["requests"], 20_000, "{p}");
+        let nodes = v["nodes"].as_array().unwrap();
+        let drives = nodes
+            .iter()
+            .filter(|n| n["kind"].as_str().unwrap().starts_with("disk"))
+            .count();
+        assert!(drives >= 2, "{p}: {nodes:?}");
+        // Every drive did work, and the array passed every request down.
+        for n in nodes {
+            if n["kind"].as_str().unwrap().starts_with("disk") {
+                let ios = n["reads"].as_u64().unwrap() + n["writes"].as_u64().unwrap();
+                assert!(ios > 0, "{p}: idle drive {n}");
+            }
+        }
+    }
+    assert!(seen >= 3, "examples found: {seen}");
+}
+
+/// The CLI's flags build the same trees as the TOML.
+#[test]
+fn array_flags_build_a_tree() {
+    let o = spindle(&[
+        "run",
+        "--disk",
+        "mimic-base",
+        "--disks",
+        "4",
+        "--array",
+        "raid5",
+        "--stripe-kib",
+        "32",
+        "--scheduler",
+        "sstf",
+        "--print-stack",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let s = stdout(&o);
+    assert!(s.contains("raid5 (4 members, stripe unit 32 KiB"), "{s}");
+    assert_eq!(s.matches("queue sstf").count(), 4, "{s}");
+}
+
+/// Stacks that cannot work are refused before the run, naming file and reason.
+#[test]
+fn impossible_stacks_are_refused() {
+    let dir = TempDir::new("stacks");
+    let write = |name: &str, text: &str| {
+        let p = dir.path(name);
+        std::fs::write(&p, text).unwrap();
+        p.to_str().unwrap().to_string()
+    };
+    let member = "[device.member]\nkind = \"disk\"\ndisk = \"hp-c2249a\"\n";
+    let one = write(
+        "one.toml",
+        &format!("[workload]\ntrace = \"sample:hplajw\"\n[device]\nkind = \"raid4\"\ncount = 1\n{member}"),
+    );
+    let e = failure(&["run", "--config", &one]);
+    assert!(
+        e.contains("one.toml") && e.contains("raid4 needs at least 2 members"),
+        "{e}"
+    );
+    let greedy = write(
+        "greedy.toml",
+        &format!("[workload]\ntrace = \"sample:hplajw\"\n[array-scheduler]\nkind = \"greedy\"\n[device]\nkind = \"raid0\"\ncount = 2\n{member}"),
+    );
+    let e = failure(&["run", "--config", &greedy]);
+    assert!(
+        e.contains("greedy.toml") && e.contains("needs a single drive"),
+        "{e}"
+    );
+    let typo = write(
+        "typo.toml",
+        &format!("[workload]\ntrace = \"sample:hplajw\"\n[device]\nkind = \"raid0\"\ncount = 2\nstrip-kib = 4\n{member}"),
+    );
+    let e = failure(&["run", "--config", &typo]);
+    assert!(
+        e.contains("typo.toml") && e.contains("line 3") && e.contains("strip-kib"),
+        "{e}"
+    );
+}

@@ -58,6 +58,9 @@ pub struct RunConfig {
     /// requests then go through it one at a time instead of through the scheduler.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub layout: Option<crate::layout::LayoutConfig>,
+    /// The file it was read from, named in errors about the stack it describes.
+    #[serde(skip)]
+    pub source: Option<String>,
 }
 
 fn default_seed() -> u64 {
@@ -317,10 +320,12 @@ pub enum ConfigError {
 
 impl RunConfig {
     pub fn from_toml(text: &str, file: &str) -> Result<RunConfig, ConfigError> {
-        toml::from_str(text).map_err(|e| ConfigError::Toml {
+        let mut c: RunConfig = toml::from_str(text).map_err(|e| ConfigError::Toml {
             file: file.to_string(),
             msg: e.to_string(),
-        })
+        })?;
+        c.source = Some(file.to_string());
+        Ok(c)
     }
 
     pub fn load(path: &Path) -> Result<RunConfig, ConfigError> {
@@ -381,7 +386,12 @@ impl RunConfig {
             ),
             None => None,
         };
-        build(&self.device_tree()?, &queue, top.as_ref()).map_err(ConfigError::Invalid)
+        build(&self.device_tree()?, &queue, top.as_ref()).map_err(|e| {
+            ConfigError::Invalid(match &self.source {
+                Some(f) => format!("{f}: the stack cannot work: {e}"),
+                None => e,
+            })
+        })
     }
 
     /// `--print-stack`: the tree this configuration runs.

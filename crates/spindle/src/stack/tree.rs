@@ -241,9 +241,11 @@ fn build_node(
                     "fcfs" => FirmwarePolicy::Fcfs,
                     "sptf" => FirmwarePolicy::Sptf,
                     "sptf-ascending-run" => FirmwarePolicy::SptfAscendingRun,
-                    other => return Err(format!(
+                    other => {
+                        return Err(format!(
                         "{path}.firmware must be fcfs, sptf or sptf-ascending-run, got `{other}`"
-                    )),
+                    ))
+                    }
                 };
             }
             if let Some(q) = d.firmware_queue_depth {
