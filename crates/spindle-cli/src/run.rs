@@ -345,7 +345,7 @@ pub fn run_config(
         &mut |l| {
             sink.record(l);
             done += 1;
-            if done % 4096 == 0 {
+            if done.is_multiple_of(4096) {
                 bar.set(done);
             }
             if failed.is_none() {

@@ -13,6 +13,7 @@
 //! the stack is empty when the workload ends.
 
 use crate::disk::hdd::Request;
+pub use crate::node::Units;
 use crate::node::{Device, Done};
 use crate::stack::metrics::RequestLog;
 use crate::time::SimTime;
@@ -170,23 +171,6 @@ pub fn device_stride(recs: &[IoRecord]) -> u64 {
         .map(|r| r.lbn + u64::from(r.blocks))
         .max()
         .unwrap_or(0)
-}
-
-/// How trace device numbers map onto the top device: device `d` goes to unit
-/// `d mod n`, laid after the devices before it on that unit (`d / n` strides in).
-#[derive(Clone, Debug)]
-pub struct Units {
-    /// Each unit's first address on the top device, and its capacity.
-    pub units: Vec<(u64, u64)>,
-}
-
-impl Units {
-    /// A top device that is one unit.
-    pub fn single(capacity: u64) -> Units {
-        Units {
-            units: vec![(0, capacity)],
-        }
-    }
 }
 
 #[derive(Debug, thiserror::Error)]

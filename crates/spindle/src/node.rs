@@ -81,6 +81,23 @@ pub trait Device {
     fn predictions(&self, _out: &mut Vec<(u32, u64)>) {}
 }
 
+/// How trace device numbers map onto the top device: device `d` goes to unit
+/// `d mod n`, laid after the devices before it on that unit (`d / n` strides in).
+#[derive(Clone, Debug)]
+pub struct Units {
+    /// Each unit's first address on the top device, and its capacity.
+    pub units: Vec<(u64, u64)>,
+}
+
+impl Units {
+    /// A top device that is one unit.
+    pub fn single(capacity: u64) -> Units {
+        Units {
+            units: vec![(0, capacity)],
+        }
+    }
+}
+
 /// One line of `--print-stack` output.
 pub fn tree_line(depth: usize, out: &mut String, text: &str) {
     for _ in 0..depth {

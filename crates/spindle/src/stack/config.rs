@@ -26,12 +26,9 @@
 //! [`super::tree`]); `[array-scheduler]` then puts one more host queue above the whole
 //! tree (LBN-ordered policies only: fcfs, sstf, look, clook).
 
-use super::queue::QueueSpec;
+pub use super::drive_node::load_disk;
+pub use super::queue::{SchedulerConfig, MAX_QUEUE_DEPTH};
 use super::tree::{build, ArraySpec, Built, DeviceSpec, DiskSpec};
-use crate::disk::params::DiskParams;
-use crate::disk::presets::preset;
-use crate::disksim::import::import_first_disk;
-use crate::sched::SchedulerKind;
 use crate::trace::{Format, IoRecord};
 use crate::workload::{compress, ClosedLoop, OpenStream, WorkloadSpec};
 use serde::{Deserialize, Serialize};
@@ -100,7 +97,7 @@ pub enum LoadedWorkload {
     /// A trace, in arrival order.
     Open(Vec<IoRecord>),
     /// An open synthetic workload, generated as the run consumes it.
-    Stream(OpenStream),
+    Stream(Box<OpenStream>),
     Closed(ClosedLoop),
 }
 
@@ -144,10 +141,10 @@ impl WorkloadConfig {
             spec.validate()
                 .map_err(|e| ConfigError::Invalid(format!("workload.synthetic.{e}")))?;
             return match spec {
-                WorkloadSpec::Synthetic(o) => Ok(LoadedWorkload::Stream(
+                WorkloadSpec::Synthetic(o) => Ok(LoadedWorkload::Stream(Box::new(
                     OpenStream::new(&o)
                         .map_err(|e| ConfigError::Invalid(format!("workload.synthetic.{e}")))?,
-                )),
+                ))),
                 WorkloadSpec::Closed(c) => Ok(LoadedWorkload::Closed(
                     ClosedLoop::new(&c)
                         .map_err(|e| ConfigError::Invalid(format!("workload.synthetic.{e}")))?,
@@ -190,102 +187,6 @@ impl WorkloadConfig {
             )));
         }
         Ok(LoadedWorkload::Open(recs))
-    }
-}
-
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "kebab-case")]
-pub struct SchedulerConfig {
-    #[serde(default = "default_kind")]
-    pub kind: SchedulerKind,
-    #[serde(default = "default_depth")]
-    pub queue_depth: u32,
-    pub max_wait_ms: Option<f64>,
-    #[serde(default)]
-    pub hold_overlapping: bool,
-    /// SMTF: samples per distance the Disk Mimic probes.
-    #[serde(default = "default_samples")]
-    pub mimic_samples: u32,
-    /// SMTF: interpolate distances with the thesis's Table 3.2 ladder.
-    #[serde(default)]
-    pub mimic_interpolate: bool,
-    /// Freeblock: background candidate reads kept outstanding at the host.
-    #[serde(default = "default_background")]
-    pub background_outstanding: u32,
-    /// Greedy, SMTF, on-line and freeblock consider only this many of the oldest
-    /// waiting requests (default: all, the exact mode).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub window: Option<usize>,
-}
-
-/// Largest host queue depth.
-pub const MAX_QUEUE_DEPTH: u32 = 1 << 16;
-
-impl SchedulerConfig {
-    /// The queue this table describes; errors name the key.
-    pub fn queue_spec(&self) -> Result<QueueSpec, String> {
-        if self.queue_depth == 0 || self.queue_depth > MAX_QUEUE_DEPTH {
-            return Err(format!(
-                "queue-depth must be within 1..={MAX_QUEUE_DEPTH}, got {}",
-                self.queue_depth
-            ));
-        }
-        if let Some(w) = self.max_wait_ms {
-            if !(w.is_finite() && w >= 0.0) {
-                return Err(format!(
-                    "max-wait-ms must be a non-negative number, got {w}"
-                ));
-            }
-        }
-        if self.window == Some(0) {
-            return Err("window must be at least 1".into());
-        }
-        Ok(QueueSpec {
-            kind: self.kind,
-            depth: self.queue_depth,
-            max_wait_ms: self.max_wait_ms,
-            hold_overlapping: self.hold_overlapping,
-            mimic_samples: self.mimic_samples,
-            mimic_interpolation: if self.mimic_interpolate {
-                crate::mimic::TABLE_3_2.to_vec()
-            } else {
-                Vec::new()
-            },
-            mimic_seed: 0,
-            background_outstanding: self.background_outstanding,
-            window: self.window,
-        })
-    }
-}
-
-fn default_background() -> u32 {
-    1000
-}
-
-fn default_samples() -> u32 {
-    10
-}
-
-fn default_kind() -> SchedulerKind {
-    SchedulerKind::Fcfs
-}
-
-fn default_depth() -> u32 {
-    1
-}
-
-impl Default for SchedulerConfig {
-    fn default() -> Self {
-        SchedulerConfig {
-            kind: default_kind(),
-            queue_depth: 1,
-            max_wait_ms: None,
-            hold_overlapping: false,
-            mimic_samples: default_samples(),
-            mimic_interpolate: false,
-            background_outstanding: default_background(),
-            window: None,
-        }
     }
 }
 
@@ -403,20 +304,10 @@ impl RunConfig {
     }
 }
 
-/// A preset name or a DiskSim parameter file.
-pub fn load_disk(spec: &str) -> Result<DiskParams, ConfigError> {
-    let path = Path::new(spec);
-    if spec.ends_with(".parv") || path.exists() {
-        import_first_disk(path)
-            .map_err(|e| ConfigError::Invalid(format!("cannot import {spec}: {e}")))
-    } else {
-        preset(spec).map_err(ConfigError::Invalid)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::sched::SchedulerKind;
 
     #[test]
     fn parses_the_documented_example() {

@@ -3,8 +3,12 @@
 
 use crate::disk::drive::Drive;
 use crate::disk::hdd::{Hdd, Request};
+use crate::disk::params::DiskParams;
+use crate::disk::presets::preset;
+use crate::disksim::import::import_first_disk;
 use crate::node::{tree_line, Device, Done, NodeReport};
 use crate::time::SimTime;
+use std::path::Path;
 
 pub struct DriveNode {
     drive: Drive,
@@ -120,5 +124,15 @@ impl Device for DriveNode {
             extra,
             is_drive: true,
         });
+    }
+}
+
+/// A preset name or a DiskSim parameter file.
+pub fn load_disk(spec: &str) -> Result<DiskParams, String> {
+    let path = Path::new(spec);
+    if spec.ends_with(".parv") || path.exists() {
+        import_first_disk(path).map_err(|e| format!("cannot import {spec}: {e}"))
+    } else {
+        preset(spec)
     }
 }

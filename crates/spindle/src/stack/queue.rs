@@ -10,6 +10,103 @@ use crate::node::{tree_line, Device, Done, NodeReport};
 use crate::sched::{BackgroundPool, HostQueue, SchedulerKind};
 use crate::time::SimTime;
 use rustc_hash::FxHashMap;
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct SchedulerConfig {
+    #[serde(default = "default_kind")]
+    pub kind: SchedulerKind,
+    #[serde(default = "default_depth")]
+    pub queue_depth: u32,
+    pub max_wait_ms: Option<f64>,
+    #[serde(default)]
+    pub hold_overlapping: bool,
+    /// SMTF: samples per distance the Disk Mimic probes.
+    #[serde(default = "default_samples")]
+    pub mimic_samples: u32,
+    /// SMTF: interpolate distances with the thesis's Table 3.2 ladder.
+    #[serde(default)]
+    pub mimic_interpolate: bool,
+    /// Freeblock: background candidate reads kept outstanding at the host.
+    #[serde(default = "default_background")]
+    pub background_outstanding: u32,
+    /// Greedy, SMTF, on-line and freeblock consider only this many of the oldest
+    /// waiting requests (default: all, the exact mode).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub window: Option<usize>,
+}
+
+/// Largest host queue depth.
+pub const MAX_QUEUE_DEPTH: u32 = 1 << 16;
+
+impl SchedulerConfig {
+    /// The queue this table describes; errors name the key.
+    pub fn queue_spec(&self) -> Result<QueueSpec, String> {
+        if self.queue_depth == 0 || self.queue_depth > MAX_QUEUE_DEPTH {
+            return Err(format!(
+                "queue-depth must be within 1..={MAX_QUEUE_DEPTH}, got {}",
+                self.queue_depth
+            ));
+        }
+        if let Some(w) = self.max_wait_ms {
+            if !(w.is_finite() && w >= 0.0) {
+                return Err(format!(
+                    "max-wait-ms must be a non-negative number, got {w}"
+                ));
+            }
+        }
+        if self.window == Some(0) {
+            return Err("window must be at least 1".into());
+        }
+        Ok(QueueSpec {
+            kind: self.kind,
+            depth: self.queue_depth,
+            max_wait_ms: self.max_wait_ms,
+            hold_overlapping: self.hold_overlapping,
+            mimic_samples: self.mimic_samples,
+            mimic_interpolation: if self.mimic_interpolate {
+                crate::mimic::TABLE_3_2.to_vec()
+            } else {
+                Vec::new()
+            },
+            mimic_seed: 0,
+            background_outstanding: self.background_outstanding,
+            window: self.window,
+        })
+    }
+}
+
+fn default_background() -> u32 {
+    1000
+}
+
+fn default_samples() -> u32 {
+    10
+}
+
+fn default_kind() -> SchedulerKind {
+    SchedulerKind::Fcfs
+}
+
+fn default_depth() -> u32 {
+    1
+}
+
+impl Default for SchedulerConfig {
+    fn default() -> Self {
+        SchedulerConfig {
+            kind: default_kind(),
+            queue_depth: 1,
+            max_wait_ms: None,
+            hold_overlapping: false,
+            mimic_samples: default_samples(),
+            mimic_interpolate: false,
+            background_outstanding: default_background(),
+            window: None,
+        }
+    }
+}
 
 /// How to build a host queue.
 #[derive(Clone, Debug, PartialEq)]
@@ -127,7 +224,9 @@ impl QueueSpec {
             depth: self.depth.max(1) as usize,
             hold_overlapping: self.hold_overlapping,
             window: self.window,
-            active: FxHashMap::default(),
+            sent: FxHashMap::default(),
+            waiting: FxHashMap::default(),
+            released: FxHashMap::default(),
             held: FxHashMap::default(),
             held_now: 0,
             foreground: 0,
@@ -164,7 +263,12 @@ pub struct QueueNode {
     depth: usize,
     hold_overlapping: bool,
     window: Option<usize>,
-    active: FxHashMap<u64, Active>,
+    /// Requests sent to the device and not yet completed (at most about `depth`).
+    sent: FxHashMap<u64, Active>,
+    /// With `hold_overlapping`: requests waiting in the scheduler, for the overlap test.
+    waiting: FxHashMap<u64, Request>,
+    /// Released holds still waiting in the scheduler: when each was released.
+    released: FxHashMap<u64, SimTime>,
     /// Requests held behind an overlapping earlier one, by the blocker's id.
     held: FxHashMap<u64, Vec<Request>>,
     held_now: usize,
@@ -186,15 +290,12 @@ impl QueueNode {
         self.sched.push(req, now);
         self.foreground += 1;
         self.stats.max_waiting = self.stats.max_waiting.max(self.sched.len());
-        self.active.insert(
-            req.id,
-            Active {
-                req,
-                dispatch: None,
-                background: false,
-                released,
-            },
-        );
+        if self.hold_overlapping {
+            self.waiting.insert(req.id, req);
+        }
+        if let Some(t) = released {
+            self.released.insert(req.id, t);
+        }
     }
 
     /// Sends waiting requests to the device while it has room.
@@ -206,30 +307,36 @@ impl QueueNode {
             if w.background {
                 // A free background request: it enters the system as it is sent.
                 self.stats.background += 1;
-                self.active.insert(
-                    w.req.id,
-                    Active {
-                        req: w.req,
-                        dispatch: None,
-                        background: true,
-                        released: None,
-                    },
-                );
+            } else if self.hold_overlapping {
+                self.waiting.remove(&w.req.id);
             }
-            if let Some(a) = self.active.get_mut(&w.req.id) {
-                a.dispatch = Some(now);
-            }
+            let released = if self.released.is_empty() {
+                None
+            } else {
+                self.released.remove(&w.req.id)
+            };
+            self.sent.insert(
+                w.req.id,
+                Active {
+                    req: w.req,
+                    dispatch: Some(now),
+                    background: w.background,
+                    released,
+                },
+            );
             self.child.submit(now, w.req);
         }
     }
 
-    /// The earliest accepted request overlapping `req`'s sectors, if any.
+    /// The earliest accepted request (waiting or sent) overlapping `req`'s sectors.
     fn blocker(&self, req: &Request) -> Option<u64> {
         let end = req.lbn + u64::from(req.blocks.max(1));
-        self.active
-            .iter()
-            .filter(|(_, a)| a.req.lbn < end && req.lbn < a.req.lbn + u64::from(a.req.blocks))
-            .map(|(id, _)| *id)
+        let overlaps = |r: &Request| r.lbn < end && req.lbn < r.lbn + u64::from(r.blocks);
+        self.waiting
+            .values()
+            .chain(self.sent.values().map(|a| &a.req))
+            .filter(|r| overlaps(r))
+            .map(|r| r.id)
             .min()
     }
 }
@@ -274,7 +381,7 @@ impl Device for QueueNode {
         self.child.wake(now, &mut got);
         for d in got.drain(..) {
             let id = d.req.id;
-            let Some(a) = self.active.remove(&id) else {
+            let Some(a) = self.sent.remove(&id) else {
                 // Not ours (a part below generated it): pass it on.
                 out.push(d);
                 continue;

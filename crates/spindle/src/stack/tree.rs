@@ -20,13 +20,11 @@
 //! one `member`, or its `members` one by one; members may be arrays themselves.
 
 use super::array::{Array, RaidLevel, Volumes};
-use super::config::{load_disk, SchedulerConfig};
-use super::drive_node::DriveNode;
-use super::queue::QueueSpec;
+use super::drive_node::{load_disk, DriveNode};
+use super::queue::{QueueSpec, SchedulerConfig};
 use crate::disk::drive::Drive;
 use crate::disk::params::{DiskParams, FirmwarePolicy};
-use crate::engine::Units;
-use crate::node::Device;
+use crate::node::{Device, Units};
 use serde::{Deserialize, Serialize};
 
 /// Largest number of members an array may list (each member is a whole simulated
