@@ -9,9 +9,10 @@ use spindle::layout::{replay_layout, LayoutConfig, LayoutPolicy};
 use spindle::node::NodeReport;
 use spindle::runner::drive_utilization;
 use spindle::sched::SchedulerKind;
+use spindle::stack::cache::CacheSpec;
 use spindle::stack::config::{DiskConfig, LoadedWorkload, RunConfig, WorkloadConfig};
 use spindle::stack::metrics::{Metrics, MetricsSink, RequestLog};
-use spindle::stack::tree::{ArraySpec, DeviceSpec, DiskSpec};
+use spindle::stack::tree::{ArraySpec, DeviceSpec, DiskSpec, LayerSpec};
 use spindle::workload::{
     Arrivals, ClosedSpec, GenSpec, OpenSpec, Pattern, Sizes, Think, WorkloadSpec,
 };
@@ -109,6 +110,9 @@ pub struct StackArgs {
     /// With --array: stripe unit in KiB [default: 64]
     #[arg(long, value_name = "KIB")]
     pub stripe_kib: Option<u64>,
+    /// Put a block cache of this many KiB (LRU, write-through) on top of the stack
+    #[arg(long, value_name = "KIB")]
+    pub cache_kib: Option<u64>,
     /// Greedy, SMTF, on-line and freeblock look at only the N oldest waiting requests
     /// (an overloaded queue stays cheap) [default: all]
     #[arg(long, value_name = "N")]
@@ -139,6 +143,7 @@ impl StackArgs {
                     write_cache_kib: None,
                 }],
                 device: None,
+                layer: Vec::new(),
                 array_scheduler: None,
                 layout: None,
                 source: None,
@@ -213,6 +218,15 @@ impl StackArgs {
         }
         if let Some(w) = self.window {
             c.scheduler.window = Some(w);
+        }
+        if let Some(kib) = self.cache_kib {
+            c.layer.insert(
+                0,
+                LayerSpec::Cache(CacheSpec {
+                    size_kib: kib,
+                    hit_us: 20.0,
+                }),
+            );
         }
         if let Some(level) = &self.array {
             let mut disks = c.device_tree().map_err(|e| anyhow!("{e}"))?.disks();

@@ -71,6 +71,14 @@ fn stack_toml(seed: u64) -> String {
         "seed = {seed}\n[workload]\ntrace = \"unused\"\n[scheduler]\n{}\n",
         scheduler(&mut rng, true).replace(", ", "\n")
     );
+    // Layers above everything, top first.
+    for _ in 0..rng.gen_range(0..=2) {
+        t += &format!(
+            "[[layer]]\nkind = \"cache\"\nsize-kib = {}\nhit-us = {}\n",
+            [4, 64, 1024, 65536][rng.gen_range(0..4)],
+            rng.gen_range(0..100)
+        );
+    }
     let mut dev = String::new();
     device(&mut rng, "device", 0, &mut dev);
     // A host queue above the whole tree, LBN-ordered (it has no drive model to ask).
@@ -86,11 +94,13 @@ fn stack_toml(seed: u64) -> String {
 #[test]
 fn random_stacks_keep_the_engine_invariants() {
     let mut kinds_seen = std::collections::BTreeSet::new();
+    let mut layered = 0;
     for seed in 0..STACKS {
         let toml = stack_toml(seed);
         let ctx = format!("swarm seed {seed}:\n{toml}");
         let c = RunConfig::from_toml(&toml, "swarm.toml").unwrap_or_else(|e| panic!("{ctx}\n{e}"));
         kinds_seen.insert(c.device_tree().unwrap().kind());
+        layered += usize::from(!c.layer.is_empty());
         let run = || {
             let mut built = c.build().unwrap_or_else(|e| panic!("{ctx}\n{e}"));
             let cap = built.units.units[0].1;
@@ -170,4 +180,8 @@ fn random_stacks_keep_the_engine_invariants() {
         assert_eq!(format!("{a:?}"), format!("{b:?}"), "{ctx}");
     }
     assert!(kinds_seen.len() >= 6, "{kinds_seen:?}");
+    assert!(
+        layered >= STACKS as usize / 3,
+        "{layered} stacks with layers"
+    );
 }

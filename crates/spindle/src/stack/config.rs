@@ -28,7 +28,7 @@
 
 pub use super::drive_node::load_disk;
 pub use super::queue::{SchedulerConfig, MAX_QUEUE_DEPTH};
-use super::tree::{build, ArraySpec, Built, DeviceSpec, DiskSpec};
+use super::tree::{build, with_layers, ArraySpec, Built, DeviceSpec, DiskSpec, LayerSpec};
 use crate::trace::{Format, IoRecord};
 use crate::workload::{compress, ClosedLoop, OpenStream, WorkloadSpec};
 use serde::{Deserialize, Serialize};
@@ -48,6 +48,9 @@ pub struct RunConfig {
     /// The device tree: a drive, a volume set or an array of them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub device: Option<DeviceSpec>,
+    /// Layers above the device tree and its host queue, top of the stack first.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub layer: Vec<LayerSpec>,
     /// A host queue above the whole device tree.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub array_scheduler: Option<SchedulerConfig>,
@@ -287,12 +290,15 @@ impl RunConfig {
             ),
             None => None,
         };
-        build(&self.device_tree()?, &queue, top.as_ref()).map_err(|e| {
+        let fail = |e: String| {
             ConfigError::Invalid(match &self.source {
                 Some(f) => format!("{f}: the stack cannot work: {e}"),
                 None => e,
             })
-        })
+        };
+        let mut b = build(&self.device_tree()?, &queue, top.as_ref()).map_err(fail)?;
+        b.root = with_layers(b.root, &self.layer).map_err(fail)?;
+        Ok(b)
     }
 
     /// `--print-stack`: the tree this configuration runs.

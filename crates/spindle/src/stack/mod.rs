@@ -5,8 +5,10 @@
 //! engine ([`crate::engine`]) runs them.
 
 pub mod array;
+pub mod cache;
 pub mod config;
 pub mod drive_node;
+pub mod layer;
 pub mod metrics;
 pub mod queue;
 pub mod tree;

@@ -20,7 +20,9 @@
 //! one `member`, or its `members` one by one; members may be arrays themselves.
 
 use super::array::{Array, RaidLevel, Volumes};
+use super::cache::CacheSpec;
 use super::drive_node::{load_disk, DriveNode};
+use super::layer::LayerNode;
 use super::queue::{QueueSpec, SchedulerConfig};
 use crate::disk::drive::Drive;
 use crate::disk::params::{DiskParams, FirmwarePolicy};
@@ -42,6 +44,32 @@ pub enum DeviceSpec {
     Raid1(ArraySpec),
     Raid4(ArraySpec),
     Raid5(ArraySpec),
+}
+
+/// A layer above the device tree (`[[layer]]`, top of the stack first).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum LayerSpec {
+    /// An LRU block cache in host memory, write-through.
+    Cache(CacheSpec),
+}
+
+/// Most layers a stack may have.
+pub const MAX_LAYERS: usize = 64;
+
+/// Puts `layers` (top first) above `root`.
+pub fn with_layers(root: Box<dyn Device>, layers: &[LayerSpec]) -> Result<Box<dyn Device>, String> {
+    if layers.len() > MAX_LAYERS {
+        return Err(format!("at most {MAX_LAYERS} layers, got {}", layers.len()));
+    }
+    let mut dev = root;
+    for (i, l) in layers.iter().enumerate().rev() {
+        let layer = match l {
+            LayerSpec::Cache(c) => c.build().map_err(|e| format!("layer {i}: {e}"))?,
+        };
+        dev = Box::new(LayerNode::new(Box::new(layer), dev));
+    }
+    Ok(dev)
 }
 
 /// One drive.
