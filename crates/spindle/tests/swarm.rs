@@ -31,6 +31,9 @@ fn scheduler(rng: &mut ChaCha8Rng, on_drive: bool) -> String {
     if rng.gen_bool(0.3) {
         s += ", hold-overlapping = true";
     }
+    if rng.gen_bool(0.3) {
+        s += &format!(", merge-kib = {}", [4, 64, 256][rng.gen_range(0..3)]);
+    }
     if kind == "greedy" && rng.gen_bool(0.5) {
         s += &format!(", window = {}", rng.gen_range(1..8));
     }

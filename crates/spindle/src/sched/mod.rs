@@ -360,6 +360,26 @@ impl HostQueue {
         Some(w)
     }
 
+    /// Request merging: removes the earliest-pushed waiting request of the same kind
+    /// that starts at `lbn` (where the request just sent ends) and has at most
+    /// `max_blocks` sectors, to travel below with it as one request. The queue's
+    /// position moves to its end, as if the two were one.
+    pub fn take_adjacent(&mut self, lbn: u64, write: bool, max_blocks: u32) -> Option<Waiting> {
+        let seq = self
+            .by_lbn
+            .range((lbn, 0)..=(lbn, u64::MAX))
+            .map(|&(_, seq)| seq)
+            .find(|seq| {
+                self.waiting
+                    .get(seq)
+                    .is_some_and(|w| w.req.write == write && w.req.blocks.max(1) <= max_blocks)
+            })?;
+        let w = self.take(seq);
+        self.last_lbn = w.req.lbn + w.req.blocks as u64;
+        self.last = LastRequest::of(&w.req);
+        Some(w)
+    }
+
     /// Removes waiting request `seq` from the queue and its indexes.
     fn take(&mut self, seq: u64) -> Waiting {
         let w = self

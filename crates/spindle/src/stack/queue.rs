@@ -35,7 +35,14 @@ pub struct SchedulerConfig {
     /// waiting requests (default: all, the exact mode).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub window: Option<usize>,
+    /// Request merging: a waiting request that starts where the one sent ends (same
+    /// kind) goes with it as one request, up to this many KiB (default: no merging).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub merge_kib: Option<u32>,
 }
+
+/// Largest merged request, KiB.
+pub const MAX_MERGE_KIB: u32 = 1 << 16;
 
 /// Largest host queue depth.
 pub const MAX_QUEUE_DEPTH: u32 = 1 << 16;
@@ -59,6 +66,13 @@ impl SchedulerConfig {
         if self.window == Some(0) {
             return Err("window must be at least 1".into());
         }
+        if let Some(k) = self.merge_kib {
+            if !(1..=MAX_MERGE_KIB).contains(&k) {
+                return Err(format!(
+                    "merge-kib must be within 1..={MAX_MERGE_KIB}, got {k}"
+                ));
+            }
+        }
         Ok(QueueSpec {
             kind: self.kind,
             depth: self.queue_depth,
@@ -73,6 +87,7 @@ impl SchedulerConfig {
             mimic_seed: 0,
             background_outstanding: self.background_outstanding,
             window: self.window,
+            merge_sectors: self.merge_kib.map(|k| k * 2),
         })
     }
 }
@@ -104,6 +119,7 @@ impl Default for SchedulerConfig {
             mimic_interpolate: false,
             background_outstanding: default_background(),
             window: None,
+            merge_kib: None,
         }
     }
 }
@@ -129,6 +145,9 @@ pub struct QueueSpec {
     /// Greedy, SMTF, on-line and freeblock choices look at only this many of the
     /// oldest waiting requests (`None`: all of them, the exact mode).
     pub window: Option<usize>,
+    /// Merge adjacent waiting requests of the same kind behind the one sent, up to
+    /// this many sectors (`None`: no merging).
+    pub merge_sectors: Option<u32>,
 }
 
 impl QueueSpec {
@@ -144,6 +163,7 @@ impl QueueSpec {
             mimic_seed: 0,
             background_outstanding: 0,
             window: None,
+            merge_sectors: None,
         }
     }
 
@@ -224,6 +244,8 @@ impl QueueSpec {
             depth: self.depth.max(1) as usize,
             hold_overlapping: self.hold_overlapping,
             window: self.window,
+            merge_sectors: self.merge_sectors,
+            merged: FxHashMap::default(),
             sent: FxHashMap::default(),
             waiting: FxHashMap::default(),
             released: FxHashMap::default(),
@@ -254,6 +276,7 @@ struct QueueStats {
     writes: u64,
     held: u64,
     background: u64,
+    merged: u64,
     max_waiting: usize,
 }
 
@@ -263,6 +286,9 @@ pub struct QueueNode {
     depth: usize,
     hold_overlapping: bool,
     window: Option<usize>,
+    merge_sectors: Option<u32>,
+    /// Requests that went below merged behind another, by the one they went with.
+    merged: FxHashMap<u64, Vec<Active>>,
     /// Requests sent to the device and not yet completed (at most about `depth`).
     sent: FxHashMap<u64, Active>,
     /// With `hold_overlapping`: requests waiting in the scheduler, for the overlap test.
@@ -315,6 +341,33 @@ impl QueueNode {
             } else {
                 self.released.remove(&w.req.id)
             };
+            let mut below = w.req;
+            if let (Some(limit), false) = (self.merge_sectors, w.background) {
+                let mut riders = Vec::new();
+                while below.blocks < limit {
+                    let end = below.lbn + u64::from(below.blocks.max(1));
+                    let Some(r) = self
+                        .sched
+                        .take_adjacent(end, below.write, limit - below.blocks)
+                    else {
+                        break;
+                    };
+                    if self.hold_overlapping {
+                        self.waiting.remove(&r.req.id);
+                    }
+                    below.blocks += r.req.blocks.max(1);
+                    self.stats.merged += 1;
+                    riders.push(Active {
+                        req: r.req,
+                        dispatch: Some(now),
+                        background: false,
+                        released: self.released.remove(&r.req.id),
+                    });
+                }
+                if !riders.is_empty() {
+                    self.merged.insert(w.req.id, riders);
+                }
+            }
             self.sent.insert(
                 w.req.id,
                 Active {
@@ -324,7 +377,7 @@ impl QueueNode {
                     released,
                 },
             );
-            self.child.submit(now, w.req);
+            self.child.submit(now, below);
         }
     }
 
@@ -401,6 +454,23 @@ impl Device for QueueNode {
                 released: a.released.or(d.released),
                 ..d
             });
+            // Requests merged behind it complete with it.
+            for r in self.merged.remove(&id).unwrap_or_default() {
+                self.foreground -= 1;
+                out.push(Done {
+                    req: r.req,
+                    dispatch: d.dispatch.or(r.dispatch),
+                    background: false,
+                    released: r.released,
+                    ..d
+                });
+                if let Some(list) = self.held.remove(&r.req.id) {
+                    for h in list {
+                        self.held_now -= 1;
+                        self.admit(h, now, Some(now));
+                    }
+                }
+            }
             // Requests that waited on this one may go now (as if issued now).
             if let Some(list) = self.held.remove(&id) {
                 for r in list {
@@ -429,6 +499,9 @@ impl Device for QueueNode {
         if let Some(w) = self.window {
             s += &format!(", window {w}");
         }
+        if let Some(m) = self.merge_sectors {
+            s += &format!(", merges up to {} KiB", m / 2);
+        }
         s.push(')');
         tree_line(depth, out, &s);
         self.child.describe(depth + 1, out);
@@ -445,6 +518,9 @@ impl Device for QueueNode {
         if self.sched.kind() == SchedulerKind::Freeblock {
             extra.push(("background".into(), self.stats.background.to_string()));
         }
+        if self.merge_sectors.is_some() {
+            extra.push(("merged".into(), self.stats.merged.to_string()));
+        }
         out.push(NodeReport {
             path: path.to_string(),
             kind: format!("queue {}", self.sched.kind().name()),
@@ -460,5 +536,75 @@ impl Device for QueueNode {
     fn predictions(&self, out: &mut Vec<(u32, u64)>) {
         out.extend_from_slice(self.sched.predictions());
         self.child.predictions(out);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::disk::presets::preset;
+    use crate::engine::{self, RunOptions, Source};
+    use crate::stack::tree::build_from_params;
+    use crate::trace::IoRecord;
+
+    /// While the drive serves a far request, four contiguous reads and a write queue
+    /// up: the reads go below as one request (up to the limit), the write alone.
+    #[test]
+    fn adjacent_requests_of_one_kind_merge_up_to_the_limit() {
+        let rec = |lbn: u64, write: bool| IoRecord {
+            arrival: SimTime(if lbn == 9_000_000 { 0 } else { 1_000 }),
+            device: 0,
+            lbn,
+            blocks: 8,
+            write,
+            content: Vec::new(),
+        };
+        let recs = vec![
+            rec(9_000_000, false),
+            rec(100, false),
+            rec(108, false),
+            rec(116, true),
+            rec(124, false),
+            rec(116, false),
+        ];
+        let run = |merge: Option<u32>| {
+            let q = QueueSpec {
+                merge_sectors: merge,
+                ..QueueSpec::new(SchedulerKind::Fcfs)
+            };
+            let mut b = build_from_params(&[preset("mimic-base").unwrap()], &q).unwrap();
+            let mut logs = Vec::new();
+            engine::run(
+                b.root.as_mut(),
+                &b.units,
+                Source::records(&recs),
+                RunOptions::default(),
+                &mut |l| logs.push(*l),
+            )
+            .unwrap();
+            let mut nodes = Vec::new();
+            b.root.report("s", &mut nodes);
+            logs.sort_by_key(|l| l.id);
+            let drive_ios: u64 = nodes
+                .iter()
+                .filter(|n| n.is_drive)
+                .map(|n| n.reads + n.writes)
+                .sum();
+            (logs, drive_ios)
+        };
+        let (plain, ios) = run(None);
+        assert_eq!(ios, 6);
+        assert_eq!(plain.len(), 6);
+        // 100 and 108 go as one (16 sectors, the limit); the write at 116 is of the
+        // other kind; FCFS then sends 124, and the read of 116 lies before it (only
+        // requests that continue the one sent ride along).
+        let (merged, ios) = run(Some(16));
+        assert_eq!(merged.len(), 6);
+        assert_eq!(ios, 5, "{merged:?}");
+        // Riders complete with the request they went with.
+        assert_eq!(merged[1].done, merged[2].done);
+        assert_eq!(merged[1].start, merged[2].start);
+        // A limit of 8 sectors merges nothing.
+        assert_eq!(run(Some(8)).1, 6);
     }
 }
