@@ -488,6 +488,23 @@ pub fn run(
         c.scheduler.kind = s;
     }
     if let Some(layout) = c.layout.clone() {
+        if print_stack {
+            let disk = c.disks.first().map_or("wd-re3", |d| d.disk.as_str());
+            let mut s = format!(
+                "workload {}\n  └─ layout {:?} (staging {} % of the volume on {}, small writes below {} KiB, allocation range {} KiB)\n    └─ raid4 ({}+1, checksum blocks, real bytes; its own executor, not yet on the engine)\n",
+                c.workload.describe(),
+                layout.kind,
+                layout.staging_pct,
+                layout.flash,
+                layout.threshold_kib,
+                layout.allocation_range_kib,
+                layout.data_disks
+            );
+            for _ in 0..=layout.data_disks {
+                s += &format!("      └─ disk {disk}\n");
+            }
+            return Ok(s);
+        }
         return run_layout(&c, &layout, json);
     }
     if print_stack {
