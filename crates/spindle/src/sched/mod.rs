@@ -16,8 +16,9 @@ use crate::disk::hdd::{Hdd, Request};
 use crate::mimic::smtf::{self, LastRequest};
 use crate::mimic::{DiskMimic, Metric};
 use crate::time::SimTime;
+use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
-use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::collections::{BTreeSet, VecDeque};
 use std::str::FromStr;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -221,8 +222,12 @@ pub struct HostQueue {
     kind: SchedulerKind,
     /// Requests waiting longer than this are served first (oldest first).
     max_wait_ns: Option<u64>,
-    /// Waiting requests by sequence number: arrival (push) order.
-    waiting: BTreeMap<u64, Waiting>,
+    /// Waiting requests by sequence number.
+    waiting: FxHashMap<u64, Waiting>,
+    /// Sequence numbers in push order; kept only for the policies that look at the
+    /// queue in arrival order (FCFS and the scanning ones), the others use `by_lbn`.
+    order: BTreeSet<u64>,
+    ordered: bool,
     /// (LBN, sequence number) of every waiting request.
     by_lbn: BTreeSet<(u64, u64)>,
     /// (arrival time, sequence number) of every waiting request; kept only with aging.
@@ -251,7 +256,15 @@ impl HostQueue {
         HostQueue {
             kind,
             max_wait_ns: max_wait_ms.map(crate::time::ms_to_ns),
-            waiting: BTreeMap::new(),
+            waiting: FxHashMap::default(),
+            order: BTreeSet::new(),
+            ordered: !matches!(
+                kind,
+                SchedulerKind::Sstf
+                    | SchedulerKind::Look
+                    | SchedulerKind::CLook
+                    | SchedulerKind::Freeblock
+            ),
             by_lbn: BTreeSet::new(),
             by_since: BTreeSet::new(),
             next_seq: 0,
@@ -313,6 +326,9 @@ impl HostQueue {
         self.by_lbn.insert((req.lbn, seq));
         if self.max_wait_ns.is_some() {
             self.by_since.insert((now, seq));
+        }
+        if self.ordered {
+            self.order.insert(seq);
         }
         self.waiting.insert(
             seq,
@@ -389,6 +405,9 @@ impl HostQueue {
         self.by_lbn.remove(&(w.req.lbn, seq));
         if self.max_wait_ns.is_some() {
             self.by_since.remove(&(w.since, seq));
+        }
+        if self.ordered {
+            self.order.remove(&seq);
         }
         w
     }
@@ -470,7 +489,8 @@ impl HostQueue {
             return default;
         };
         let mut best = (u32::MAX, default);
-        for (&seq, w) in self.waiting.iter().take(self.window.unwrap_or(usize::MAX)) {
+        let n = self.window.unwrap_or(usize::MAX);
+        for (seq, w) in self.order.iter().take(n).map(|q| (*q, &self.waiting[q])) {
             if let Some(t) = m.lookup(last.write, w.req.write, last.distance_to(&w.req)) {
                 if t < best.0 {
                     best = (t, Some(seq));
@@ -525,11 +545,14 @@ impl HostQueue {
 
     /// Sequence number of the waiting request `kind` sends next (the queue is not empty).
     fn choose(&mut self, kind: SchedulerKind, oracle: Option<&Hdd>, now: SimTime) -> u64 {
-        let first = *self
-            .waiting
-            .keys()
-            .next()
-            .expect("choose runs on a non-empty queue");
+        // The oldest request (any request, for the policies that keep no order): a
+        // fallback that a non-empty queue never needs.
+        let first = if self.ordered {
+            self.order.first().copied()
+        } else {
+            self.by_lbn.first().map(|&(_, seq)| seq)
+        }
+        .expect("choose runs on a non-empty queue");
         match kind {
             SchedulerKind::Fcfs => first,
             SchedulerKind::Sstf => self.nearest().unwrap_or(first),
@@ -557,7 +580,8 @@ impl HostQueue {
                 Some(hdd) => {
                     // Ties go to the earliest arrival: only a strictly faster one wins.
                     let mut best = (u64::MAX, first);
-                    for (&seq, w) in self.waiting.iter().take(self.limit()) {
+                    let n = self.limit();
+                    for (seq, w) in self.order.iter().take(n).map(|q| (*q, &self.waiting[q])) {
                         let t = hdd.positioning_from_state(now, w.req.lbn, w.req.write);
                         if t < best.0 {
                             best = (t, seq);
@@ -571,9 +595,10 @@ impl HostQueue {
                 let limit = self.limit();
                 match self.mimic.as_mut() {
                     Some(m) => {
-                        let candidates = self.waiting.values().take(limit).map(|w| &w.req);
+                        let waiting = &self.waiting;
+                        let candidates = self.order.iter().take(limit).map(|q| &waiting[q].req);
                         let i = smtf::choose(m, self.last, candidates);
-                        self.waiting.keys().nth(i).copied().unwrap_or(first)
+                        self.order.iter().nth(i).copied().unwrap_or(first)
                     }
                     None => first,
                 }
