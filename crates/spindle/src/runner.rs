@@ -66,6 +66,7 @@ impl StackSpec {
             mimic_seed: self.mimic_seed,
             background_outstanding: self.background_outstanding,
             window: None,
+            batch_submit: false,
         }
     }
 }
