@@ -61,6 +61,16 @@ pub trait Device {
     fn can_accept(&self) -> bool;
     /// Takes a request at `now`. Its `id` is the caller's and comes back in [`Done`].
     fn submit(&mut self, now: SimTime, req: Request);
+    /// Takes a request at `now` like `submit` but does not start on it yet, so that
+    /// requests handed over at one instant are all before the device's own scheduler
+    /// (a drive's SPTF firmware) when it first chooses; [`Device::start`] follows at
+    /// the same instant. Default: `submit` (nothing to hold back).
+    fn enqueue(&mut self, now: SimTime, req: Request) {
+        self.submit(now, req);
+    }
+    /// Starts on what [`Device::enqueue`] handed over at `now`, if idle. Default:
+    /// nothing to do.
+    fn start(&mut self, _now: SimTime) {}
     /// When it next needs waking (a completion or work of its own); `None`: idle.
     fn next_wake(&self) -> Option<SimTime>;
     /// Handles the next piece of work due at `now` (which the engine takes from

@@ -67,6 +67,7 @@ impl StackSpec {
             background_outstanding: self.background_outstanding,
             window: None,
             merge_sectors: None,
+            batch_submit: false,
         }
     }
 }

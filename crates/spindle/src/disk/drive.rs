@@ -362,35 +362,34 @@ impl Drive {
         }
         n
     }
-
-    /// Runs a closed batch: submits all `reqs` at `now` (deeper than the queue: the rest
-    /// wait at the host and enter in order as slots free) and returns completions in
-    /// completion order.
-    pub fn run_batch(&mut self, now: SimTime, reqs: &[Request]) -> Vec<DriveCompletion> {
-        let mut pending: VecDeque<Request> = reqs.iter().copied().collect();
-        let mut out = Vec::with_capacity(reqs.len());
-        while self.can_accept() {
-            let Some(r) = pending.pop_front() else { break };
-            self.enqueue(now, r);
-        }
-        self.kick(now);
-        while let Some(t) = self.next_completion() {
-            if let Some(c) = self.complete() {
-                out.push(c);
-            }
-            while self.can_accept() {
-                let Some(r) = pending.pop_front() else { break };
-                self.submit(t, r);
-            }
-        }
-        out
-    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::disk::presets::preset;
+
+    /// Steps the drive through a closed batch: as many of `reqs` as the firmware
+    /// queue holds enter together at `now` before service starts, the rest one by one
+    /// as slots free; completions in completion order. (Experiments run a batch
+    /// through a host queue on the engine: `experiments::strands`.)
+    fn run_batch(d: &mut Drive, now: SimTime, reqs: &[Request]) -> Vec<DriveCompletion> {
+        let mut pending = reqs.iter().copied();
+        let mut out = Vec::new();
+        while d.can_accept() {
+            let Some(r) = pending.next() else { break };
+            d.enqueue(now, r);
+        }
+        d.kick(now);
+        while let Some(t) = d.next_completion() {
+            out.extend(d.complete());
+            while d.can_accept() {
+                let Some(r) = pending.next() else { break };
+                d.submit(t, r);
+            }
+        }
+        out
+    }
 
     fn drive(policy: FirmwarePolicy) -> Drive {
         let mut p = preset("cheetah15k5").unwrap();
@@ -412,7 +411,7 @@ mod tests {
     }
 
     fn order(d: &mut Drive, lbns: &[u64]) -> Vec<u64> {
-        d.run_batch(SimTime(1_000_000), &reqs(lbns))
+        run_batch(d, SimTime(1_000_000), &reqs(lbns))
             .iter()
             .map(|c| c.completion.id)
             .collect()
@@ -466,7 +465,7 @@ mod tests {
                 write: false,
             })
             .collect();
-        let out = d.run_batch(SimTime::ZERO, &reqs);
+        let out = run_batch(&mut d, SimTime::ZERO, &reqs);
         assert_eq!(out.len(), reqs.len());
         let done: Vec<u64> = out.iter().map(|c| c.completion.done.0).collect();
         let span_s = (done.iter().max().unwrap() - done.iter().min().unwrap()) as f64 / 1e9;
@@ -505,7 +504,7 @@ mod tests {
     fn cached_writes_complete_from_the_buffer_and_reach_the_media_on_a_flush() {
         let t0 = SimTime(1_000_000);
         let mut d = wd_re3(8192);
-        let out = d.run_batch(t0, &writes(&SPREAD));
+        let out = run_batch(&mut d, t0, &writes(&SPREAD));
         let last = out.iter().map(|c| c.completion.done).max().unwrap();
         // Command and bus time only: 8 writes well inside one revolution.
         assert!(last.0 - t0.0 < 2_000_000, "{} ns", last.0 - t0.0);
@@ -521,7 +520,7 @@ mod tests {
         assert_eq!(d.sync_cache(flushed), flushed, "nothing left to flush");
         // Write-through: each write completes only once it is on the media.
         let mut w = wd_re3(0);
-        let out = w.run_batch(t0, &writes(&SPREAD));
+        let out = run_batch(&mut w, t0, &writes(&SPREAD));
         let through = out.iter().map(|c| c.completion.done).max().unwrap();
         assert!(through.0 - t0.0 > 8_000_000);
         assert!(!w.caches_writes() && w.sync_cache(through) == through);
@@ -533,7 +532,7 @@ mod tests {
         // Room for one 8-sector write: the second must wait until the first is on
         // the media.
         let mut d = wd_re3(8);
-        let out = d.run_batch(t0, &writes(&SPREAD[..2]));
+        let out = run_batch(&mut d, t0, &writes(&SPREAD[..2]));
         let done: Vec<u64> = out.iter().map(|c| c.completion.done.0 - t0.0).collect();
         assert!(done[0] < 500_000, "{done:?}");
         assert!(done[1] > done[0] + 1_000_000, "{done:?}");
@@ -546,7 +545,7 @@ mod tests {
         let mut d = wd_re3(8192);
         // Four writes, the first and last to the same sectors, the third overlapping.
         let w = writes(&[40_000, 90_000, 40_004, 40_000]);
-        let out = d.run_batch(SimTime(1_000_000), &w);
+        let out = run_batch(&mut d, SimTime(1_000_000), &w);
         let last = out.iter().map(|c| c.completion.done).max().unwrap();
         d.sync_cache(last);
         let order = d.take_destaged();
@@ -559,7 +558,7 @@ mod tests {
     fn a_read_of_cached_sectors_waits_for_their_destage() {
         let t0 = SimTime(1_000_000);
         let mut d = wd_re3(8192);
-        let out = d.run_batch(t0, &writes(&[40_000]));
+        let out = run_batch(&mut d, t0, &writes(&[40_000]));
         let acked = out[0].completion.done;
         assert_eq!(d.destage_stats().count, 0);
         let read = Request {
@@ -568,7 +567,7 @@ mod tests {
             blocks: 8,
             write: false,
         };
-        let out = d.run_batch(acked, &[read]);
+        let out = run_batch(&mut d, acked, &[read]);
         assert_eq!(
             d.destage_stats().count,
             1,

@@ -17,9 +17,16 @@
 use super::random_io::random_io;
 use super::Check;
 use crate::disk::drive::Drive;
-use crate::disk::hdd::{DiskError, HeadPos, Request};
+use crate::disk::hdd::{DiskError, Hdd, HeadPos};
 use crate::disk::params::{DiskParams, FirmwarePolicy};
+use crate::engine::{self, RunOptions, Source, Units};
+use crate::node::Device;
+use crate::sched::SchedulerKind;
+use crate::stack::drive_node::DriveNode;
+use crate::stack::metrics::RequestLog;
+use crate::stack::queue::{QueueNode, QueueSpec};
 use crate::time::SimTime;
+use crate::trace::IoRecord;
 use rand::seq::index::sample;
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
@@ -141,10 +148,10 @@ pub fn strand_table(params: &DiskParams, cfg: &StrandConfig) -> Result<StrandRep
     p.firmware.queue_depth = p.firmware.queue_depth.max(max_n as u32);
     let mut rows = Vec::new();
     for (pi, &placement) in cfg.placements.iter().enumerate() {
-        let mut drive = Drive::new(p.clone())?;
+        let mut stack = strand_stack(p.clone())?;
         for &n in &cfg.sizes {
             let seed = cfg.seed ^ ((pi as u64) << 32) ^ n as u64;
-            let times = run_cell(&mut drive, placement, n, cfg, seed);
+            let times = run_cell(&mut stack, placement, n, cfg, seed)?;
             let m = times.iter().sum::<f64>() / times.len().max(1) as f64;
             let var =
                 times.iter().map(|t| (t - m) * (t - m)).sum::<f64>() / times.len().max(1) as f64;
@@ -188,51 +195,101 @@ pub struct StrandSample {
     pub revolutions: u32,
 }
 
-/// Strand response times (ms) of `cfg.trials` strands of `n` requests.
-pub(crate) fn run_cell(
-    drive: &mut Drive,
-    placement: Placement,
-    n: usize,
-    cfg: &StrandConfig,
-    seed: u64,
-) -> Vec<f64> {
-    run_samples(drive, placement, n, cfg, seed)
-        .into_iter()
-        .map(|s| s.time_ms)
-        .collect()
+/// The stack a strand runs on: a drive with parameters `p` behind the host's FCFS
+/// queue, which keeps as many requests at the drive as its firmware queue holds and
+/// hands over together all it sends at one instant (`batch_submit`), so the SPTF
+/// firmware sees a whole strand (up to its depth) before it starts; the rest wait at
+/// the host in issue order and enter as slots free.
+pub fn strand_stack(p: DiskParams) -> Result<QueueNode, DiskError> {
+    let depth = p.firmware.queue_depth.max(1);
+    let name = p.name.clone();
+    let drive = DriveNode::new(Drive::new(p)?, name);
+    QueueSpec {
+        depth,
+        batch_submit: true,
+        ..QueueSpec::new(SchedulerKind::Fcfs)
+    }
+    .build(Box::new(drive), 0)
+    .map_err(DiskError::Param)
 }
 
-/// `cfg.trials` strands of `n` requests on `drive`, issued in `cfg.issue` order.
-pub fn run_samples(
-    drive: &mut Drive,
+/// The drive of a [`strand_stack`].
+fn strand_hdd(stack: &QueueNode) -> &Hdd {
+    stack
+        .device()
+        .oracle()
+        .expect("a strand stack is a queue over one drive")
+}
+
+/// Issues `lbns` (`blocks` sectors each, in this order) to `stack` all at `at` and runs
+/// them on the engine; their logs in completion order.
+fn run_strand(
+    stack: &mut QueueNode,
+    at: SimTime,
+    lbns: &[u64],
+    blocks: u32,
+    write: bool,
+) -> Result<Vec<RequestLog>, DiskError> {
+    let recs: Vec<IoRecord> = lbns
+        .iter()
+        .map(|&lbn| IoRecord {
+            arrival: at,
+            device: 0,
+            lbn,
+            blocks,
+            write,
+            content: Vec::new(),
+        })
+        .collect();
+    let units = Units::single(stack.capacity());
+    let mut done = Vec::with_capacity(recs.len());
+    engine::run(
+        stack,
+        &units,
+        Source::records(&recs),
+        RunOptions::default(),
+        &mut |l| done.push(*l),
+    )
+    .map_err(|e| DiskError::Param(e.to_string()))?;
+    Ok(done)
+}
+
+/// Strand response times (ms) of `cfg.trials` strands of `n` requests.
+pub(crate) fn run_cell(
+    stack: &mut QueueNode,
     placement: Placement,
     n: usize,
     cfg: &StrandConfig,
     seed: u64,
-) -> Vec<StrandSample> {
+) -> Result<Vec<f64>, DiskError> {
+    Ok(run_samples(stack, placement, n, cfg, seed)?
+        .into_iter()
+        .map(|s| s.time_ms)
+        .collect())
+}
+
+/// `cfg.trials` strands of `n` requests on `stack` (a [`strand_stack`]), issued in
+/// `cfg.issue` order.
+pub fn run_samples(
+    stack: &mut QueueNode,
+    placement: Placement,
+    n: usize,
+    cfg: &StrandConfig,
+    seed: u64,
+) -> Result<Vec<StrandSample>, DiskError> {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     // Issue-order shuffles draw from their own stream so placements do not depend on it.
     let mut order_rng = ChaCha8Rng::seed_from_u64(seed ^ 0x15_5E_0D_E8);
-    let cap = drive.hdd().capacity();
+    let cap = strand_hdd(stack).capacity();
     let b = cfg.blocks.max(1) as u64;
-    let period = drive.hdd().period_ns() as u64;
+    let period = strand_hdd(stack).period_ns() as u64;
     let mut t = SimTime::ZERO;
     let mut out = Vec::with_capacity(cfg.trials);
     for _ in 0..cfg.trials {
         // Send the head somewhere random, then idle a random phase.
         let away = rng.gen_range(0..cap / b) * b;
-        let r = drive.run_batch(
-            t,
-            &[Request {
-                id: u64::MAX,
-                lbn: away,
-                blocks: cfg.blocks,
-                write: false,
-            }],
-        );
-        t = r.last().map(|c| c.completion.done).unwrap_or(t)
-            + 20_000_000
-            + rng.gen_range(0..period.max(1));
+        let r = run_strand(stack, t, &[away], cfg.blocks, false)?;
+        t = r.last().map(|c| c.done).unwrap_or(t) + 20_000_000 + rng.gen_range(0..period.max(1));
 
         let span = match placement {
             Placement::TrackApproximate => cfg.track_span,
@@ -240,7 +297,7 @@ pub fn run_samples(
         };
         let base = rng.gen_range(0..(cap.saturating_sub(span.max(b * n as u64 * 4))) / b) * b;
         let lbns = match placement {
-            Placement::SemiSequential => semi_sequential(drive, base, n, cfg.blocks),
+            Placement::SemiSequential => semi_sequential(strand_hdd(stack), base, n, cfg.blocks),
             _ => {
                 let slots = (span / b) as usize;
                 let mut v: Vec<u64> = sample(&mut rng, slots.max(n), n)
@@ -255,24 +312,14 @@ pub fn run_samples(
         if cfg.issue == IssueOrder::Random {
             lbns.shuffle(&mut order_rng);
         }
-        let reqs: Vec<Request> = lbns
-            .iter()
-            .enumerate()
-            .map(|(i, &lbn)| Request {
-                id: i as u64,
-                lbn,
-                blocks: cfg.blocks,
-                write: placement.write(),
-            })
-            .collect();
-        let done = drive.run_batch(t, &reqs);
-        let end = done.iter().map(|c| c.completion.done).max().unwrap_or(t);
+        let done = run_strand(stack, t, &lbns, cfg.blocks, placement.write())?;
+        let end = done.iter().map(|c| c.done).max().unwrap_or(t);
         // The first completion is the first request served (one mechanism).
         let lead_ns = done
             .first()
             .map(|c| {
-                let b = c.completion.breakdown;
-                (c.completion.start.0 - t.0) + b.overhead_ns + b.seek_ns + b.rotation_ns
+                let b = c.breakdown;
+                (c.start.0 - t.0) + b.overhead_ns + b.seek_ns + b.rotation_ns
             })
             .unwrap_or(0);
         let total_ns = end.0 - t.0;
@@ -284,13 +331,12 @@ pub fn run_samples(
         });
         t = end;
     }
-    out
+    Ok(out)
 }
 
 /// `n` requests from `start`, each on the next track, placed so the head arrives from
 /// the previous request just as the next one comes round.
-fn semi_sequential(drive: &Drive, start: u64, n: usize, blocks: u32) -> Vec<u64> {
-    let hdd = drive.hdd();
+fn semi_sequential(hdd: &Hdd, start: u64, n: usize, blocks: u32) -> Vec<u64> {
     let geo = hdd.geometry();
     let mut out = vec![start];
     let mut prev = start;
@@ -456,6 +502,6 @@ pub fn strand_samples(
     let mut p = params.clone();
     p.firmware.policy = policy;
     p.firmware.queue_depth = depth.max(1);
-    let mut drive = Drive::new(p)?;
-    Ok(run_samples(&mut drive, placement, n, cfg, seed))
+    let mut stack = strand_stack(p)?;
+    run_samples(&mut stack, placement, n, cfg, seed)
 }

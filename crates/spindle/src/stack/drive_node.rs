@@ -49,12 +49,21 @@ impl Device for DriveNode {
     }
 
     fn submit(&mut self, now: SimTime, req: Request) {
+        self.enqueue(now, req);
+        self.start(now);
+    }
+
+    fn enqueue(&mut self, now: SimTime, req: Request) {
         if req.write {
             self.writes += 1;
         } else {
             self.reads += 1;
         }
-        self.drive.submit(now, req);
+        self.drive.enqueue(now, req);
+    }
+
+    fn start(&mut self, now: SimTime) {
+        self.drive.kick(now);
     }
 
     fn next_wake(&self) -> Option<SimTime> {

@@ -88,6 +88,7 @@ impl SchedulerConfig {
             background_outstanding: self.background_outstanding,
             window: self.window,
             merge_sectors: self.merge_kib.map(|k| k * 2),
+            batch_submit: false,
         })
     }
 }
@@ -148,6 +149,12 @@ pub struct QueueSpec {
     /// Merge adjacent waiting requests of the same kind behind the one sent, up to
     /// this many sectors (`None`: no merging).
     pub merge_sectors: Option<u32>,
+    /// Hand the device every request sent at one instant before it starts on any
+    /// ([`Device::enqueue`], then [`Device::start`] once that instant's arrivals are
+    /// in): a drive's SPTF firmware then chooses among all of them, as when a host
+    /// queues a whole batch at once. Off: each request is submitted, and may start,
+    /// as it is sent.
+    pub batch_submit: bool,
 }
 
 impl QueueSpec {
@@ -164,6 +171,7 @@ impl QueueSpec {
             background_outstanding: 0,
             window: None,
             merge_sectors: None,
+            batch_submit: false,
         }
     }
 
@@ -246,6 +254,8 @@ impl QueueSpec {
             window: self.window,
             merge_sectors: self.merge_sectors,
             merged: FxHashMap::default(),
+            batch_submit: self.batch_submit,
+            start_at: None,
             sent: FxHashMap::default(),
             waiting: FxHashMap::default(),
             released: FxHashMap::default(),
@@ -289,6 +299,10 @@ pub struct QueueNode {
     merge_sectors: Option<u32>,
     /// Requests that went below merged behind another, by the one they went with.
     merged: FxHashMap<u64, Vec<Active>>,
+    batch_submit: bool,
+    /// With `batch_submit`: the instant of requests enqueued at the device that it has
+    /// not been told to start on.
+    start_at: Option<SimTime>,
     /// Requests sent to the device and not yet completed (at most about `depth`).
     sent: FxHashMap<u64, Active>,
     /// With `hold_overlapping`: requests waiting in the scheduler, for the overlap test.
@@ -310,6 +324,11 @@ pub struct QueueNode {
 impl QueueNode {
     pub fn kind(&self) -> SchedulerKind {
         self.sched.kind()
+    }
+
+    /// The device below.
+    pub fn device(&self) -> &dyn Device {
+        self.child.as_ref()
     }
 
     fn admit(&mut self, req: Request, now: SimTime, released: Option<SimTime>) {
@@ -377,7 +396,12 @@ impl QueueNode {
                     released,
                 },
             );
-            self.child.submit(now, below);
+            if self.batch_submit {
+                self.child.enqueue(now, below);
+                self.start_at = Some(now);
+            } else {
+                self.child.submit(now, below);
+            }
         }
     }
 
@@ -425,10 +449,20 @@ impl Device for QueueNode {
     }
 
     fn next_wake(&self) -> Option<SimTime> {
-        self.child.next_wake()
+        let child = self.child.next_wake();
+        match self.start_at {
+            Some(t) => Some(child.map_or(t, |c| c.min(t))),
+            None => child,
+        }
     }
 
     fn wake(&mut self, now: SimTime, out: &mut Vec<Done>) {
+        if self.start_at.is_some_and(|t| t <= now) {
+            // Everything sent at this instant is at the device: it may start.
+            self.start_at = None;
+            self.child.start(now);
+            return;
+        }
         let mut got = std::mem::take(&mut self.scratch);
         got.clear();
         self.child.wake(now, &mut got);
@@ -501,6 +535,9 @@ impl Device for QueueNode {
         }
         if let Some(m) = self.merge_sectors {
             s += &format!(", merges up to {} KiB", m / 2);
+        }
+        if self.batch_submit {
+            s += ", batch submit";
         }
         s.push(')');
         tree_line(depth, out, &s);
@@ -606,5 +643,86 @@ mod tests {
         assert_eq!(merged[1].start, merged[2].start);
         // A limit of 8 sectors merges nothing.
         assert_eq!(run(Some(8)).1, 6);
+    }
+
+    use crate::disk::drive::Drive;
+    use crate::disk::params::FirmwarePolicy;
+    use crate::engine::Units;
+    use crate::stack::drive_node::DriveNode;
+
+    fn sptf_drive() -> Drive {
+        let mut p = preset("cheetah15k5").unwrap();
+        p.firmware.policy = FirmwarePolicy::Sptf;
+        p.firmware.queue_depth = 4;
+        Drive::new(p).unwrap()
+    }
+
+    const LBNS: [u64; 6] = [280_000_000, 41_000, 1_000, 60_000, 20_000, 77_000];
+
+    /// Completion order (issue indices) of `LBNS`, all issued at 1 ms to an FCFS
+    /// queue four deep over an SPTF drive.
+    fn served(batch_submit: bool) -> Vec<u64> {
+        let spec = QueueSpec {
+            depth: 4,
+            batch_submit,
+            ..QueueSpec::new(SchedulerKind::Fcfs)
+        };
+        let mut q = spec
+            .build(Box::new(DriveNode::new(sptf_drive(), "d")), 0)
+            .unwrap();
+        let recs: Vec<IoRecord> = LBNS
+            .iter()
+            .map(|&lbn| IoRecord {
+                arrival: SimTime(1_000_000),
+                device: 0,
+                lbn,
+                blocks: 8,
+                write: false,
+                content: Vec::new(),
+            })
+            .collect();
+        let units = Units::single(q.capacity());
+        let mut order = Vec::new();
+        engine::run(
+            &mut q,
+            &units,
+            Source::records(&recs),
+            RunOptions::default(),
+            &mut |l| order.push(l.id),
+        )
+        .unwrap();
+        order
+    }
+
+    #[test]
+    fn batch_submit_lets_the_firmware_choose_among_the_whole_batch() {
+        // The drive stepped by hand: the first four enter together, then service
+        // starts; the rest enter as slots free.
+        let mut d = sptf_drive();
+        let t = SimTime(1_000_000);
+        let mut pending = LBNS.iter().enumerate().map(|(i, &lbn)| Request {
+            id: i as u64,
+            lbn,
+            blocks: 8,
+            write: false,
+        });
+        for r in pending.by_ref().take(4) {
+            d.enqueue(t, r);
+        }
+        d.kick(t);
+        let mut direct = Vec::new();
+        while let Some(at) = d.next_completion() {
+            direct.push(d.complete().unwrap().completion.id);
+            if let Some(r) = pending.next() {
+                d.submit(at, r);
+            }
+        }
+        assert_eq!(served(true), direct);
+        assert_ne!(direct[0], 0, "SPTF serves a near request first");
+        // Submitted one at a time, the first request (far from the head) starts before
+        // the others arrive.
+        let one_by_one = served(false);
+        assert_eq!(one_by_one[0], 0);
+        assert_ne!(one_by_one, direct);
     }
 }
