@@ -19,8 +19,9 @@
 //! instead; we require exactly five fields where `sscanf` would ignore trailing junk,
 //! and we reject negative or non-numeric fields, zero sizes and NaN/infinite times.
 
-use super::text::{parse_record_lines, Fields};
-use super::{IoRecord, TraceError};
+use super::stream::{Lines, StampedIter};
+use super::text::{record_lines, Fields};
+use super::{Format, IoRecord, TraceError};
 use crate::time::SimTime;
 
 const NAMES: &[&str] = &[
@@ -36,7 +37,12 @@ const READ: u32 = 0x1;
 
 /// Parses a DiskSim ascii trace; blank lines are skipped.
 pub fn parse(bytes: &[u8], file: &str) -> Result<Vec<IoRecord>, TraceError> {
-    parse_record_lines(bytes, file, parse_line)
+    super::parse_format(bytes, file, Format::DisksimAscii)
+}
+
+/// The streaming reader.
+pub(crate) fn stamped(lines: Lines<'_>) -> StampedIter<'_> {
+    record_lines(lines, parse_line)
 }
 
 fn parse_line(line: &str) -> Result<IoRecord, String> {

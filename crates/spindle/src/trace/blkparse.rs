@@ -29,8 +29,9 @@
 //! at the end (`CPU0 (sda):`, `Total (8,0):`, ...) ends the events: it and everything
 //! after it is ignored, as are blank lines and `Input file ... added` notices.
 
-use super::text::{lines, Fields};
-use super::{IoRecord, TraceError};
+use super::stream::{line_records, Lines, Source, StampedIter, Step};
+use super::text::Fields;
+use super::{Format, IoRecord, TraceError};
 use crate::time::SimTime;
 
 const NAMES: &[&str] = &[
@@ -58,20 +59,41 @@ pub fn parse_with_action(
     file: &str,
     action: Option<&str>,
 ) -> Result<Vec<IoRecord>, TraceError> {
-    let events = events(bytes, file)?;
+    let records = stamped(&Source::Bytes(bytes), file, action)?;
+    super::stream::collect_sorted(records, Format::Blkparse, file)
+}
+
+/// The streaming reader. With `action: None`, a first pass reads up to the first `D`
+/// event (the whole file if there is none) to choose the action.
+pub(crate) fn stamped<'a>(
+    source: &Source<'a>,
+    file: &str,
+    action: Option<&str>,
+) -> Result<StampedIter<'a>, TraceError> {
     let action = match action {
         Some(a) => a.to_string(),
-        None if events.iter().any(|e| e.action == "D") => "D".to_string(),
-        None => "Q".to_string(),
+        None => {
+            let mut lines = source.lines(file)?;
+            let mut d = false;
+            while !d && lines.advance()? {
+                match event(&lines)? {
+                    Step::End => break,
+                    Step::Skip => {}
+                    Step::Record(e) => d = e.action == "D",
+                }
+            }
+            if d { "D" } else { "Q" }.to_string()
+        }
     };
     let mut devices: Vec<(u32, u32)> = Vec::new();
-    let mut records = Vec::new();
-    for e in events.into_iter().filter(|e| e.action == action) {
-        let Some(request) = e
-            .request
-            .map_err(|msg| TraceError::line(file, e.line, msg))?
-        else {
-            continue;
+    Ok(line_records(source.lines(file)?, move |l| {
+        let e = match event(l)? {
+            Step::Record(e) if e.action == action => e,
+            Step::End => return Ok(Step::End),
+            _ => return Ok(Step::Skip),
+        };
+        let Some(request) = e.request.map_err(|msg| l.error(msg))? else {
+            return Ok(Step::Skip);
         };
         let index = match devices.iter().position(|&d| d == e.device) {
             Some(i) => i,
@@ -80,40 +102,35 @@ pub fn parse_with_action(
                 devices.len() - 1
             }
         };
-        let device = u32::try_from(index)
-            .map_err(|_| TraceError::line(file, e.line, "more than 2^32 devices"))?;
-        records.push(IoRecord { device, ..request });
-    }
-    super::sort_by_arrival(&mut records);
-    Ok(records)
+        let device = u32::try_from(index).map_err(|_| l.error("more than 2^32 devices"))?;
+        let record = IoRecord { device, ..request };
+        Ok(Step::Record((record.arrival.0, l.position(), record)))
+    }))
 }
 
 /// One event line. `request` is `Ok(None)` for events that are not reads or writes,
 /// and an error message for read/write events whose extent is malformed (reported
 /// only if the event's action is the one selected).
 struct Event {
-    line: usize,
     device: (u32, u32),
     action: String,
     request: Result<Option<IoRecord>, String>,
 }
 
-/// All event lines up to the summary.
-fn events(bytes: &[u8], file: &str) -> Result<Vec<Event>, TraceError> {
-    let mut events = Vec::new();
-    for (line_no, line) in lines(bytes) {
-        let trimmed = line.trim_ascii();
-        if trimmed.is_empty() || trimmed.starts_with("Input file ") {
-            continue;
-        }
-        if is_summary(trimmed) {
-            break;
-        }
-        let event =
-            parse_event(&line, line_no).map_err(|msg| TraceError::line(file, line_no, msg))?;
-        events.push(event);
+/// The current line as an event: `Skip` for blank lines and `Input file` notices, `End`
+/// at the summary.
+fn event(lines: &Lines<'_>) -> Result<Step<Event>, TraceError> {
+    let line = lines.text();
+    let trimmed = line.trim_ascii();
+    if trimmed.is_empty() || trimmed.starts_with("Input file ") {
+        return Ok(Step::Skip);
     }
-    Ok(events)
+    if is_summary(trimmed) {
+        return Ok(Step::End);
+    }
+    parse_event(line)
+        .map(Step::Record)
+        .map_err(|msg| lines.error(msg))
 }
 
 /// The first line of blkparse's closing statistics: `CPU3 (sda):` or `Total (8,0):`.
@@ -137,7 +154,7 @@ pub(crate) fn parse_device(text: &str) -> Option<(u32, u32)> {
     Some((major.parse().ok()?, minor.parse().ok()?))
 }
 
-fn parse_event(line: &str, line_no: usize) -> Result<Event, String> {
+fn parse_event(line: &str) -> Result<Event, String> {
     let f = Fields::whitespace(line, NAMES);
     // The device first: a line that does not start with one is not an event at all.
     let dev = f.get(0)?;
@@ -166,7 +183,6 @@ fn parse_event(line: &str, line_no: usize) -> Result<Event, String> {
         })
     };
     Ok(Event {
-        line: line_no,
         device,
         action,
         request,

@@ -11,8 +11,9 @@
 //! only when some record has content hashes; a record's hashes are joined with `;`
 //! and an empty field means none. Times are kept as written (not rebased).
 
-use super::text::{lines, md5_hex, parse_md5, Fields};
-use super::{IoRecord, TraceError};
+use super::stream::{line_records, Lines, StampedIter, Step};
+use super::text::{md5_hex, parse_md5, Fields};
+use super::{Format, IoRecord, TraceError};
 use crate::time::SimTime;
 use std::io::Write;
 
@@ -50,35 +51,33 @@ pub fn write_csv<W: Write>(records: &[IoRecord], writer: W) -> std::io::Result<(
 
 /// Parses spindle CSV. The first non-blank line must be one of the two headers.
 pub fn parse(bytes: &[u8], file: &str) -> Result<Vec<IoRecord>, TraceError> {
+    super::parse_format(bytes, file, Format::SpindleCsv)
+}
+
+/// The streaming reader.
+pub(crate) fn stamped(lines: Lines<'_>) -> StampedIter<'_> {
     let mut with_md5: Option<bool> = None;
-    let mut records = Vec::new();
-    for (line_no, line) in lines(bytes) {
-        let line = line.trim_ascii();
+    line_records(lines, move |l| {
+        let line = l.text().trim_ascii();
         if line.is_empty() {
-            continue;
+            return Ok(Step::Skip);
         }
         let Some(md5) = with_md5 else {
             with_md5 = Some(match line {
                 HEADER => false,
                 HEADER_MD5 => true,
                 _ => {
-                    return Err(TraceError::line(
-                        file,
-                        line_no,
-                        format!(
-                            "expected the header {HEADER:?} or {HEADER_MD5:?}, found {}",
-                            super::text::shown(line)
-                        ),
-                    ))
+                    return Err(l.error(format!(
+                        "expected the header {HEADER:?} or {HEADER_MD5:?}, found {}",
+                        super::text::shown(line)
+                    )))
                 }
             });
-            continue;
+            return Ok(Step::Skip);
         };
-        let record = parse_line(line, md5).map_err(|msg| TraceError::line(file, line_no, msg))?;
-        records.push(record);
-    }
-    super::sort_by_arrival(&mut records);
-    Ok(records)
+        let record = parse_line(line, md5).map_err(|msg| l.error(msg))?;
+        Ok(Step::Record((record.arrival.0, l.position(), record)))
+    })
 }
 
 fn parse_line(line: &str, with_md5: bool) -> Result<IoRecord, String> {

@@ -27,8 +27,9 @@
 //!   before it and the six after it are found from each end of the line.
 //! * `R`/`W` may be in either case; blank lines are skipped.
 
-use super::text::{lines, Fields};
-use super::{IoRecord, Position, TraceError};
+use super::stream::{line_records, Lines, StampedIter, Step};
+use super::text::Fields;
+use super::{Format, IoRecord, TraceError};
 use crate::time::SimTime;
 
 const NAMES: &[&str] = &[
@@ -45,14 +46,18 @@ const NAMES: &[&str] = &[
 
 /// Parses an FIU trace.
 pub fn parse(bytes: &[u8], file: &str) -> Result<Vec<IoRecord>, TraceError> {
+    super::parse_format(bytes, file, Format::Fiu)
+}
+
+/// The streaming reader: records stamped with their clock in ns, not rebased.
+pub(crate) fn stamped(lines: Lines<'_>) -> StampedIter<'_> {
     let mut devices: Vec<(u32, u32)> = Vec::new();
-    let mut raw = Vec::new();
-    for (line_no, line) in lines(bytes) {
+    line_records(lines, move |l| {
+        let line = l.text();
         if line.trim_ascii().is_empty() {
-            continue;
+            return Ok(Step::Skip);
         }
-        let (ns, dev, record) =
-            parse_line(&line).map_err(|msg| TraceError::line(file, line_no, msg))?;
+        let (ns, dev, record) = parse_line(line).map_err(|msg| l.error(msg))?;
         let index = match devices.iter().position(|&d| d == dev) {
             Some(i) => i,
             None => {
@@ -60,11 +65,13 @@ pub fn parse(bytes: &[u8], file: &str) -> Result<Vec<IoRecord>, TraceError> {
                 devices.len() - 1
             }
         };
-        let device = u32::try_from(index)
-            .map_err(|_| TraceError::line(file, line_no, "more than 2^32 devices"))?;
-        raw.push((ns, Position::Line(line_no), IoRecord { device, ..record }));
-    }
-    super::text::rebase(raw, 1, file)
+        let device = u32::try_from(index).map_err(|_| l.error("more than 2^32 devices"))?;
+        Ok(Step::Record((
+            ns,
+            l.position(),
+            IoRecord { device, ..record },
+        )))
+    })
 }
 
 /// Returns the time stamp, the (major, minor) pair and the record.

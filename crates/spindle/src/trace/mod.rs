@@ -2,7 +2,9 @@
 //! writer, and the built-in sample traces.
 //!
 //! Every reader turns a file into `Vec<IoRecord>` sorted by arrival (a stable sort, so
-//! requests with equal times keep their file order). Readers never panic: malformed
+//! requests with equal times keep their file order), and reads it as a stream too
+//! ([`open_trace`], see [`stream`]): record by record, in file order, in memory that does
+//! not grow with the file. The whole-file readers are those streams collected and sorted. Readers never panic: malformed
 //! input gives a [`TraceError`] naming the file, the line (or, for binary SRT files, the
 //! record and byte offset), the field and what was found.
 //!
@@ -31,6 +33,7 @@ pub mod msr;
 mod sample;
 pub mod spc;
 pub mod srt;
+pub mod stream;
 mod text;
 pub mod validate;
 
@@ -38,6 +41,10 @@ pub use self::csv::write_csv;
 pub use detect::detect;
 pub use error::{Position, TraceError};
 pub use sample::{sample, SAMPLES};
+pub use stream::{
+    open_bytes, open_sample, open_trace, records_until_error, resolve_extent, resolve_stream,
+    trace_extent, DeviceExtent, SortedWithin, TraceExtent, TraceStream,
+};
 
 use crate::time::SimTime;
 use serde::Serialize;
@@ -134,11 +141,12 @@ impl std::str::FromStr for Format {
     }
 }
 
-/// Reads a trace file; `format: None` detects the format from the file's content.
+/// Reads a trace file whole, sorted by arrival; `format: None` detects the format from
+/// the file's content. This is [`open_trace`]'s stream collected and stably sorted (the
+/// same parser, read in one pass).
 pub fn read_trace(path: &Path, format: Option<Format>) -> Result<Vec<IoRecord>, TraceError> {
     let name = path.display().to_string();
-    let bytes = std::fs::read(path).map_err(|e| TraceError::file(&name, e.to_string()))?;
-    parse_trace_bytes(&bytes, &name, format)
+    stream::read_source(&stream::Source::File(path.to_path_buf()), &name, format)
 }
 
 /// Parses a trace held in memory. `name` is only used in error messages (and in
@@ -148,36 +156,26 @@ pub fn parse_trace_bytes(
     name: &str,
     format: Option<Format>,
 ) -> Result<Vec<IoRecord>, TraceError> {
-    let format = match format {
-        Some(f) => f,
-        None => detect(name, bytes)?,
-    };
-    match format {
-        Format::DisksimAscii => ascii::parse(bytes, name),
-        Format::DisksimValidate => validate::parse(bytes, name),
-        Format::HpSrt => srt::parse(bytes, name),
-        Format::Msr => msr::parse(bytes, name),
-        Format::Fiu => fiu::parse(bytes, name),
-        Format::Spc => spc::parse(bytes, name),
-        Format::Blkparse => blkparse::parse(bytes, name),
-        Format::SpindleCsv => csv::parse(bytes, name),
-    }
+    stream::read_source(&stream::Source::Bytes(bytes), name, format)
 }
 
 /// Resolves a trace spec:
 /// * `sample:NAME` — a trace built into the binary (see [`SAMPLES`]);
 /// * `FORMAT:PATH` — a file read with that format (`FORMAT` one of [`Format::ALL`]'s names);
 /// * anything else — a file path, format detected from its content.
+///
+/// [`resolve_stream`] is the same as a stream.
 pub fn resolve(spec: &str) -> Result<Vec<IoRecord>, TraceError> {
     if let Some(name) = spec.strip_prefix("sample:") {
         return sample(name).map(<[IoRecord]>::to_vec);
     }
-    if let Some((prefix, path)) = spec.split_once(':') {
-        if let Ok(format) = prefix.parse::<Format>() {
-            return read_trace(Path::new(path), Some(format));
-        }
-    }
-    read_trace(Path::new(spec), None)
+    let (path, format) = stream::split_spec(spec);
+    read_trace(path, format)
+}
+
+/// Parses a whole in-memory trace of a known format (each format module's `parse`).
+fn parse_format(bytes: &[u8], file: &str, format: Format) -> Result<Vec<IoRecord>, TraceError> {
+    stream::read_source(&stream::Source::Bytes(bytes), file, Some(format))
 }
 
 /// Stable sort by arrival: every reader returns its records in time order, and

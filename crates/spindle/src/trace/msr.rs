@@ -17,8 +17,9 @@
 //! The published files have no header line; one identical to the line above is
 //! accepted as the first line. Blank lines are skipped.
 
-use super::text::{lines, Fields};
-use super::{IoRecord, Position, TraceError};
+use super::stream::{line_records, Lines, StampedIter, Step};
+use super::text::Fields;
+use super::{Format, IoRecord, TraceError};
 use crate::time::SimTime;
 
 const NAMES: &[&str] = &[
@@ -32,24 +33,27 @@ const NAMES: &[&str] = &[
 ];
 
 /// Nanoseconds per FILETIME tick.
-const NS_PER_TICK: u64 = 100;
+pub(crate) const NS_PER_TICK: u64 = 100;
 
 /// Parses an MSR Cambridge CSV trace.
 pub fn parse(bytes: &[u8], file: &str) -> Result<Vec<IoRecord>, TraceError> {
-    let mut raw = Vec::new();
+    super::parse_format(bytes, file, Format::Msr)
+}
+
+/// The streaming reader: records stamped with their FILETIME, not rebased.
+pub(crate) fn stamped(lines: Lines<'_>) -> StampedIter<'_> {
     let mut first = true;
-    for (line_no, line) in lines(bytes) {
+    line_records(lines, move |l| {
+        let line = l.text();
         if line.trim_ascii().is_empty() {
-            continue;
+            return Ok(Step::Skip);
         }
-        if std::mem::take(&mut first) && is_header(&line) {
-            continue;
+        if std::mem::take(&mut first) && is_header(line) {
+            return Ok(Step::Skip);
         }
-        let (ticks, record) =
-            parse_line(&line).map_err(|msg| TraceError::line(file, line_no, msg))?;
-        raw.push((ticks, Position::Line(line_no), record));
-    }
-    super::text::rebase(raw, NS_PER_TICK, file)
+        let (ticks, record) = parse_line(line).map_err(|msg| l.error(msg))?;
+        Ok(Step::Record((ticks, l.position(), record)))
+    })
 }
 
 /// The optional header line, recognised by its first field's name.

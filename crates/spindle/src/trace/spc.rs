@@ -14,15 +14,21 @@
 //! already count from the start of the trace, so they are kept as written. The size is
 //! rounded up to whole sectors; a zero size is an error.
 
-use super::text::{parse_record_lines, Fields};
-use super::{IoRecord, TraceError};
+use super::stream::{Lines, StampedIter};
+use super::text::{record_lines, Fields};
+use super::{Format, IoRecord, TraceError};
 use crate::time::SimTime;
 
 const NAMES: &[&str] = &["ASU", "LBA", "Size", "Opcode", "Timestamp"];
 
 /// Parses an SPC trace; blank lines are skipped.
 pub fn parse(bytes: &[u8], file: &str) -> Result<Vec<IoRecord>, TraceError> {
-    parse_record_lines(bytes, file, parse_line)
+    super::parse_format(bytes, file, Format::Spc)
+}
+
+/// The streaming reader.
+pub(crate) fn stamped(lines: Lines<'_>) -> StampedIter<'_> {
+    record_lines(lines, parse_line)
 }
 
 fn parse_line(line: &str) -> Result<IoRecord, String> {

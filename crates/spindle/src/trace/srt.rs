@@ -33,7 +33,9 @@
 //! stamped 0 s 0 µs, so DiskSim's `hplajw` replay also starts at 0 and every arrival is
 //! the same instant.
 
-use super::{IoRecord, Position, TraceError};
+use super::stream::{Stamped, StampedIter};
+use super::{Format, IoRecord, Position, TraceError};
+use std::io::{BufRead, Read};
 
 /// Record type: a normal (short) I/O.
 const SHORT_IO: i32 = 1;
@@ -44,31 +46,115 @@ const READ: i32 = 0x1;
 /// Words 0..=12 are present in every record.
 const FIXED_WORDS: usize = 13;
 
+/// Longest header read looking for the form feed that ends it (the HP headers are about
+/// 2 KiB).
+const MAX_HEADER_BYTES: u64 = 1 << 20;
+
+/// Bytes of a record kept to parse it: the largest valid record is 15 words.
+const MAX_RECORD_BYTES: usize = 64;
+
 /// Parses an SRT file (header included).
 pub fn parse(bytes: &[u8], file: &str) -> Result<Vec<IoRecord>, TraceError> {
-    let body_start = check_header(bytes).map_err(|msg| TraceError::file(file, msg))?;
-    let body = bytes.get(body_start..).unwrap_or_default();
-    let mut raw = Vec::new();
-    let mut pos = 0usize;
-    let mut number = 0usize;
-    while pos < body.len() {
-        number += 1;
-        let at = Position::Record {
-            number,
-            offset: body_start + pos,
-        };
-        let rest = body.get(pos..).unwrap_or_default();
-        let (size, record) = parse_record(rest).map_err(|msg| TraceError {
-            file: file.to_string(),
-            at,
-            msg,
-        })?;
-        if let Some((ns, record)) = record {
-            raw.push((ns, at, record));
+    super::parse_format(bytes, file, Format::HpSrt)
+}
+
+/// The streaming reader: checks the header, then reads one record at a time, stamped
+/// with its time in ns (not rebased).
+pub(crate) fn stamped<'a>(
+    mut reader: Box<dyn BufRead + Send + 'a>,
+    file: &str,
+) -> Result<StampedIter<'a>, TraceError> {
+    let mut header = Vec::new();
+    (&mut reader)
+        .take(MAX_HEADER_BYTES)
+        .read_until(0x0C, &mut header)
+        .map_err(|e| TraceError::file(file, e.to_string()))?;
+    let body_start = check_header(&header).map_err(|msg| TraceError::file(file, msg))?;
+    Ok(Box::new(Records {
+        reader,
+        file: file.to_string(),
+        offset: body_start,
+        number: 0,
+        buf: Vec::with_capacity(MAX_RECORD_BYTES),
+        done: false,
+    }))
+}
+
+/// The records after the header.
+struct Records<'a> {
+    reader: Box<dyn BufRead + Send + 'a>,
+    file: String,
+    /// Byte offset in the file of the next record.
+    offset: usize,
+    number: usize,
+    buf: Vec<u8>,
+    done: bool,
+}
+
+impl Records<'_> {
+    /// Reads the next record: its first bytes (up to [`MAX_RECORD_BYTES`]) into `buf`,
+    /// and returns how many bytes of it the file holds (at most its size, if the size
+    /// word is readable). `None` at the end of the file.
+    fn read_record(&mut self) -> std::io::Result<Option<usize>> {
+        self.buf.clear();
+        (&mut self.reader).take(4).read_to_end(&mut self.buf)?;
+        if self.buf.is_empty() {
+            return Ok(None);
         }
-        pos += size;
+        let Ok(size_word) = <[u8; 4]>::try_from(self.buf.as_slice()) else {
+            return Ok(Some(self.buf.len()));
+        };
+        let size = usize::try_from(i32::from_be_bytes(size_word)).unwrap_or(0);
+        let kept = size.clamp(4, MAX_RECORD_BYTES);
+        (&mut self.reader)
+            .take((kept - 4) as u64)
+            .read_to_end(&mut self.buf)?;
+        // Bytes beyond what a valid record holds are only counted.
+        let skipped = std::io::copy(
+            &mut (&mut self.reader).take(size.saturating_sub(kept) as u64),
+            &mut std::io::sink(),
+        )?;
+        Ok(Some(self.buf.len() + skipped as usize))
     }
-    super::text::rebase(raw, 1, file)
+}
+
+impl Iterator for Records<'_> {
+    type Item = Result<Stamped, TraceError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        while !self.done {
+            self.number += 1;
+            let at = Position::Record {
+                number: self.number,
+                offset: self.offset,
+            };
+            let parsed = match self.read_record() {
+                Ok(None) => {
+                    self.done = true;
+                    return None;
+                }
+                Ok(Some(available)) => parse_record(&self.buf, available),
+                Err(e) => Err(format!("cannot read: {e}")),
+            };
+            match parsed {
+                Ok((size, record)) => {
+                    self.offset += size;
+                    if let Some((ns, record)) = record {
+                        return Some(Ok((ns, at, record)));
+                    }
+                }
+                Err(msg) => {
+                    self.done = true;
+                    return Some(Err(TraceError {
+                        file: self.file.clone(),
+                        at,
+                        msg,
+                    }));
+                }
+            }
+        }
+        None
+    }
 }
 
 /// Checks the header and returns the offset of the first record (just past the
@@ -91,16 +177,17 @@ fn check_header(bytes: &[u8]) -> Result<usize, String> {
 /// stamp in ns and the request.
 type Parsed = (usize, Option<(u64, IoRecord)>);
 
-/// Parses the record at the start of `rest`.
-fn parse_record(rest: &[u8]) -> Result<Parsed, String> {
+/// Parses the record at the start of `rest`, the first bytes of the `available` bytes
+/// the file holds from the record's start on (`rest` holds the whole record if it is
+/// valid).
+fn parse_record(rest: &[u8], available: usize) -> Result<Parsed, String> {
     let word = |i: usize| -> Option<i32> {
         let b = rest.get(i * 4..i * 4 + 4)?;
         Some(i32::from_be_bytes(b.try_into().ok()?))
     };
     let Some(size_word) = word(0) else {
         return Err(format!(
-            "truncated record: {} trailing bytes, too few for the size word",
-            rest.len()
+            "truncated record: {available} trailing bytes, too few for the size word"
         ));
     };
     let size = usize::try_from(size_word)
@@ -112,13 +199,13 @@ fn parse_record(rest: &[u8]) -> Result<Parsed, String> {
                 FIXED_WORDS * 4
             )
         })?;
-    if size > rest.len() {
+    if size > available {
         return Err(format!(
-            "truncated record: word 0 (record size) says {size} bytes, only {} remain",
-            rest.len()
+            "truncated record: word 0 (record size) says {size} bytes, only {available} remain"
         ));
     }
-    // In bounds from here on: every word below index size/4 exists.
+    // From here on the words read below index size/4 are in `rest`: word 1 always,
+    // the others only once the size is known to be one of a valid record.
     let w = |i: usize| word(i).unwrap_or(0);
     let id = w(1);
     let (version, kind) = (id >> 16, id & 0xFFFF);

@@ -2,7 +2,8 @@
 //! parsing with messages that name the field and quote what was found, and rebasing
 //! absolute clocks to the start of the trace.
 
-use super::{IoRecord, Position, TraceError};
+use super::stream::{line_records, Lines, Stamped, StampedIter, Step};
+use super::{IoRecord, TraceError};
 use crate::time::SimTime;
 use std::borrow::Cow;
 
@@ -17,22 +18,19 @@ pub(crate) fn lines(bytes: &[u8]) -> impl Iterator<Item = (usize, Cow<'_, str>)>
     })
 }
 
-/// Parses every non-blank line with `parse_line`, naming the file and line of the
-/// first failure, and returns the records in time order.
-pub(crate) fn parse_record_lines(
-    bytes: &[u8],
-    file: &str,
-    parse_line: impl Fn(&str) -> Result<IoRecord, String>,
-) -> Result<Vec<IoRecord>, TraceError> {
-    let mut records = Vec::new();
-    for (line_no, line) in lines(bytes) {
-        if line.trim_ascii().is_empty() {
-            continue;
+/// A reader over the lines of a text trace, one record per non-blank line:
+/// `parse_line` turns a line into a record (its arrival as written).
+pub(crate) fn record_lines<'a>(
+    lines: Lines<'a>,
+    parse_line: fn(&str) -> Result<IoRecord, String>,
+) -> StampedIter<'a> {
+    line_records(lines, move |l| {
+        if l.text().trim_ascii().is_empty() {
+            return Ok(Step::Skip);
         }
-        records.push(parse_line(&line).map_err(|msg| TraceError::line(file, line_no, msg))?);
-    }
-    super::sort_by_arrival(&mut records);
-    Ok(records)
+        let record = parse_line(l.text()).map_err(|msg| l.error(msg))?;
+        Ok(Step::Record((record.arrival.0, l.position(), record)))
+    })
 }
 
 /// Quotes a field for an error message, shortening absurdly long ones so a corrupt
@@ -307,26 +305,36 @@ pub(crate) fn md5_hex(digest: &[u8; 16]) -> String {
 /// Turns records stamped with an absolute clock (`raw` in units of `ns_per_unit`) into
 /// records timed from the earliest one, then sorts them.
 pub(crate) fn rebase(
-    raw: Vec<(u64, Position, IoRecord)>,
+    raw: Vec<Stamped>,
     ns_per_unit: u64,
     file: &str,
 ) -> Result<Vec<IoRecord>, TraceError> {
     let start = raw.iter().map(|(t, _, _)| *t).min().unwrap_or(0);
-    let mut records = Vec::with_capacity(raw.len());
-    for (t, at, mut record) in raw {
-        let ns = t
-            .checked_sub(start)
-            .and_then(|d| d.checked_mul(ns_per_unit))
-            .ok_or_else(|| TraceError {
-                file: file.to_string(),
-                at,
-                msg: "time stamp too far from the start of the trace (over 584 years)".into(),
-            })?;
-        record.arrival = SimTime(ns);
-        records.push(record);
-    }
+    let mut records = raw
+        .into_iter()
+        .map(|stamped| rebase_one(stamped, start, ns_per_unit, file))
+        .collect::<Result<Vec<_>, _>>()?;
     super::sort_by_arrival(&mut records);
     Ok(records)
+}
+
+/// One record stamped `t` (in units of `ns_per_unit`), timed from `start`.
+pub(crate) fn rebase_one(
+    (t, at, mut record): Stamped,
+    start: u64,
+    ns_per_unit: u64,
+    file: &str,
+) -> Result<IoRecord, TraceError> {
+    let ns = t
+        .checked_sub(start)
+        .and_then(|d| d.checked_mul(ns_per_unit))
+        .ok_or_else(|| TraceError {
+            file: file.to_string(),
+            at,
+            msg: "time stamp too far from the start of the trace (over 584 years)".into(),
+        })?;
+    record.arrival = SimTime(ns);
+    Ok(record)
 }
 
 #[cfg(test)]

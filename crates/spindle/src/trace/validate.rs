@@ -8,24 +8,30 @@
 //! [`crate::validate::trace::parse_validate_trace`] and [`crate::validate::replay`]
 //! instead: this conversion drops the measured and think times.
 
-use super::{IoRecord, TraceError};
+use super::stream::{line_records, Lines, StampedIter, Step};
+use super::{Format, IoRecord, TraceError};
 use crate::time::SimTime;
-use crate::validate::trace::{parse_validate_trace, ValidateRecord};
+use crate::validate::trace::{LineReader, ValidateRecord};
 
 /// Parses a validate trace into records with arrival 0 (see the module doc).
 pub fn parse(bytes: &[u8], file: &str) -> Result<Vec<IoRecord>, TraceError> {
-    let text = std::str::from_utf8(bytes).map_err(|e| {
-        // Same report as the validate reader: the line holding the first bad byte.
-        let valid = bytes.get(..e.valid_up_to()).unwrap_or_default();
-        let line = 1 + valid.iter().filter(|&&b| b == b'\n').count();
-        TraceError::line(
-            file,
-            line,
-            "invalid UTF-8 (a validate trace is plain ASCII text)",
-        )
-    })?;
-    let records = parse_validate_trace(text, file)?;
-    Ok(records.iter().map(to_io_record).collect())
+    super::parse_format(bytes, file, Format::DisksimValidate)
+}
+
+/// The streaming reader, with the rules of [`crate::validate::trace`].
+pub(crate) fn stamped(lines: Lines<'_>) -> StampedIter<'_> {
+    let mut reader = LineReader::default();
+    line_records(lines, move |l| {
+        if !l.valid_utf8() {
+            // As the validate reader reports it: the line holding the bad byte.
+            return Err(l.error("invalid UTF-8 (a validate trace is plain ASCII text)"));
+        }
+        match reader.line(l.number(), l.text()) {
+            Ok(None) => Ok(Step::Skip),
+            Ok(Some(r)) => Ok(Step::Record((0, l.position(), to_io_record(&r)))),
+            Err((line, msg)) => Err(TraceError::line(l.file(), line, msg)),
+        }
+    })
 }
 
 /// The request part of a validate record, issued at time 0 on device 0.

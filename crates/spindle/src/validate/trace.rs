@@ -71,24 +71,48 @@ pub fn parse_validate_trace(
         msg,
     };
     let mut records = Vec::new();
-    // A blank line is only fine if nothing but blank lines follows it, so
-    // remember where the first one was and complain if a request comes later.
-    let mut first_blank: Option<usize> = None;
+    let mut lines = LineReader::default();
     for (index, line) in text.lines().enumerate() {
         let line_no = index + 1;
-        if line.trim_ascii().is_empty() {
-            first_blank.get_or_insert(line_no);
-            continue;
+        if let Some(record) = lines
+            .line(line_no, line)
+            .map_err(|(n, msg)| error(n, msg))?
+        {
+            records.push(record);
         }
-        if let Some(blank) = first_blank {
-            return Err(error(
+    }
+    Ok(records)
+}
+
+/// The line-by-line rules of a validate trace, shared by [`parse_validate_trace`] and
+/// the streaming reader of `crate::trace`.
+#[derive(Debug, Default)]
+pub(crate) struct LineReader {
+    /// A blank line is only fine if nothing but blank lines follows it, so remember
+    /// where the first one was and complain if a request comes later.
+    first_blank: Option<usize>,
+}
+
+impl LineReader {
+    /// Takes line `line_no` (1-based): `None` for a blank line, else its record. An
+    /// error carries the line it is about (a blank line before this one, or this one).
+    pub(crate) fn line(
+        &mut self,
+        line_no: usize,
+        line: &str,
+    ) -> Result<Option<ValidateRecord>, (usize, String)> {
+        if line.trim_ascii().is_empty() {
+            self.first_blank.get_or_insert(line_no);
+            return Ok(None);
+        }
+        if let Some(blank) = self.first_blank {
+            return Err((
                 blank,
                 "blank line inside the trace (only trailing blank lines are allowed)".to_string(),
             ));
         }
-        records.push(parse_line(line).map_err(|msg| error(line_no, msg))?);
+        parse_line(line).map(Some).map_err(|msg| (line_no, msg))
     }
-    Ok(records)
 }
 
 /// Reads and parses a validate trace file. I/O errors are reported with line 0.

@@ -21,6 +21,8 @@
 //!   [`ClosedLoop::on_complete`].
 //! * [`WindowedReplay`] replays a fixed request sequence (a synthetic or real trace) in
 //!   order with no idle time, keeping a fixed number of requests outstanding.
+//! * [`only_device`], [`limit`] and [`compress_stream`]: a run's trace filters as
+//!   iterator adapters, for traces streamed from their file (see [`StreamItem`]).
 //! * [`compress`] divides a trace's arrival times by a factor (the thesis's time
 //!   compression, §3.5 / MIMIC-F3.2). Compressing a trace can make a request arrive
 //!   while an earlier request to the same blocks is still being served; the thesis
@@ -80,6 +82,7 @@ mod generator;
 mod open;
 mod replay;
 mod spec;
+mod stream;
 pub mod zipf;
 
 pub use closed::ClosedLoop;
@@ -90,6 +93,7 @@ pub use spec::{
     Arrivals, ClosedSpec, GenSpec, OpenSpec, Pattern, Sizes, Think, WorkloadSpec, MAX_PROCESSES,
     MAX_ZIPF_BUCKETS,
 };
+pub use stream::{compress_stream, limit, only_device, Limit, StreamItem};
 pub use zipf::Zipf;
 
 use crate::time::SimTime;
@@ -156,17 +160,12 @@ pub(crate) fn rng(seed: u64, stream: u64) -> ChaCha8Rng {
 ///
 /// If `factor` is not finite and positive.
 pub fn compress(records: &[IoRecord], factor: f64) -> Vec<IoRecord> {
-    assert!(
-        factor.is_finite() && factor > 0.0,
-        "compression factor must be finite and positive, got {factor}"
-    );
-    records
-        .iter()
-        .map(|r| IoRecord {
-            arrival: SimTime((r.arrival.0 as f64 / factor).round() as u64),
-            ..r.clone()
-        })
-        .collect()
+    compress_stream(records.iter().cloned(), factor).collect()
+}
+
+/// Divides one record's arrival by `factor`, rounded to the nearest nanosecond.
+fn compress_one(record: &mut IoRecord, factor: f64) {
+    record.arrival = SimTime((record.arrival.0 as f64 / factor).round() as u64);
 }
 
 /// Whether `a` and `b` touch a common block: same device and intersecting sector

@@ -1,0 +1,656 @@
+//! Streaming trace readers: a trace read record by record in memory that does not grow
+//! with the file, so a 100 GB trace replays in bounded memory.
+//!
+//! [`open_trace`] returns a [`TraceStream`]: an iterator of `Result<IoRecord,
+//! TraceError>` that reads the file line by line (or record by record, for binary SRT)
+//! and yields records **in file order**. It uses the same per-format parser as
+//! [`super::read_trace`], which is this stream collected and then stably sorted by
+//! arrival, so both report the same errors (file, line, field) and give the same
+//! records; the first error ends the stream.
+//!
+//! What the stream does not do is sort. Every reader but `disksim-validate` (whose
+//! arrivals are all 0) sorts its records by arrival when reading a whole file, so a file
+//! that is not in arrival order streams in a different order than it reads. Such a
+//! stream is refused by the engine when a request arrives before the one before it;
+//! [`TraceStream::sorted_within`] reorders a stream whose disorder is bounded (every
+//! record at most `window` records later in the file than its place in time order),
+//! yielding exactly what the whole-file reader gives, and fails clearly otherwise.
+//! [`trace_extent`] tells, in one cheap pass, whether a file is in order.
+//!
+//! Formats with an absolute clock (`msr`, `fiu`, `hp-srt`) are timed from their
+//! earliest record: the stream finds it with a first pass over the file that keeps only
+//! the minimum time stamp. `blkparse` picks its action (`D` if the trace has any, else
+//! `Q`) with a first pass that stops at the first `D` event.
+
+use super::text::rebase_one;
+use super::{
+    blkparse, csv, detect, fiu, msr, sample, sort_by_arrival, spc, srt, validate, Format, IoRecord,
+    Position, TraceError,
+};
+use crate::time::SimTime;
+use std::collections::{BTreeMap, BTreeSet};
+use std::io::{BufRead, BufReader, Read};
+use std::path::{Path, PathBuf};
+
+/// A record with the time stamp of the format's own clock (arrival nanoseconds for the
+/// formats that keep times as written) and where in the file it came from.
+pub(crate) type Stamped = (u64, Position, IoRecord);
+
+/// What a format's reader yields: stamped records, in file order.
+pub(crate) type StampedIter<'a> = Box<dyn Iterator<Item = Result<Stamped, TraceError>> + Send + 'a>;
+
+/// Longest line a text trace may have; longer ones are an error (a binary file read as
+/// text would otherwise be held whole).
+const MAX_LINE_BYTES: u64 = 1 << 20;
+
+/// Read buffer of a trace file.
+const READ_BUFFER_BYTES: usize = 256 * 1024;
+
+/// Where a trace's bytes come from; opened once per pass.
+#[derive(Clone, Debug)]
+pub(crate) enum Source<'a> {
+    File(PathBuf),
+    Bytes(&'a [u8]),
+}
+
+impl<'a> Source<'a> {
+    pub(crate) fn open(&self, file: &str) -> Result<Box<dyn BufRead + Send + 'a>, TraceError> {
+        match self {
+            Source::File(path) => {
+                let f =
+                    std::fs::File::open(path).map_err(|e| TraceError::file(file, e.to_string()))?;
+                Ok(Box::new(BufReader::with_capacity(READ_BUFFER_BYTES, f)))
+            }
+            Source::Bytes(bytes) => Ok(Box::new(*bytes)),
+        }
+    }
+
+    pub(crate) fn lines(&self, file: &str) -> Result<Lines<'a>, TraceError> {
+        Ok(Lines {
+            reader: self.open(file)?,
+            raw: Vec::new(),
+            text: String::new(),
+            valid_utf8: true,
+            number: 0,
+            file: file.to_string(),
+        })
+    }
+
+    /// The format named, or the one detected from the first bytes.
+    fn format(&self, file: &str, format: Option<Format>) -> Result<Format, TraceError> {
+        if let Some(f) = format {
+            return Ok(f);
+        }
+        match self {
+            Source::Bytes(bytes) => detect(file, bytes),
+            Source::File(_) => {
+                let mut head = Vec::new();
+                self.open(file)?
+                    .take(super::detect::DETECT_BYTES as u64)
+                    .read_to_end(&mut head)
+                    .map_err(|e| TraceError::file(file, e.to_string()))?;
+                detect(file, &head)
+            }
+        }
+    }
+}
+
+/// The lines of a text trace, read one at a time: each without its `\n` or `\r\n`,
+/// numbered from 1. Invalid UTF-8 is replaced (it can only matter inside a field, and
+/// there it is reported as that field's bad value); [`Lines::valid_utf8`] tells.
+pub(crate) struct Lines<'a> {
+    reader: Box<dyn BufRead + Send + 'a>,
+    raw: Vec<u8>,
+    text: String,
+    valid_utf8: bool,
+    number: usize,
+    file: String,
+}
+
+impl Lines<'_> {
+    /// Moves to the next line; `false` at the end of the input.
+    pub(crate) fn advance(&mut self) -> Result<bool, TraceError> {
+        self.raw.clear();
+        let next = self.number + 1;
+        let n = (&mut self.reader)
+            .take(MAX_LINE_BYTES + 1)
+            .read_until(b'\n', &mut self.raw)
+            .map_err(|e| TraceError::line(&self.file, next, format!("cannot read: {e}")))?;
+        if n == 0 {
+            return Ok(false);
+        }
+        self.number = next;
+        let mut line = self.raw.as_slice();
+        if let Some(l) = line.strip_suffix(b"\n") {
+            line = l;
+        } else if self.raw.len() as u64 > MAX_LINE_BYTES {
+            return Err(self.error(format!(
+                "line longer than {MAX_LINE_BYTES} bytes: not a text trace?"
+            )));
+        }
+        let line = line.strip_suffix(b"\r").unwrap_or(line);
+        self.text.clear();
+        match std::str::from_utf8(line) {
+            Ok(s) => {
+                self.valid_utf8 = true;
+                self.text.push_str(s);
+            }
+            Err(_) => {
+                self.valid_utf8 = false;
+                self.text.push_str(&String::from_utf8_lossy(line));
+            }
+        }
+        Ok(true)
+    }
+
+    /// The current line's text.
+    pub(crate) fn text(&self) -> &str {
+        &self.text
+    }
+
+    pub(crate) fn number(&self) -> usize {
+        self.number
+    }
+
+    pub(crate) fn position(&self) -> Position {
+        Position::Line(self.number)
+    }
+
+    pub(crate) fn valid_utf8(&self) -> bool {
+        self.valid_utf8
+    }
+
+    pub(crate) fn file(&self) -> &str {
+        &self.file
+    }
+
+    /// An error about the current line.
+    pub(crate) fn error(&self, msg: impl Into<String>) -> TraceError {
+        TraceError::line(&self.file, self.number, msg)
+    }
+}
+
+/// What a text format's reader makes of one line.
+pub(crate) enum Step<T = Stamped> {
+    /// Nothing (a blank line, a header).
+    Skip,
+    Record(T),
+    /// The events are over (blkparse's closing summary): ignore the rest.
+    End,
+}
+
+/// A text format's reader: `parse` sees each line in turn (and keeps whatever state the
+/// format needs); the first error ends the stream.
+pub(crate) fn line_records<'a, F>(lines: Lines<'a>, parse: F) -> StampedIter<'a>
+where
+    F: FnMut(&Lines<'a>) -> Result<Step, TraceError> + Send + 'a,
+{
+    Box::new(LineRecords {
+        lines,
+        parse,
+        done: false,
+    })
+}
+
+struct LineRecords<'a, F> {
+    lines: Lines<'a>,
+    parse: F,
+    done: bool,
+}
+
+impl<'a, F> Iterator for LineRecords<'a, F>
+where
+    F: FnMut(&Lines<'a>) -> Result<Step, TraceError>,
+{
+    type Item = Result<Stamped, TraceError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        while !self.done {
+            let step = match self.lines.advance() {
+                Ok(false) => Ok(Step::End),
+                Ok(true) => (self.parse)(&self.lines),
+                Err(e) => Err(e),
+            };
+            match step {
+                Ok(Step::Skip) => {}
+                Ok(Step::Record(r)) => return Some(Ok(r)),
+                Ok(Step::End) => self.done = true,
+                Err(e) => {
+                    self.done = true;
+                    return Some(Err(e));
+                }
+            }
+        }
+        None
+    }
+}
+
+/// The format's reader over `source`, records stamped with the format's clock.
+pub(crate) fn stamped<'a>(
+    format: Format,
+    source: &Source<'a>,
+    file: &str,
+) -> Result<StampedIter<'a>, TraceError> {
+    Ok(match format {
+        Format::DisksimAscii => super::ascii::stamped(source.lines(file)?),
+        Format::DisksimValidate => validate::stamped(source.lines(file)?),
+        Format::HpSrt => srt::stamped(source.open(file)?, file)?,
+        Format::Msr => msr::stamped(source.lines(file)?),
+        Format::Fiu => fiu::stamped(source.lines(file)?),
+        Format::Spc => spc::stamped(source.lines(file)?),
+        Format::Blkparse => blkparse::stamped(source, file, None)?,
+        Format::SpindleCsv => csv::stamped(source.lines(file)?),
+    })
+}
+
+/// Nanoseconds per tick of the format's clock, for formats timed from their earliest
+/// record; `None` for formats whose times are kept as written.
+pub(crate) fn absolute_clock(format: Format) -> Option<u64> {
+    match format {
+        Format::Msr => Some(msr::NS_PER_TICK),
+        Format::Fiu | Format::HpSrt => Some(1),
+        Format::DisksimAscii
+        | Format::DisksimValidate
+        | Format::Spc
+        | Format::Blkparse
+        | Format::SpindleCsv => None,
+    }
+}
+
+/// Every record of `stamped`, timed as the format wants and sorted by arrival (stably):
+/// the whole-file reader.
+pub(crate) fn collect_sorted(
+    stamped: StampedIter<'_>,
+    format: Format,
+    file: &str,
+) -> Result<Vec<IoRecord>, TraceError> {
+    let mut records = match absolute_clock(format) {
+        None => stamped
+            .map(|s| s.map(|(_, _, r)| r))
+            .collect::<Result<Vec<_>, _>>()?,
+        Some(ns_per_unit) => {
+            super::text::rebase(stamped.collect::<Result<_, _>>()?, ns_per_unit, file)?
+        }
+    };
+    sort_by_arrival(&mut records);
+    Ok(records)
+}
+
+/// Reads `source` whole (detecting the format if `None`), sorted by arrival.
+pub(crate) fn read_source(
+    source: &Source<'_>,
+    file: &str,
+    format: Option<Format>,
+) -> Result<Vec<IoRecord>, TraceError> {
+    let format = source.format(file, format)?;
+    collect_sorted(stamped(format, source, file)?, format, file)
+}
+
+/// A trace read one record at a time, in file order (see the [module](self) doc). Made
+/// by [`open_trace`], [`open_bytes`], [`resolve_stream`] or [`open_sample`].
+pub struct TraceStream<'a> {
+    inner: Box<dyn Iterator<Item = Result<(Position, IoRecord), TraceError>> + Send + 'a>,
+    format: Format,
+    file: String,
+    at: Option<Position>,
+    done: bool,
+}
+
+impl std::fmt::Debug for TraceStream<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TraceStream")
+            .field("format", &self.format)
+            .field("file", &self.file)
+            .field("at", &self.at)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<'a> TraceStream<'a> {
+    fn from_source(
+        source: Source<'a>,
+        file: &str,
+        format: Option<Format>,
+    ) -> Result<TraceStream<'a>, TraceError> {
+        let format = source.format(file, format)?;
+        let records = stamped(format, &source, file)?;
+        let inner: Box<dyn Iterator<Item = _> + Send + 'a> = match absolute_clock(format) {
+            None => Box::new(records.map(|s| s.map(|(_, at, r)| (at, r)))),
+            Some(ns_per_unit) => {
+                // First pass: the earliest time stamp (up to the first bad record, where
+                // the second pass will stop too).
+                let start = stamped(format, &source, file)?
+                    .map_while(Result::ok)
+                    .map(|(t, _, _)| t)
+                    .min()
+                    .unwrap_or(0);
+                let name = file.to_string();
+                Box::new(records.map(move |s| {
+                    let s = s?;
+                    let at = s.1;
+                    Ok((at, rebase_one(s, start, ns_per_unit, &name)?))
+                }))
+            }
+        };
+        Ok(TraceStream {
+            inner,
+            format,
+            file: file.to_string(),
+            at: None,
+            done: false,
+        })
+    }
+
+    /// The trace's format (given or detected).
+    pub fn format(&self) -> Format {
+        self.format
+    }
+
+    /// The file name used in errors.
+    pub fn file(&self) -> &str {
+        &self.file
+    }
+
+    /// Where the record last yielded came from (`None` before the first one).
+    pub fn position(&self) -> Option<Position> {
+        self.at
+    }
+
+    /// Sorts the stream by arrival (stably) with a reorder buffer of `window` records:
+    /// exactly the whole-file reader's order if no record is more than `window` records
+    /// later in the file than its place in time order; otherwise the stream fails at the
+    /// first record that comes too late, naming it. Holds at most `window + 1` records.
+    pub fn sorted_within(self, window: usize) -> SortedWithin<'a> {
+        SortedWithin {
+            stream: self,
+            window,
+            buffer: BTreeMap::new(),
+            seq: 0,
+            last: None,
+            input_done: false,
+            failed: false,
+        }
+    }
+}
+
+impl Iterator for TraceStream<'_> {
+    type Item = Result<IoRecord, TraceError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.done {
+            return None;
+        }
+        match self.inner.next() {
+            Some(Ok((at, record))) => {
+                self.at = Some(at);
+                Some(Ok(record))
+            }
+            Some(Err(e)) => {
+                self.done = true;
+                Some(Err(e))
+            }
+            None => {
+                self.done = true;
+                None
+            }
+        }
+    }
+}
+
+impl std::iter::FusedIterator for TraceStream<'_> {}
+
+/// A [`TraceStream`] sorted with a bounded reorder buffer ([`TraceStream::sorted_within`]).
+pub struct SortedWithin<'a> {
+    stream: TraceStream<'a>,
+    window: usize,
+    /// Records read but not yet yielded, by (arrival, file order).
+    buffer: BTreeMap<(SimTime, u64), IoRecord>,
+    seq: u64,
+    /// The arrival of the record last yielded.
+    last: Option<SimTime>,
+    input_done: bool,
+    failed: bool,
+}
+
+impl Iterator for SortedWithin<'_> {
+    type Item = Result<IoRecord, TraceError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.failed {
+            return None;
+        }
+        while !self.input_done && self.buffer.len() <= self.window {
+            match self.stream.next() {
+                None => self.input_done = true,
+                Some(Err(e)) => {
+                    self.failed = true;
+                    return Some(Err(e));
+                }
+                Some(Ok(r)) => {
+                    if let Some(last) = self.last.filter(|&last| r.arrival < last) {
+                        self.failed = true;
+                        return Some(Err(TraceError {
+                            file: self.stream.file.clone(),
+                            at: self.stream.at.unwrap_or(Position::File),
+                            msg: format!(
+                                "arrives at {} ns, before a request already replayed ({} ns): \
+                                 the trace is out of arrival order by more than the reorder \
+                                 window of {} records",
+                                r.arrival.0, last.0, self.window
+                            ),
+                        }));
+                    }
+                    self.buffer.insert((r.arrival, self.seq), r);
+                    self.seq += 1;
+                }
+            }
+        }
+        let ((arrival, _), record) = self.buffer.pop_first()?;
+        self.last = Some(arrival);
+        Some(Ok(record))
+    }
+}
+
+impl std::iter::FusedIterator for SortedWithin<'_> {}
+
+/// Opens a trace file as a stream; `format: None` detects the format from the file's
+/// first bytes. Errors opening the file, in an SRT header, or (for formats that need a
+/// first pass, see the [module](self) doc) found by that pass come here; errors in
+/// records come from the stream, in file order.
+pub fn open_trace(path: &Path, format: Option<Format>) -> Result<TraceStream<'static>, TraceError> {
+    let file = path.display().to_string();
+    TraceStream::from_source(Source::File(path.to_path_buf()), &file, format)
+}
+
+/// A trace held in memory as a stream (`name` is used in errors).
+pub fn open_bytes<'a>(
+    bytes: &'a [u8],
+    name: &str,
+    format: Option<Format>,
+) -> Result<TraceStream<'a>, TraceError> {
+    TraceStream::from_source(Source::Bytes(bytes), name, format)
+}
+
+/// A built-in trace as a stream: its records held in memory (they are few), in arrival
+/// order, so the stream gives exactly what [`sample`] gives.
+pub fn open_sample(name: &str) -> Result<TraceStream<'static>, TraceError> {
+    let records = sample(name)?;
+    let name = name.strip_prefix("sample:").unwrap_or(name);
+    Ok(TraceStream {
+        inner: Box::new(records.iter().map(|r| Ok((Position::File, r.clone())))),
+        format: Format::HpSrt,
+        file: format!("sample:{name}"),
+        at: None,
+        done: false,
+    })
+}
+
+/// [`super::resolve`] as a stream: `sample:NAME`, `FORMAT:PATH` or a path.
+pub fn resolve_stream(spec: &str) -> Result<TraceStream<'static>, TraceError> {
+    if spec.starts_with("sample:") {
+        return open_sample(spec);
+    }
+    let (path, format) = split_spec(spec);
+    open_trace(path, format)
+}
+
+/// `FORMAT:PATH` or a plain path.
+pub(crate) fn split_spec(spec: &str) -> (&Path, Option<Format>) {
+    if let Some((prefix, path)) = spec.split_once(':') {
+        if let Ok(format) = prefix.parse::<Format>() {
+            return (Path::new(path), Some(format));
+        }
+    }
+    (Path::new(spec), None)
+}
+
+/// How much of the address space a trace uses, per device: what a caller needs to place
+/// the trace's devices without holding its records.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TraceExtent {
+    /// Records in the trace.
+    pub records: u64,
+    /// The end (last sector + 1) of the highest range any record touches.
+    pub max_end_lbn: u64,
+    /// The same per trace device number.
+    pub devices: BTreeMap<u32, DeviceExtent>,
+    /// Whether the file's order is arrival order (no record arrives before the one
+    /// before it): a stream of it is then in order without sorting.
+    pub in_order: bool,
+    /// The previous record's time stamp, for `in_order`.
+    last_stamp: Option<u64>,
+}
+
+/// One device's part of a [`TraceExtent`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct DeviceExtent {
+    pub records: u64,
+    /// The end (last sector + 1) of the highest range the device's records touch.
+    pub max_end_lbn: u64,
+}
+
+impl Default for TraceExtent {
+    /// No records (in order).
+    fn default() -> TraceExtent {
+        TraceExtent {
+            records: 0,
+            max_end_lbn: 0,
+            devices: BTreeMap::new(),
+            in_order: true,
+            last_stamp: None,
+        }
+    }
+}
+
+impl TraceExtent {
+    /// The extent of records already at hand (a stream after filters, a sample).
+    pub fn of<I: IntoIterator<Item = IoRecord>>(records: I) -> TraceExtent {
+        let mut e = TraceExtent::default();
+        for r in records {
+            e.push(&r);
+        }
+        e
+    }
+
+    /// Adds one record (arrivals count for `in_order`).
+    pub fn push(&mut self, record: &IoRecord) {
+        self.add(record.arrival.0, record);
+    }
+
+    fn add(&mut self, stamp: u64, r: &IoRecord) {
+        if self.last_stamp.is_some_and(|last| stamp < last) {
+            self.in_order = false;
+        }
+        self.last_stamp = Some(stamp);
+        let end = r.lbn.saturating_add(u64::from(r.blocks));
+        self.records += 1;
+        self.max_end_lbn = self.max_end_lbn.max(end);
+        let d = self.devices.entry(r.device).or_default();
+        d.records += 1;
+        d.max_end_lbn = d.max_end_lbn.max(end);
+    }
+
+    /// The trace's device numbers.
+    pub fn device_numbers(&self) -> BTreeSet<u32> {
+        self.devices.keys().copied().collect()
+    }
+
+    /// The highest device number (`None` for an empty trace).
+    pub fn max_device(&self) -> Option<u32> {
+        self.devices.keys().next_back().copied()
+    }
+}
+
+/// One pass over a trace file, keeping only counts and extents: memory does not grow
+/// with the file (only with its number of devices). No time rebasing is needed, so
+/// formats with an absolute clock are read once, not twice as a stream reads them.
+pub fn trace_extent(path: &Path, format: Option<Format>) -> Result<TraceExtent, TraceError> {
+    let file = path.display().to_string();
+    let source = Source::File(path.to_path_buf());
+    let format = source.format(&file, format)?;
+    extent_of_stamped(stamped(format, &source, &file)?)
+}
+
+/// [`trace_extent`] of a trace spec (`sample:NAME`, `FORMAT:PATH` or a path).
+pub fn resolve_extent(spec: &str) -> Result<TraceExtent, TraceError> {
+    if spec.starts_with("sample:") {
+        return Ok(TraceExtent::of(sample(spec)?.iter().cloned()));
+    }
+    let (path, format) = split_spec(spec);
+    trace_extent(path, format)
+}
+
+fn extent_of_stamped(records: StampedIter<'_>) -> Result<TraceExtent, TraceError> {
+    let mut e = TraceExtent::default();
+    for r in records {
+        let (t, _, record) = r?;
+        e.add(t, &record);
+    }
+    Ok(e)
+}
+
+/// Plain records from a fallible stream, for consumers that take `IoRecord`s (the
+/// engine): ends at the first error and leaves it in `error`, to be checked once the
+/// consumer is done.
+pub fn records_until_error<I>(records: I, error: &mut Option<TraceError>) -> UntilError<'_, I>
+where
+    I: Iterator<Item = Result<IoRecord, TraceError>>,
+{
+    UntilError {
+        records,
+        error,
+        done: false,
+    }
+}
+
+/// See [`records_until_error`].
+pub struct UntilError<'e, I> {
+    records: I,
+    error: &'e mut Option<TraceError>,
+    done: bool,
+}
+
+impl<I> Iterator for UntilError<'_, I>
+where
+    I: Iterator<Item = Result<IoRecord, TraceError>>,
+{
+    type Item = IoRecord;
+
+    fn next(&mut self) -> Option<IoRecord> {
+        if self.done {
+            return None;
+        }
+        match self.records.next() {
+            Some(Ok(r)) => Some(r),
+            Some(Err(e)) => {
+                *self.error = Some(e);
+                self.done = true;
+                None
+            }
+            None => {
+                self.done = true;
+                None
+            }
+        }
+    }
+}
