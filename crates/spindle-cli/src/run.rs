@@ -336,15 +336,24 @@ pub fn run_config(
     let total = match w {
         LoadedWorkload::Open(r) => r.len() as u64,
         LoadedWorkload::Stream(s) => s.remaining(),
+        LoadedWorkload::Trace(t) => t.count,
         LoadedWorkload::Closed(c) => c.spec().requests,
     };
     let mut bar = Progress::new(total, label);
+    let mut trace_err = None;
     let source = match w {
         LoadedWorkload::Open(r) => Source::records(r),
         LoadedWorkload::Stream(s) => Source::Open {
             requests: Box::new(s.by_ref()),
             // One device: nothing shares a unit.
             stride: 0,
+        },
+        LoadedWorkload::Trace(t) => Source::Open {
+            requests: Box::new(spindle::trace::records_until_error(
+                &mut t.records,
+                &mut trace_err,
+            )),
+            stride: t.stride,
         },
         LoadedWorkload::Closed(c) => Source::Closed(c),
     };
@@ -372,6 +381,9 @@ pub fn run_config(
     .map_err(|e| anyhow!("{e}"))?;
     bar.set(done);
     bar.finish();
+    if let Some(e) = trace_err {
+        bail!("{e}");
+    }
     if let Some(e) = failed {
         return Err(e);
     }
@@ -573,6 +585,10 @@ fn run_layout(c: &RunConfig, layout: &LayoutConfig, json: bool) -> Result<String
     let records = match load_workload(c)? {
         LoadedWorkload::Open(r) => r,
         LoadedWorkload::Stream(s) => s.collect(),
+        LoadedWorkload::Trace(t) => t
+            .records
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| anyhow!("{e}"))?,
         LoadedWorkload::Closed(_) => {
             bail!("a layout engine replays open workloads (a trace or --synthetic open), not closed loops")
         }

@@ -29,8 +29,13 @@
 pub use super::drive_node::load_disk;
 pub use super::queue::{SchedulerConfig, MAX_QUEUE_DEPTH};
 use super::tree::{build, with_layers, ArraySpec, Built, DeviceSpec, DiskSpec, LayerSpec};
-use crate::trace::{Format, IoRecord};
-use crate::workload::{compress, ClosedLoop, OpenStream, WorkloadSpec};
+use crate::trace::{
+    open_trace, records_until_error, resolve_extent, resolve_stream, trace_extent, Format,
+    IoRecord, TraceError, TraceExtent, TraceStream,
+};
+use crate::workload::{
+    compress, compress_stream, limit, only_device, ClosedLoop, OpenStream, WorkloadSpec,
+};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
@@ -95,12 +100,26 @@ pub struct WorkloadConfig {
     pub synthetic: Option<WorkloadSpec>,
 }
 
+/// A trace's records as they are read; an error ends the stream.
+pub type TraceRecords = Box<dyn Iterator<Item = Result<IoRecord, TraceError>> + Send>;
+
+/// A trace read as the run goes.
+pub struct TraceWorkload {
+    pub records: TraceRecords,
+    /// How many records the run will see.
+    pub count: u64,
+    /// The end of the highest address the kept records touch (the engine's stride).
+    pub stride: u64,
+}
+
 /// A workload ready to run.
 pub enum LoadedWorkload {
     /// A trace, in arrival order.
     Open(Vec<IoRecord>),
     /// An open synthetic workload, generated as the run consumes it.
     Stream(Box<OpenStream>),
+    /// A trace file, read as the run consumes it.
+    Trace(Box<TraceWorkload>),
     Closed(ClosedLoop),
 }
 
@@ -161,35 +180,81 @@ impl WorkloadConfig {
             Some(f) => Some(f.parse::<Format>().map_err(ConfigError::Invalid)?),
             None => None,
         };
-        let mut recs = if spec.starts_with("sample:") || format.is_none() {
-            crate::trace::resolve(spec).map_err(|e| ConfigError::Invalid(e.to_string()))?
-        } else {
-            crate::trace::read_trace(Path::new(spec), format)
-                .map_err(|e| ConfigError::Invalid(e.to_string()))?
-        };
-        if let Some(d) = self.device {
-            recs.retain(|r| r.device == d);
-            for r in &mut recs {
-                r.device = 0;
-            }
-        }
-        if let Some(n) = self.limit {
-            recs.truncate(n);
-        }
         if let Some(f) = self.compress {
             if !(f.is_finite() && f > 0.0) {
                 return Err(ConfigError::Invalid(format!(
                     "workload.compress must be a positive number, got {f}"
                 )));
             }
-            recs = compress(&recs, f);
         }
-        if recs.is_empty() {
-            return Err(ConfigError::Invalid(format!(
-                "the workload `{spec}` has no requests"
-            )));
+        let invalid = |e: TraceError| ConfigError::Invalid(e.to_string());
+        let named = format.filter(|_| !spec.starts_with("sample:"));
+        let open = || -> Result<TraceStream<'static>, ConfigError> {
+            match named {
+                Some(f) => open_trace(Path::new(spec), Some(f)),
+                None => resolve_stream(spec),
+            }
+            .map_err(invalid)
+        };
+        let filtered = |s: TraceStream<'static>| -> TraceRecords {
+            let mut s: TraceRecords = Box::new(s);
+            if let Some(d) = self.device {
+                s = Box::new(only_device(s, d));
+            }
+            if let Some(n) = self.limit {
+                s = Box::new(limit(s, n));
+            }
+            s
+        };
+        // One pass in constant memory for the count, the extent and the order.
+        let extent = match named {
+            Some(f) => trace_extent(Path::new(spec), Some(f)),
+            None => resolve_extent(spec),
         }
-        Ok(LoadedWorkload::Open(recs))
+        .map_err(invalid)?;
+        let no_requests = || ConfigError::Invalid(format!("the workload `{spec}` has no requests"));
+        if !extent.in_order {
+            // Out of arrival order: read it whole and sort it, as the readers do.
+            let mut recs: Vec<IoRecord> = filtered(open()?)
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(invalid)?;
+            recs.sort_by_key(|r| r.arrival);
+            if let Some(f) = self.compress {
+                recs = compress(&recs, f);
+            }
+            if recs.is_empty() {
+                return Err(no_requests());
+            }
+            return Ok(LoadedWorkload::Open(recs));
+        }
+        let (count, stride) = match (self.device, self.limit) {
+            (_, Some(_)) => {
+                // The extent of the records kept: a pass over the first `limit` only.
+                let mut error = None;
+                let e = TraceExtent::of(records_until_error(filtered(open()?), &mut error));
+                if let Some(e) = error {
+                    return Err(invalid(e));
+                }
+                (e.records, e.max_end_lbn)
+            }
+            (Some(d), None) => extent
+                .devices
+                .get(&d)
+                .map_or((0, 0), |e| (e.records, e.max_end_lbn)),
+            (None, None) => (extent.records, extent.max_end_lbn),
+        };
+        if count == 0 {
+            return Err(no_requests());
+        }
+        let mut records = filtered(open()?);
+        if let Some(f) = self.compress {
+            records = Box::new(compress_stream(records, f));
+        }
+        Ok(LoadedWorkload::Trace(Box::new(TraceWorkload {
+            records,
+            count,
+            stride,
+        })))
     }
 }
 
