@@ -76,6 +76,18 @@ fn human(r: &BenchReport) -> String {
          \x20       checksum blocks: 8 disk I/Os, real bytes, verification)\n",
         n(r.raid4_update_ns)
     ));
+    let st = &r.stack;
+    out.push_str(&format!(
+        "stack   {} requests/s end to end (target {}: {})\n\
+         \x20       {}; {} requests a run, median of {}, best {}\n",
+        n(st.requests_per_s),
+        n(st.target_requests_per_s),
+        mark(st.requests_per_s >= st.target_requests_per_s),
+        st.setup,
+        n(st.requests as f64),
+        st.runs,
+        n(st.best_requests_per_s)
+    ));
     let sc = &r.sched;
     if let Some(first) = sc.figures.first() {
         let mut depths: Vec<usize> = Vec::new();
