@@ -567,43 +567,6 @@ pub fn bench_sched(cfg: &BenchConfig) -> Result<SchedBench, String> {
     })
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn quick_bench_reports_finite_numbers() {
-        let r = run(&BenchConfig::quick()).expect("bench runs");
-        assert!(r.replay_requests_per_s.is_finite() && r.replay_requests_per_s > 0.0);
-        assert!(r.sptf_decision_ns_64.is_finite() && r.sptf_decision_ns_64 > 0.0);
-        assert_eq!(r.replay.trace_requests, 10_000);
-        assert_eq!(r.sptf.queue, 64);
-        assert_eq!(r.sched.figures.len(), 4 * SCHED_DEPTHS.len());
-        for f in &r.sched.figures {
-            assert!(f.decision_ns.is_finite() && f.decision_ns > 0.0, "{f:?}");
-        }
-        assert!(r.sched.figure("sstf", 100_000).is_some());
-        assert_eq!(
-            r.sched.figure("greedy", 64).and_then(|f| f.window),
-            Some(SCHED_GREEDY_WINDOW)
-        );
-    }
-
-    #[test]
-    fn sptf_choice_picks_the_minimum() {
-        let hdd = Hdd::new(presets::preset(SPTF_DRIVE).unwrap()).unwrap();
-        let q: Vec<(u64, bool)> = (0..64)
-            .map(|i| (i * 7_919_993 % hdd.capacity(), false))
-            .collect();
-        let now = SimTime(1_234_567);
-        let i = sptf_choice(&hdd, now, &q);
-        let ti = hdd.positioning_from_state(now, q[i].0, false);
-        assert!(q
-            .iter()
-            .all(|&(l, w)| hdd.positioning_from_state(now, l, w) >= ti));
-    }
-}
-
 /// Times `spindle run --synthetic open --disks 3` in process: 3 HP C2249A drives, each
 /// behind an SSTF host queue, a Poisson open workload of 8-sector requests (66 % reads,
 /// 100/s, uniform over the first drive), metrics online.
@@ -674,4 +637,41 @@ pub fn bench_stack(cfg: &BenchConfig) -> Result<StackBench, String> {
         best_requests_per_s: best,
         target_requests_per_s: TARGET_STACK_REQUESTS_PER_S,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quick_bench_reports_finite_numbers() {
+        let r = run(&BenchConfig::quick()).expect("bench runs");
+        assert!(r.replay_requests_per_s.is_finite() && r.replay_requests_per_s > 0.0);
+        assert!(r.sptf_decision_ns_64.is_finite() && r.sptf_decision_ns_64 > 0.0);
+        assert_eq!(r.replay.trace_requests, 10_000);
+        assert_eq!(r.sptf.queue, 64);
+        assert_eq!(r.sched.figures.len(), 4 * SCHED_DEPTHS.len());
+        for f in &r.sched.figures {
+            assert!(f.decision_ns.is_finite() && f.decision_ns > 0.0, "{f:?}");
+        }
+        assert!(r.sched.figure("sstf", 100_000).is_some());
+        assert_eq!(
+            r.sched.figure("greedy", 64).and_then(|f| f.window),
+            Some(SCHED_GREEDY_WINDOW)
+        );
+    }
+
+    #[test]
+    fn sptf_choice_picks_the_minimum() {
+        let hdd = Hdd::new(presets::preset(SPTF_DRIVE).unwrap()).unwrap();
+        let q: Vec<(u64, bool)> = (0..64)
+            .map(|i| (i * 7_919_993 % hdd.capacity(), false))
+            .collect();
+        let now = SimTime(1_234_567);
+        let i = sptf_choice(&hdd, now, &q);
+        let ti = hdd.positioning_from_state(now, q[i].0, false);
+        assert!(q
+            .iter()
+            .all(|&(l, w)| hdd.positioning_from_state(now, l, w) >= ti));
+    }
 }
