@@ -188,3 +188,65 @@ fn random_stacks_keep_the_engine_invariants() {
         "{layered} stacks with layers"
     );
 }
+
+/// Bad stacks: every number of a valid stack replaced by an extreme (0, 1, huge,
+/// negative, fractional) must build or be refused with a message, never panic or hang.
+#[test]
+fn extreme_values_in_a_stack_are_refused_or_built() {
+    let extremes = [
+        "0",
+        "1",
+        "-1",
+        "0.5",
+        "4294967295",
+        "18446744073709551615",
+        "9223372036854775807",
+        "1e308",
+        "nan",
+    ];
+    let mut refused = 0;
+    for seed in 0..40u64 {
+        let base = stack_toml(seed);
+        let numbers: Vec<(usize, usize)> = {
+            let b = base.as_bytes();
+            let mut v = Vec::new();
+            let mut i = 0;
+            while i < b.len() {
+                if b[i].is_ascii_digit() && (i == 0 || !b[i - 1].is_ascii_alphanumeric()) {
+                    let j = (i..b.len())
+                        .find(|&j| !b[j].is_ascii_digit())
+                        .unwrap_or(b.len());
+                    if !(i > 0 && b[i - 1] == b'-') {
+                        v.push((i, j));
+                    }
+                    i = j;
+                } else {
+                    i += 1;
+                }
+            }
+            v
+        };
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        for _ in 0..6 {
+            let Some(&(i, j)) = numbers.get(rng.gen_range(0..numbers.len().max(1))) else {
+                continue;
+            };
+            let x = extremes[rng.gen_range(0..extremes.len())];
+            let toml = format!("{}{}{}", &base[..i], x, &base[j..]);
+            let Ok(c) = RunConfig::from_toml(&toml, "bad.toml") else {
+                refused += 1;
+                continue;
+            };
+            // Building must not allocate without bound: member counts and sizes are
+            // checked first.
+            match c.build() {
+                Ok(b) => assert!(b.drives <= 3 * 3 * 3 + 3, "{toml}"),
+                Err(e) => {
+                    refused += 1;
+                    assert!(!e.to_string().is_empty());
+                }
+            }
+        }
+    }
+    assert!(refused > 20, "{refused}");
+}

@@ -32,6 +32,8 @@ use serde::{Deserialize, Serialize};
 /// Largest number of members an array may list (each member is a whole simulated
 /// drive with its own state).
 pub const MAX_MEMBERS: u32 = 1024;
+/// Most drives a whole stack may hold (nested arrays multiply their counts).
+pub const MAX_DRIVES: u64 = 4096;
 /// Largest stripe unit, KiB.
 pub const MAX_STRIPE_KIB: u64 = 1 << 20;
 
@@ -173,6 +175,24 @@ impl DeviceSpec {
         }
     }
 
+    /// How many drives the tree holds (saturating), without building or expanding it.
+    pub fn drive_count(&self) -> u64 {
+        match self {
+            DeviceSpec::Disk(_) => 1,
+            DeviceSpec::Volumes(a)
+            | DeviceSpec::Raid0(a)
+            | DeviceSpec::Raid1(a)
+            | DeviceSpec::Raid4(a)
+            | DeviceSpec::Raid5(a) => match (&a.member, a.count) {
+                (Some(m), Some(n)) => m.drive_count().saturating_mul(u64::from(n)),
+                _ => a
+                    .members
+                    .iter()
+                    .fold(0u64, |t, m| t.saturating_add(m.drive_count())),
+            },
+        }
+    }
+
     /// Every drive in the tree, in order.
     pub fn disks(&self) -> Vec<DiskSpec> {
         match self {
@@ -205,6 +225,12 @@ pub fn build(
     default_queue: &QueueSpec,
     top: Option<&QueueSpec>,
 ) -> Result<Built, String> {
+    let n = spec.drive_count();
+    if n > MAX_DRIVES {
+        return Err(format!(
+            "the device tree holds {n} drives; at most {MAX_DRIVES} (nested arrays multiply their counts)"
+        ));
+    }
     let mut drives = 0usize;
     let (root, units) = match spec {
         DeviceSpec::Volumes(_) => {
