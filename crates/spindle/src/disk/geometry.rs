@@ -7,7 +7,7 @@
 //! defects — is recorded as a sorted list of *holes*; an LBN is the rank of its physical
 //! index among the non-holes. This one rule covers every DiskSim sparing scheme (the
 //! scheme only decides where the holes are), keeps forward and reverse mapping exact
-//! inverses, and makes both O(log holes).
+//! inverses, and makes both a short search of the holes (bucketed, see [`SearchIndex`]).
 //!
 //! How logical tracks map to (cylinder, surface) is the zone's [`TrackOrder`]: DiskSim's
 //! three schemes, or a surface-serpentine layout in bands of C cylinders.
@@ -146,6 +146,10 @@ struct Zone {
     per_cyl: u64,
     tracks: u64,
     holes: Vec<Hole>,
+    /// Start points for hole searches by rank (key `start − before`) and by physical
+    /// index (key `start`).
+    by_rank: SearchIndex,
+    by_physical: SearchIndex,
     /// Physical index → replacement physical index (sector units).
     remap_to: Vec<(u64, u64)>,
     /// Replacement physical index → bad physical index, sorted by replacement.
@@ -158,7 +162,8 @@ pub struct Geometry {
     spec_surfaces: u32,
     order: TrackOrder,
     zones: Vec<Zone>,
-    /// Zone index by first cylinder, for reverse lookups.
+    /// Start points for zone searches by LBN (key `first_lbn`).
+    zone_index: SearchIndex,
     capacity: u64,
     cylinders: u32,
 }
@@ -184,9 +189,11 @@ impl Geometry {
             cylinders = cylinders.max(z.last_cyl + 1);
             zones.push(zone);
         }
+        let first_lbns: Vec<u64> = zones.iter().map(|z| z.first_lbn).collect();
         Ok(Geometry {
             spec_surfaces: spec.surfaces,
             order: spec.order,
+            zone_index: SearchIndex::new(&first_lbns, 4),
             zones,
             capacity: first_lbn,
             cylinders,
@@ -220,10 +227,11 @@ impl Geometry {
         (self.zones[zone].first_lbn, self.zones[zone].capacity)
     }
 
+    #[inline]
     fn zone_of_lbn(&self, lbn: u64) -> usize {
         // Zones are in LBN order; find the last zone whose first LBN is <= lbn.
-        self.zones
-            .partition_point(|z| z.first_lbn <= lbn)
+        self.zone_index
+            .partition_point(&self.zones, lbn, |z| z.first_lbn <= lbn)
             .saturating_sub(1)
     }
 
@@ -391,7 +399,7 @@ impl Geometry {
             });
         }
         let rank = lbn - z.first_lbn;
-        let j = z.holes.partition_point(|h| h.start - h.before <= rank);
+        let j = z.hole_by_rank(rank);
         let p = match j.checked_sub(1) {
             None => rank,
             Some(k) => rank + z.holes[k].before + (z.holes[k].end - z.holes[k].start),
@@ -474,13 +482,27 @@ impl Geometry {
 
 impl Zone {
     /// Zone-relative physical index of the `rank`-th LBN of the zone.
+    #[inline]
     fn physical_of_rank(&self, rank: u64) -> u64 {
-        physical_of_rank_in(&self.holes, rank)
+        match self.hole_by_rank(rank).checked_sub(1) {
+            None => rank,
+            Some(j) => rank + self.holes[j].before + (self.holes[j].end - self.holes[j].start),
+        }
+    }
+
+    /// Number of holes starting at or below rank `rank` (`partition_point` of
+    /// [`physical_of_rank_in`]).
+    #[inline]
+    fn hole_by_rank(&self, rank: u64) -> usize {
+        self.by_rank
+            .partition_point(&self.holes, rank, |h| h.start - h.before <= rank)
     }
 
     /// Rank of a physical index, or `None` if it is a hole.
     fn rank_of_physical(&self, p: u64) -> Option<u64> {
-        let i = self.holes.partition_point(|h| h.start <= p);
+        let i = self
+            .by_physical
+            .partition_point(&self.holes, p, |h| h.start <= p);
         match i.checked_sub(1) {
             None => Some(p),
             Some(j) => {
@@ -496,7 +518,9 @@ impl Zone {
 
     /// Number of LBNs at physical indices below `p`.
     fn rank_at_or_after(&self, p: u64) -> u64 {
-        let i = self.holes.partition_point(|h| h.start < p);
+        let i = self
+            .by_physical
+            .partition_point(&self.holes, p, |h| h.start < p);
         let mut holes_below = 0;
         if let Some(j) = i.checked_sub(1) {
             let h = self.holes[j];
@@ -702,16 +726,64 @@ fn build_zone(
     let mut remap_from: Vec<(u64, u64)> = remap_to.iter().map(|&(b, r)| (r, b)).collect();
     remap_from.sort_unstable();
 
+    let rank_keys: Vec<u64> = holes.iter().map(|h| h.start - h.before).collect();
+    let physical_keys: Vec<u64> = holes.iter().map(|h| h.start).collect();
     Ok(Zone {
         spec: z.clone(),
         first_lbn,
         capacity,
         per_cyl,
         tracks: n * s,
+        by_rank: SearchIndex::new(&rank_keys, 2),
+        by_physical: SearchIndex::new(&physical_keys, 2),
         holes,
         remap_to,
         remap_from,
     })
+}
+
+/// Bucketed start points for searches in a sorted list: `first[b]` counts the keys
+/// below `b << shift`. A search for `q` starts there and steps over the few keys of
+/// `q`'s bucket, in place of a binary search's chain of dependent loads; the answer is
+/// exactly `partition_point`'s.
+#[derive(Clone, Debug)]
+struct SearchIndex {
+    shift: u32,
+    first: Vec<u32>,
+}
+
+impl SearchIndex {
+    /// For ascending `keys`, with about `per_key` buckets per key (at most 2^16).
+    fn new(keys: &[u64], per_key: usize) -> SearchIndex {
+        let top = keys.last().copied().unwrap_or(0);
+        let want = (per_key * keys.len()).clamp(1, 1 << 16) as u64;
+        let mut shift = 0;
+        while shift < 63 && (top >> shift) >= want {
+            shift += 1;
+        }
+        let mut first = Vec::with_capacity((top >> shift) as usize + 1);
+        let mut i = 0;
+        for b in 0..=(top >> shift) {
+            while i < keys.len() && keys[i] < b << shift {
+                i += 1;
+            }
+            first.push(i as u32);
+        }
+        SearchIndex { shift, first }
+    }
+
+    /// `items.partition_point(pred)` where `pred(x)` is `key(x) < q` or `key(x) <= q`
+    /// (the keys the index was built from): every item before the bucket's start has a
+    /// key below the bucket's lowest query, so it satisfies `pred` too.
+    #[inline]
+    fn partition_point<T>(&self, items: &[T], q: u64, pred: impl Fn(&T) -> bool) -> usize {
+        let b = ((q >> self.shift) as usize).min(self.first.len() - 1);
+        let mut i = self.first[b] as usize;
+        while i < items.len() && pred(&items[i]) {
+            i += 1;
+        }
+        i
+    }
 }
 
 /// Physical index of the `rank`-th non-hole position.
@@ -979,6 +1051,26 @@ mod tests {
             Just(TrackOrder::SerpentineAbsolute),
             Just(TrackOrder::SurfaceBands { band: 2 }),
         ]
+    }
+
+    #[test]
+    fn search_index_matches_partition_point() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(7);
+        for n in [0usize, 1, 2, 5, 40, 300] {
+            for spread in [1u64, 10, 1_000, 3_000_000] {
+                let mut keys: Vec<u64> = (0..n).map(|_| rng.gen_range(0..spread * 4)).collect();
+                keys.sort_unstable();
+                let idx = SearchIndex::new(&keys, 2);
+                for _ in 0..500 {
+                    let q = rng.gen_range(0..spread * 5 + 2);
+                    let lt = idx.partition_point(&keys, q, |&k| k < q);
+                    let le = idx.partition_point(&keys, q, |&k| k <= q);
+                    assert_eq!(lt, keys.partition_point(|&k| k < q));
+                    assert_eq!(le, keys.partition_point(|&k| k <= q));
+                }
+            }
+        }
     }
 
     proptest! {
