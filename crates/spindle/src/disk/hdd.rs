@@ -158,6 +158,92 @@ struct Timing {
     turnaround_ns: u64,
     /// Spindle-speed drift; `None` = constant speed (exact integer arithmetic).
     drift: Option<SpeedDrift>,
+    /// `period_ps` as a divisor with a precomputed reciprocal.
+    period: FastMod,
+    /// Controller overheads, converted once.
+    ovh: Overheads,
+}
+
+/// Controller overheads in ns, converted from the parameters once instead of on every
+/// request (the same `ms_to_ns` of the same values). Pairs are indexed by whether the
+/// previous request was a write, as [`AfterPrev::get`] picks.
+///
+/// [`AfterPrev::get`]: super::params::AfterPrev::get
+#[derive(Clone, Debug)]
+struct Overheads {
+    read_hit: [u64; 2],
+    read_miss: [u64; 2],
+    /// `read_miss + read_disconnect`, summed in ms before rounding as before.
+    read_miss_disconnect: [u64; 2],
+    write_hit: [u64; 2],
+    write_miss: [u64; 2],
+    data_prep: u64,
+    first_reselect: u64,
+    other_reselect: u64,
+    read_complete: u64,
+    write_complete: u64,
+    write_disconnect: u64,
+    min_seek: u64,
+}
+
+impl Overheads {
+    fn new(c: &super::params::Controller) -> Overheads {
+        let pair = |f: &dyn Fn(bool) -> f64| [ms_to_ns(f(false)), ms_to_ns(f(true))];
+        Overheads {
+            read_hit: pair(&|w| c.read_hit.get(w)),
+            read_miss: pair(&|w| c.read_miss.get(w)),
+            read_miss_disconnect: pair(&|w| c.read_miss.get(w) + c.read_disconnect.get(w)),
+            write_hit: pair(&|w| c.write_hit.get(w)),
+            write_miss: pair(&|w| c.write_miss.get(w)),
+            data_prep: ms_to_ns(c.data_prep_ms),
+            first_reselect: ms_to_ns(c.first_reselect_ms),
+            other_reselect: ms_to_ns(c.other_reselect_ms),
+            read_complete: ms_to_ns(c.read_complete_ms),
+            write_complete: ms_to_ns(c.write_complete_ms),
+            write_disconnect: ms_to_ns(c.write_disconnect_ms),
+            min_seek: ms_to_ns(c.min_seek_ms),
+        }
+    }
+}
+
+/// A divisor with a precomputed reciprocal: `n % d` by one widening multiply and at
+/// most two corrections instead of a 64-bit division. Exact for every `n`: with
+/// `m = ⌊(2^64 − 1)/d⌋` the estimate `⌊n·m / 2^64⌋` never exceeds `⌊n/d⌋` and falls
+/// short of it by less than 3.
+#[derive(Clone, Copy, Debug)]
+struct FastMod {
+    d: u64,
+    m: u64,
+}
+
+/// `v mod p` for a `v` that is almost always below `2p` (an angle plus less than a
+/// turn): a subtraction instead of a division.
+#[inline]
+fn mod_period(v: u64, p: u64) -> u64 {
+    if v < p {
+        v
+    } else if v - p < p {
+        v - p
+    } else {
+        v % p
+    }
+}
+
+impl FastMod {
+    fn new(d: u64) -> FastMod {
+        let d = d.max(1);
+        FastMod { d, m: u64::MAX / d }
+    }
+
+    #[inline]
+    fn rem(self, n: u64) -> u64 {
+        let q = ((n as u128 * self.m as u128) >> 64) as u64;
+        let mut r = n - q * self.d;
+        while r >= self.d {
+            r -= self.d;
+        }
+        r
+    }
 }
 
 /// The simulated drive mechanism, controller and cache.
@@ -232,6 +318,8 @@ impl Hdd {
                 m.rpm_variation_seed,
                 period_ps,
             ),
+            period: FastMod::new(period_ps),
+            ovh: Overheads::new(&params.ctrl),
         };
         let mut segs = vec![Segment::default(); c.segments as usize];
         if c.separate_write_segment && segs.len() > 1 {
@@ -376,7 +464,7 @@ impl Hdd {
             .checked_mul(1000)
             .and_then(|ps| ps.checked_add(self.tm.phase_ps))
         {
-            Some(ps) => ps % p,
+            Some(ps) => self.tm.period.rem(ps),
             None => ((t.0 as u128 * 1000 + self.tm.phase_ps as u128) % p as u128) as u64,
         };
         match &self.tm.drift {
@@ -385,8 +473,12 @@ impl Hdd {
         }
     }
 
+    #[inline]
     fn sector_angle_ps(&self, sector: u64, spt: u32) -> u64 {
-        (sector % spt as u64) * self.tm.period_ps / spt as u64
+        let spt = spt as u64;
+        // Locations give sectors below `spt`: skip that division when it is a no-op.
+        let s = if sector < spt { sector } else { sector % spt };
+        s * self.tm.period_ps / spt
     }
 
     /// Time (ns) for `angle_ps` of rotation starting at `t`, rounded down.
@@ -407,7 +499,7 @@ impl Hdd {
     /// of a full turn counts as "already there": that is rounding, not a missed sector.
     fn wait_ns(&self, t: SimTime, target_ps: u64) -> u64 {
         let p = self.tm.period_ps;
-        let w = (target_ps + p - self.angle_ps(t)) % p;
+        let w = mod_period(target_ps + p - self.angle_ps(t), p);
         if w + 10_000 >= p {
             0
         } else {
@@ -535,8 +627,16 @@ impl Hdd {
             if write {
                 // Sector by sector: a sector whose data has not arrived waits a turn.
                 let mut tt = t;
+                // At constant speed one sector's time does not depend on when.
+                let sw_const = self.sectors_ns(1, spt, tt);
                 for j in 0..run {
-                    let sec = loc.angle_sectors as u64 + (j * span) / run.max(1);
+                    // Without slips in the run, sector j is j sectors on.
+                    let step = if run == span {
+                        j
+                    } else {
+                        (j * span) / run.max(1)
+                    };
+                    let sec = loc.angle_sectors as u64 + step;
                     let lead = self.sector_angle_ps(sec, spt);
                     let ready = self
                         .ready
@@ -546,7 +646,11 @@ impl Hdd {
                     let from = tt.max(ready);
                     let w = self.wait_ns(from, lead);
                     st.rotation_ns += w + (from.0 - tt.0);
-                    let sw = self.sectors_ns(1, spt, from);
+                    let sw = if self.tm.drift.is_none() {
+                        sw_const
+                    } else {
+                        self.sectors_ns(1, spt, from)
+                    };
                     tt = from + w + sw;
                     st.transfer_ns += sw;
                     self.avail.push(tt);
@@ -555,7 +659,7 @@ impl Hdd {
             } else {
                 let angle_now = self.angle_ps(t);
                 let p_ps = self.tm.period_ps;
-                let offset_ps = (angle_now + p_ps - lead_first) % p_ps;
+                let offset_ps = mod_period(angle_now + p_ps - lead_first, p_ps);
                 let span_ps = span * p_ps / spt as u64;
                 let sw_ps = p_ps / spt as u64;
                 let inside =
@@ -594,9 +698,27 @@ impl Hdd {
                     }
                     st.rotation_ns += w;
                     let t0 = t + w;
-                    for j in 0..run {
-                        let sec = (j * span) / run;
-                        self.avail.push(t0 + self.sectors_ns(sec + 1, spt, t0));
+                    if run == span && self.tm.drift.is_none() {
+                        // Constant speed, no slips: sector j ends ⌊(j+1)·period/spt⌋ ps
+                        // (then whole ns) after t0; step quotient and remainder instead
+                        // of dividing per sector.
+                        let spt64 = spt as u64;
+                        let (qd, rd) = (p_ps / spt64, p_ps % spt64);
+                        let (mut q, mut r) = (qd, rd);
+                        for _ in 0..run {
+                            self.avail.push(t0 + q / 1000);
+                            q += qd;
+                            r += rd;
+                            if r >= spt64 {
+                                q += 1;
+                                r -= spt64;
+                            }
+                        }
+                    } else {
+                        for j in 0..run {
+                            let sec = (j * span) / run;
+                            self.avail.push(t0 + self.sectors_ns(sec + 1, spt, t0));
+                        }
                     }
                     let xfer = self.sectors_ns(span, spt, t0);
                     st.transfer_ns += xfer;
@@ -994,17 +1116,17 @@ impl Hdd {
     }
 
     fn read(&mut self, arrival: SimTime, t0: SimTime, req: Request) -> Completion {
-        let p = &self.params;
         let (lbn, n) = (req.lbn, req.blocks as u64);
         let end = lbn + n;
         let prev_w = self.last_was_write;
-        let ovh_done = arrival + ms_to_ns(p.ctrl.read_miss.get(prev_w));
+        let o = &self.tm.ovh;
+        let ovh_done = arrival + o.read_miss[prev_w as usize];
         let bus = self.tm.bus_read_ns;
-        let prep = ms_to_ns(p.ctrl.data_prep_ms);
-        let reselect = ms_to_ns(p.ctrl.first_reselect_ms);
-        let complete = ms_to_ns(p.ctrl.read_complete_ms);
-        let hit_ovh = ms_to_ns(p.ctrl.read_hit.get(prev_w));
-        let caching = p.cache.enabled;
+        let prep = o.data_prep;
+        let reselect = o.first_reselect;
+        let complete = o.read_complete;
+        let hit_ovh = o.read_hit[prev_w as usize];
+        let caching = self.params.cache.enabled;
 
         self.advance_prefetch(t0);
         self.settle_flush(t0);
@@ -1158,13 +1280,13 @@ impl Hdd {
             }
         };
         let mut f = if ctrl.never_disconnect {
-            (arrival + ms_to_ns(ctrl.read_miss.get(prev_w)) + prep).max(t0)
+            (arrival + self.tm.ovh.read_miss[prev_w as usize] + prep).max(t0)
         } else {
             // Reconnect once `w` blocks wait (or all of them).
             let k = w.min(n) - 1;
-            avail_at(k, &self.avail).max(
-                arrival + ms_to_ns(ctrl.read_miss.get(prev_w) + ctrl.read_disconnect.get(prev_w)),
-            ) + reselect
+            avail_at(k, &self.avail)
+                .max(arrival + self.tm.ovh.read_miss_disconnect[prev_w as usize])
+                + reselect
                 + prep
         };
         let mut i = 0;
@@ -1271,10 +1393,10 @@ impl Hdd {
     pub fn buffer_write(&mut self, arrival: SimTime, t0: SimTime, req: Request) -> Completion {
         let n = u64::from(req.blocks.max(1));
         let (lbn, end) = (req.lbn, req.lbn + n);
-        let ctrl = &self.params.ctrl;
-        let ovh = ms_to_ns(ctrl.write_hit.get(self.last_was_write));
-        let bus_start = (arrival.min(t0) + ovh + ms_to_ns(ctrl.data_prep_ms)).max(t0);
-        let done = bus_start + n * self.tm.bus_write_ns + ms_to_ns(ctrl.write_complete_ms);
+        let o = &self.tm.ovh;
+        let ovh = o.write_hit[self.last_was_write as usize];
+        let bus_start = (arrival.min(t0) + ovh + o.data_prep).max(t0);
+        let done = bus_start + n * self.tm.bus_write_ns + o.write_complete;
         self.drop_stale_segments(lbn, end, self.prefetching_seg());
         self.last_was_write = true;
         Completion {
@@ -1296,9 +1418,10 @@ impl Hdd {
         let ctrl = self.params.ctrl.clone();
         let cache = self.params.cache.clone();
         let bus = self.tm.bus_write_ns;
-        let prep = ms_to_ns(ctrl.data_prep_ms);
-        let reselect = ms_to_ns(ctrl.first_reselect_ms);
-        let complete = ms_to_ns(ctrl.write_complete_ms);
+        let o = &self.tm.ovh;
+        let prep = o.data_prep;
+        let reselect = o.first_reselect;
+        let complete = o.write_complete;
         let write_back = cache.fast_write_level > 0;
 
         self.advance_prefetch(t0);
@@ -1331,11 +1454,11 @@ impl Hdd {
         });
 
         let ovh = if write_back {
-            ctrl.write_hit.get(prev_w)
+            self.tm.ovh.write_hit[prev_w as usize]
         } else {
-            ctrl.write_miss.get(prev_w)
+            self.tm.ovh.write_miss[prev_w as usize]
         };
-        let mut ovh_done = arrival + ms_to_ns(ovh);
+        let mut ovh_done = arrival + ovh;
         let (seg, stop, was_flush, cursor) = match append_to {
             Some((seg, cursor)) => (seg, cursor.t, false, cursor),
             None => {
@@ -1346,7 +1469,7 @@ impl Hdd {
         };
 
         // When data crosses the bus into the buffer.
-        let mut bus_start = (arrival + ms_to_ns(ovh) + prep).max(t0);
+        let mut bus_start = (arrival + ovh + prep).max(t0);
         if let Some(x) = extra {
             ovh_done = arrival + ms_to_ns(x.command_ms + x.seek_delta_ms);
             bus_start = arrival
@@ -1398,7 +1521,7 @@ impl Hdd {
                         head: loc.pbn.head,
                     };
                     let seek = self.positioning_ns(cur.pos, to, true);
-                    let min = ms_to_ns(ctrl.min_seek_ms);
+                    let min = self.tm.ovh.min_seek;
                     if seek < min {
                         cur.t += min - seek;
                     }
@@ -1433,14 +1556,10 @@ impl Hdd {
             data_in + complete
         } else if let Some(x) = extra {
             media_end.t.max(data_in + ms_to_ns(x.second_disconnect_ms))
-                + ms_to_ns(ctrl.other_reselect_ms)
+                + self.tm.ovh.other_reselect
                 + complete
         } else {
-            media_end
-                .t
-                .max(data_in + ms_to_ns(ctrl.write_disconnect_ms))
-                + reselect
-                + complete
+            media_end.t.max(data_in + self.tm.ovh.write_disconnect) + reselect + complete
         };
 
         // The segment holds the written data; with write-back it stays dirty until the
