@@ -99,6 +99,45 @@ pub struct TrackRun {
     pub track_last: u64,
 }
 
+/// The tail of the track a caller last looked up: from `anchor` to the track's last
+/// LBN the sectors hold consecutive LBNs (no hole, no remap), so any LBN there is
+/// located by an offset from `anchor`. A read stream asks about the same track several
+/// times per request (the media run, the read-ahead's target, its cursor); the memo
+/// answers those without a search. It only records facts about the geometry, so any
+/// memo gives the same answers as none; it belongs to one [`Geometry`].
+#[derive(Clone, Copy, Debug, Default)]
+pub struct TrackMemo {
+    entry: Option<MemoEntry>,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct MemoEntry {
+    anchor: u64,
+    /// Where `anchor` is.
+    loc: Location,
+    /// The track's last LBN.
+    last: u64,
+    /// The track's first LBN, once a `track_bounds` needed it.
+    first: Option<u64>,
+}
+
+impl MemoEntry {
+    /// The location of `lbn`, if it lies in `anchor..=last`: same track, `d` sectors on.
+    #[inline]
+    fn locate(&self, lbn: u64) -> Option<Location> {
+        if lbn < self.anchor || lbn > self.last {
+            return None;
+        }
+        let d = (lbn - self.anchor) as u32;
+        let mut loc = self.loc;
+        loc.pbn.sector += d;
+        // `angle + d` stays below 2·spt (both sectors are on this track).
+        let a = loc.angle_sectors + d;
+        loc.angle_sectors = if a >= loc.spt { a - loc.spt } else { a };
+        Some(loc)
+    }
+}
+
 /// A physical sector address.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Pbn {
@@ -357,6 +396,36 @@ impl Geometry {
             .position(|z| z.spec.first_cyl <= cyl && cyl <= z.spec.last_cyl)
     }
 
+    /// [`Geometry::locate`], answered from `memo` when it covers `lbn`.
+    #[inline]
+    pub fn locate_memo(&self, memo: &TrackMemo, lbn: u64) -> Option<Location> {
+        match memo.entry.as_ref().and_then(|e| e.locate(lbn)) {
+            Some(loc) => Some(loc),
+            None => self.locate(lbn),
+        }
+    }
+
+    /// [`Geometry::track_bounds`], answered from `memo` when it covers `lbn` (the
+    /// track's first LBN is found once, then remembered).
+    pub fn track_bounds_memo(&self, memo: &mut TrackMemo, lbn: u64) -> Option<(u64, u64)> {
+        if let Some(e) = &mut memo.entry {
+            if lbn >= e.anchor && lbn <= e.last {
+                let first = match e.first {
+                    Some(f) => f,
+                    None => {
+                        let z = &self.zones[e.loc.zone];
+                        let t0 = e.loc.track * z.spec.spt as u64;
+                        let f = z.first_lbn + z.rank_at_or_after(t0);
+                        e.first = Some(f);
+                        f
+                    }
+                };
+                return Some((first, e.last.max(first)));
+            }
+        }
+        self.track_bounds(lbn)
+    }
+
     /// First and last LBN stored on the track holding `lbn` (the track's LBNs are
     /// consecutive). Remapped sectors elsewhere are ignored.
     pub fn track_bounds(&self, lbn: u64) -> Option<(u64, u64)> {
@@ -378,6 +447,32 @@ impl Geometry {
     /// it longer than the LBN count) and the track's last LBN. One hole search instead
     /// of the three a `locate` + `track_bounds` + `locate` would take.
     pub fn track_run(&self, lbn: u64, max: u64) -> Option<TrackRun> {
+        self.track_run_memo(&mut TrackMemo::default(), lbn, max)
+    }
+
+    /// [`Geometry::track_run`], answered from `memo` when it covers `lbn`, and
+    /// remembering a hole-free track tail for the next call.
+    #[inline]
+    pub fn track_run_memo(&self, memo: &mut TrackMemo, lbn: u64, max: u64) -> Option<TrackRun> {
+        if max == 0 {
+            return None;
+        }
+        if let Some(e) = &memo.entry {
+            if let Some(loc) = e.locate(lbn) {
+                // No holes up to the track end: the run is as long as the LBNs left.
+                let run = max.min(e.last - lbn + 1);
+                return Some(TrackRun {
+                    loc,
+                    run,
+                    span: run,
+                    track_last: e.last,
+                });
+            }
+        }
+        self.track_run_slow(memo, lbn, max)
+    }
+
+    fn track_run_slow(&self, memo: &mut TrackMemo, lbn: u64, max: u64) -> Option<TrackRun> {
         if lbn >= self.capacity || max == 0 {
             return None;
         }
@@ -429,6 +524,14 @@ impl Geometry {
         }
         let span = (cursor + left - p).max(run);
         let loc = self.location_of_physical(zi, p);
+        if holes().next().is_none() {
+            memo.entry = Some(MemoEntry {
+                anchor: lbn,
+                loc,
+                last: lbn + lbns_to_end.max(1) - 1,
+                first: None,
+            });
+        }
         Some(TrackRun {
             loc,
             run,

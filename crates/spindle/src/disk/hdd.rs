@@ -16,7 +16,7 @@
 //! Rotation is a pure function of absolute simulated time: angle(t) = t mod period
 //! (period kept in picoseconds so long runs do not drift).
 
-use super::geometry::{Geometry, GeometryError, Location};
+use super::geometry::{Geometry, GeometryError, Location, TrackMemo};
 use super::params::{DiskParams, ReadAhead};
 use super::rotation::SpeedDrift;
 use crate::time::{ms_to_ns, ms_to_ns_signed, SimTime};
@@ -263,6 +263,8 @@ pub struct Hdd {
     lru_clock: u64,
     avail: Vec<SimTime>,
     ready: Vec<SimTime>,
+    /// The track last looked up by the media and read-ahead paths (a pure cache).
+    memo: TrackMemo,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -348,6 +350,7 @@ impl Hdd {
             lru_clock: 0,
             avail: Vec::new(),
             ready: Vec::new(),
+            memo: TrackMemo::default(),
         })
     }
 
@@ -606,7 +609,7 @@ impl Hdd {
         let mut first_track = true;
         while i < n {
             let b = lbn + i;
-            let Some(tr) = self.geo.track_run(b, n - i) else {
+            let Some(tr) = self.geo.track_run_memo(&mut self.memo, b, n - i) else {
                 break;
             };
             let (loc, run, span) = (tr.loc, tr.run, tr.span);
@@ -692,8 +695,11 @@ impl Hdd {
                         // Sectors passing before ours are captured too ("read any free
                         // blocks"): count the LBNs physically between landing and start.
                         let passed = (w * 1000) / sw_ps.max(1);
-                        let before_on_track =
-                            b - self.geo.track_bounds(b).map(|x| x.0).unwrap_or(b);
+                        let before_on_track = b - self
+                            .geo
+                            .track_bounds_memo(&mut self.memo, b)
+                            .map(|x| x.0)
+                            .unwrap_or(b);
                         st.captured_before = passed.min(before_on_track);
                     }
                     st.rotation_ns += w;
@@ -778,7 +784,10 @@ impl Hdd {
                 return;
             }
             // One track at a time.
-            let Some(tr) = self.geo.track_run(cursor.lbn, target - cursor.lbn) else {
+            let Some(tr) = self
+                .geo
+                .track_run_memo(&mut self.memo, cursor.lbn, target - cursor.lbn)
+            else {
                 self.idle = cursor;
                 self.bg = Background::Idle;
                 return;
@@ -851,7 +860,7 @@ impl Hdd {
             }
             Background::Prefetch { seg, cursor, .. } => {
                 // The prefetch's next step: positioning, rotational wait, then sectors.
-                let Some(loc) = self.geo.locate(cursor.lbn) else {
+                let Some(loc) = self.geo.locate_memo(&self.memo, cursor.lbn) else {
                     self.idle = cursor;
                     self.bg = Background::Idle;
                     return (cursor.t.max(t0), false);
@@ -1030,13 +1039,15 @@ impl Hdd {
     }
 
     /// Read-ahead target (exclusive end LBN) after a read of [lbn, end) into `seg`.
-    fn prefetch_target(&self, seg: usize, lbn: u64, end: u64) -> u64 {
+    fn prefetch_target(&mut self, seg: usize, lbn: u64, end: u64) -> u64 {
         let c = &self.params.cache;
         let cap = self.geo.capacity();
         let target = match c.read_ahead {
             ReadAhead::None => end,
             ReadAhead::OneTrackAhead => {
-                let Some((first, last)) = self.geo.track_bounds(end.min(cap.saturating_sub(1)))
+                let Some((first, last)) = self
+                    .geo
+                    .track_bounds_memo(&mut self.memo, end.min(cap.saturating_sub(1)))
                 else {
                     return end;
                 };
@@ -1079,12 +1090,13 @@ impl Hdd {
             self.bg = Background::Idle;
             return;
         }
+        let read_ahead = self.params.cache.read_ahead;
         self.bg = Background::Prefetch {
             seg,
             cursor,
             target,
-            stop_at_track_end: c.read_ahead == ReadAhead::ToTrackEnd,
-            stop_at_cyl_end: c.read_ahead == ReadAhead::ToCylinderEnd,
+            stop_at_track_end: read_ahead == ReadAhead::ToTrackEnd,
+            stop_at_cyl_end: read_ahead == ReadAhead::ToCylinderEnd,
         };
     }
 
