@@ -206,10 +206,10 @@ impl Overheads {
     }
 }
 
-/// A divisor with a precomputed reciprocal: `n % d` by one widening multiply and at
-/// most two corrections instead of a 64-bit division. Exact for every `n`: with
-/// `m = ⌊(2^64 − 1)/d⌋` the estimate `⌊n·m / 2^64⌋` never exceeds `⌊n/d⌋` and falls
-/// short of it by less than 3.
+/// A divisor with a precomputed reciprocal: `n % d` by one widening multiply and one
+/// correction instead of a 64-bit division. Exact for every `n`: with
+/// `m = ⌊(2^64 − 1)/d⌋` we have `2^64 − m·d ≤ d`, so `n/d − n·m/2^64 ≤ n/2^64 < 1`
+/// and the estimate `⌊n·m / 2^64⌋` is `⌊n/d⌋` or one less.
 #[derive(Clone, Copy, Debug)]
 struct FastMod {
     d: u64,
@@ -220,12 +220,60 @@ struct FastMod {
 /// turn): a subtraction instead of a division.
 #[inline]
 fn mod_period(v: u64, p: u64) -> u64 {
-    if v < p {
-        v
-    } else if v - p < p {
-        v - p
+    // A select, not a branch: which side wins is as random as the angle.
+    let w = if v >= p { v - p } else { v };
+    if w < p {
+        w
     } else {
-        v % p
+        w % p
+    }
+}
+
+/// Leading edges of consecutive sectors of a track, from sector `s` on: sector `s`
+/// starts ⌊s·period/spt⌋ ps into the turn (`Hdd::sector_angle_ps`), stepped by the
+/// quotient and remainder of period/spt, wrapping to 0 after sector spt − 1.
+struct SectorEdges {
+    spt: u64,
+    s: u64,
+    q: u64,
+    r: u64,
+    qd: u64,
+    rd: u64,
+}
+
+impl SectorEdges {
+    fn new(period_ps: u64, spt: u32, first: u64) -> SectorEdges {
+        let spt = spt as u64;
+        let s = first % spt;
+        let n = s * period_ps;
+        SectorEdges {
+            spt,
+            s,
+            q: n / spt,
+            r: n % spt,
+            qd: period_ps / spt,
+            rd: period_ps % spt,
+        }
+    }
+
+    #[inline]
+    fn angle_ps(&self) -> u64 {
+        self.q
+    }
+
+    #[inline]
+    fn advance(&mut self) {
+        self.s += 1;
+        if self.s == self.spt {
+            (self.s, self.q, self.r) = (0, 0, 0);
+        } else {
+            self.q += self.qd;
+            self.r += self.rd;
+            if self.r >= self.spt {
+                self.q += 1;
+                self.r -= self.spt;
+            }
+        }
     }
 }
 
@@ -238,10 +286,9 @@ impl FastMod {
     #[inline]
     fn rem(self, n: u64) -> u64 {
         let q = ((n as u128 * self.m as u128) >> 64) as u64;
-        let mut r = n - q * self.d;
-        while r >= self.d {
-            r -= self.d;
-        }
+        let r = n - q * self.d;
+        let r = if r >= self.d { r - self.d } else { r };
+        debug_assert!(r < self.d);
         r
     }
 }
@@ -501,8 +548,14 @@ impl Hdd {
     /// Time to wait at `t` until angle `target_ps` passes under the head. Within 10 ns
     /// of a full turn counts as "already there": that is rounding, not a missed sector.
     fn wait_ns(&self, t: SimTime, target_ps: u64) -> u64 {
+        self.wait_at_angle(t, self.angle_ps(t), target_ps)
+    }
+
+    /// [`Hdd::wait_ns`] with the angle at `t` already known (`angle_ps(t)`).
+    #[inline]
+    fn wait_at_angle(&self, t: SimTime, angle_ps: u64, target_ps: u64) -> u64 {
         let p = self.tm.period_ps;
-        let w = mod_period(target_ps + p - self.angle_ps(t), p);
+        let w = mod_period(target_ps + p - angle_ps, p);
         if w + 10_000 >= p {
             0
         } else {
@@ -627,7 +680,35 @@ impl Hdd {
             pos = to;
             let spt = loc.spt;
             let lead_first = self.sector_angle_ps(loc.angle_sectors as u64, spt);
-            if write {
+            if write && run == span && self.tm.drift.is_none() {
+                // As below, at constant speed and without slips in the run: the sector
+                // edges and the platter's angle are stepped exactly (quotient and
+                // remainder; sums modulo the period) instead of divided per sector.
+                let p = self.tm.period_ps;
+                let sw = self.sectors_ns(1, spt, t);
+                let mut edge = SectorEdges::new(p, spt, loc.angle_sectors as u64);
+                let mut tt = t;
+                let mut angle = self.angle_ps(tt);
+                for j in 0..run {
+                    let ready = self
+                        .ready
+                        .get((i + j) as usize)
+                        .copied()
+                        .unwrap_or(SimTime::ZERO);
+                    let from = tt.max(ready);
+                    if from > tt {
+                        angle = self.angle_ps(from);
+                    }
+                    let w = self.wait_at_angle(from, angle, edge.angle_ps());
+                    st.rotation_ns += w + (from.0 - tt.0);
+                    tt = from + w + sw;
+                    angle = mod_period(angle + (w + sw) * 1000, p);
+                    st.transfer_ns += sw;
+                    self.avail.push(tt);
+                    edge.advance();
+                }
+                t = tt;
+            } else if write {
                 // Sector by sector: a sector whose data has not arrived waits a turn.
                 let mut tt = t;
                 // At constant speed one sector's time does not depend on when.
@@ -1624,6 +1705,72 @@ impl Hdd {
             done,
             breakdown: bd,
             cache_hit: write_back,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::{Rng, SeedableRng};
+
+    #[test]
+    fn fast_mod_is_exact() {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(11);
+        let divisors = [
+            1u64,
+            2,
+            3,
+            999,
+            5_973_000_000,
+            5_973_180_546,
+            4_000_000_001,
+            u64::MAX,
+        ];
+        for d in divisors
+            .into_iter()
+            .chain((0..200).map(|_| rng.gen_range(1..u64::MAX)))
+        {
+            let f = FastMod::new(d);
+            let mut check = |n: u64| assert_eq!(f.rem(n), n % d, "{n} mod {d}");
+            for n in [0, 1, d - 1, d, d.wrapping_add(1), u64::MAX, u64::MAX - 1] {
+                check(n);
+            }
+            for k in [1u64, 2, 3, 1_000, 1 << 20] {
+                check(d.wrapping_mul(k));
+                check(d.wrapping_mul(k).wrapping_sub(1));
+            }
+            for _ in 0..2_000 {
+                check(rng.gen());
+            }
+        }
+    }
+
+    #[test]
+    fn sector_edges_match_division() {
+        for (period, spt) in [
+            (5_973_180_546u64, 254u32),
+            (6_000_000_000, 167),
+            (7, 3),
+            (10, 1),
+        ] {
+            for first in [0u64, 1, spt as u64 - 1, spt as u64 + 5] {
+                let mut e = SectorEdges::new(period, spt, first);
+                for j in 0..(3 * spt as u64) {
+                    let s = (first + j) % spt as u64;
+                    assert_eq!(e.angle_ps(), s * period / spt as u64);
+                    e.advance();
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn mod_period_is_mod() {
+        for p in [1u64, 7, 5_973_180_546] {
+            for v in [0, 1, p - 1, p, p + 1, 2 * p - 1, 2 * p, 5 * p + 3] {
+                assert_eq!(mod_period(v, p), v % p);
+            }
         }
     }
 }
