@@ -286,6 +286,7 @@ impl Geometry {
         Some(self.location_of_physical(zi, p))
     }
 
+    #[inline]
     fn location_of_physical(&self, zi: usize, p: u64) -> Location {
         let z = &self.zones[zi];
         let spt = z.spec.spt as u64;
@@ -306,6 +307,7 @@ impl Geometry {
 
     /// For a zone-relative logical track: (cylinder offset, head, track switches before
     /// it, cylinder switches before it).
+    #[inline]
     fn track_place(&self, z: &Zone, track: u64) -> (u32, u32, u64, u64) {
         let s = self.spec_surfaces as u64;
         match self.order {
@@ -476,7 +478,12 @@ impl Geometry {
         if lbn >= self.capacity || max == 0 {
             return None;
         }
-        let zi = self.zone_of_lbn(lbn);
+        // The remembered track's zone, if it holds `lbn` (the only zone with LBNs there
+        // is the one `zone_of_lbn` finds), else a search.
+        let zi = match &memo.entry {
+            Some(e) if self.zones[e.loc.zone].holds(lbn) => e.loc.zone,
+            _ => self.zone_of_lbn(lbn),
+        };
         let z = &self.zones[zi];
         if !z.remap_to.is_empty() {
             // Remaps break physical contiguity: take the general path.
@@ -584,6 +591,11 @@ impl Geometry {
 }
 
 impl Zone {
+    #[inline]
+    fn holds(&self, lbn: u64) -> bool {
+        self.first_lbn <= lbn && lbn - self.first_lbn < self.capacity
+    }
+
     /// Zone-relative physical index of the `rank`-th LBN of the zone.
     #[inline]
     fn physical_of_rank(&self, rank: u64) -> u64 {
@@ -620,6 +632,7 @@ impl Zone {
     }
 
     /// Number of LBNs at physical indices below `p`.
+    #[inline]
     fn rank_at_or_after(&self, p: u64) -> u64 {
         let i = self
             .by_physical

@@ -283,6 +283,16 @@ impl FastMod {
         FastMod { d, m: u64::MAX / d }
     }
 
+    /// `n / d`.
+    #[inline]
+    fn div(self, n: u64) -> u64 {
+        let q = ((n as u128 * self.m as u128) >> 64) as u64;
+        let r = n - q * self.d;
+        let q = if r >= self.d { q + 1 } else { q };
+        debug_assert_eq!(q, n / self.d);
+        q
+    }
+
     #[inline]
     fn rem(self, n: u64) -> u64 {
         let q = ((n as u128 * self.m as u128) >> 64) as u64;
@@ -425,6 +435,7 @@ impl Hdd {
     }
 
     /// Seek time for a move of `d` cylinders, ns.
+    #[inline]
     pub fn seek_ns(&self, d: u32) -> u64 {
         self.tm
             .seek_ns
@@ -507,6 +518,7 @@ impl Hdd {
 
     // ----- rotation -------------------------------------------------------------------
 
+    #[inline]
     fn angle_ps(&self, t: SimTime) -> u64 {
         let p = self.tm.period_ps;
         let nominal = match t
@@ -532,6 +544,7 @@ impl Hdd {
     }
 
     /// Time (ns) for `angle_ps` of rotation starting at `t`, rounded down.
+    #[inline]
     fn angle_to_ns(&self, angle_ps: u64, t: SimTime) -> u64 {
         match &self.tm.drift {
             None => angle_ps / 1000,
@@ -541,12 +554,14 @@ impl Hdd {
 
     /// Time for `k` sectors to pass from `t`, ns, rounded down so that a run never ends
     /// past the true leading edge of the next sector.
+    #[inline]
     fn sectors_ns(&self, k: u64, spt: u32, t: SimTime) -> u64 {
         self.angle_to_ns(k * self.tm.period_ps / spt as u64, t)
     }
 
     /// Time to wait at `t` until angle `target_ps` passes under the head. Within 10 ns
     /// of a full turn counts as "already there": that is rounding, not a missed sector.
+    #[inline]
     fn wait_ns(&self, t: SimTime, target_ps: u64) -> u64 {
         self.wait_at_angle(t, self.angle_ps(t), target_ps)
     }
@@ -569,6 +584,7 @@ impl Hdd {
     // ----- mechanics ------------------------------------------------------------------
 
     /// Seek (with head switch overlapped) and write settle from `from` to `to`.
+    #[inline]
     fn positioning_ns(&self, from: HeadPos, to: HeadPos, write: bool) -> u64 {
         let d = from.cyl.abs_diff(to.cyl);
         let seek = self.seek_ns(d);
@@ -635,6 +651,7 @@ impl Hdd {
     }
 
     /// When the mechanism finishes its current background work (if it must).
+    #[inline]
     fn free_at(&self) -> SimTime {
         match self.bg {
             Background::Idle => self.idle.t,
@@ -744,10 +761,11 @@ impl Hdd {
                 let angle_now = self.angle_ps(t);
                 let p_ps = self.tm.period_ps;
                 let offset_ps = mod_period(angle_now + p_ps - lead_first, p_ps);
-                let span_ps = span * p_ps / spt as u64;
                 let sw_ps = p_ps / spt as u64;
-                let inside =
-                    zero_latency && offset_ps > 0 && offset_ps < span_ps.saturating_sub(sw_ps) + 1;
+                let inside = zero_latency && offset_ps > 0 && {
+                    let span_ps = span * p_ps / spt as u64;
+                    offset_ps < span_ps.saturating_sub(sw_ps) + 1
+                };
                 if inside && run > 1 {
                     // Zero-latency: start at the next sector boundary, read to the end of
                     // the run, then wrap around for the sectors we arrived too late for.
@@ -829,6 +847,7 @@ impl Hdd {
 
     /// A read stream's next step from `cursor` to the sector at `loc`: the track it
     /// goes to, when positioning ends, and when the sector's leading edge arrives.
+    #[inline]
     fn reach(&self, cursor: Cursor, loc: &Location) -> (HeadPos, SimTime, SimTime) {
         let to = HeadPos {
             cyl: loc.pbn.cyl,
@@ -893,17 +912,26 @@ impl Hdd {
                 // Sectors fully passed by `until`, then the blocks they hold.
                 let d = until.0 - t_lead.0;
                 let k = match &self.tm.drift {
-                    None => (d * 1000 + 999) * spt as u64 / period_ps,
+                    None => self.tm.period.div((d * 1000 + 999) * spt as u64),
                     Some(dr) => {
                         ((d as f64 * 1000.0 / dr.time_per_angle(t_lead)) * spt as f64
                             / period_ps as f64) as u64
                     }
                 }
                 .min(span);
-                (k * n).div_ceil(span).min(n)
+                if n == span {
+                    k // (k·n).div_ceil(n)
+                } else {
+                    (k * n).div_ceil(span).min(n)
+                }
             };
             let end_t = t_lead + self.sectors_ns(span, spt, t_lead);
-            let last_done = if done > 0 { done_at(done - 1) } else { t_lead };
+            // Only a partly read track stops at its last block read.
+            let last_done = if done > 0 && done < n {
+                done_at(done - 1)
+            } else {
+                t_lead
+            };
             let seg_size = self.params.cache.segment_blocks as u64;
             let s = &mut self.segs[seg];
             if done > 0 {
@@ -988,6 +1016,7 @@ impl Hdd {
         }
     }
 
+    #[inline]
     fn touch(&mut self, seg: usize) {
         self.lru_clock += 1;
         self.segs[seg].used = self.lru_clock;
@@ -1029,10 +1058,12 @@ impl Hdd {
 
     /// Whether a read may be served from `s` (not the write-only segment, and not
     /// written data unless the drive allows read hits on it).
+    #[inline]
     fn serves_reads(&self, s: &Segment) -> bool {
         !s.write_only && (self.params.cache.read_hits_on_write_data || !s.written)
     }
 
+    #[inline]
     fn prefetching_seg(&self) -> Option<usize> {
         match self.bg {
             Background::Prefetch { seg, .. } => Some(seg),
@@ -1040,6 +1071,7 @@ impl Hdd {
         }
     }
 
+    #[inline]
     fn flushing_seg(&self) -> Option<usize> {
         match self.bg {
             Background::Flush { seg, .. } => Some(seg),
@@ -1732,7 +1764,10 @@ mod tests {
             .chain((0..200).map(|_| rng.gen_range(1..u64::MAX)))
         {
             let f = FastMod::new(d);
-            let mut check = |n: u64| assert_eq!(f.rem(n), n % d, "{n} mod {d}");
+            let mut check = |n: u64| {
+                assert_eq!(f.rem(n), n % d, "{n} mod {d}");
+                assert_eq!(f.div(n), n / d, "{n} / {d}");
+            };
             for n in [0, 1, d - 1, d, d.wrapping_add(1), u64::MAX, u64::MAX - 1] {
                 check(n);
             }
