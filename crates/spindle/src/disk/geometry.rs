@@ -286,7 +286,7 @@ impl Geometry {
         Some(self.location_of_physical(zi, p))
     }
 
-    #[inline]
+    #[inline(always)]
     fn location_of_physical(&self, zi: usize, p: u64) -> Location {
         let z = &self.zones[zi];
         let spt = z.spec.spt as u64;
@@ -307,7 +307,7 @@ impl Geometry {
 
     /// For a zone-relative logical track: (cylinder offset, head, track switches before
     /// it, cylinder switches before it).
-    #[inline]
+    #[inline(always)]
     fn track_place(&self, z: &Zone, track: u64) -> (u32, u32, u64, u64) {
         let s = self.spec_surfaces as u64;
         match self.order {
@@ -474,6 +474,7 @@ impl Geometry {
         self.track_run_slow(memo, lbn, max)
     }
 
+    #[inline]
     fn track_run_slow(&self, memo: &mut TrackMemo, lbn: u64, max: u64) -> Option<TrackRun> {
         if lbn >= self.capacity || max == 0 {
             return None;
@@ -850,8 +851,8 @@ fn build_zone(
         capacity,
         per_cyl,
         tracks: n * s,
-        by_rank: SearchIndex::new(&rank_keys, 2),
-        by_physical: SearchIndex::new(&physical_keys, 2),
+        by_rank: SearchIndex::new(&rank_keys, 8),
+        by_physical: SearchIndex::new(&physical_keys, 8),
         holes,
         remap_to,
         remap_from,

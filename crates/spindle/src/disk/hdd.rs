@@ -847,7 +847,7 @@ impl Hdd {
 
     /// A read stream's next step from `cursor` to the sector at `loc`: the track it
     /// goes to, when positioning ends, and when the sector's leading edge arrives.
-    #[inline]
+    #[inline(always)]
     fn reach(&self, cursor: Cursor, loc: &Location) -> (HeadPos, SimTime, SimTime) {
         let to = HeadPos {
             cyl: loc.pbn.cyl,
