@@ -1145,7 +1145,9 @@ impl Hdd {
         let c = &self.params.cache;
         let seg = c.segment_blocks as u64;
         if c.watermark_by_reqsize {
-            ((seg.min(n) as f64 * frac).floor() as u64).max(1)
+            // `as u64` truncates toward zero and saturates, which for every f64 (negative,
+            // NaN and infinite included) equals `.floor() as u64`, without a libm call.
+            ((seg.min(n) as f64 * frac) as u64).max(1)
         } else {
             ((seg as f64 * frac).ceil() as u64).max(1)
         }
@@ -1540,14 +1542,25 @@ impl Hdd {
         let (lbn, n) = (req.lbn, req.blocks as u64);
         let end = lbn + n;
         let prev_w = self.last_was_write;
-        let ctrl = self.params.ctrl.clone();
-        let cache = self.params.cache.clone();
+        // The few parameters used below, copied out (not the whole structs) so the media
+        // run may borrow the drive mutably.
+        let c = &self.params.ctrl;
+        let (extra_disconnect, never_disconnect, min_seek_ms) =
+            (c.extra_write_disconnect, c.never_disconnect, c.min_seek_ms);
+        let c = &self.params.cache;
+        let (fast_write_level, segment_blocks, combine_seq_writes, immediate_write, enabled) = (
+            c.fast_write_level,
+            c.segment_blocks,
+            c.combine_seq_writes,
+            c.immediate_write,
+            c.enabled,
+        );
         let bus = self.tm.bus_write_ns;
         let o = &self.tm.ovh;
         let prep = o.data_prep;
         let reselect = o.first_reselect;
         let complete = o.write_complete;
-        let write_back = cache.fast_write_level > 0;
+        let write_back = fast_write_level > 0;
 
         self.advance_prefetch(t0);
         self.settle_flush(t0);
@@ -1556,9 +1569,8 @@ impl Hdd {
         let append_to = match self.bg {
             Background::Flush { seg, cursor } if cursor.t > t0 => {
                 let s = &self.segs[seg];
-                let fits = s.end + n - s.start <= cache.segment_blocks as u64;
-                (write_back && cache.combine_seq_writes && s.end == lbn && fits)
-                    .then_some((seg, cursor))
+                let fits = s.end + n - s.start <= segment_blocks as u64;
+                (write_back && combine_seq_writes && s.end == lbn && fits).then_some((seg, cursor))
             }
             _ => None,
         };
@@ -1571,8 +1583,8 @@ impl Hdd {
             .enumerate()
             .max_by_key(|(_, s)| s.used)
             .map(|(i, _)| i);
-        let extra = ctrl.extra_write_disconnect.filter(|_| {
-            !ctrl.never_disconnect
+        let extra = extra_disconnect.filter(|_| {
+            !never_disconnect
                 && mru.is_some_and(|m| {
                     self.segs[m].written && !self.segs[m].is_empty() && self.segs[m].end != lbn
                 })
@@ -1607,9 +1619,7 @@ impl Hdd {
             bus_start = bus_start.max(stop + reselect + prep);
         }
         self.ready.clear();
-        for i in 0..n {
-            self.ready.push(bus_start + (i + 1) * bus);
-        }
+        self.ready.extend((1..=n).map(|i| bus_start + i * bus));
         let data_in = bus_start + n * bus;
 
         // Positioning: continues an append, otherwise starts after the command overhead
@@ -1639,7 +1649,7 @@ impl Hdd {
             };
             cur.t = start;
             // Minimum seek delay: pad short seeks of non-sequential writes.
-            if ctrl.min_seek_ms > 0.0 {
+            if min_seek_ms > 0.0 {
                 if let Some(loc) = self.geo.locate(lbn) {
                     let to = HeadPos {
                         cyl: loc.pbn.cyl,
@@ -1652,7 +1662,7 @@ impl Hdd {
                     }
                 }
             }
-            if extra.is_some() || (!write_back && ctrl.extra_write_disconnect.is_some()) {
+            if extra.is_some() || (!write_back && extra_disconnect.is_some()) {
                 // HP rule: media writing waits for min(n, 10) blocks (15 for ≥ 45).
                 let thr = if n < 45 { n.min(10) } else { 15 };
                 let gate = self.ready[(thr.max(1) - 1) as usize];
@@ -1667,7 +1677,7 @@ impl Hdd {
                 n,
                 RunOpts {
                     write: true,
-                    zero_latency: cache.immediate_write,
+                    zero_latency: immediate_write,
                     capture_before: false,
                     not_before,
                 },
@@ -1689,7 +1699,7 @@ impl Hdd {
 
         // The segment holds the written data; with write-back it stays dirty until the
         // media write ends.
-        let seg_size = cache.segment_blocks as u64;
+        let seg_size = segment_blocks as u64;
         self.drop_stale_segments(lbn, end, Some(seg));
         let s = &mut self.segs[seg];
         if append_to.is_some() {
@@ -1701,7 +1711,7 @@ impl Hdd {
         s.start = s.start.max(s.end.saturating_sub(seg_size));
         s.written = true;
         s.dirty = write_back && media_end.t > done;
-        if !cache.enabled {
+        if !enabled {
             s.start = s.end;
         }
         self.touch(seg);
