@@ -789,7 +789,7 @@ impl Hdd {
                     st.rotation_ns += (end.0 - t0.0).saturating_sub(xfer);
                     t = end;
                 } else {
-                    let w = self.wait_ns(t, lead_first);
+                    let w = self.wait_at_angle(t, angle_now, lead_first);
                     if first_track && capture_before && w > 0 {
                         // Sectors passing before ours are captured too ("read any free
                         // blocks"): count the LBNs physically between landing and start.
@@ -803,15 +803,17 @@ impl Hdd {
                     }
                     st.rotation_ns += w;
                     let t0 = t + w;
-                    if run == span && self.tm.drift.is_none() {
+                    let xfer_ps = if run == span && self.tm.drift.is_none() {
                         // Constant speed, no slips: sector j ends ⌊(j+1)·period/spt⌋ ps
                         // (then whole ns) after t0; step quotient and remainder instead
-                        // of dividing per sector.
+                        // of dividing per sector. The last one is the whole run's time.
                         let spt64 = spt as u64;
-                        let (qd, rd) = (p_ps / spt64, p_ps % spt64);
+                        let (qd, rd) = (sw_ps, p_ps - sw_ps * spt64);
                         let (mut q, mut r) = (qd, rd);
+                        let mut last = q;
                         for _ in 0..run {
                             self.avail.push(t0 + q / 1000);
+                            last = q;
                             q += qd;
                             r += rd;
                             if r >= spt64 {
@@ -819,13 +821,18 @@ impl Hdd {
                                 r -= spt64;
                             }
                         }
+                        Some(last)
                     } else {
                         for j in 0..run {
                             let sec = (j * span) / run;
                             self.avail.push(t0 + self.sectors_ns(sec + 1, spt, t0));
                         }
-                    }
-                    let xfer = self.sectors_ns(span, spt, t0);
+                        None
+                    };
+                    let xfer = match xfer_ps {
+                        Some(ps) => ps / 1000, // `sectors_ns(span, ..)` at constant speed
+                        None => self.sectors_ns(span, spt, t0),
+                    };
                     st.transfer_ns += xfer;
                     t = t0 + xfer;
                 }
