@@ -93,6 +93,34 @@ impl Segment {
     }
 }
 
+/// The first segment with the smallest LRU stamp among those offered (ties go to the
+/// first, as with `min_by_key`).
+#[derive(Clone, Copy)]
+struct LruPick(Option<(u64, usize)>);
+
+impl LruPick {
+    const NONE: LruPick = LruPick(None);
+
+    #[inline]
+    fn offer(&mut self, i: usize, used: u64) {
+        if self.0.is_none_or(|(u, _)| used < u) {
+            self.0 = Some((used, i));
+        }
+    }
+
+    fn or(self, other: LruPick) -> LruPick {
+        if self.0.is_some() {
+            self
+        } else {
+            other
+        }
+    }
+
+    fn index(self) -> Option<usize> {
+        self.0.map(|(_, i)| i)
+    }
+}
+
 /// The media position after a run: the head is at `pos`, done at `t`, and the next
 /// sequential LBN is `lbn`.
 #[derive(Clone, Copy, Debug)]
@@ -1054,13 +1082,18 @@ impl Hdd {
             return None;
         }
         let prefetching = self.prefetching_seg();
-        self.segs
-            .iter()
-            .enumerate()
-            .filter(|(_, s)| self.serves_reads(s) && s.contains(lbn))
-            .max_by_key(|(i, s)| (s.end >= end, Some(*i) == prefetching, s.used))
-            .map(|(i, _)| i)
-            .or_else(|| self.almost_hit(lbn))
+        // A plain loop (this runs on every read): the last of the largest keys wins, as
+        // with `max_by_key`.
+        let mut best: Option<((bool, bool, u64), usize)> = None;
+        for (i, s) in self.segs.iter().enumerate() {
+            if self.serves_reads(s) && s.contains(lbn) {
+                let key = (s.end >= end, Some(i) == prefetching, s.used);
+                if best.is_none_or(|(k, _)| key >= k) {
+                    best = Some((key, i));
+                }
+            }
+        }
+        best.map(|(_, i)| i).or_else(|| self.almost_hit(lbn))
     }
 
     /// Whether a read may be served from `s` (not the write-only segment, and not
@@ -1090,28 +1123,22 @@ impl Hdd {
     /// clean one, then the one being prefetched into.
     fn victim_for_read(&self) -> usize {
         let busy = [self.prefetching_seg(), self.flushing_seg()];
-        let candidates = || {
-            self.segs
-                .iter()
-                .enumerate()
-                .filter(|(_, s)| !s.write_only && !s.dirty)
-        };
-        if let Some((i, _)) = candidates()
-            .filter(|(_, s)| s.is_empty())
-            .min_by_key(|(_, s)| s.used)
-        {
-            return i;
+        // One pass for the three choices, each the first least recently used (as
+        // `min_by_key`): empty candidates, idle candidates, any candidate.
+        let (mut empty, mut idle, mut any) = (LruPick::NONE, LruPick::NONE, LruPick::NONE);
+        for (i, s) in self.segs.iter().enumerate() {
+            if s.write_only || s.dirty {
+                continue;
+            }
+            if s.is_empty() {
+                empty.offer(i, s.used);
+            }
+            if !busy.contains(&Some(i)) {
+                idle.offer(i, s.used);
+            }
+            any.offer(i, s.used);
         }
-        if let Some((i, _)) = candidates()
-            .filter(|(i, _)| !busy.contains(&Some(*i)))
-            .min_by_key(|(_, s)| s.used)
-        {
-            return i;
-        }
-        candidates()
-            .min_by_key(|(_, s)| s.used)
-            .map(|(i, _)| i)
-            .unwrap_or(0)
+        empty.or(idle).or(any).index().unwrap_or(0)
     }
 
     fn victim_for_write(&self, lbn: u64, n: u64) -> usize {
@@ -1120,30 +1147,28 @@ impl Hdd {
             return 0;
         }
         let busy = [self.prefetching_seg(), self.flushing_seg()];
-        let clean = || {
-            self.segs
-                .iter()
-                .enumerate()
-                .filter(|(i, s)| !s.dirty && !busy.contains(&Some(*i)))
-        };
-        if let Some((i, _)) = clean().find(|(_, s)| s.overlaps(lbn, lbn + n)) {
-            return i;
+        // One pass: the first clean (not dirty, not busy) segment overlapping the write,
+        // else the first least recently used clean empty one, clean one, not dirty one.
+        let mut overlapping = None;
+        let (mut empty, mut clean, mut not_dirty) = (LruPick::NONE, LruPick::NONE, LruPick::NONE);
+        for (i, s) in self.segs.iter().enumerate() {
+            if s.dirty {
+                continue;
+            }
+            not_dirty.offer(i, s.used);
+            if busy.contains(&Some(i)) {
+                continue;
+            }
+            if overlapping.is_none() && s.overlaps(lbn, lbn + n) {
+                overlapping = Some(i);
+            }
+            if s.is_empty() {
+                empty.offer(i, s.used);
+            }
+            clean.offer(i, s.used);
         }
-        if let Some((i, _)) = clean()
-            .filter(|(_, s)| s.is_empty())
-            .min_by_key(|(_, s)| s.used)
-        {
-            return i;
-        }
-        if let Some((i, _)) = clean().min_by_key(|(_, s)| s.used) {
-            return i;
-        }
-        self.segs
-            .iter()
-            .enumerate()
-            .filter(|(_, s)| !s.dirty)
-            .min_by_key(|(_, s)| s.used)
-            .map(|(i, _)| i)
+        overlapping
+            .or(empty.or(clean).or(not_dirty).index())
             .unwrap_or(0)
     }
 
