@@ -187,7 +187,7 @@ struct Zone {
     holes: Vec<Hole>,
     /// Start points for hole searches by rank (key `start − before`) and by physical
     /// index (key `start`).
-    by_rank: SearchIndex,
+    by_rank: RankIndex,
     by_physical: SearchIndex,
     /// Physical index → replacement physical index (sector units).
     remap_to: Vec<(u64, u64)>,
@@ -502,13 +502,30 @@ impl Geometry {
             });
         }
         let rank = lbn - z.first_lbn;
-        let j = z.hole_by_rank(rank);
-        let p = match j.checked_sub(1) {
-            None => rank,
-            Some(k) => rank + z.holes[k].before + (z.holes[k].end - z.holes[k].start),
-        };
+        let (j, before, next_start) = z.by_rank.find(&z.holes, rank);
+        let p = rank + before;
         let spt = z.spec.spt as u64;
         let track_end = (p / spt + 1) * spt;
+        if next_start >= track_end {
+            // No hole on the rest of the track (the common case), so the general walk
+            // below would find: every sector to the track end holds the next LBN.
+            let lbns_to_end = track_end - p;
+            let run = max.min(lbns_to_end);
+            let loc = self.location_of_physical(zi, p);
+            let track_last = lbn + lbns_to_end - 1;
+            memo.entry = Some(MemoEntry {
+                anchor: lbn,
+                loc,
+                last: track_last,
+                first: None,
+            });
+            return Some(TrackRun {
+                loc,
+                run,
+                span: run,
+                track_last,
+            });
+        }
         // The holes after `p` on this track.
         let holes = || z.holes[j..].iter().take_while(|h| h.start < track_end);
         let mut lbns_to_end = 0;
@@ -600,18 +617,7 @@ impl Zone {
     /// Zone-relative physical index of the `rank`-th LBN of the zone.
     #[inline]
     fn physical_of_rank(&self, rank: u64) -> u64 {
-        match self.hole_by_rank(rank).checked_sub(1) {
-            None => rank,
-            Some(j) => rank + self.holes[j].before + (self.holes[j].end - self.holes[j].start),
-        }
-    }
-
-    /// Number of holes starting at or below rank `rank` (`partition_point` of
-    /// [`physical_of_rank_in`]).
-    #[inline]
-    fn hole_by_rank(&self, rank: u64) -> usize {
-        self.by_rank
-            .partition_point(&self.holes, rank, |h| h.start - h.before <= rank)
+        rank + self.by_rank.find(&self.holes, rank).1
     }
 
     /// Rank of a physical index, or `None` if it is a hole.
@@ -851,7 +857,7 @@ fn build_zone(
         capacity,
         per_cyl,
         tracks: n * s,
-        by_rank: SearchIndex::new(&rank_keys, 8),
+        by_rank: RankIndex::new(&holes, &rank_keys),
         by_physical: SearchIndex::new(&physical_keys, 8),
         holes,
         remap_to,
@@ -900,6 +906,70 @@ impl SearchIndex {
             i += 1;
         }
         i
+    }
+}
+
+/// The hole search by rank, with the answer's neighbourhood kept in the buckets: for the
+/// holes before bucket `b`'s lowest rank, their count `first`, their total size
+/// `before` (the physical offset of LBNs after them) and where the next hole starts. A
+/// lookup whose rank lies before that next hole (most of them) is answered from the
+/// bucket alone; the others step over the holes as [`SearchIndex`] does.
+#[derive(Clone, Debug)]
+struct RankIndex {
+    shift: u32,
+    buckets: Vec<RankBucket>,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct RankBucket {
+    first: u32,
+    before: u64,
+    next_start: u64,
+}
+
+impl RankIndex {
+    fn new(holes: &[Hole], rank_keys: &[u64]) -> RankIndex {
+        let idx = SearchIndex::new(rank_keys, 2);
+        let buckets = idx
+            .first
+            .iter()
+            .map(|&first| RankBucket {
+                first,
+                before: before_hole(holes, first as usize),
+                next_start: holes.get(first as usize).map_or(u64::MAX, |h| h.start),
+            })
+            .collect();
+        RankIndex {
+            shift: idx.shift,
+            buckets,
+        }
+    }
+
+    /// For the `rank`-th LBN: the number of holes before it (`partition_point` of
+    /// [`physical_of_rank_in`]), their total size, and where the next hole starts
+    /// (`u64::MAX` if none).
+    #[inline]
+    fn find(&self, holes: &[Hole], rank: u64) -> (usize, u64, u64) {
+        let b = ((rank >> self.shift) as usize).min(self.buckets.len() - 1);
+        let e = self.buckets[b];
+        // Hole `first` lies after the LBN iff its rank key `start − before` exceeds it.
+        if e.next_start - e.before > rank {
+            return (e.first as usize, e.before, e.next_start);
+        }
+        let mut j = e.first as usize + 1;
+        while j < holes.len() && holes[j].start - holes[j].before <= rank {
+            j += 1;
+        }
+        let next = holes.get(j).map_or(u64::MAX, |h| h.start);
+        (j, before_hole(holes, j), next)
+    }
+}
+
+/// Total size of the holes before hole `j` (all of them if `j` is past the end).
+fn before_hole(holes: &[Hole], j: usize) -> u64 {
+    match holes.get(j) {
+        Some(h) => h.before,
+        None => holes.last().map_or(0, |h| h.before + (h.end - h.start)),
     }
 }
 
@@ -1186,6 +1256,33 @@ mod tests {
                     assert_eq!(lt, keys.partition_point(|&k| k < q));
                     assert_eq!(le, keys.partition_point(|&k| k <= q));
                 }
+            }
+        }
+    }
+
+    #[test]
+    fn rank_index_matches_a_hole_walk() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(9);
+        for n in [0usize, 1, 3, 50, 400] {
+            let mut runs: Vec<(u64, u64)> = (0..n)
+                .map(|_| {
+                    let a = rng.gen_range(0..1_000_000u64);
+                    (a, a + rng.gen_range(1..300))
+                })
+                .collect();
+            // A cluster, as slipped defects come.
+            runs.extend((0..n as u64).map(|k| (500_000 + 3 * k, 500_001 + 3 * k)));
+            let holes = merge_runs(runs);
+            let keys: Vec<u64> = holes.iter().map(|h| h.start - h.before).collect();
+            let idx = RankIndex::new(&holes, &keys);
+            for _ in 0..3_000 {
+                let rank = rng.gen_range(0..1_100_000u64);
+                let j = holes.partition_point(|h| h.start - h.before <= rank);
+                let (fj, before, next) = idx.find(&holes, rank);
+                assert_eq!(fj, j);
+                assert_eq!(rank + before, physical_of_rank_in(&holes, rank));
+                assert_eq!(next, holes.get(j).map_or(u64::MAX, |h| h.start));
             }
         }
     }
