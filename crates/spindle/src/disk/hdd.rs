@@ -21,6 +21,7 @@ use super::params::{DiskParams, ReadAhead};
 use super::rotation::SpeedDrift;
 use crate::time::{ms_to_ns, ms_to_ns_signed, SimTime};
 use serde::Serialize;
+use std::sync::Arc;
 
 /// A request as the drive sees it: LBNs are 512-byte sectors.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -180,7 +181,9 @@ struct Timing {
     head_switch_ns: u64,
     settle_ns: i64,
     /// Seek time by cylinder distance.
-    seek_ns: Vec<u32>,
+    /// Shared by clones of the drive (it never changes), so a set of clones keeps one
+    /// copy in cache.
+    seek_ns: Arc<[u32]>,
     bus_read_ns: u64,
     bus_write_ns: u64,
     turnaround_ns: u64,
@@ -335,7 +338,8 @@ impl FastMod {
 #[derive(Clone, Debug)]
 pub struct Hdd {
     params: DiskParams,
-    geo: Geometry,
+    /// Immutable once built; shared by clones like the seek table.
+    geo: Arc<Geometry>,
     tm: Timing,
     segs: Vec<Segment>,
     bg: Background,
@@ -362,7 +366,7 @@ pub enum DiskError {
 
 impl Hdd {
     pub fn new(params: DiskParams) -> Result<Hdd, DiskError> {
-        let geo = Geometry::new(&params.geometry)?;
+        let geo = Arc::new(Geometry::new(&params.geometry)?);
         let m = &params.mech;
         if !(m.rpm > 0.0 && m.rpm.is_finite()) {
             return Err(DiskError::Param(format!(
