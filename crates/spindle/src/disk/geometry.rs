@@ -409,6 +409,7 @@ impl Geometry {
 
     /// [`Geometry::track_bounds`], answered from `memo` when it covers `lbn` (the
     /// track's first LBN is found once, then remembered).
+    #[inline]
     pub fn track_bounds_memo(&self, memo: &mut TrackMemo, lbn: u64) -> Option<(u64, u64)> {
         if let Some(e) = &mut memo.entry {
             if lbn >= e.anchor && lbn <= e.last {

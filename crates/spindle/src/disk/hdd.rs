@@ -87,7 +87,7 @@ impl Segment {
         self.start <= lbn && lbn < self.end
     }
     fn overlaps(&self, a: u64, b: u64) -> bool {
-        self.start < b && a < self.end
+        (self.start < b) & (a < self.end)
     }
     fn is_empty(&self) -> bool {
         self.end <= self.start
@@ -1190,6 +1190,7 @@ impl Hdd {
     }
 
     /// Read-ahead target (exclusive end LBN) after a read of [lbn, end) into `seg`.
+    #[inline]
     fn prefetch_target(&mut self, seg: usize, lbn: u64, end: u64) -> u64 {
         let c = &self.params.cache;
         let cap = self.geo.capacity();
@@ -1536,7 +1537,8 @@ impl Hdd {
     /// hold data a write has just replaced.
     fn drop_stale_segments(&mut self, lbn: u64, end: u64, keep: Option<usize>) {
         for (i, s) in self.segs.iter_mut().enumerate() {
-            if Some(i) != keep && !s.dirty && s.overlaps(lbn, end) {
+            // `&`, not `&&`: one well-predicted branch instead of three.
+            if (Some(i) != keep) & !s.dirty & s.overlaps(lbn, end) {
                 *s = Segment {
                     write_only: s.write_only,
                     used: s.used,
