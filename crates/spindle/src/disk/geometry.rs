@@ -203,6 +203,8 @@ pub struct Geometry {
     zones: Vec<Zone>,
     /// Start points for zone searches by LBN (key `first_lbn`).
     zone_index: SearchIndex,
+    /// Each zone's first LBN, packed for that search (a zone is a large struct).
+    zone_starts: Vec<u64>,
     capacity: u64,
     cylinders: u32,
 }
@@ -233,6 +235,7 @@ impl Geometry {
             spec_surfaces: spec.surfaces,
             order: spec.order,
             zone_index: SearchIndex::new(&first_lbns, 4),
+            zone_starts: first_lbns,
             zones,
             capacity: first_lbn,
             cylinders,
@@ -270,7 +273,7 @@ impl Geometry {
     fn zone_of_lbn(&self, lbn: u64) -> usize {
         // Zones are in LBN order; find the last zone whose first LBN is <= lbn.
         self.zone_index
-            .partition_point(&self.zones, lbn, |z| z.first_lbn <= lbn)
+            .partition_point(&self.zone_starts, lbn, |&f| f <= lbn)
             .saturating_sub(1)
     }
 
