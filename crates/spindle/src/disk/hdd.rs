@@ -95,22 +95,33 @@ impl Segment {
 }
 
 /// The first segment with the smallest LRU stamp among those offered (ties go to the
-/// first, as with `min_by_key`).
+/// first, as with `min_by_key`). Offers are selects, not branches: which segment wins
+/// is data-dependent.
 #[derive(Clone, Copy)]
-struct LruPick(Option<(u64, usize)>);
+struct LruPick {
+    found: bool,
+    used: u64,
+    i: usize,
+}
 
 impl LruPick {
-    const NONE: LruPick = LruPick(None);
+    const NONE: LruPick = LruPick {
+        found: false,
+        used: 0,
+        i: 0,
+    };
 
+    /// Offers segment `i` if `ok`.
     #[inline]
-    fn offer(&mut self, i: usize, used: u64) {
-        if self.0.is_none_or(|(u, _)| used < u) {
-            self.0 = Some((used, i));
-        }
+    fn offer(&mut self, ok: bool, i: usize, used: u64) {
+        let take = ok & (!self.found | (used < self.used));
+        self.used = if take { used } else { self.used };
+        self.i = if take { i } else { self.i };
+        self.found |= take;
     }
 
     fn or(self, other: LruPick) -> LruPick {
-        if self.0.is_some() {
+        if self.found {
             self
         } else {
             other
@@ -118,7 +129,7 @@ impl LruPick {
     }
 
     fn index(self) -> Option<usize> {
-        self.0.map(|(_, i)| i)
+        self.found.then_some(self.i)
     }
 }
 
@@ -1131,16 +1142,10 @@ impl Hdd {
         // `min_by_key`): empty candidates, idle candidates, any candidate.
         let (mut empty, mut idle, mut any) = (LruPick::NONE, LruPick::NONE, LruPick::NONE);
         for (i, s) in self.segs.iter().enumerate() {
-            if s.write_only || s.dirty {
-                continue;
-            }
-            if s.is_empty() {
-                empty.offer(i, s.used);
-            }
-            if !busy.contains(&Some(i)) {
-                idle.offer(i, s.used);
-            }
-            any.offer(i, s.used);
+            let candidate = !s.write_only & !s.dirty;
+            empty.offer(candidate & s.is_empty(), i, s.used);
+            idle.offer(candidate & !busy.contains(&Some(i)), i, s.used);
+            any.offer(candidate, i, s.used);
         }
         empty.or(idle).or(any).index().unwrap_or(0)
     }
@@ -1156,20 +1161,13 @@ impl Hdd {
         let mut overlapping = None;
         let (mut empty, mut clean, mut not_dirty) = (LruPick::NONE, LruPick::NONE, LruPick::NONE);
         for (i, s) in self.segs.iter().enumerate() {
-            if s.dirty {
-                continue;
-            }
-            not_dirty.offer(i, s.used);
-            if busy.contains(&Some(i)) {
-                continue;
-            }
-            if overlapping.is_none() && s.overlaps(lbn, lbn + n) {
+            not_dirty.offer(!s.dirty, i, s.used);
+            let is_clean = !s.dirty & !busy.contains(&Some(i));
+            if is_clean & s.overlaps(lbn, lbn + n) && overlapping.is_none() {
                 overlapping = Some(i);
             }
-            if s.is_empty() {
-                empty.offer(i, s.used);
-            }
-            clean.offer(i, s.used);
+            empty.offer(is_clean & s.is_empty(), i, s.used);
+            clean.offer(is_clean, i, s.used);
         }
         overlapping
             .or(empty.or(clean).or(not_dirty).index())
