@@ -7,7 +7,7 @@
 //! defects — is recorded as a sorted list of *holes*; an LBN is the rank of its physical
 //! index among the non-holes. This one rule covers every DiskSim sparing scheme (the
 //! scheme only decides where the holes are), keeps forward and reverse mapping exact
-//! inverses, and makes both O(log holes).
+//! inverses, and makes both a short search of the holes (bucketed, see [`SearchIndex`]).
 //!
 //! How logical tracks map to (cylinder, surface) is the zone's [`TrackOrder`]: DiskSim's
 //! three schemes, or a surface-serpentine layout in bands of C cylinders.
@@ -99,6 +99,45 @@ pub struct TrackRun {
     pub track_last: u64,
 }
 
+/// The tail of the track a caller last looked up: from `anchor` to the track's last
+/// LBN the sectors hold consecutive LBNs (no hole, no remap), so any LBN there is
+/// located by an offset from `anchor`. A read stream asks about the same track several
+/// times per request (the media run, the read-ahead's target, its cursor); the memo
+/// answers those without a search. It only records facts about the geometry, so any
+/// memo gives the same answers as none; it belongs to one [`Geometry`].
+#[derive(Clone, Copy, Debug, Default)]
+pub struct TrackMemo {
+    entry: Option<MemoEntry>,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct MemoEntry {
+    anchor: u64,
+    /// Where `anchor` is.
+    loc: Location,
+    /// The track's last LBN.
+    last: u64,
+    /// The track's first LBN, once a `track_bounds` needed it.
+    first: Option<u64>,
+}
+
+impl MemoEntry {
+    /// The location of `lbn`, if it lies in `anchor..=last`: same track, `d` sectors on.
+    #[inline]
+    fn locate(&self, lbn: u64) -> Option<Location> {
+        if lbn < self.anchor || lbn > self.last {
+            return None;
+        }
+        let d = (lbn - self.anchor) as u32;
+        let mut loc = self.loc;
+        loc.pbn.sector += d;
+        // `angle + d` stays below 2·spt (both sectors are on this track).
+        let a = loc.angle_sectors + d;
+        loc.angle_sectors = if a >= loc.spt { a - loc.spt } else { a };
+        Some(loc)
+    }
+}
+
 /// A physical sector address.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Pbn {
@@ -146,6 +185,10 @@ struct Zone {
     per_cyl: u64,
     tracks: u64,
     holes: Vec<Hole>,
+    /// Start points for hole searches by rank (key `start − before`) and by physical
+    /// index (key `start`).
+    by_rank: RankIndex,
+    by_physical: SearchIndex,
     /// Physical index → replacement physical index (sector units).
     remap_to: Vec<(u64, u64)>,
     /// Replacement physical index → bad physical index, sorted by replacement.
@@ -158,7 +201,10 @@ pub struct Geometry {
     spec_surfaces: u32,
     order: TrackOrder,
     zones: Vec<Zone>,
-    /// Zone index by first cylinder, for reverse lookups.
+    /// Start points for zone searches by LBN (key `first_lbn`).
+    zone_index: SearchIndex,
+    /// Each zone's first LBN, packed for that search (a zone is a large struct).
+    zone_starts: Vec<u64>,
     capacity: u64,
     cylinders: u32,
 }
@@ -184,9 +230,12 @@ impl Geometry {
             cylinders = cylinders.max(z.last_cyl + 1);
             zones.push(zone);
         }
+        let first_lbns: Vec<u64> = zones.iter().map(|z| z.first_lbn).collect();
         Ok(Geometry {
             spec_surfaces: spec.surfaces,
             order: spec.order,
+            zone_index: SearchIndex::new(&first_lbns, 4),
+            zone_starts: first_lbns,
             zones,
             capacity: first_lbn,
             cylinders,
@@ -220,10 +269,11 @@ impl Geometry {
         (self.zones[zone].first_lbn, self.zones[zone].capacity)
     }
 
+    #[inline]
     fn zone_of_lbn(&self, lbn: u64) -> usize {
         // Zones are in LBN order; find the last zone whose first LBN is <= lbn.
-        self.zones
-            .partition_point(|z| z.first_lbn <= lbn)
+        self.zone_index
+            .partition_point(&self.zone_starts, lbn, |&f| f <= lbn)
             .saturating_sub(1)
     }
 
@@ -239,6 +289,7 @@ impl Geometry {
         Some(self.location_of_physical(zi, p))
     }
 
+    #[inline(always)]
     fn location_of_physical(&self, zi: usize, p: u64) -> Location {
         let z = &self.zones[zi];
         let spt = z.spec.spt as u64;
@@ -259,6 +310,7 @@ impl Geometry {
 
     /// For a zone-relative logical track: (cylinder offset, head, track switches before
     /// it, cylinder switches before it).
+    #[inline(always)]
     fn track_place(&self, z: &Zone, track: u64) -> (u32, u32, u64, u64) {
         let s = self.spec_surfaces as u64;
         match self.order {
@@ -349,6 +401,37 @@ impl Geometry {
             .position(|z| z.spec.first_cyl <= cyl && cyl <= z.spec.last_cyl)
     }
 
+    /// [`Geometry::locate`], answered from `memo` when it covers `lbn`.
+    #[inline]
+    pub fn locate_memo(&self, memo: &TrackMemo, lbn: u64) -> Option<Location> {
+        match memo.entry.as_ref().and_then(|e| e.locate(lbn)) {
+            Some(loc) => Some(loc),
+            None => self.locate(lbn),
+        }
+    }
+
+    /// [`Geometry::track_bounds`], answered from `memo` when it covers `lbn` (the
+    /// track's first LBN is found once, then remembered).
+    #[inline]
+    pub fn track_bounds_memo(&self, memo: &mut TrackMemo, lbn: u64) -> Option<(u64, u64)> {
+        if let Some(e) = &mut memo.entry {
+            if lbn >= e.anchor && lbn <= e.last {
+                let first = match e.first {
+                    Some(f) => f,
+                    None => {
+                        let z = &self.zones[e.loc.zone];
+                        let t0 = e.loc.track * z.spec.spt as u64;
+                        let f = z.first_lbn + z.rank_at_or_after(t0);
+                        e.first = Some(f);
+                        f
+                    }
+                };
+                return Some((first, e.last.max(first)));
+            }
+        }
+        self.track_bounds(lbn)
+    }
+
     /// First and last LBN stored on the track holding `lbn` (the track's LBNs are
     /// consecutive). Remapped sectors elsewhere are ignored.
     pub fn track_bounds(&self, lbn: u64) -> Option<(u64, u64)> {
@@ -370,10 +453,42 @@ impl Geometry {
     /// it longer than the LBN count) and the track's last LBN. One hole search instead
     /// of the three a `locate` + `track_bounds` + `locate` would take.
     pub fn track_run(&self, lbn: u64, max: u64) -> Option<TrackRun> {
+        self.track_run_memo(&mut TrackMemo::default(), lbn, max)
+    }
+
+    /// [`Geometry::track_run`], answered from `memo` when it covers `lbn`, and
+    /// remembering a hole-free track tail for the next call.
+    #[inline]
+    pub fn track_run_memo(&self, memo: &mut TrackMemo, lbn: u64, max: u64) -> Option<TrackRun> {
+        if max == 0 {
+            return None;
+        }
+        if let Some(e) = &memo.entry {
+            if let Some(loc) = e.locate(lbn) {
+                // No holes up to the track end: the run is as long as the LBNs left.
+                let run = max.min(e.last - lbn + 1);
+                return Some(TrackRun {
+                    loc,
+                    run,
+                    span: run,
+                    track_last: e.last,
+                });
+            }
+        }
+        self.track_run_slow(memo, lbn, max)
+    }
+
+    #[inline]
+    fn track_run_slow(&self, memo: &mut TrackMemo, lbn: u64, max: u64) -> Option<TrackRun> {
         if lbn >= self.capacity || max == 0 {
             return None;
         }
-        let zi = self.zone_of_lbn(lbn);
+        // The remembered track's zone, if it holds `lbn` (the only zone with LBNs there
+        // is the one `zone_of_lbn` finds), else a search.
+        let zi = match &memo.entry {
+            Some(e) if self.zones[e.loc.zone].holds(lbn) => e.loc.zone,
+            _ => self.zone_of_lbn(lbn),
+        };
         let z = &self.zones[zi];
         if !z.remap_to.is_empty() {
             // Remaps break physical contiguity: take the general path.
@@ -391,13 +506,30 @@ impl Geometry {
             });
         }
         let rank = lbn - z.first_lbn;
-        let j = z.holes.partition_point(|h| h.start - h.before <= rank);
-        let p = match j.checked_sub(1) {
-            None => rank,
-            Some(k) => rank + z.holes[k].before + (z.holes[k].end - z.holes[k].start),
-        };
+        let (j, before, next_start) = z.by_rank.find(&z.holes, rank);
+        let p = rank + before;
         let spt = z.spec.spt as u64;
         let track_end = (p / spt + 1) * spt;
+        if next_start >= track_end {
+            // No hole on the rest of the track (the common case), so the general walk
+            // below would find: every sector to the track end holds the next LBN.
+            let lbns_to_end = track_end - p;
+            let run = max.min(lbns_to_end);
+            let loc = self.location_of_physical(zi, p);
+            let track_last = lbn + lbns_to_end - 1;
+            memo.entry = Some(MemoEntry {
+                anchor: lbn,
+                loc,
+                last: track_last,
+                first: None,
+            });
+            return Some(TrackRun {
+                loc,
+                run,
+                span: run,
+                track_last,
+            });
+        }
         // The holes after `p` on this track.
         let holes = || z.holes[j..].iter().take_while(|h| h.start < track_end);
         let mut lbns_to_end = 0;
@@ -421,6 +553,14 @@ impl Geometry {
         }
         let span = (cursor + left - p).max(run);
         let loc = self.location_of_physical(zi, p);
+        if holes().next().is_none() {
+            memo.entry = Some(MemoEntry {
+                anchor: lbn,
+                loc,
+                last: lbn + lbns_to_end.max(1) - 1,
+                first: None,
+            });
+        }
         Some(TrackRun {
             loc,
             run,
@@ -473,14 +613,22 @@ impl Geometry {
 }
 
 impl Zone {
+    #[inline]
+    fn holds(&self, lbn: u64) -> bool {
+        self.first_lbn <= lbn && lbn - self.first_lbn < self.capacity
+    }
+
     /// Zone-relative physical index of the `rank`-th LBN of the zone.
+    #[inline]
     fn physical_of_rank(&self, rank: u64) -> u64 {
-        physical_of_rank_in(&self.holes, rank)
+        rank + self.by_rank.find(&self.holes, rank).1
     }
 
     /// Rank of a physical index, or `None` if it is a hole.
     fn rank_of_physical(&self, p: u64) -> Option<u64> {
-        let i = self.holes.partition_point(|h| h.start <= p);
+        let i = self
+            .by_physical
+            .partition_point(&self.holes, p, |h| h.start <= p);
         match i.checked_sub(1) {
             None => Some(p),
             Some(j) => {
@@ -495,8 +643,11 @@ impl Zone {
     }
 
     /// Number of LBNs at physical indices below `p`.
+    #[inline]
     fn rank_at_or_after(&self, p: u64) -> u64 {
-        let i = self.holes.partition_point(|h| h.start < p);
+        let i = self
+            .by_physical
+            .partition_point(&self.holes, p, |h| h.start < p);
         let mut holes_below = 0;
         if let Some(j) = i.checked_sub(1) {
             let h = self.holes[j];
@@ -702,16 +853,128 @@ fn build_zone(
     let mut remap_from: Vec<(u64, u64)> = remap_to.iter().map(|&(b, r)| (r, b)).collect();
     remap_from.sort_unstable();
 
+    let rank_keys: Vec<u64> = holes.iter().map(|h| h.start - h.before).collect();
+    let physical_keys: Vec<u64> = holes.iter().map(|h| h.start).collect();
     Ok(Zone {
         spec: z.clone(),
         first_lbn,
         capacity,
         per_cyl,
         tracks: n * s,
+        by_rank: RankIndex::new(&holes, &rank_keys),
+        by_physical: SearchIndex::new(&physical_keys, 8),
         holes,
         remap_to,
         remap_from,
     })
+}
+
+/// Bucketed start points for searches in a sorted list: `first[b]` counts the keys
+/// below `b << shift`. A search for `q` starts there and steps over the few keys of
+/// `q`'s bucket, in place of a binary search's chain of dependent loads; the answer is
+/// exactly `partition_point`'s.
+#[derive(Clone, Debug)]
+struct SearchIndex {
+    shift: u32,
+    first: Vec<u32>,
+}
+
+impl SearchIndex {
+    /// For ascending `keys`, with about `per_key` buckets per key (at most 2^16).
+    fn new(keys: &[u64], per_key: usize) -> SearchIndex {
+        let top = keys.last().copied().unwrap_or(0);
+        let want = (per_key * keys.len()).clamp(1, 1 << 16) as u64;
+        let mut shift = 0;
+        while shift < 63 && (top >> shift) >= want {
+            shift += 1;
+        }
+        let mut first = Vec::with_capacity((top >> shift) as usize + 1);
+        let mut i = 0;
+        for b in 0..=(top >> shift) {
+            while i < keys.len() && keys[i] < b << shift {
+                i += 1;
+            }
+            first.push(i as u32);
+        }
+        SearchIndex { shift, first }
+    }
+
+    /// `items.partition_point(pred)` where `pred(x)` is `key(x) < q` or `key(x) <= q`
+    /// (the keys the index was built from): every item before the bucket's start has a
+    /// key below the bucket's lowest query, so it satisfies `pred` too.
+    #[inline]
+    fn partition_point<T>(&self, items: &[T], q: u64, pred: impl Fn(&T) -> bool) -> usize {
+        let b = ((q >> self.shift) as usize).min(self.first.len() - 1);
+        let mut i = self.first[b] as usize;
+        while i < items.len() && pred(&items[i]) {
+            i += 1;
+        }
+        i
+    }
+}
+
+/// The hole search by rank, with the answer's neighbourhood kept in the buckets: for the
+/// holes before bucket `b`'s lowest rank, their count `first`, their total size
+/// `before` (the physical offset of LBNs after them) and where the next hole starts. A
+/// lookup whose rank lies before that next hole (most of them) is answered from the
+/// bucket alone; the others step over the holes as [`SearchIndex`] does.
+#[derive(Clone, Debug)]
+struct RankIndex {
+    shift: u32,
+    buckets: Vec<RankBucket>,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct RankBucket {
+    first: u32,
+    before: u64,
+    next_start: u64,
+}
+
+impl RankIndex {
+    fn new(holes: &[Hole], rank_keys: &[u64]) -> RankIndex {
+        let idx = SearchIndex::new(rank_keys, 2);
+        let buckets = idx
+            .first
+            .iter()
+            .map(|&first| RankBucket {
+                first,
+                before: before_hole(holes, first as usize),
+                next_start: holes.get(first as usize).map_or(u64::MAX, |h| h.start),
+            })
+            .collect();
+        RankIndex {
+            shift: idx.shift,
+            buckets,
+        }
+    }
+
+    /// For the `rank`-th LBN: the number of holes before it (`partition_point` of
+    /// [`physical_of_rank_in`]), their total size, and where the next hole starts
+    /// (`u64::MAX` if none).
+    #[inline]
+    fn find(&self, holes: &[Hole], rank: u64) -> (usize, u64, u64) {
+        let b = ((rank >> self.shift) as usize).min(self.buckets.len() - 1);
+        let e = self.buckets[b];
+        // Hole `first` lies after the LBN iff its rank key `start − before` exceeds it.
+        if e.next_start - e.before > rank {
+            return (e.first as usize, e.before, e.next_start);
+        }
+        let mut j = e.first as usize + 1;
+        while j < holes.len() && holes[j].start - holes[j].before <= rank {
+            j += 1;
+        }
+        let next = holes.get(j).map_or(u64::MAX, |h| h.start);
+        (j, before_hole(holes, j), next)
+    }
+}
+
+/// Total size of the holes before hole `j` (all of them if `j` is past the end).
+fn before_hole(holes: &[Hole], j: usize) -> u64 {
+    match holes.get(j) {
+        Some(h) => h.before,
+        None => holes.last().map_or(0, |h| h.before + (h.end - h.start)),
+    }
 }
 
 /// Physical index of the `rank`-th non-hole position.
@@ -979,6 +1242,53 @@ mod tests {
             Just(TrackOrder::SerpentineAbsolute),
             Just(TrackOrder::SurfaceBands { band: 2 }),
         ]
+    }
+
+    #[test]
+    fn search_index_matches_partition_point() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(7);
+        for n in [0usize, 1, 2, 5, 40, 300] {
+            for spread in [1u64, 10, 1_000, 3_000_000] {
+                let mut keys: Vec<u64> = (0..n).map(|_| rng.gen_range(0..spread * 4)).collect();
+                keys.sort_unstable();
+                let idx = SearchIndex::new(&keys, 2);
+                for _ in 0..500 {
+                    let q = rng.gen_range(0..spread * 5 + 2);
+                    let lt = idx.partition_point(&keys, q, |&k| k < q);
+                    let le = idx.partition_point(&keys, q, |&k| k <= q);
+                    assert_eq!(lt, keys.partition_point(|&k| k < q));
+                    assert_eq!(le, keys.partition_point(|&k| k <= q));
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn rank_index_matches_a_hole_walk() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(9);
+        for n in [0usize, 1, 3, 50, 400] {
+            let mut runs: Vec<(u64, u64)> = (0..n)
+                .map(|_| {
+                    let a = rng.gen_range(0..1_000_000u64);
+                    (a, a + rng.gen_range(1..300))
+                })
+                .collect();
+            // A cluster, as slipped defects come.
+            runs.extend((0..n as u64).map(|k| (500_000 + 3 * k, 500_001 + 3 * k)));
+            let holes = merge_runs(runs);
+            let keys: Vec<u64> = holes.iter().map(|h| h.start - h.before).collect();
+            let idx = RankIndex::new(&holes, &keys);
+            for _ in 0..3_000 {
+                let rank = rng.gen_range(0..1_100_000u64);
+                let j = holes.partition_point(|h| h.start - h.before <= rank);
+                let (fj, before, next) = idx.find(&holes, rank);
+                assert_eq!(fj, j);
+                assert_eq!(rank + before, physical_of_rank_in(&holes, rank));
+                assert_eq!(next, holes.get(j).map_or(u64::MAX, |h| h.start));
+            }
+        }
     }
 
     proptest! {

@@ -16,11 +16,12 @@
 //! Rotation is a pure function of absolute simulated time: angle(t) = t mod period
 //! (period kept in picoseconds so long runs do not drift).
 
-use super::geometry::{Geometry, GeometryError, Location};
+use super::geometry::{Geometry, GeometryError, Location, TrackMemo};
 use super::params::{DiskParams, ReadAhead};
 use super::rotation::SpeedDrift;
 use crate::time::{ms_to_ns, ms_to_ns_signed, SimTime};
 use serde::Serialize;
+use std::sync::Arc;
 
 /// A request as the drive sees it: LBNs are 512-byte sectors.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -86,10 +87,49 @@ impl Segment {
         self.start <= lbn && lbn < self.end
     }
     fn overlaps(&self, a: u64, b: u64) -> bool {
-        self.start < b && a < self.end
+        (self.start < b) & (a < self.end)
     }
     fn is_empty(&self) -> bool {
         self.end <= self.start
+    }
+}
+
+/// The first segment with the smallest LRU stamp among those offered (ties go to the
+/// first, as with `min_by_key`). Offers are selects, not branches: which segment wins
+/// is data-dependent.
+#[derive(Clone, Copy)]
+struct LruPick {
+    found: bool,
+    used: u64,
+    i: usize,
+}
+
+impl LruPick {
+    const NONE: LruPick = LruPick {
+        found: false,
+        used: 0,
+        i: 0,
+    };
+
+    /// Offers segment `i` if `ok`.
+    #[inline]
+    fn offer(&mut self, ok: bool, i: usize, used: u64) {
+        let take = ok & (!self.found | (used < self.used));
+        self.used = if take { used } else { self.used };
+        self.i = if take { i } else { self.i };
+        self.found |= take;
+    }
+
+    fn or(self, other: LruPick) -> LruPick {
+        if self.found {
+            self
+        } else {
+            other
+        }
+    }
+
+    fn index(self) -> Option<usize> {
+        self.found.then_some(self.i)
     }
 }
 
@@ -152,19 +192,165 @@ struct Timing {
     head_switch_ns: u64,
     settle_ns: i64,
     /// Seek time by cylinder distance.
-    seek_ns: Vec<u32>,
+    /// Shared by clones of the drive (it never changes), so a set of clones keeps one
+    /// copy in cache.
+    seek_ns: Arc<[u32]>,
     bus_read_ns: u64,
     bus_write_ns: u64,
     turnaround_ns: u64,
     /// Spindle-speed drift; `None` = constant speed (exact integer arithmetic).
     drift: Option<SpeedDrift>,
+    /// `period_ps` as a divisor with a precomputed reciprocal.
+    period: FastMod,
+    /// Controller overheads, converted once.
+    ovh: Overheads,
+}
+
+/// Controller overheads in ns, converted from the parameters once instead of on every
+/// request (the same `ms_to_ns` of the same values). Pairs are indexed by whether the
+/// previous request was a write, as [`AfterPrev::get`] picks.
+///
+/// [`AfterPrev::get`]: super::params::AfterPrev::get
+#[derive(Clone, Debug)]
+struct Overheads {
+    read_hit: [u64; 2],
+    read_miss: [u64; 2],
+    /// `read_miss + read_disconnect`, summed in ms before rounding as before.
+    read_miss_disconnect: [u64; 2],
+    write_hit: [u64; 2],
+    write_miss: [u64; 2],
+    data_prep: u64,
+    first_reselect: u64,
+    other_reselect: u64,
+    read_complete: u64,
+    write_complete: u64,
+    write_disconnect: u64,
+    min_seek: u64,
+}
+
+impl Overheads {
+    fn new(c: &super::params::Controller) -> Overheads {
+        let pair = |f: &dyn Fn(bool) -> f64| [ms_to_ns(f(false)), ms_to_ns(f(true))];
+        Overheads {
+            read_hit: pair(&|w| c.read_hit.get(w)),
+            read_miss: pair(&|w| c.read_miss.get(w)),
+            read_miss_disconnect: pair(&|w| c.read_miss.get(w) + c.read_disconnect.get(w)),
+            write_hit: pair(&|w| c.write_hit.get(w)),
+            write_miss: pair(&|w| c.write_miss.get(w)),
+            data_prep: ms_to_ns(c.data_prep_ms),
+            first_reselect: ms_to_ns(c.first_reselect_ms),
+            other_reselect: ms_to_ns(c.other_reselect_ms),
+            read_complete: ms_to_ns(c.read_complete_ms),
+            write_complete: ms_to_ns(c.write_complete_ms),
+            write_disconnect: ms_to_ns(c.write_disconnect_ms),
+            min_seek: ms_to_ns(c.min_seek_ms),
+        }
+    }
+}
+
+/// A divisor with a precomputed reciprocal: `n % d` by one widening multiply and one
+/// correction instead of a 64-bit division. Exact for every `n`: with
+/// `m = ⌊(2^64 − 1)/d⌋` we have `2^64 − m·d ≤ d`, so `n/d − n·m/2^64 ≤ n/2^64 < 1`
+/// and the estimate `⌊n·m / 2^64⌋` is `⌊n/d⌋` or one less.
+#[derive(Clone, Copy, Debug)]
+struct FastMod {
+    d: u64,
+    m: u64,
+}
+
+/// `v mod p` for a `v` that is almost always below `2p` (an angle plus less than a
+/// turn): a subtraction instead of a division.
+#[inline]
+fn mod_period(v: u64, p: u64) -> u64 {
+    // A select, not a branch: which side wins is as random as the angle.
+    let w = if v >= p { v - p } else { v };
+    if w < p {
+        w
+    } else {
+        w % p
+    }
+}
+
+/// Leading edges of consecutive sectors of a track, from sector `s` on: sector `s`
+/// starts ⌊s·period/spt⌋ ps into the turn (`Hdd::sector_angle_ps`), stepped by the
+/// quotient and remainder of period/spt, wrapping to 0 after sector spt − 1.
+struct SectorEdges {
+    spt: u64,
+    s: u64,
+    q: u64,
+    r: u64,
+    qd: u64,
+    rd: u64,
+}
+
+impl SectorEdges {
+    fn new(period_ps: u64, spt: u32, first: u64) -> SectorEdges {
+        let spt = spt as u64;
+        let s = first % spt;
+        let n = s * period_ps;
+        SectorEdges {
+            spt,
+            s,
+            q: n / spt,
+            r: n % spt,
+            qd: period_ps / spt,
+            rd: period_ps % spt,
+        }
+    }
+
+    #[inline]
+    fn angle_ps(&self) -> u64 {
+        self.q
+    }
+
+    #[inline]
+    fn advance(&mut self) {
+        self.s += 1;
+        if self.s == self.spt {
+            (self.s, self.q, self.r) = (0, 0, 0);
+        } else {
+            self.q += self.qd;
+            self.r += self.rd;
+            if self.r >= self.spt {
+                self.q += 1;
+                self.r -= self.spt;
+            }
+        }
+    }
+}
+
+impl FastMod {
+    fn new(d: u64) -> FastMod {
+        let d = d.max(1);
+        FastMod { d, m: u64::MAX / d }
+    }
+
+    /// `n / d`.
+    #[inline]
+    fn div(self, n: u64) -> u64 {
+        let q = ((n as u128 * self.m as u128) >> 64) as u64;
+        let r = n - q * self.d;
+        let q = if r >= self.d { q + 1 } else { q };
+        debug_assert_eq!(q, n / self.d);
+        q
+    }
+
+    #[inline]
+    fn rem(self, n: u64) -> u64 {
+        let q = ((n as u128 * self.m as u128) >> 64) as u64;
+        let r = n - q * self.d;
+        let r = if r >= self.d { r - self.d } else { r };
+        debug_assert!(r < self.d);
+        r
+    }
 }
 
 /// The simulated drive mechanism, controller and cache.
 #[derive(Clone, Debug)]
 pub struct Hdd {
     params: DiskParams,
-    geo: Geometry,
+    /// Immutable once built; shared by clones like the seek table.
+    geo: Arc<Geometry>,
     tm: Timing,
     segs: Vec<Segment>,
     bg: Background,
@@ -177,6 +363,8 @@ pub struct Hdd {
     lru_clock: u64,
     avail: Vec<SimTime>,
     ready: Vec<SimTime>,
+    /// The track last looked up by the media and read-ahead paths (a pure cache).
+    memo: TrackMemo,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -189,7 +377,7 @@ pub enum DiskError {
 
 impl Hdd {
     pub fn new(params: DiskParams) -> Result<Hdd, DiskError> {
-        let geo = Geometry::new(&params.geometry)?;
+        let geo = Arc::new(Geometry::new(&params.geometry)?);
         let m = &params.mech;
         if !(m.rpm > 0.0 && m.rpm.is_finite()) {
             return Err(DiskError::Param(format!(
@@ -232,6 +420,8 @@ impl Hdd {
                 m.rpm_variation_seed,
                 period_ps,
             ),
+            period: FastMod::new(period_ps),
+            ovh: Overheads::new(&params.ctrl),
         };
         let mut segs = vec![Segment::default(); c.segments as usize];
         if c.separate_write_segment && segs.len() > 1 {
@@ -260,6 +450,7 @@ impl Hdd {
             lru_clock: 0,
             avail: Vec::new(),
             ready: Vec::new(),
+            memo: TrackMemo::default(),
         })
     }
 
@@ -287,6 +478,7 @@ impl Hdd {
     }
 
     /// Seek time for a move of `d` cylinders, ns.
+    #[inline]
     pub fn seek_ns(&self, d: u32) -> u64 {
         self.tm
             .seek_ns
@@ -369,6 +561,7 @@ impl Hdd {
 
     // ----- rotation -------------------------------------------------------------------
 
+    #[inline]
     fn angle_ps(&self, t: SimTime) -> u64 {
         let p = self.tm.period_ps;
         let nominal = match t
@@ -376,7 +569,7 @@ impl Hdd {
             .checked_mul(1000)
             .and_then(|ps| ps.checked_add(self.tm.phase_ps))
         {
-            Some(ps) => ps % p,
+            Some(ps) => self.tm.period.rem(ps),
             None => ((t.0 as u128 * 1000 + self.tm.phase_ps as u128) % p as u128) as u64,
         };
         match &self.tm.drift {
@@ -385,11 +578,16 @@ impl Hdd {
         }
     }
 
+    #[inline]
     fn sector_angle_ps(&self, sector: u64, spt: u32) -> u64 {
-        (sector % spt as u64) * self.tm.period_ps / spt as u64
+        let spt = spt as u64;
+        // Locations give sectors below `spt`: skip that division when it is a no-op.
+        let s = if sector < spt { sector } else { sector % spt };
+        s * self.tm.period_ps / spt
     }
 
     /// Time (ns) for `angle_ps` of rotation starting at `t`, rounded down.
+    #[inline]
     fn angle_to_ns(&self, angle_ps: u64, t: SimTime) -> u64 {
         match &self.tm.drift {
             None => angle_ps / 1000,
@@ -399,15 +597,23 @@ impl Hdd {
 
     /// Time for `k` sectors to pass from `t`, ns, rounded down so that a run never ends
     /// past the true leading edge of the next sector.
+    #[inline]
     fn sectors_ns(&self, k: u64, spt: u32, t: SimTime) -> u64 {
         self.angle_to_ns(k * self.tm.period_ps / spt as u64, t)
     }
 
     /// Time to wait at `t` until angle `target_ps` passes under the head. Within 10 ns
     /// of a full turn counts as "already there": that is rounding, not a missed sector.
+    #[inline]
     fn wait_ns(&self, t: SimTime, target_ps: u64) -> u64 {
+        self.wait_at_angle(t, self.angle_ps(t), target_ps)
+    }
+
+    /// [`Hdd::wait_ns`] with the angle at `t` already known (`angle_ps(t)`).
+    #[inline]
+    fn wait_at_angle(&self, t: SimTime, angle_ps: u64, target_ps: u64) -> u64 {
         let p = self.tm.period_ps;
-        let w = (target_ps + p - self.angle_ps(t)) % p;
+        let w = mod_period(target_ps + p - angle_ps, p);
         if w + 10_000 >= p {
             0
         } else {
@@ -421,6 +627,7 @@ impl Hdd {
     // ----- mechanics ------------------------------------------------------------------
 
     /// Seek (with head switch overlapped) and write settle from `from` to `to`.
+    #[inline]
     fn positioning_ns(&self, from: HeadPos, to: HeadPos, write: bool) -> u64 {
         let d = from.cyl.abs_diff(to.cyl);
         let seek = self.seek_ns(d);
@@ -487,6 +694,7 @@ impl Hdd {
     }
 
     /// When the mechanism finishes its current background work (if it must).
+    #[inline]
     fn free_at(&self) -> SimTime {
         match self.bg {
             Background::Idle => self.idle.t,
@@ -514,7 +722,7 @@ impl Hdd {
         let mut first_track = true;
         while i < n {
             let b = lbn + i;
-            let Some(tr) = self.geo.track_run(b, n - i) else {
+            let Some(tr) = self.geo.track_run_memo(&mut self.memo, b, n - i) else {
                 break;
             };
             let (loc, run, span) = (tr.loc, tr.run, tr.span);
@@ -532,11 +740,47 @@ impl Hdd {
             pos = to;
             let spt = loc.spt;
             let lead_first = self.sector_angle_ps(loc.angle_sectors as u64, spt);
-            if write {
+            if write && run == span && self.tm.drift.is_none() {
+                // As below, at constant speed and without slips in the run: the sector
+                // edges and the platter's angle are stepped exactly (quotient and
+                // remainder; sums modulo the period) instead of divided per sector.
+                let p = self.tm.period_ps;
+                let sw = self.sectors_ns(1, spt, t);
+                let mut edge = SectorEdges::new(p, spt, loc.angle_sectors as u64);
+                let mut tt = t;
+                let mut angle = self.angle_ps(tt);
+                for j in 0..run {
+                    let ready = self
+                        .ready
+                        .get((i + j) as usize)
+                        .copied()
+                        .unwrap_or(SimTime::ZERO);
+                    let from = tt.max(ready);
+                    if from > tt {
+                        angle = self.angle_ps(from);
+                    }
+                    let w = self.wait_at_angle(from, angle, edge.angle_ps());
+                    st.rotation_ns += w + (from.0 - tt.0);
+                    tt = from + w + sw;
+                    angle = mod_period(angle + (w + sw) * 1000, p);
+                    st.transfer_ns += sw;
+                    self.avail.push(tt);
+                    edge.advance();
+                }
+                t = tt;
+            } else if write {
                 // Sector by sector: a sector whose data has not arrived waits a turn.
                 let mut tt = t;
+                // At constant speed one sector's time does not depend on when.
+                let sw_const = self.sectors_ns(1, spt, tt);
                 for j in 0..run {
-                    let sec = loc.angle_sectors as u64 + (j * span) / run.max(1);
+                    // Without slips in the run, sector j is j sectors on.
+                    let step = if run == span {
+                        j
+                    } else {
+                        (j * span) / run.max(1)
+                    };
+                    let sec = loc.angle_sectors as u64 + step;
                     let lead = self.sector_angle_ps(sec, spt);
                     let ready = self
                         .ready
@@ -546,7 +790,11 @@ impl Hdd {
                     let from = tt.max(ready);
                     let w = self.wait_ns(from, lead);
                     st.rotation_ns += w + (from.0 - tt.0);
-                    let sw = self.sectors_ns(1, spt, from);
+                    let sw = if self.tm.drift.is_none() {
+                        sw_const
+                    } else {
+                        self.sectors_ns(1, spt, from)
+                    };
                     tt = from + w + sw;
                     st.transfer_ns += sw;
                     self.avail.push(tt);
@@ -555,11 +803,12 @@ impl Hdd {
             } else {
                 let angle_now = self.angle_ps(t);
                 let p_ps = self.tm.period_ps;
-                let offset_ps = (angle_now + p_ps - lead_first) % p_ps;
-                let span_ps = span * p_ps / spt as u64;
+                let offset_ps = mod_period(angle_now + p_ps - lead_first, p_ps);
                 let sw_ps = p_ps / spt as u64;
-                let inside =
-                    zero_latency && offset_ps > 0 && offset_ps < span_ps.saturating_sub(sw_ps) + 1;
+                let inside = zero_latency && offset_ps > 0 && {
+                    let span_ps = span * p_ps / spt as u64;
+                    offset_ps < span_ps.saturating_sub(sw_ps) + 1
+                };
                 if inside && run > 1 {
                     // Zero-latency: start at the next sector boundary, read to the end of
                     // the run, then wrap around for the sectors we arrived too late for.
@@ -583,22 +832,50 @@ impl Hdd {
                     st.rotation_ns += (end.0 - t0.0).saturating_sub(xfer);
                     t = end;
                 } else {
-                    let w = self.wait_ns(t, lead_first);
+                    let w = self.wait_at_angle(t, angle_now, lead_first);
                     if first_track && capture_before && w > 0 {
                         // Sectors passing before ours are captured too ("read any free
                         // blocks"): count the LBNs physically between landing and start.
                         let passed = (w * 1000) / sw_ps.max(1);
-                        let before_on_track =
-                            b - self.geo.track_bounds(b).map(|x| x.0).unwrap_or(b);
+                        let before_on_track = b - self
+                            .geo
+                            .track_bounds_memo(&mut self.memo, b)
+                            .map(|x| x.0)
+                            .unwrap_or(b);
                         st.captured_before = passed.min(before_on_track);
                     }
                     st.rotation_ns += w;
                     let t0 = t + w;
-                    for j in 0..run {
-                        let sec = (j * span) / run;
-                        self.avail.push(t0 + self.sectors_ns(sec + 1, spt, t0));
-                    }
-                    let xfer = self.sectors_ns(span, spt, t0);
+                    let xfer_ps = if run == span && self.tm.drift.is_none() {
+                        // Constant speed, no slips: sector j ends ⌊(j+1)·period/spt⌋ ps
+                        // (then whole ns) after t0; step quotient and remainder instead
+                        // of dividing per sector. The last one is the whole run's time.
+                        let spt64 = spt as u64;
+                        let (qd, rd) = (sw_ps, p_ps - sw_ps * spt64);
+                        let (mut q, mut r) = (qd, rd);
+                        let mut last = q;
+                        for _ in 0..run {
+                            self.avail.push(t0 + q / 1000);
+                            last = q;
+                            q += qd;
+                            r += rd;
+                            if r >= spt64 {
+                                q += 1;
+                                r -= spt64;
+                            }
+                        }
+                        Some(last)
+                    } else {
+                        for j in 0..run {
+                            let sec = (j * span) / run;
+                            self.avail.push(t0 + self.sectors_ns(sec + 1, spt, t0));
+                        }
+                        None
+                    };
+                    let xfer = match xfer_ps {
+                        Some(ps) => ps / 1000, // `sectors_ns(span, ..)` at constant speed
+                        None => self.sectors_ns(span, spt, t0),
+                    };
                     st.transfer_ns += xfer;
                     t = t0 + xfer;
                 }
@@ -620,6 +897,7 @@ impl Hdd {
 
     /// A read stream's next step from `cursor` to the sector at `loc`: the track it
     /// goes to, when positioning ends, and when the sector's leading edge arrives.
+    #[inline(always)]
     fn reach(&self, cursor: Cursor, loc: &Location) -> (HeadPos, SimTime, SimTime) {
         let to = HeadPos {
             cyl: loc.pbn.cyl,
@@ -656,7 +934,10 @@ impl Hdd {
                 return;
             }
             // One track at a time.
-            let Some(tr) = self.geo.track_run(cursor.lbn, target - cursor.lbn) else {
+            let Some(tr) = self
+                .geo
+                .track_run_memo(&mut self.memo, cursor.lbn, target - cursor.lbn)
+            else {
                 self.idle = cursor;
                 self.bg = Background::Idle;
                 return;
@@ -681,17 +962,26 @@ impl Hdd {
                 // Sectors fully passed by `until`, then the blocks they hold.
                 let d = until.0 - t_lead.0;
                 let k = match &self.tm.drift {
-                    None => (d * 1000 + 999) * spt as u64 / period_ps,
+                    None => self.tm.period.div((d * 1000 + 999) * spt as u64),
                     Some(dr) => {
                         ((d as f64 * 1000.0 / dr.time_per_angle(t_lead)) * spt as f64
                             / period_ps as f64) as u64
                     }
                 }
                 .min(span);
-                (k * n).div_ceil(span).min(n)
+                if n == span {
+                    k // (k·n).div_ceil(n)
+                } else {
+                    (k * n).div_ceil(span).min(n)
+                }
             };
             let end_t = t_lead + self.sectors_ns(span, spt, t_lead);
-            let last_done = if done > 0 { done_at(done - 1) } else { t_lead };
+            // Only a partly read track stops at its last block read.
+            let last_done = if done > 0 && done < n {
+                done_at(done - 1)
+            } else {
+                t_lead
+            };
             let seg_size = self.params.cache.segment_blocks as u64;
             let s = &mut self.segs[seg];
             if done > 0 {
@@ -729,7 +1019,7 @@ impl Hdd {
             }
             Background::Prefetch { seg, cursor, .. } => {
                 // The prefetch's next step: positioning, rotational wait, then sectors.
-                let Some(loc) = self.geo.locate(cursor.lbn) else {
+                let Some(loc) = self.geo.locate_memo(&self.memo, cursor.lbn) else {
                     self.idle = cursor;
                     self.bg = Background::Idle;
                     return (cursor.t.max(t0), false);
@@ -776,6 +1066,7 @@ impl Hdd {
         }
     }
 
+    #[inline]
     fn touch(&mut self, seg: usize) {
         self.lru_clock += 1;
         self.segs[seg].used = self.lru_clock;
@@ -806,21 +1097,28 @@ impl Hdd {
             return None;
         }
         let prefetching = self.prefetching_seg();
-        self.segs
-            .iter()
-            .enumerate()
-            .filter(|(_, s)| self.serves_reads(s) && s.contains(lbn))
-            .max_by_key(|(i, s)| (s.end >= end, Some(*i) == prefetching, s.used))
-            .map(|(i, _)| i)
-            .or_else(|| self.almost_hit(lbn))
+        // A plain loop (this runs on every read): the last of the largest keys wins, as
+        // with `max_by_key`.
+        let mut best: Option<((bool, bool, u64), usize)> = None;
+        for (i, s) in self.segs.iter().enumerate() {
+            if self.serves_reads(s) && s.contains(lbn) {
+                let key = (s.end >= end, Some(i) == prefetching, s.used);
+                if best.is_none_or(|(k, _)| key >= k) {
+                    best = Some((key, i));
+                }
+            }
+        }
+        best.map(|(_, i)| i).or_else(|| self.almost_hit(lbn))
     }
 
     /// Whether a read may be served from `s` (not the write-only segment, and not
     /// written data unless the drive allows read hits on it).
+    #[inline]
     fn serves_reads(&self, s: &Segment) -> bool {
         !s.write_only && (self.params.cache.read_hits_on_write_data || !s.written)
     }
 
+    #[inline]
     fn prefetching_seg(&self) -> Option<usize> {
         match self.bg {
             Background::Prefetch { seg, .. } => Some(seg),
@@ -828,6 +1126,7 @@ impl Hdd {
         }
     }
 
+    #[inline]
     fn flushing_seg(&self) -> Option<usize> {
         match self.bg {
             Background::Flush { seg, .. } => Some(seg),
@@ -839,28 +1138,16 @@ impl Hdd {
     /// clean one, then the one being prefetched into.
     fn victim_for_read(&self) -> usize {
         let busy = [self.prefetching_seg(), self.flushing_seg()];
-        let candidates = || {
-            self.segs
-                .iter()
-                .enumerate()
-                .filter(|(_, s)| !s.write_only && !s.dirty)
-        };
-        if let Some((i, _)) = candidates()
-            .filter(|(_, s)| s.is_empty())
-            .min_by_key(|(_, s)| s.used)
-        {
-            return i;
+        // One pass for the three choices, each the first least recently used (as
+        // `min_by_key`): empty candidates, idle candidates, any candidate.
+        let (mut empty, mut idle, mut any) = (LruPick::NONE, LruPick::NONE, LruPick::NONE);
+        for (i, s) in self.segs.iter().enumerate() {
+            let candidate = !s.write_only & !s.dirty;
+            empty.offer(candidate & s.is_empty(), i, s.used);
+            idle.offer(candidate & !busy.contains(&Some(i)), i, s.used);
+            any.offer(candidate, i, s.used);
         }
-        if let Some((i, _)) = candidates()
-            .filter(|(i, _)| !busy.contains(&Some(*i)))
-            .min_by_key(|(_, s)| s.used)
-        {
-            return i;
-        }
-        candidates()
-            .min_by_key(|(_, s)| s.used)
-            .map(|(i, _)| i)
-            .unwrap_or(0)
+        empty.or(idle).or(any).index().unwrap_or(0)
     }
 
     fn victim_for_write(&self, lbn: u64, n: u64) -> usize {
@@ -869,30 +1156,21 @@ impl Hdd {
             return 0;
         }
         let busy = [self.prefetching_seg(), self.flushing_seg()];
-        let clean = || {
-            self.segs
-                .iter()
-                .enumerate()
-                .filter(|(i, s)| !s.dirty && !busy.contains(&Some(*i)))
-        };
-        if let Some((i, _)) = clean().find(|(_, s)| s.overlaps(lbn, lbn + n)) {
-            return i;
+        // One pass: the first clean (not dirty, not busy) segment overlapping the write,
+        // else the first least recently used clean empty one, clean one, not dirty one.
+        let mut overlapping = None;
+        let (mut empty, mut clean, mut not_dirty) = (LruPick::NONE, LruPick::NONE, LruPick::NONE);
+        for (i, s) in self.segs.iter().enumerate() {
+            not_dirty.offer(!s.dirty, i, s.used);
+            let is_clean = !s.dirty & !busy.contains(&Some(i));
+            if is_clean & s.overlaps(lbn, lbn + n) && overlapping.is_none() {
+                overlapping = Some(i);
+            }
+            empty.offer(is_clean & s.is_empty(), i, s.used);
+            clean.offer(is_clean, i, s.used);
         }
-        if let Some((i, _)) = clean()
-            .filter(|(_, s)| s.is_empty())
-            .min_by_key(|(_, s)| s.used)
-        {
-            return i;
-        }
-        if let Some((i, _)) = clean().min_by_key(|(_, s)| s.used) {
-            return i;
-        }
-        self.segs
-            .iter()
-            .enumerate()
-            .filter(|(_, s)| !s.dirty)
-            .min_by_key(|(_, s)| s.used)
-            .map(|(i, _)| i)
+        overlapping
+            .or(empty.or(clean).or(not_dirty).index())
             .unwrap_or(0)
     }
 
@@ -901,20 +1179,25 @@ impl Hdd {
         let c = &self.params.cache;
         let seg = c.segment_blocks as u64;
         if c.watermark_by_reqsize {
-            ((seg.min(n) as f64 * frac).floor() as u64).max(1)
+            // `as u64` truncates toward zero and saturates, which for every f64 (negative,
+            // NaN and infinite included) equals `.floor() as u64`, without a libm call.
+            ((seg.min(n) as f64 * frac) as u64).max(1)
         } else {
             ((seg as f64 * frac).ceil() as u64).max(1)
         }
     }
 
     /// Read-ahead target (exclusive end LBN) after a read of [lbn, end) into `seg`.
-    fn prefetch_target(&self, seg: usize, lbn: u64, end: u64) -> u64 {
+    #[inline]
+    fn prefetch_target(&mut self, seg: usize, lbn: u64, end: u64) -> u64 {
         let c = &self.params.cache;
         let cap = self.geo.capacity();
         let target = match c.read_ahead {
             ReadAhead::None => end,
             ReadAhead::OneTrackAhead => {
-                let Some((first, last)) = self.geo.track_bounds(end.min(cap.saturating_sub(1)))
+                let Some((first, last)) = self
+                    .geo
+                    .track_bounds_memo(&mut self.memo, end.min(cap.saturating_sub(1)))
                 else {
                     return end;
                 };
@@ -957,12 +1240,13 @@ impl Hdd {
             self.bg = Background::Idle;
             return;
         }
+        let read_ahead = self.params.cache.read_ahead;
         self.bg = Background::Prefetch {
             seg,
             cursor,
             target,
-            stop_at_track_end: c.read_ahead == ReadAhead::ToTrackEnd,
-            stop_at_cyl_end: c.read_ahead == ReadAhead::ToCylinderEnd,
+            stop_at_track_end: read_ahead == ReadAhead::ToTrackEnd,
+            stop_at_cyl_end: read_ahead == ReadAhead::ToCylinderEnd,
         };
     }
 
@@ -994,17 +1278,17 @@ impl Hdd {
     }
 
     fn read(&mut self, arrival: SimTime, t0: SimTime, req: Request) -> Completion {
-        let p = &self.params;
         let (lbn, n) = (req.lbn, req.blocks as u64);
         let end = lbn + n;
         let prev_w = self.last_was_write;
-        let ovh_done = arrival + ms_to_ns(p.ctrl.read_miss.get(prev_w));
+        let o = &self.tm.ovh;
+        let ovh_done = arrival + o.read_miss[prev_w as usize];
         let bus = self.tm.bus_read_ns;
-        let prep = ms_to_ns(p.ctrl.data_prep_ms);
-        let reselect = ms_to_ns(p.ctrl.first_reselect_ms);
-        let complete = ms_to_ns(p.ctrl.read_complete_ms);
-        let hit_ovh = ms_to_ns(p.ctrl.read_hit.get(prev_w));
-        let caching = p.cache.enabled;
+        let prep = o.data_prep;
+        let reselect = o.first_reselect;
+        let complete = o.read_complete;
+        let hit_ovh = o.read_hit[prev_w as usize];
+        let caching = self.params.cache.enabled;
 
         self.advance_prefetch(t0);
         self.settle_flush(t0);
@@ -1158,13 +1442,13 @@ impl Hdd {
             }
         };
         let mut f = if ctrl.never_disconnect {
-            (arrival + ms_to_ns(ctrl.read_miss.get(prev_w)) + prep).max(t0)
+            (arrival + self.tm.ovh.read_miss[prev_w as usize] + prep).max(t0)
         } else {
             // Reconnect once `w` blocks wait (or all of them).
             let k = w.min(n) - 1;
-            avail_at(k, &self.avail).max(
-                arrival + ms_to_ns(ctrl.read_miss.get(prev_w) + ctrl.read_disconnect.get(prev_w)),
-            ) + reselect
+            avail_at(k, &self.avail)
+                .max(arrival + self.tm.ovh.read_miss_disconnect[prev_w as usize])
+                + reselect
                 + prep
         };
         let mut i = 0;
@@ -1251,7 +1535,8 @@ impl Hdd {
     /// hold data a write has just replaced.
     fn drop_stale_segments(&mut self, lbn: u64, end: u64, keep: Option<usize>) {
         for (i, s) in self.segs.iter_mut().enumerate() {
-            if Some(i) != keep && !s.dirty && s.overlaps(lbn, end) {
+            // `&`, not `&&`: one well-predicted branch instead of three.
+            if (Some(i) != keep) & !s.dirty & s.overlaps(lbn, end) {
                 *s = Segment {
                     write_only: s.write_only,
                     used: s.used,
@@ -1271,10 +1556,10 @@ impl Hdd {
     pub fn buffer_write(&mut self, arrival: SimTime, t0: SimTime, req: Request) -> Completion {
         let n = u64::from(req.blocks.max(1));
         let (lbn, end) = (req.lbn, req.lbn + n);
-        let ctrl = &self.params.ctrl;
-        let ovh = ms_to_ns(ctrl.write_hit.get(self.last_was_write));
-        let bus_start = (arrival.min(t0) + ovh + ms_to_ns(ctrl.data_prep_ms)).max(t0);
-        let done = bus_start + n * self.tm.bus_write_ns + ms_to_ns(ctrl.write_complete_ms);
+        let o = &self.tm.ovh;
+        let ovh = o.write_hit[self.last_was_write as usize];
+        let bus_start = (arrival.min(t0) + ovh + o.data_prep).max(t0);
+        let done = bus_start + n * self.tm.bus_write_ns + o.write_complete;
         self.drop_stale_segments(lbn, end, self.prefetching_seg());
         self.last_was_write = true;
         Completion {
@@ -1293,13 +1578,25 @@ impl Hdd {
         let (lbn, n) = (req.lbn, req.blocks as u64);
         let end = lbn + n;
         let prev_w = self.last_was_write;
-        let ctrl = self.params.ctrl.clone();
-        let cache = self.params.cache.clone();
+        // The few parameters used below, copied out (not the whole structs) so the media
+        // run may borrow the drive mutably.
+        let c = &self.params.ctrl;
+        let (extra_disconnect, never_disconnect, min_seek_ms) =
+            (c.extra_write_disconnect, c.never_disconnect, c.min_seek_ms);
+        let c = &self.params.cache;
+        let (fast_write_level, segment_blocks, combine_seq_writes, immediate_write, enabled) = (
+            c.fast_write_level,
+            c.segment_blocks,
+            c.combine_seq_writes,
+            c.immediate_write,
+            c.enabled,
+        );
         let bus = self.tm.bus_write_ns;
-        let prep = ms_to_ns(ctrl.data_prep_ms);
-        let reselect = ms_to_ns(ctrl.first_reselect_ms);
-        let complete = ms_to_ns(ctrl.write_complete_ms);
-        let write_back = cache.fast_write_level > 0;
+        let o = &self.tm.ovh;
+        let prep = o.data_prep;
+        let reselect = o.first_reselect;
+        let complete = o.write_complete;
+        let write_back = fast_write_level > 0;
 
         self.advance_prefetch(t0);
         self.settle_flush(t0);
@@ -1308,9 +1605,8 @@ impl Hdd {
         let append_to = match self.bg {
             Background::Flush { seg, cursor } if cursor.t > t0 => {
                 let s = &self.segs[seg];
-                let fits = s.end + n - s.start <= cache.segment_blocks as u64;
-                (write_back && cache.combine_seq_writes && s.end == lbn && fits)
-                    .then_some((seg, cursor))
+                let fits = s.end + n - s.start <= segment_blocks as u64;
+                (write_back && combine_seq_writes && s.end == lbn && fits).then_some((seg, cursor))
             }
             _ => None,
         };
@@ -1323,19 +1619,19 @@ impl Hdd {
             .enumerate()
             .max_by_key(|(_, s)| s.used)
             .map(|(i, _)| i);
-        let extra = ctrl.extra_write_disconnect.filter(|_| {
-            !ctrl.never_disconnect
+        let extra = extra_disconnect.filter(|_| {
+            !never_disconnect
                 && mru.is_some_and(|m| {
                     self.segs[m].written && !self.segs[m].is_empty() && self.segs[m].end != lbn
                 })
         });
 
         let ovh = if write_back {
-            ctrl.write_hit.get(prev_w)
+            self.tm.ovh.write_hit[prev_w as usize]
         } else {
-            ctrl.write_miss.get(prev_w)
+            self.tm.ovh.write_miss[prev_w as usize]
         };
-        let mut ovh_done = arrival + ms_to_ns(ovh);
+        let mut ovh_done = arrival + ovh;
         let (seg, stop, was_flush, cursor) = match append_to {
             Some((seg, cursor)) => (seg, cursor.t, false, cursor),
             None => {
@@ -1346,7 +1642,7 @@ impl Hdd {
         };
 
         // When data crosses the bus into the buffer.
-        let mut bus_start = (arrival + ms_to_ns(ovh) + prep).max(t0);
+        let mut bus_start = (arrival + ovh + prep).max(t0);
         if let Some(x) = extra {
             ovh_done = arrival + ms_to_ns(x.command_ms + x.seek_delta_ms);
             bus_start = arrival
@@ -1359,9 +1655,7 @@ impl Hdd {
             bus_start = bus_start.max(stop + reselect + prep);
         }
         self.ready.clear();
-        for i in 0..n {
-            self.ready.push(bus_start + (i + 1) * bus);
-        }
+        self.ready.extend((1..=n).map(|i| bus_start + i * bus));
         let data_in = bus_start + n * bus;
 
         // Positioning: continues an append, otherwise starts after the command overhead
@@ -1391,20 +1685,20 @@ impl Hdd {
             };
             cur.t = start;
             // Minimum seek delay: pad short seeks of non-sequential writes.
-            if ctrl.min_seek_ms > 0.0 {
+            if min_seek_ms > 0.0 {
                 if let Some(loc) = self.geo.locate(lbn) {
                     let to = HeadPos {
                         cyl: loc.pbn.cyl,
                         head: loc.pbn.head,
                     };
                     let seek = self.positioning_ns(cur.pos, to, true);
-                    let min = ms_to_ns(ctrl.min_seek_ms);
+                    let min = self.tm.ovh.min_seek;
                     if seek < min {
                         cur.t += min - seek;
                     }
                 }
             }
-            if extra.is_some() || (!write_back && ctrl.extra_write_disconnect.is_some()) {
+            if extra.is_some() || (!write_back && extra_disconnect.is_some()) {
                 // HP rule: media writing waits for min(n, 10) blocks (15 for ≥ 45).
                 let thr = if n < 45 { n.min(10) } else { 15 };
                 let gate = self.ready[(thr.max(1) - 1) as usize];
@@ -1419,7 +1713,7 @@ impl Hdd {
                 n,
                 RunOpts {
                     write: true,
-                    zero_latency: cache.immediate_write,
+                    zero_latency: immediate_write,
                     capture_before: false,
                     not_before,
                 },
@@ -1433,19 +1727,15 @@ impl Hdd {
             data_in + complete
         } else if let Some(x) = extra {
             media_end.t.max(data_in + ms_to_ns(x.second_disconnect_ms))
-                + ms_to_ns(ctrl.other_reselect_ms)
+                + self.tm.ovh.other_reselect
                 + complete
         } else {
-            media_end
-                .t
-                .max(data_in + ms_to_ns(ctrl.write_disconnect_ms))
-                + reselect
-                + complete
+            media_end.t.max(data_in + self.tm.ovh.write_disconnect) + reselect + complete
         };
 
         // The segment holds the written data; with write-back it stays dirty until the
         // media write ends.
-        let seg_size = cache.segment_blocks as u64;
+        let seg_size = segment_blocks as u64;
         self.drop_stale_segments(lbn, end, Some(seg));
         let s = &mut self.segs[seg];
         if append_to.is_some() {
@@ -1457,7 +1747,7 @@ impl Hdd {
         s.start = s.start.max(s.end.saturating_sub(seg_size));
         s.written = true;
         s.dirty = write_back && media_end.t > done;
-        if !cache.enabled {
+        if !enabled {
             s.start = s.end;
         }
         self.touch(seg);
@@ -1493,6 +1783,73 @@ impl Hdd {
             done,
             breakdown: bd,
             cache_hit: write_back,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::{Rng, SeedableRng};
+
+    #[test]
+    fn fast_mod_is_exact() {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(11);
+        let divisors = [
+            1u64,
+            2,
+            3,
+            999,
+            5_973_000_000,
+            5_973_180_546,
+            4_000_000_001,
+            u64::MAX,
+        ];
+        let random: Vec<u64> = (0..200).map(|_| rng.gen_range(1..u64::MAX)).collect();
+        for d in divisors.into_iter().chain(random) {
+            let f = FastMod::new(d);
+            let check = |n: u64| {
+                assert_eq!(f.rem(n), n % d, "{n} mod {d}");
+                assert_eq!(f.div(n), n / d, "{n} / {d}");
+            };
+            for n in [0, 1, d - 1, d, d.wrapping_add(1), u64::MAX, u64::MAX - 1] {
+                check(n);
+            }
+            for k in [1u64, 2, 3, 1_000, 1 << 20] {
+                check(d.wrapping_mul(k));
+                check(d.wrapping_mul(k).wrapping_sub(1));
+            }
+            for _ in 0..2_000 {
+                check(rng.gen());
+            }
+        }
+    }
+
+    #[test]
+    fn sector_edges_match_division() {
+        for (period, spt) in [
+            (5_973_180_546u64, 254u32),
+            (6_000_000_000, 167),
+            (7, 3),
+            (10, 1),
+        ] {
+            for first in [0u64, 1, spt as u64 - 1, spt as u64 + 5] {
+                let mut e = SectorEdges::new(period, spt, first);
+                for j in 0..(3 * spt as u64) {
+                    let s = (first + j) % spt as u64;
+                    assert_eq!(e.angle_ps(), s * period / spt as u64);
+                    e.advance();
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn mod_period_is_mod() {
+        for p in [1u64, 7, 5_973_180_546] {
+            for v in [0, 1, p - 1, p, p + 1, 2 * p - 1, 2 * p, 5 * p + 3] {
+                assert_eq!(mod_period(v, p), v % p);
+            }
         }
     }
 }
