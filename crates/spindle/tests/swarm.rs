@@ -19,7 +19,23 @@ const DISKS: [&str; 4] = [
 
 fn scheduler(rng: &mut ChaCha8Rng, on_drive: bool) -> String {
     let kinds: &[&str] = if on_drive {
-        &["fcfs", "sstf", "look", "clook", "greedy"]
+        &[
+            "fcfs",
+            "sstf",
+            "look",
+            "clook",
+            "greedy",
+            "fcfs",
+            "sstf",
+            "look",
+            "clook",
+            "greedy",
+            "smtf",
+            "smtf-max",
+            "online-set:clook",
+            "online-priority:sstf",
+            "freeblock",
+        ]
     } else {
         &["fcfs", "sstf", "look", "clook"]
     };
@@ -33,6 +49,13 @@ fn scheduler(rng: &mut ChaCha8Rng, on_drive: bool) -> String {
     }
     if rng.gen_bool(0.3) {
         s += &format!(", merge-kib = {}", [4, 64, 256][rng.gen_range(0..3)]);
+    }
+    if kind.starts_with("smtf") || kind == "freeblock" {
+        // A coarse Disk Mimic: the schedulers' paths, not their accuracy, are tested.
+        s += ", mimic-samples = 2";
+    }
+    if kind == "freeblock" {
+        s += &format!(", background-outstanding = {}", rng.gen_range(0..32));
     }
     if kind == "greedy" && rng.gen_bool(0.5) {
         s += &format!(", window = {}", rng.gen_range(1..8));
@@ -162,7 +185,11 @@ fn random_stacks_keep_the_engine_invariants() {
             .unwrap_or_else(|e| panic!("{ctx}\n{e}"));
             // Every request completed exactly once.
             assert_eq!(totals.requests, n, "{ctx}");
-            let mut ids: Vec<u64> = logs.iter().map(|l| l.id).collect();
+            let mut ids: Vec<u64> = logs
+                .iter()
+                .filter(|l| !l.background)
+                .map(|l| l.id)
+                .collect();
             ids.sort_unstable();
             ids.dedup();
             assert_eq!(ids.len() as u64, n, "{ctx}");
