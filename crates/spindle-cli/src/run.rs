@@ -110,6 +110,10 @@ pub struct StackArgs {
     /// With --array: stripe unit in KiB [default: 64]
     #[arg(long, value_name = "KIB")]
     pub stripe_kib: Option<u64>,
+    /// Open synthetic workloads: spread requests over all --disks (each request's
+    /// drive drawn uniformly, seeded) instead of addressing only the first
+    #[arg(long)]
+    pub spread: bool,
     /// Put a block cache of this many KiB (LRU, write-through) on top of the stack
     #[arg(long, value_name = "KIB")]
     pub cache_kib: Option<u64>,
@@ -219,6 +223,9 @@ impl StackArgs {
         if let Some(w) = self.window {
             c.scheduler.window = Some(w);
         }
+        if self.spread {
+            c.workload.spread = true;
+        }
         if let Some(kib) = self.cache_kib {
             c.layer.insert(
                 0,
@@ -313,8 +320,18 @@ impl StackArgs {
 /// first unit of the stack (the array, or the first drive).
 pub fn load_workload(c: &RunConfig) -> Result<LoadedWorkload> {
     let built = c.build().map_err(|e| anyhow!("{e}"))?;
-    let capacity = built.units.units.first().map_or(0, |u| u.1);
-    c.workload.load(capacity).map_err(|e| anyhow!("{e}"))
+    let units = &built.units.units;
+    // Spread over every unit, addresses must fit the smallest.
+    let capacity = if c.workload.spread {
+        units.iter().map(|u| u.1).min().unwrap_or(0)
+    } else {
+        units.first().map_or(0, |u| u.1)
+    };
+    let w = c.workload.load(capacity).map_err(|e| anyhow!("{e}"))?;
+    if c.workload.spread && !matches!(w, LoadedWorkload::Stream(_)) {
+        bail!("workload.spread (--spread) applies to open synthetic workloads (--synthetic open)");
+    }
+    Ok(w)
 }
 
 /// What a run measured.
@@ -343,6 +360,18 @@ pub fn run_config(
     let mut trace_err = None;
     let source = match w {
         LoadedWorkload::Open(r) => Source::records(r),
+        LoadedWorkload::Stream(s) if c.workload.spread => Source::Open {
+            requests: Box::new(spindle::workload::spread_devices(
+                s.by_ref(),
+                built.units.units.len() as u32,
+                match &c.workload.synthetic {
+                    Some(WorkloadSpec::Synthetic(o)) => o.seed,
+                    _ => c.seed,
+                },
+            )),
+            // One device per unit: nothing shares a unit.
+            stride: 0,
+        },
         LoadedWorkload::Stream(s) => Source::Open {
             requests: Box::new(s.by_ref()),
             // One device: nothing shares a unit.

@@ -783,3 +783,33 @@ fn impossible_stacks_are_refused() {
         "{e}"
     );
 }
+
+/// `--spread` sends an open synthetic workload to every drive, the same way each run.
+#[test]
+fn spread_uses_every_drive_deterministically() {
+    let args = [
+        "run",
+        "--synthetic",
+        "open",
+        "--disks",
+        "3",
+        "--spread",
+        "--count",
+        "3000",
+        "--json",
+    ];
+    let v = json(&args);
+    let busy: Vec<u64> = v["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|n| n["kind"].as_str().unwrap().starts_with("disk"))
+        .map(|n| n["reads"].as_u64().unwrap() + n["writes"].as_u64().unwrap())
+        .collect();
+    assert_eq!(busy.len(), 3);
+    assert_eq!(busy.iter().sum::<u64>(), 3000);
+    assert!(busy.iter().all(|&n| n > 800), "{busy:?}");
+    assert_eq!(v, json(&args));
+    let e = failure(&["run", "--synthetic", "closed", "--spread"]);
+    assert!(e.contains("open synthetic"), "{e}");
+}

@@ -95,6 +95,10 @@ pub struct WorkloadConfig {
     pub compress: Option<f64>,
     /// Keep only the first N requests.
     pub limit: Option<usize>,
+    /// An open synthetic workload's requests go to every unit of a volume set (each
+    /// request's device drawn uniformly, seeded), not only the first.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub spread: bool,
     /// A synthetic workload instead of a trace (`[workload.synthetic]`, with
     /// `kind = "synthetic"` for open loop or `kind = "closed"`).
     pub synthetic: Option<WorkloadSpec>,

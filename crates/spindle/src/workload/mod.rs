@@ -93,7 +93,7 @@ pub use spec::{
     Arrivals, ClosedSpec, GenSpec, OpenSpec, Pattern, Sizes, Think, WorkloadSpec, MAX_PROCESSES,
     MAX_ZIPF_BUCKETS,
 };
-pub use stream::{compress_stream, limit, only_device, Limit, StreamItem};
+pub use stream::{compress_stream, limit, only_device, spread_devices, Limit, StreamItem};
 pub use zipf::Zipf;
 
 use crate::time::SimTime;
@@ -132,6 +132,8 @@ pub(crate) mod streams {
     pub const OPEN_REQUESTS: u64 = 1;
     /// Open loop: arrival times.
     pub const OPEN_ARRIVALS: u64 = 2;
+    /// Spreading requests over devices (far from the per-process streams).
+    pub const SPREAD: u64 = u64::MAX - 1;
     /// Closed loop, process `p`: requests.
     pub fn process_requests(p: u32) -> u64 {
         3 + 2 * p as u64
