@@ -109,6 +109,25 @@ where
     })
 }
 
+/// Spreads records over `devices` devices: each record's device is drawn uniformly
+/// from its own seeded stream, so a synthetic workload keeps every drive of a volume
+/// set busy (`workload.spread`). Addresses and times are unchanged.
+pub fn spread_devices<I>(records: I, devices: u32, seed: u64) -> impl Iterator<Item = I::Item>
+where
+    I: Iterator,
+    I::Item: StreamItem,
+{
+    use rand::Rng;
+    let mut rng = super::rng(seed, super::streams::SPREAD);
+    let n = devices.max(1);
+    records.map(move |mut item| {
+        if let Some(r) = item.record_mut() {
+            r.device = rng.gen_range(0..n);
+        }
+        item
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -218,23 +237,4 @@ mod tests {
         assert_eq!(limit(counted, 1).count(), 1);
         assert_eq!(read, 1);
     }
-}
-
-/// Spreads records over `devices` devices: each record's device is drawn uniformly
-/// from its own seeded stream, so a synthetic workload keeps every drive of a volume
-/// set busy (`workload.spread`). Addresses and times are unchanged.
-pub fn spread_devices<I>(records: I, devices: u32, seed: u64) -> impl Iterator<Item = I::Item>
-where
-    I: Iterator,
-    I::Item: StreamItem,
-{
-    use rand::Rng;
-    let mut rng = super::rng(seed, super::streams::SPREAD);
-    let n = devices.max(1);
-    records.map(move |mut item| {
-        if let Some(r) = item.record_mut() {
-            r.device = rng.gen_range(0..n);
-        }
-        item
-    })
 }
