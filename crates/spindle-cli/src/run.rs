@@ -263,6 +263,15 @@ impl StackArgs {
 
 impl StackArgs {
     fn synthetic_spec(&self, kind: &str) -> Result<WorkloadSpec> {
+        if !(self.think_ms.is_finite() && self.think_ms >= 0.0) {
+            bail!(
+                "--think-ms must be a non-negative number of milliseconds, got {}",
+                self.think_ms
+            );
+        }
+        if self.count == 0 {
+            bail!("--count must be at least 1");
+        }
         let pattern = match self.pattern.as_str() {
             "uniform" => Pattern::Uniform,
             "sequential" => Pattern::Sequential {

@@ -813,3 +813,25 @@ fn spread_uses_every_drive_deterministically() {
     let e = failure(&["run", "--synthetic", "closed", "--spread"]);
     assert!(e.contains("open synthetic"), "{e}");
 }
+
+/// Workload values that used to run as something else are refused.
+#[test]
+fn impossible_synthetic_workloads_are_refused() {
+    let e = failure(&["run", "--synthetic", "closed", "--think-ms=-1"]);
+    assert!(e.contains("--think-ms"), "{e}");
+    let e = failure(&["run", "--synthetic", "closed", "--think-ms", "NaN"]);
+    assert!(e.contains("--think-ms"), "{e}");
+    let e = failure(&["run", "--synthetic", "open", "--count", "0"]);
+    assert!(e.contains("--count"), "{e}");
+    // Arrivals past the clock's range would saturate: refused, not run.
+    let e = failure(&[
+        "run",
+        "--synthetic",
+        "open",
+        "--rate",
+        "1e-10",
+        "--count",
+        "100",
+    ]);
+    assert!(e.contains("simulated time"), "{e}");
+}

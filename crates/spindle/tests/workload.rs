@@ -989,10 +989,11 @@ mod workload {
         }
     }
 
+    /// Arrivals whose span fits the simulated clock for the counts below (< 200).
     fn arrivals_strategy() -> impl Strategy<Value = Arrivals> {
         prop_oneof![
-            any::<u64>().prop_map(|interval_ns| Arrivals::Fixed { interval_ns }),
-            (1e-6..1e9f64).prop_map(|rate_per_s| Arrivals::Poisson { rate_per_s }),
+            (0..1_000_000_000_000_000u64).prop_map(|interval_ns| Arrivals::Fixed { interval_ns }),
+            (1e-3..1e9f64).prop_map(|rate_per_s| Arrivals::Poisson { rate_per_s }),
         ]
     }
 
@@ -1008,6 +1009,15 @@ mod workload {
 
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(200))]
+
+        /// Arrivals that would run past the clock's range are refused, not saturated.
+        #[test]
+        fn workload_arrivals_past_the_clock_are_refused(
+            gen in valid_gen(), interval_ns in 10_000_000_000_000_000u64.., count in 200..10_000u64
+        ) {
+            let spec = OpenSpec { gen, arrivals: Arrivals::Fixed { interval_ns }, count, seed: 1, device: 0 };
+            prop_assert!(spec.validate().is_err());
+        }
 
         #[test]
         fn workload_valid_open_spec_respects_bounds(

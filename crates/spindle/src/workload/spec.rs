@@ -360,9 +360,32 @@ impl OpenSpec {
 
     pub fn validate(&self) -> Result<(), WorkloadError> {
         self.gen.validate()?;
-        self.arrivals.validate()
+        self.arrivals.validate()?;
+        // Simulated time is integer ns: the last arrival must fit, with room for the
+        // requests' service after it (a saturated clock would be silently wrong).
+        let span_ns = match self.arrivals {
+            Arrivals::Fixed { interval_ns } => (interval_ns as f64) * (self.count as f64),
+            // Expected span, with a margin for the spread of a Poisson sum.
+            Arrivals::Poisson { rate_per_s } => 2.0 * self.count as f64 / rate_per_s * 1e9,
+        };
+        if span_ns >= MAX_WORKLOAD_SPAN_NS {
+            return Err(WorkloadError::new(
+                "arrivals",
+                format!(
+                    "must span at most {:.0e} s of simulated time; {} requests would take about {:.3e} s (raise the rate or lower the count)",
+                    MAX_WORKLOAD_SPAN_NS / 1e9,
+                    self.count,
+                    span_ns / 1e9
+                ),
+            ));
+        }
+        Ok(())
     }
 }
+
+/// Longest span of arrivals an open workload may have, ns (about 31 years of
+/// simulated time; the clock's limit is 584 years).
+pub const MAX_WORKLOAD_SPAN_NS: f64 = 1e18;
 
 /// A closed-loop synthetic workload: `processes` processes, each issuing a request,
 /// waiting for it, thinking, and issuing the next, until `requests` requests have been
