@@ -330,7 +330,11 @@ impl<E> Stepper<E> {
             (Some(_), None) => true,
             (None, Some(_)) => false,
         };
-        let next = if arrival_first { next_arrival } else { next_wake };
+        let next = if arrival_first {
+            next_arrival
+        } else {
+            next_wake
+        };
         if let (Some(u), Some(t)) = (until, next) {
             if t > u {
                 return Ok(Step::Beyond(t));
