@@ -573,6 +573,78 @@ mod tests {
         assert_eq!(order, ["a", "b", "c", "d"]);
     }
 
+    /// A device that completes one request at each of the given instants.
+    struct Timer(Vec<SimTime>);
+
+    impl Device for Timer {
+        fn capacity(&self) -> u64 {
+            0
+        }
+        fn outstanding(&self) -> usize {
+            self.0.len()
+        }
+        fn can_accept(&self) -> bool {
+            true
+        }
+        fn submit(&mut self, _now: SimTime, _req: Request) {}
+        fn next_wake(&self) -> Option<SimTime> {
+            self.0.first().copied()
+        }
+        fn wake(&mut self, now: SimTime, out: &mut Vec<Done>) {
+            let t = self.0.remove(0);
+            out.push(Done {
+                req: Request {
+                    id: t.0,
+                    lbn: 0,
+                    blocks: 1,
+                    write: false,
+                },
+                dispatch: None,
+                start: now,
+                done: now,
+                breakdown: Default::default(),
+                cache_hit: false,
+                background: false,
+                released: None,
+                unit: 0,
+            });
+        }
+        fn describe(&self, _depth: usize, _out: &mut String) {}
+        fn report(&self, _path: &str, _out: &mut Vec<crate::node::NodeReport>) {}
+    }
+
+    #[test]
+    fn stepper_takes_arrivals_first_at_a_tie_and_stops_at_until() {
+        let mut dev = Timer(vec![SimTime(10), SimTime(20)]);
+        let mut s: Stepper<&str> = Stepper::new(SimTime::ZERO, false);
+        s.schedule(SimTime(10), "a").unwrap();
+        let mut out = Vec::new();
+        let mut seen = Vec::new();
+        loop {
+            match s
+                .step(&mut dev, false, Some(SimTime(15)), &mut out)
+                .unwrap()
+            {
+                Step::Arrival { now, event } => seen.push(format!("{event}@{}", now.0)),
+                Step::Woken { now } => seen.push(format!("wake@{} ({})", now.0, out.len())),
+                Step::Beyond(t) => {
+                    seen.push(format!("beyond {}", t.0));
+                    break;
+                }
+                Step::Idle => break,
+            }
+        }
+        assert_eq!(seen, ["a@10", "wake@10 (1)", "beyond 20"]);
+        assert_eq!(s.now(), SimTime(10));
+        assert!(
+            matches!(s.step(&mut dev, false, None, &mut out), Ok(Step::Woken { now }) if now == SimTime(20))
+        );
+        assert!(matches!(
+            s.step(&mut dev, false, None, &mut out),
+            Ok(Step::Idle)
+        ));
+    }
+
     #[test]
     fn scheduling_in_the_past_is_an_error() {
         let mut q = EventQueue::new();

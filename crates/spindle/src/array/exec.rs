@@ -7,6 +7,9 @@
 //! a completed write is held as the drive's buffered copy until the drive destages it
 //! (then it meets its fate and reaches the store); reads see the buffered copy, and a
 //! power cut loses it.
+//!
+//! The executor has no event loop of its own: the members and their host queues form
+//! one device ([`MemberSet`]) that the engine's [`Stepper`] wakes, event by event.
 
 use super::faults::{FaultInjector, WriteFate};
 use crate::disk::drive::{DestageStats, Drive};
