@@ -240,6 +240,171 @@ struct InFlight {
     arrival: SimTime,
 }
 
+/// What one [`Stepper::step`] did.
+#[derive(Debug)]
+pub enum Step<E> {
+    /// The next event was an arrival, due at `now` (the stack's time, idle time
+    /// removed): the caller hands it to the stack.
+    Arrival { now: SimTime, event: E },
+    /// The stack was woken at `now`; what it completed is in the step's `out`.
+    Woken { now: SimTime },
+    /// No arrival is scheduled and the stack is idle.
+    Idle,
+    /// The next event lies beyond the step's `until`: nothing was done.
+    Beyond(SimTime),
+}
+
+/// The one piece of code that decides what happens next in a simulation: the next
+/// arrival (of a caller-defined kind `E`) or the next wake of the stack. Arrivals and
+/// wakes at the same instant go arrivals first; arrivals at one instant in the order
+/// they were scheduled. [`run`] drives a workload with it; other drivers (an array's
+/// executor) schedule their own arrivals.
+#[derive(Debug)]
+pub struct Stepper<E> {
+    events: EventQueue<E>,
+    /// The stack's time of the last event.
+    clock: SimTime,
+    /// With idle removal: the idle time removed so far. Arrivals stay keyed by their
+    /// workload time; the stack sees that minus `shift`.
+    shift: u64,
+    remove_idle: bool,
+}
+
+impl<E> Stepper<E> {
+    /// A stepper starting at `start`; `remove_idle`: see [`RunOptions::remove_idle`].
+    pub fn new(start: SimTime, remove_idle: bool) -> Stepper<E> {
+        Stepper {
+            events: EventQueue::new(),
+            clock: start,
+            shift: 0,
+            remove_idle,
+        }
+    }
+
+    /// The stack's time of the last event.
+    pub fn now(&self) -> SimTime {
+        self.clock
+    }
+
+    /// The idle time removed so far, ns.
+    pub fn shift(&self) -> u64 {
+        self.shift
+    }
+
+    /// Schedules an arrival at workload time `at`.
+    pub fn schedule(&mut self, at: SimTime, event: E) -> Result<(), InThePast> {
+        self.events.schedule(at, event)
+    }
+
+    /// Arrivals scheduled and not yet handed out.
+    pub fn pending(&self) -> usize {
+        self.events.len()
+    }
+
+    /// Takes the next event, unless it lies beyond `until`: pops an arrival (for the
+    /// caller to hand to `root`), or wakes `root` once, leaving what completed in `out`
+    /// (cleared first). `quiescent`: nothing the caller sent is outstanding, so idle
+    /// time before the next arrival may be removed.
+    pub fn step(
+        &mut self,
+        root: &mut dyn Device,
+        quiescent: bool,
+        until: Option<SimTime>,
+        out: &mut Vec<Done>,
+    ) -> Result<Step<E>, EngineError> {
+        let mut shift = self.shift;
+        let mut next_arrival = self
+            .events
+            .peek_time()
+            .map(|t| SimTime(t.0.saturating_sub(shift)));
+        let next_wake = root.next_wake();
+        if self.remove_idle && quiescent && next_wake.is_none() {
+            if let Some(a) = next_arrival.filter(|&a| a > self.clock) {
+                shift += a.0 - self.clock.0;
+                next_arrival = Some(self.clock);
+            }
+        }
+        let arrival_first = match (next_arrival, next_wake) {
+            (None, None) => return Ok(Step::Idle),
+            (Some(a), Some(d)) => a <= d,
+            (Some(_), None) => true,
+            (None, Some(_)) => false,
+        };
+        let next = if arrival_first {
+            next_arrival
+        } else {
+            next_wake
+        };
+        if let (Some(u), Some(t)) = (until, next) {
+            if t > u {
+                return Ok(Step::Beyond(t));
+            }
+        }
+        self.shift = shift;
+        if arrival_first {
+            let Some((at, event)) = self.events.pop() else {
+                return Ok(Step::Idle);
+            };
+            let now = SimTime(at.0.saturating_sub(self.shift));
+            if now < self.clock {
+                return Err(InThePast {
+                    at: now.0,
+                    now: self.clock.0,
+                }
+                .into());
+            }
+            self.clock = now;
+            Ok(Step::Arrival { now, event })
+        } else {
+            let Some(now) = next_wake else {
+                return Ok(Step::Idle);
+            };
+            if now < self.clock {
+                return Err(EngineError::WakeInThePast {
+                    wake: now.0,
+                    now: self.clock.0,
+                });
+            }
+            self.clock = now;
+            out.clear();
+            root.wake(now, out);
+            Ok(Step::Woken { now })
+        }
+    }
+}
+
+/// Pulls an open source's next request into the stepper.
+fn pull_open(
+    stepper: &mut Stepper<Pending>,
+    source: &mut Source,
+    next_index: &mut u64,
+    last_open: &mut SimTime,
+) -> Result<(), EngineError> {
+    if let Source::Open { requests, .. } = source {
+        if let Some(rec) = requests.next() {
+            let index = *next_index;
+            *next_index += 1;
+            if rec.arrival < *last_open {
+                return Err(EngineError::OutOfOrder {
+                    index,
+                    arrival: rec.arrival.0,
+                    previous: last_open.0,
+                });
+            }
+            *last_open = rec.arrival;
+            stepper.schedule(
+                rec.arrival,
+                Pending {
+                    rec,
+                    index,
+                    process: None,
+                },
+            )?;
+        }
+    }
+    Ok(())
+}
+
 /// Runs `source` through the stack whose top is `root`; `on_done` sees each finished
 /// request (and each background request a part generated) as it completes.
 pub fn run(
@@ -254,51 +419,18 @@ pub fn run(
         Source::Open { stride, .. } => *stride,
         Source::Closed(_) => 0,
     };
-    let mut events: EventQueue<Pending> = EventQueue::new();
+    let mut stepper: Stepper<Pending> = Stepper::new(SimTime::ZERO, opts.remove_idle);
     let mut next_index = 0u64;
-    // With `remove_idle`, arrivals stay keyed by their workload time; the time the
-    // stack sees is that minus `shift`, the idle time removed so far.
-    let mut shift = 0u64;
-    let mut clock = SimTime::ZERO;
     let mut last_open = SimTime::ZERO;
-    let pull_open = |events: &mut EventQueue<Pending>,
-                     source: &mut Source,
-                     next_index: &mut u64,
-                     last_open: &mut SimTime|
-     -> Result<(), EngineError> {
-        if let Source::Open { requests, .. } = source {
-            if let Some(rec) = requests.next() {
-                let index = *next_index;
-                *next_index += 1;
-                if rec.arrival < *last_open {
-                    return Err(EngineError::OutOfOrder {
-                        index,
-                        arrival: rec.arrival.0,
-                        previous: last_open.0,
-                    });
-                }
-                *last_open = rec.arrival;
-                events.schedule(
-                    rec.arrival,
-                    Pending {
-                        rec,
-                        index,
-                        process: None,
-                    },
-                )?;
-            }
-        }
-        Ok(())
-    };
     match &mut source {
         Source::Open { .. } => {
-            pull_open(&mut events, &mut source, &mut next_index, &mut last_open)?;
+            pull_open(&mut stepper, &mut source, &mut next_index, &mut last_open)?;
         }
         Source::Closed(c) => {
             for (p, rec) in c.start() {
                 let index = next_index;
                 next_index += 1;
-                events.schedule(
+                stepper.schedule(
                     rec.arrival,
                     Pending {
                         rec,
@@ -314,141 +446,107 @@ pub fn run(
     let mut done: Vec<Done> = Vec::new();
     let mut totals = RunTotals::default();
     loop {
-        let mut next_arrival = events
-            .peek_time()
-            .map(|t| SimTime(t.0.saturating_sub(shift)));
-        let next_wake = root.next_wake();
-        if opts.remove_idle && in_flight.is_empty() && next_wake.is_none() {
-            if let Some(a) = next_arrival.filter(|&a| a > clock) {
-                shift += a.0 - clock.0;
-                next_arrival = Some(clock);
-            }
-        }
-        let arrival_first = match (next_arrival, next_wake) {
-            (None, None) => break,
-            (Some(a), Some(d)) => a <= d,
-            (Some(_), None) => true,
-            (None, Some(_)) => false,
-        };
-        if arrival_first {
-            let Some((at, p)) = events.pop() else {
-                break;
-            };
-            let now = SimTime(at.0.saturating_sub(shift));
-            if now < clock {
-                return Err(InThePast {
-                    at: now.0,
-                    now: clock.0,
+        match stepper.step(root, in_flight.is_empty(), None, &mut done)? {
+            Step::Idle | Step::Beyond(_) => break,
+            Step::Arrival { now, event: p } => {
+                if p.process.is_none() {
+                    pull_open(&mut stepper, &mut source, &mut next_index, &mut last_open)?;
                 }
-                .into());
+                let d = p.rec.device as usize;
+                let unit = d % n_units;
+                let offset = (d / n_units) as u64 * stride;
+                let (base, cap) = units.units[unit];
+                let lbn = p.rec.lbn.saturating_add(offset);
+                let blocks = p.rec.blocks.max(1);
+                if lbn
+                    .checked_add(u64::from(blocks))
+                    .is_none_or(|end| end > cap)
+                {
+                    return Err(EngineError::BeyondCapacity {
+                        index: p.index,
+                        device: p.rec.device,
+                        lbn: p.rec.lbn,
+                        blocks: p.rec.blocks,
+                        capacity: cap,
+                    });
+                }
+                in_flight.insert(
+                    p.index,
+                    InFlight {
+                        index: p.index,
+                        process: p.process,
+                        unit: unit as u32,
+                        lbn,
+                        blocks: p.rec.blocks,
+                        write: p.rec.write,
+                        arrival: now,
+                    },
+                );
+                root.submit(
+                    now,
+                    Request {
+                        id: p.index,
+                        lbn: base + lbn,
+                        blocks,
+                        write: p.rec.write,
+                    },
+                );
             }
-            clock = now;
-            if p.process.is_none() {
-                pull_open(&mut events, &mut source, &mut next_index, &mut last_open)?;
-            }
-            let d = p.rec.device as usize;
-            let unit = d % n_units;
-            let offset = (d / n_units) as u64 * stride;
-            let (base, cap) = units.units[unit];
-            let lbn = p.rec.lbn.saturating_add(offset);
-            let blocks = p.rec.blocks.max(1);
-            if lbn
-                .checked_add(u64::from(blocks))
-                .is_none_or(|end| end > cap)
-            {
-                return Err(EngineError::BeyondCapacity {
-                    index: p.index,
-                    device: p.rec.device,
-                    lbn: p.rec.lbn,
-                    blocks: p.rec.blocks,
-                    capacity: cap,
-                });
-            }
-            in_flight.insert(
-                p.index,
-                InFlight {
-                    index: p.index,
-                    process: p.process,
-                    unit: unit as u32,
-                    lbn,
-                    blocks: p.rec.blocks,
-                    write: p.rec.write,
-                    arrival: now,
-                },
-            );
-            root.submit(
-                now,
-                Request {
-                    id: p.index,
-                    lbn: base + lbn,
-                    blocks,
-                    write: p.rec.write,
-                },
-            );
-        } else {
-            let Some(now) = next_wake else { break };
-            if now < clock {
-                return Err(EngineError::WakeInThePast {
-                    wake: now.0,
-                    now: clock.0,
-                });
-            }
-            clock = now;
-            done.clear();
-            root.wake(now, &mut done);
-            for d in done.drain(..) {
-                if d.background {
-                    totals.background += 1;
-                    let at = d.dispatch.unwrap_or(d.start);
+            Step::Woken { now } => {
+                for d in done.drain(..) {
+                    if d.background {
+                        totals.background += 1;
+                        let at = d.dispatch.unwrap_or(d.start);
+                        on_done(&RequestLog {
+                            id: d.req.id,
+                            device: d.unit,
+                            lbn: d.req.lbn - units.units[d.unit as usize % n_units].0,
+                            blocks: d.req.blocks,
+                            write: d.req.write,
+                            arrival: at,
+                            dispatch: at,
+                            start: d.start,
+                            done: d.done,
+                            breakdown: d.breakdown,
+                            cache_hit: d.cache_hit,
+                            process: None,
+                            background: true,
+                        });
+                        continue;
+                    }
+                    let f = in_flight
+                        .remove(&d.req.id)
+                        .ok_or(EngineError::UnknownCompletion(d.req.id))?;
+                    let arrival = d.released.unwrap_or(f.arrival);
+                    totals.requests += 1;
                     on_done(&RequestLog {
-                        id: d.req.id,
-                        device: d.unit,
-                        lbn: d.req.lbn - units.units[d.unit as usize % n_units].0,
-                        blocks: d.req.blocks,
-                        write: d.req.write,
-                        arrival: at,
-                        dispatch: at,
+                        id: f.index,
+                        device: f.unit,
+                        lbn: f.lbn,
+                        blocks: f.blocks,
+                        write: f.write,
+                        arrival,
+                        dispatch: d.dispatch.unwrap_or(arrival),
                         start: d.start,
-                        done: d.done,
+                        done: now,
                         breakdown: d.breakdown,
                         cache_hit: d.cache_hit,
-                        process: None,
-                        background: true,
+                        process: f.process,
+                        background: false,
                     });
-                    continue;
-                }
-                let f = in_flight
-                    .remove(&d.req.id)
-                    .ok_or(EngineError::UnknownCompletion(d.req.id))?;
-                let arrival = d.released.unwrap_or(f.arrival);
-                totals.requests += 1;
-                on_done(&RequestLog {
-                    id: f.index,
-                    device: f.unit,
-                    lbn: f.lbn,
-                    blocks: f.blocks,
-                    write: f.write,
-                    arrival,
-                    dispatch: d.dispatch.unwrap_or(arrival),
-                    start: d.start,
-                    done: now,
-                    breakdown: d.breakdown,
-                    cache_hit: d.cache_hit,
-                    process: f.process,
-                    background: false,
-                });
-                if let (Some(proc_), Source::Closed(src)) = (f.process, &mut source) {
-                    if let Some(rec) = src.on_complete(proc_, now) {
-                        let index = next_index;
-                        next_index += 1;
-                        events.schedule(
-                            SimTime(rec.arrival.0.saturating_add(shift)),
-                            Pending {
-                                rec,
-                                index,
-                                process: Some(proc_),
-                            },
-                        )?;
+                    if let (Some(proc_), Source::Closed(src)) = (f.process, &mut source) {
+                        if let Some(rec) = src.on_complete(proc_, now) {
+                            let index = next_index;
+                            next_index += 1;
+                            stepper.schedule(
+                                SimTime(rec.arrival.0.saturating_add(stepper.shift())),
+                                Pending {
+                                    rec,
+                                    index,
+                                    process: Some(proc_),
+                                },
+                            )?;
+                        }
                     }
                 }
             }
@@ -457,7 +555,7 @@ pub fn run(
     if !in_flight.is_empty() {
         return Err(EngineError::Stalled(in_flight.len()));
     }
-    totals.end = clock;
+    totals.end = stepper.now();
     Ok(totals)
 }
 
@@ -473,6 +571,78 @@ mod tests {
         }
         let order: Vec<_> = std::iter::from_fn(|| q.pop().map(|(_, e)| e)).collect();
         assert_eq!(order, ["a", "b", "c", "d"]);
+    }
+
+    /// A device that completes one request at each of the given instants.
+    struct Timer(Vec<SimTime>);
+
+    impl Device for Timer {
+        fn capacity(&self) -> u64 {
+            0
+        }
+        fn outstanding(&self) -> usize {
+            self.0.len()
+        }
+        fn can_accept(&self) -> bool {
+            true
+        }
+        fn submit(&mut self, _now: SimTime, _req: Request) {}
+        fn next_wake(&self) -> Option<SimTime> {
+            self.0.first().copied()
+        }
+        fn wake(&mut self, now: SimTime, out: &mut Vec<Done>) {
+            let t = self.0.remove(0);
+            out.push(Done {
+                req: Request {
+                    id: t.0,
+                    lbn: 0,
+                    blocks: 1,
+                    write: false,
+                },
+                dispatch: None,
+                start: now,
+                done: now,
+                breakdown: Default::default(),
+                cache_hit: false,
+                background: false,
+                released: None,
+                unit: 0,
+            });
+        }
+        fn describe(&self, _depth: usize, _out: &mut String) {}
+        fn report(&self, _path: &str, _out: &mut Vec<crate::node::NodeReport>) {}
+    }
+
+    #[test]
+    fn stepper_takes_arrivals_first_at_a_tie_and_stops_at_until() {
+        let mut dev = Timer(vec![SimTime(10), SimTime(20)]);
+        let mut s: Stepper<&str> = Stepper::new(SimTime::ZERO, false);
+        s.schedule(SimTime(10), "a").unwrap();
+        let mut out = Vec::new();
+        let mut seen = Vec::new();
+        loop {
+            match s
+                .step(&mut dev, false, Some(SimTime(15)), &mut out)
+                .unwrap()
+            {
+                Step::Arrival { now, event } => seen.push(format!("{event}@{}", now.0)),
+                Step::Woken { now } => seen.push(format!("wake@{} ({})", now.0, out.len())),
+                Step::Beyond(t) => {
+                    seen.push(format!("beyond {}", t.0));
+                    break;
+                }
+                Step::Idle => break,
+            }
+        }
+        assert_eq!(seen, ["a@10", "wake@10 (1)", "beyond 20"]);
+        assert_eq!(s.now(), SimTime(10));
+        assert!(
+            matches!(s.step(&mut dev, false, None, &mut out), Ok(Step::Woken { now }) if now == SimTime(20))
+        );
+        assert!(matches!(
+            s.step(&mut dev, false, None, &mut out),
+            Ok(Step::Idle)
+        ));
     }
 
     #[test]

@@ -7,10 +7,15 @@
 //! a completed write is held as the drive's buffered copy until the drive destages it
 //! (then it meets its fate and reaches the store); reads see the buffered copy, and a
 //! power cut loses it.
+//!
+//! The executor has no event loop of its own: the members and their host queues form
+//! one device ([`MemberSet`]) that the engine's [`Stepper`] wakes, event by event.
 
 use super::faults::{FaultInjector, WriteFate};
 use crate::disk::drive::{DestageStats, Drive};
-use crate::disk::hdd::Request;
+use crate::disk::hdd::{Completion, Request};
+use crate::engine::{Step, Stepper};
+use crate::node::{self, Device, NodeReport};
 use crate::store::{Block, BlockStore, SECTORS_PER_BLOCK};
 use crate::time::SimTime;
 use rustc_hash::FxHashMap;
@@ -75,7 +80,13 @@ impl Member {
     /// Moves the writes the drive has destaged since the last call to the media:
     /// each meets its fate there.
     fn settle(&mut self, disk: usize, faults: &mut FaultInjector) {
-        for id in self.drive.take_destaged() {
+        let ids = self.drive.take_destaged();
+        self.settle_ids(disk, ids, faults);
+    }
+
+    /// Moves the writes of the destaged drive requests `ids` to the media, in order.
+    fn settle_ids(&mut self, disk: usize, ids: Vec<u64>, faults: &mut FaultInjector) {
+        for id in ids {
             let Some(ios) = self.buffered.by_request.remove(&id) else {
                 continue;
             };
@@ -156,18 +167,14 @@ impl DiskActivity {
     }
 }
 
-/// Host queues and in-flight requests of every member.
+/// Each member's host queue: the I/Os the host holds and those at the drive.
 #[derive(Debug)]
-pub struct Executor {
+struct Queues {
     /// Per member: I/Os the host holds, each with the instant it may be sent.
     pending: Vec<VecDeque<(SimTime, Io)>>,
-    /// Completion instants of this executor's reads, by (member, block).
-    read_at: FxHashMap<(usize, u64), SimTime>,
     /// Per member: drive request id → the block I/Os it carries (several when
     /// contiguous ones were merged).
     inflight: Vec<FxHashMap<u64, Vec<Io>>>,
-    /// Completions not yet handed out (a merged request completes several I/Os).
-    ready: VecDeque<Done>,
     max_outstanding: usize,
     /// Largest request (in 4 KiB blocks) contiguous reads are merged into.
     max_read_blocks: u32,
@@ -176,6 +183,20 @@ pub struct Executor {
     /// Reads separated by at most this many unwanted blocks are merged into one
     /// request that reads through the gap.
     read_gap: u64,
+}
+
+/// Host queues and in-flight requests of every member.
+#[derive(Debug)]
+pub struct Executor {
+    queues: Queues,
+    /// The engine's stepper: decides which member event comes next.
+    stepper: Stepper<()>,
+    /// What the last wake of the members completed (at most one drive request).
+    woken: Vec<node::Done>,
+    /// Completion instants of this executor's reads, by (member, block).
+    read_at: FxHashMap<(usize, u64), SimTime>,
+    /// Completions not yet handed out (a merged request completes several I/Os).
+    ready: VecDeque<Done>,
     /// Whether reads return the member's bytes (false in timing-only mode).
     keep_bytes: bool,
     pub now: SimTime,
@@ -188,14 +209,18 @@ impl Executor {
     pub fn new(members: &[Member], max_outstanding: usize, now: SimTime) -> Executor {
         let n = members.len();
         Executor {
-            pending: vec![VecDeque::new(); n],
+            queues: Queues {
+                pending: vec![VecDeque::new(); n],
+                inflight: vec![FxHashMap::default(); n],
+                max_outstanding: max_outstanding.max(1),
+                max_read_blocks: 1,
+                max_write_blocks: 1,
+                read_gap: 0,
+            },
+            stepper: Stepper::new(now, false),
+            woken: Vec::new(),
             read_at: FxHashMap::default(),
-            inflight: vec![FxHashMap::default(); n],
             ready: VecDeque::new(),
-            max_outstanding: max_outstanding.max(1),
-            max_read_blocks: 1,
-            max_write_blocks: 1,
-            read_gap: 0,
             keep_bytes: true,
             now,
             activity: vec![DiskActivity::default(); n],
@@ -238,14 +263,14 @@ impl Executor {
     /// Merges runs of contiguous block I/Os of the same kind, queued one after the
     /// other on a member, into one drive request of up to this many blocks.
     pub fn merge_up_to(mut self, reads: u32, writes: u32) -> Executor {
-        self.max_read_blocks = reads.max(1);
-        self.max_write_blocks = writes.max(1);
+        self.queues.max_read_blocks = reads.max(1);
+        self.queues.max_write_blocks = writes.max(1);
         self
     }
 
     /// Lets merged reads span gaps of up to `blocks` unwanted blocks.
     pub fn read_through_gaps(mut self, blocks: u64) -> Executor {
-        self.read_gap = blocks;
+        self.queues.read_gap = blocks;
         self
     }
 
@@ -263,10 +288,10 @@ impl Executor {
             if !touched.contains(&io.disk) {
                 touched.push(io.disk);
             }
-            self.pending[io.disk].push_back((now, io));
+            self.queues.pending[io.disk].push_back((now, io));
         }
         for d in touched {
-            self.fill(members, d, now);
+            self.queues.fill(members, &mut self.activity, d, now);
         }
     }
 
@@ -275,8 +300,15 @@ impl Executor {
     /// the member has been idle since). Each member sends its ready ones in the
     /// given order; `step` starts them at those instants.
     pub fn issue_timed(&mut self, strand: Vec<(SimTime, Io)>) {
+        // The members' events from here on run from the earliest of these instants
+        // (the members they go to have been idle since).
+        if let Some(first) = strand.iter().map(|(at, _)| *at).min() {
+            if first < self.stepper.now() {
+                self.stepper = Stepper::new(first, false);
+            }
+        }
         for (at, io) in strand {
-            self.pending[io.disk].push_back((at, io));
+            self.queues.pending[io.disk].push_back((at, io));
         }
     }
 
@@ -290,6 +322,100 @@ impl Executor {
         self.activity.get(d).and_then(|a| a.last_done)
     }
 
+    /// Advances to the next completion on any member, applies it, refills that
+    /// member's queue and returns it; queued I/Os that become ready before it are
+    /// sent on the way. `None` when idle, or when the next event lies beyond `until`
+    /// (a crash or a deadline): then nothing after it happens.
+    pub fn step(
+        &mut self,
+        members: &mut [Member],
+        faults: &mut FaultInjector,
+        until: Option<SimTime>,
+    ) -> Option<Done> {
+        if let Some(d) = self.ready.pop_front() {
+            return Some(d);
+        }
+        // Drives destage on their own between the host's steps (even after the last
+        // completion an earlier executor saw): those writes reach the media first.
+        for (d, m) in members.iter_mut().enumerate() {
+            m.settle(d, faults);
+        }
+        let (disk, destaged, c) = loop {
+            let mut set = MemberSet {
+                queues: &mut self.queues,
+                members: &mut *members,
+                activity: &mut self.activity,
+                completed: None,
+            };
+            let step = self.stepper.step(&mut set, true, until, &mut self.woken);
+            let completed = set.completed.take();
+            match step {
+                Ok(Step::Woken { now }) => self.now = self.now.max(now),
+                Ok(Step::Idle | Step::Beyond(_) | Step::Arrival { .. }) => return None,
+                Err(e) => panic!("array executor: {e}"),
+            }
+            if let Some(c) = completed {
+                break c;
+            }
+        };
+        let t = c.done;
+        // Destages the drive ran before this completion reach the media first.
+        members[disk].settle_ids(disk, destaged, faults);
+        let ios = self.queues.inflight[disk].remove(&c.id)?;
+        let act = &mut self.activity[disk];
+        act.busy_ns += c.service_ns();
+        act.last_done = Some(t);
+        let write = ios.first().is_some_and(|io| io.write);
+        if write {
+            act.writes += 1;
+        } else {
+            act.reads += 1;
+            for io in &ios {
+                self.read_at.insert((disk, io.block), t);
+            }
+        }
+        let m = &mut members[disk];
+        let buffered = write && c.cache_hit && m.drive.caches_writes();
+        for io in &ios {
+            self.ready.push_back(Done {
+                disk,
+                block: io.block,
+                write,
+                tag: io.tag,
+                at: t,
+                data: (!write && self.keep_bytes).then(|| m.read(io.block)),
+            });
+        }
+        if buffered {
+            for io in &ios {
+                m.buffered.newest.insert(io.block, c.id);
+            }
+            m.buffered.by_request.insert(c.id, ios);
+        } else if write {
+            for io in ios {
+                persist(&mut m.store, disk, io, faults);
+            }
+        }
+        self.queues.fill(members, &mut self.activity, disk, t);
+        self.ready.pop_front()
+    }
+
+    /// Runs until idle (or `until`), returning every completion in order.
+    pub fn drain(
+        &mut self,
+        members: &mut [Member],
+        faults: &mut FaultInjector,
+        until: Option<SimTime>,
+    ) -> Vec<Done> {
+        let mut out = Vec::new();
+        while let Some(d) = self.step(members, faults, until) {
+            out.push(d);
+        }
+        out
+    }
+}
+
+impl Queues {
     /// The first queued I/O of `disk` the host may send at `now`.
     fn take_ready(&mut self, disk: usize, now: SimTime) -> Option<Io> {
         let i = self.pending[disk].iter().position(|(at, _)| *at <= now)?;
@@ -305,7 +431,13 @@ impl Executor {
         self.pending[disk].iter().map(|(at, _)| *at).min()
     }
 
-    fn fill(&mut self, members: &mut [Member], disk: usize, now: SimTime) {
+    fn fill(
+        &mut self,
+        members: &mut [Member],
+        activity: &mut [DiskActivity],
+        disk: usize,
+        now: SimTime,
+    ) {
         let mut started = false;
         while self.inflight[disk].len() < self.max_outstanding {
             let Some(first) = self.take_ready(disk, now) else {
@@ -348,7 +480,7 @@ impl Executor {
                 write,
             };
             members[disk].drive.enqueue(now, req);
-            let act = &mut self.activity[disk];
+            let act = &mut activity[disk];
             act.first_issue = Some(act.first_issue.map_or(now, |t| t.min(now)));
             self.inflight[disk].insert(id, ios);
             started = true;
@@ -357,105 +489,106 @@ impl Executor {
             members[disk].drive.kick(now);
         }
     }
+}
 
-    /// Advances to the next completion on any member, applies it, refills that
-    /// member's queue and returns it; queued I/Os that become ready before it are
-    /// sent on the way. `None` when idle, or when the next event lies beyond `until`
-    /// (a crash or a deadline): then nothing after it happens.
-    pub fn step(
-        &mut self,
-        members: &mut [Member],
-        faults: &mut FaultInjector,
-        until: Option<SimTime>,
-    ) -> Option<Done> {
-        if let Some(d) = self.ready.pop_front() {
-            return Some(d);
-        }
-        // Drives destage on their own between the host's steps (even after the last
-        // completion an earlier executor saw): those writes reach the media first.
-        for (d, m) in members.iter_mut().enumerate() {
-            m.settle(d, faults);
-        }
-        let (disk, t) = loop {
-            let completion = members
-                .iter()
-                .enumerate()
-                .filter_map(|(i, m)| m.drive.next_completion().map(|t| (i, t)))
-                .min_by_key(|&(i, t)| (t, i));
-            let release = (0..self.pending.len())
-                .filter_map(|d| self.next_ready(d).map(|t| (d, t)))
-                .min_by_key(|&(d, t)| (t, d));
-            match (completion, release) {
-                // A completion at the same instant refills its member itself.
-                (Some(c), Some(r)) if r.1 < c.1 => {}
-                (Some(c), _) => break c,
-                (None, Some(_)) => {}
-                (None, None) => return None,
-            }
-            let (d, at) = release?;
-            if until.is_some_and(|u| at > u) {
-                return None;
-            }
-            self.now = self.now.max(at);
-            self.fill(members, d, at);
-        };
-        if until.is_some_and(|u| t > u) {
-            return None;
-        }
-        self.now = self.now.max(t);
-        // Destages the drive ran before this completion reach the media first.
-        members[disk].settle(disk, faults);
-        let c = members[disk].drive.complete()?.completion;
-        let ios = self.inflight[disk].remove(&c.id)?;
-        let act = &mut self.activity[disk];
-        act.busy_ns += c.service_ns();
-        act.last_done = Some(t);
-        let write = ios.first().is_some_and(|io| io.write);
-        if write {
-            act.writes += 1;
-        } else {
-            act.reads += 1;
-            for io in &ios {
-                self.read_at.insert((disk, io.block), t);
-            }
-        }
-        let m = &mut members[disk];
-        let buffered = write && c.cache_hit && m.drive.caches_writes();
-        for io in &ios {
-            self.ready.push_back(Done {
-                disk,
-                block: io.block,
-                write,
-                tag: io.tag,
-                at: t,
-                data: (!write && self.keep_bytes).then(|| m.read(io.block)),
-            });
-        }
-        if buffered {
-            for io in &ios {
-                m.buffered.newest.insert(io.block, c.id);
-            }
-            m.buffered.by_request.insert(c.id, ios);
-        } else if write {
-            for io in ios {
-                persist(&mut m.store, disk, io, faults);
-            }
-        }
-        self.fill(members, disk, t);
-        self.ready.pop_front()
+/// The members with their host queues, as one device the engine's [`Stepper`] wakes:
+/// its next event is the earliest drive completion (ties: the lowest member), or a
+/// queued I/O becoming ready strictly before it on a member with room, which the
+/// wake sends. A completion's drive request, and the destages the drive ran before
+/// it, are left in `completed` for the executor (bytes and faults are its business).
+struct MemberSet<'a> {
+    queues: &'a mut Queues,
+    members: &'a mut [Member],
+    activity: &'a mut [DiskActivity],
+    completed: Option<(usize, Vec<u64>, Completion)>,
+}
+
+impl MemberSet<'_> {
+    fn completion(&self) -> Option<(usize, SimTime)> {
+        self.members
+            .iter()
+            .enumerate()
+            .filter_map(|(i, m)| m.drive.next_completion().map(|t| (i, t)))
+            .min_by_key(|&(i, t)| (t, i))
     }
 
-    /// Runs until idle (or `until`), returning every completion in order.
-    pub fn drain(
-        &mut self,
-        members: &mut [Member],
-        faults: &mut FaultInjector,
-        until: Option<SimTime>,
-    ) -> Vec<Done> {
-        let mut out = Vec::new();
-        while let Some(d) = self.step(members, faults, until) {
-            out.push(d);
-        }
-        out
+    fn release(&self) -> Option<(usize, SimTime)> {
+        (0..self.queues.pending.len())
+            .filter_map(|d| self.queues.next_ready(d).map(|t| (d, t)))
+            .min_by_key(|&(d, t)| (t, d))
     }
+}
+
+impl Device for MemberSet<'_> {
+    fn capacity(&self) -> u64 {
+        self.members.iter().map(|m| m.drive.hdd().capacity()).sum()
+    }
+
+    fn outstanding(&self) -> usize {
+        self.queues.inflight.iter().map(|f| f.len()).sum::<usize>()
+            + self.queues.pending.iter().map(|p| p.len()).sum::<usize>()
+    }
+
+    fn can_accept(&self) -> bool {
+        false
+    }
+
+    fn submit(&mut self, _now: SimTime, _req: Request) {
+        unreachable!("the executor queues block I/Os itself");
+    }
+
+    fn next_wake(&self) -> Option<SimTime> {
+        match (self.completion(), self.release()) {
+            (Some(c), Some(r)) => Some(c.1.min(r.1)),
+            (c, r) => c.or(r).map(|(_, t)| t),
+        }
+    }
+
+    fn wake(&mut self, now: SimTime, out: &mut Vec<node::Done>) {
+        match (self.completion(), self.release()) {
+            // A completion at the same instant refills its member itself.
+            (Some(c), Some(r)) if r.1 < c.1 => {
+                self.queues.fill(self.members, self.activity, r.0, r.1);
+            }
+            (None, Some(r)) => {
+                self.queues.fill(self.members, self.activity, r.0, r.1);
+            }
+            (Some((disk, t)), _) if t <= now => {
+                let drive = &mut self.members[disk].drive;
+                let destaged = drive.take_destaged();
+                let Some(c) = drive.complete() else {
+                    return;
+                };
+                let c = c.completion;
+                out.push(node::Done {
+                    req: Request {
+                        id: c.id,
+                        lbn: 0,
+                        blocks: 0,
+                        write: false,
+                    },
+                    dispatch: None,
+                    start: c.start,
+                    done: c.done,
+                    breakdown: c.breakdown,
+                    cache_hit: c.cache_hit,
+                    background: false,
+                    released: None,
+                    unit: disk as u32,
+                });
+                self.completed = Some((disk, destaged, c));
+            }
+            _ => {}
+        }
+    }
+
+    fn describe(&self, depth: usize, out: &mut String) {
+        node::tree_line(
+            depth,
+            out,
+            &format!("array executor ({} members)", self.members.len()),
+        );
+    }
+
+    fn report(&self, _path: &str, _out: &mut Vec<NodeReport>) {}
 }
