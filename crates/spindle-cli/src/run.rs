@@ -541,7 +541,7 @@ pub fn run(
         if print_stack {
             let disk = c.disks.first().map_or("wd-re3", |d| d.disk.as_str());
             let mut s = format!(
-                "workload {}\n  └─ layout {:?} (staging {} % of the volume on {}, small writes below {} KiB, allocation range {} KiB)\n    └─ raid4 ({}+1, checksum blocks, real bytes; its own executor, not yet on the engine)\n",
+                "workload {}\n  └─ layout {:?} (staging {} % of the volume on {}, small writes below {} KiB, allocation range {} KiB)\n    └─ raid4 ({}+1, checksum blocks, real bytes; stepped by the engine, not yet a stack part)\n",
                 c.workload.describe(),
                 layout.kind,
                 layout.staging_pct,
