@@ -12,15 +12,49 @@
 //! one breaks: time never runs backwards, every request completes exactly once, and
 //! the stack is empty when the workload ends.
 
-use crate::disk::hdd::Request;
+use crate::disk::hdd::{Breakdown, Request};
 pub use crate::node::Units;
 use crate::node::{Device, Done};
-use crate::stack::metrics::RequestLog;
 use crate::time::SimTime;
 use crate::trace::IoRecord;
 use rustc_hash::FxHashMap;
+use serde::Serialize;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
+
+/// One request's life: arrival at the host, dispatch to the drive, start of service
+/// inside the drive, completion.
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct RequestLog {
+    pub id: u64,
+    pub device: u32,
+    pub lbn: u64,
+    pub blocks: u32,
+    pub write: bool,
+    pub arrival: SimTime,
+    pub dispatch: SimTime,
+    pub start: SimTime,
+    pub done: SimTime,
+    pub breakdown: Breakdown,
+    pub cache_hit: bool,
+    /// The closed-loop process that issued it, if any.
+    pub process: Option<u32>,
+    /// A background request of a freeblock scheduler.
+    pub background: bool,
+}
+
+impl RequestLog {
+    pub fn response_ns(&self) -> u64 {
+        self.done.0 - self.arrival.0
+    }
+    /// Time the drive spent on it ("time at the disk").
+    pub fn service_ns(&self) -> u64 {
+        self.done.0 - self.start.0
+    }
+    pub fn queue_ns(&self) -> u64 {
+        self.start.0 - self.arrival.0
+    }
+}
 
 #[derive(Debug)]
 struct Entry<E> {

@@ -1,43 +1,8 @@
 //! What a run measured: per-request timings and their summary.
 
-use crate::disk::hdd::Breakdown;
-use crate::time::SimTime;
+pub use crate::engine::RequestLog;
 use hdrhistogram::Histogram;
 use serde::Serialize;
-
-/// One request's life: arrival at the host, dispatch to the drive, start of service
-/// inside the drive, completion.
-#[derive(Clone, Copy, Debug, Serialize)]
-pub struct RequestLog {
-    pub id: u64,
-    pub device: u32,
-    pub lbn: u64,
-    pub blocks: u32,
-    pub write: bool,
-    pub arrival: SimTime,
-    pub dispatch: SimTime,
-    pub start: SimTime,
-    pub done: SimTime,
-    pub breakdown: Breakdown,
-    pub cache_hit: bool,
-    /// The closed-loop process that issued it, if any.
-    pub process: Option<u32>,
-    /// A background request of a freeblock scheduler.
-    pub background: bool,
-}
-
-impl RequestLog {
-    pub fn response_ns(&self) -> u64 {
-        self.done.0 - self.arrival.0
-    }
-    /// Time the drive spent on it ("time at the disk").
-    pub fn service_ns(&self) -> u64 {
-        self.done.0 - self.start.0
-    }
-    pub fn queue_ns(&self) -> u64 {
-        self.start.0 - self.arrival.0
-    }
-}
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct BreakdownMs {
@@ -349,6 +314,8 @@ pub fn write_requests_csv(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::disk::hdd::Breakdown;
+    use crate::time::SimTime;
     use proptest::prelude::*;
     use rand::{Rng, SeedableRng};
     use rand_chacha::ChaCha8Rng;
