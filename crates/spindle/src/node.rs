@@ -33,6 +33,29 @@ pub struct Done {
     pub unit: u32,
 }
 
+impl Done {
+    /// A drive's completion of request `c.id`: the drive knows only the id, the parts
+    /// above keep the rest of the request.
+    pub fn of_drive(c: &crate::disk::hdd::Completion, unit: u32) -> Done {
+        Done {
+            req: Request {
+                id: c.id,
+                lbn: 0,
+                blocks: 0,
+                write: false,
+            },
+            dispatch: None,
+            start: c.start,
+            done: c.done,
+            breakdown: c.breakdown,
+            cache_hit: c.cache_hit,
+            background: false,
+            released: None,
+            unit,
+        }
+    }
+}
+
 /// What one node did during a run, for per-layer and per-drive statistics.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct NodeReport {

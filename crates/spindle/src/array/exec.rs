@@ -560,22 +560,7 @@ impl Device for MemberSet<'_> {
                     return;
                 };
                 let c = c.completion;
-                out.push(node::Done {
-                    req: Request {
-                        id: c.id,
-                        lbn: 0,
-                        blocks: 0,
-                        write: false,
-                    },
-                    dispatch: None,
-                    start: c.start,
-                    done: c.done,
-                    breakdown: c.breakdown,
-                    cache_hit: c.cache_hit,
-                    background: false,
-                    released: None,
-                    unit: disk as u32,
-                });
+                out.push(node::Done::of_drive(&c, disk as u32));
                 self.completed = Some((disk, destaged, c));
             }
             _ => {}

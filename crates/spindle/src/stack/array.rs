@@ -11,17 +11,28 @@
 //! per row); requests do not wait for one another.
 
 use crate::disk::hdd::{Breakdown, Request};
-use crate::node::{tree_line, Device, Done, NodeReport};
+use crate::node::{tree_line, Device, Done, NodeReport, Units};
 use crate::time::SimTime;
 use rustc_hash::FxHashMap;
 
-/// Picks the member with the earliest next event (ties to the lowest index).
-fn earliest(members: &[Box<dyn Device>]) -> Option<(SimTime, usize)> {
-    members
+/// Wakes the member with the earliest event due at `now` (ties to the lowest index),
+/// its completions into `got` (cleared first); which member, if any was due.
+fn wake_earliest(
+    members: &mut [Box<dyn Device>],
+    now: SimTime,
+    got: &mut Vec<Done>,
+) -> Option<usize> {
+    got.clear();
+    let (t, i) = members
         .iter()
         .enumerate()
         .filter_map(|(i, m)| m.next_wake().map(|t| (t, i)))
-        .min()
+        .min()?;
+    if t > now {
+        return None;
+    }
+    members[i].wake(now, got);
+    Some(i)
 }
 
 /// Independent units addressed one after another: unit `i` holds the addresses from
@@ -51,14 +62,16 @@ impl Volumes {
         }
     }
 
-    /// Each unit's capacity, in sectors.
-    pub fn unit_capacities(&self) -> Vec<u64> {
-        self.members.iter().map(|m| m.capacity()).collect()
-    }
-
-    /// Each unit's first address.
-    pub fn unit_bases(&self) -> &[u64] {
-        &self.base
+    /// Where each unit starts and how large it is: how trace devices map onto the set.
+    pub fn units(&self) -> Units {
+        Units {
+            units: self
+                .base
+                .iter()
+                .zip(&self.members)
+                .map(|(&b, m)| (b, m.capacity()))
+                .collect(),
+        }
     }
 }
 
@@ -96,15 +109,11 @@ impl Device for Volumes {
     }
 
     fn wake(&mut self, now: SimTime, out: &mut Vec<Done>) {
-        let Some((t, i)) = earliest(&self.members) else {
+        let mut got = std::mem::take(&mut self.scratch);
+        let Some(i) = wake_earliest(&mut self.members, now, &mut got) else {
+            self.scratch = got;
             return;
         };
-        if t > now {
-            return;
-        }
-        let mut got = std::mem::take(&mut self.scratch);
-        got.clear();
-        self.members[i].wake(now, &mut got);
         for d in got.drain(..) {
             if !d.background {
                 self.outstanding -= 1;
@@ -459,15 +468,11 @@ impl Device for Array {
     }
 
     fn wake(&mut self, now: SimTime, out: &mut Vec<Done>) {
-        let Some((t, i)) = earliest(&self.members) else {
-            return;
-        };
-        if t > now {
+        let mut got = std::mem::take(&mut self.scratch);
+        if wake_earliest(&mut self.members, now, &mut got).is_none() {
+            self.scratch = got;
             return;
         }
-        let mut got = std::mem::take(&mut self.scratch);
-        got.clear();
-        self.members[i].wake(now, &mut got);
         for d in got.drain(..) {
             // A member's own background work is not the array's.
             let Some(pid) = self.children.remove(&d.req.id) else {

@@ -76,24 +76,7 @@ impl Device for DriveNode {
         };
         let c = c.completion;
         self.service_ns += c.service_ns();
-        // The drive reports the request's id only; the host keeps the rest. A drive
-        // completion carries what the parts above need to match it.
-        out.push(Done {
-            req: Request {
-                id: c.id,
-                lbn: 0,
-                blocks: 0,
-                write: false,
-            },
-            dispatch: None,
-            start: c.start,
-            done: c.done,
-            breakdown: c.breakdown,
-            cache_hit: c.cache_hit,
-            background: false,
-            released: None,
-            unit: 0,
-        });
+        out.push(Done::of_drive(&c, 0));
     }
 
     fn oracle(&self) -> Option<&Hdd> {

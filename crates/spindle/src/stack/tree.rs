@@ -237,13 +237,8 @@ pub fn build(
             // A volume set routes trace devices to its units.
             let members = build_members(spec, default_queue, &mut drives, "device")?;
             let v = Volumes::new(members);
-            let units = v
-                .unit_bases()
-                .iter()
-                .copied()
-                .zip(v.unit_capacities())
-                .collect();
-            (Box::new(v) as Box<dyn Device>, Units { units })
+            let units = v.units();
+            (Box::new(v) as Box<dyn Device>, units)
         }
         _ => {
             let root = build_node(spec, default_queue, &mut drives, "device")?;
@@ -389,15 +384,9 @@ pub fn build_from_params(disks: &[DiskParams], queue: &QueueSpec) -> Result<Buil
         )?);
     }
     let v = Volumes::new(members);
-    let units = v
-        .unit_bases()
-        .iter()
-        .copied()
-        .zip(v.unit_capacities())
-        .collect();
     Ok(Built {
+        units: v.units(),
         root: Box::new(v),
-        units: Units { units },
         drives,
     })
 }
