@@ -5,7 +5,7 @@ use crate::progress::Progress;
 use crate::table::{Align, Table};
 use anyhow::{anyhow, bail, Context, Result};
 use spindle::engine::{self, RunOptions, Source};
-use spindle::layout::{replay_layout, LayoutConfig, LayoutPolicy};
+use spindle::layout::{LayoutConfig, LayoutPolicy};
 use spindle::node::NodeReport;
 use spindle::runner::drive_utilization;
 use spindle::sched::SchedulerKind;
@@ -462,12 +462,29 @@ fn nodes_text(nodes: &[NodeReport], makespan_ms: f64) -> String {
 }
 
 fn summary_text(c: &RunConfig, m: &Metrics) -> String {
+    let stack = match &c.layout {
+        Some(l) => format!(
+            "layout {:?} over a {}+1 RAID-4 ({}), one request at a time",
+            l.kind,
+            l.data_disks,
+            match &c.device {
+                Some(_) => stack_text(c),
+                None => format!(
+                    "disks: {}, each queued fcfs in issue order",
+                    c.disks.first().map_or("-", |d| d.disk.as_str())
+                ),
+            }
+        ),
+        None => format!(
+            "{} scheduler, {} outstanding per drive, {}",
+            c.scheduler.kind.name(),
+            c.scheduler.queue_depth,
+            stack_text(c)
+        ),
+    };
     let mut s = format!(
-        "workload   {}\nstack      {} scheduler, {} outstanding per drive, {}\n\n",
+        "workload   {}\nstack      {stack}\n\n",
         c.workload.describe(),
-        c.scheduler.kind.name(),
-        c.scheduler.queue_depth,
-        stack_text(c)
     );
     s += &format!(
         "requests   {} ({} reads, {} writes) over {:.1} s simulated, {:.1} requests/s\n",
@@ -537,26 +554,6 @@ pub fn run(
     if let Some(s) = scheduler {
         c.scheduler.kind = s;
     }
-    if let Some(layout) = c.layout.clone() {
-        if print_stack {
-            let disk = c.disks.first().map_or("wd-re3", |d| d.disk.as_str());
-            let mut s = format!(
-                "workload {}\n  └─ layout {:?} (staging {} % of the volume on {}, small writes below {} KiB, allocation range {} KiB)\n    └─ raid4 ({}+1, checksum blocks, real bytes; stepped by the engine, not yet a stack part)\n",
-                c.workload.describe(),
-                layout.kind,
-                layout.staging_pct,
-                layout.flash,
-                layout.threshold_kib,
-                layout.allocation_range_kib,
-                layout.data_disks
-            );
-            for _ in 0..=layout.data_disks {
-                s += &format!("      └─ disk {disk}\n");
-            }
-            return Ok(s);
-        }
-        return run_layout(&c, &layout, json);
-    }
     if print_stack {
         return c.describe_stack().map_err(|e| anyhow!("{e}"));
     }
@@ -610,69 +607,6 @@ pub fn run(
 /// One request as a CSV line (the `--requests-csv` format).
 fn write_request_line(l: &RequestLog, f: &mut dyn std::io::Write) -> std::io::Result<()> {
     spindle::stack::metrics::write_request_csv_line(l, f)
-}
-
-/// `run` with a `[layout]`: the workload through the layout engine and RAID-4.
-fn run_layout(c: &RunConfig, layout: &LayoutConfig, json: bool) -> Result<String> {
-    let disk = c
-        .disks
-        .first()
-        .map(|d| d.disk.clone())
-        .unwrap_or_else(|| "wd-re3".into());
-    let params = crate::disks::load_disk(&disk)?.params;
-    let records = match load_workload(c)? {
-        LoadedWorkload::Open(r) => r,
-        LoadedWorkload::Stream(s) => s.collect(),
-        LoadedWorkload::Trace(t) => t
-            .records
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(|e| anyhow!("{e}"))?,
-        LoadedWorkload::Closed(_) => {
-            bail!("a layout engine replays open workloads (a trace or --synthetic open), not closed loops")
-        }
-    };
-    let mut bar = Progress::new(records.len() as u64, "layout");
-    let r = replay_layout(&params, layout, &records, &mut |n| bar.set(n as u64))
-        .map_err(|e| anyhow!("{e}"))?;
-    bar.finish();
-    if json {
-        let v = serde_json::json!({ "config": c, "layout": r });
-        return Ok(serde_json::to_string_pretty(&v)? + "\n");
-    }
-    let b = &r.write_batches;
-    Ok(format!(
-        "workload   {}\nlayout     {:?} over a {}+1 RAID-4 of {}, staging {} % of the volume, \
-         allocation range {} KiB, small writes below {} KiB\n\n\
-         requests   {} ({} reads, {} writes) over {:.1} s simulated, served one at a time\n\
-         response   mean {:.3} ms, p50 {:.3}, p99 {:.3}, max {:.3}\n\
-         blocks     {} staged, {} written directly; {} destages\n\
-         batches    {} RAID write batches: {:.1} user writes and {:.1} disk I/Os each ({:.2}x), \
-         {:.2} I/Os per revolution, {:.1} ms each\n",
-        c.workload.describe(),
-        layout.kind,
-        layout.data_disks,
-        params.name,
-        layout.staging_pct,
-        layout.allocation_range_kib,
-        layout.threshold_kib,
-        r.requests,
-        r.reads,
-        r.writes,
-        r.simulated_s,
-        r.mean_response_ms,
-        r.p50_response_ms,
-        r.p99_response_ms,
-        r.max_response_ms,
-        r.staged_blocks,
-        r.direct_blocks,
-        r.destages,
-        b.batches,
-        b.user_writes,
-        b.disk_ios,
-        b.amplification,
-        b.ios_per_rev,
-        b.resp_ms
-    ))
 }
 
 pub fn compare(

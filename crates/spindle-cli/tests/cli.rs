@@ -677,10 +677,21 @@ fn run_through_the_layout_engine() {
         "0.00002",
         "--json",
     ]);
-    let l = &v["layout"];
-    assert_eq!(l["requests"].as_u64(), Some(600), "{v}");
-    assert!(l["destages"].as_u64().unwrap_or(0) > 0, "{v}");
-    assert!(l["staged_blocks"].as_u64().unwrap_or(0) > 0, "{v}");
+    assert_eq!(v["metrics"]["requests"].as_u64(), Some(600), "{v}");
+    // The layout engine is the top node; its figures are in its `extra`.
+    let l = &v["nodes"][0];
+    assert!(l["kind"].as_str().unwrap().starts_with("layout"), "{v}");
+    let figure = |k: &str| l["extra"][k].as_str().unwrap().parse::<u64>().unwrap();
+    assert!(figure("destages") > 0, "{v}");
+    assert!(figure("staged blocks") > 0, "{v}");
+    // Five member drives below it, each behind its host queue.
+    let drives = v["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|n| n["kind"].as_str().unwrap().starts_with("disk"))
+        .count();
+    assert_eq!(drives, 5, "{v}");
     let e = failure(&["run", "--layout", "raid7"]);
     assert!(e.contains("unknown layout"), "{e}");
 }

@@ -641,6 +641,7 @@ mod tests {
                 background: false,
                 released: None,
                 unit: 0,
+                rider: false,
             });
         }
         fn describe(&self, _depth: usize, _out: &mut String) {}

@@ -6,6 +6,7 @@
 //! host queue under a cache layer is one `Box<dyn Device>`. None of them owns a clock or a
 //! loop: the engine ([`crate::engine`]) passes `now` in and is the only event loop.
 
+use crate::disk::drive::Drive;
 use crate::disk::hdd::{Breakdown, Hdd, Request};
 use crate::time::SimTime;
 
@@ -31,6 +32,9 @@ pub struct Done {
     pub released: Option<SimTime>,
     /// Which unit of a volume set served it (set by [`crate::stack::array::Volumes`]).
     pub unit: u32,
+    /// It went below merged behind another request (a host queue's request merging):
+    /// its device time is that request's, counted once there.
+    pub rider: bool,
 }
 
 impl Done {
@@ -52,6 +56,7 @@ impl Done {
             background: false,
             released: None,
             unit,
+            rider: false,
         }
     }
 }
@@ -104,6 +109,16 @@ pub trait Device {
     /// A positioning oracle (the drive's own model), for schedulers that need one
     /// (greedy SPTF). Only a single drive has one.
     fn oracle(&self) -> Option<&Hdd> {
+        None
+    }
+    /// The drive at the bottom of a chain of single-child parts (a drive, or host
+    /// queues over one), for the upkeep an array that stores bytes does on its
+    /// members: cache flushes, power cuts and the bookkeeping of destaged writes.
+    fn drive(&self) -> Option<&Drive> {
+        None
+    }
+    /// The same drive, to act on.
+    fn drive_mut(&mut self) -> Option<&mut Drive> {
         None
     }
     /// Draws this node and its children, indented by `depth`.

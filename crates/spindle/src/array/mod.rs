@@ -4,9 +4,9 @@
 
 pub mod campaign;
 pub mod checksum;
-pub mod exec;
 pub mod faults;
 pub mod layout;
+pub mod members;
 pub mod raid4;
 
 pub use campaign::{run_fault_campaign, FaultCampaign, FaultReport};

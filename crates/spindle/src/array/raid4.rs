@@ -20,14 +20,15 @@
 //! every read, is on the critical path either way.
 
 use super::checksum::{ChecksumBlock, ChecksumBlockError, Entry, Owner};
-use super::exec::{DiskActivity, Done, Executor, Io, Member, TAG_REPAIR};
 use super::faults::FaultInjector;
 use super::layout::{
     checksum_block, checksum_slot, data_block, row_of_block, zone_of, Layout, Place, DATA_PER_ZONE,
     ZONE_BLOCKS,
 };
+use super::members::{default_member_queue, DiskActivity, Done, Executor, Io, Member, TAG_REPAIR};
 use crate::disk::drive::Drive;
 use crate::disk::params::DiskParams;
+use crate::stack::queue::QueueSpec;
 use crate::store::{xor_into, zero_block, Block, BlockStore, DataMode, SECTORS_PER_BLOCK};
 use crate::time::SimTime;
 use rand::Rng;
@@ -200,6 +201,8 @@ pub struct Raid4 {
     layout: Layout,
     cfg: Raid4Config,
     params: DiskParams,
+    /// Each member's host queue (scheduler) over its drive.
+    member_queue: QueueSpec,
     members: Vec<Member>,
     state: Vec<MemberState>,
     /// Expected write generation per block owner (0: never written).
@@ -238,7 +241,20 @@ fn member_phase(i: usize) -> f64 {
 }
 
 impl Raid4 {
+    /// A group whose members queue in issue order (FCFS, `max_outstanding` at each
+    /// drive).
     pub fn new(params: DiskParams, cfg: Raid4Config) -> Result<Raid4, ArrayError> {
+        let queue = default_member_queue(cfg.max_outstanding);
+        Raid4::with_member_queue(params, cfg, queue)
+    }
+
+    /// A group whose every member has a host queue built from `queue` (any scheduler:
+    /// SMTF, SPTF, C-LOOK, …) over its drive.
+    pub fn with_member_queue(
+        params: DiskParams,
+        cfg: Raid4Config,
+        queue: QueueSpec,
+    ) -> Result<Raid4, ArrayError> {
         let drive = Drive::new(params.clone()).map_err(|e| ArrayError::Disk(e.to_string()))?;
         let member_blocks = drive.hdd().capacity() / SECTORS_PER_BLOCK;
         let layout = Layout::new(cfg.data_disks, cfg.stripe_unit_blocks, member_blocks);
@@ -252,13 +268,14 @@ impl Raid4 {
             .map(|i| {
                 let mut drive = drive.clone();
                 drive.hdd_mut().set_spindle_phase(member_phase(i));
-                Member::new(drive)
+                Member::new(drive, &queue, i).map_err(ArrayError::Disk)
             })
-            .collect();
+            .collect::<Result<Vec<_>, _>>()?;
         Ok(Raid4 {
             layout,
             cfg,
             params,
+            member_queue: queue,
             members,
             state: vec![MemberState::Healthy; layout.members()],
             gens: FxHashMap::default(),
@@ -304,6 +321,11 @@ impl Raid4 {
     /// caches (0 after every batch with `sync_writes`).
     pub fn buffered_blocks(&self) -> usize {
         self.members.iter().map(|m| m.buffered_blocks()).sum()
+    }
+
+    /// The members: each a host queue over a drive, and its bytes.
+    pub fn members(&self) -> &[Member] {
+        &self.members
     }
 
     /// The member's stored bytes (for tests and fault injection).
@@ -364,7 +386,7 @@ impl Raid4 {
     /// The executor of a write batch: each block its own disk I/O, reads included, as
     /// the paper counts them (PROX-EQ4's 8 I/Os per single-block update).
     fn write_exec(&self) -> Executor {
-        let e = Executor::new(&self.members, self.cfg.max_outstanding, self.now);
+        let e = Executor::new(&self.members, self.now);
         match self.cfg.data {
             DataMode::RealBytes => e,
             DataMode::TimingOnly => e.without_bytes(),
@@ -1194,8 +1216,11 @@ impl Raid4 {
         if self.state.get(disk) != Some(&MemberState::Failed) {
             return Err(ArrayError::NothingToRebuild(disk));
         }
-        let drive = Drive::new(self.params.clone()).map_err(|e| ArrayError::Disk(e.to_string()))?;
-        self.members[disk] = Member::new(drive);
+        let mut drive =
+            Drive::new(self.params.clone()).map_err(|e| ArrayError::Disk(e.to_string()))?;
+        drive.hdd_mut().set_spindle_phase(member_phase(disk));
+        self.members[disk] =
+            Member::new(drive, &self.member_queue, disk).map_err(ArrayError::Disk)?;
         self.state[disk] = MemberState::Rebuilding { next_row: 0 };
         Ok(())
     }
@@ -1270,7 +1295,7 @@ impl Raid4 {
     /// short-stroke I/Os, excluded from statistics).
     pub fn scatter_heads<R: Rng>(&mut self, rng: &mut R) {
         let mut exec = self.new_exec();
-        let span = self.members[0].drive.hdd().capacity() / SECTORS_PER_BLOCK;
+        let span = self.members[0].drive().hdd().capacity() / SECTORS_PER_BLOCK;
         let ios = (0..self.members.len())
             .filter(|&d| self.state[d] != MemberState::Failed)
             .map(|disk| Io {

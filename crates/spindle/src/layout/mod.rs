@@ -2,13 +2,15 @@
 //! flash staging area, its update-in-place and write-anywhere baselines, snapshots and
 //! crash recovery.
 
+pub mod config;
 pub mod dle;
 pub mod freespace;
-pub mod replay;
+pub mod node;
 
+pub use config::LayoutConfig;
 pub use dle::{DestageProgress, Dle, DleConfig, DleError, LayoutPolicy, NONE};
 pub use freespace::FreeSpace;
-pub use replay::{replay_layout, LayoutConfig, LayoutRunResult};
+pub use node::LayoutNode;
 
 #[cfg(test)]
 mod tests;

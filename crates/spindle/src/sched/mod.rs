@@ -376,19 +376,26 @@ impl HostQueue {
         Some(w)
     }
 
-    /// Request merging: removes the earliest-pushed waiting request of the same kind
-    /// that starts at `lbn` (where the request just sent ends) and has at most
-    /// `max_blocks` sectors, to travel below with it as one request. The queue's
-    /// position moves to its end, as if the two were one.
-    pub fn take_adjacent(&mut self, lbn: u64, write: bool, max_blocks: u32) -> Option<Waiting> {
+    /// Request merging: removes the waiting request of the same kind that starts
+    /// closest after `lbn` (where the request just sent ends), at most `gap` sectors
+    /// further on (the earliest pushed among equals), and ends by `max_end`, to travel
+    /// below with it as one request (reading through the gap). The queue's position
+    /// moves to its end, as if the two were one.
+    pub fn take_adjacent(
+        &mut self,
+        lbn: u64,
+        gap: u64,
+        write: bool,
+        max_end: u64,
+    ) -> Option<Waiting> {
         let seq = self
             .by_lbn
-            .range((lbn, 0)..=(lbn, u64::MAX))
+            .range((lbn, 0)..=(lbn.saturating_add(gap), u64::MAX))
             .map(|&(_, seq)| seq)
             .find(|seq| {
-                self.waiting
-                    .get(seq)
-                    .is_some_and(|w| w.req.write == write && w.req.blocks.max(1) <= max_blocks)
+                self.waiting.get(seq).is_some_and(|w| {
+                    w.req.write == write && w.req.lbn + u64::from(w.req.blocks.max(1)) <= max_end
+                })
             })?;
         let w = self.take(seq);
         self.last_lbn = w.req.lbn + w.req.blocks as u64;

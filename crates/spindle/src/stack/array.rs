@@ -514,6 +514,7 @@ impl Device for Array {
                     background: false,
                     released: None,
                     unit: 0,
+                    rider: false,
                 });
             }
         }

@@ -133,6 +133,7 @@ impl Layer for BlockCache {
                 background: false,
                 released: None,
                 unit: 0,
+                rider: false,
             });
         }
     }

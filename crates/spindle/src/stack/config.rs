@@ -29,6 +29,7 @@
 pub use super::drive_node::load_disk;
 pub use super::queue::{SchedulerConfig, MAX_QUEUE_DEPTH};
 use super::tree::{build, with_layers, ArraySpec, Built, DeviceSpec, DiskSpec, LayerSpec};
+use crate::node::{Device, Units};
 use crate::trace::{
     open_trace, records_until_error, resolve_extent, resolve_stream, trace_extent, Format,
     IoRecord, TraceError, TraceExtent, TraceStream,
@@ -59,8 +60,8 @@ pub struct RunConfig {
     /// A host queue above the whole device tree.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub array_scheduler: Option<SchedulerConfig>,
-    /// A layout engine over a RAID-4 of the first disk model (`[layout] kind = "dle"`):
-    /// requests then go through it one at a time instead of through the scheduler.
+    /// A layout engine over a RAID-4 (`[layout] kind = "dle"`): the RAID-4 is the
+    /// `[device]` (kind "raid4") or else made of the first `[[disks]]` model.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub layout: Option<crate::layout::LayoutConfig>,
     /// The file it was read from, named in errors about the stack it describes.
@@ -365,9 +366,89 @@ impl RunConfig {
                 None => e,
             })
         };
-        let mut b = build(&self.device_tree()?, &queue, top.as_ref()).map_err(fail)?;
+        let mut b = match &self.layout {
+            Some(layout) => {
+                let node = self.layout_node(layout, &queue).map_err(fail)?;
+                let root: Box<dyn Device> = Box::new(node);
+                let drives = layout.data_disks + 1;
+                let root = match &top {
+                    Some(q) => Box::new(q.build(root, drives).map_err(fail)?) as Box<dyn Device>,
+                    None => root,
+                };
+                Built {
+                    units: Units::single(root.capacity()),
+                    root,
+                    drives,
+                }
+            }
+            None => build(&self.device_tree()?, &queue, top.as_ref()).map_err(fail)?,
+        };
         b.root = with_layers(b.root, &self.layer).map_err(fail)?;
         Ok(b)
+    }
+
+    /// `[layout]`: the layout engine over a RAID-4 of identical drives — the
+    /// `[device]` (`kind = "raid4"`, `data-disks + 1` members, each with its
+    /// scheduler), or else the first `[[disks]]` model with each member queued in
+    /// issue order (FCFS, 8 outstanding at the drive, as the paper's RAID layer).
+    fn layout_node(
+        &self,
+        layout: &crate::layout::LayoutConfig,
+        queue: &super::queue::QueueSpec,
+    ) -> Result<crate::layout::LayoutNode, String> {
+        let members = layout.data_disks + 1;
+        let (disk, member_queue) = match &self.device {
+            Some(DeviceSpec::Raid4(a)) => {
+                let all = a.expand("device")?;
+                if all.len() != members {
+                    return Err(format!(
+                        "[layout] data-disks = {} needs a RAID-4 of {members} members, the [device] has {}",
+                        layout.data_disks,
+                        all.len()
+                    ));
+                }
+                let Some(DeviceSpec::Disk(d)) = all.first() else {
+                    return Err("[layout]: the RAID-4's members must be drives".into());
+                };
+                if all.iter().any(|m| m != &all[0]) {
+                    return Err(
+                        "[layout]: the RAID-4's members must be identical drives with one scheduler"
+                            .into(),
+                    );
+                }
+                if let Some(k) = a.stripe_kib.filter(|&k| k != layout.allocation_range_kib) {
+                    return Err(format!(
+                        "[layout]: the RAID-4's stripe unit is the allocation range ({} KiB); drop device.stripe-kib = {k} or set layout.allocation-range-kib",
+                        layout.allocation_range_kib
+                    ));
+                }
+                (d.params("device.member")?, d.queue(queue, "device.member")?)
+            }
+            Some(other) => {
+                return Err(format!(
+                    "[layout] runs over a RAID-4 of identical drives ([device] kind = \"raid4\"), not over a {}",
+                    other.kind()
+                ))
+            }
+            None => {
+                let d = self
+                    .disks
+                    .first()
+                    .ok_or("[layout] needs a disk: a [[disks]] entry or a [device]")?;
+                let spec = DiskSpec {
+                    disk: d.disk.clone(),
+                    scheduler: None,
+                    firmware: d.firmware.clone(),
+                    firmware_queue_depth: d.firmware_queue_depth,
+                    write_cache_kib: d.write_cache_kib,
+                };
+                (
+                    spec.params("disks")?,
+                    crate::array::members::default_member_queue(8),
+                )
+            }
+        };
+        layout.build(disk, member_queue)
     }
 
     /// `--print-stack`: the tree this configuration runs.

@@ -83,6 +83,14 @@ impl Device for DriveNode {
         Some(self.drive.hdd())
     }
 
+    fn drive(&self) -> Option<&Drive> {
+        Some(&self.drive)
+    }
+
+    fn drive_mut(&mut self) -> Option<&mut Drive> {
+        Some(&mut self.drive)
+    }
+
     fn describe(&self, depth: usize, out: &mut String) {
         let p = self.drive.hdd().params();
         let gb = self.capacity() as f64 * 512.0 / 1e9;

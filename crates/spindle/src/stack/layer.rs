@@ -33,6 +33,7 @@ impl LayerIo {
             cache_hit: true,
             background: false,
             released: None,
+            rider: false,
             unit: 0,
         });
     }

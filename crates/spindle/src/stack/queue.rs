@@ -4,6 +4,7 @@
 //! queued or in service until that one completes (the thesis's rule for compressed
 //! traces, §3.5).
 
+use crate::disk::drive::Drive;
 use crate::disk::hdd::{Hdd, Request};
 use crate::mimic::{DiskMimic, Metric};
 use crate::node::{tree_line, Device, Done, NodeReport};
@@ -121,6 +122,29 @@ impl Default for SchedulerConfig {
             background_outstanding: default_background(),
             window: None,
             merge_kib: None,
+        }
+    }
+}
+
+/// Request merging in a host queue: waiting requests of the same kind that follow the
+/// one sent go below with it as one request.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MergeRule {
+    /// Largest merged request, sectors.
+    pub max_sectors: u32,
+    /// Whether writes merge too (reads always do).
+    pub writes: bool,
+    /// Reads may span gaps of up to this many unwanted sectors rather than split.
+    pub read_gap_sectors: u32,
+}
+
+impl MergeRule {
+    /// Reads and writes merge when exactly adjacent, up to `max_sectors`.
+    pub fn adjacent(max_sectors: u32) -> MergeRule {
+        MergeRule {
+            max_sectors,
+            writes: true,
+            read_gap_sectors: 0,
         }
     }
 }
@@ -252,7 +276,7 @@ impl QueueSpec {
             depth: self.depth.max(1) as usize,
             hold_overlapping: self.hold_overlapping,
             window: self.window,
-            merge_sectors: self.merge_sectors,
+            merge: self.merge_sectors.map(MergeRule::adjacent),
             merged: FxHashMap::default(),
             batch_submit: self.batch_submit,
             start_at: None,
@@ -296,7 +320,7 @@ pub struct QueueNode {
     depth: usize,
     hold_overlapping: bool,
     window: Option<usize>,
-    merge_sectors: Option<u32>,
+    merge: Option<MergeRule>,
     /// Requests that went below merged behind another, by the one they went with.
     merged: FxHashMap<u64, Vec<Active>>,
     batch_submit: bool,
@@ -326,9 +350,20 @@ impl QueueNode {
         self.sched.kind()
     }
 
+    /// Requests it keeps outstanding at the device below.
+    pub fn depth(&self) -> usize {
+        self.depth
+    }
+
     /// The device below.
     pub fn device(&self) -> &dyn Device {
         self.child.as_ref()
+    }
+
+    /// Changes the merging rule from now on (an array that stores bytes merges reads
+    /// through gaps for user reads, and not at all for the reads of a write batch).
+    pub fn set_merge(&mut self, merge: Option<MergeRule>) {
+        self.merge = merge;
     }
 
     fn admit(&mut self, req: Request, now: SimTime, released: Option<SimTime>) {
@@ -361,20 +396,23 @@ impl QueueNode {
                 self.released.remove(&w.req.id)
             };
             let mut below = w.req;
-            if let (Some(limit), false) = (self.merge_sectors, w.background) {
+            if let (Some(rule), false) = (self.merge, w.background) {
                 let mut riders = Vec::new();
-                while below.blocks < limit {
+                let max_end = below.lbn + u64::from(rule.max_sectors);
+                let gap = if below.write {
+                    0
+                } else {
+                    u64::from(rule.read_gap_sectors)
+                };
+                while below.blocks < rule.max_sectors && (rule.writes || !below.write) {
                     let end = below.lbn + u64::from(below.blocks.max(1));
-                    let Some(r) = self
-                        .sched
-                        .take_adjacent(end, below.write, limit - below.blocks)
-                    else {
+                    let Some(r) = self.sched.take_adjacent(end, gap, below.write, max_end) else {
                         break;
                     };
                     if self.hold_overlapping {
                         self.waiting.remove(&r.req.id);
                     }
-                    below.blocks += r.req.blocks.max(1);
+                    below.blocks = (r.req.lbn + u64::from(r.req.blocks.max(1)) - below.lbn) as u32;
                     self.stats.merged += 1;
                     riders.push(Active {
                         req: r.req,
@@ -432,6 +470,14 @@ impl Device for QueueNode {
     }
 
     fn submit(&mut self, now: SimTime, req: Request) {
+        self.enqueue(now, req);
+        self.dispatch(now);
+    }
+
+    /// Takes the request into the scheduler without sending anything below yet, so
+    /// that every request handed over at this instant is there to choose among (and
+    /// to merge with) when [`Device::start`] sends.
+    fn enqueue(&mut self, now: SimTime, req: Request) {
         if req.write {
             self.stats.writes += 1;
         } else {
@@ -445,6 +491,9 @@ impl Device for QueueNode {
             }
             None => self.admit(req, now, None),
         }
+    }
+
+    fn start(&mut self, now: SimTime) {
         self.dispatch(now);
     }
 
@@ -496,6 +545,7 @@ impl Device for QueueNode {
                     dispatch: d.dispatch.or(r.dispatch),
                     background: false,
                     released: r.released,
+                    rider: true,
                     ..d
                 });
                 if let Some(list) = self.held.remove(&r.req.id) {
@@ -522,6 +572,14 @@ impl Device for QueueNode {
         None
     }
 
+    fn drive(&self) -> Option<&Drive> {
+        self.child.drive()
+    }
+
+    fn drive_mut(&mut self) -> Option<&mut Drive> {
+        self.child.drive_mut()
+    }
+
     fn describe(&self, depth: usize, out: &mut String) {
         let mut s = format!("queue {} (depth {}", self.sched.kind().name(), self.depth);
         if let Some(w) = self.sched.max_wait_ns() {
@@ -533,8 +591,14 @@ impl Device for QueueNode {
         if let Some(w) = self.window {
             s += &format!(", window {w}");
         }
-        if let Some(m) = self.merge_sectors {
-            s += &format!(", merges up to {} KiB", m / 2);
+        if let Some(m) = self.merge {
+            s += &format!(", merges up to {} KiB", m.max_sectors / 2);
+            if !m.writes {
+                s += " (reads only)";
+            }
+            if m.read_gap_sectors > 0 {
+                s += &format!(", reads through gaps up to {} KiB", m.read_gap_sectors / 2);
+            }
         }
         if self.batch_submit {
             s += ", batch submit";
@@ -555,7 +619,7 @@ impl Device for QueueNode {
         if self.sched.kind() == SchedulerKind::Freeblock {
             extra.push(("background".into(), self.stats.background.to_string()));
         }
-        if self.merge_sectors.is_some() {
+        if self.merge.is_some() {
             extra.push(("merged".into(), self.stats.merged.to_string()));
         }
         out.push(NodeReport {

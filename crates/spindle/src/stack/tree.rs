@@ -104,6 +104,38 @@ impl DiskSpec {
             write_cache_kib: None,
         }
     }
+
+    /// This drive's host queue: its own `scheduler`, else `default_queue`.
+    pub fn queue(&self, default_queue: &QueueSpec, path: &str) -> Result<QueueSpec, String> {
+        match &self.scheduler {
+            Some(s) => s.queue_spec().map_err(|e| format!("{path}.scheduler: {e}")),
+            None => Ok(default_queue.clone()),
+        }
+    }
+
+    /// The drive's parameters with this entry's firmware overrides.
+    pub fn params(&self, path: &str) -> Result<DiskParams, String> {
+        let mut p = load_disk(&self.disk).map_err(|e| format!("{path}: {e}"))?;
+        if let Some(f) = &self.firmware {
+            p.firmware.policy = match f.as_str() {
+                "fcfs" => FirmwarePolicy::Fcfs,
+                "sptf" => FirmwarePolicy::Sptf,
+                "sptf-ascending-run" => FirmwarePolicy::SptfAscendingRun,
+                other => {
+                    return Err(format!(
+                        "{path}.firmware must be fcfs, sptf or sptf-ascending-run, got `{other}`"
+                    ))
+                }
+            };
+        }
+        if let Some(q) = self.firmware_queue_depth {
+            p.firmware.queue_depth = q.max(1);
+        }
+        if let Some(kib) = self.write_cache_kib {
+            p.firmware.write_cache_sectors = kib.saturating_mul(2);
+        }
+        Ok(p)
+    }
 }
 
 /// An array or a volume set.
@@ -276,31 +308,8 @@ fn build_node(
 ) -> Result<Box<dyn Device>, String> {
     match spec {
         DeviceSpec::Disk(d) => {
-            let queue = match &d.scheduler {
-                Some(s) => s
-                    .queue_spec()
-                    .map_err(|e| format!("{path}.scheduler: {e}"))?,
-                None => default_queue.clone(),
-            };
-            let mut p = load_disk(&d.disk).map_err(|e| format!("{path}: {e}"))?;
-            if let Some(f) = &d.firmware {
-                p.firmware.policy = match f.as_str() {
-                    "fcfs" => FirmwarePolicy::Fcfs,
-                    "sptf" => FirmwarePolicy::Sptf,
-                    "sptf-ascending-run" => FirmwarePolicy::SptfAscendingRun,
-                    other => {
-                        return Err(format!(
-                        "{path}.firmware must be fcfs, sptf or sptf-ascending-run, got `{other}`"
-                    ))
-                    }
-                };
-            }
-            if let Some(q) = d.firmware_queue_depth {
-                p.firmware.queue_depth = q.max(1);
-            }
-            if let Some(kib) = d.write_cache_kib {
-                p.firmware.write_cache_sectors = kib.saturating_mul(2);
-            }
+            let queue = d.queue(default_queue, path)?;
+            let p = d.params(path)?;
             drive_leaf(p, &queue, drives, path)
         }
         DeviceSpec::Volumes(_) => Ok(Box::new(Volumes::new(build_members(

@@ -1,0 +1,441 @@
+//! A layout engine over a RAID-4 of drives as one stack device (`[layout]` in a run
+//! configuration): the DLE with its flash staging area, or the update-in-place and
+//! write-anywhere baselines, over a RAID-4 that stores real bytes, each member a host
+//! queue (any scheduler) over a drive.
+//!
+//! Addresses: the device's sectors are cut into 16 MB extents of the volume, each
+//! created when first touched. Requests are served one at a time in arrival order: a
+//! request's flash and disk work runs, through the engine's stepper, to its end
+//! before the next starts (the layout engine's interface is synchronous, as the
+//! paper's prototype served requests), so while it serves, nothing else can reach
+//! its members and its future is its own to simulate.
+
+use super::config::LayoutConfig;
+use super::dle::{Dle, DleConfig};
+use crate::array::{BatchReport, Raid4, Raid4Config};
+use crate::disk::hdd::Request;
+use crate::disk::params::DiskParams;
+use crate::flash::presets::preset as flash_preset;
+use crate::node::{tree_line, Device, Done, NodeReport};
+use crate::stack::queue::QueueSpec;
+use crate::store::{block_from, SECTORS_PER_BLOCK};
+use crate::time::SimTime;
+use rustc_hash::FxHashSet;
+use std::collections::VecDeque;
+
+/// Blocks per extent (16 MB) when the device's address space is cut into extents.
+const EXTENT_BLOCKS: u64 = 4096;
+
+/// What the RAID write batches did, summed as they happen (PROX-T2's columns).
+#[derive(Clone, Copy, Debug, Default)]
+struct BatchTotals {
+    batches: u64,
+    user_writes: u64,
+    disk_ios: u64,
+    /// Sum of batch response times, ms.
+    resp_ms: f64,
+    /// Member I/Os and the time their members were busy from the batch start, ms.
+    member_ios: u64,
+    member_span_ms: f64,
+}
+
+impl BatchTotals {
+    fn add(&mut self, b: &BatchReport) {
+        self.batches += 1;
+        self.user_writes += b.user_writes;
+        self.disk_ios += b.disk_ios();
+        self.resp_ms += b.response_ms();
+        for d in b.disks.iter().filter(|d| d.ios() > 0) {
+            self.member_ios += d.ios();
+            self.member_span_ms += d
+                .last_done
+                .map_or(0.0, |t| t.0.saturating_sub(b.start_ns) as f64 / 1e6);
+        }
+    }
+}
+
+/// The layout engine and its array as a device.
+pub struct LayoutNode {
+    dle: Dle,
+    cfg: LayoutConfig,
+    disk: String,
+    /// Extents the device's addresses map onto.
+    extents: u64,
+    created: FxHashSet<u32>,
+    waiting: VecDeque<Request>,
+    /// The request being served: (request, start, done).
+    serving: Option<(Request, SimTime, SimTime)>,
+    /// Requests served so far (numbers the contents of written blocks).
+    served: u64,
+    reads: u64,
+    writes: u64,
+    busy_ns: u64,
+    batches: BatchTotals,
+    rev_ms: f64,
+    /// Requests the layout engine refused, and the first reason.
+    errors: u64,
+    first_error: Option<String>,
+}
+
+impl LayoutConfig {
+    /// The layout engine this table describes over a RAID-4 of `disk`, each member
+    /// behind a host queue built from `member_queue`.
+    pub fn build(&self, disk: DiskParams, member_queue: QueueSpec) -> Result<LayoutNode, String> {
+        self.validate()?;
+        let range = self.allocation_range_kib / 4;
+        let raid_cfg = Raid4Config {
+            data_disks: self.data_disks,
+            stripe_unit_blocks: range,
+            max_outstanding: member_queue.depth as usize,
+            ..Raid4Config::default()
+        };
+        let rev_ms = 60_000.0 / disk.mech.rpm;
+        let name = disk.name.clone();
+        let raid =
+            Raid4::with_member_queue(disk, raid_cfg, member_queue).map_err(|e| e.to_string())?;
+        let volume = raid.layout().volume_blocks();
+        let dle_cfg = DleConfig {
+            policy: self.kind,
+            staging_blocks: (self.staging_pct / 100.0 * volume as f64).round() as u64,
+            small_write_blocks: self.threshold_kib.div_ceil(4),
+            range_blocks: range,
+            ..DleConfig::default()
+        };
+        let flash = flash_preset(&self.flash).map_err(|e| e.to_string())?;
+        let dle = Dle::new(raid, flash, dle_cfg).map_err(|e| e.to_string())?;
+        Ok(LayoutNode {
+            dle,
+            cfg: self.clone(),
+            disk: name,
+            extents: (volume.min(u64::from(u32::MAX)) / EXTENT_BLOCKS).max(1),
+            created: FxHashSet::default(),
+            waiting: VecDeque::new(),
+            serving: None,
+            served: 0,
+            reads: 0,
+            writes: 0,
+            busy_ns: 0,
+            batches: BatchTotals::default(),
+            rev_ms,
+            errors: 0,
+            first_error: None,
+        })
+    }
+}
+
+impl LayoutNode {
+    /// The layout engine (for its counters).
+    pub fn dle(&self) -> &Dle {
+        &self.dle
+    }
+
+    /// Serves `req` from `now` to its end; returns when it ends.
+    fn serve(&mut self, now: SimTime, req: Request) -> SimTime {
+        self.dle.raid_mut().idle_until(now);
+        let i = self.served;
+        self.served += 1;
+        if let Err(e) = self.layout_io(i, &req) {
+            self.errors += 1;
+            self.first_error
+                .get_or_insert(format!("request {}: {e}", req.id));
+        }
+        for b in std::mem::take(&mut self.dle.batches) {
+            self.batches.add(&b);
+        }
+        self.dle.raid().now().max(self.dle.flash_done).max(now)
+    }
+
+    /// The layout engine's reads or writes of `req`, extent by extent.
+    fn layout_io(&mut self, i: u64, req: &Request) -> Result<(), String> {
+        let first = req.lbn / SECTORS_PER_BLOCK;
+        let last = (req.lbn + u64::from(req.blocks.max(1)) - 1) / SECTORS_PER_BLOCK;
+        let mut b = first;
+        while b <= last {
+            let extent = (b / EXTENT_BLOCKS) % self.extents;
+            let off = b % EXTENT_BLOCKS;
+            let n = (last - b + 1).min(EXTENT_BLOCKS - off);
+            let e = extent as u32;
+            if self.created.insert(e) {
+                self.dle
+                    .create(e, EXTENT_BLOCKS)
+                    .map_err(|x| x.to_string())?;
+            }
+            if req.write {
+                let data: Vec<_> = (0..n)
+                    .map(|k| block_from(format!("request {i} block {}", b + k).as_bytes()))
+                    .collect();
+                self.dle.write(e, off, &data).map_err(|x| x.to_string())?;
+            } else {
+                self.dle.read(e, off, n).map_err(|x| x.to_string())?;
+            }
+            b += n;
+        }
+        Ok(())
+    }
+
+    fn start_next(&mut self, now: SimTime) {
+        if self.serving.is_some() {
+            return;
+        }
+        if let Some(req) = self.waiting.pop_front() {
+            let done = self.serve(now, req);
+            self.serving = Some((req, now, done));
+        }
+    }
+}
+
+impl Device for LayoutNode {
+    fn capacity(&self) -> u64 {
+        self.extents * EXTENT_BLOCKS * SECTORS_PER_BLOCK
+    }
+
+    fn outstanding(&self) -> usize {
+        self.waiting.len() + usize::from(self.serving.is_some())
+    }
+
+    fn can_accept(&self) -> bool {
+        true
+    }
+
+    fn submit(&mut self, now: SimTime, req: Request) {
+        if req.write {
+            self.writes += 1;
+        } else {
+            self.reads += 1;
+        }
+        self.waiting.push_back(req);
+        self.start_next(now);
+    }
+
+    fn next_wake(&self) -> Option<SimTime> {
+        self.serving.map(|(_, _, done)| done)
+    }
+
+    fn wake(&mut self, now: SimTime, out: &mut Vec<Done>) {
+        let Some((req, start, done)) = self.serving.take() else {
+            return;
+        };
+        self.busy_ns += done.0 - start.0;
+        out.push(Done {
+            req,
+            dispatch: Some(start),
+            start,
+            done,
+            breakdown: Default::default(),
+            cache_hit: false,
+            background: false,
+            released: None,
+            unit: 0,
+            rider: false,
+        });
+        self.start_next(now);
+    }
+
+    fn describe(&self, depth: usize, out: &mut String) {
+        let c = &self.cfg;
+        tree_line(
+            depth,
+            out,
+            &format!(
+                "layout {:?} (staging {} % of the volume on {}, small writes below {} KiB, allocation range {} KiB; one request at a time)",
+                c.kind, c.staging_pct, c.flash, c.threshold_kib, c.allocation_range_kib
+            ),
+        );
+        let raid = self.dle.raid();
+        tree_line(
+            depth + 1,
+            out,
+            &format!(
+                "raid4 ({}+1 of {}, stripe unit {} KiB, checksum blocks, real bytes)",
+                c.data_disks,
+                self.disk,
+                raid.layout().stripe_unit * 4
+            ),
+        );
+        for m in raid.members() {
+            m.node().describe(depth + 2, out);
+        }
+    }
+
+    fn report(&self, path: &str, out: &mut Vec<NodeReport>) {
+        let s = &self.dle.stats;
+        let b = &self.batches;
+        let n = b.batches.max(1) as f64;
+        let mut extra = vec![
+            ("staged blocks".to_string(), s.staged_blocks.to_string()),
+            ("direct blocks".to_string(), s.direct_blocks.to_string()),
+            ("destages".to_string(), s.destages.to_string()),
+            ("write batches".to_string(), b.batches.to_string()),
+            (
+                "user writes per batch".to_string(),
+                format!("{:.1}", b.user_writes as f64 / n),
+            ),
+            (
+                "disk I/Os per batch".to_string(),
+                format!("{:.1}", b.disk_ios as f64 / n),
+            ),
+            (
+                "amplification".to_string(),
+                format!(
+                    "{:.2}",
+                    b.disk_ios as f64 / (b.user_writes as f64).max(1e-9)
+                ),
+            ),
+            (
+                "I/Os per revolution".to_string(),
+                format!(
+                    "{:.2}",
+                    self.rev_ms * b.member_ios as f64 / b.member_span_ms.max(1e-9)
+                ),
+            ),
+            ("batch ms".to_string(), format!("{:.1}", b.resp_ms / n)),
+        ];
+        if self.errors > 0 {
+            extra.push(("errors".to_string(), self.errors.to_string()));
+            if let Some(e) = &self.first_error {
+                extra.push(("first error".to_string(), e.clone()));
+            }
+        }
+        out.push(NodeReport {
+            path: path.to_string(),
+            kind: format!("layout {:?}", self.cfg.kind),
+            reads: self.reads,
+            writes: self.writes,
+            busy_ns: self.busy_ns,
+            extra,
+            is_drive: false,
+        });
+        for (i, m) in self.dle.raid().members().iter().enumerate() {
+            m.node().report(&format!("{path}/raid4/member {i}"), out);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::engine::{self, RunOptions, Source};
+    use crate::stack::config::RunConfig;
+    use crate::time::SimTime;
+    use crate::trace::IoRecord;
+
+    const WORKLOAD: &str = r#"
+[workload.synthetic]
+kind = "synthetic"
+pattern = { kind = "uniform" }
+sizes = { kind = "fixed", sectors = 8 }
+read-fraction = 0.5
+arrivals = { kind = "poisson", rate-per-s = 50 }
+count = 10
+"#;
+
+    fn config(rest: &str) -> RunConfig {
+        RunConfig::from_toml(&format!("{WORKLOAD}{rest}"), "test.toml").unwrap()
+    }
+
+    /// Single-block writes to a few places, then reads of them, 5 ms apart.
+    fn records(n: u64) -> Vec<IoRecord> {
+        (0..n)
+            .map(|i| IoRecord {
+                arrival: SimTime(i * 5_000_000),
+                device: 0,
+                lbn: (i % 7) * 1_000_000 + 2_048 * (i % 3),
+                blocks: 8,
+                write: i < n / 2,
+                content: Vec::new(),
+            })
+            .collect()
+    }
+
+    /// Runs `records` through the stack; returns the completions in order.
+    fn run(c: &RunConfig, recs: &[IoRecord]) -> (Vec<(u64, u64)>, String) {
+        let mut b = c.build().unwrap();
+        let mut done = Vec::new();
+        engine::run(
+            b.root.as_mut(),
+            &b.units,
+            Source::records(recs),
+            RunOptions { remove_idle: false },
+            &mut |l| done.push((l.id, l.done.0)),
+        )
+        .unwrap();
+        let mut reports = Vec::new();
+        b.root.report("stack", &mut reports);
+        let text = reports
+            .iter()
+            .map(|r| {
+                format!(
+                    "{} {} {} {} {:?}\n",
+                    r.path, r.kind, r.reads, r.writes, r.extra
+                )
+            })
+            .collect();
+        (done, text)
+    }
+
+    /// The update-in-place layout over a RAID-4 of small drives serves every request
+    /// once, one at a time in arrival order, and its members (host queues over drives)
+    /// do the work; the same stack twice gives the same run.
+    #[test]
+    fn a_layout_stack_serves_every_request_once_in_order() {
+        let c = config("[layout]\nkind = \"update-in-place\"\n[[disks]]\ndisk = \"hp-c2249a\"\n");
+        let recs = records(40);
+        let (done, report) = run(&c, &recs);
+        assert_eq!(done.len(), recs.len());
+        let ids: Vec<u64> = done.iter().map(|d| d.0).collect();
+        assert_eq!(ids, (0..recs.len() as u64).collect::<Vec<_>>());
+        assert!(done.windows(2).all(|w| w[0].1 <= w[1].1));
+        // Every write updates parity and a data member.
+        let busy: Vec<bool> = (0..5)
+            .map(|m| {
+                let line = report
+                    .lines()
+                    .find(|l| l.starts_with(&format!("stack/raid4/member {m}/device ")))
+                    .unwrap();
+                !line.contains(" 0 0 ")
+            })
+            .collect();
+        assert!(busy[4], "{report}");
+        assert!(busy[..4].iter().any(|&b| b), "{report}");
+        assert_eq!(run(&c, &recs), (done, report));
+    }
+
+    /// Each member's scheduler comes from the `[device]` RAID-4 (here SMTF), and the
+    /// DLE stages small writes on flash instead of writing the RAID-4.
+    #[test]
+    fn the_dle_runs_over_a_raid4_with_a_scheduler_per_member() {
+        let c = config(
+            "[layout]\nkind = \"dle\"\n[device]\nkind = \"raid4\"\ncount = 5\n\
+             [device.member]\nkind = \"disk\"\ndisk = \"hp-c2249a\"\n\
+             [device.member.scheduler]\nkind = \"smtf\"\nqueue-depth = 8\n",
+        );
+        let tree = c.describe_stack().unwrap();
+        assert_eq!(tree.matches("queue smtf").count(), 5, "{tree}");
+        let (done, report) = run(&c, &records(20));
+        assert_eq!(done.len(), 20);
+        assert!(report.contains("(\"staged blocks\", \"10\")"), "{report}");
+    }
+
+    /// A layout over anything but a RAID-4 of the right size, identical drives and the
+    /// layout's stripe unit is refused before the run, saying why.
+    #[test]
+    fn a_layout_over_the_wrong_array_is_refused() {
+        let member = "[device.member]\nkind = \"disk\"\ndisk = \"hp-c2249a\"\n";
+        for (device, why) in [
+            ("kind = \"raid5\"\ncount = 5\n", "RAID-4"),
+            (
+                "kind = \"raid4\"\ncount = 3\n",
+                "needs a RAID-4 of 5 members",
+            ),
+            (
+                "kind = \"raid4\"\ncount = 5\nstripe-kib = 64\n",
+                "stripe unit",
+            ),
+        ] {
+            let c = config(&format!(
+                "[layout]\nkind = \"dle\"\n[device]\n{device}{member}"
+            ));
+            let e = c.build().err().unwrap().to_string();
+            assert!(e.contains(why) && e.contains("test.toml"), "{device}: {e}");
+        }
+    }
+}
