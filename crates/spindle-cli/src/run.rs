@@ -9,10 +9,11 @@ use spindle::layout::{LayoutConfig, LayoutPolicy};
 use spindle::node::NodeReport;
 use spindle::runner::drive_utilization;
 use spindle::sched::SchedulerKind;
+use spindle::stack::array::ReplicaChoice;
 use spindle::stack::cache::CacheSpec;
 use spindle::stack::config::{DiskConfig, LoadedWorkload, RunConfig, WorkloadConfig};
 use spindle::stack::metrics::{Metrics, MetricsSink, RequestLog};
-use spindle::stack::tree::{ArraySpec, DeviceSpec, DiskSpec, LayerSpec};
+use spindle::stack::tree::{ArraySpec, DeviceSpec, DiskSpec, LayerSpec, Spindles, MAX_MEMBERS};
 use spindle::workload::{
     Arrivals, ClosedSpec, GenSpec, OpenSpec, Pattern, Sizes, Think, WorkloadSpec,
 };
@@ -103,13 +104,24 @@ pub struct StackArgs {
     /// With --layout: staging area as a percentage of the volume [default: 1]
     #[arg(long, value_name = "PCT")]
     pub staging_pct: Option<f64>,
-    /// Put the --disks drives in an array: raid0, raid1, raid4 or raid5 (each member
-    /// keeps its own host queue, the --scheduler)
+    /// Put the --disks drives in an array: raid0, raid1, raid4, raid5, or mirror:D (a
+    /// D-way mirror of unsynchronized drives; MimdRAID) (each member keeps its own host
+    /// queue, the --scheduler)
     #[arg(long, value_name = "LEVEL")]
     pub array: Option<String>,
     /// With --array: stripe unit in KiB [default: 64]
     #[arg(long, value_name = "KIB")]
     pub stripe_kib: Option<u64>,
+    /// With --array raid1 (or mirror:D, a D-way mirror): how a read picks its replica:
+    /// least-busy, seek (shortest seek) or positioning (shortest seek + rotation the
+    /// drive model predicts) [default: least-busy]
+    #[arg(long, value_name = "CHOICE")]
+    pub replica_choice: Option<String>,
+    /// With --array: where the member drives' platters stand relative to each other:
+    /// aligned, spaced (synchronized, member i at i/n of a turn) or random
+    /// (unsynchronized, seeded) [default: aligned; random for mirror:D]
+    #[arg(long, value_name = "HOW")]
+    pub spindles: Option<String>,
     /// Open synthetic workloads: spread requests over all --disks (each request's
     /// drive drawn uniformly, seeded) instead of addressing only the first
     #[arg(long)]
@@ -240,22 +252,64 @@ impl StackArgs {
             if disks.is_empty() {
                 disks.push(DiskSpec::new("hp-c2249a"));
             }
-            let n = self
+            let mut n = self
                 .disks
                 .unwrap_or(if self.disk.is_some() { 4 } else { 2 });
+            let mut spindles = None;
+            let level = match level.split_once(':') {
+                Some(("mirror", d)) => {
+                    n = d
+                        .parse()
+                        .ok()
+                        .filter(|&d| (2..=MAX_MEMBERS).contains(&d))
+                        .ok_or_else(|| {
+                            anyhow!("--array mirror:D needs D within 2..={MAX_MEMBERS}, got `{d}`")
+                        })?;
+                    // MimdRAID's mirrors are unsynchronized unless said otherwise.
+                    spindles = Some(Spindles::Random);
+                    "raid1"
+                }
+                _ => level.as_str(),
+            };
+            if let Some(h) = &self.spindles {
+                spindles = Some(match h.as_str() {
+                    "aligned" => Spindles::Aligned,
+                    "spaced" => Spindles::Spaced,
+                    "random" => Spindles::Random,
+                    other => bail!("--spindles must be aligned, spaced or random, got `{other}`"),
+                });
+            }
+            let replica_choice = match self.replica_choice.as_deref() {
+                None => None,
+                Some("least-busy") => Some(ReplicaChoice::LeastBusy),
+                Some("seek") => Some(ReplicaChoice::Seek),
+                Some("positioning") => Some(ReplicaChoice::Positioning),
+                Some(other) => {
+                    bail!("--replica-choice must be least-busy, seek or positioning, got `{other}`")
+                }
+            };
+            if replica_choice.is_some() && level != "raid1" && level != "mirror" {
+                bail!("--replica-choice needs a mirror: --array raid1 or mirror:D");
+            }
             let arr = ArraySpec {
                 stripe_kib: self.stripe_kib,
+                replica_choice,
+                spindles,
                 ..ArraySpec::of(n, DeviceSpec::Disk(disks[0].clone()))
             };
-            c.device = Some(match level.as_str() {
+            c.device = Some(match level {
                 "raid0" => DeviceSpec::Raid0(arr),
                 "raid1" | "mirror" => DeviceSpec::Raid1(arr),
                 "raid4" => DeviceSpec::Raid4(arr),
                 "raid5" => DeviceSpec::Raid5(arr),
-                other => bail!("--array must be raid0, raid1, raid4 or raid5, got `{other}`"),
+                other => {
+                    bail!("--array must be raid0, raid1, raid4, raid5 or mirror:D, got `{other}`")
+                }
             });
         } else if self.stripe_kib.is_some() {
             bail!("--stripe-kib needs --array");
+        } else if self.replica_choice.is_some() || self.spindles.is_some() {
+            bail!("--replica-choice and --spindles need --array");
         }
         Ok(c)
     }

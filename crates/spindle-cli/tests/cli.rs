@@ -846,3 +846,67 @@ fn impossible_synthetic_workloads_are_refused() {
     ]);
     assert!(e.contains("simulated time"), "{e}");
 }
+
+/// `--array mirror:D` builds a D-way mirror of unsynchronized drives whose reads pick
+/// their replica as asked; the per-node table shows the choice and each replica's
+/// reads. Bad values are refused with the value named.
+#[test]
+fn a_mirror_picks_replicas_as_asked() {
+    let v = json(&[
+        "run",
+        "--disk",
+        "st34502lw",
+        "--synthetic",
+        "open",
+        "--count",
+        "300",
+        "--read-fraction",
+        "1",
+        "--array",
+        "mirror:3",
+        "--replica-choice",
+        "positioning",
+        "--json",
+    ]);
+    let nodes = v["nodes"].as_array().unwrap();
+    let top = nodes.iter().find(|n| n["kind"] == "raid1").unwrap();
+    assert_eq!(top["extra"]["replica choice"], "positioning", "{v}");
+    let replica_reads: u64 = nodes
+        .iter()
+        .filter(|n| n["kind"].as_str().unwrap().starts_with("disk"))
+        .map(|n| n["reads"].as_u64().unwrap())
+        .sum();
+    assert_eq!(replica_reads, 300, "{v}");
+    let tree = spindle(&[
+        "run",
+        "--array",
+        "mirror:3",
+        "--replica-choice",
+        "seek",
+        "--print-stack",
+    ]);
+    assert!(
+        stdout(&tree).contains("reads pick the replica by seek"),
+        "{}",
+        stdout(&tree)
+    );
+    for (args, named) in [
+        (vec!["--array", "mirror:1"], "`1`"),
+        (vec!["--array", "mirror:x"], "`x`"),
+        (
+            vec!["--array", "raid0", "--replica-choice", "seek"],
+            "needs a mirror",
+        ),
+        (
+            vec!["--array", "raid1", "--replica-choice", "nearest"],
+            "`nearest`",
+        ),
+        (vec!["--array", "raid1", "--spindles", "wobbly"], "`wobbly`"),
+        (vec!["--spindles", "random"], "need --array"),
+    ] {
+        let mut a = vec!["run"];
+        a.extend(args);
+        let e = failure(&a);
+        assert!(e.contains(named), "{a:?}: {e}");
+    }
+}

@@ -88,6 +88,12 @@ fn device(rng: &mut ChaCha8Rng, prefix: &str, depth: u32, out: &mut String) {
     if kind != "raid1" && kind != "volumes" {
         *out += &format!("stripe-kib = {}\n", [4, 16, 64, 128][rng.gen_range(0..4)]);
     }
+    if kind == "raid1" {
+        let choice = ["least-busy", "seek", "positioning"][rng.gen_range(0..3)];
+        *out += &format!("replica-choice = \"{choice}\"\n");
+    }
+    let spindles = ["aligned", "spaced", "random"][rng.gen_range(0..3)];
+    *out += &format!("spindles = \"{spindles}\"\n");
     device(rng, &format!("{prefix}.member"), depth + 1, out);
 }
 

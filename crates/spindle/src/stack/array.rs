@@ -14,6 +14,7 @@ use crate::disk::hdd::{Breakdown, Request};
 use crate::node::{tree_line, Device, Done, NodeReport, Units};
 use crate::time::SimTime;
 use rustc_hash::FxHashMap;
+use serde::{Deserialize, Serialize};
 
 /// Wakes the member with the earliest event due at `now` (ties to the lowest index),
 /// its completions into `got` (cleared first); which member, if any was due.
@@ -194,6 +195,30 @@ impl RaidLevel {
     }
 }
 
+/// How a mirror (RAID-1) picks the replica that serves a read (MimdRAID, ALG-MIMD).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ReplicaChoice {
+    /// The member with the fewest outstanding requests (ties: the lowest).
+    #[default]
+    LeastBusy,
+    /// Among the least busy, the shortest seek from the member's head to the block.
+    Seek,
+    /// Among the least busy, the shortest positioning time (seek and rotation) the
+    /// member's drive model predicts from its state now.
+    Positioning,
+}
+
+impl ReplicaChoice {
+    pub fn name(self) -> &'static str {
+        match self {
+            ReplicaChoice::LeastBusy => "least-busy",
+            ReplicaChoice::Seek => "seek",
+            ReplicaChoice::Positioning => "positioning",
+        }
+    }
+}
+
 /// A member request: (member, LBN, sectors, write).
 type MemberOp = (usize, u64, u32, bool);
 /// A member write: (member, LBN, sectors).
@@ -234,6 +259,8 @@ pub struct Array {
     next_child: u64,
     scratch: Vec<Done>,
     stats: ArrayStats,
+    /// RAID-1: how a read picks its replica.
+    replica: ReplicaChoice,
 }
 
 impl Array {
@@ -280,7 +307,41 @@ impl Array {
             next_child: 0,
             scratch: Vec::new(),
             stats: ArrayStats::default(),
+            replica: ReplicaChoice::default(),
         })
+    }
+
+    /// A mirror's reads pick their replica by `choice`.
+    pub fn with_replica_choice(mut self, choice: ReplicaChoice) -> Array {
+        self.replica = choice;
+        self
+    }
+
+    /// The replica that serves a read of `lbn` at `now`: the least busy members, and
+    /// among them (by the choice) the nearest by seek or by positioning time as each
+    /// member's drive model sees it. Equal positioning times (common on aligned
+    /// spindles, where every replica's sector passes at once) go to the shorter seek,
+    /// which leaves the other heads spread for later reads; then to the lowest index.
+    /// A member with no drive directly below (an array) counts as equally near.
+    fn replica_for(&self, lbn: u64, now: SimTime) -> usize {
+        let near = |m: usize| -> (u64, u64) {
+            let Some(hdd) = self.members[m].drive().map(|d| d.hdd()) else {
+                return (0, 0);
+            };
+            let seek = || {
+                hdd.locate(lbn).map_or(u64::MAX, |loc| {
+                    hdd.seek_ns(hdd.head().cyl.abs_diff(loc.pbn.cyl))
+                })
+            };
+            match self.replica {
+                ReplicaChoice::LeastBusy => (0, 0),
+                ReplicaChoice::Seek => (seek(), 0),
+                ReplicaChoice::Positioning => (hdd.positioning_from_state(now, lbn, false), seek()),
+            }
+        };
+        (0..self.members.len())
+            .min_by_key(|&m| (self.members[m].outstanding(), near(m), m))
+            .unwrap_or(0)
     }
 
     fn data_members(&self) -> u64 {
@@ -344,7 +405,7 @@ impl Array {
 
     /// Member requests for a parent: (member, LBN, sectors, write) now, and writes for
     /// after the reads.
-    fn plan(&self, req: &Request) -> (Vec<MemberOp>, Vec<MemberWrite>) {
+    fn plan(&self, req: &Request, now: SimTime) -> (Vec<MemberOp>, Vec<MemberWrite>) {
         let sectors = u64::from(req.blocks.max(1));
         let mut now_ops = Vec::new();
         let mut later = Vec::new();
@@ -354,10 +415,7 @@ impl Array {
                     now_ops.push((m, req.lbn, req.blocks.max(1), true));
                 }
             } else {
-                // The least busy member, ties to the lowest index.
-                let m = (0..self.members.len())
-                    .min_by_key(|&m| (self.members[m].outstanding(), m))
-                    .unwrap_or(0);
+                let m = self.replica_for(req.lbn, now);
                 now_ops.push((m, req.lbn, req.blocks.max(1), false));
             }
             return (now_ops, later);
@@ -442,7 +500,7 @@ impl Device for Array {
         } else {
             self.stats.reads += 1;
         }
-        let (first, later) = self.plan(&req);
+        let (first, later) = self.plan(&req, now);
         if !later.is_empty() {
             self.stats.read_modify_writes += 1;
         }
@@ -524,7 +582,7 @@ impl Device for Array {
     fn describe(&self, depth: usize, out: &mut String) {
         let gb = self.capacity as f64 * 512.0 / 1e9;
         let stripe = if self.level == RaidLevel::Raid1 {
-            String::new()
+            format!(", reads pick the replica by {}", self.replica.name())
         } else {
             format!(", stripe unit {} KiB", self.unit / 2)
         };
@@ -548,6 +606,9 @@ impl Device for Array {
             ("member reads".to_string(), s.member_reads.to_string()),
             ("member writes".to_string(), s.member_writes.to_string()),
         ];
+        if self.level == RaidLevel::Raid1 {
+            extra.push(("replica choice".into(), self.replica.name().into()));
+        }
         if self.level.has_parity() {
             extra.push((
                 "read-modify-writes".into(),
@@ -572,5 +633,88 @@ impl Device for Array {
         for m in &self.members {
             m.predictions(out);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::engine::{self, RunOptions, Source};
+    use crate::stack::config::RunConfig;
+    use crate::time::SimTime;
+    use crate::trace::IoRecord;
+    use rand::{Rng, SeedableRng};
+
+    fn mirror(choice: &str, spindles: &str) -> String {
+        format!(
+            "[workload.synthetic]\nkind = \"synthetic\"\npattern = {{ kind = \"uniform\" }}\n\
+             sizes = {{ kind = \"fixed\", sectors = 8 }}\nread-fraction = 1.0\n\
+             arrivals = {{ kind = \"poisson\", rate-per-s = 20 }}\ncount = 1\n\
+             [device]\nkind = \"raid1\"\ncount = 4\nreplica-choice = \"{choice}\"\n\
+             spindles = \"{spindles}\"\n[device.member]\nkind = \"disk\"\ndisk = \"st34502lw\"\n"
+        )
+    }
+
+    /// Mean response (ms) of light random reads (one at a time) on a stack.
+    fn mean_read_ms(toml: &str, seed: u64) -> f64 {
+        let c = RunConfig::from_toml(toml, "test.toml").unwrap();
+        let mut b = c.build().unwrap();
+        let cap = b.root.capacity() - 8;
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+        let recs: Vec<IoRecord> = (0..400u64)
+            .map(|i| IoRecord {
+                arrival: SimTime(i * 100_000_000),
+                device: 0,
+                lbn: rng.gen_range(0..cap),
+                blocks: 8,
+                write: false,
+                content: Vec::new(),
+            })
+            .collect();
+        let mut total = 0u64;
+        engine::run(
+            b.root.as_mut(),
+            &b.units,
+            Source::records(&recs),
+            RunOptions { remove_idle: false },
+            &mut |l| total += l.response_ns(),
+        )
+        .unwrap();
+        total as f64 / recs.len() as f64 / 1e6
+    }
+
+    /// MimdRAID's premise: a read sent to the replica whose head is nearest beats one
+    /// sent to any idle replica; choosing by positioning time (seek and rotation, the
+    /// drive model's prediction) adds the rotational gain where the spindles are evenly
+    /// spaced, and matches the seek choice where they are aligned (every replica's
+    /// sector passes at once).
+    #[test]
+    fn a_mirror_reads_from_the_nearest_replica() {
+        for seed in [1, 2, 3] {
+            for spindles in ["aligned", "spaced", "random"] {
+                let busy = mean_read_ms(&mirror("least-busy", spindles), seed);
+                let seek = mean_read_ms(&mirror("seek", spindles), seed);
+                let pos = mean_read_ms(&mirror("positioning", spindles), seed);
+                let at = format!("{spindles} seed {seed}: {pos} {seek} {busy}");
+                assert!(seek < 0.9 * busy, "{at}");
+                assert!(pos <= 1.02 * seek, "{at}");
+                match spindles {
+                    "aligned" => assert!((pos - seek).abs() < 1e-9, "{at}"),
+                    "spaced" => assert!(pos < seek, "{at}"),
+                    _ => {}
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn replica_choice_is_for_mirrors_only() {
+        let t = mirror("seek", "aligned").replace("kind = \"raid1\"", "kind = \"raid0\"");
+        let e = RunConfig::from_toml(&t, "test.toml")
+            .unwrap()
+            .build()
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(e.contains("replica-choice applies to raid1"), "{e}");
     }
 }

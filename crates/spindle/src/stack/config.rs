@@ -344,6 +344,8 @@ impl RunConfig {
             member: None,
             members,
             stripe_kib: None,
+            replica_choice: None,
+            spindles: None,
         }))
     }
 

@@ -19,7 +19,7 @@
 //! unit); `raid0`, `raid1`, `raid4`, `raid5`. An array lists either `count` copies of
 //! one `member`, or its `members` one by one; members may be arrays themselves.
 
-use super::array::{Array, RaidLevel, Volumes};
+use super::array::{Array, RaidLevel, ReplicaChoice, Volumes};
 use super::cache::CacheSpec;
 use super::drive_node::{load_disk, DriveNode};
 use super::layer::LayerNode;
@@ -153,6 +153,41 @@ pub struct ArraySpec {
     /// Stripe unit, KiB (RAID-0/4/5; default 64).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stripe_kib: Option<u64>,
+    /// RAID-1: how a read picks its replica (default least-busy).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub replica_choice: Option<ReplicaChoice>,
+    /// The member drives' rotational phases (default aligned).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spindles: Option<Spindles>,
+}
+
+/// Where the member drives' platters stand at time zero relative to each other.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Spindles {
+    /// All at the same angle (as DiskSim starts every drive).
+    #[default]
+    Aligned,
+    /// Synchronized and evenly spaced: member i of n is i/n of a revolution ahead, so
+    /// a mirror's replicas of a sector pass under their heads 1/n of a turn apart.
+    Spaced,
+    /// Unsynchronized: each member at its own random angle (seeded by its place in
+    /// the tree, so runs repeat).
+    Random,
+}
+
+impl Spindles {
+    /// Member `i` of `n`'s phase, a fraction of a revolution.
+    pub fn phase(self, i: usize, n: usize, seed: u64) -> f64 {
+        match self {
+            Spindles::Aligned => 0.0,
+            Spindles::Spaced => i as f64 / n.max(1) as f64,
+            Spindles::Random => {
+                use rand::{Rng, SeedableRng};
+                rand_chacha::ChaCha8Rng::seed_from_u64(0x5911_1d1e ^ seed).gen::<f64>()
+            }
+        }
+    }
 }
 
 impl ArraySpec {
@@ -163,6 +198,8 @@ impl ArraySpec {
             member: Some(Box::new(member)),
             members: Vec::new(),
             stripe_kib: None,
+            replica_choice: None,
+            spindles: None,
         }
     }
 
@@ -312,16 +349,29 @@ fn build_node(
             let p = d.params(path)?;
             drive_leaf(p, &queue, drives, path)
         }
-        DeviceSpec::Volumes(_) => Ok(Box::new(Volumes::new(build_members(
-            spec,
-            default_queue,
-            drives,
-            path,
-        )?))),
+        DeviceSpec::Volumes(a) => {
+            if a.replica_choice.is_some() {
+                return Err(format!(
+                    "{path}.replica-choice applies to raid1 (a mirror), not to volumes"
+                ));
+            }
+            Ok(Box::new(Volumes::new(build_members(
+                spec,
+                default_queue,
+                drives,
+                path,
+            )?)))
+        }
         DeviceSpec::Raid0(a)
         | DeviceSpec::Raid1(a)
         | DeviceSpec::Raid4(a)
         | DeviceSpec::Raid5(a) => {
+            if a.replica_choice.is_some() && !matches!(spec, DeviceSpec::Raid1(_)) {
+                return Err(format!(
+                    "{path}.replica-choice applies to raid1 (a mirror), not to {}",
+                    spec.kind()
+                ));
+            }
             let built = build_members(spec, default_queue, drives, path)?;
             let stripe_kib = a.stripe_kib.unwrap_or(64);
             if stripe_kib == 0 || stripe_kib > MAX_STRIPE_KIB {
@@ -335,8 +385,10 @@ fn build_node(
                 DeviceSpec::Raid5(_) => RaidLevel::Raid5,
                 _ => RaidLevel::Raid0,
             };
+            let array =
+                Array::new(level, built, stripe_kib * 2).map_err(|e| format!("{path}: {e}"))?;
             Ok(Box::new(
-                Array::new(level, built, stripe_kib * 2).map_err(|e| format!("{path}: {e}"))?,
+                array.with_replica_choice(a.replica_choice.unwrap_or_default()),
             ))
         }
     }
@@ -349,14 +401,23 @@ fn build_members(
     path: &str,
 ) -> Result<Vec<Box<dyn Device>>, String> {
     let members = spec_members(spec)?;
+    let spindles = match spec {
+        DeviceSpec::Disk(_) => None,
+        DeviceSpec::Volumes(a)
+        | DeviceSpec::Raid0(a)
+        | DeviceSpec::Raid1(a)
+        | DeviceSpec::Raid4(a)
+        | DeviceSpec::Raid5(a) => a.spindles,
+    };
     let mut built = Vec::with_capacity(members.len());
     for (i, m) in members.iter().enumerate() {
-        built.push(build_node(
-            m,
-            default_queue,
-            drives,
-            &format!("{path}.member {i}"),
-        )?);
+        let first_drive = *drives;
+        let mut node = build_node(m, default_queue, drives, &format!("{path}.member {i}"))?;
+        if let (Some(s), Some(d)) = (spindles, node.drive_mut()) {
+            let phase = s.phase(i, members.len(), first_drive as u64);
+            d.hdd_mut().set_spindle_phase(phase);
+        }
+        built.push(node);
     }
     Ok(built)
 }
