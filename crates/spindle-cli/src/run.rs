@@ -4,6 +4,7 @@
 use crate::progress::Progress;
 use crate::table::{Align, Table};
 use anyhow::{anyhow, bail, Context, Result};
+use spindle::config::{DiskConfig, LoadedWorkload, RunConfig, WorkloadConfig};
 use spindle::engine::{self, RunOptions, Source};
 use spindle::layout::{LayoutConfig, LayoutPolicy};
 use spindle::node::NodeReport;
@@ -11,7 +12,6 @@ use spindle::runner::drive_utilization;
 use spindle::sched::SchedulerKind;
 use spindle::stack::array::ReplicaChoice;
 use spindle::stack::cache::CacheSpec;
-use spindle::stack::config::{DiskConfig, LoadedWorkload, RunConfig, WorkloadConfig};
 use spindle::stack::metrics::{Metrics, MetricsSink, RequestLog};
 use spindle::stack::tree::{ArraySpec, DeviceSpec, DiskSpec, LayerSpec, Spindles, MAX_MEMBERS};
 use spindle::workload::{
@@ -147,7 +147,7 @@ impl StackArgs {
                     trace: Some("sample:hplajw".into()),
                     ..WorkloadConfig::default()
                 },
-                scheduler: spindle::stack::config::SchedulerConfig {
+                scheduler: spindle::config::SchedulerConfig {
                     kind: SchedulerKind::Sstf,
                     ..Default::default()
                 },

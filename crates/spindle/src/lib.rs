@@ -6,6 +6,7 @@
 
 pub mod array;
 pub mod bench;
+pub mod config;
 pub mod disk;
 pub mod disksim;
 pub mod engine;

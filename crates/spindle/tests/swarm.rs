@@ -4,8 +4,8 @@
 
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
+use spindle::config::RunConfig;
 use spindle::engine::{self, RunOptions, Source};
-use spindle::stack::config::RunConfig;
 use spindle::workload::{try_open_workload, Arrivals};
 use spindle::workload::{ClosedLoop, ClosedSpec, GenSpec, OpenSpec, Pattern, Sizes, Think};
 

@@ -1,8 +1,8 @@
 //! A trace streamed from its file by `WorkloadConfig::load` gives the same simulation
 //! as the same trace read whole into a `Vec`, filtered and compressed in memory.
 
+use spindle::config::{LoadedWorkload, RunConfig, WorkloadConfig};
 use spindle::engine::{self, RunOptions, Source};
-use spindle::stack::config::{LoadedWorkload, RunConfig, WorkloadConfig};
 use spindle::trace::{read_trace, records_until_error, resolve, Format, IoRecord};
 use spindle::workload::compress;
 use std::path::Path;

@@ -313,8 +313,8 @@ impl Device for LayoutNode {
 
 #[cfg(test)]
 mod tests {
+    use crate::config::RunConfig;
     use crate::engine::{self, RunOptions, Source};
-    use crate::stack::config::RunConfig;
     use crate::time::SimTime;
     use crate::trace::IoRecord;
 

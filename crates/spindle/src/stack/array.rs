@@ -638,8 +638,8 @@ impl Device for Array {
 
 #[cfg(test)]
 mod tests {
+    use crate::config::RunConfig;
     use crate::engine::{self, RunOptions, Source};
-    use crate::stack::config::RunConfig;
     use crate::time::SimTime;
     use crate::trace::IoRecord;
     use rand::{Rng, SeedableRng};

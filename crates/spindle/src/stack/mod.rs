@@ -1,12 +1,11 @@
 //! The parts of a storage stack and how they are put together: host queues
 //! ([`queue`]), drives ([`drive_node`]), arrays and volume sets ([`array`]), the device
-//! tree as data ([`tree`]) and the run configuration in TOML ([`config`]), and what a
-//! run measured ([`metrics`]). Every part is a sans-IO [`crate::node::Device`]; the
+//! tree as data ([`tree`]), and what a run measured ([`metrics`]). The run as a whole
+//! (workload and stack in TOML) is [`crate::config`]. Every part is a sans-IO [`crate::node::Device`]; the
 //! engine ([`crate::engine`]) runs them.
 
 pub mod array;
 pub mod cache;
-pub mod config;
 pub mod drive_node;
 pub mod layer;
 pub mod metrics;

@@ -1,5 +1,6 @@
-//! Run configuration in TOML: the workload, the host scheduler and the disks. The
-//! command-line flags of `spindle run` map onto the same structure.
+//! A run as data, in TOML: the workload and the stack it runs on (layers, host queues,
+//! the device tree, a layout engine over a RAID-4). It sits above every part it can
+//! name; the command-line flags of `spindle run` map onto the same structure.
 //!
 //! ```toml
 //! seed = 1
@@ -23,13 +24,15 @@
 //! Linux gives each block device its own elevator). Instead of `[[disks]]` (a set of
 //! independent drives, the trace's device numbers picking the drive), a `[device]`
 //! tree describes arrays of drives, each member with its own queue (see
-//! [`super::tree`]); `[array-scheduler]` then puts one more host queue above the whole
+//! [`crate::stack::tree`]); `[array-scheduler]` then puts one more host queue above the whole
 //! tree (LBN-ordered policies only: fcfs, sstf, look, clook).
 
-pub use super::drive_node::load_disk;
-pub use super::queue::{SchedulerConfig, MAX_QUEUE_DEPTH};
-use super::tree::{build, with_layers, ArraySpec, Built, DeviceSpec, DiskSpec, LayerSpec};
 use crate::node::{Device, Units};
+pub use crate::stack::drive_node::load_disk;
+pub use crate::stack::queue::{SchedulerConfig, MAX_QUEUE_DEPTH};
+use crate::stack::tree::{
+    build, with_layers, ArraySpec, Built, DeviceSpec, DiskSpec, LayerSpec, MAX_MEMBERS,
+};
 use crate::trace::{
     open_trace, records_until_error, resolve_extent, resolve_stream, trace_extent, Format,
     IoRecord, TraceError, TraceExtent, TraceStream,
@@ -320,12 +323,10 @@ impl RunConfig {
         }
         let mut members = Vec::new();
         for d in &self.disks {
-            if d.count == 0 || d.count > super::tree::MAX_MEMBERS {
+            if d.count == 0 || d.count > MAX_MEMBERS {
                 return Err(ConfigError::Invalid(format!(
                     "disks.count for `{}` must be within 1..={}, got {}",
-                    d.disk,
-                    super::tree::MAX_MEMBERS,
-                    d.count
+                    d.disk, MAX_MEMBERS, d.count
                 )));
             }
             let disk = DiskSpec {
@@ -396,7 +397,7 @@ impl RunConfig {
     fn layout_node(
         &self,
         layout: &crate::layout::LayoutConfig,
-        queue: &super::queue::QueueSpec,
+        queue: &crate::stack::queue::QueueSpec,
     ) -> Result<crate::layout::LayoutNode, String> {
         let members = layout.data_disks + 1;
         let (disk, member_queue) = match &self.device {
