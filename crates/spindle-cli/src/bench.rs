@@ -88,6 +88,12 @@ fn human(r: &BenchReport) -> String {
         st.runs,
         n(st.best_requests_per_s)
     ));
+    out.push_str(&format!(
+        "replica {} ns per mirror read's replica choice among 4 by positioning time\n\
+         \x20       (MimdRAID; st34502lw drive models) (target 1,000: {})\n",
+        n(r.replica_choice_ns_4),
+        mark(r.replica_choice_ns_4 <= 1_000.0)
+    ));
     let sc = &r.sched;
     if let Some(first) = sc.figures.first() {
         let mut depths: Vec<usize> = Vec::new();

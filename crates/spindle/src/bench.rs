@@ -210,6 +210,9 @@ pub struct BenchReport {
     pub sched: SchedBench,
     /// The engine end to end.
     pub stack: StackBench,
+    /// Median time of one mirror read's replica choice among 4 replicas by positioning
+    /// time (MimdRAID; drive-model predictions for each), ns; target ≤ 1,000.
+    pub replica_choice_ns_4: f64,
 }
 
 /// Runs every benchmark.
@@ -220,9 +223,11 @@ pub fn run(cfg: &BenchConfig) -> Result<BenchReport, String> {
     let raid4_update_ns = bench_raid4_update(cfg)?;
     let sched = bench_sched(cfg)?;
     let stack = bench_stack(cfg)?;
+    let replica_choice_ns_4 = bench_replica_choice(cfg)?;
     Ok(BenchReport {
         sched,
         stack,
+        replica_choice_ns_4,
         raid4_update_ns,
         mimic_lookup_ns,
         smtf_decision_ns_1000,
@@ -467,6 +472,41 @@ pub fn bench_raid4_update(cfg: &BenchConfig) -> Result<f64, String> {
             update(&mut array)?;
         }
         per.push(t.elapsed().as_secs_f64() * 1e9 / reps as f64);
+    }
+    Ok(median(&mut per))
+}
+
+/// Times a 4-way mirror's choice of replica by positioning time (each replica's drive
+/// model predicts seek and rotation from its state) for random reads on `st34502lw`.
+pub fn bench_replica_choice(cfg: &BenchConfig) -> Result<f64, String> {
+    use crate::stack::array::{Array, RaidLevel, ReplicaChoice};
+    use crate::node::Device;
+    use crate::stack::drive_node::DriveNode;
+    let params = presets::preset("st34502lw")?;
+    let members = (0..4)
+        .map(|i| -> Result<Box<dyn crate::node::Device>, String> {
+            let mut drive = crate::disk::drive::Drive::new(params.clone())
+                .map_err(|e| e.to_string())?;
+            drive.hdd_mut().set_spindle_phase(i as f64 / 4.0);
+            Ok(Box::new(DriveNode::new(drive, format!("replica {i}"))))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let mirror =
+        Array::new(RaidLevel::Raid1, members, 128)?.with_replica_choice(ReplicaChoice::Positioning);
+    let cap = mirror.capacity();
+    let mut rng = ChaCha8Rng::seed_from_u64(cfg.seed);
+    let targets: Vec<(u64, SimTime)> = (0..4096)
+        .map(|_| (rng.gen_range(0..cap), SimTime(rng.gen_range(0..1_000_000_000))))
+        .collect();
+    let mut per = Vec::with_capacity(cfg.runs.max(1));
+    for _ in 0..cfg.runs.max(1) {
+        let t = Instant::now();
+        let mut picked = 0usize;
+        for &(lbn, at) in &targets {
+            picked += mirror.replica_for(lbn, at);
+        }
+        black_box(picked);
+        per.push(t.elapsed().as_secs_f64() * 1e9 / targets.len() as f64);
     }
     Ok(median(&mut per))
 }

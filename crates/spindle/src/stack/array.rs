@@ -323,7 +323,7 @@ impl Array {
     /// spindles, where every replica's sector passes at once) go to the shorter seek,
     /// which leaves the other heads spread for later reads; then to the lowest index.
     /// A member with no drive directly below (an array) counts as equally near.
-    fn replica_for(&self, lbn: u64, now: SimTime) -> usize {
+    pub fn replica_for(&self, lbn: u64, now: SimTime) -> usize {
         let near = |m: usize| -> (u64, u64) {
             let Some(hdd) = self.members[m].drive().map(|d| d.hdd()) else {
                 return (0, 0);
