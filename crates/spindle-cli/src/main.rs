@@ -17,6 +17,9 @@ use std::process::ExitCode;
 
 /// Exit status for any error the command reports (usage errors from clap also exit 2).
 const EXIT_ERROR: u8 = 2;
+/// Exit status of `raid4 faults` when the array ever returned wrong data (the report
+/// is still printed).
+const EXIT_WRONG_DATA: u8 = 1;
 
 #[derive(Parser)]
 #[command(
@@ -315,7 +318,10 @@ enum Raid4Command {
             the given probabilities, and after each operation a stored bit flips with probability\n\
             --flips. Every read is compared with an in-memory copy of the volume; a scrub runs every\n\
             --scrub-every operations and once more at the end. Prints what was injected, detected and\n\
-            repaired, and how many wrong bytes were ever returned (must be 0).",
+            repaired, and how many wrong bytes were ever returned (must be 0).\n\
+            \n\
+            Exit status: 0 if every read returned the written bytes or was refused; 1 if any read\n\
+            ever returned wrong bytes (the report is printed all the same); 2 on other errors.",
         after_help = "Examples:\n  \
             spindle raid4 faults\n  \
             spindle raid4 faults --ops 20000 --lost 0.002 --misdirected 0.002 --flips 0.05 --json"
@@ -651,6 +657,13 @@ fn main() -> ExitCode {
                     ExitCode::from(EXIT_ERROR)
                 }
             }
+        }
+        Err(e) if e.downcast_ref::<raid::WrongData>().is_some() => {
+            let w = e.downcast_ref::<raid::WrongData>().expect("checked");
+            let mut out = std::io::stdout().lock();
+            let _ = out.write_all(w.report.as_bytes()).and_then(|_| out.flush());
+            eprintln!("spindle: error: {w}");
+            ExitCode::from(EXIT_WRONG_DATA)
         }
         Err(e) => {
             // `{:#}` joins the context chain on one line.

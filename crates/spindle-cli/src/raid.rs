@@ -4,7 +4,7 @@
 use crate::disks::load_disk;
 use crate::table::{Align, Table};
 use anyhow::{anyhow, bail, Result};
-use spindle::array::{run_fault_campaign, FaultCampaign, Raid4Config};
+use spindle::array::{run_fault_campaign, FaultCampaign, FaultReport, Raid4Config};
 use spindle::experiments::prox_raid::{baseline_updates, T2Row};
 
 /// Checks the array shape options.
@@ -70,8 +70,44 @@ pub fn baseline(
     ))
 }
 
-/// A fault-injection campaign.
+/// The campaign returned wrong bytes at least once: `report` is its full output, still
+/// printed; the command then exits with status 1.
+#[derive(Debug)]
+pub struct WrongData {
+    pub report: String,
+    pub blocks: u64,
+}
+
+impl std::fmt::Display for WrongData {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "the array returned wrong data for {} block read(s)",
+            self.blocks
+        )
+    }
+}
+
+impl std::error::Error for WrongData {}
+
+/// A fault-injection campaign. Fails with `WrongData` (after the report) if any read
+/// returned wrong bytes.
 pub fn faults(disk: &str, c: &FaultCampaign, json: bool) -> Result<String> {
+    let d = load_disk_checked(disk, c)?;
+    let r = run_fault_campaign(&d.params, c).map_err(|e| anyhow!("{e}"))?;
+    let report = faults_report(&d.params.name, c, &r, json)?;
+    if r.returned_wrong > 0 {
+        return Err(WrongData {
+            report,
+            blocks: r.returned_wrong,
+        }
+        .into());
+    }
+    Ok(report)
+}
+
+/// Checks the campaign options, then loads the member drive.
+fn load_disk_checked(disk: &str, c: &FaultCampaign) -> Result<crate::disks::Loaded> {
     for (name, p) in [
         ("--lost", c.lost_write),
         ("--misdirected", c.misdirected_write),
@@ -84,8 +120,10 @@ pub fn faults(disk: &str, c: &FaultCampaign, json: bool) -> Result<String> {
     if c.span_blocks == 0 {
         bail!("--span must be at least 1 block");
     }
-    let d = load_disk(disk)?;
-    let r = run_fault_campaign(&d.params, c).map_err(|e| anyhow!("{e}"))?;
+    load_disk(disk)
+}
+
+fn faults_report(name: &str, c: &FaultCampaign, r: &FaultReport, json: bool) -> Result<String> {
     if json {
         return Ok(serde_json::to_string_pretty(&r)? + "\n");
     }
@@ -122,7 +160,7 @@ pub fn faults(disk: &str, c: &FaultCampaign, json: bool) -> Result<String> {
         "{} operations on a 4+1 RAID-4 of {} over {} blocks (seed {}), {:.1} s simulated:\n{}\
          final read-back: {} of {} blocks right, {} refused (unrecoverable rows), {} wrong\n",
         c.ops,
-        d.params.name,
+        name,
         c.span_blocks,
         c.seed,
         r.simulated_s,

@@ -139,6 +139,18 @@ impl ChecksumBlock {
         if u32_at(b, TRAILER + 8) != disk || u64_at(b, TRAILER + 12) != zone {
             return Err(ChecksumBlockError::Misplaced);
         }
+        Ok(Self::entries_of(b))
+    }
+
+    /// The entries of a block that fails its own checksum, as they stand. Any of them
+    /// may be damaged: use one only to confirm data it fully matches (identity,
+    /// expected generation and checksum), never to rule anything out. A bit flip in
+    /// one entry leaves the other 62 usable.
+    pub fn salvage(b: &[u8; BLOCK_BYTES]) -> Self {
+        Self::entries_of(b)
+    }
+
+    fn entries_of(b: &[u8; BLOCK_BYTES]) -> Self {
         let mut out = ChecksumBlock::default();
         for (i, slot) in out.entries.iter_mut().enumerate() {
             let o = i * ENTRY_BYTES;
@@ -153,7 +165,7 @@ impl ChecksumBlock {
                 row: u64_at(b, o + 28),
             });
         }
-        Ok(out)
+        out
     }
 }
 

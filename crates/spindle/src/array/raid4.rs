@@ -232,6 +232,9 @@ struct WritePlan {
 struct Fetch {
     data: FxHashMap<Place, Block>,
     meta: FxHashMap<(usize, u64), Result<ChecksumBlock, ChecksumBlockError>>,
+    /// The entries of checksum blocks that failed their own checksum (see
+    /// `ChecksumBlock::salvage`).
+    salvaged: FxHashMap<(usize, u64), ChecksumBlock>,
 }
 
 /// Rotational phase of member `i` at time zero: spindles of an array are not
@@ -506,10 +509,12 @@ impl Raid4 {
             let zone = d.block / ZONE_BLOCKS;
             let slot = d.block % ZONE_BLOCKS;
             if slot == DATA_PER_ZONE {
-                f.meta.insert(
-                    (d.disk, zone),
-                    ChecksumBlock::decode(&bytes, d.disk as u32, zone),
-                );
+                let cb = ChecksumBlock::decode(&bytes, d.disk as u32, zone);
+                if cb == Err(ChecksumBlockError::Corrupt) {
+                    f.salvaged
+                        .insert((d.disk, zone), ChecksumBlock::salvage(&bytes));
+                }
+                f.meta.insert((d.disk, zone), cb);
             } else {
                 f.data.insert(
                     Place {
@@ -553,6 +558,44 @@ impl Raid4 {
                 }
             }
             _ => Err((cb_at, FaultKind::StaleMetadata)),
+        }
+    }
+
+    /// The entry that describes the current contents of `p`: its owner, place and
+    /// expected generation, from its checksum block or, with `salvage`, if that block
+    /// fails its own checksum, salvaged from it (then it may be damaged: use it only
+    /// to confirm bytes it matches). `None` when no such entry is at hand (the
+    /// block's metadata was lost or is older than its last write).
+    fn current_entry(&self, f: &Fetch, p: Place, salvage: bool) -> Option<Entry> {
+        let key = (p.disk, zone_of(p.row));
+        let cb = match f.meta.get(&key) {
+            Some(Ok(cb)) => cb,
+            Some(Err(ChecksumBlockError::Corrupt)) if salvage => f.salvaged.get(&key)?,
+            _ => return None,
+        };
+        let g = self.gen(p);
+        cb.entries[checksum_slot(p.row)].filter(|e| {
+            g > 0
+                && e.generation == g
+                && e.owner == self.owner(p)
+                && e.disk == p.disk as u32
+                && e.row == p.row
+        })
+    }
+
+    /// `verify`, except that a block whose checksum block fails its own checksum still
+    /// passes when its salvaged entry (current generation, identity) matches its bytes:
+    /// as strong a check as an intact entry. For rebuilding from the rest of a row;
+    /// reads still report the damaged checksum block.
+    fn verify_salvaging(&self, f: &Fetch, p: Place) -> Result<Block, (u64, FaultKind)> {
+        match self.verify(f, p) {
+            Err((at, FaultKind::ChecksumBlockCorrupt)) => {
+                match (self.current_entry(f, p, true), f.data.get(&p)) {
+                    (Some(e), Some(d)) if e.matches(&d[..]) => Ok(d.clone()),
+                    _ => Err((at, FaultKind::ChecksumBlockCorrupt)),
+                }
+            }
+            r => r,
         }
     }
 
@@ -645,7 +688,7 @@ impl Raid4 {
         let mut on_trial = None;
         let mut bad_data = None;
         for q in others {
-            match self.verify(f, q) {
+            match self.verify_salvaging(f, q) {
                 Ok(b) => xor_into(&mut acc, &b),
                 Err((_, kind)) if kind != FaultKind::DataMismatch && f.data.contains_key(&q) => {
                     if let Some(raw) = f.data.get(&q) {
@@ -666,10 +709,7 @@ impl Raid4 {
             // Another member's data is bad but its entry is intact. If `p`'s own bytes,
             // put on trial, rebuild that member to what its entry says, both stand.
             let p_raw = f.data.get(&p).filter(|_| on_trial.is_none());
-            let q_entry = match f.meta.get(&(q.disk, zone_of(q.row))) {
-                Some(Ok(cb)) => cb.entries[checksum_slot(q.row)],
-                _ => None,
-            };
+            let q_entry = self.current_entry(f, q, false);
             return match (p_raw, q_entry) {
                 (Some(raw), Some(e)) => {
                     let mut q_rebuilt = acc.clone();
@@ -695,11 +735,16 @@ impl Raid4 {
         if self.gen(p) == 0 {
             return Ok(zero_block());
         }
-        let entry_ok = match f.meta.get(&(p.disk, zone_of(p.row))) {
-            Some(Ok(cb)) => cb.entries[checksum_slot(p.row)]
-                .filter(|e| e.generation == self.gen(p) && e.owner == self.owner(p))
-                .map(|e| e.matches(&acc[..])),
-            _ => None,
+        // A member on trial is vouched for only by the target's own current entry.
+        // A row being parity-consistent proves nothing: when the data write and the
+        // parity write of one update are both lost, the row is consistent at the
+        // older version (zeros, if it was the first write).
+        let entry_ok = match self.current_entry(f, p, false) {
+            Some(e) => Some(e.matches(&acc[..])),
+            None => self
+                .current_entry(f, p, true)
+                .filter(|e| e.matches(&acc[..]))
+                .map(|_| true),
         };
         match (entry_ok, on_trial) {
             (Some(false), _) => Err(ArrayError::Unrecoverable {
@@ -709,10 +754,6 @@ impl Raid4 {
                     p.disk
                 ),
             }),
-            // Neither the target nor a member on trial can be checked by its own
-            // entry, but the whole row is parity-consistent with the raw blocks: two
-            // independent corruptions do not cancel, so the raw data stands.
-            (None, Some(_)) if f.data.get(&p) == Some(&acc) => Ok(acc),
             (None, Some((q, kind))) => Err(ArrayError::Unrecoverable {
                 row: p.row,
                 why: format!(
@@ -743,12 +784,16 @@ impl Raid4 {
         let mut cb = ChecksumBlock::default();
         let mut writes = Vec::new();
         for p in rows {
-            let content = match self.verify(f, p) {
+            let content = match self.verify_salvaging(f, p) {
                 Ok(b) => b,
                 Err(_) => {
-                    // A row that cannot be rebuilt (two faults in it) gets no entry and
-                    // stays refused; the zone's other rows are still repaired.
+                    // A row that cannot be rebuilt (two faults in it) stays refused; the
+                    // zone's other rows are still repaired. It keeps its current entry
+                    // if it has one: dropping it would leave the row's blocks with no
+                    // check at all, and a row whose data and parity writes were both
+                    // lost would then pass as parity-consistent at an older version.
                     let Ok(b) = self.reconstruct(exec, f, p) else {
+                        cb.entries[checksum_slot(p.row)] = self.current_entry(f, p, true);
                         continue;
                     };
                     if f.data.get(&p) != Some(&b) {

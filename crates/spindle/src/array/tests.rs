@@ -128,6 +128,33 @@ fn fault_run(seed: u64, lost_write: f64, misdirected_write: f64, bit_flip: f64) 
     assert!(r.locations_repaired > 0, "{r:?}");
 }
 
+/// Issue #16 at campaign scale: high fault rates put two faults in one stripe row
+/// often (the first case lost the data and parity writes of one update and returned
+/// a zero block before the fix). Such rows are refused; no read is ever wrong.
+#[test]
+fn campaigns_with_double_faults_never_return_wrong_bytes() {
+    let mut refused = 0;
+    for (seed, ops, lost, misdirected, flips) in [
+        (5, 500, 0.01, 0.0, 0.0),
+        (1, 400, 0.01, 0.01, 0.01),
+        (2, 400, 0.05, 0.05, 0.05),
+        (3, 400, 0.05, 0.0, 0.0),
+    ] {
+        let c = FaultCampaign {
+            seed,
+            ops,
+            lost_write: lost,
+            misdirected_write: misdirected,
+            bit_flip: flips,
+            ..FaultCampaign::default()
+        };
+        let r = run_fault_campaign(&preset("wd-re3").expect("preset"), &c).expect("campaign");
+        assert_eq!(r.returned_wrong, 0, "seed {seed}: {r:?}");
+        refused += r.reads_refused + r.final_reads_refused;
+    }
+    assert!(refused > 0, "no row was hit twice: the test tests nothing");
+}
+
 #[test]
 fn bit_flips_are_detected_and_repaired() {
     fault_run(1, 0.0, 0.0, 0.05);
@@ -373,4 +400,98 @@ fn timing_only_mode_has_the_real_bytes_timing() {
         real.write_blocks_timing_only(&[1]),
         Err(ArrayError::BytesRequired)
     );
+}
+
+/// The bytes of (member, block) as stored.
+fn raw(a: &mut Raid4, disk: usize, block: u64) -> Block {
+    a.member_store_mut(disk).expect("member").read(block)
+}
+
+fn put_raw(a: &mut Raid4, disk: usize, block: u64, b: &Block) {
+    a.member_store_mut(disk).expect("member").write(block, b);
+}
+
+/// Issue #16. When the data write and the parity write of one update are both lost,
+/// the row is parity-consistent at the older version (zeros for a first write). Its
+/// generations still say the update happened, so the block must be refused — also
+/// after the checksum blocks that describe it are lost or damaged and repaired.
+#[test]
+fn a_row_left_at_an_older_version_by_lost_writes_is_refused_never_returned() {
+    use super::layout::data_block;
+    // Volume block 5: member 0, row 5; the row's other data members stay unwritten.
+    let (v, row, parity) = (5u64, 5u64, 4usize);
+    // A bit in the unused last entry of a checksum block: the block fails its own
+    // checksum while the entry of row 5 is intact.
+    let unused_entry_bit = 4000 * 8;
+    for (case, first_write) in [
+        (
+            "data and parity writes lost, then both checksum blocks damaged",
+            false,
+        ),
+        (
+            "the first write's data and parity writes lost (zeros)",
+            true,
+        ),
+        ("data, parity and both checksum-block writes lost", false),
+    ]
+    .iter()
+    .copied()
+    .enumerate()
+    .map(|(i, (name, first))| ((i, name), first))
+    {
+        let mut a = small_array();
+        let mut rng = ChaCha8Rng::seed_from_u64(16);
+        let old = payload(&mut rng);
+        if !first_write {
+            a.write_batch(&[(v, old.clone())]).expect("first write");
+        }
+        let before: Vec<Block> = [
+            (0, data_block(row)),
+            (parity, data_block(row)),
+            (0, checksum_block(row)),
+            (parity, checksum_block(row)),
+        ]
+        .iter()
+        .map(|&(d, b)| raw(&mut a, d, b))
+        .collect();
+        let new = payload(&mut rng);
+        a.write_batch(&[(v, new.clone())]).expect("update");
+        // The update's data and parity writes never reached the media.
+        put_raw(&mut a, 0, data_block(row), &before[0]);
+        put_raw(&mut a, parity, data_block(row), &before[1]);
+        if case.0 == 2 {
+            // Nor did its checksum-block writes.
+            put_raw(&mut a, 0, checksum_block(row), &before[2]);
+            put_raw(&mut a, parity, checksum_block(row), &before[3]);
+        }
+        let stale = if first_write {
+            crate::store::zero_block()
+        } else {
+            old
+        };
+        let check = |a: &mut Raid4, when: &str| {
+            let (out, _) = a.read_batch(&[v]).expect("in range");
+            assert!(
+                out[0].as_ref() != Ok(&stale),
+                "{}: {when}: the older version was returned",
+                case.1
+            );
+            assert!(out[0].is_err(), "{}: {when}: {:?}", case.1, out[0]);
+        };
+        check(&mut a, "read");
+        a.scrub();
+        check(&mut a, "after a scrub");
+        // The parity member's checksum block is damaged and repaired, then the data
+        // member's: each repair must keep row 5 known-bad.
+        for disk in [parity, 0] {
+            assert!(a.inject_bit_flip(disk, checksum_block(row), unused_entry_bit));
+            a.scrub();
+            check(
+                &mut a,
+                &format!("after repairing member {disk}'s checksum block"),
+            );
+            a.scrub();
+            check(&mut a, "after a second scrub");
+        }
+    }
 }
