@@ -11,14 +11,9 @@ use spindle::report::{
 const NASTY: &str = "<script>alert('x')</script> & \"co\"";
 
 fn check(id: &str, metric: &str, paper: f64, ours: f64, pass: bool) -> Check {
-    Check {
-        id: id.into(),
-        metric: metric.into(),
-        paper,
-        ours,
-        tolerance: "±10 %".into(),
-        pass,
-    }
+    let mut c = Check::relative(id, metric, paper, ours, 0.10);
+    c.pass = pass;
+    c
 }
 
 fn plot(kind: PlotKind, log_x: bool, series: Vec<Series>) -> Plot {
@@ -211,14 +206,19 @@ fn report_html_lists_checks_and_marks_misses() {
     write_report(&dir, &outs).unwrap();
     let html = fs::read_to_string(dir.join("index.html")).unwrap();
     assert!(html.starts_with("<!DOCTYPE html>"));
-    assert!(html.contains("2 of 3 checks pass"));
+    // The headline: catalog ids by status; PROX-T1 has one miss, so it is partly reproduced.
+    assert!(html.contains("0 of 115 catalog ids reproduced</strong>, 1 partly, 0 missed"));
+    assert!(html.contains("1 of 2 reproduction checks pass"));
     assert!(html.contains("mean service time (ms)"));
     assert!(html.contains("IOPS at 4 KiB"));
     assert!(html.contains("tail &lt;p99&gt; &amp; more"));
-    // Exactly one failing check, marked once; passes marked too.
-    assert_eq!(html.matches("MISS").count(), 1);
-    assert_eq!(html.matches("PASS").count(), 2);
+    // One failing check: in the missed table at the top and in its section; passes marked.
+    assert_eq!(html.matches("✗ miss").count(), 1);
+    assert_eq!(html.matches("✓ pass").count(), 2);
     assert!(html.contains("<tr class=\"miss\"><td>IOPS at 4 KiB</td>"));
+    assert!(html.contains("<tr class=\"miss\"><td class=\"id\">PROX-T1</td><td>IOPS at 4 KiB</td>"));
+    // Every catalog id is in the coverage table.
+    assert_eq!(html.matches("<tr><td class=\"id\">").count(), 115);
     // Numbers with 3 decimals at most.
     assert!(html.contains(">12.812<"));
     // Links to the data, inline plots, TOC anchors, paragraphs.
@@ -235,22 +235,31 @@ fn report_html_lists_checks_and_marks_misses() {
 fn report_summary_json_lists_all_checks() {
     let outs = sample();
     let v: serde_json::Value = serde_json::from_str(&summary_json(&outs)).unwrap();
-    let list = v.as_array().expect("a JSON list");
+    let list = v["checks"].as_array().expect("a JSON list of checks");
     let all: Vec<&Check> = outs.iter().flat_map(|o| &o.checks).collect();
     assert_eq!(list.len(), all.len());
     for (j, c) in list.iter().zip(all) {
         let obj = j.as_object().unwrap();
         let mut keys: Vec<&str> = obj.keys().map(String::as_str).collect();
         keys.sort_unstable();
-        assert_eq!(keys, ["id", "metric", "ours", "paper", "pass", "tolerance"]);
+        assert_eq!(
+            keys,
+            ["id", "kind", "metric", "ours", "paper", "pass", "tolerance"]
+        );
         assert_eq!(obj["id"], c.id.as_str());
         assert_eq!(obj["metric"], c.metric.as_str());
         assert_eq!(obj["paper"].as_f64(), Some(c.paper));
         assert_eq!(obj["ours"].as_f64(), Some(c.ours));
         assert_eq!(obj["tolerance"], c.tolerance.as_str());
         assert_eq!(obj["pass"], c.pass);
+        assert_eq!(obj["kind"], "reproduction");
     }
-    assert_eq!(summary_json(&[]).trim(), "[]");
+    assert_eq!(v["coverage"].as_array().map(Vec::len), Some(115));
+    assert_eq!(v["catalog"]["partly"], 1);
+    assert_eq!(v["missed"].as_array().map(Vec::len), Some(1));
+    let empty: serde_json::Value = serde_json::from_str(&summary_json(&[])).unwrap();
+    assert_eq!(empty["checks"].as_array().map(Vec::len), Some(0));
+    assert_eq!(empty["catalog"]["not_implemented"], 104);
 }
 
 #[test]
