@@ -70,7 +70,7 @@ pub fn mimic_f3_1(o: &RunOpts) -> Result<ExperimentOutput, String> {
         format!(
             "{n} off-line probes each at inter-request distances of 132, 224 and 300 KB on the \
              thesis's base disk (Table 3.1 #1), each probe pair after a random access; the probe \
-             times sorted. The thesis measured a real IBM 9LZX; the catalog asks the simulated base \
+             times sorted. The thesis measured a real IBM 9LZX; we check the simulated base \
              disk for plateaus, one near a revolution plus a switch at 132 KB, and a slower mean at \
              132 KB than at 224 KB."
         ),
@@ -345,9 +345,9 @@ pub fn mimic_f3_7(o: &RunOpts) -> Result<ExperimentOutput, String> {
              SSTF and SMTF (mean, {samples} samples per distance), with the HP trace's busiest disk \
              at compression 20. SMTF runs twice: on the all-probed table, and on a table \
              interpolated by Table 3.2's ladder (\"SMTF interp.\"), as the figure does (the thesis: \
-             without interpolation is very similar). The catalog's ratio ranges are taken against \
-             the all-probed SMTF; the issue's checks (within 8 % of greedy-optimal, below C-LOOK and \
-             SSTF) against both."
+             without interpolation is very similar). The ratio ranges the thesis's figure shows are checked against \
+             the all-probed SMTF; being within 8 % of greedy-optimal and below C-LOOK and \
+             SSTF are checked for both."
         ),
         o.seed,
     );
@@ -657,7 +657,7 @@ pub fn mimic_f3_6(o: &RunOpts) -> Result<ExperimentOutput, String> {
              splits towards it: about 90 % of distances are interpolated, as in the paper, with \
              scheduling within 1 % of the all-probed table. The N = 1 at 5 % rung is no longer catastrophic: with intervals \
              no wider than one tooth its mean error is ~7 %, below the paper's 25 % (and the \
-             catalog's 15 % floor), which presumably reflects wider intervals than one period. \
+             15 % floor we accept), which presumably reflects wider intervals than one period. \
              The N = 10 at 5 % error is near the floor set by probe noise itself (two independent \
              all-probed tables differ by ~3.5 % on average with 10 samples per distance, ~4.8 % \
              with 5), so it passes or misses by tenths of a percent depending on samples.",
@@ -1378,7 +1378,7 @@ pub fn mimic_real(o: &RunOpts) -> Result<ExperimentOutput, String> {
     let ok_idle = (idle - 8.0).abs() <= 4.0;
     let ok_busy = (busy - 12.0).abs() <= 4.0 && busy > idle;
     let why = if ok_idle && ok_busy {
-        "Both within the catalog's tolerance.".to_string()
+        "Both within the tolerance.".to_string()
     } else {
         let mut w = format!(
             "Why we miss: uncompressed, the host queue is usually short (under C-LOOK only \
@@ -1389,7 +1389,7 @@ pub fn mimic_real(o: &RunOpts) -> Result<ExperimentOutput, String> {
             c2 = choice("idle time removed") * 100.0,
         );
         if g_idle < 4.0 {
-            w.push_str(" Even that ceiling is below the catalog's lower bound of 4 %.");
+            w.push_str(" Even that ceiling is below the lower bound of 4 % we accept.");
         }
         if busy <= idle {
             let disk_s =

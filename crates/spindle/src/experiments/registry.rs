@@ -330,10 +330,14 @@ fn strands(o: &RunOpts, sizes: Vec<usize>) -> Result<super::strands::StrandRepor
 const STRAND_SETUP: &str = "Cheetah 15K.5 preset. A strand is n 4 KiB requests near a random spot, \
     queued together in ascending LBN order to the drive's SPTF queue; its response time runs from \
     queueing to the last completion. Semi-sequential: each request on the next track, rotated by the \
-    drive's minimal repositioning time plus one transfer (ambiguity P5). Track-approximate: random \
-    within 1,024 LBNs; proximal: random within 100,000 LBNs (P2). Before each strand one untimed \
-    random read moves the head away and the host idles a random phase. The drive's command \
-    turnaround (0.6 ms) comes from the paper's own B = 6 bins (P3).";
+    drive's minimal repositioning time plus one transfer (the paper does not give the rotation). Track-approximate: random \
+    within 1,024 LBNs; proximal: random within 100,000 LBNs (the span of the paper's Figure 1; its text also speaks of \
+    100,000 4 KB blocks and of half a million LBNs). Before each strand one untimed \
+    random read moves the head away and the host idles a random phase. The paper does not give the \
+    drive's command turnaround; the preset uses 0.6 ms, chosen so that the repositioning time \
+    between proximal requests gives Appendix A's 'at best six in a single revolution'. It is \
+    not a datasheet value, so the check that the simulated drive has six bins is listed as a \
+    consistency check.";
 
 fn prox_t1(o: &RunOpts) -> Result<ExperimentOutput, String> {
     let rep = strands(o, vec![2, 4, 6, 8])?;
@@ -405,7 +409,8 @@ fn prox_f1(o: &RunOpts) -> Result<ExperimentOutput, String> {
     let mut out = ExperimentOutput::new(
         "PROX-F1",
         "Per-request cost of small requests in a strand (Figure 1)",
-        STRAND_SETUP,
+        "Setup as PROX-T1 (above); each point is the strand time divided by the number of \
+         requests, in OP (one random 4 KiB read at queue depth 1 on the same drive).",
         o.seed,
     );
     let series = |p: Placement| Series {
@@ -503,7 +508,7 @@ fn prox_f2(o: &RunOpts) -> Result<ExperimentOutput, String> {
         "Strand of 8 with varying queue depth (Figure 2)",
         "A proximal strand of 8 reads on the Cheetah 15K.5 with only q requests outstanding at the \
          drive; the others wait at the host in ascending LBN order and enter as slots free \
-         (ambiguity P6). Queue depth 1 is FIFO. Setup otherwise as PROX-T1.",
+         (the paper does not say where the others wait; we hold them at the host). Queue depth 1 is FIFO. Setup otherwise as PROX-T1.",
         o.seed,
     );
     let depths: Vec<u32> = (1..=8).collect();
@@ -641,10 +646,10 @@ fn hplajw_disksim(o: &RunOpts) -> Result<ExperimentOutput, String> {
         "The week-long HP trace (44,519 requests) replayed open-loop on DiskSim's own configuration \
          for it (data/traces/hplajw.parv): two HP C2249A disks, SSTF on LBN distance at the host, one \
          request outstanding per disk. The trace's 256-byte-sector block numbers go unchanged to \
-         512-byte LBNs, as in DiskSim. The sources disagree on DiskSim's result: the reference \
-         (reference/disksim-format.md §11.2, checked against DiskSim runs) gives 48.785633 ms for \
-         stock 4.0; the data README gives 45.578 ms. Decision: check against the reference's \
-         value, whose provenance is stated, within 2 %, and show the README's value beside it.",
+         512-byte LBNs, as in DiskSim. Two sources disagree on DiskSim's result: runs of stock DiskSim 4.0 give 48.785633 ms; \
+         the README of the bundled data gives 45.578 ms without saying how it was obtained. We \
+         compare with the value from DiskSim runs, within 2 %, and show the README's value \
+         beside it as context (a consistency check, not counted).",
         o.seed,
     );
     let recs = hplajw()?;

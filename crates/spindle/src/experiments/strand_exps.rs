@@ -170,7 +170,7 @@ fn bins_decision(params: &DiskParams, drive: &ModelInputs) -> String {
     format!(
         "Model bins: App. A's inputs (SPT 1200, track switch 0.475 ms, 4 ms per turn) give H = \
          142 sectors and B = SPT/H = 8.45, so b = ⌊B⌋ = 8, but every number the appendix states \
-         reproduces only with b = 6 (catalog ambiguity P3: 'this disk can service at best six in \
+         reproduces only with b = 6 (the appendix itself says 'this disk can service at best six in \
          a single revolution'). For the simulated drive we take the bin width to be its minimal \
          time from the start of one request's data to the start of the next one's on another \
          track — max(head switch {:.3} ms, firmware command turnaround {:.3} ms) plus one 4 KiB \
@@ -449,7 +449,7 @@ pub fn prox_f3(o: &RunOpts) -> Result<ExperimentOutput, String> {
             "{STRANDS_SETUP} {} strands each. 'Model' is App. A's birthday model for D = 8 with \
              the simulated drive's inputs: b = {} bins, initial seek {:.3} ms (command overhead \
              + average seek), so strand times {:.1}, {:.1}, {:.1}, {:.1} ms … with probabilities \
-             Q_k.\n\n{}\n\n{REVS_DECISION}\n\nThe model's variance is that of the \
+             Q_k. Model bins as in PROX-APPA-model.\n\n{REVS_DECISION}\n\nThe model's variance is that of the \
              revolution count alone (its initial seek is a constant and its initial latency a \
              fixed ½ turn); the simulated strands also vary in the lead before the first \
              transfer (seek distance and rotational latency). The table splits the simulated \
@@ -461,7 +461,6 @@ pub fn prox_f3(o: &RunOpts) -> Result<ExperimentOutput, String> {
             model.strand_ms(3),
             model.strand_ms(4),
             model.strand_ms(5),
-            bins_decision(&params, &drive_in),
         ),
         o.seed,
     );
@@ -654,14 +653,14 @@ pub fn prox_f4(o: &RunOpts) -> Result<ExperimentOutput, String> {
          Firmware limitation model (named 'SPTF limited to the ascending-LBN run', firmware \
          policy SptfAscendingRun): the firmware scans its queue in arrival order and stops at \
          the first command whose LBN is below its predecessor's; SPTF chooses only among that \
-         leading ascending run. Decision: the paper attributes the effect to a firmware bug and \
-         too little embedded CPU (§2.5) without describing it; this is the catalog's suggested \
-         'scheduler that considers only the head of the queue when issue order is unsorted'. \
+         leading ascending run. The paper attributes the effect to a firmware bug and too little \
+         embedded CPU (§2.5) without describing it; we model the simplest firmware that fits: \
+         a scheduler that considers only the head of the queue when the issue order is unsorted. \
          Sorted issue makes the whole queue one run, so the limited firmware then behaves \
          exactly like ideal SPTF; a random order of 8 starts with a leading run of 1.7 requests \
          on average, so the drive's first choices are close to FIFO; the run grows as commands \
          complete, so part of SPTF's gain survives (the table gives the share lost). Idealized SPTF shows no \
-         difference between the orders (the catalog's expectation). FIFO (one request \
+         difference between the orders, as expected. FIFO (one request \
          outstanding, ascending order) is shown for reference. The figure's 'full track data' \
          reference bar is not reproduced. The check 'random order does not work' is ours (the \
          figure has no numbers): random issue at least 1.2 × slower per request than ascending \

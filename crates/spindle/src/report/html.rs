@@ -20,6 +20,10 @@ code, .id { font-family: "DejaVu Sans Mono", Menlo, Consolas, monospace; }
 .headline { font-size: 19px; margin: 6px 0 8px; }
 .headline strong { padding: 2px 8px; border-radius: 4px; background: #dcf5e3; color: #11632c; }
 p.bad { color: #a11a1a; font-weight: 600; }
+table.compact { font-size: 13px; margin-top: 4px; }
+td.id { white-space: nowrap; }
+table.compact th, table.compact td { padding: 1px 8px; }
+.top h2 { font-size: 18px; margin-top: 14px; }
 h2 + .scroll, p + .scroll { margin-top: 4px; }
 nav { background: #f3f5f8; border: 1px solid #e0e4ea; border-radius: 6px; padding: 10px 18px; }
 nav h2 { border: 0; font-size: 16px; margin: 0 0 4px; padding: 0; }
@@ -59,8 +63,11 @@ pub(crate) fn index_html(
     h.push_str("<title>spindle: which of the papers' results it reproduces</title>\n<style>");
     h.push_str(CSS);
     h.push_str("</style>\n</head>\n<body>\n<main>\n");
-    h.push_str("<h1>spindle: which of the papers' results it reproduces</h1>\n");
+    h.push_str(
+        "<h1>spindle: which of the papers' results it reproduces</h1>\n<div class=\"top\">\n",
+    );
     summary_top(&mut h, cov);
+    h.push_str("</div>\n");
 
     // Table of contents.
     h.push_str("<nav>\n<h2>Contents</h2>\n<ol>\n");
@@ -131,7 +138,7 @@ fn summary_top(h: &mut String, cov: &Coverage) {
         h.push_str("<p>None.</p>\n");
     } else {
         h.push_str(
-            "<div class=\"scroll\"><table class=\"checks\">\n<thead><tr><th>Id</th><th>Metric</th>\
+            "<div class=\"scroll\"><table class=\"checks compact\">\n<thead><tr><th>Id</th><th>Metric</th>\
              <th>Paper</th><th>Ours</th><th>Tolerance</th><th>Section</th></tr></thead>\n<tbody>\n",
         );
         for m in &cov.missed {
@@ -156,7 +163,7 @@ fn summary_top(h: &mut String, cov: &Coverage) {
         );
     }
 
-    h.push_str("<h2>Coverage by document</h2>\n<div class=\"scroll\"><table>\n<thead><tr><th>Document</th><th>Ids</th>");
+    h.push_str("<h2>Coverage by document</h2>\n<div class=\"scroll\"><table class=\"compact\">\n<thead><tr><th>Document</th><th>Ids</th>");
     for s in Status::ALL {
         let _ = write!(h, "<th>{}</th>", escape(s.label()));
     }
