@@ -24,6 +24,8 @@ fn plot(kind: PlotKind, log_x: bool, series: Vec<Series>) -> Plot {
         kind,
         series,
         log_x,
+        paper: Vec::new(),
+        x_categories: Vec::new(),
     }
 }
 
@@ -341,4 +343,30 @@ fn report_svg_handles_every_kind_and_degenerate_data() {
     ];
     assert_well_formed(&svg_plot(&plot(PlotKind::Line, false, tiny.clone())));
     assert_well_formed(&svg_plot(&plot(PlotKind::Line, true, tiny)));
+}
+
+#[test]
+fn paper_values_and_categories_are_drawn() {
+    let mut p = plot(
+        PlotKind::Bars,
+        false,
+        vec![series("ours", vec![(0.0, 1.0), (1.0, 2.0)])],
+    );
+    p.paper = vec![series("paper (Table 9)", vec![(0.0, 1.5), (1.0, 2.5)])];
+    p.x_categories = vec!["alone".into(), "together".into()];
+    let svg = svg_plot(&p);
+    assert_well_formed(&svg);
+    assert!(svg.contains(">paper (Table 9)</text>"));
+    assert!(svg.contains(">alone</text>") && svg.contains(">together</text>"));
+    // Hollow paper markers over the bars.
+    assert!(svg.contains("fill=\"#ffffff\" stroke=\"#222222\""));
+    let mut l = plot(
+        PlotKind::Line,
+        false,
+        vec![series("a", vec![(1.0, 1.0), (2.0, 2.0)])],
+    );
+    l.paper = vec![series("paper", vec![(1.0, 1.2), (2.0, 2.2)])];
+    let svg = svg_plot(&l);
+    assert!(svg.contains("stroke-dasharray=\"5 4\""));
+    assert!(svg.contains(">paper</text>"));
 }

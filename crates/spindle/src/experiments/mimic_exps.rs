@@ -142,6 +142,8 @@ pub fn mimic_f3_1(o: &RunOpts) -> Result<ExperimentOutput, String> {
         kind: PlotKind::Line,
         series,
         log_x: false,
+        paper: Vec::new(),
+        x_categories: Vec::new(),
     });
     Ok(out)
 }
@@ -228,6 +230,8 @@ pub fn mimic_f3_5(o: &RunOpts) -> Result<ExperimentOutput, String> {
             points: wide,
         }],
         log_x: false,
+        paper: Vec::new(),
+        x_categories: Vec::new(),
     });
     out.plots.push(Plot {
         title: "Close-up: ±3 tracks".into(),
@@ -239,6 +243,8 @@ pub fn mimic_f3_5(o: &RunOpts) -> Result<ExperimentOutput, String> {
             points: close,
         }],
         log_x: false,
+        paper: Vec::new(),
+        x_categories: Vec::new(),
     });
     Ok(out)
 }
@@ -330,6 +336,8 @@ pub fn mimic_f3_4(o: &RunOpts) -> Result<ExperimentOutput, String> {
         kind: PlotKind::Line,
         series,
         log_x: true,
+        paper: Vec::new(),
+        x_categories: Vec::new(),
     });
     Ok(out)
 }
@@ -380,14 +388,14 @@ pub fn mimic_f3_7(o: &RunOpts) -> Result<ExperimentOutput, String> {
             let r = v / greedy;
             rel.push(r);
             row.push(format!("{r:.3}"));
-            bars[k].push(((i + 1) as f64, r));
+            bars[k].push((i as f64, r));
             let _ = writeln!(out.csv, "{},{},{v:.6},{r:.6}", t.name, s.name());
         }
         let smtf = SchedulerKind::Smtf(Metric::Mean);
         let v = time_at_disk_interpolated(&disk, smtf, &recs, samples, crate::mimic::TABLE_3_2)?;
         let interp = v / greedy;
         row.push(format!("{interp:.3}"));
-        bars[scheds.len()].push(((i + 1) as f64, interp));
+        bars[scheds.len()].push((i as f64, interp));
         let _ = writeln!(out.csv, "{},smtf-interpolated,{v:.6},{interp:.6}", t.name);
         table.rows.push(row);
         let (fcfs, clook, sstf, smtf) = (rel[0], rel[1], rel[2], rel[3]);
@@ -433,7 +441,7 @@ pub fn mimic_f3_7(o: &RunOpts) -> Result<ExperimentOutput, String> {
     ));
     out.tables.push(table);
     out.plots.push(Plot {
-        title: "Time at the disk relative to greedy-optimal (disks 1–8 of Table 3.1)".into(),
+        title: "Time at the disk relative to greedy-optimal (the disks of Table 3.1)".into(),
         x_label: "disk".into(),
         y_label: "time / greedy-optimal".into(),
         kind: PlotKind::Bars,
@@ -445,6 +453,8 @@ pub fn mimic_f3_7(o: &RunOpts) -> Result<ExperimentOutput, String> {
             .map(|(label, points)| Series { label, points })
             .collect(),
         log_x: false,
+        paper: Vec::new(),
+        x_categories: T3_1.iter().map(|t| t.label.to_string()).collect(),
     });
     Ok(out)
 }
@@ -612,6 +622,8 @@ pub fn mimic_f3_9(o: &RunOpts) -> Result<ExperimentOutput, String> {
                 })
                 .collect(),
             log_x: false,
+            paper: Vec::new(),
+            x_categories: Vec::new(),
         });
     }
     Ok(out)
@@ -878,6 +890,11 @@ pub fn mimic_f3_8(o: &RunOpts) -> Result<ExperimentOutput, String> {
             points,
         }],
         log_x: true,
+        paper: vec![Series {
+            label: "paper (real 9LZX)".into(),
+            points: vec![(25.0, 32.0), (1300.0, 8.0)],
+        }],
+        x_categories: Vec::new(),
     });
     Ok(out)
 }
@@ -965,6 +982,8 @@ pub fn mimic_f3_3(o: &RunOpts) -> Result<ExperimentOutput, String> {
         kind: PlotKind::Step,
         series,
         log_x: true,
+        paper: Vec::new(),
+        x_categories: Vec::new(),
     });
     Ok(out)
 }
@@ -1142,20 +1161,35 @@ pub fn freeblk_f4_1(o: &RunOpts) -> Result<ExperimentOutput, String> {
     ));
     out.plots.push(Plot {
         title: "Foreground and background bandwidth".into(),
-        x_label: "case (1 alone, 2 without freeblock, 3 with)".into(),
+        x_label: "case".into(),
         y_label: "MB/s".into(),
         kind: PlotKind::Bars,
         series: vec![
             Series {
                 label: "foreground".into(),
-                points: vec![(1.0, fg_alone), (2.0, fg_without), (3.0, fg_with)],
+                points: vec![(0.0, fg_alone), (1.0, fg_without), (2.0, fg_with)],
             },
             Series {
                 label: "background".into(),
-                points: vec![(1.0, 0.0), (2.0, bg_without), (3.0, bg_with)],
+                points: vec![(0.0, 0.0), (1.0, bg_without), (2.0, bg_with)],
             },
         ],
         log_x: false,
+        paper: vec![
+            Series {
+                label: "foreground, paper".into(),
+                points: vec![(0.0, 0.67), (1.0, 0.61), (2.0, 0.66)],
+            },
+            Series {
+                label: "background, paper".into(),
+                points: vec![(1.0, 0.06), (2.0, 0.10)],
+            },
+        ],
+        x_categories: vec![
+            "foreground alone".into(),
+            "without freeblock".into(),
+            "with freeblock".into(),
+        ],
     });
     Ok(out)
 }
@@ -1437,24 +1471,25 @@ pub fn mimic_real(o: &RunOpts) -> Result<ExperimentOutput, String> {
     );
     out.plots.push(Plot {
         title: "SMTF and greedy-optimal improvement over C-LOOK (time at the disk)".into(),
-        x_label: "replay (1 with idle time, 2 idle time removed)".into(),
+        x_label: "replay".into(),
         y_label: "improvement over C-LOOK (%)".into(),
         kind: PlotKind::Bars,
         series: vec![
             Series {
                 label: "SMTF (ours)".into(),
-                points: vec![(1.0, idle), (2.0, busy)],
+                points: vec![(0.0, idle), (1.0, busy)],
             },
             Series {
                 label: "greedy-optimal (ours)".into(),
-                points: vec![(1.0, g_idle), (2.0, g_busy)],
-            },
-            Series {
-                label: "SMTF (paper, real 9LZX)".into(),
-                points: vec![(1.0, 8.0), (2.0, 12.0)],
+                points: vec![(0.0, g_idle), (1.0, g_busy)],
             },
         ],
         log_x: false,
+        paper: vec![Series {
+            label: "SMTF, paper (real 9LZX)".into(),
+            points: vec![(0.0, 8.0), (1.0, 12.0)],
+        }],
+        x_categories: vec!["with idle time".into(), "idle time removed".into()],
     });
     Ok(out)
 }
@@ -1730,6 +1765,11 @@ pub fn mimic_mem(o: &RunOpts) -> Result<ExperimentOutput, String> {
             points: growth.iter().map(|(g, b)| (*g, b / 1e9)).collect(),
         }],
         log_x: false,
+        paper: vec![Series {
+            label: "thesis: over 0.8 GB for a 10 GB disk".into(),
+            points: vec![(10.0, 0.8)],
+        }],
+        x_categories: Vec::new(),
     });
     Ok(out)
 }

@@ -563,46 +563,44 @@ pub fn staged_plots(rows: &[(f64, T2Row)]) -> Vec<Plot> {
             x_label: "staging area (% of the volume)".into(),
             y_label: "I/Os per revolution".into(),
             kind: PlotKind::Line,
-            series: vec![
-                series("simulated", &|r| r.ios_per_rev),
-                paper(
-                    "paper (Table 2)",
-                    &[
-                        (1.0, 5.3),
-                        (2.0, 7.2),
-                        (3.0, 8.1),
-                        (4.0, 7.7),
-                        (5.0, 8.7),
-                        (6.0, 9.0),
-                        (7.0, 9.0),
-                        (8.0, 8.7),
-                    ],
-                ),
-            ],
+            series: vec![series("simulated", &|r| r.ios_per_rev)],
             log_x: false,
+            paper: vec![paper(
+                "paper (Table 2)",
+                &[
+                    (1.0, 5.3),
+                    (2.0, 7.2),
+                    (3.0, 8.1),
+                    (4.0, 7.7),
+                    (5.0, 8.7),
+                    (6.0, 9.0),
+                    (7.0, 9.0),
+                    (8.0, 8.7),
+                ],
+            )],
+            x_categories: Vec::new(),
         },
         Plot {
             title: "I/O amplification against staging size".into(),
             x_label: "staging area (% of the volume)".into(),
             y_label: "disk I/Os per user write".into(),
             kind: PlotKind::Line,
-            series: vec![
-                series("simulated", &|r| r.amplification),
-                paper(
-                    "paper (Table 2)",
-                    &[
-                        (1.0, 6.2),
-                        (2.0, 5.5),
-                        (3.0, 5.1),
-                        (4.0, 4.8),
-                        (5.0, 4.7),
-                        (6.0, 4.5),
-                        (7.0, 4.4),
-                        (8.0, 4.6),
-                    ],
-                ),
-            ],
+            series: vec![series("simulated", &|r| r.amplification)],
             log_x: false,
+            paper: vec![paper(
+                "paper (Table 2)",
+                &[
+                    (1.0, 6.2),
+                    (2.0, 5.5),
+                    (3.0, 5.1),
+                    (4.0, 4.8),
+                    (5.0, 4.7),
+                    (6.0, 4.5),
+                    (7.0, 4.4),
+                    (8.0, 4.6),
+                ],
+            )],
+            x_categories: Vec::new(),
         },
     ]
 }
@@ -807,6 +805,8 @@ pub fn prox_t3(o: &RunOpts) -> Result<ExperimentOutput, String> {
         kind: PlotKind::Step,
         series,
         log_x: true,
+        paper: Vec::new(),
+        x_categories: Vec::new(),
     });
     out.plots = plots;
     out.csv = csv;

@@ -338,6 +338,8 @@ pub fn prox_t2(o: &RunOpts) -> Result<ExperimentOutput, String> {
             points: cdf_rows(&resp).into_iter().collect(),
         }],
         log_x: false,
+        paper: Vec::new(),
+        x_categories: Vec::new(),
     });
     let mut csv =
         String::from("update,response_ms,read_phase_ms,disk_ios,data_busy_ms,parity_busy_ms\n");

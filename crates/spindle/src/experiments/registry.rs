@@ -278,6 +278,8 @@ fn disksim_validation(o: &RunOpts) -> Result<ExperimentOutput, String> {
                 },
             ],
             log_x: true,
+            paper: Vec::new(),
+            x_categories: Vec::new(),
         });
     }
     out.tables.push(table);
@@ -433,6 +435,23 @@ fn prox_f1(o: &RunOpts) -> Result<ExperimentOutput, String> {
             series(Placement::Proximal),
         ],
         log_x: false,
+        // The paper's Table 1 strand times divided by n and by its 1 OP (5.6 ms).
+        paper: [
+            Placement::SemiSequential,
+            Placement::TrackApproximate,
+            Placement::Proximal,
+        ]
+        .into_iter()
+        .map(|p| Series {
+            label: format!("{}, paper (Table 1)", p.label()),
+            points: [2usize, 4, 6, 8]
+                .into_iter()
+                .zip(p.paper_table1())
+                .map(|(n, ms)| (n as f64, ms / n as f64 / 5.6))
+                .collect(),
+        })
+        .collect(),
+        x_categories: Vec::new(),
     });
     out.csv = "placement,requests,per_request_ms,per_request_op\n".into();
     for r in &rep.rows {
@@ -526,6 +545,12 @@ fn prox_f2(o: &RunOpts) -> Result<ExperimentOutput, String> {
             points: sweep.iter().map(|(q, m, _)| (*q as f64, *m)).collect(),
         }],
         log_x: false,
+        // The paper: 3.1 ms per request in FIFO order, 32 % less at queue depth 8.
+        paper: vec![Series {
+            label: "paper".into(),
+            points: vec![(1.0, 3.1), (8.0, 3.1 * (1.0 - 0.32))],
+        }],
+        x_categories: Vec::new(),
     });
     out.csv = "queue_depth,per_request_ms,improvement_vs_fifo_pct\n".into();
     for (q, m, _) in &sweep {
@@ -588,23 +613,26 @@ fn mimd_eq(o: &RunOpts) -> Result<ExperimentOutput, String> {
         kind: PlotKind::Line,
         series: vec![
             Series {
-                label: "mirror (simulated)".into(),
+                label: "mirror (uniform Monte Carlo)".into(),
                 points: pts(&|r| r.mirror),
             },
             Series {
-                label: "S/(2D+1)".into(),
-                points: pts(&|r| 1.0 / (2.0 * r.d as f64 + 1.0)),
-            },
-            Series {
-                label: "split (zoned disk)".into(),
+                label: "split (disk model's zones)".into(),
                 points: pts(&|r| r.split),
-            },
-            Series {
-                label: "S/(3D)".into(),
-                points: pts(&|r| 1.0 / (3.0 * r.d as f64)),
             },
         ],
         log_x: false,
+        paper: vec![
+            Series {
+                label: "paper: mirror S/(2D+1)".into(),
+                points: pts(&|r| 1.0 / (2.0 * r.d as f64 + 1.0)),
+            },
+            Series {
+                label: "paper: split S/(3D)".into(),
+                points: pts(&|r| 1.0 / (3.0 * r.d as f64)),
+            },
+        ],
+        x_categories: Vec::new(),
     });
     out.plots.push(Plot {
         title: "Rotational delay (fraction of R)".into(),
@@ -613,23 +641,26 @@ fn mimd_eq(o: &RunOpts) -> Result<ExperimentOutput, String> {
         kind: PlotKind::Line,
         series: vec![
             Series {
-                label: "random replicas".into(),
+                label: "random replicas (uniform Monte Carlo)".into(),
                 points: pts(&|r| r.random_replicas),
             },
             Series {
-                label: "R/(D+1)".into(),
-                points: pts(&|r| 1.0 / (r.d as f64 + 1.0)),
-            },
-            Series {
-                label: "even replicas".into(),
+                label: "even replicas (uniform Monte Carlo)".into(),
                 points: pts(&|r| r.even_replicas),
-            },
-            Series {
-                label: "R/(2D)".into(),
-                points: pts(&|r| 1.0 / (2.0 * r.d as f64)),
             },
         ],
         log_x: false,
+        paper: vec![
+            Series {
+                label: "paper: random R/(D+1)".into(),
+                points: pts(&|r| 1.0 / (r.d as f64 + 1.0)),
+            },
+            Series {
+                label: "paper: even R/(2D)".into(),
+                points: pts(&|r| 1.0 / (2.0 * r.d as f64)),
+            },
+        ],
+        x_categories: Vec::new(),
     });
     Ok(out)
 }
@@ -698,6 +729,8 @@ fn hplajw_disksim(o: &RunOpts) -> Result<ExperimentOutput, String> {
             points: m.cdf.clone(),
         }],
         log_x: true,
+        paper: Vec::new(),
+        x_categories: Vec::new(),
     });
     Ok(out)
 }
@@ -779,6 +812,8 @@ fn mimic_f3_2(o: &RunOpts) -> Result<ExperimentOutput, String> {
             })
             .collect(),
         log_x: false,
+        paper: Vec::new(),
+        x_categories: Vec::new(),
     });
     let t = |f: f64, s: SchedulerKind| {
         results

@@ -491,6 +491,8 @@ pub fn prox_f3(o: &RunOpts) -> Result<ExperimentOutput, String> {
             },
         ],
         log_x: false,
+        paper: Vec::new(),
+        x_categories: Vec::new(),
     });
     let hist = revolution_histogram(&strands);
     let kmax = (hist.len().saturating_sub(1) as u32).max(6);
@@ -513,6 +515,8 @@ pub fn prox_f3(o: &RunOpts) -> Result<ExperimentOutput, String> {
             },
         ],
         log_x: false,
+        paper: Vec::new(),
+        x_categories: Vec::new(),
     });
     let mut table = Table::new(&["curve", "mean ms", "variance ms²", "median ms", "p90 ms"]);
     let q90 = |v: &[f64]| {
@@ -816,12 +820,14 @@ pub fn prox_f4(o: &RunOpts) -> Result<ExperimentOutput, String> {
     }
     out.tables.push(table);
     out.plots.push(Plot {
-        title: "Per-request time, strand of 8 (0 = Cheetah 15K.5, 1 = WD RE3)".into(),
+        title: "Per-request time, strand of 8".into(),
         x_label: "drive".into(),
         y_label: "per-request time (ms)".into(),
         kind: PlotKind::Bars,
         series: bars,
         log_x: false,
+        paper: Vec::new(),
+        x_categories: vec!["Cheetah 15K.5".into(), "WD RE3".into()],
     });
     Ok(out)
 }

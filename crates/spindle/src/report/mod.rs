@@ -52,6 +52,13 @@ pub struct Plot {
     pub series: Vec<Series>,
     /// Logarithmic x axis (ignored for [`PlotKind::Bars`]; x <= 0 points are dropped).
     pub log_x: bool,
+    /// The paper's values for the same axes, drawn in black with dashed lines and hollow
+    /// markers and named in the legend. For [`PlotKind::Bars`], `paper[i]` is drawn as
+    /// markers over the bars of `series[i]`.
+    pub paper: Vec<Series>,
+    /// Names of the x categories: when not empty, x values are indices into it and the
+    /// x axis is labelled with the names (for bars: the groups).
+    pub x_categories: Vec<String>,
 }
 
 /// A plain table of already formatted cells.
