@@ -142,11 +142,12 @@ pub fn summary_text(cov: &Coverage) -> String {
             .missed
             .iter()
             .map(|m| {
+                let (paper, ours) = values(&m.check);
                 vec![
                     m.check.id.clone(),
                     m.check.metric.clone(),
-                    fmt_value(m.check.paper),
-                    fmt_value(m.check.ours),
+                    paper,
+                    ours,
                     m.check.tolerance.clone(),
                 ]
             })
@@ -182,6 +183,17 @@ pub fn summary_text(cov: &Coverage) -> String {
     s
 }
 
+/// A check's paper and ours values as text: "holds" / "does not hold" for a qualitative
+/// claim.
+fn values(c: &Check) -> (String, String) {
+    if c.tolerance == "holds" {
+        let ours = if c.pass { "holds" } else { "does not hold" };
+        ("holds".into(), ours.into())
+    } else {
+        (fmt_value(c.paper), fmt_value(c.ours))
+    }
+}
+
 /// Escapes a Markdown table cell.
 fn md(s: &str) -> String {
     s.replace('|', "\\|")
@@ -211,13 +223,12 @@ pub fn summary_markdown(cov: &Coverage, run: &str) -> String {
             cov.missed.len()
         );
         for m in &cov.missed {
+            let (paper, ours) = values(&m.check);
             let _ = writeln!(
                 s,
-                "| {} | {} | {} | {} | {} |",
+                "| {} | {} | {paper} | {ours} | {} |",
                 md(&m.check.id),
                 md(&m.check.metric),
-                fmt_value(m.check.paper),
-                fmt_value(m.check.ours),
                 md(&m.check.tolerance)
             );
         }

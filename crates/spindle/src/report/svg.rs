@@ -425,7 +425,7 @@ pub fn svg_plot(plot: &Plot) -> String {
             continue;
         }
         let px: Vec<(f64, f64)> = pts.iter().map(|&(x, y)| (sx(x), sy(y))).collect();
-        if plot.kind == PlotKind::Line && px.len() >= 2 {
+        if joins_paper_points(plot.kind, px.len()) {
             let _ = write!(
                 o,
                 "<polyline fill=\"none\" stroke=\"{}\" stroke-width=\"1.5\"{} points=\"",
@@ -536,7 +536,7 @@ pub fn svg_plot(plot: &Plot) -> String {
             let cy = ly + dy + LEGEND_ROW / 2.0;
             match plot.kind {
                 _ if style.hollow => {
-                    if plot.kind == PlotKind::Line {
+                    if joins_paper_points(plot.kind, legend_series[i].0.points.len()) {
                         let _ = writeln!(
                             o,
                             "<path d=\"M{} {}h24\" stroke=\"{color}\" stroke-width=\"1.5\"{}/>",
@@ -588,6 +588,13 @@ pub fn svg_plot(plot: &Plot) -> String {
     }
     o.push_str("</svg>\n");
     o
+}
+
+/// Whether the paper's points of a series are joined by a dashed line: on line plots, when
+/// there are enough of them to be a curve (two points joined would suggest values between
+/// them that the paper does not give).
+fn joins_paper_points(kind: PlotKind, points: usize) -> bool {
+    kind == PlotKind::Line && points >= 3
 }
 
 /// Markers of one style, at most one per half-pixel cell.
