@@ -25,6 +25,7 @@ pub fn checks_table(checks: &[Check]) -> String {
         ("ours", Align::Right),
         ("tolerance", Align::Right),
         ("result", Align::Left),
+        ("kind", Align::Left),
     ]);
     for c in checks {
         t.row(vec![
@@ -34,10 +35,26 @@ pub fn checks_table(checks: &[Check]) -> String {
             format!("{:.3}", c.ours),
             c.tolerance.clone(),
             if c.pass { "pass".into() } else { "MISS".into() },
+            if c.is_reproduction() {
+                "reproduction".into()
+            } else {
+                "consistency".into()
+            },
         ]);
     }
-    let passed = checks.iter().filter(|c| c.pass).count();
-    format!("{}\n{passed} of {} checks pass\n", t.render(), checks.len())
+    let count = |repro: bool| {
+        let of: Vec<&Check> = checks
+            .iter()
+            .filter(|c| c.is_reproduction() == repro)
+            .collect();
+        (of.iter().filter(|c| c.pass).count(), of.len())
+    };
+    let (rp, rn) = count(true);
+    let (cp, cn) = count(false);
+    format!(
+        "{}\n{rp} of {rn} reproduction checks pass; {cp} of {cn} consistency checks pass\n",
+        t.render()
+    )
 }
 
 pub fn strands(disk: &str, trials: usize, seed: u64, blocks: u32, json: bool) -> Result<String> {

@@ -494,6 +494,10 @@ struct ReproduceArgs {
     /// same for any value: each experiment draws from its own seeded generators
     #[arg(long, value_name = "N")]
     jobs: Option<usize>,
+    /// Rewrite the summary block of this README (between its `spindle reproduce summary`
+    /// markers) with this run's summary
+    #[arg(long, value_name = "FILE")]
+    readme: Option<std::path::PathBuf>,
 }
 
 #[derive(Args)]
@@ -582,7 +586,7 @@ fn run(cli: Cli) -> anyhow::Result<String> {
                 seed: a.seed,
                 full_scale: a.full_scale,
             };
-            reproduce::reproduce(&a.ids, &opts, a.jobs, &a.out, a.json)
+            reproduce::reproduce(&a.ids, &opts, a.jobs, &a.out, a.json, a.readme.as_deref())
         }
         Command::Mimic(MimicCommand::Probe {
             disk,

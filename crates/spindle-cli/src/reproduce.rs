@@ -23,6 +23,7 @@ pub fn reproduce(
     jobs: Option<usize>,
     out: &Path,
     json: bool,
+    readme: Option<&Path>,
 ) -> Result<String> {
     if jobs == Some(0) {
         bail!("--jobs must be at least 1");
@@ -60,6 +61,10 @@ pub fn reproduce(
     }
     spindle::report::write_report(out, &outputs)
         .with_context(|| format!("cannot write the report to {}", out.display()))?;
+    let cov = spindle::report::report_coverage(&outputs);
+    if let Some(path) = readme {
+        update_readme(path, &cov, &exps, opts)?;
+    }
     if json {
         return Ok(spindle::report::summary_json(&outputs) + "\n");
     }
@@ -81,7 +86,39 @@ pub fn reproduce(
     s += &format!("  {:<16} {wall:6.1} s wall, {jobs} at once\n", "total");
     s.push('\n');
     s += &checks_table(&checks);
+    s.push('\n');
+    s += &spindle::report::summary_text(&cov);
     Ok(s)
+}
+
+/// Rewrites the summary block of the README at `path` with this run's coverage.
+fn update_readme(
+    path: &Path,
+    cov: &spindle::report::Coverage,
+    exps: &[Experiment],
+    opts: &RunOpts,
+) -> Result<()> {
+    let text =
+        std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let ids: Vec<&str> = exps.iter().map(|e| e.id).collect();
+    let all = spindle::experiments::registry::registry().len() == exps.len();
+    let run = format!(
+        "From `spindle reproduce {}{}{} --seed {}`, {} experiment{}.",
+        if all {
+            "all".to_string()
+        } else {
+            ids.join(" ")
+        },
+        if opts.quick { " --quick" } else { "" },
+        if opts.full_scale { " --full-scale" } else { "" },
+        opts.seed,
+        exps.len(),
+        if exps.len() == 1 { "" } else { "s" }
+    );
+    let block = spindle::report::summary_markdown(cov, &run);
+    let new = spindle::report::replace_readme_block(&text, &block)
+        .map_err(|e| anyhow!("{}: {e}", path.display()))?;
+    std::fs::write(path, new).with_context(|| format!("cannot write {}", path.display()))
 }
 
 /// Runs every experiment on `jobs` threads, each taking the next one not yet started.

@@ -733,5 +733,7 @@ fn cdf_plot(results: &[(SchedulerKind, Metrics)]) -> spindle::report::Plot {
             })
             .collect(),
         log_x: true,
+        paper: Vec::new(),
+        x_categories: Vec::new(),
     }
 }

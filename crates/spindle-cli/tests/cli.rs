@@ -543,10 +543,38 @@ fn reproduce_quick_writes_report_and_is_deterministic() {
         );
         assert!(x == y, "{f:?} differs between --jobs 1 and --jobs 3");
     }
-    let checks: serde_json::Value = serde_json::from_str(&a).unwrap();
-    let checks = checks.as_array().unwrap();
+    let summary: serde_json::Value = serde_json::from_str(&a).unwrap();
+    let checks = summary["checks"].as_array().unwrap();
     assert!(checks.len() > 50);
-    for key in ["id", "metric", "paper", "ours", "tolerance", "pass"] {
+    // Coverage: every catalog id once, and the counts add up.
+    let coverage = summary["coverage"].as_array().unwrap();
+    assert_eq!(coverage.len(), 115);
+    assert_eq!(summary["catalog"]["ids"], 115);
+    let count = |status: &str| coverage.iter().filter(|e| e["status"] == status).count();
+    for (key, status) in [
+        ("reproduced", "reproduced"),
+        ("partly", "partly"),
+        ("missed", "missed"),
+        ("consistency_only", "consistency-only"),
+        ("not_implemented", "not-implemented"),
+        ("non_quantitative", "non-quantitative"),
+    ] {
+        assert_eq!(summary["catalog"][key], count(status), "{key}");
+    }
+    // The headline counts reproduction checks only.
+    let repro = checks
+        .iter()
+        .filter(|c| c["kind"] == "reproduction")
+        .count();
+    let consistency = checks.iter().filter(|c| c["kind"] == "consistency").count();
+    assert_eq!(repro + consistency, checks.len());
+    let k = &summary["checks_by_kind"];
+    assert_eq!(k["consistency"], consistency);
+    assert_eq!(
+        k["reproduction"].as_u64().unwrap() + k["outside_catalog"].as_u64().unwrap(),
+        repro as u64
+    );
+    for key in ["id", "metric", "paper", "ours", "tolerance", "pass", "kind"] {
         assert!(
             checks.iter().all(|c| c.get(key).is_some()),
             "every check has `{key}`"

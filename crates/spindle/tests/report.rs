@@ -11,14 +11,9 @@ use spindle::report::{
 const NASTY: &str = "<script>alert('x')</script> & \"co\"";
 
 fn check(id: &str, metric: &str, paper: f64, ours: f64, pass: bool) -> Check {
-    Check {
-        id: id.into(),
-        metric: metric.into(),
-        paper,
-        ours,
-        tolerance: "±10 %".into(),
-        pass,
-    }
+    let mut c = Check::relative(id, metric, paper, ours, 0.10);
+    c.pass = pass;
+    c
 }
 
 fn plot(kind: PlotKind, log_x: bool, series: Vec<Series>) -> Plot {
@@ -29,6 +24,8 @@ fn plot(kind: PlotKind, log_x: bool, series: Vec<Series>) -> Plot {
         kind,
         series,
         log_x,
+        paper: Vec::new(),
+        x_categories: Vec::new(),
     }
 }
 
@@ -211,14 +208,19 @@ fn report_html_lists_checks_and_marks_misses() {
     write_report(&dir, &outs).unwrap();
     let html = fs::read_to_string(dir.join("index.html")).unwrap();
     assert!(html.starts_with("<!DOCTYPE html>"));
-    assert!(html.contains("2 of 3 checks pass"));
+    // The headline: catalog ids by status; PROX-T1 has one miss, so it is partly reproduced.
+    assert!(html.contains("0 of 115 catalog ids reproduced</strong>, 1 partly, 0 missed"));
+    assert!(html.contains("1 of 2 reproduction checks pass"));
     assert!(html.contains("mean service time (ms)"));
     assert!(html.contains("IOPS at 4 KiB"));
     assert!(html.contains("tail &lt;p99&gt; &amp; more"));
-    // Exactly one failing check, marked once; passes marked too.
-    assert_eq!(html.matches("MISS").count(), 1);
-    assert_eq!(html.matches("PASS").count(), 2);
+    // One failing check: in the missed table at the top and in its section; passes marked.
+    assert_eq!(html.matches("✗ miss").count(), 1);
+    assert_eq!(html.matches("✓ pass").count(), 2);
     assert!(html.contains("<tr class=\"miss\"><td>IOPS at 4 KiB</td>"));
+    assert!(html.contains("<tr class=\"miss\"><td class=\"id\">PROX-T1</td><td>IOPS at 4 KiB</td>"));
+    // Every catalog id is in the coverage table.
+    assert_eq!(html.matches("<tr><td class=\"id\">").count(), 115);
     // Numbers with 3 decimals at most.
     assert!(html.contains(">12.812<"));
     // Links to the data, inline plots, TOC anchors, paragraphs.
@@ -235,22 +237,31 @@ fn report_html_lists_checks_and_marks_misses() {
 fn report_summary_json_lists_all_checks() {
     let outs = sample();
     let v: serde_json::Value = serde_json::from_str(&summary_json(&outs)).unwrap();
-    let list = v.as_array().expect("a JSON list");
+    let list = v["checks"].as_array().expect("a JSON list of checks");
     let all: Vec<&Check> = outs.iter().flat_map(|o| &o.checks).collect();
     assert_eq!(list.len(), all.len());
     for (j, c) in list.iter().zip(all) {
         let obj = j.as_object().unwrap();
         let mut keys: Vec<&str> = obj.keys().map(String::as_str).collect();
         keys.sort_unstable();
-        assert_eq!(keys, ["id", "metric", "ours", "paper", "pass", "tolerance"]);
+        assert_eq!(
+            keys,
+            ["id", "kind", "metric", "ours", "paper", "pass", "tolerance"]
+        );
         assert_eq!(obj["id"], c.id.as_str());
         assert_eq!(obj["metric"], c.metric.as_str());
         assert_eq!(obj["paper"].as_f64(), Some(c.paper));
         assert_eq!(obj["ours"].as_f64(), Some(c.ours));
         assert_eq!(obj["tolerance"], c.tolerance.as_str());
         assert_eq!(obj["pass"], c.pass);
+        assert_eq!(obj["kind"], "reproduction");
     }
-    assert_eq!(summary_json(&[]).trim(), "[]");
+    assert_eq!(v["coverage"].as_array().map(Vec::len), Some(115));
+    assert_eq!(v["catalog"]["partly"], 1);
+    assert_eq!(v["missed"].as_array().map(Vec::len), Some(1));
+    let empty: serde_json::Value = serde_json::from_str(&summary_json(&[])).unwrap();
+    assert_eq!(empty["checks"].as_array().map(Vec::len), Some(0));
+    assert_eq!(empty["catalog"]["not_implemented"], 104);
 }
 
 #[test]
@@ -332,4 +343,59 @@ fn report_svg_handles_every_kind_and_degenerate_data() {
     ];
     assert_well_formed(&svg_plot(&plot(PlotKind::Line, false, tiny.clone())));
     assert_well_formed(&svg_plot(&plot(PlotKind::Line, true, tiny)));
+}
+
+#[test]
+fn paper_values_and_categories_are_drawn() {
+    let mut p = plot(
+        PlotKind::Bars,
+        false,
+        vec![series("ours", vec![(0.0, 1.0), (1.0, 2.0)])],
+    );
+    p.paper = vec![series("paper (Table 9)", vec![(0.0, 1.5), (1.0, 2.5)])];
+    p.x_categories = vec!["alone".into(), "together".into()];
+    let svg = svg_plot(&p);
+    assert_well_formed(&svg);
+    assert!(svg.contains(">paper (Table 9)</text>"));
+    assert!(svg.contains(">alone</text>") && svg.contains(">together</text>"));
+    // Hollow paper markers over the bars.
+    assert!(svg.contains("fill=\"#ffffff\" stroke=\"#222222\""));
+    let mut l = plot(
+        PlotKind::Line,
+        false,
+        vec![series("a", vec![(1.0, 1.0), (2.0, 2.0)])],
+    );
+    l.paper = vec![series("paper", vec![(1.0, 1.2), (1.5, 1.4), (2.0, 2.2)])];
+    let svg = svg_plot(&l);
+    assert!(svg.contains("stroke-dasharray=\"5 4\""));
+    assert!(svg.contains(">paper</text>"));
+}
+
+/// The README quotes the reproduction summary between generated markers: the block is
+/// there, written by `spindle reproduce --readme`, and its headline's counts cover the
+/// catalog's 115 ids.
+#[test]
+fn readme_quotes_a_generated_summary() {
+    use spindle::report::summary::{README_BEGIN, README_END};
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../README.md");
+    let readme = fs::read_to_string(path).unwrap();
+    let b = readme.find(README_BEGIN).expect("begin marker") + README_BEGIN.len();
+    let e = readme[b..].find(README_END).expect("end marker") + b;
+    let block = &readme[b..e];
+    let head = block
+        .lines()
+        .find(|l| l.contains("catalog ids reproduced"))
+        .expect("the headline");
+    let head = &head[..head.find(".**").expect("bold headline")];
+    let nums: Vec<usize> = head
+        .split(|c: char| !c.is_ascii_digit())
+        .filter(|s| !s.is_empty())
+        .map(|s| s.parse().unwrap())
+        .collect();
+    // X of 115 reproduced, Y partly, Z missed, W not implemented (C consistency only, N
+    // non-quantitative).
+    assert_eq!(nums.len(), 7, "{head}");
+    assert_eq!(nums[1], 115);
+    assert_eq!(nums.iter().sum::<usize>() - 115, 115, "{head}");
+    assert!(block.contains("From `spindle reproduce all"));
 }

@@ -278,6 +278,8 @@ fn disksim_validation(o: &RunOpts) -> Result<ExperimentOutput, String> {
                 },
             ],
             log_x: true,
+            paper: Vec::new(),
+            x_categories: Vec::new(),
         });
     }
     out.tables.push(table);
@@ -330,10 +332,14 @@ fn strands(o: &RunOpts, sizes: Vec<usize>) -> Result<super::strands::StrandRepor
 const STRAND_SETUP: &str = "Cheetah 15K.5 preset. A strand is n 4 KiB requests near a random spot, \
     queued together in ascending LBN order to the drive's SPTF queue; its response time runs from \
     queueing to the last completion. Semi-sequential: each request on the next track, rotated by the \
-    drive's minimal repositioning time plus one transfer (ambiguity P5). Track-approximate: random \
-    within 1,024 LBNs; proximal: random within 100,000 LBNs (P2). Before each strand one untimed \
-    random read moves the head away and the host idles a random phase. The drive's command \
-    turnaround (0.6 ms) comes from the paper's own B = 6 bins (P3).";
+    drive's minimal repositioning time plus one transfer (the paper does not give the rotation). Track-approximate: random \
+    within 1,024 LBNs; proximal: random within 100,000 LBNs (the span of the paper's Figure 1; its text also speaks of \
+    100,000 4 KB blocks and of half a million LBNs). Before each strand one untimed \
+    random read moves the head away and the host idles a random phase. The paper does not give the \
+    drive's command turnaround; the preset uses 0.6 ms, chosen so that the repositioning time \
+    between proximal requests gives Appendix A's 'at best six in a single revolution'. It is \
+    not a datasheet value, so the check that the simulated drive has six bins is listed as a \
+    consistency check.";
 
 fn prox_t1(o: &RunOpts) -> Result<ExperimentOutput, String> {
     let rep = strands(o, vec![2, 4, 6, 8])?;
@@ -391,14 +397,11 @@ fn prox_t1(o: &RunOpts) -> Result<ExperimentOutput, String> {
             .map(|r| r.per_request_ms)
             .collect();
         let ok = per.windows(2).all(|w| w[1] < w[0]);
-        out.checks.push(Check {
-            id: "PROX-T1".into(),
-            metric: format!("{} per-request time strictly decreasing in n", p.label()),
-            paper: 1.0,
-            ours: if ok { 1.0 } else { 0.0 },
-            tolerance: "holds".into(),
-            pass: ok,
-        });
+        out.checks.push(Check::holds(
+            "PROX-T1",
+            &format!("{} per-request time strictly decreasing in n", p.label()),
+            ok,
+        ));
     }
     Ok(out)
 }
@@ -408,7 +411,8 @@ fn prox_f1(o: &RunOpts) -> Result<ExperimentOutput, String> {
     let mut out = ExperimentOutput::new(
         "PROX-F1",
         "Per-request cost of small requests in a strand (Figure 1)",
-        STRAND_SETUP,
+        "Setup as PROX-T1 (above); each point is the strand time divided by the number of \
+         requests, in OP (one random 4 KiB read at queue depth 1 on the same drive).",
         o.seed,
     );
     let series = |p: Placement| Series {
@@ -431,6 +435,23 @@ fn prox_f1(o: &RunOpts) -> Result<ExperimentOutput, String> {
             series(Placement::Proximal),
         ],
         log_x: false,
+        // The paper's Table 1 strand times divided by n and by its 1 OP (5.6 ms).
+        paper: [
+            Placement::SemiSequential,
+            Placement::TrackApproximate,
+            Placement::Proximal,
+        ]
+        .into_iter()
+        .map(|p| Series {
+            label: format!("{}, paper (Table 1)", p.label()),
+            points: [2usize, 4, 6, 8]
+                .into_iter()
+                .zip(p.paper_table1())
+                .map(|(n, ms)| (n as f64, ms / n as f64 / 5.6))
+                .collect(),
+        })
+        .collect(),
+        x_categories: Vec::new(),
     });
     out.csv = "placement,requests,per_request_ms,per_request_op\n".into();
     for r in &rep.rows {
@@ -474,20 +495,27 @@ fn prox_f1(o: &RunOpts) -> Result<ExperimentOutput, String> {
             1.0,
             one,
             0.05,
-        ));
+        ).consistency("A strand of one request is one random request, and 1 OP is the time of one random request: equal by definition."));
     }
     for n in 1..=8 {
         if let (Some(t), Some(p)) = (
             get(Placement::TrackApproximate, n),
             get(Placement::Proximal, n),
         ) {
-            out.checks.push(Check::relative(
-                "PROX-F1",
-                &format!("track-approximate vs proximal at n = {n}"),
-                p,
-                t,
-                0.05,
-            ));
+            out.checks.push(
+                Check::relative(
+                    "PROX-F1",
+                    &format!("track-approximate vs proximal at n = {n}"),
+                    p,
+                    t,
+                    0.05,
+                )
+                .reference("our proximal value (the paper: the two are similar)")
+                .consistency_if(
+                    n == 1,
+                    "With one request the two placements are the same random request.",
+                ),
+            );
         }
     }
     Ok(out)
@@ -499,7 +527,7 @@ fn prox_f2(o: &RunOpts) -> Result<ExperimentOutput, String> {
         "Strand of 8 with varying queue depth (Figure 2)",
         "A proximal strand of 8 reads on the Cheetah 15K.5 with only q requests outstanding at the \
          drive; the others wait at the host in ascending LBN order and enter as slots free \
-         (ambiguity P6). Queue depth 1 is FIFO. Setup otherwise as PROX-T1.",
+         (the paper does not say where the others wait; we hold them at the host). Queue depth 1 is FIFO. Setup otherwise as PROX-T1.",
         o.seed,
     );
     let depths: Vec<u32> = (1..=8).collect();
@@ -517,6 +545,12 @@ fn prox_f2(o: &RunOpts) -> Result<ExperimentOutput, String> {
             points: sweep.iter().map(|(q, m, _)| (*q as f64, *m)).collect(),
         }],
         log_x: false,
+        // The paper: 3.1 ms per request in FIFO order, 32 % less at queue depth 8.
+        paper: vec![Series {
+            label: "paper".into(),
+            points: vec![(1.0, 3.1), (8.0, 3.1 * (1.0 - 0.32))],
+        }],
+        x_categories: Vec::new(),
     });
     out.csv = "queue_depth,per_request_ms,improvement_vs_fifo_pct\n".into();
     for (q, m, _) in &sweep {
@@ -539,14 +573,11 @@ fn prox_f2(o: &RunOpts) -> Result<ExperimentOutput, String> {
     ));
     // Non-increasing within sampling noise (1 %).
     let ok = sweep.windows(2).all(|w| w[1].1 <= w[0].1 * 1.01);
-    out.checks.push(Check {
-        id: "PROX-F2".into(),
-        metric: "per-request time non-increasing in queue depth (±1 %)".into(),
-        paper: 1.0,
-        ours: if ok { 1.0 } else { 0.0 },
-        tolerance: "holds".into(),
-        pass: ok,
-    });
+    out.checks.push(Check::holds(
+        "PROX-F2",
+        "per-request time non-increasing in queue depth (±1 %)",
+        ok,
+    ));
     Ok(out)
 }
 
@@ -582,23 +613,26 @@ fn mimd_eq(o: &RunOpts) -> Result<ExperimentOutput, String> {
         kind: PlotKind::Line,
         series: vec![
             Series {
-                label: "mirror (simulated)".into(),
+                label: "mirror (uniform Monte Carlo)".into(),
                 points: pts(&|r| r.mirror),
             },
             Series {
-                label: "S/(2D+1)".into(),
-                points: pts(&|r| 1.0 / (2.0 * r.d as f64 + 1.0)),
-            },
-            Series {
-                label: "split (zoned disk)".into(),
+                label: "split (disk model's zones)".into(),
                 points: pts(&|r| r.split),
-            },
-            Series {
-                label: "S/(3D)".into(),
-                points: pts(&|r| 1.0 / (3.0 * r.d as f64)),
             },
         ],
         log_x: false,
+        paper: vec![
+            Series {
+                label: "paper: mirror S/(2D+1)".into(),
+                points: pts(&|r| 1.0 / (2.0 * r.d as f64 + 1.0)),
+            },
+            Series {
+                label: "paper: split S/(3D)".into(),
+                points: pts(&|r| 1.0 / (3.0 * r.d as f64)),
+            },
+        ],
+        x_categories: Vec::new(),
     });
     out.plots.push(Plot {
         title: "Rotational delay (fraction of R)".into(),
@@ -607,23 +641,26 @@ fn mimd_eq(o: &RunOpts) -> Result<ExperimentOutput, String> {
         kind: PlotKind::Line,
         series: vec![
             Series {
-                label: "random replicas".into(),
+                label: "random replicas (uniform Monte Carlo)".into(),
                 points: pts(&|r| r.random_replicas),
             },
             Series {
-                label: "R/(D+1)".into(),
-                points: pts(&|r| 1.0 / (r.d as f64 + 1.0)),
-            },
-            Series {
-                label: "even replicas".into(),
+                label: "even replicas (uniform Monte Carlo)".into(),
                 points: pts(&|r| r.even_replicas),
-            },
-            Series {
-                label: "R/(2D)".into(),
-                points: pts(&|r| 1.0 / (2.0 * r.d as f64)),
             },
         ],
         log_x: false,
+        paper: vec![
+            Series {
+                label: "paper: random R/(D+1)".into(),
+                points: pts(&|r| 1.0 / (r.d as f64 + 1.0)),
+            },
+            Series {
+                label: "paper: even R/(2D)".into(),
+                points: pts(&|r| 1.0 / (2.0 * r.d as f64)),
+            },
+        ],
+        x_categories: Vec::new(),
     });
     Ok(out)
 }
@@ -640,10 +677,10 @@ fn hplajw_disksim(o: &RunOpts) -> Result<ExperimentOutput, String> {
         "The week-long HP trace (44,519 requests) replayed open-loop on DiskSim's own configuration \
          for it (data/traces/hplajw.parv): two HP C2249A disks, SSTF on LBN distance at the host, one \
          request outstanding per disk. The trace's 256-byte-sector block numbers go unchanged to \
-         512-byte LBNs, as in DiskSim. The sources disagree on DiskSim's result: the reference \
-         (reference/disksim-format.md §11.2, checked against DiskSim runs) gives 48.785633 ms for \
-         stock 4.0; the data README gives 45.578 ms. Decision: check against the reference's \
-         value, whose provenance is stated, within 2 %, and show the README's value beside it.",
+         512-byte LBNs, as in DiskSim. Two sources disagree on DiskSim's result: runs of stock DiskSim 4.0 give 48.785633 ms; \
+         the README of the bundled data gives 45.578 ms without saying how it was obtained. We \
+         compare with the value from DiskSim runs, within 2 %, and show the README's value \
+         beside it as context (a consistency check, not counted).",
         o.seed,
     );
     let recs = hplajw()?;
@@ -654,13 +691,16 @@ fn hplajw_disksim(o: &RunOpts) -> Result<ExperimentOutput, String> {
     };
     let r = simulate(&spec, Source::records(&recs), &mut |_| {}).map_err(|e| e.to_string())?;
     let m = &r.metrics;
-    out.checks.push(Check::relative(
-        "HPLAJW-DISKSIM",
-        "requests replayed",
-        44_519.0,
-        m.requests as f64,
-        0.0,
-    ));
+    out.checks.push(
+        Check::relative(
+            "HPLAJW-DISKSIM",
+            "requests replayed",
+            44_519.0,
+            m.requests as f64,
+            0.0,
+        )
+        .consistency("Structural: counts the requests read from the bundled trace."),
+    );
     out.checks.push(Check::relative(
         "HPLAJW-DISKSIM",
         "mean response time, ms (DiskSim 4.0: 48.785633)",
@@ -670,11 +710,11 @@ fn hplajw_disksim(o: &RunOpts) -> Result<ExperimentOutput, String> {
     ));
     out.checks.push(Check::relative(
         "HPLAJW-DISKSIM",
-        "mean response time, ms (the data README's 45.578, context)",
+        "mean response time, ms, against the data README's 45.578 (context)",
         45.578,
         m.mean_response_ms,
         0.10,
-    ));
+    ).consistency("Context only: the data README's value has no stated provenance, so it is shown beside the reference value, not counted."));
     out.csv = format!(
         "requests,mean_response_ms,p50_ms,p90_ms,p99_ms,mean_service_ms,makespan_s\n{},{:.6},{:.6},{:.6},{:.6},{:.6},{:.3}\n",
         m.requests, m.mean_response_ms, m.p50_response_ms, m.p90_response_ms, m.p99_response_ms, m.mean_service_ms, m.makespan_ms / 1000.0
@@ -689,6 +729,8 @@ fn hplajw_disksim(o: &RunOpts) -> Result<ExperimentOutput, String> {
             points: m.cdf.clone(),
         }],
         log_x: true,
+        paper: Vec::new(),
+        x_categories: Vec::new(),
     });
     Ok(out)
 }
@@ -770,6 +812,8 @@ fn mimic_f3_2(o: &RunOpts) -> Result<ExperimentOutput, String> {
             })
             .collect(),
         log_x: false,
+        paper: Vec::new(),
+        x_categories: Vec::new(),
     });
     let t = |f: f64, s: SchedulerKind| {
         results
@@ -778,14 +822,7 @@ fn mimic_f3_2(o: &RunOpts) -> Result<ExperimentOutput, String> {
             .map(|r| r.2)
             .unwrap_or(f64::NAN)
     };
-    let holds = |ok: bool, metric: String| Check {
-        id: "MIMIC-F3.2".into(),
-        metric,
-        paper: 1.0,
-        ours: if ok { 1.0 } else { 0.0 },
-        tolerance: "holds".into(),
-        pass: ok,
-    };
+    let holds = |ok: bool, metric: String| Check::holds("MIMIC-F3.2", &metric, ok);
     for &f in &factors {
         let (fcfs, sstf, clook, greedy) = (
             t(f, SchedulerKind::Fcfs),

@@ -73,14 +73,17 @@ pub fn seed_drive_checks(requests: usize, seed: u64) -> Result<Vec<Check>, DiskE
             ms,
             ours,
             0.001,
-        ));
+        ).consistency("Reads back the seek curve the preset was built from (the thesis's stated points); it checks the preset, not a simulated result."));
     }
-    checks.push(Check::absolute(
-        "DISK-T3.1",
-        "mimic-base revolution, ms",
-        6.0,
-        base.period_ns() / 1e6,
-        0.001,
-    ));
+    checks.push(
+        Check::absolute(
+            "DISK-T3.1",
+            "mimic-base revolution, ms",
+            6.0,
+            base.period_ns() / 1e6,
+            0.001,
+        )
+        .consistency("Reads back the preset's rotation speed, an input."),
+    );
     Ok(checks)
 }

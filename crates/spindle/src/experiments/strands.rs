@@ -381,14 +381,14 @@ fn table1_checks(rows: &[StrandRow], op_read: f64, op_write: f64) -> Vec<Check> 
             5.6,
             op_read,
             0.10,
-        ),
+        ).consistency("A second measurement of the number DISK-C15K5 checks (random 4 KiB read at queue depth 1), taken here as the strand's unit of cost (1 OP)."),
         Check::relative(
             "PROX-EQ1",
             "single random 4 KiB write, ms",
             5.8,
             op_write,
             0.10,
-        ),
+        ).consistency("A second measurement of the number DISK-C15K5 checks (random 4 KiB write at queue depth 1)."),
     ];
     let find = |p: Placement, n: usize| rows.iter().find(|r| r.placement == p && r.requests == n);
     for p in Placement::ALL {

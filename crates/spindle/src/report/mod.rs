@@ -4,8 +4,11 @@
 //! Everything here is deterministic: the same [`ExperimentOutput`]s give byte-identical
 //! files (no timestamps, no hash-map iteration).
 
+pub mod catalog;
+pub mod coverage;
 mod format;
 mod html;
+pub mod summary;
 mod svg;
 
 use std::collections::BTreeSet;
@@ -14,7 +17,9 @@ use std::path::Path;
 
 use serde::Serialize;
 
-pub use crate::experiments::Check;
+pub use crate::experiments::{Check, CheckKind};
+pub use coverage::{Coverage, Status};
+pub use summary::{replace_readme_block, summary_markdown, summary_text};
 pub use svg::svg_plot;
 
 /// One named data series of a plot.
@@ -47,6 +52,13 @@ pub struct Plot {
     pub series: Vec<Series>,
     /// Logarithmic x axis (ignored for [`PlotKind::Bars`]; x <= 0 points are dropped).
     pub log_x: bool,
+    /// The paper's values for the same axes, drawn in black with dashed lines and hollow
+    /// markers and named in the legend. For [`PlotKind::Bars`], `paper[i]` is drawn as
+    /// markers over the bars of `series[i]`.
+    pub paper: Vec<Series>,
+    /// Names of the x categories: when not empty, x values are indices into it and the
+    /// x axis is labelled with the names (for bars: the groups).
+    pub x_categories: Vec<String>,
 }
 
 /// A plain table of already formatted cells.
@@ -104,11 +116,17 @@ impl ExperimentOutput {
     }
 }
 
-/// Pretty JSON list of every check, flattened over the experiments in order; each entry
-/// has the keys `id`, `metric`, `paper`, `ours`, `tolerance`, `pass`.
+/// The catalog coverage of `outputs` (section anchors as in the written report).
+pub fn report_coverage(outputs: &[ExperimentOutput]) -> Coverage {
+    coverage::coverage(outputs, &file_stems(outputs))
+}
+
+/// Pretty JSON: the headline counts, the coverage of every catalog id, the missed checks
+/// and `checks`, every check flattened over the experiments in order (keys `id`,
+/// `metric`, `paper`, `ours`, `tolerance`, `pass`, `kind`, and `why` / `reference` when
+/// set).
 pub fn summary_json(outputs: &[ExperimentOutput]) -> String {
-    let checks: Vec<&Check> = outputs.iter().flat_map(|o| o.checks.iter()).collect();
-    serde_json::to_string_pretty(&checks).expect("checks serialize to JSON")
+    summary::summary_json(outputs, &report_coverage(outputs))
 }
 
 /// Writes the report into `dir` (created if needed):
@@ -135,11 +153,15 @@ pub fn write_report(dir: &Path, outputs: &[ExperimentOutput]) -> std::io::Result
         }
         plots.push(svgs);
     }
+    let cov = coverage::coverage(outputs, &stems);
     fs::write(
         dir.join("index.html"),
-        html::index_html(outputs, &stems, &plots),
+        html::index_html(outputs, &stems, &plots, &cov),
     )?;
-    fs::write(dir.join("summary.json"), summary_json(outputs))?;
+    fs::write(
+        dir.join("summary.json"),
+        summary::summary_json(outputs, &cov),
+    )?;
     Ok(())
 }
 

@@ -25,6 +25,69 @@ const LEGEND_MAX_CHARS: usize = 80;
 /// Line plots with at most this many points per series also get markers.
 const MARKER_MAX_POINTS: usize = 25;
 
+/// The paper's values: one dark colour, dashed, hollow markers.
+const PAPER_COLOR: &str = "#222222";
+const PAPER_DASH: &str = "5 4";
+/// Dash patterns of our series, by index, so that series differ by more than colour.
+const DASHES: [&str; 5] = ["", "8 4", "2 3", "10 3 2 3", "4 2 1 2"];
+/// Marker shapes of our series, by index.
+const SHAPES: [Shape; 5] = [
+    Shape::Circle,
+    Shape::Square,
+    Shape::Triangle,
+    Shape::Diamond,
+    Shape::Cross,
+];
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Shape {
+    Circle,
+    Square,
+    Triangle,
+    Diamond,
+    Cross,
+}
+
+/// How one series is drawn.
+#[derive(Clone, Copy)]
+struct Style {
+    color: &'static str,
+    dash: &'static str,
+    shape: Shape,
+    hollow: bool,
+}
+
+fn our_style(i: usize) -> Style {
+    Style {
+        color: PALETTE[i % PALETTE.len()],
+        dash: DASHES[i % DASHES.len()],
+        shape: SHAPES[i % SHAPES.len()],
+        hollow: false,
+    }
+}
+
+fn paper_style(i: usize) -> Style {
+    Style {
+        color: PAPER_COLOR,
+        dash: PAPER_DASH,
+        shape: [
+            Shape::Diamond,
+            Shape::Circle,
+            Shape::Square,
+            Shape::Triangle,
+        ][i % 4],
+        hollow: true,
+    }
+}
+
+fn dash_attr(dash: &str) -> String {
+    if dash.is_empty() {
+        String::new()
+    } else {
+        format!(" stroke-dasharray=\"{dash}\"")
+    }
+}
+
 /// Tableau-10: distinguishable and colour-blind friendlier than the classic palette.
 const PALETTE: [&str; 10] = [
     "#4e79a7", "#e15759", "#59a14f", "#f28e2b", "#b07aa1", "#76b7b2", "#edc948", "#9c755f",
@@ -71,7 +134,19 @@ pub fn svg_plot(plot: &Plot) -> String {
                 .collect()
         })
         .collect();
-    let all = || series.iter().flatten();
+    let paper: Vec<Vec<(f64, f64)>> = plot
+        .paper
+        .iter()
+        .map(|s| {
+            s.points
+                .iter()
+                .copied()
+                .filter(|&(x, y)| x.is_finite() && y.is_finite() && (!log_x || x > 0.0))
+                .collect()
+        })
+        .collect();
+    let all = || series.iter().chain(paper.iter()).flatten();
+    let cats = &plot.x_categories;
 
     // Bar groups: the distinct x values, in order.
     let groups: Vec<f64> = if bars {
@@ -104,10 +179,23 @@ pub fn svg_plot(plot: &Plot) -> String {
     }
 
     // ----- legend: right of the data area, or below it when the labels are long -----
-    let show_legend = plot.series.len() > 1 || plot.series.iter().any(|s| !s.label.is_empty());
-    let legend_labels: Vec<String> = plot
+    let show_legend =
+        plot.series.len() + plot.paper.len() > 1 || plot.series.iter().any(|s| !s.label.is_empty());
+    let legend_series: Vec<(&super::Series, Style)> = plot
         .series
         .iter()
+        .enumerate()
+        .map(|(i, s)| (s, our_style(i)))
+        .chain(
+            plot.paper
+                .iter()
+                .enumerate()
+                .map(|(i, s)| (s, paper_style(i))),
+        )
+        .collect();
+    let legend_labels: Vec<String> = legend_series
+        .iter()
+        .map(|(s, _)| *s)
         .enumerate()
         .map(|(i, s)| {
             let l = if s.label.is_empty() {
@@ -174,11 +262,17 @@ pub fn svg_plot(plot: &Plot) -> String {
     let legend_space = if beside { legend_w + 20.0 } else { 0.0 };
     let approx_w = WIDTH - left - 24.0 - legend_space;
     let x_axis = if bars {
-        bar_axis(&groups, approx_w)
+        bar_axis(&groups, cats, approx_w)
+    } else if !cats.is_empty() {
+        category_axis(cats, approx_w)
     } else {
         let (x_min, x_max) = min_max(all().map(|p| p.0));
         if log_x {
-            log_axis(x_min, x_max, approx_w)
+            log_axis(
+                log_low(&series, plot.kind == PlotKind::Step, x_min),
+                x_max,
+                approx_w,
+            )
         } else {
             fitted_linear_axis(x_min, x_max, approx_w)
         }
@@ -199,7 +293,7 @@ pub fn svg_plot(plot: &Plot) -> String {
         ((WIDTH - legend_w) / 2.0, y0 + axis_h)
     };
 
-    let sx = |v: f64| x0 + x_axis.frac(v) * plot_w;
+    let sx = |v: f64| x0 + x_axis.frac(v.clamp(x_axis.lo, x_axis.hi)) * plot_w;
     let sy = |v: f64| y0 - y_axis.frac(v) * plot_h;
 
     let mut o = String::with_capacity(4096);
@@ -247,12 +341,9 @@ pub fn svg_plot(plot: &Plot) -> String {
     // Data.
     let _ = writeln!(o, "<g stroke-linejoin=\"round\" stroke-linecap=\"round\">");
     for (i, pts) in series.iter().enumerate() {
-        let color = PALETTE[i % PALETTE.len()];
-        let dash = if i >= PALETTE.len() {
-            " stroke-dasharray=\"6 3\""
-        } else {
-            ""
-        };
+        let style = our_style(i);
+        let color = style.color;
+        let dash = dash_attr(style.dash);
         match plot.kind {
             PlotKind::Line | PlotKind::Step => {
                 let mut px: Vec<(f64, f64)> = if plot.kind == PlotKind::Step {
@@ -280,11 +371,11 @@ pub fn svg_plot(plot: &Plot) -> String {
                 }
                 if plot.kind == PlotKind::Line && (pts.len() <= MARKER_MAX_POINTS || px.len() == 1)
                 {
-                    circles(&mut o, pts.iter().map(|&(x, y)| (sx(x), sy(y))), color, 2.8);
+                    markers(&mut o, pts.iter().map(|&(x, y)| (sx(x), sy(y))), style, 3.2);
                 }
             }
             PlotKind::Points => {
-                circles(&mut o, pts.iter().map(|&(x, y)| (sx(x), sy(y))), color, 2.6);
+                markers(&mut o, pts.iter().map(|&(x, y)| (sx(x), sy(y))), style, 3.2);
             }
             PlotKind::Bars => {
                 let band = plot_w / groups.len().max(1) as f64;
@@ -315,6 +406,39 @@ pub fn svg_plot(plot: &Plot) -> String {
                 let _ = writeln!(o, "</g>");
             }
         }
+    }
+    // The paper's values, over ours.
+    for (i, pts) in paper.iter().enumerate() {
+        let style = paper_style(i);
+        if bars {
+            // Over the bar of the series with the same index.
+            let band = plot_w / groups.len().max(1) as f64;
+            let bw = band * 0.8 / series.len().max(1) as f64;
+            let at = pts.iter().filter_map(|&(x, y)| {
+                let g = groups.binary_search_by(|v| v.total_cmp(&x)).ok()?;
+                Some((
+                    x0 + band * g as f64 + band * 0.1 + bw * (i as f64 + 0.5),
+                    sy(y),
+                ))
+            });
+            markers(&mut o, at, style, 4.5);
+            continue;
+        }
+        let px: Vec<(f64, f64)> = pts.iter().map(|&(x, y)| (sx(x), sy(y))).collect();
+        if joins_paper_points(plot.kind, px.len()) {
+            let _ = write!(
+                o,
+                "<polyline fill=\"none\" stroke=\"{}\" stroke-width=\"1.5\"{} points=\"",
+                style.color,
+                dash_attr(style.dash)
+            );
+            for (k, (x, y)) in px.iter().enumerate() {
+                let sep = if k == 0 { "" } else { " " };
+                let _ = write!(o, "{sep}{},{}", n(*x), n(*y));
+            }
+            let _ = writeln!(o, "\"/>");
+        }
+        markers(&mut o, px.into_iter(), style, 4.5);
     }
     let _ = writeln!(o, "</g>");
 
@@ -406,10 +530,23 @@ pub fn svg_plot(plot: &Plot) -> String {
             );
         }
         for (i, (label, &(dx, dy))) in legend_labels.iter().zip(&entries).enumerate() {
-            let color = PALETTE[i % PALETTE.len()];
+            let style = legend_series[i].1;
+            let color = style.color;
             let sx0 = lx + dx;
             let cy = ly + dy + LEGEND_ROW / 2.0;
             match plot.kind {
+                _ if style.hollow => {
+                    if joins_paper_points(plot.kind, legend_series[i].0.points.len()) {
+                        let _ = writeln!(
+                            o,
+                            "<path d=\"M{} {}h24\" stroke=\"{color}\" stroke-width=\"1.5\"{}/>",
+                            n(sx0),
+                            n(cy),
+                            dash_attr(style.dash)
+                        );
+                    }
+                    markers(&mut o, [(sx0 + 12.0, cy)].into_iter(), style, 4.5);
+                }
                 PlotKind::Bars => {
                     let _ = writeln!(
                         o,
@@ -419,23 +556,22 @@ pub fn svg_plot(plot: &Plot) -> String {
                     );
                 }
                 PlotKind::Points => {
-                    circles(&mut o, [(sx0 + 12.0, cy)].into_iter(), color, 3.5);
+                    markers(&mut o, [(sx0 + 12.0, cy)].into_iter(), style, 3.5);
                 }
                 PlotKind::Line | PlotKind::Step => {
-                    let dash = if i >= PALETTE.len() {
-                        " stroke-dasharray=\"6 3\""
-                    } else {
-                        ""
-                    };
                     let _ = writeln!(
                         o,
-                        "<path d=\"M{} {}h24\" stroke=\"{color}\" stroke-width=\"2.5\"{dash}/>",
+                        "<path d=\"M{} {}h24\" stroke=\"{color}\" stroke-width=\"2.5\"{}/>",
                         n(sx0),
-                        n(cy)
+                        n(cy),
+                        dash_attr(style.dash)
                     );
+                    if plot.kind == PlotKind::Line {
+                        markers(&mut o, [(sx0 + 12.0, cy)].into_iter(), style, 3.2);
+                    }
                 }
             }
-            let full = &plot.series[i].label;
+            let full = &legend_series[i].0.label;
             let tip = if label != full {
                 format!("<title>{}</title>", escape(full))
             } else {
@@ -454,16 +590,112 @@ pub fn svg_plot(plot: &Plot) -> String {
     o
 }
 
-/// Filled circles, at most one per half-pixel cell.
-fn circles(o: &mut String, pts: impl Iterator<Item = (f64, f64)>, color: &str, r: f64) {
+/// Whether the paper's points of a series are joined by a dashed line: on line plots, when
+/// there are enough of them to be a curve (two points joined would suggest values between
+/// them that the paper does not give).
+fn joins_paper_points(kind: PlotKind, points: usize) -> bool {
+    kind == PlotKind::Line && points >= 3
+}
+
+/// Markers of one style, at most one per half-pixel cell.
+fn markers(o: &mut String, pts: impl Iterator<Item = (f64, f64)>, style: Style, r: f64) {
     let mut cells = BTreeSet::new();
-    let _ = writeln!(o, "<g fill=\"{color}\" fill-opacity=\"0.85\">");
+    let paint = if style.hollow {
+        format!(
+            "fill=\"#ffffff\" stroke=\"{}\" stroke-width=\"1.6\"",
+            style.color
+        )
+    } else {
+        format!(
+            "fill=\"{}\" fill-opacity=\"0.85\" stroke=\"{}\" stroke-width=\"1\"",
+            style.color, style.color
+        )
+    };
+    let _ = writeln!(o, "<g {paint}>");
     for (x, y) in pts {
-        if cells.insert(((x * 2.0).round() as i64, (y * 2.0).round() as i64)) {
-            let _ = writeln!(o, "<circle cx=\"{}\" cy=\"{}\" r=\"{r}\"/>", n(x), n(y));
+        if !cells.insert(((x * 2.0).round() as i64, (y * 2.0).round() as i64)) {
+            continue;
         }
+        let _ = match style.shape {
+            Shape::Circle => writeln!(
+                o,
+                "<circle cx=\"{}\" cy=\"{}\" r=\"{}\"/>",
+                n(x),
+                n(y),
+                n(r)
+            ),
+            Shape::Square => {
+                let h = r * 0.9;
+                writeln!(
+                    o,
+                    "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\"/>",
+                    n(x - h),
+                    n(y - h),
+                    n(2.0 * h),
+                    n(2.0 * h)
+                )
+            }
+            Shape::Triangle => writeln!(
+                o,
+                "<path d=\"M{} {}L{} {}L{} {}Z\"/>",
+                n(x),
+                n(y - r * 1.2),
+                n(x + r * 1.1),
+                n(y + r * 0.8),
+                n(x - r * 1.1),
+                n(y + r * 0.8)
+            ),
+            Shape::Diamond => writeln!(
+                o,
+                "<path d=\"M{} {}L{} {}L{} {}L{} {}Z\"/>",
+                n(x),
+                n(y - r * 1.3),
+                n(x + r * 1.1),
+                n(y),
+                n(x),
+                n(y + r * 1.3),
+                n(x - r * 1.1),
+                n(y)
+            ),
+            Shape::Cross => writeln!(
+                o,
+                "<path d=\"M{} {}h{}M{} {}v{}\" stroke-width=\"2\"/>",
+                n(x - r),
+                n(y),
+                n(2.0 * r),
+                n(x),
+                n(y - r),
+                n(2.0 * r)
+            ),
+        };
     }
     let _ = writeln!(o, "</g>");
+}
+
+/// The low end of a log x axis. For a distribution (step plot), where its rise begins:
+/// the leading points at fraction 0 (empty histogram buckets down to the smallest
+/// bucket) are not data, and would stretch the axis over decades of nothing; each
+/// series keeps its last zero point, half a step to the left of its first non-zero one.
+fn log_low(series: &[Vec<(f64, f64)>], step: bool, min: f64) -> f64 {
+    if !step {
+        return min;
+    }
+    let starts = series.iter().filter_map(|pts| {
+        let k = pts.iter().position(|p| p.1 > 0.0)?;
+        let first = pts[k].0;
+        let before = if k > 0 { pts[k - 1].0 } else { first };
+        Some(if before > 0.0 {
+            before.max(first / 2.0)
+        } else {
+            first / 2.0
+        })
+    });
+    let lo = starts.fold(f64::INFINITY, f64::min);
+    if lo.is_finite() && lo > 0.0 {
+        min.max(lo)
+    } else {
+        min
+    }
 }
 
 /// Drops vertices closer than half a pixel to the previous kept one (always keeps the
@@ -684,13 +916,10 @@ fn pow10_label(m: f64, k: i32) -> String {
 }
 
 /// The categorical axis of grouped bars: one band per group, labelled with its x value
-/// (every k-th label if they would overlap).
-fn bar_axis(groups: &[f64], width: f64) -> Axis {
+/// or, when `cats` names it, its category (every k-th label if they would overlap).
+fn bar_axis(groups: &[f64], cats: &[String], width: f64) -> Axis {
     let count = groups.len().max(1);
-    let labels: Vec<String> = groups
-        .iter()
-        .map(|&g| super::format::fmt_value(g))
-        .collect();
+    let labels: Vec<String> = groups.iter().map(|&g| category_name(g, cats)).collect();
     let widest = labels.iter().map(|l| text_w(l)).fold(0.0, f64::max);
     let band = width / count as f64;
     let every = ((widest + 10.0) / band).ceil().max(1.0) as usize;
@@ -705,6 +934,37 @@ fn bar_axis(groups: &[f64], width: f64) -> Axis {
         hi: count as f64,
         log: false,
         ticks,
+        minor: Vec::new(),
+    }
+}
+
+/// `x` as a category name when it indexes `cats`, else as a number.
+fn category_name(x: f64, cats: &[String]) -> String {
+    if x >= 0.0 && x.fract() == 0.0 {
+        if let Some(c) = cats.get(x as usize) {
+            return c.clone();
+        }
+    }
+    super::format::fmt_value(x)
+}
+
+/// A categorical x axis for points and lines: category i at x = i, half a band of room
+/// each side.
+fn category_axis(cats: &[String], width: f64) -> Axis {
+    let count = cats.len().max(1);
+    let widest = cats.iter().map(|l| text_w(l)).fold(0.0, f64::max);
+    let band = width / count as f64;
+    let every = ((widest + 10.0) / band).ceil().max(1.0) as usize;
+    Axis {
+        lo: -0.5,
+        hi: count as f64 - 0.5,
+        log: false,
+        ticks: cats
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| i % every == 0)
+            .map(|(i, c)| (i as f64, c.clone()))
+            .collect(),
         minor: Vec::new(),
     }
 }
