@@ -479,14 +479,14 @@ pub fn bench_raid4_update(cfg: &BenchConfig) -> Result<f64, String> {
 /// Times a 4-way mirror's choice of replica by positioning time (each replica's drive
 /// model predicts seek and rotation from its state) for random reads on `st34502lw`.
 pub fn bench_replica_choice(cfg: &BenchConfig) -> Result<f64, String> {
-    use crate::stack::array::{Array, RaidLevel, ReplicaChoice};
     use crate::node::Device;
+    use crate::stack::array::{Array, RaidLevel, ReplicaChoice};
     use crate::stack::drive_node::DriveNode;
     let params = presets::preset("st34502lw")?;
     let members = (0..4)
         .map(|i| -> Result<Box<dyn crate::node::Device>, String> {
-            let mut drive = crate::disk::drive::Drive::new(params.clone())
-                .map_err(|e| e.to_string())?;
+            let mut drive =
+                crate::disk::drive::Drive::new(params.clone()).map_err(|e| e.to_string())?;
             drive.hdd_mut().set_spindle_phase(i as f64 / 4.0);
             Ok(Box::new(DriveNode::new(drive, format!("replica {i}"))))
         })
@@ -496,7 +496,12 @@ pub fn bench_replica_choice(cfg: &BenchConfig) -> Result<f64, String> {
     let cap = mirror.capacity();
     let mut rng = ChaCha8Rng::seed_from_u64(cfg.seed);
     let targets: Vec<(u64, SimTime)> = (0..4096)
-        .map(|_| (rng.gen_range(0..cap), SimTime(rng.gen_range(0..1_000_000_000))))
+        .map(|_| {
+            (
+                rng.gen_range(0..cap),
+                SimTime(rng.gen_range(0..1_000_000_000)),
+            )
+        })
         .collect();
     let mut per = Vec::with_capacity(cfg.runs.max(1));
     for _ in 0..cfg.runs.max(1) {
