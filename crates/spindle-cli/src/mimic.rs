@@ -2,6 +2,7 @@
 //! and look at its table.
 
 use crate::disks::load_disk;
+use crate::limits;
 use anyhow::{anyhow, Context, Result};
 use rand::{Rng, SeedableRng};
 use spindle::disk::Hdd;
@@ -16,6 +17,8 @@ pub fn probe(
     seed: u64,
     out: &Path,
 ) -> Result<String> {
+    limits::count("--distances", distances as u64, limits::MAX_DISTANCES)?;
+    limits::count("--samples", samples as u64, limits::MAX_MIMIC_SAMPLES)?;
     let loaded = load_disk(disk)?;
     let hdd = Hdd::new(loaded.params).map_err(|e| anyhow!("{e}"))?;
     let cap = hdd.capacity() as i64;

@@ -215,6 +215,11 @@ impl StackArgs {
             c.scheduler.max_wait_ms = Some(w);
         }
         if let Some(n) = self.mimic_samples {
+            crate::limits::count(
+                "--mimic-samples",
+                n as u64,
+                crate::limits::MAX_MIMIC_SAMPLES,
+            )?;
             c.scheduler.mimic_samples = n;
         }
         if self.mimic_interpolate {

@@ -1,0 +1,36 @@
+//! The documented limits of the command-line counts and sizes. Each is checked before
+//! anything is allocated or run from it; a value outside gets an error naming the
+//! option, the value and the limit (exit status 2). The limits keep every run within
+//! memory and within minutes, not hours.
+
+use anyhow::{bail, Result};
+
+/// `random-io --requests`, `seed-checks --requests`: random requests per measurement.
+pub const MAX_REQUESTS: u64 = 100_000_000;
+/// `strands --trials`: strands per (placement, size) cell (32 cells).
+pub const MAX_TRIALS: u64 = 1_000_000;
+/// `strands --blocks`: request size of a strand, sectors (1 MiB: strands are of small
+/// requests; the placements span 1,024 and 100,000 LBNs).
+pub const MAX_STRAND_BLOCKS: u64 = 2048;
+/// `raid4 baseline --updates`: updates, each kept as a report until the end.
+pub const MAX_UPDATES: u64 = 10_000_000;
+/// `raid4 faults --ops`: operations of a fault campaign.
+pub const MAX_OPS: u64 = 10_000_000;
+/// `raid4 --data-disks`: data members (one more holds parity); the stack's member limit.
+pub const MAX_DATA_DISKS: u64 = spindle::stack::tree::MAX_MEMBERS as u64 - 1;
+/// `raid4 --outstanding`: requests outstanding at each drive (the host queue's limit).
+pub const MAX_OUTSTANDING: u64 = spindle::stack::config::MAX_QUEUE_DEPTH as u64;
+/// `mimic probe --distances`: random distances asked for.
+pub const MAX_DISTANCES: u64 = 10_000_000;
+/// `mimic probe --samples`, `run --mimic-samples`: samples per probed distance.
+pub const MAX_MIMIC_SAMPLES: u64 = 10_000;
+/// `reproduce --jobs`: experiments run at once.
+pub const MAX_JOBS: u64 = 1024;
+
+/// Checks `1 <= value <= max` for the option `name`.
+pub fn count(name: &str, value: u64, max: u64) -> Result<()> {
+    if value == 0 || value > max {
+        bail!("{name} must be within 1..={max}, got {value}");
+    }
+    Ok(())
+}
