@@ -6,6 +6,7 @@ use crate::limits;
 use anyhow::{anyhow, Context, Result};
 use rand::{Rng, SeedableRng};
 use spindle::disk::Hdd;
+use spindle::mimic::table::MimicTable;
 use spindle::mimic::{DiskMimic, Metric, TABLE_3_2};
 use std::path::Path;
 
@@ -42,16 +43,12 @@ pub fn probe(
 }
 
 pub fn show(path: &Path) -> Result<String> {
+    // Checked in full (every field, type and range) before anything is summarised.
+    MimicTable::load(path).map_err(|e| anyhow!("{e}"))?;
     let text =
         std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
     let json: serde_json::Value = serde_json::from_str(&text)
         .with_context(|| format!("{}: not a Disk Mimic table (JSON expected)", path.display()))?;
-    if json.get("entries").and_then(|e| e.as_array()).is_none() {
-        return Err(anyhow!(
-            "{}: not a Disk Mimic table (no `entries` list)",
-            path.display()
-        ));
-    }
     Ok(summary(&json, &path.display().to_string()))
 }
 
