@@ -10,8 +10,11 @@
 use spindle::trace::Format;
 use std::path::Path;
 
+/// A target's entry function.
+pub type Entry = fn(&[u8]);
+
 /// Every target: (name, entry).
-pub const TARGETS: &[(&str, fn(&[u8]))] = &[
+pub const TARGETS: &[(&str, Entry)] = &[
     ("parv", parv),
     ("seek", seek),
     ("trace_disksim_ascii", trace_disksim_ascii),
