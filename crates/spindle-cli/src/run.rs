@@ -40,7 +40,7 @@ pub struct StackArgs {
     /// Keep only this trace device's requests (e.g. the busiest disk of a trace)
     #[arg(long, value_name = "N")]
     pub device: Option<u32>,
-    /// Divide trace arrival times by this factor (time compression)
+    /// Divide trace arrival times by this factor (time compression; 0.001 to 1e9)
     #[arg(long, value_name = "FACTOR")]
     pub compress: Option<f64>,
     /// Hold a request that touches blocks of an unserviced earlier request until that
@@ -199,6 +199,7 @@ impl StackArgs {
             c.workload.format = Some(f.clone());
         }
         if let Some(x) = self.compress {
+            spindle::workload::check_compress(x).map_err(|e| anyhow!("--{e}"))?;
             c.workload.compress = Some(x);
             c.scheduler.hold_overlapping = true;
         }
@@ -348,6 +349,34 @@ pub fn load_workload(c: &RunConfig) -> Result<LoadedWorkload> {
     Ok(w)
 }
 
+/// Where in the trace file the first request for (`lbn`, `blocks`) lies, as
+/// `file:line` (or `file:record N`), for an error the engine finds in a request.
+fn locate_in_trace(
+    c: &RunConfig,
+    spec: &str,
+    device: u32,
+    lbn: u64,
+    blocks: u32,
+) -> Option<String> {
+    use spindle::trace::stream::{open_trace, resolve_stream};
+    let format = c.workload.format.as_deref().and_then(|f| f.parse().ok());
+    let mut stream = match format.filter(|_| !spec.starts_with("sample:")) {
+        Some(f) => open_trace(Path::new(spec), Some(f)).ok()?,
+        None => resolve_stream(spec).ok()?,
+    };
+    let file = stream.file().to_string();
+    while let Some(Ok(r)) = stream.next() {
+        let same_device = match c.workload.device {
+            Some(d) => r.device == d,
+            None => r.device == device,
+        };
+        if same_device && r.lbn == lbn && r.blocks == blocks {
+            return Some(format!("{file}{}", stream.position()?));
+        }
+    }
+    None
+}
+
 /// What a run measured.
 pub struct Outcome {
     pub metrics: Metrics,
@@ -421,7 +450,21 @@ pub fn run_config(
             }
         },
     )
-    .map_err(|e| anyhow!("{e}"))?;
+    .map_err(|e| match (&e, c.workload.trace.as_deref()) {
+        (
+            engine::EngineError::BeyondCapacity {
+                device,
+                lbn,
+                blocks,
+                ..
+            },
+            Some(spec),
+        ) => match locate_in_trace(c, spec, *device, *lbn, *blocks) {
+            Some(at) => anyhow!("{at}: {e}"),
+            None => anyhow!("{e}"),
+        },
+        _ => anyhow!("{e}"),
+    })?;
     bar.set(done);
     bar.finish();
     if let Some(e) = trace_err {

@@ -93,7 +93,10 @@ pub use spec::{
     Arrivals, ClosedSpec, GenSpec, OpenSpec, Pattern, Sizes, Think, WorkloadSpec, MAX_PROCESSES,
     MAX_REQUESTS, MAX_ZIPF_BUCKETS,
 };
-pub use stream::{compress_stream, limit, only_device, spread_devices, Limit, StreamItem};
+pub use stream::{
+    check_compress, compress_stream, limit, only_device, spread_devices, Limit, StreamItem,
+    MAX_COMPRESS, MIN_COMPRESS,
+};
 pub use zipf::Zipf;
 
 use crate::time::SimTime;
