@@ -48,14 +48,8 @@ pub fn parv(data: &[u8]) {
     let text = String::from_utf8_lossy(parv);
     let seek = String::from_utf8_lossy(seek).into_owned();
     let reader = move |_: &Path| -> std::io::Result<String> { Ok(seek.clone()) };
-    if let Ok(disks) =
-        spindle::disksim::import::import_parv_text(&text, Path::new(NOWHERE), &reader)
-    {
-        for d in disks {
-            // The importer built each disk once; a second build must agree.
-            assert!(spindle::disk::Hdd::new(d.params).is_ok());
-        }
-    }
+    // The importer builds every disk it returns once (its model checks run too).
+    let _ = spindle::disksim::import::import_parv_text(&text, Path::new(NOWHERE), &reader);
 }
 
 /// A `.seek` curve file.
