@@ -24,6 +24,11 @@ pub const MAX_OUTSTANDING: u64 = spindle::stack::config::MAX_QUEUE_DEPTH as u64;
 pub const MAX_DISTANCES: u64 = 10_000_000;
 /// `mimic probe --samples`, `run --mimic-samples`: samples per probed distance.
 pub const MAX_MIMIC_SAMPLES: u64 = 10_000;
+/// `background-outstanding` (freeblock, config file): background reads kept
+/// outstanding at the host (the host queue's limit).
+pub const MAX_BACKGROUND: u64 = spindle::stack::config::MAX_QUEUE_DEPTH as u64;
+/// `--max-wait-ms`, `max-wait-ms`: the aging bound, ms (one day).
+pub const MAX_WAIT_MS: f64 = 86_400_000.0;
 /// `reproduce --jobs`: experiments run at once.
 pub const MAX_JOBS: u64 = 1024;
 

@@ -263,8 +263,60 @@ impl StackArgs {
         } else if self.stripe_kib.is_some() {
             bail!("--stripe-kib needs --array");
         }
+        check_config(&c)?;
         Ok(c)
     }
+}
+
+/// Checks, for `spindle run --config`, the keys the stack's own validation lets through
+/// (see `limits`): mimic-samples, background-outstanding, max-wait-ms and compress.
+fn check_config(c: &RunConfig) -> Result<()> {
+    let file = c
+        .source
+        .as_deref()
+        .map(|f| format!("{f}: "))
+        .unwrap_or_default();
+    let queues = std::iter::once(("scheduler", &c.scheduler))
+        .chain(c.array_scheduler.as_ref().map(|s| ("array-scheduler", s)));
+    for (table, s) in queues {
+        let n = s.mimic_samples as u64;
+        if n == 0 || n > crate::limits::MAX_MIMIC_SAMPLES {
+            bail!(
+                "{file}{table}.mimic-samples must be within 1..={}, got {n}",
+                crate::limits::MAX_MIMIC_SAMPLES
+            );
+        }
+        let b = s.background_outstanding as u64;
+        if b > crate::limits::MAX_BACKGROUND {
+            bail!(
+                "{file}{table}.background-outstanding must be within 0..={}, got {b}",
+                crate::limits::MAX_BACKGROUND
+            );
+        }
+        if let Some(w) = s.max_wait_ms {
+            if !(0.0..=crate::limits::MAX_WAIT_MS).contains(&w) {
+                bail!(
+                    "{file}{table}.max-wait-ms must be within 0..={} ms, got {w:e}",
+                    crate::limits::MAX_WAIT_MS
+                );
+            }
+        }
+    }
+    if let Some(f) = c.workload.compress {
+        spindle::workload::check_compress(f).map_err(|e| anyhow!("{file}workload.{e}"))?;
+    }
+    let most = spindle::disk::params::MAX_FIRMWARE_QUEUE_DEPTH;
+    for d in &c.disks {
+        if let Some(q) = d.firmware_queue_depth {
+            if q == 0 || q > most {
+                bail!(
+                    "{file}disks.firmware-queue-depth for `{}` must be within 1..={most}, got {q}",
+                    d.disk
+                );
+            }
+        }
+    }
+    Ok(())
 }
 
 impl StackArgs {

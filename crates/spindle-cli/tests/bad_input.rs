@@ -144,6 +144,12 @@ const CASES: &[(&str, &str)] = &[
         "18446744073709551615",
     ),
     ("run --config {t}/nan-rate.toml", "got NaN"),
+    ("run --config {t}/background.toml", "background.toml: scheduler.background-outstanding must be within 0..=65536, got 4294967295"),
+    ("run --config {t}/mimic-samples.toml", "mimic-samples.toml: scheduler.mimic-samples must be within 1..=10000, got 4294967295"),
+    ("run --config {t}/mimic-samples0.toml", "got 0"),
+    ("run --config {t}/max-wait.toml", "got 1e300"),
+    ("run --config {t}/compress.toml", "compress.toml: workload.compress must be within 0.001..=1000000000, got 1e-300"),
+    ("run --config {t}/fw-queue.toml", "firmware-queue-depth for `hp-c2249a` must be within 1..=65536, got 0"),
     // write errors
     (
         "run --synthetic open --count 10 --requests-csv {t}/no-dir/out.csv",
@@ -378,6 +384,27 @@ fn fixtures() -> PathBuf {
     w(
         "nan-rate.toml",
         &synth("arrivals = { kind = \"poisson\", rate-per-s = nan }\ncount = 10"),
+    );
+    let sched = |sched: &str, key: &str| {
+        format!("[workload]\ntrace = \"sample:hplajw\"\nlimit = 200\n[scheduler]\nkind = \"{sched}\"\n{key}\n[[disks]]\ndisk = \"hp-c2249a\"\ncount = 1\n")
+    };
+    w(
+        "background.toml",
+        &sched("freeblock", "background-outstanding = 4294967295"),
+    );
+    w(
+        "mimic-samples.toml",
+        &sched("smtf", "mimic-samples = 4294967295"),
+    );
+    w("mimic-samples0.toml", &sched("smtf", "mimic-samples = 0"));
+    w("max-wait.toml", &sched("sstf", "max-wait-ms = 1e300"));
+    w(
+        "compress.toml",
+        &sched("sstf", "").replace("limit = 200", "limit = 200\ncompress = 1e-300"),
+    );
+    w(
+        "fw-queue.toml",
+        &format!("{}firmware-queue-depth = 0\n", sched("sstf", "")),
     );
     w("empty-object.json", "{}");
     w("only-entries.json", "{\"entries\": []}");
