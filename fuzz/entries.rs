@@ -108,10 +108,13 @@ pub fn validate_trace(data: &[u8]) {
         return;
     };
     // Replay what fits the disk, as `spindle validate` does after its capacity check.
-    let Ok(params) = spindle::disk::presets::preset("hp-c2247a") else {
+    static PARAMS: std::sync::OnceLock<Option<spindle::disk::params::DiskParams>> =
+        std::sync::OnceLock::new();
+    let Some(params) = PARAMS.get_or_init(|| spindle::disk::presets::preset("hp-c2247a").ok())
+    else {
         return;
     };
-    let Ok(mut hdd) = spindle::disk::Hdd::new(params) else {
+    let Ok(mut hdd) = spindle::disk::Hdd::new(params.clone()) else {
         return;
     };
     let cap = hdd.capacity();

@@ -540,20 +540,44 @@ fn classify(word: &[u8], loc: &Loc) -> Result<Tok, ParamError> {
         return parse_int(unsigned, 10, negative)
             .map(Tok::Int)
             .ok_or(())
-            .or_else(|()| syntax(loc, format!("integer `{text}` does not fit in 64 bits")));
+            .or_else(|()| {
+                syntax(
+                    loc,
+                    format!(
+                        "integer `{text}` does not fit in 64 bits (expected {}..={})",
+                        i64::MIN,
+                        i64::MAX
+                    ),
+                )
+            });
     }
     if let Some(hex) = unsigned.strip_prefix(b"0x") {
         if !hex.is_empty() && hex.iter().all(u8::is_ascii_hexdigit) {
             return parse_int(hex, 16, negative)
                 .map(Tok::Int)
                 .ok_or(())
-                .or_else(|()| syntax(loc, format!("integer `{text}` does not fit in 64 bits")));
+                .or_else(|()| {
+                    syntax(
+                        loc,
+                        format!(
+                            "integer `{text}` does not fit in 64 bits (expected {}..={})",
+                            i64::MIN,
+                            i64::MAX
+                        ),
+                    )
+                });
         }
     }
     if is_float(unsigned) {
         return match text.parse::<f64>() {
             Ok(v) if v.is_finite() => Ok(Tok::Float(v)),
-            _ => syntax(loc, format!("number `{text}` is out of range")),
+            _ => syntax(
+                loc,
+                format!(
+                    "number `{text}` is out of range (expected a finite number of at most {:e})",
+                    f64::MAX
+                ),
+            ),
         };
     }
     Ok(Tok::Str(text.into_owned()))
