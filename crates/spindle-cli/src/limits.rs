@@ -32,6 +32,26 @@ pub const MAX_WAIT_MS: f64 = 86_400_000.0;
 /// `reproduce --jobs`: experiments run at once.
 pub const MAX_JOBS: u64 = 1024;
 
+/// `--config`: the TOML run configuration, bytes.
+pub const MAX_CONFIG_BYTES: u64 = 16 << 20;
+
+/// Reads a text file of at most `max` bytes (a device such as /dev/zero, or a huge
+/// file, is refused before it fills memory).
+pub fn read_text(path: &std::path::Path, max: u64) -> Result<String> {
+    use std::io::Read;
+    let mut text = String::new();
+    std::fs::File::open(path)
+        .and_then(|f| f.take(max + 1).read_to_string(&mut text))
+        .map_err(|e| anyhow::anyhow!("{}: cannot read: {e}", path.display()))?;
+    if text.len() as u64 > max {
+        bail!(
+            "{}: larger than {max} bytes, the limit for this file",
+            path.display()
+        );
+    }
+    Ok(text)
+}
+
 /// Checks `1 <= value <= max` for the option `name`.
 pub fn count(name: &str, value: u64, max: u64) -> Result<()> {
     if value == 0 || value > max {

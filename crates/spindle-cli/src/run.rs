@@ -128,7 +128,10 @@ impl StackArgs {
     /// the HP trace on two HP C2249A disks, SSTF at the host), with flags applied.
     pub fn config(&self) -> Result<RunConfig> {
         let mut c = match &self.config {
-            Some(p) => RunConfig::load(p).map_err(|e| anyhow!("{e}"))?,
+            Some(p) => {
+                let text = crate::limits::read_text(p, crate::limits::MAX_CONFIG_BYTES)?;
+                RunConfig::from_toml(&text, &p.display().to_string()).map_err(|e| anyhow!("{e}"))?
+            }
             None => RunConfig {
                 seed: 1,
                 workload: WorkloadConfig {

@@ -302,6 +302,14 @@ const CASES: &[(&str, &str)] = &[
         "reproduce DISK-SEEDS --quick --jobs 100000 --out {t}/r",
         "100000",
     ),
+    // endless files
+    ("mimic show /dev/zero", "/dev/zero: more than 268435456 bytes"),
+    ("run --config /dev/zero", "/dev/zero: larger than 16777216 bytes"),
+    ("run --trace /dev/zero", "/dev/zero"),
+    ("run --trace /dev/zero --format msr", "/dev/zero:1: line longer than"),
+    ("disk-info /dev/zero", "/dev/zero"),
+    ("disk-info {t}/seek-zero/atlas10k.parv", "atlas10k.model:10: cannot read seek curve /dev/zero"),
+    ("disk-info {t}/source-zero/atlas10k.parv", "atlas10k.diskspecs:2: cannot read sourced file `/dev/zero`"),
     // usage errors (clap)
     ("bogus-command", "bogus-command"),
     ("run --bogus-flag", "--bogus-flag"),
@@ -472,6 +480,20 @@ fn fixtures() -> PathBuf {
         "model",
         "Percent error in rpms =",
         "Percent error in rpms = =",
+    );
+    variant(
+        &t,
+        "seek-zero",
+        "model",
+        "Full seek curve = atlas10k.seek",
+        "Full seek curve = /dev/zero",
+    );
+    variant(
+        &t,
+        "source-zero",
+        "diskspecs",
+        "source atlas10k.model",
+        "source /dev/zero",
     );
     variant(
         &t,

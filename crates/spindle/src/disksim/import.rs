@@ -47,8 +47,21 @@ pub struct ImportedDisk {
 /// from files built into the binary for presets.
 pub type FileReader<'a> = &'a dyn Fn(&Path) -> std::io::Result<String>;
 
+/// Reads an auxiliary file of at most [`super::param::MAX_PARAM_BYTES`] (a device
+/// such as /dev/zero, or a huge file, is refused before it fills memory).
 fn read_from_disk(p: &Path) -> std::io::Result<String> {
-    std::fs::read_to_string(p)
+    use std::io::Read;
+    let limit = super::param::MAX_PARAM_BYTES;
+    let mut text = String::new();
+    std::fs::File::open(p)?
+        .take(limit + 1)
+        .read_to_string(&mut text)?;
+    if text.len() as u64 > limit {
+        return Err(std::io::Error::other(format!(
+            "larger than {limit} bytes, the limit for a parameter file"
+        )));
+    }
+    Ok(text)
 }
 
 /// Loads every disk of a `.parv` system, in topology order.

@@ -113,14 +113,12 @@ impl MimicTable {
             file: file.clone(),
             msg,
         };
-        let meta = std::fs::metadata(path).map_err(|e| err(format!("cannot read: {e}")))?;
-        if meta.len() > MAX_TABLE_BYTES {
-            return Err(err(format!(
-                "the file is {} bytes; a table file may hold at most {MAX_TABLE_BYTES}",
-                meta.len()
-            )));
-        }
-        let bytes = std::fs::read(path).map_err(|e| err(format!("cannot read: {e}")))?;
+        use std::io::Read;
+        let mut bytes = Vec::new();
+        std::fs::File::open(path)
+            .and_then(|f| f.take(MAX_TABLE_BYTES + 1).read_to_end(&mut bytes))
+            .map_err(|e| err(format!("cannot read: {e}")))?;
+        // parse refuses more than MAX_TABLE_BYTES (a device like /dev/zero included).
         MimicTable::parse(&bytes, &file)
     }
 
@@ -132,8 +130,7 @@ impl MimicTable {
         };
         if bytes.len() as u64 > MAX_TABLE_BYTES {
             return Err(err(format!(
-                "the table is {} bytes; a table file may hold at most {MAX_TABLE_BYTES}",
-                bytes.len()
+                "more than {MAX_TABLE_BYTES} bytes, the limit for a table file"
             )));
         }
         // serde_json's message ends with the line and column.
