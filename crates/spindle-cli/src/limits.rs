@@ -5,17 +5,19 @@
 
 use anyhow::{bail, Result};
 
-/// `random-io --requests`, `seed-checks --requests`: random requests per measurement.
-pub const MAX_REQUESTS: u64 = 100_000_000;
-/// `strands --trials`: strands per (placement, size) cell (32 cells).
-pub const MAX_TRIALS: u64 = 1_000_000;
+/// `random-io --requests`, `seed-checks --requests`: random requests per measurement
+/// (each kept until the end: about 100 bytes and 2 µs apiece, so 1 GB and 20 s).
+pub const MAX_REQUESTS: u64 = 10_000_000;
+/// `strands --trials`: strands per (placement, size) cell (32 cells; about a minute).
+pub const MAX_TRIALS: u64 = 100_000;
 /// `strands --blocks`: request size of a strand, sectors (1 MiB: strands are of small
 /// requests; the placements span 1,024 and 100,000 LBNs).
 pub const MAX_STRAND_BLOCKS: u64 = 2048;
-/// `raid4 baseline --updates`: updates, each kept as a report until the end.
-pub const MAX_UPDATES: u64 = 10_000_000;
-/// `raid4 faults --ops`: operations of a fault campaign.
-pub const MAX_OPS: u64 = 10_000_000;
+/// `raid4 baseline --updates`: updates; each stores real blocks and a report (about
+/// 8 KiB apiece: 1 GB and 10 s at the limit).
+pub const MAX_UPDATES: u64 = 100_000;
+/// `raid4 faults --ops`: operations of a fault campaign (about 0.3 ms apiece).
+pub const MAX_OPS: u64 = 1_000_000;
 /// `raid4 --data-disks`: data members (one more holds parity); the stack's member limit.
 pub const MAX_DATA_DISKS: u64 = spindle::stack::tree::MAX_MEMBERS as u64 - 1;
 /// `raid4 --outstanding`: requests outstanding at each drive (the host queue's limit).
@@ -24,6 +26,8 @@ pub const MAX_OUTSTANDING: u64 = spindle::stack::config::MAX_QUEUE_DEPTH as u64;
 pub const MAX_DISTANCES: u64 = 10_000_000;
 /// `mimic probe --samples`, `run --mimic-samples`: samples per probed distance.
 pub const MAX_MIMIC_SAMPLES: u64 = 10_000;
+/// `mimic probe`: distances × samples, the probe pairs issued.
+pub const MAX_PROBES: u64 = 100_000_000;
 /// `background-outstanding` (freeblock, config file): background reads kept
 /// outstanding at the host (the host queue's limit).
 pub const MAX_BACKGROUND: u64 = spindle::stack::config::MAX_QUEUE_DEPTH as u64;

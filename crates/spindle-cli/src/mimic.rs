@@ -20,6 +20,13 @@ pub fn probe(
 ) -> Result<String> {
     limits::count("--distances", distances as u64, limits::MAX_DISTANCES)?;
     limits::count("--samples", samples as u64, limits::MAX_MIMIC_SAMPLES)?;
+    let probes = distances as u64 * samples as u64;
+    if probes > limits::MAX_PROBES {
+        anyhow::bail!(
+            "--distances × --samples must be at most {}, got {distances} × {samples} = {probes}",
+            limits::MAX_PROBES
+        );
+    }
     let loaded = load_disk(disk)?;
     let hdd = Hdd::new(loaded.params).map_err(|e| anyhow!("{e}"))?;
     let cap = hdd.capacity() as i64;
