@@ -2,6 +2,7 @@
 //! experiments of the seed papers, run from the command line.
 
 use crate::disks::load_disk;
+use crate::limits;
 use crate::table::{Align, Table};
 use anyhow::{anyhow, Result};
 use spindle::experiments::random_io::random_io;
@@ -58,9 +59,17 @@ pub fn checks_table(checks: &[Check]) -> String {
 }
 
 pub fn strands(disk: &str, trials: usize, seed: u64, blocks: u32, json: bool) -> Result<String> {
+    limits::count("--trials", trials as u64, limits::MAX_TRIALS)?;
+    limits::count("--blocks", blocks as u64, limits::MAX_STRAND_BLOCKS)?;
     let loaded = load_disk(disk)?;
-    if trials == 0 || blocks == 0 {
-        return Err(anyhow!("--trials and --blocks must be at least 1"));
+    // The placements draw strands within 100,000 LBNs of a random start.
+    let cap = crate::disks::build(loaded.params.clone())?.capacity();
+    let need = 100_000u64.max(32 * blocks as u64) + blocks as u64;
+    if cap <= need {
+        return Err(anyhow!(
+            "--disk {disk}: strands need a disk of more than {need} sectors, `{}` has {cap}",
+            loaded.params.name
+        ));
     }
     let cfg = StrandConfig {
         trials,
@@ -114,9 +123,14 @@ pub fn random(
     seed: u64,
     json: bool,
 ) -> Result<String> {
+    limits::count("--requests", requests as u64, limits::MAX_REQUESTS)?;
     let loaded = load_disk(disk)?;
-    if requests == 0 || blocks == 0 {
-        return Err(anyhow!("--requests and --blocks must be at least 1"));
+    let cap = crate::disks::build(loaded.params.clone())?.capacity();
+    if blocks == 0 || blocks as u64 > cap {
+        return Err(anyhow!(
+            "--blocks must be within 1..={cap} (the capacity of `{}` in sectors), got {blocks}",
+            loaded.params.name
+        ));
     }
     let r = random_io(&loaded.params, requests, blocks, write, seed).map_err(|e| anyhow!("{e}"))?;
     if json {
@@ -140,6 +154,7 @@ pub fn random(
 }
 
 pub fn seed_checks(requests: usize, seed: u64, json: bool) -> Result<String> {
+    limits::count("--requests", requests as u64, limits::MAX_REQUESTS)?;
     let checks = seed_drive_checks(requests, seed).map_err(|e| anyhow!("{e}"))?;
     if json {
         return Ok(serde_json::to_string_pretty(&checks)? + "\n");

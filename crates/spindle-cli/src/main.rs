@@ -3,6 +3,7 @@
 mod bench;
 mod disks;
 mod experiments;
+mod limits;
 mod mimic;
 mod progress;
 mod raid;

@@ -2,9 +2,11 @@
 //! and look at its table.
 
 use crate::disks::load_disk;
+use crate::limits;
 use anyhow::{anyhow, Context, Result};
 use rand::{Rng, SeedableRng};
 use spindle::disk::Hdd;
+use spindle::mimic::table::MimicTable;
 use spindle::mimic::{DiskMimic, Metric, TABLE_3_2};
 use std::path::Path;
 
@@ -16,6 +18,15 @@ pub fn probe(
     seed: u64,
     out: &Path,
 ) -> Result<String> {
+    limits::count("--distances", distances as u64, limits::MAX_DISTANCES)?;
+    limits::count("--samples", samples as u64, limits::MAX_MIMIC_SAMPLES)?;
+    let probes = distances as u64 * samples as u64;
+    if probes > limits::MAX_PROBES {
+        anyhow::bail!(
+            "--distances × --samples must be at most {}, got {distances} × {samples} = {probes}",
+            limits::MAX_PROBES
+        );
+    }
     let loaded = load_disk(disk)?;
     let hdd = Hdd::new(loaded.params).map_err(|e| anyhow!("{e}"))?;
     let cap = hdd.capacity() as i64;
@@ -39,16 +50,12 @@ pub fn probe(
 }
 
 pub fn show(path: &Path) -> Result<String> {
+    // Checked in full (every field, type and range) before anything is summarised.
+    MimicTable::load(path).map_err(|e| anyhow!("{e}"))?;
     let text =
         std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
     let json: serde_json::Value = serde_json::from_str(&text)
         .with_context(|| format!("{}: not a Disk Mimic table (JSON expected)", path.display()))?;
-    if json.get("entries").and_then(|e| e.as_array()).is_none() {
-        return Err(anyhow!(
-            "{}: not a Disk Mimic table (no `entries` list)",
-            path.display()
-        ));
-    }
     Ok(summary(&json, &path.display().to_string()))
 }
 

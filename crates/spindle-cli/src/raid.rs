@@ -2,22 +2,21 @@
 //! proximal-I/O data layout engine, from the command line.
 
 use crate::disks::load_disk;
+use crate::limits;
 use crate::table::{Align, Table};
 use anyhow::{anyhow, bail, Result};
+use spindle::array::Layout;
 use spindle::array::{run_fault_campaign, FaultCampaign, FaultReport, Raid4Config};
 use spindle::experiments::prox_raid::{baseline_updates, T2Row};
+use spindle::store::SECTORS_PER_BLOCK;
 
 /// Checks the array shape options.
 pub fn config(data_disks: usize, stripe_unit_kib: u64, outstanding: usize) -> Result<Raid4Config> {
-    if data_disks == 0 {
-        bail!("--data-disks must be at least 1");
-    }
+    limits::count("--data-disks", data_disks as u64, limits::MAX_DATA_DISKS)?;
     if stripe_unit_kib == 0 || !stripe_unit_kib.is_multiple_of(4) {
         bail!("--stripe-unit-kib must be a positive multiple of 4 (4 KiB blocks), got {stripe_unit_kib}");
     }
-    if outstanding == 0 {
-        bail!("--outstanding must be at least 1");
-    }
+    limits::count("--outstanding", outstanding as u64, limits::MAX_OUTSTANDING)?;
     Ok(Raid4Config {
         data_disks,
         stripe_unit_blocks: stripe_unit_kib / 4,
@@ -35,9 +34,7 @@ pub fn baseline(
     seed: u64,
     json: bool,
 ) -> Result<String> {
-    if updates == 0 {
-        bail!("--updates must be at least 1");
-    }
+    limits::count("--updates", updates as u64, limits::MAX_UPDATES)?;
     let mut params = load_disk(disk)?.params;
     if write_through {
         params.firmware.write_cache_sectors = 0;
@@ -117,10 +114,19 @@ fn load_disk_checked(disk: &str, c: &FaultCampaign) -> Result<crate::disks::Load
             bail!("{name} must be a probability between 0 and 1, got {p}");
         }
     }
-    if c.span_blocks == 0 {
-        bail!("--span must be at least 1 block");
+    limits::count("--ops", c.ops as u64, limits::MAX_OPS)?;
+    let d = load_disk(disk)?;
+    // The campaign runs on a 4+1 group: the span must fit its volume (never clamped).
+    let member_blocks = crate::disks::build(d.params.clone())?.capacity() / SECTORS_PER_BLOCK;
+    let volume = Layout::new(4, c.stripe_unit_blocks, member_blocks).volume_blocks();
+    if c.span_blocks == 0 || c.span_blocks > volume {
+        bail!(
+            "--span must be within 1..={volume} (the 4 KiB blocks of a 4+1 RAID-4 of {}), got {}",
+            d.params.name,
+            c.span_blocks
+        );
     }
-    load_disk(disk)
+    Ok(d)
 }
 
 fn faults_report(name: &str, c: &FaultCampaign, r: &FaultReport, json: bool) -> Result<String> {

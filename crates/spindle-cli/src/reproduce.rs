@@ -1,7 +1,7 @@
 //! `spindle reproduce`: run registered experiments and write the report.
 
 use crate::experiments::checks_table;
-use anyhow::{anyhow, bail, Context, Result};
+use anyhow::{anyhow, Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
 use spindle::experiments::registry::{select, Experiment, RunOpts};
 use spindle::report::ExperimentOutput;
@@ -25,8 +25,8 @@ pub fn reproduce(
     json: bool,
     readme: Option<&Path>,
 ) -> Result<String> {
-    if jobs == Some(0) {
-        bail!("--jobs must be at least 1");
+    if let Some(j) = jobs {
+        crate::limits::count("--jobs", j as u64, crate::limits::MAX_JOBS)?;
     }
     let exps = select(ids).map_err(|e| anyhow!(e))?;
     let jobs = jobs

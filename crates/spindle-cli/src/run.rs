@@ -41,7 +41,7 @@ pub struct StackArgs {
     /// Keep only this trace device's requests (e.g. the busiest disk of a trace)
     #[arg(long, value_name = "N")]
     pub device: Option<u32>,
-    /// Divide trace arrival times by this factor (time compression)
+    /// Divide trace arrival times by this factor (time compression; 0.001 to 1e9)
     #[arg(long, value_name = "FACTOR")]
     pub compress: Option<f64>,
     /// Hold a request that touches blocks of an unserviced earlier request until that
@@ -140,7 +140,10 @@ impl StackArgs {
     /// the HP trace on two HP C2249A disks, SSTF at the host), with flags applied.
     pub fn config(&self) -> Result<RunConfig> {
         let mut c = match &self.config {
-            Some(p) => RunConfig::load(p).map_err(|e| anyhow!("{e}"))?,
+            Some(p) => {
+                let text = crate::limits::read_text(p, crate::limits::MAX_CONFIG_BYTES)?;
+                RunConfig::from_toml(&text, &p.display().to_string()).map_err(|e| anyhow!("{e}"))?
+            }
             None => RunConfig {
                 seed: 1,
                 workload: WorkloadConfig {
@@ -211,6 +214,7 @@ impl StackArgs {
             c.workload.format = Some(f.clone());
         }
         if let Some(x) = self.compress {
+            spindle::workload::check_compress(x).map_err(|e| anyhow!("--{e}"))?;
             c.workload.compress = Some(x);
             c.scheduler.hold_overlapping = true;
         }
@@ -227,6 +231,11 @@ impl StackArgs {
             c.scheduler.max_wait_ms = Some(w);
         }
         if let Some(n) = self.mimic_samples {
+            crate::limits::count(
+                "--mimic-samples",
+                n as u64,
+                crate::limits::MAX_MIMIC_SAMPLES,
+            )?;
             c.scheduler.mimic_samples = n;
         }
         if self.mimic_interpolate {
@@ -311,8 +320,60 @@ impl StackArgs {
         } else if self.replica_choice.is_some() || self.spindles.is_some() {
             bail!("--replica-choice and --spindles need --array");
         }
+        check_config(&c)?;
         Ok(c)
     }
+}
+
+/// Checks, for `spindle run --config`, the keys the stack's own validation lets through
+/// (see `limits`): mimic-samples, background-outstanding, max-wait-ms and compress.
+fn check_config(c: &RunConfig) -> Result<()> {
+    let file = c
+        .source
+        .as_deref()
+        .map(|f| format!("{f}: "))
+        .unwrap_or_default();
+    let queues = std::iter::once(("scheduler", &c.scheduler))
+        .chain(c.array_scheduler.as_ref().map(|s| ("array-scheduler", s)));
+    for (table, s) in queues {
+        let n = s.mimic_samples as u64;
+        if n == 0 || n > crate::limits::MAX_MIMIC_SAMPLES {
+            bail!(
+                "{file}{table}.mimic-samples must be within 1..={}, got {n}",
+                crate::limits::MAX_MIMIC_SAMPLES
+            );
+        }
+        let b = s.background_outstanding as u64;
+        if b > crate::limits::MAX_BACKGROUND {
+            bail!(
+                "{file}{table}.background-outstanding must be within 0..={}, got {b}",
+                crate::limits::MAX_BACKGROUND
+            );
+        }
+        if let Some(w) = s.max_wait_ms {
+            if !(0.0..=crate::limits::MAX_WAIT_MS).contains(&w) {
+                bail!(
+                    "{file}{table}.max-wait-ms must be within 0..={} ms, got {w:e}",
+                    crate::limits::MAX_WAIT_MS
+                );
+            }
+        }
+    }
+    if let Some(f) = c.workload.compress {
+        spindle::workload::check_compress(f).map_err(|e| anyhow!("{file}workload.{e}"))?;
+    }
+    let most = spindle::disk::params::MAX_FIRMWARE_QUEUE_DEPTH;
+    for d in &c.disks {
+        if let Some(q) = d.firmware_queue_depth {
+            if q == 0 || q > most {
+                bail!(
+                    "{file}disks.firmware-queue-depth for `{}` must be within 1..={most}, got {q}",
+                    d.disk
+                );
+            }
+        }
+    }
+    Ok(())
 }
 
 impl StackArgs {
@@ -397,6 +458,34 @@ pub fn load_workload(c: &RunConfig) -> Result<LoadedWorkload> {
     Ok(w)
 }
 
+/// Where in the trace file the first request for (`lbn`, `blocks`) lies, as
+/// `file:line` (or `file:record N`), for an error the engine finds in a request.
+fn locate_in_trace(
+    c: &RunConfig,
+    spec: &str,
+    device: u32,
+    lbn: u64,
+    blocks: u32,
+) -> Option<String> {
+    use spindle::trace::stream::{open_trace, resolve_stream};
+    let format = c.workload.format.as_deref().and_then(|f| f.parse().ok());
+    let mut stream = match format.filter(|_| !spec.starts_with("sample:")) {
+        Some(f) => open_trace(Path::new(spec), Some(f)).ok()?,
+        None => resolve_stream(spec).ok()?,
+    };
+    let file = stream.file().to_string();
+    while let Some(Ok(r)) = stream.next() {
+        let same_device = match c.workload.device {
+            Some(d) => r.device == d,
+            None => r.device == device,
+        };
+        if same_device && r.lbn == lbn && r.blocks == blocks {
+            return Some(format!("{file}{}", stream.position()?));
+        }
+    }
+    None
+}
+
 /// What a run measured.
 pub struct Outcome {
     pub metrics: Metrics,
@@ -470,7 +559,21 @@ pub fn run_config(
             }
         },
     )
-    .map_err(|e| anyhow!("{e}"))?;
+    .map_err(|e| match (&e, c.workload.trace.as_deref()) {
+        (
+            engine::EngineError::BeyondCapacity {
+                device,
+                lbn,
+                blocks,
+                ..
+            },
+            Some(spec),
+        ) => match locate_in_trace(c, spec, *device, *lbn, *blocks) {
+            Some(at) => anyhow!("{at}: {e}"),
+            None => anyhow!("{e}"),
+        },
+        _ => anyhow!("{e}"),
+    })?;
     bar.set(done);
     bar.finish();
     if let Some(e) = trace_err {

@@ -604,7 +604,7 @@ fn bad_config_names_the_file_and_key() {
 #[test]
 fn reproduce_refuses_zero_jobs() {
     let e = failure(&["reproduce", "PROX-T1", "--quick", "--jobs", "0"]);
-    assert!(e.contains("--jobs must be at least 1"), "{e}");
+    assert!(e.contains("--jobs must be within 1..=1024, got 0"), "{e}");
 }
 
 #[test]

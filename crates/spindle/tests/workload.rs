@@ -1038,9 +1038,19 @@ mod workload {
             prop_assert_eq!(&recs, &open_workload(&spec));
         }
 
+        /// Think times whose total would run past the clock's range are refused, not
+        /// saturated.
+        #[test]
+        fn workload_thinking_past_the_clock_is_refused(
+            gen in valid_gen(), think_ns in 1_000_000_000_000_000_000u64.., requests in 1..100u64
+        ) {
+            let spec = ClosedSpec { processes: 1, think: Think::Fixed { ns: think_ns }, requests, gen, seed: 1, device: 0 };
+            prop_assert!(spec.validate().unwrap_err().to_string().contains("simulated time"));
+        }
+
         #[test]
         fn workload_valid_closed_spec_respects_bounds(
-            gen in valid_gen(), processes in 1..20u32, requests in 0..100u64, think_ns in any::<u64>(),
+            gen in valid_gen(), processes in 1..20u32, requests in 0..100u64, think_ns in 0..1_000_000_000_000_000u64,
             mean in 0.0..1e12f64, exp in any::<bool>(), seed in any::<u64>()
         ) {
             let think = if exp { Think::Exponential { mean_ns: mean } } else { Think::Fixed { ns: think_ns } };

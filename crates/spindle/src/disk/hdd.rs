@@ -377,6 +377,9 @@ pub enum DiskError {
 
 impl Hdd {
     pub fn new(params: DiskParams) -> Result<Hdd, DiskError> {
+        // Every size is checked against its documented limit before anything is
+        // allocated from it (`disk::params::MAX_*`).
+        params.validate().map_err(DiskError::Param)?;
         let geo = Arc::new(Geometry::new(&params.geometry)?);
         let m = &params.mech;
         if !(m.rpm > 0.0 && m.rpm.is_finite()) {
@@ -402,15 +405,25 @@ impl Hdd {
         }
         let period_ps = (60e12 / m.rpm) as u64;
         let cyls = geo.cylinders() as usize;
-        let seek_ns = (0..=cyls)
-            .map(|d| ms_to_ns(m.seek.seek_ms(d as u32)).min(u32::MAX as u64) as u32)
-            .collect();
+        let mut seek_ns = Vec::with_capacity(cyls + 1);
+        for d in 0..=cyls {
+            let ms = m.seek.seek_ms(d as u32);
+            // The table holds u32 ns: a time beyond it, negative or not a number is a
+            // bad curve, not something to clamp.
+            if !(ms.is_finite() && (0.0..=super::params::MAX_TIME_MS).contains(&ms)) {
+                return Err(DiskError::Param(format!(
+                    "the seek curve gives {ms} ms for a {d}-cylinder seek; seek times must be within 0..={} ms",
+                    super::params::MAX_TIME_MS
+                )));
+            }
+            seek_ns.push(ms_to_ns(ms) as u32);
+        }
         let tm = Timing {
             period_ps,
             phase_ps: 0,
             head_switch_ns: ms_to_ns(m.head_switch_ms),
             settle_ns: ms_to_ns_signed(m.write_settle_ms),
-            seek_ns,
+            seek_ns: seek_ns.into(),
             bus_read_ns: ms_to_ns(params.ctrl.bus_read_block_ms),
             bus_write_ns: ms_to_ns(params.ctrl.bus_write_block_ms),
             turnaround_ns: ms_to_ns(params.firmware.turnaround_ms),

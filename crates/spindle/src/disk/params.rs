@@ -210,3 +210,206 @@ impl Default for Firmware {
         }
     }
 }
+
+/// Largest rotation speed a drive may have, rpm (a 60 µs revolution). Faster spindles
+/// would make a revolution shorter than the model's picosecond clock can divide.
+pub const MAX_RPM: f64 = 1_000_000.0;
+/// Smallest rotation speed, rpm (a one-minute revolution).
+pub const MIN_RPM: f64 = 1.0;
+/// Most cache segments a drive may have (each is a small record held in memory).
+pub const MAX_CACHE_SEGMENTS: u32 = 1 << 16;
+/// Largest cache segment, 512-byte sectors (8 GiB).
+pub const MAX_SEGMENT_BLOCKS: u32 = 1 << 24;
+/// Most cylinders a drive may have (the seek table holds one entry per distance).
+pub const MAX_CYLINDERS: u32 = 1 << 22;
+/// Most data surfaces (heads).
+pub const MAX_SURFACES: u32 = 1 << 10;
+/// Most sectors per track.
+pub const MAX_SECTORS_PER_TRACK: u32 = 1 << 20;
+/// Most zones.
+pub const MAX_ZONES: usize = 1 << 12;
+/// Largest capacity, 512-byte sectors (2^48 sectors = 128 PiB).
+pub const MAX_CAPACITY_SECTORS: u64 = 1 << 48;
+/// Deepest command queue inside a drive.
+pub const MAX_FIRMWARE_QUEUE_DEPTH: u32 = 1 << 16;
+/// Largest firmware write cache, 512-byte sectors (2 TiB).
+pub const MAX_WRITE_CACHE_SECTORS: u64 = 1 << 32;
+/// Longest time any one overhead, delay or seek may take, ms (a seek table entry is
+/// held in u32 nanoseconds: at most 4.29 s).
+pub const MAX_TIME_MS: f64 = 4_000.0;
+
+/// A parameter outside its documented range: which one, its value and what was expected.
+fn out_of_range(name: &str, value: impl std::fmt::Display, expected: &str) -> String {
+    format!("{name} must be {expected}, got {value}")
+}
+
+fn check_time(name: &str, ms: f64, may_be_negative: bool) -> Result<(), String> {
+    let lo = if may_be_negative { -MAX_TIME_MS } else { 0.0 };
+    if ms.is_finite() && ms >= lo && ms <= MAX_TIME_MS {
+        Ok(())
+    } else if may_be_negative {
+        Err(out_of_range(
+            name,
+            ms,
+            &format!("a time within -{MAX_TIME_MS}..={MAX_TIME_MS} ms"),
+        ))
+    } else {
+        Err(out_of_range(
+            name,
+            ms,
+            &format!("a time within 0..={MAX_TIME_MS} ms"),
+        ))
+    }
+}
+
+impl DiskParams {
+    /// Checks every number against its documented limit (the `MAX_*` constants of this
+    /// module), before anything is allocated from it. Errors name the parameter, its
+    /// value and the range expected.
+    pub fn validate(&self) -> Result<(), String> {
+        let g = &self.geometry;
+        if g.surfaces == 0 || g.surfaces > MAX_SURFACES {
+            return Err(out_of_range(
+                "surfaces",
+                g.surfaces,
+                &format!("within 1..={MAX_SURFACES}"),
+            ));
+        }
+        if g.zones.is_empty() || g.zones.len() > MAX_ZONES {
+            return Err(out_of_range(
+                "the number of zones",
+                g.zones.len(),
+                &format!("within 1..={MAX_ZONES}"),
+            ));
+        }
+        let mut capacity: u128 = 0;
+        for (i, z) in g.zones.iter().enumerate() {
+            if z.last_cyl >= MAX_CYLINDERS {
+                return Err(out_of_range(
+                    &format!("zone {i}: last cylinder"),
+                    z.last_cyl,
+                    &format!("below {MAX_CYLINDERS} (at most {MAX_CYLINDERS} cylinders)"),
+                ));
+            }
+            if z.spt == 0 || z.spt > MAX_SECTORS_PER_TRACK {
+                return Err(out_of_range(
+                    &format!("zone {i}: sectors per track"),
+                    z.spt,
+                    &format!("within 1..={MAX_SECTORS_PER_TRACK}"),
+                ));
+            }
+            let cyls = (z.last_cyl as u128 + 1).saturating_sub(z.first_cyl as u128);
+            capacity += cyls * g.surfaces as u128 * z.spt as u128;
+        }
+        if capacity > MAX_CAPACITY_SECTORS as u128 {
+            return Err(out_of_range(
+                "the raw capacity",
+                format!("{capacity} sectors"),
+                &format!("at most {MAX_CAPACITY_SECTORS} sectors"),
+            ));
+        }
+        let m = &self.mech;
+        if !(m.rpm >= MIN_RPM && m.rpm <= MAX_RPM) {
+            return Err(out_of_range(
+                "rotation speed",
+                format!("{} rpm", m.rpm),
+                &format!("within {MIN_RPM}..={MAX_RPM} rpm"),
+            ));
+        }
+        check_time("head switch time", m.head_switch_ms, false)?;
+        check_time("write settle delay", m.write_settle_ms, true)?;
+        let c = &self.ctrl;
+        let times = [
+            ("read hit overhead after a read", c.read_hit.after_read),
+            ("read hit overhead after a write", c.read_hit.after_write),
+            ("read miss overhead after a read", c.read_miss.after_read),
+            ("read miss overhead after a write", c.read_miss.after_write),
+            ("write hit overhead after a read", c.write_hit.after_read),
+            ("write hit overhead after a write", c.write_hit.after_write),
+            ("write miss overhead after a read", c.write_miss.after_read),
+            (
+                "write miss overhead after a write",
+                c.write_miss.after_write,
+            ),
+            ("read completion overhead", c.read_complete_ms),
+            ("write completion overhead", c.write_complete_ms),
+            ("data preparation overhead", c.data_prep_ms),
+            ("first reselect overhead", c.first_reselect_ms),
+            ("other reselect overhead", c.other_reselect_ms),
+            ("read disconnect after a read", c.read_disconnect.after_read),
+            (
+                "read disconnect after a write",
+                c.read_disconnect.after_write,
+            ),
+            ("write disconnect overhead", c.write_disconnect_ms),
+            ("minimum seek delay", c.min_seek_ms),
+            ("bus time per block read", c.bus_read_block_ms),
+            ("bus time per block written", c.bus_write_block_ms),
+            ("command turnaround", self.firmware.turnaround_ms),
+        ];
+        for (name, ms) in times {
+            check_time(name, ms, false)?;
+        }
+        if let Some(x) = &c.extra_write_disconnect {
+            check_time("extra disconnect command overhead", x.command_ms, false)?;
+            check_time("extra disconnect overhead", x.disconnect_ms, false)?;
+            check_time(
+                "extra disconnect inter-disconnect delay",
+                x.inter_disconnect_ms,
+                false,
+            )?;
+            check_time(
+                "extra disconnect 2nd disconnect overhead",
+                x.second_disconnect_ms,
+                false,
+            )?;
+            check_time("extra disconnect seek delta", x.seek_delta_ms, true)?;
+        }
+        let k = &self.cache;
+        if k.segments == 0 || k.segments > MAX_CACHE_SEGMENTS {
+            return Err(out_of_range(
+                "cache segments",
+                k.segments,
+                &format!("within 1..={MAX_CACHE_SEGMENTS}"),
+            ));
+        }
+        if k.segment_blocks == 0 || k.segment_blocks > MAX_SEGMENT_BLOCKS {
+            return Err(out_of_range(
+                "cache segment size",
+                format!("{} sectors", k.segment_blocks),
+                &format!("within 1..={MAX_SEGMENT_BLOCKS} sectors"),
+            ));
+        }
+        if k.max_read_ahead > k.segment_blocks {
+            return Err(out_of_range(
+                "maximum read-ahead",
+                k.max_read_ahead,
+                &format!("at most the segment size ({})", k.segment_blocks),
+            ));
+        }
+        for (name, v) in [
+            ("high water mark", k.high_water),
+            ("low water mark", k.low_water),
+        ] {
+            if !(v.is_finite() && v >= 0.0) {
+                return Err(out_of_range(name, v, "a finite fraction >= 0"));
+            }
+        }
+        let f = &self.firmware;
+        if f.queue_depth == 0 || f.queue_depth > MAX_FIRMWARE_QUEUE_DEPTH {
+            return Err(out_of_range(
+                "the drive's command queue depth",
+                f.queue_depth,
+                &format!("within 1..={MAX_FIRMWARE_QUEUE_DEPTH}"),
+            ));
+        }
+        if f.write_cache_sectors > MAX_WRITE_CACHE_SECTORS {
+            return Err(out_of_range(
+                "the firmware write cache",
+                format!("{} sectors", f.write_cache_sectors),
+                &format!("at most {MAX_WRITE_CACHE_SECTORS} sectors"),
+            ));
+        }
+        Ok(())
+    }
+}

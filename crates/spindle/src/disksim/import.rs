@@ -12,6 +12,10 @@ use crate::disk::params::{
     AfterPrev, Cache, Controller, DiskParams, ExtraDisconnect, Firmware, FirmwarePolicy, Mechanics,
     ReadAhead,
 };
+use crate::disk::params::{
+    MAX_CACHE_SEGMENTS, MAX_CYLINDERS, MAX_FIRMWARE_QUEUE_DEPTH, MAX_RPM, MAX_SECTORS_PER_TRACK,
+    MAX_SEGMENT_BLOCKS, MAX_SURFACES, MAX_TIME_MS, MIN_RPM,
+};
 use crate::disk::seek::SeekCurve;
 use std::path::{Path, PathBuf};
 
@@ -43,8 +47,21 @@ pub struct ImportedDisk {
 /// from files built into the binary for presets.
 pub type FileReader<'a> = &'a dyn Fn(&Path) -> std::io::Result<String>;
 
+/// Reads an auxiliary file of at most [`super::param::MAX_PARAM_BYTES`] (a device
+/// such as /dev/zero, or a huge file, is refused before it fills memory).
 fn read_from_disk(p: &Path) -> std::io::Result<String> {
-    std::fs::read_to_string(p)
+    use std::io::Read;
+    let limit = super::param::MAX_PARAM_BYTES;
+    let mut text = String::new();
+    std::fs::File::open(p)?
+        .take(limit + 1)
+        .read_to_string(&mut text)?;
+    if text.len() as u64 > limit {
+        return Err(std::io::Error::other(format!(
+            "larger than {limit} bytes, the limit for a parameter file"
+        )));
+    }
+    Ok(text)
 }
 
 /// Loads every disk of a `.parv` system, in topology order.
@@ -99,6 +116,7 @@ fn import_system(
             if b.resolved(file).type_name == "disksim_disk" {
                 let name = b.name.clone().unwrap_or_default();
                 let params = import_disk_block(file, b, None, path, reader)?;
+                check_model(&params, path)?;
                 return Ok(vec![ImportedDisk {
                     instance: name,
                     params,
@@ -108,6 +126,15 @@ fn import_system(
         return Err(ImportError::File {
             file: path.display().to_string(),
             msg: "no disksim_disk in the topology and no disksim_disk block".into(),
+        });
+    }
+    if found.len() > MAX_DISKS {
+        return Err(ImportError::File {
+            file: path.display().to_string(),
+            msg: format!(
+                "the topology holds {} disks; at most {MAX_DISKS} are imported from one file",
+                found.len()
+            ),
         });
     }
     let mut out = Vec::new();
@@ -137,12 +164,27 @@ fn import_system(
             None => None,
         };
         let params = import_disk_block(file, block, bus_block, path, reader)?;
+        check_model(&params, path)?;
         out.push(ImportedDisk {
             instance: disk,
             params,
         });
     }
     Ok(out)
+}
+
+/// Most disks one parameter file's topology may hold.
+pub const MAX_DISKS: usize = 1024;
+
+/// Builds the drive model once, so a parameter set the model cannot run (a seek curve
+/// beyond its limits, a geometry with no sectors) is refused naming the file.
+fn check_model(params: &DiskParams, path: &Path) -> Result<(), ImportError> {
+    crate::disk::Hdd::new(params.clone())
+        .map(|_| ())
+        .map_err(|e| ImportError::File {
+            file: path.display().to_string(),
+            msg: format!("disk `{}`: {e}", params.name),
+        })
 }
 
 fn collect_disks(
@@ -199,7 +241,11 @@ impl<'a> P<'a> {
         match self.b.get(name) {
             None => Ok(None),
             Some(p) => match &p.value {
-                Value::Float(f) => Ok(Some(*f)),
+                Value::Float(f) if f.is_finite() => Ok(Some(*f)),
+                Value::Float(f) => at(
+                    &p.loc,
+                    format!("`{name}` must be a finite number, found {f}"),
+                ),
                 Value::Int(i) => Ok(Some(*i as f64)),
                 _ => at(&p.loc, format!("`{name}` must be a number")),
             },
@@ -238,6 +284,48 @@ impl<'a> P<'a> {
             );
         }
         Ok(v as u64)
+    }
+
+    /// An integer within `lo..=hi`, or `default` when the parameter is absent. The
+    /// error names the parameter, its value and the range (nothing is clamped).
+    fn int_in(&self, name: &str, default: i64, lo: i64, hi: i64) -> Result<i64, ImportError> {
+        let v = self.int_or(name, default)?;
+        if v < lo || v > hi {
+            let expected = if hi == i64::MAX {
+                format!("at least {lo}")
+            } else {
+                format!("within {lo}..={hi}")
+            };
+            return at(
+                self.loc(name),
+                format!("`{name}` must be {expected}, found {v}"),
+            );
+        }
+        Ok(v)
+    }
+
+    /// A required integer within `lo..=hi`.
+    fn uint_in(&self, name: &str, lo: u64, hi: u64) -> Result<u64, ImportError> {
+        let v = self.int(name)?;
+        if v < lo as i64 || v as u64 > hi {
+            return at(
+                self.loc(name),
+                format!("`{name}` must be within {lo}..={hi}, found {v}"),
+            );
+        }
+        Ok(v as u64)
+    }
+
+    /// A time in ms: finite and within `0..=MAX_TIME_MS` (absent: `default`).
+    fn time_or(&self, name: &str, default: f64) -> Result<f64, ImportError> {
+        let v = self.float_or(name, default)?;
+        if !(0.0..=MAX_TIME_MS).contains(&v) {
+            return at(
+                self.loc(name),
+                format!("`{name}` must be a time within 0..={MAX_TIME_MS} ms, found {v}"),
+            );
+        }
+        Ok(v)
     }
 
     fn flag(&self, name: &str) -> Result<bool, ImportError> {
@@ -359,29 +447,35 @@ pub fn import_disk_block(
     )?;
 
     let scale = d.float_or("Time scale for overheads", 1.0)?;
+    if !(0.0..=1e6).contains(&scale) {
+        return at(
+            d.loc("Time scale for overheads"),
+            format!("`Time scale for overheads` must be within 0..=1000000, found {scale}"),
+        );
+    }
     let ap = |r: &str, w: &str| -> Result<AfterPrev, ImportError> {
         Ok(AfterPrev {
-            after_read: d.float_or(r, 0.0)? * scale,
-            after_write: d.float_or(w, 0.0)? * scale,
+            after_read: d.time_or(r, 0.0)? * scale,
+            after_write: d.time_or(w, 0.0)? * scale,
         })
     };
-    let bulk = d.float_or("Bulk sector transfer time", 0.0)?;
+    let bulk = d.time_or("Bulk sector transfer time", 0.0)?;
     let (bus_r, bus_w) = match bus {
         Some(b) => {
             let b = P::new(b, file);
             (
-                b.float_or("Read block transfer time", 0.0)?,
-                b.float_or("Write block transfer time", 0.0)?,
+                b.time_or("Read block transfer time", 0.0)?,
+                b.time_or("Write block transfer time", 0.0)?,
             )
         }
         None => (0.0, 0.0),
     };
     let extra = if d.flag("Extra write disconnect")? {
         Some(ExtraDisconnect {
-            command_ms: d.float_or("Extradisc command overhead", 0.0)? * scale,
-            disconnect_ms: d.float_or("Extradisc disconnect overhead", 0.0)? * scale,
-            inter_disconnect_ms: d.float_or("Extradisc inter-disconnect delay", 0.0)? * scale,
-            second_disconnect_ms: d.float_or("Extradisc 2nd disconnect overhead", 0.0)? * scale,
+            command_ms: d.time_or("Extradisc command overhead", 0.0)? * scale,
+            disconnect_ms: d.time_or("Extradisc disconnect overhead", 0.0)? * scale,
+            inter_disconnect_ms: d.time_or("Extradisc inter-disconnect delay", 0.0)? * scale,
+            second_disconnect_ms: d.time_or("Extradisc 2nd disconnect overhead", 0.0)? * scale,
             seek_delta_ms: d.float_or("Extradisc seek delta", 0.0)?,
         })
     } else {
@@ -395,15 +489,15 @@ pub fn import_disk_block(
             "Write miss over. after read",
             "Write miss over. after write",
         )?,
-        read_complete_ms: d.float_or("Read completion overhead", 0.0)? * scale,
-        write_complete_ms: d.float_or("Write completion overhead", 0.0)? * scale,
-        data_prep_ms: d.float_or("Data preparation overhead", 0.0)? * scale,
-        first_reselect_ms: d.float_or("First reselect overhead", 0.0)? * scale,
-        other_reselect_ms: d.float_or("Other reselect overhead", 0.0)? * scale,
+        read_complete_ms: d.time_or("Read completion overhead", 0.0)? * scale,
+        write_complete_ms: d.time_or("Write completion overhead", 0.0)? * scale,
+        data_prep_ms: d.time_or("Data preparation overhead", 0.0)? * scale,
+        first_reselect_ms: d.time_or("First reselect overhead", 0.0)? * scale,
+        other_reselect_ms: d.time_or("Other reselect overhead", 0.0)? * scale,
         read_disconnect: ap("Read disconnect afterread", "Read disconnect afterwrite")?,
-        write_disconnect_ms: d.float_or("Write disconnect overhead", 0.0)? * scale,
+        write_disconnect_ms: d.time_or("Write disconnect overhead", 0.0)? * scale,
         extra_write_disconnect: extra,
-        min_seek_ms: d.float_or("Minimum seek delay", 0.0)?,
+        min_seek_ms: d.time_or("Minimum seek delay", 0.0)?,
         bus_read_block_ms: bulk.max(bus_r),
         bus_write_block_ms: bulk.max(bus_w),
         hold_bus_read: d.flag("Hold bus entire read xfer")?,
@@ -411,14 +505,8 @@ pub fn import_disk_block(
         never_disconnect: d.flag("Never disconnect")?,
     };
 
-    let segments = d.uint("Number of buffer segments")?;
-    let seg_size = d.uint("Segment size (in blks)")?;
-    if segments == 0 || seg_size == 0 {
-        return at(
-            d.loc("Number of buffer segments"),
-            "the cache needs at least one segment of at least one block",
-        );
-    }
+    let segments = d.uint_in("Number of buffer segments", 1, MAX_CACHE_SEGMENTS as u64)?;
+    let seg_size = d.uint_in("Segment size (in blks)", 1, MAX_SEGMENT_BLOCKS as u64)?;
     let mode = d.int_or("Buffer continuous read", 0)?;
     let read_ahead = match mode {
         0 => ReadAhead::None,
@@ -444,26 +532,27 @@ pub fn import_disk_block(
         enabled: d.int_or("Enable caching in buffer", 1)? != 0,
         segments: segments as u32,
         segment_blocks: seg_size as u32,
-        max_write_segments: d.int_or("Maximum number of write segments", 1)?.max(1) as u32,
+        max_write_segments: d.int_in("Maximum number of write segments", 1, 1, segments as i64)?
+            as u32,
         separate_write_segment: d.flag("Use separate write segment")?,
         read_ahead,
         max_read_ahead: max_ra as u32,
-        read_ahead_over_requested: d.int_or("Read-ahead over requested", 1)? as i32,
+        read_ahead_over_requested: d.int_in("Read-ahead over requested", 1, -1, 1)? as i32,
         read_ahead_on_idle_hit: d.flag("Read-ahead on idle hit")?,
         read_any_free_blocks: d.flag("Read any free blocks")?,
         read_hits_on_write_data: d.flag("Allow read hits on write data")?,
-        fast_write_level: d.int_or("Fast write level", 0)?.max(0) as u32,
+        fast_write_level: d.int_in("Fast write level", 0, 0, 2)? as u32,
         combine_seq_writes: d.flag("Combine seq writes")?,
         stop_prefetch_in_sector: d.flag("Stop prefetch in sector")?,
         immediate_read: d.flag("Immediate buffer read")?,
         immediate_write: d.flag("Immediate buffer write")?,
-        high_water: d.float_or("High (read) water mark", 0.0)?,
-        low_water: d.float_or("Low (write) water mark", 0.0)?,
+        high_water: d.time_or("High (read) water mark", 0.0)?,
+        low_water: d.time_or("Low (write) water mark", 0.0)?,
         watermark_by_reqsize: d.flag("Set watermark by reqsize")?,
         almost_read_hits: d.flag("Allow almost read hits")?,
     };
 
-    let depth = d.int_or("Max queue length", 1)?.max(1) as u32;
+    let depth = d.int_in("Max queue length", 1, 1, MAX_FIRMWARE_QUEUE_DEPTH as i64)? as u32;
     let policy = match d.b.get("Scheduler").map(|p| &p.value) {
         Some(Value::Block(b)) => {
             let s = P::new(b, file);
@@ -499,13 +588,7 @@ pub fn import_disk_block(
 }
 
 fn import_layout(model: &P) -> Result<GeometrySpec, ImportError> {
-    let surfaces = model.uint("Number of data surfaces")?;
-    if surfaces == 0 {
-        return at(
-            model.loc("Number of data surfaces"),
-            "a disk needs at least one data surface",
-        );
-    }
+    let surfaces = model.uint_in("Number of data surfaces", 1, MAX_SURFACES as u64)?;
     let layout = model.block("Layout Model")?;
     if layout.b.type_name != "dm_layout_g1" {
         return at(
@@ -527,7 +610,7 @@ fn import_layout(model: &P) -> Result<GeometrySpec, ImportError> {
             )
         }
     };
-    let range = layout.int_or("Rangesize for sparing", 1)?.max(1) as u32;
+    let range = layout.int_in("Rangesize for sparing", 1, 1, u32::MAX as i64)? as u32;
     let sparing = match layout.int("Sparing scheme used")? {
         0 => Sparing::None,
         1 => Sparing::TracksAtZoneEnd,
@@ -582,23 +665,24 @@ fn import_layout(model: &P) -> Result<GeometrySpec, ImportError> {
                 )
             }
         };
-        let spt = z.uint("Blocks per track")?;
-        if spt == 0 || spt > u32::MAX as u64 {
-            return at(
-                z.loc("Blocks per track"),
-                format!("blocks per track must be 1 or more, found {spt}"),
-            );
-        }
+        let spt = z.uint_in("Blocks per track", 1, MAX_SECTORS_PER_TRACK as u64)?;
         // Sector units truncate to whole sectors; revolution units convert by spt.
-        let to_sectors = |v: f64| -> u32 {
-            if revs {
+        let to_sectors = |name: &str| -> Result<u32, ImportError> {
+            let v = z.float_or(name, 0.0)?;
+            if v < 0.0 {
+                return at(
+                    z.loc(name),
+                    format!("`{name}` must not be negative, found {v}"),
+                );
+            }
+            Ok(if revs {
                 ((v - v.floor()) * spt as f64).round() as u32 % spt as u32
             } else {
-                (v.max(0.0).trunc() as u64 % spt) as u32
-            }
+                (v.trunc() as u64 % spt) as u32
+            })
         };
-        let first = z.uint("First cylinder number")?;
-        let last = z.uint("Last cylinder number")?;
+        let first = z.uint_in("First cylinder number", 0, MAX_CYLINDERS as u64 - 1)?;
+        let last = z.uint_in("Last cylinder number", 0, MAX_CYLINDERS as u64 - 1)?;
         if last < first {
             return at(
                 z.loc("Last cylinder number"),
@@ -614,11 +698,11 @@ fn import_layout(model: &P) -> Result<GeometrySpec, ImportError> {
             first_cyl: first as u32,
             last_cyl: last as u32,
             spt: spt as u32,
-            offset_sectors: to_sectors(z.float_or("Offset of first block", 0.0)?),
-            empty_front: z.int_or("Empty space at zone front", 0)?.max(0) as u64,
-            track_skew: to_sectors(z.float_or("Skew for track switch", 0.0)?),
-            cyl_skew: to_sectors(z.float_or("Skew for cylinder switch", 0.0)?),
-            spares: z.int_or("Number of spares", 0)?.max(0) as u64,
+            offset_sectors: to_sectors("Offset of first block")?,
+            empty_front: z.int_in("Empty space at zone front", 0, 0, i64::MAX)? as u64,
+            track_skew: to_sectors("Skew for track switch")?,
+            cyl_skew: to_sectors("Skew for cylinder switch")?,
+            spares: z.int_in("Number of spares", 0, 0, i64::MAX)? as u64,
             slips,
             remaps,
         });
@@ -722,7 +806,10 @@ fn import_mechanics(model: &P, reader: FileReader) -> Result<Mechanics, ImportEr
                 if nums.len() != 6 {
                     return at(&p.loc, format!("`HPL seek equation values` needs 6 numbers, found {}", nums.len()));
                 }
-                let switch = nums[0].max(0.0) as u32;
+                if !(nums[0] >= 0.0 && nums[0] <= MAX_CYLINDERS as f64) {
+                    return at(&p.loc, format!("the first HPL value (the switch distance) must be within 0..={MAX_CYLINDERS} cylinders, found {}", nums[0]));
+                }
+                let switch = nums[0] as u32;
                 if seek_type == "hpl" {
                     let single = (nums[5] != -1.0).then_some(nums[5]);
                     SeekCurve::Hpl { switch, a: nums[1], b: nums[2], c: nums[3], e: nums[4], single }
@@ -757,7 +844,13 @@ fn import_mechanics(model: &P, reader: FileReader) -> Result<Mechanics, ImportEr
     };
     let rpm = match m.b.get("Rotation speed (in rpms)") {
         Some(p) => match p.value {
-            Value::Int(i) if i > 0 => i as f64,
+            Value::Int(i) if i >= MIN_RPM as i64 && i <= MAX_RPM as i64 => i as f64,
+            Value::Int(i) if i > 0 => {
+                return at(
+                    &p.loc,
+                    format!("`Rotation speed (in rpms)` must be within {MIN_RPM}..={MAX_RPM} rpm, found {i}"),
+                )
+            }
             Value::Int(i) => {
                 return at(
                     &p.loc,
@@ -776,8 +869,17 @@ fn import_mechanics(model: &P, reader: FileReader) -> Result<Mechanics, ImportEr
     };
     Ok(Mechanics {
         seek,
-        head_switch_ms: m.float_or("Head switch time", 0.0)?,
-        write_settle_ms: m.float_or("Add. write settling delay", 0.0)?,
+        head_switch_ms: m.time_or("Head switch time", 0.0)?,
+        write_settle_ms: {
+            let v = m.float_or("Add. write settling delay", 0.0)?;
+            if !(-MAX_TIME_MS..=MAX_TIME_MS).contains(&v) {
+                return at(
+                    m.loc("Add. write settling delay"),
+                    format!("`Add. write settling delay` must be within -{MAX_TIME_MS}..={MAX_TIME_MS} ms, found {v}"),
+                );
+            }
+            v
+        },
         rpm,
         // DiskSim 4.0 ignores `Percent error in rpms`; so do we (constant speed).
         rpm_variation_pct: 0.0,
@@ -828,10 +930,10 @@ pub fn parse_seek_text(text: &str, path: &Path) -> Result<Vec<(u32, f64)>, Impor
         let t: f64 = t
             .parse()
             .map_err(|_| err(i + 1, format!("expected a seek time in ms, found `{t}`")))?;
-        if !t.is_finite() || t < 0.0 {
+        if !(0.0..=MAX_TIME_MS).contains(&t) {
             return Err(err(
                 i + 1,
-                format!("seek time must be a non-negative number, found {t}"),
+                format!("seek time must be a number of ms within 0..={MAX_TIME_MS}, found {t}"),
             ));
         }
         if let Some(&(pd, _)) = points.last() {

@@ -19,7 +19,13 @@ use std::sync::Arc;
 const MAX_SOURCE_DEPTH: usize = 32;
 /// Deepest block/list/topology nesting accepted; guards the recursive parser's stack.
 const MAX_NESTING: usize = 128;
-/// Largest number of names a single `a .. b` range may expand to.
+/// Most `source` splices in one parameter file, counting every level (a file that
+/// sources itself twice per level would otherwise splice 2^32 times).
+const MAX_SOURCED_FILES: usize = 4096;
+/// Largest parameter file, and largest total of all files spliced into one, bytes.
+pub const MAX_PARAM_BYTES: u64 = 64 << 20;
+/// Largest number of names a single `a .. b` range, and all ranges of a file together,
+/// may expand to.
 const MAX_RANGE_LEN: u64 = 1_000_000;
 
 // ---------------------------------------------------------------------------------
@@ -124,11 +130,34 @@ fn syntax<T>(loc: &Loc, msg: impl Into<String>) -> Result<T, ParamError> {
 
 /// Parse the parameter file at `path`, following `source` directives.
 pub fn parse_file(path: &Path) -> Result<ParamFile, ParamError> {
-    let bytes = std::fs::read(path).map_err(|source| ParamError::Io {
+    let bytes = read_limited(path).map_err(|source| ParamError::Io {
         path: path.to_path_buf(),
         source,
     })?;
     parse_bytes(&bytes, path)
+}
+
+/// Reads a file of at most [`MAX_PARAM_BYTES`] (a device or a huge file is refused
+/// before it fills memory).
+fn read_limited(path: &Path) -> std::io::Result<Vec<u8>> {
+    use std::io::Read;
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)?
+        .take(MAX_PARAM_BYTES + 1)
+        .read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > MAX_PARAM_BYTES {
+        return Err(std::io::Error::other(format!(
+            "larger than {MAX_PARAM_BYTES} bytes, the limit for a parameter file"
+        )));
+    }
+    Ok(bytes)
+}
+
+/// What the `source` splices of one parse have used so far.
+#[derive(Default)]
+struct Spliced {
+    files: usize,
+    bytes: u64,
 }
 
 /// Parse text as if it were the file `path` (sources resolve relative to path's directory).
@@ -140,7 +169,11 @@ pub fn parse_str(text: &str, path: &Path) -> Result<ParamFile, ParamError> {
 fn parse_bytes(bytes: &[u8], path: &Path) -> Result<ParamFile, ParamError> {
     let file = Arc::new(path.to_path_buf());
     let mut toks = Vec::new();
-    let last_line = lex_into(bytes, &file, 0, &mut toks)?;
+    let mut spliced = Spliced {
+        files: 0,
+        bytes: bytes.len() as u64,
+    };
+    let last_line = lex_into(bytes, &file, 0, &mut spliced, &mut toks)?;
     let eof = Token {
         tok: Tok::Eof,
         loc: Loc {
@@ -377,6 +410,7 @@ fn lex_into(
     bytes: &[u8],
     file: &Arc<PathBuf>,
     depth: usize,
+    spliced: &mut Spliced,
     out: &mut Vec<Token>,
 ) -> Result<u32, ParamError> {
     let mut lx = Lexer {
@@ -416,7 +450,7 @@ fn lex_into(
                     ),
                 );
             }
-            splice_source(&String::from_utf8_lossy(name), &loc, depth, out)?;
+            splice_source(&String::from_utf8_lossy(name), &loc, depth, spliced, out)?;
             continue;
         }
         let tok = classify(word, &loc)?;
@@ -429,6 +463,7 @@ fn splice_source(
     name: &str,
     loc: &Loc,
     depth: usize,
+    spliced: &mut Spliced,
     out: &mut Vec<Token>,
 ) -> Result<(), ParamError> {
     if depth >= MAX_SOURCE_DEPTH {
@@ -437,13 +472,29 @@ fn splice_source(
             format!("`source {name}`: files nested more than {MAX_SOURCE_DEPTH} levels deep"),
         );
     }
+    spliced.files += 1;
+    if spliced.files > MAX_SOURCED_FILES {
+        return syntax(
+            loc,
+            format!("`source {name}`: more than {MAX_SOURCED_FILES} files sourced in all"),
+        );
+    }
     let (path, bytes) = read_sourced(name, &loc.file).or_else(|(path, e)| {
         syntax(
             loc,
             format!("cannot read sourced file `{}`: {e}", path.display()),
         )
     })?;
-    lex_into(&bytes, &Arc::new(path), depth + 1, out)?;
+    spliced.bytes += bytes.len() as u64;
+    if spliced.bytes > MAX_PARAM_BYTES {
+        return syntax(
+            loc,
+            format!(
+                "`source {name}`: the files sourced add up to more than {MAX_PARAM_BYTES} bytes"
+            ),
+        );
+    }
+    lex_into(&bytes, &Arc::new(path), depth + 1, spliced, out)?;
     Ok(())
 }
 
@@ -455,14 +506,14 @@ fn read_sourced(
 ) -> Result<(PathBuf, Vec<u8>), (PathBuf, std::io::Error)> {
     let base = including.parent().unwrap_or_else(|| Path::new(""));
     let primary = base.join(name);
-    let first_err = match std::fs::read(&primary) {
+    let first_err = match read_limited(&primary) {
         Ok(bytes) => return Ok((primary, bytes)),
         Err(e) => e,
     };
     if let Some(lp_path) = std::env::var_os("LP_PATH") {
         for dir in std::env::split_paths(&lp_path) {
             let candidate = dir.join(name);
-            if let Ok(bytes) = std::fs::read(&candidate) {
+            if let Ok(bytes) = read_limited(&candidate) {
                 return Ok((candidate, bytes));
             }
         }
@@ -489,20 +540,44 @@ fn classify(word: &[u8], loc: &Loc) -> Result<Tok, ParamError> {
         return parse_int(unsigned, 10, negative)
             .map(Tok::Int)
             .ok_or(())
-            .or_else(|()| syntax(loc, format!("integer `{text}` does not fit in 64 bits")));
+            .or_else(|()| {
+                syntax(
+                    loc,
+                    format!(
+                        "integer `{text}` does not fit in 64 bits (expected {}..={})",
+                        i64::MIN,
+                        i64::MAX
+                    ),
+                )
+            });
     }
     if let Some(hex) = unsigned.strip_prefix(b"0x") {
         if !hex.is_empty() && hex.iter().all(u8::is_ascii_hexdigit) {
             return parse_int(hex, 16, negative)
                 .map(Tok::Int)
                 .ok_or(())
-                .or_else(|()| syntax(loc, format!("integer `{text}` does not fit in 64 bits")));
+                .or_else(|()| {
+                    syntax(
+                        loc,
+                        format!(
+                            "integer `{text}` does not fit in 64 bits (expected {}..={})",
+                            i64::MIN,
+                            i64::MAX
+                        ),
+                    )
+                });
         }
     }
     if is_float(unsigned) {
         return match text.parse::<f64>() {
             Ok(v) if v.is_finite() => Ok(Tok::Float(v)),
-            _ => syntax(loc, format!("number `{text}` is out of range")),
+            _ => syntax(
+                loc,
+                format!(
+                    "number `{text}` is out of range (expected a finite number of at most {:e})",
+                    f64::MAX
+                ),
+            ),
         };
     }
     Ok(Tok::Str(text.into_owned()))
@@ -564,6 +639,8 @@ struct Parser {
     depth: usize,
     /// Every blockdef name seen so far (top level or nested): the first definition wins.
     defined: HashSet<String>,
+    /// Names all `a .. b` ranges of the file have expanded to, bounded by `MAX_RANGE_LEN`.
+    range_names: u64,
 }
 
 impl Parser {
@@ -574,6 +651,7 @@ impl Parser {
             eof,
             depth: 0,
             defined: HashSet::new(),
+            range_names: 0,
         }
     }
 
@@ -863,7 +941,17 @@ impl Parser {
             self.next();
             self.next();
             let (end, _) = self.expect_str(&format!("end of range after `{start} ..`"))?;
-            for name in expand_range(start, &end, &t.loc)? {
+            let names = expand_range(start, &end, &t.loc)?;
+            self.range_names += names.len() as u64;
+            if self.range_names > MAX_RANGE_LEN {
+                return syntax(
+                    &t.loc,
+                    format!(
+                        "range `{start} .. {end}`: the file's ranges name more than {MAX_RANGE_LEN} in all"
+                    ),
+                );
+            }
+            for name in names {
                 items.push(Item {
                     value: Value::Str(name),
                     loc: t.loc.clone(),
@@ -1008,7 +1096,7 @@ mod tests {
     fn lex(text: &str) -> Result<Vec<Tok>, ParamError> {
         let file = Arc::new(PathBuf::from("/nonexistent/t.parv"));
         let mut out = Vec::new();
-        lex_into(text.as_bytes(), &file, 0, &mut out)?;
+        lex_into(text.as_bytes(), &file, 0, &mut Spliced::default(), &mut out)?;
         Ok(out.into_iter().map(|t| t.tok).collect())
     }
 

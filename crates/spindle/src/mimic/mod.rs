@@ -15,6 +15,7 @@
 //! distances a workload never uses.
 
 pub mod smtf;
+pub mod table;
 
 use crate::disk::hdd::{Hdd, Request};
 use crate::time::SimTime;

@@ -130,7 +130,8 @@ mod tests {
         let a = IoRecord {
             arrival: SimTime(12_500_250),
             device: 1,
-            lbn: u64::MAX,
+            // The largest request a trace may hold: it ends at MAX_TRACE_SECTOR.
+            lbn: crate::trace::stream::MAX_TRACE_SECTOR - u32::MAX as u64,
             blocks: u32::MAX,
             write: true,
             content: vec![[0xab; 16], [0; 16]],
@@ -152,9 +153,21 @@ mod tests {
         write_csv(std::slice::from_ref(&plain), &mut out).unwrap();
         assert_eq!(
             String::from_utf8(out).unwrap(),
-            "arrival_ms,device,lbn,blocks,op\n12.500250,1,18446744073709551615,4294967295,W\n"
+            "arrival_ms,device,lbn,blocks,op\n12.500250,1,281470681743361,4294967295,W\n"
         );
-        assert_eq!(round_trip(std::slice::from_ref(&plain)), [plain]);
+        assert_eq!(
+            round_trip(std::slice::from_ref(&plain)),
+            std::slice::from_ref(&plain)
+        );
+        // One sector further is refused where it is read, naming the line.
+        let beyond = IoRecord {
+            lbn: plain.lbn + 1,
+            ..plain
+        };
+        let mut out = Vec::new();
+        write_csv(std::slice::from_ref(&beyond), &mut out).unwrap();
+        let e = parse(&out, "rt.csv").unwrap_err().to_string();
+        assert!(e.starts_with("rt.csv:2: the request of 4294967295 sectors at LBN 281470681743362 ends beyond sector 281474976710656"), "{e}");
         assert!(round_trip(&[]).is_empty());
     }
 

@@ -231,7 +231,7 @@ pub(crate) fn stamped<'a>(
     source: &Source<'a>,
     file: &str,
 ) -> Result<StampedIter<'a>, TraceError> {
-    Ok(match format {
+    let records = match format {
         Format::DisksimAscii => super::ascii::stamped(source.lines(file)?),
         Format::DisksimValidate => validate::stamped(source.lines(file)?),
         Format::HpSrt => srt::stamped(source.open(file)?, file)?,
@@ -240,7 +240,33 @@ pub(crate) fn stamped<'a>(
         Format::Spc => spc::stamped(source.lines(file)?),
         Format::Blkparse => blkparse::stamped(source, file, None)?,
         Format::SpindleCsv => csv::stamped(source.lines(file)?),
-    })
+    };
+    let file = file.to_string();
+    Ok(Box::new(records.map(move |item| {
+        let (t, at, r) = item?;
+        check_extent(&file, at, &r)?;
+        Ok((t, at, r))
+    })))
+}
+
+/// Largest sector a trace record may reach (`lbn + blocks`): the largest disk spindle
+/// models ([`crate::disk::params::MAX_CAPACITY_SECTORS`], 2^48 sectors). A record beyond
+/// it is refused where it is read, naming the file and line, rather than later as a
+/// request beyond the disk.
+pub const MAX_TRACE_SECTOR: u64 = crate::disk::params::MAX_CAPACITY_SECTORS;
+
+fn check_extent(file: &str, at: Position, r: &IoRecord) -> Result<(), TraceError> {
+    match r.lbn.checked_add(r.blocks as u64) {
+        Some(end) if end <= MAX_TRACE_SECTOR => Ok(()),
+        _ => Err(TraceError {
+            file: file.to_string(),
+            at,
+            msg: format!(
+                "the request of {} sectors at LBN {} ends beyond sector {MAX_TRACE_SECTOR}, the end of the largest disk spindle models",
+                r.blocks, r.lbn
+            ),
+        }),
+    }
 }
 
 /// Nanoseconds per tick of the format's clock, for formats timed from their earliest

@@ -10,6 +10,7 @@
 //! │ │      │         └ field 4: size in 512-byte blocks
 //! │ │      └ field 3: starting LBN
 //! │ └ field 2: measured buffer action (Hit/Miss/Doub/Trip), never used by the simulation
+//! │          (any other word is refused)
 //! └ field 1: R or W
 //! ```
 //!
@@ -17,7 +18,7 @@
 //! character, so leading whitespace is an error. We are stricter in a few
 //! places where DiskSim would silently misread the line instead of stopping:
 //! the operation must be its own field (`RHit` is rejected), numbers must be
-//! complete (`12x` is rejected), negative or non-finite times and zero-sized
+//! complete (`12x` is rejected), negative, non-finite or over-1000 s times and zero-sized
 //! requests are rejected, and a line must have exactly six fields. Blank lines
 //! are accepted only at the end of the file. An empty trace parses to an empty
 //! list; deciding whether that is acceptable is left to the caller.
@@ -49,6 +50,13 @@ pub struct TraceError {
     pub line: usize,
     pub msg: String,
 }
+
+/// The buffer actions a validate trace records (field 2).
+pub const BUFFER_ACTIONS: [&str; 4] = ["Hit", "Miss", "Doub", "Trip"];
+
+/// Largest measured access or think time a line may give, µs (1000 s): the replay's
+/// clock is integer nanoseconds, and a real drive's times are milliseconds.
+pub const MAX_TIME_US: f64 = 1e9;
 
 /// Human-readable names of the six fields, used in error messages.
 const FIELD_NAMES: [&str; 6] = [
@@ -183,8 +191,16 @@ fn parse_line(line: &str) -> Result<ValidateRecord, String> {
             ))
         }
     };
-    // The buffer action is never used by the simulation: any word will do.
-    field(2)?;
+    // The buffer action is never used by the simulation, but it must be one of the
+    // words a validate trace holds: anything else means the line is not what we think.
+    let action = field(2)?;
+    if !BUFFER_ACTIONS.contains(&action) {
+        return Err(format!(
+            "field 2 ({}): expected one of Hit, Miss, Doub or Trip, found {}",
+            FIELD_NAMES[1],
+            shown(action)
+        ));
+    }
     let lbn: u64 = parse_unsigned(field(3)?, 3)?;
     let blocks_field = field(4)?;
     let blocks: u32 = parse_unsigned(blocks_field, 4)?;
@@ -243,6 +259,12 @@ fn parse_time(field: &str, n: usize) -> Result<f64, String> {
     if value < 0.0 {
         return Err(format!(
             "field {n} ({name}): time must not be negative, found {}",
+            shown(field)
+        ));
+    }
+    if value > MAX_TIME_US {
+        return Err(format!(
+            "field {n} ({name}): time must be at most {MAX_TIME_US:.0} µs (1000 s), found {}",
             shown(field)
         ));
     }

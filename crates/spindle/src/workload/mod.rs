@@ -91,9 +91,12 @@ pub use open::{open_workload, try_open_workload, OpenStream};
 pub use replay::WindowedReplay;
 pub use spec::{
     Arrivals, ClosedSpec, GenSpec, OpenSpec, Pattern, Sizes, Think, WorkloadSpec, MAX_PROCESSES,
-    MAX_ZIPF_BUCKETS,
+    MAX_REQUESTS, MAX_ZIPF_BUCKETS,
 };
-pub use stream::{compress_stream, limit, only_device, spread_devices, Limit, StreamItem};
+pub use stream::{
+    check_compress, compress_stream, limit, only_device, spread_devices, Limit, StreamItem,
+    MAX_COMPRESS, MIN_COMPRESS,
+};
 pub use zipf::Zipf;
 
 use crate::time::SimTime;

@@ -9,6 +9,20 @@ pub const MAX_ZIPF_BUCKETS: u64 = 1 << 24;
 /// At most this many closed-loop processes.
 pub const MAX_PROCESSES: u32 = 1 << 16;
 
+/// At most this many requests in one synthetic workload (open `count`, closed
+/// `requests`): a run at the limit takes minutes, not days.
+pub const MAX_REQUESTS: u64 = 100_000_000;
+
+fn check_requests(field: &str, n: u64) -> Result<(), WorkloadError> {
+    if n > MAX_REQUESTS {
+        return Err(WorkloadError::new(
+            field,
+            format!("must be at most {MAX_REQUESTS}, got {n}"),
+        ));
+    }
+    Ok(())
+}
+
 /// Where requests go, within the region `[start, start + span)`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(
@@ -359,6 +373,7 @@ impl OpenSpec {
     }
 
     pub fn validate(&self) -> Result<(), WorkloadError> {
+        check_requests("count", self.count)?;
         self.gen.validate()?;
         self.arrivals.validate()?;
         // Simulated time is integer ns: the last arrival must fit, with room for the
@@ -422,7 +437,28 @@ impl ClosedSpec {
                 format!("must be within 1..={MAX_PROCESSES}, got {}", self.processes),
             ));
         }
+        check_requests("requests", self.requests)?;
         self.think.validate()?;
+        // Simulated time is integer ns: the thinking alone must fit (with a margin for
+        // the spread of exponential think times), or the clock would saturate.
+        let mean_think_ns = match self.think {
+            Think::None => 0.0,
+            Think::Fixed { ns } => ns as f64,
+            Think::Exponential { mean_ns } => 2.0 * mean_ns,
+        };
+        let span_ns = mean_think_ns * self.requests as f64 / self.processes as f64;
+        if mean_think_ns >= MAX_WORKLOAD_SPAN_NS || span_ns >= MAX_WORKLOAD_SPAN_NS {
+            return Err(WorkloadError::new(
+                "think",
+                format!(
+                    "must keep the run within {:.0e} s of simulated time; {} requests over {} processes would think for about {:.3e} s",
+                    MAX_WORKLOAD_SPAN_NS / 1e9,
+                    self.requests,
+                    self.processes,
+                    span_ns / 1e9
+                ),
+            ));
+        }
         self.gen.validate()
     }
 }

@@ -92,6 +92,24 @@ where
 /// # Panics
 ///
 /// If `factor` is not finite and positive (when called, not when iterated).
+/// Smallest time-compression factor accepted (a factor below 1 stretches time; below
+/// this, arrivals a few months into a trace would pass the clock's 584 years).
+pub const MIN_COMPRESS: f64 = 1e-3;
+/// Largest time-compression factor accepted.
+pub const MAX_COMPRESS: f64 = 1e9;
+
+/// Checks a compression factor against [`MIN_COMPRESS`]`..=`[`MAX_COMPRESS`].
+pub fn check_compress(factor: f64) -> Result<(), super::WorkloadError> {
+    if (MIN_COMPRESS..=MAX_COMPRESS).contains(&factor) {
+        Ok(())
+    } else {
+        Err(super::WorkloadError::new(
+            "compress",
+            format!("must be within {MIN_COMPRESS}..={MAX_COMPRESS}, got {factor:e}"),
+        ))
+    }
+}
+
 pub fn compress_stream<I>(records: I, factor: f64) -> impl Iterator<Item = I::Item>
 where
     I: Iterator,

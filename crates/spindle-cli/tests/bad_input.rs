@@ -1,0 +1,593 @@
+//! A table of bad invocations run through the binary: each must exit with status 2
+//! within a few seconds, print no "panicked", and name the offending value or the
+//! file and line in its message.
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+const BIN: &str = env!("CARGO_BIN_EXE_spindle");
+const DISKSIM: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../data/disksim");
+/// Longest a refused invocation may take.
+const LIMIT: Duration = Duration::from_secs(10);
+
+/// (arguments, text the error must contain). `{t}` is the fixture directory.
+const CASES: &[(&str, &str)] = &[
+    // run / compare: the stack
+    ("run --disks 0", "got 0"),
+    ("run --disks 4294967295", "4294967295"),
+    ("run --disk wd-re3 --disks 100000", "100000"),
+    (
+        "run --queue-depth 0",
+        "queue-depth must be within 1..=65536, got 0",
+    ),
+    ("run --queue-depth 4294967295", "4294967295"),
+    (
+        "run --scheduler smtf --mimic-samples 0",
+        "--mimic-samples must be within 1..=10000, got 0",
+    ),
+    (
+        "run --scheduler smtf --mimic-samples 4294967295",
+        "4294967295",
+    ),
+    ("run --scheduler bogus", "bogus"),
+    ("run --scheduler online-set:bogus", "bogus"),
+    ("compare --schedulers fcfs,bogus", "bogus"),
+    ("run --max-wait-ms=-5", "-5"),
+    ("run --max-wait-ms=NaN", "NaN"),
+    ("run --layout bogus", "bogus"),
+    ("run --disk wd-re3 --layout dle --staging-pct=-1", "-1"),
+    ("run --disk wd-re3 --layout dle --staging-pct 101", "101"),
+    ("run --disk wd-re3 --layout dle --staging-pct NaN", "NaN"),
+    ("run --array raid9", "raid9"),
+    ("run --array raid0 --disks 2 --stripe-kib 0", "got 0"),
+    (
+        "run --array raid0 --disks 2 --stripe-kib 18446744073709551615",
+        "18446744073709551615",
+    ),
+    ("run --stripe-kib 64", "--stripe-kib needs --array"),
+    ("run --array raid0 --disks 100000", "100000"),
+    ("run --cache-kib 0", "got 0"),
+    (
+        "run --cache-kib 18446744073709551615",
+        "18446744073709551615",
+    ),
+    ("run --disk bogus-disk", "bogus-disk"),
+    ("run --disk {t}/missing.parv", "missing.parv"),
+    // run: synthetic workloads
+    ("run --synthetic bogus", "bogus"),
+    (
+        "run --synthetic open --count 0",
+        "--count must be at least 1",
+    ),
+    (
+        "run --synthetic open --count 18446744073709551615 --rate 1e12",
+        "18446744073709551615",
+    ),
+    ("run --synthetic closed --count 4000000000", "4000000000"),
+    ("run --synthetic open --rate 0", "got 0"),
+    ("run --synthetic open --rate=-1", "-1"),
+    ("run --synthetic open --rate NaN", "NaN"),
+    ("run --synthetic open --rate inf", "inf"),
+    (
+        "run --synthetic open --rate 1e-10",
+        "raise the rate or lower the count",
+    ),
+    ("run --synthetic closed --think-ms=-1", "got -1"),
+    ("run --synthetic closed --think-ms NaN", "got NaN"),
+    ("run --synthetic closed --think-ms inf", "got inf"),
+    ("run --synthetic closed --think-ms 1e300", "simulated time"),
+    ("run --synthetic open --read-fraction 2", "got 2"),
+    ("run --synthetic open --read-fraction=-0.5", "got -0.5"),
+    ("run --synthetic open --read-fraction NaN", "got NaN"),
+    (
+        "run --synthetic open --pattern zipf --zipf-theta NaN",
+        "got NaN",
+    ),
+    (
+        "run --synthetic open --pattern zipf --zipf-theta=-1",
+        "got -1",
+    ),
+    ("run --synthetic open --pattern bogus", "bogus"),
+    (
+        "run --synthetic open --pattern sequential --run-len 0",
+        "run-len must be at least 1, got 0",
+    ),
+    ("run --synthetic open --size 0", "got 0"),
+    ("run --synthetic open --size 4294967295", "4294967295"),
+    ("run --synthetic closed --processes 0", "got 0"),
+    (
+        "run --synthetic closed --processes 4294967295",
+        "4294967295",
+    ),
+    (
+        "run --synthetic open --processes 18446744073709551615",
+        "18446744073709551615",
+    ),
+    // run: traces and filters
+    ("run --compress 0", "got 0"),
+    ("run --compress=-1", "got -1"),
+    ("run --compress NaN", "got NaN"),
+    ("run --compress inf", "got inf"),
+    ("run --compress 1e-300", "got 1e-300"),
+    ("run --limit 0", "no requests"),
+    ("run --trace {t}/missing.csv", "missing.csv"),
+    ("run --trace {t}/garbage.txt", "garbage.txt"),
+    ("run --trace {t}/garbage.txt --format bogus", "bogus"),
+    (
+        "run --trace {t}/bad-lbn.csv --format spindle-csv",
+        "bad-lbn.csv:2",
+    ),
+    (
+        "run --trace {t}/neg-time.csv --format spindle-csv",
+        "neg-time.csv:2",
+    ),
+    (
+        "run --trace {t}/bad.ascii --format disksim-ascii",
+        "bad.ascii:2",
+    ),
+    ("run --trace {t}/bad.msr --format msr", "bad.msr:1"),
+    (
+        "run --trace {t}/huge-lbn.csv --format spindle-csv",
+        "18446744073709551000",
+    ),
+    // run: configuration files
+    ("run --config {t}/missing.toml", "missing.toml"),
+    ("run --config {t}/bad-syntax.toml", "bad-syntax.toml"),
+    ("run --config {t}/bad-type.toml", "bad-type.toml"),
+    ("run --config {t}/unknown-key.toml", "bogus-key"),
+    ("run --config {t}/zero-depth.toml", "got 0"),
+    ("run --config {t}/huge-count.toml", "4294967295"),
+    (
+        "run --config {t}/huge-requests.toml",
+        "18446744073709551615",
+    ),
+    ("run --config {t}/nan-rate.toml", "got NaN"),
+    ("run --config {t}/background.toml", "background.toml: scheduler.background-outstanding must be within 0..=65536, got 4294967295"),
+    ("run --config {t}/mimic-samples.toml", "mimic-samples.toml: scheduler.mimic-samples must be within 1..=10000, got 4294967295"),
+    ("run --config {t}/mimic-samples0.toml", "got 0"),
+    ("run --config {t}/max-wait.toml", "got 1e300"),
+    ("run --config {t}/compress.toml", "compress.toml: workload.compress must be within 0.001..=1000000000, got 1e-300"),
+    ("run --config {t}/fw-queue.toml", "firmware-queue-depth for `hp-c2249a` must be within 1..=65536, got 0"),
+    // write errors
+    (
+        "run --synthetic open --count 10 --requests-csv {t}/no-dir/out.csv",
+        "no-dir/out.csv",
+    ),
+    (
+        "run --synthetic open --count 10 --requests-csv /dev/full",
+        "/dev/full",
+    ),
+    (
+        "compare --synthetic open --count 10 --schedulers fcfs --plot /dev/full",
+        "/dev/full",
+    ),
+    (
+        "mimic probe --distances 5 --samples 1 --out /dev/full",
+        "/dev/full",
+    ),
+    (
+        "mimic probe --distances 5 --samples 1 --out {t}/no-dir/t.json",
+        "no-dir/t.json",
+    ),
+    (
+        "reproduce DISK-SEEDS --quick --out /dev/full/report",
+        "/dev/full/report",
+    ),
+    // random-io, strands, seed-checks
+    ("random-io --blocks 4000000000 --requests 10", "4000000000"),
+    ("random-io --blocks 0 --requests 10", "got 0"),
+    ("random-io --requests 0", "got 0"),
+    (
+        "random-io --requests 18446744073709551615",
+        "18446744073709551615",
+    ),
+    ("random-io --disk bogus-disk", "bogus-disk"),
+    (
+        "random-io --disk {t}/rpm/atlas10k.parv",
+        "atlas10k.model:18",
+    ),
+    ("strands --trials 0", "got 0"),
+    (
+        "strands --trials 18446744073709551615",
+        "18446744073709551615",
+    ),
+    ("strands --blocks 0 --trials 3", "got 0"),
+    ("strands --blocks 4000000000 --trials 3", "4000000000"),
+    ("strands --blocks 2049 --trials 3", "2049"),
+    ("seed-checks --requests 0", "got 0"),
+    (
+        "seed-checks --requests 18446744073709551615",
+        "18446744073709551615",
+    ),
+    // raid4
+    (
+        "raid4 baseline --updates 18446744073709551615",
+        "18446744073709551615",
+    ),
+    ("raid4 baseline --updates 0", "got 0"),
+    ("raid4 baseline --data-disks 0 --updates 1", "got 0"),
+    (
+        "raid4 baseline --data-disks 4294967295 --updates 1",
+        "4294967295",
+    ),
+    ("raid4 baseline --outstanding 0 --updates 1", "got 0"),
+    (
+        "raid4 baseline --outstanding 18446744073709551615 --updates 1",
+        "18446744073709551615",
+    ),
+    ("raid4 baseline --stripe-unit-kib 0 --updates 1", "got 0"),
+    ("raid4 baseline --stripe-unit-kib 6 --updates 1", "got 6"),
+    (
+        "raid4 baseline --stripe-unit-kib 18446744073709551615 --updates 1",
+        "18446744073709551615",
+    ),
+    ("raid4 baseline --disk bogus-disk --updates 1", "bogus-disk"),
+    ("raid4 faults --ops 0", "got 0"),
+    (
+        "raid4 faults --ops 18446744073709551615",
+        "18446744073709551615",
+    ),
+    ("raid4 faults --ops 1 --span 0", "got 0"),
+    (
+        "raid4 faults --ops 1 --span 18446744073709551615",
+        "18446744073709551615",
+    ),
+    ("raid4 faults --ops 1 --lost 2", "got 2"),
+    ("raid4 faults --ops 1 --lost NaN", "got NaN"),
+    ("raid4 faults --ops 1 --misdirected=-0.1", "got -0.1"),
+    ("raid4 faults --ops 1 --flips inf", "got inf"),
+    // mimic
+    ("mimic probe --distances 0 --out {t}/t.json", "got 0"),
+    (
+        "mimic probe --distances 18446744073709551615 --out {t}/t.json",
+        "18446744073709551615",
+    ),
+    ("mimic probe --samples 0 --out {t}/t.json", "got 0"),
+    (
+        "mimic probe --samples 4294967295 --out {t}/t.json",
+        "4294967295",
+    ),
+    ("mimic probe --distances 10000000 --samples 10000 --out {t}/t.json", "10000000 × 10000"),
+    ("raid4 baseline --updates 100001", "--updates must be within 1..=100000, got 100001"),
+    ("mimic show {t}/missing.json", "missing.json"),
+    (
+        "mimic show {t}/garbage.txt",
+        "garbage.txt: not a Disk Mimic table",
+    ),
+    ("mimic show {t}/empty-object.json", "missing field"),
+    ("mimic show {t}/only-entries.json", "only-entries.json"),
+    (
+        "mimic show {t}/bad-op.json",
+        "entries[0].prev: expected \"R\" or \"W\", found \"X\"",
+    ),
+    // disk-info and DiskSim parameter files
+    ("disk-info bogus-disk", "bogus-disk"),
+    ("disk-info {t}/missing.parv", "missing.parv"),
+    ("disk-info {t}/rpm/atlas10k.parv", "atlas10k.model:18"),
+    ("disk-info {t}/rpm0/atlas10k.parv", "atlas10k.model:18"),
+    (
+        "disk-info {t}/segments/atlas10k.parv",
+        "atlas10k.diskspecs:34",
+    ),
+    (
+        "disk-info {t}/segments-huge/atlas10k.parv",
+        "atlas10k.diskspecs:34",
+    ),
+    ("disk-info {t}/lastcyl/atlas10k.parv", "atlas10k.model:30"),
+    ("disk-info {t}/queue/atlas10k.parv", "atlas10k.diskspecs:18"),
+    (
+        "disk-info {t}/overhead/atlas10k.parv",
+        "atlas10k.diskspecs:66",
+    ),
+    ("disk-info {t}/spares/atlas10k.parv", "atlas10k.model:36"),
+    ("disk-info {t}/syntax/atlas10k.parv", "atlas10k.model:19"),
+    (
+        "disk-info {t}/nosource/atlas10k.parv",
+        "atlas10k.diskspecs:2",
+    ),
+    ("disk-info {t}/seekfile/atlas10k.parv", "atlas10k.seek:3"),
+    ("disk-info {t}/selfsource/atlas10k.parv", "more than"),
+    // validate
+    ("validate {t}/missing.parv", "missing.parv"),
+    ("validate bogus-drive", "bogus-drive"),
+    ("validate {t}/action/atlas10k.parv", "atlas10k.trace:2"),
+    ("validate {t}/bigtime/atlas10k.parv", "atlas10k.trace:2"),
+    ("validate {t}/negtime/atlas10k.parv", "atlas10k.trace:2"),
+    ("validate {t}/beyond/atlas10k.parv", "atlas10k.trace:2"),
+    ("validate {t}/rpm/atlas10k.parv", "atlas10k.model:18"),
+    // reproduce
+    ("reproduce BOGUS-ID --quick --out {t}/r", "BOGUS-ID"),
+    ("reproduce DISK-SEEDS --quick --jobs 0 --out {t}/r", "got 0"),
+    (
+        "reproduce DISK-SEEDS --quick --jobs 100000 --out {t}/r",
+        "100000",
+    ),
+    // endless files
+    ("mimic show /dev/zero", "/dev/zero: more than 268435456 bytes"),
+    ("run --config /dev/zero", "/dev/zero: larger than 16777216 bytes"),
+    ("run --trace /dev/zero", "/dev/zero"),
+    ("run --trace /dev/zero --format msr", "/dev/zero:1: line longer than"),
+    ("disk-info /dev/zero", "/dev/zero"),
+    ("disk-info {t}/seek-zero/atlas10k.parv", "atlas10k.model:10: cannot read seek curve /dev/zero"),
+    ("disk-info {t}/source-zero/atlas10k.parv", "atlas10k.diskspecs:2: cannot read sourced file `/dev/zero`"),
+    // usage errors (clap)
+    ("bogus-command", "bogus-command"),
+    ("run --bogus-flag", "--bogus-flag"),
+    ("run --queue-depth abc", "abc"),
+    ("random-io --requests -5", "-5"),
+];
+
+/// A copy of DiskSim's atlas10k files in `dir/name`, with `from` replaced by `to` in
+/// `atlas10k.EXT` (first occurrence).
+fn variant(dir: &Path, name: &str, ext: &str, from: &str, to: &str) {
+    let d = dir.join(name);
+    std::fs::create_dir_all(&d).unwrap();
+    for e in ["parv", "diskspecs", "model", "seek", "trace"] {
+        let src = Path::new(DISKSIM).join(format!("atlas10k.{e}"));
+        let mut text = std::fs::read_to_string(&src).unwrap();
+        if e == "trace" {
+            // A short trace keeps the runs fast.
+            text = text.lines().take(20).map(|l| format!("{l}\n")).collect();
+        }
+        if e == ext {
+            assert!(text.contains(from), "{name}: atlas10k.{e} lacks {from:?}");
+            text = text.replacen(from, to, 1);
+        }
+        std::fs::write(d.join(format!("atlas10k.{e}")), text).unwrap();
+    }
+}
+
+fn fixtures() -> PathBuf {
+    let t = Path::new(env!("CARGO_TARGET_TMPDIR")).join("bad_input");
+    let _ = std::fs::remove_dir_all(&t);
+    std::fs::create_dir_all(&t).unwrap();
+    let w = |name: &str, text: &str| std::fs::write(t.join(name), text).unwrap();
+    w(
+        "garbage.txt",
+        "this is not a trace\n\x01\x02 nor anything else\n",
+    );
+    w(
+        "bad-lbn.csv",
+        "arrival_ms,device,lbn,blocks,op\n0.0,0,abc,8,R\n",
+    );
+    w(
+        "neg-time.csv",
+        "arrival_ms,device,lbn,blocks,op\n-5.0,0,0,8,R\n",
+    );
+    w(
+        "huge-lbn.csv",
+        "arrival_ms,device,lbn,blocks,op\n0.0,0,18446744073709551000,8,R\n",
+    );
+    w(
+        "beyond-disk.csv",
+        "arrival_ms,device,lbn,blocks,op\n0.0,0,100,8,R\n1.0,0,1000000000,8,R\n",
+    );
+    w("bad.ascii", "0.0 0 100 8 1\nx 0 100 8 1\n");
+    w("bad.msr", "128166372003061629,src1,0,Bogus,0,4096,100\n");
+    w("bad-syntax.toml", "seed = 1\n[workload\n");
+    w(
+        "bad-type.toml",
+        "seed = 1\n[scheduler]\nkind = \"sstf\"\nqueue-depth = \"x\"\n",
+    );
+    w("unknown-key.toml", "seed = 1\nbogus-key = 3\n");
+    w(
+        "zero-depth.toml",
+        "[workload]\ntrace = \"sample:hplajw\"\n[scheduler]\nkind = \"sstf\"\nqueue-depth = 0\n[[disks]]\ndisk = \"hp-c2249a\"\ncount = 1\n",
+    );
+    w(
+        "huge-count.toml",
+        "[workload]\ntrace = \"sample:hplajw\"\n[scheduler]\nkind = \"sstf\"\n[[disks]]\ndisk = \"hp-c2249a\"\ncount = 4294967295\n",
+    );
+    let synth = |extra: &str| {
+        format!(
+            "[workload.synthetic]\nkind = \"synthetic\"\npattern = {{ kind = \"uniform\" }}\nsizes = {{ kind = \"fixed\", sectors = 8 }}\nread-fraction = 0.5\nseed = 1\n{extra}\n[scheduler]\nkind = \"sstf\"\n[[disks]]\ndisk = \"wd-re3\"\ncount = 1\n"
+        )
+    };
+    w(
+        "huge-requests.toml",
+        &synth(
+            "arrivals = { kind = \"poisson\", rate-per-s = 1e15 }\ncount = 18446744073709551615",
+        ),
+    );
+    w(
+        "nan-rate.toml",
+        &synth("arrivals = { kind = \"poisson\", rate-per-s = nan }\ncount = 10"),
+    );
+    let sched = |sched: &str, key: &str| {
+        format!("[workload]\ntrace = \"sample:hplajw\"\nlimit = 200\n[scheduler]\nkind = \"{sched}\"\n{key}\n[[disks]]\ndisk = \"hp-c2249a\"\ncount = 1\n")
+    };
+    w(
+        "background.toml",
+        &sched("freeblock", "background-outstanding = 4294967295"),
+    );
+    w(
+        "mimic-samples.toml",
+        &sched("smtf", "mimic-samples = 4294967295"),
+    );
+    w("mimic-samples0.toml", &sched("smtf", "mimic-samples = 0"));
+    w("max-wait.toml", &sched("sstf", "max-wait-ms = 1e300"));
+    w(
+        "compress.toml",
+        &sched("sstf", "").replace("limit = 200", "limit = 200\ncompress = 1e-300"),
+    );
+    w(
+        "fw-queue.toml",
+        &format!("{}firmware-queue-depth = 0\n", sched("sstf", "")),
+    );
+    w("empty-object.json", "{}");
+    w("only-entries.json", "{\"entries\": []}");
+    w(
+        "bad-op.json",
+        r#"{"entries":[{"cur":"R","distance":-5,"mean_ns":10,"prev":"X","samples_ns":[9,11]}],
+        "intervals":[],"interval_limits":[],"interpolated_distances":0,"memory_bytes":100,
+        "metric":"mean","probe_requests":8,"probe_sectors":2,"samples_per_distance":2}"#,
+    );
+    let rpm = "Rotation speed (in rpms) = 10025";
+    variant(
+        &t,
+        "rpm",
+        "model",
+        rpm,
+        "Rotation speed (in rpms) = 60000000000000",
+    );
+    variant(&t, "rpm0", "model", rpm, "Rotation speed (in rpms) = 0");
+    let seg = "Number of buffer segments = 10";
+    variant(
+        &t,
+        "segments",
+        "diskspecs",
+        seg,
+        "Number of buffer segments = 2000000000",
+    );
+    variant(
+        &t,
+        "segments-huge",
+        "diskspecs",
+        seg,
+        "Number of buffer segments = 9223372036854775808",
+    );
+    variant(
+        &t,
+        "lastcyl",
+        "model",
+        "Last cylinder number = 432",
+        "Last cylinder number = 4294967296",
+    );
+    variant(
+        &t,
+        "queue",
+        "diskspecs",
+        "Max queue length = 1",
+        "Max queue length = 4294967296",
+    );
+    variant(
+        &t,
+        "overhead",
+        "diskspecs",
+        "Read completion overhead = 0.000000",
+        "Read completion overhead = -5.0",
+    );
+    variant(
+        &t,
+        "spares",
+        "model",
+        "Number of spares = 89",
+        "Number of spares = -7",
+    );
+    variant(
+        &t,
+        "syntax",
+        "model",
+        "Percent error in rpms =",
+        "Percent error in rpms = =",
+    );
+    variant(
+        &t,
+        "seek-zero",
+        "model",
+        "Full seek curve = atlas10k.seek",
+        "Full seek curve = /dev/zero",
+    );
+    variant(
+        &t,
+        "source-zero",
+        "diskspecs",
+        "source atlas10k.model",
+        "source /dev/zero",
+    );
+    variant(
+        &t,
+        "nosource",
+        "diskspecs",
+        "source atlas10k.model",
+        "source nowhere.model",
+    );
+    variant(&t, "seekfile", "seek", "\n", "\n1, 1.0\nabc, 2.0\n");
+    variant(
+        &t,
+        "selfsource",
+        "model",
+        "Rotation speed (in rpms) = 10025",
+        "Rotation speed (in rpms) = 10025, source atlas10k.model source atlas10k.model",
+    );
+    let line2 = |d: &Path| {
+        let text = std::fs::read_to_string(d.join("atlas10k.trace")).unwrap();
+        text.lines().nth(1).unwrap().to_string()
+    };
+    let base = Path::new(DISKSIM);
+    let l2 = line2(base);
+    let fields: Vec<&str> = l2.split_whitespace().collect();
+    let swap = |i: usize, v: &str| {
+        let mut f = fields.clone();
+        f[i] = v;
+        f.join(" ")
+    };
+    variant(&t, "action", "trace", &l2, &swap(1, "Bogus"));
+    variant(&t, "bigtime", "trace", &l2, &swap(4, "1e308"));
+    variant(&t, "negtime", "trace", &l2, &swap(5, "-3"));
+    variant(&t, "beyond", "trace", &l2, &swap(2, "18446744073709551000"));
+    t
+}
+
+#[test]
+fn every_bad_invocation_exits_2_naming_what_is_wrong() {
+    let t = fixtures();
+    assert!(CASES.len() >= 100, "{} cases", CASES.len());
+    let mut failures = Vec::new();
+    for (args, want) in CASES {
+        let args: Vec<String> = args
+            .split_whitespace()
+            .map(|a| a.replace("{t}", &t.display().to_string()))
+            .collect();
+        let want = want.replace("{t}", &t.display().to_string());
+        let started = Instant::now();
+        let mut child = Command::new(BIN)
+            .args(&args)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut err_pipe = child.stderr.take().unwrap();
+        let reader = std::thread::spawn(move || {
+            let mut s = String::new();
+            let _ = err_pipe.read_to_string(&mut s);
+            s
+        });
+        let status = loop {
+            if let Some(s) = child.try_wait().unwrap() {
+                break Some(s);
+            }
+            if started.elapsed() > LIMIT {
+                let _ = child.kill();
+                let _ = child.wait();
+                break None;
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        };
+        let err = reader.join().unwrap();
+        let problem = match status {
+            None => Some(format!("still running after {LIMIT:?}")),
+            Some(s) if s.code() != Some(2) => Some(format!("exit status {s}")),
+            Some(_) if err.contains("panicked") => Some("panicked".to_string()),
+            Some(_) if !err.contains(&want) => Some(format!("message lacks {want:?}")),
+            Some(_) => None,
+        };
+        if let Some(p) = problem {
+            failures.push(format!(
+                "spindle {}: {p}\n    {}",
+                args.join(" "),
+                err.trim()
+            ));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of {} bad invocations misbehaved:\n{}",
+        failures.len(),
+        CASES.len(),
+        failures.join("\n")
+    );
+}
