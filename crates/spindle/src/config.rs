@@ -189,11 +189,8 @@ impl WorkloadConfig {
             None => None,
         };
         if let Some(f) = self.compress {
-            if !(f.is_finite() && f > 0.0) {
-                return Err(ConfigError::Invalid(format!(
-                    "workload.compress must be a positive number, got {f}"
-                )));
-            }
+            crate::workload::check_compress(f)
+                .map_err(|e| ConfigError::Invalid(format!("workload.{e}")))?;
         }
         let invalid = |e: TraceError| ConfigError::Invalid(e.to_string());
         let named = format.filter(|_| !spec.starts_with("sample:"));
@@ -467,6 +464,41 @@ impl RunConfig {
 mod tests {
     use super::*;
     use crate::sched::SchedulerKind;
+
+    /// Values the stack cannot honour are refused naming the key, never clamped.
+    #[test]
+    fn out_of_range_stack_values_are_refused_by_name() {
+        for (table, key) in [
+            ("[scheduler]\nmimic-samples = 0\n", "mimic-samples"),
+            ("[scheduler]\nmimic-samples = 4294967295\n", "mimic-samples"),
+            (
+                "[scheduler]\nbackground-outstanding = 4294967295\n",
+                "background-outstanding",
+            ),
+            ("[scheduler]\nmax-wait-ms = 1e300\n", "max-wait-ms"),
+            (
+                "[device]\nkind = \"disk\"\ndisk = \"hp-c2249a\"\nfirmware-queue-depth = 0\n",
+                "firmware-queue-depth",
+            ),
+        ] {
+            let text = format!("[workload]\ntrace = \"sample:hplajw\"\n{table}");
+            let c = RunConfig::from_toml(&text, "t.toml").unwrap();
+            let e = c.build().err().map(|e| e.to_string()).unwrap_or_default();
+            assert!(e.contains(key), "{table}: {e}");
+        }
+        let c = RunConfig::from_toml(
+            "[workload]\ntrace = \"sample:hplajw\"\ncompress = 1e-300\n",
+            "t.toml",
+        )
+        .unwrap();
+        let e = c
+            .workload
+            .load(1)
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default();
+        assert!(e.contains("compress"), "{e}");
+    }
 
     #[test]
     fn parses_the_documented_example() {

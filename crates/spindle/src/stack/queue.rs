@@ -48,6 +48,12 @@ pub const MAX_MERGE_KIB: u32 = 1 << 16;
 /// Largest host queue depth.
 pub const MAX_QUEUE_DEPTH: u32 = 1 << 16;
 
+/// Most samples per distance an SMTF or freeblock queue's Disk Mimic probes.
+pub const MAX_MIMIC_SAMPLES: u32 = 10_000;
+
+/// Longest aging bound, ms (a day).
+pub const MAX_WAIT_MS: f64 = 86_400_000.0;
+
 impl SchedulerConfig {
     /// The queue this table describes; errors name the key.
     pub fn queue_spec(&self) -> Result<QueueSpec, String> {
@@ -58,11 +64,23 @@ impl SchedulerConfig {
             ));
         }
         if let Some(w) = self.max_wait_ms {
-            if !(w.is_finite() && w >= 0.0) {
+            if !(0.0..=MAX_WAIT_MS).contains(&w) {
                 return Err(format!(
-                    "max-wait-ms must be a non-negative number, got {w}"
+                    "max-wait-ms must be within 0..={MAX_WAIT_MS}, got {w}"
                 ));
             }
+        }
+        if !(1..=MAX_MIMIC_SAMPLES).contains(&self.mimic_samples) {
+            return Err(format!(
+                "mimic-samples must be within 1..={MAX_MIMIC_SAMPLES}, got {}",
+                self.mimic_samples
+            ));
+        }
+        if self.background_outstanding > MAX_QUEUE_DEPTH {
+            return Err(format!(
+                "background-outstanding must be within 0..={MAX_QUEUE_DEPTH}, got {}",
+                self.background_outstanding
+            ));
         }
         if self.window == Some(0) {
             return Err("window must be at least 1".into());

@@ -129,7 +129,13 @@ impl DiskSpec {
             };
         }
         if let Some(q) = self.firmware_queue_depth {
-            p.firmware.queue_depth = q.max(1);
+            if !(1..=super::queue::MAX_QUEUE_DEPTH).contains(&q) {
+                return Err(format!(
+                    "{path}.firmware-queue-depth must be within 1..={}, got {q}",
+                    super::queue::MAX_QUEUE_DEPTH
+                ));
+            }
+            p.firmware.queue_depth = q;
         }
         if let Some(kib) = self.write_cache_kib {
             p.firmware.write_cache_sectors = kib.saturating_mul(2);
