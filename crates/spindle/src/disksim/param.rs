@@ -536,36 +536,26 @@ fn classify(word: &[u8], loc: &Loc) -> Result<Tok, ParamError> {
         Some(rest) => (true, rest),
         None => (false, word),
     };
+    // An integer in `radix`, or an error saying it does not fit.
+    let int = |digits: &[u8], radix: u32| -> Result<Tok, ParamError> {
+        match parse_int(digits, radix, negative) {
+            Some(v) => Ok(Tok::Int(v)),
+            None => syntax(
+                loc,
+                format!(
+                    "integer `{text}` does not fit in 64 bits (expected {}..={})",
+                    i64::MIN,
+                    i64::MAX
+                ),
+            ),
+        }
+    };
     if is_digits(unsigned) {
-        return parse_int(unsigned, 10, negative)
-            .map(Tok::Int)
-            .ok_or(())
-            .or_else(|()| {
-                syntax(
-                    loc,
-                    format!(
-                        "integer `{text}` does not fit in 64 bits (expected {}..={})",
-                        i64::MIN,
-                        i64::MAX
-                    ),
-                )
-            });
+        return int(unsigned, 10);
     }
     if let Some(hex) = unsigned.strip_prefix(b"0x") {
         if !hex.is_empty() && hex.iter().all(u8::is_ascii_hexdigit) {
-            return parse_int(hex, 16, negative)
-                .map(Tok::Int)
-                .ok_or(())
-                .or_else(|()| {
-                    syntax(
-                        loc,
-                        format!(
-                            "integer `{text}` does not fit in 64 bits (expected {}..={})",
-                            i64::MIN,
-                            i64::MAX
-                        ),
-                    )
-                });
+            return int(hex, 16);
         }
     }
     if is_float(unsigned) {

@@ -123,28 +123,15 @@ pub fn svg_plot(plot: &Plot) -> String {
     let log_x = plot.log_x && !bars;
 
     // Finite data, per series (x > 0 on a log axis).
-    let series: Vec<Vec<(f64, f64)>> = plot
-        .series
-        .iter()
-        .map(|s| {
-            s.points
-                .iter()
-                .copied()
-                .filter(|&(x, y)| x.is_finite() && y.is_finite() && (!log_x || x > 0.0))
-                .collect()
-        })
-        .collect();
-    let paper: Vec<Vec<(f64, f64)>> = plot
-        .paper
-        .iter()
-        .map(|s| {
-            s.points
-                .iter()
-                .copied()
-                .filter(|&(x, y)| x.is_finite() && y.is_finite() && (!log_x || x > 0.0))
-                .collect()
-        })
-        .collect();
+    let drawable = |points: &[(f64, f64)]| -> Vec<(f64, f64)> {
+        points
+            .iter()
+            .copied()
+            .filter(|&(x, y)| x.is_finite() && y.is_finite() && (!log_x || x > 0.0))
+            .collect()
+    };
+    let series: Vec<Vec<(f64, f64)>> = plot.series.iter().map(|s| drawable(&s.points)).collect();
+    let paper: Vec<Vec<(f64, f64)>> = plot.paper.iter().map(|s| drawable(&s.points)).collect();
     let all = || series.iter().chain(paper.iter()).flatten();
     let cats = &plot.x_categories;
 
