@@ -659,19 +659,28 @@ fn summary_text(c: &RunConfig, m: &Metrics) -> String {
         m.p99_response_ms,
         m.max_response_ms
     );
-    s += &format!(
-        "at disk    mean {:.3} ms = overhead {:.3} + seek {:.3} + rotation {:.3} + transfer {:.3}; cache hits {:.1} %\n",
-        m.mean_service_ms,
-        m.mean_breakdown.overhead_ms,
-        m.mean_breakdown.seek_ms,
-        m.mean_breakdown.rotation_ms,
-        m.mean_breakdown.transfer_ms,
-        m.cache_hit_fraction * 100.0
-    );
-    s += &format!(
-        "queueing   mean {:.3} ms before the drive started\n",
-        m.mean_queue_ms
-    );
+    if c.layout.is_some() {
+        // A layout request's service is its whole flash and RAID-4 work (many drive
+        // I/Os): there is no one drive's breakdown to show; the node table has them.
+        s += &format!(
+            "service    mean {:.3} ms in the layout engine and its array; queueing mean {:.3} ms before it started\n",
+            m.mean_service_ms, m.mean_queue_ms
+        );
+    } else {
+        s += &format!(
+            "at disk    mean {:.3} ms = overhead {:.3} + seek {:.3} + rotation {:.3} + transfer {:.3}; cache hits {:.1} %\n",
+            m.mean_service_ms,
+            m.mean_breakdown.overhead_ms,
+            m.mean_breakdown.seek_ms,
+            m.mean_breakdown.rotation_ms,
+            m.mean_breakdown.transfer_ms,
+            m.cache_hit_fraction * 100.0
+        );
+        s += &format!(
+            "queueing   mean {:.3} ms before the drive started\n",
+            m.mean_queue_ms
+        );
+    }
     let util: Vec<String> = m
         .utilization
         .iter()
