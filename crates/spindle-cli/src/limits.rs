@@ -25,14 +25,14 @@ pub const MAX_OUTSTANDING: u64 = spindle::config::MAX_QUEUE_DEPTH as u64;
 /// `mimic probe --distances`: random distances asked for.
 pub const MAX_DISTANCES: u64 = 10_000_000;
 /// `mimic probe --samples`, `run --mimic-samples`: samples per probed distance.
-pub const MAX_MIMIC_SAMPLES: u64 = 10_000;
+pub const MAX_MIMIC_SAMPLES: u64 = spindle::stack::queue::MAX_MIMIC_SAMPLES as u64;
 /// `mimic probe`: distances × samples, the probe pairs issued.
 pub const MAX_PROBES: u64 = 100_000_000;
 /// `background-outstanding` (freeblock, config file): background reads kept
 /// outstanding at the host (the host queue's limit).
 pub const MAX_BACKGROUND: u64 = spindle::config::MAX_QUEUE_DEPTH as u64;
 /// `--max-wait-ms`, `max-wait-ms`: the aging bound, ms (one day).
-pub const MAX_WAIT_MS: f64 = 86_400_000.0;
+pub const MAX_WAIT_MS: f64 = spindle::stack::queue::MAX_WAIT_MS;
 /// `reproduce --jobs`: experiments run at once.
 pub const MAX_JOBS: u64 = 1024;
 

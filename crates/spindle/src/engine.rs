@@ -626,22 +626,15 @@ mod tests {
         }
         fn wake(&mut self, now: SimTime, out: &mut Vec<Done>) {
             let t = self.0.remove(0);
+            let req = Request {
+                id: t.0,
+                lbn: 0,
+                blocks: 1,
+                write: false,
+            };
             out.push(Done {
-                req: Request {
-                    id: t.0,
-                    lbn: 0,
-                    blocks: 1,
-                    write: false,
-                },
                 dispatch: None,
-                start: now,
-                done: now,
-                breakdown: Default::default(),
-                cache_hit: false,
-                background: false,
-                released: None,
-                unit: 0,
-                rider: false,
+                ..Done::served(req, now, now)
             });
         }
         fn describe(&self, _depth: usize, _out: &mut String) {}

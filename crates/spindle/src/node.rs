@@ -38,6 +38,24 @@ pub struct Done {
 }
 
 impl Done {
+    /// `req` served by the reporting part itself from `start` to `done` (sent on at
+    /// `start`, no media breakdown of its own): a layer's or a layout engine's
+    /// completion.
+    pub fn served(req: Request, start: SimTime, done: SimTime) -> Done {
+        Done {
+            req,
+            dispatch: Some(start),
+            start,
+            done,
+            breakdown: Breakdown::default(),
+            cache_hit: false,
+            background: false,
+            released: None,
+            unit: 0,
+            rider: false,
+        }
+    }
+
     /// A drive's completion of request `c.id`: the drive knows only the id, the parts
     /// above keep the rest of the request.
     pub fn of_drive(c: &crate::disk::hdd::Completion, unit: u32) -> Done {

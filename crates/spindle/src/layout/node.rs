@@ -216,18 +216,7 @@ impl Device for LayoutNode {
             return;
         };
         self.busy_ns += done.0 - start.0;
-        out.push(Done {
-            req,
-            dispatch: Some(start),
-            start,
-            done,
-            breakdown: Default::default(),
-            cache_hit: false,
-            background: false,
-            released: None,
-            unit: 0,
-            rider: false,
-        });
+        out.push(Done::served(req, start, done));
         self.start_next(now);
     }
 

@@ -124,16 +124,8 @@ impl Layer for BlockCache {
     fn on_timer(&mut self, now: SimTime, token: u64, io: &mut LayerIo) {
         if let Some((req, at)) = self.hits.remove(&token) {
             io.up.push(Done {
-                req,
-                dispatch: Some(at),
-                start: at,
-                done: now,
-                breakdown: Default::default(),
                 cache_hit: true,
-                background: false,
-                released: None,
-                unit: 0,
-                rider: false,
+                ..Done::served(req, at, now)
             });
         }
     }

@@ -4,7 +4,7 @@
 //! state machine: each step writes into a [`LayerIo`] outbox, and [`LayerNode`] turns a
 //! layer and the device below it into a device, so layers stack on anything.
 
-use crate::disk::hdd::{Breakdown, Request};
+use crate::disk::hdd::Request;
 use crate::node::{tree_line, Device, Done, NodeReport};
 use crate::time::SimTime;
 use std::cmp::Reverse;
@@ -25,16 +25,8 @@ impl LayerIo {
     /// Completes `req` (from above) now, with no device time.
     pub fn complete_now(&mut self, req: Request, now: SimTime) {
         self.up.push(Done {
-            req,
-            dispatch: Some(now),
-            start: now,
-            done: now,
-            breakdown: Breakdown::default(),
             cache_hit: true,
-            background: false,
-            released: None,
-            rider: false,
-            unit: 0,
+            ..Done::served(req, now, now)
         });
     }
 }
