@@ -521,8 +521,17 @@ impl HostQueue {
 
     /// The earliest-pushed request at the highest LBN below `lbn`: (LBN, seq).
     fn below(&self, lbn: u64) -> Option<(u64, u64)> {
-        let &(l, _) = self.by_lbn.range(..(lbn, 0)).next_back()?;
-        self.at_or_above(l)
+        // Walk down from the highest entry below `lbn` over its LBN's entries (usually
+        // one): the last is the earliest pushed. One descent instead of two.
+        let mut range = self.by_lbn.range(..(lbn, 0));
+        let mut best = *range.next_back()?;
+        for &(l, seq) in range.rev() {
+            if l != best.0 {
+                break;
+            }
+            best = (l, seq);
+        }
+        Some(best)
     }
 
     /// C-LOOK: the next request at or above the last position, else the lowest.
@@ -550,20 +559,23 @@ impl HostQueue {
         }
     }
 
-    /// Sequence number of the waiting request `kind` sends next (the queue is not empty).
-    fn choose(&mut self, kind: SchedulerKind, oracle: Option<&Hdd>, now: SimTime) -> u64 {
-        // The oldest request (any request, for the policies that keep no order): a
-        // fallback that a non-empty queue never needs.
-        let first = if self.ordered {
+    /// The oldest waiting request (any request, for the policies that keep no order): a
+    /// fallback that a non-empty queue never needs.
+    fn oldest(&self) -> u64 {
+        if self.ordered {
             self.order.first().copied()
         } else {
             self.by_lbn.first().map(|&(_, seq)| seq)
         }
-        .expect("choose runs on a non-empty queue");
+        .expect("choose runs on a non-empty queue")
+    }
+
+    /// Sequence number of the waiting request `kind` sends next (the queue is not empty).
+    fn choose(&mut self, kind: SchedulerKind, oracle: Option<&Hdd>, now: SimTime) -> u64 {
         match kind {
-            SchedulerKind::Fcfs => first,
-            SchedulerKind::Sstf => self.nearest().unwrap_or(first),
-            SchedulerKind::CLook => self.clook_next().unwrap_or(first),
+            SchedulerKind::Fcfs => self.oldest(),
+            SchedulerKind::Sstf => self.nearest().unwrap_or_else(|| self.oldest()),
+            SchedulerKind::CLook => self.clook_next().unwrap_or_else(|| self.oldest()),
             SchedulerKind::Look => {
                 let last = self.last_lbn;
                 let pick = |q: &HostQueue, asc: bool| {
@@ -578,7 +590,7 @@ impl HostQueue {
                     Some(seq) => seq,
                     None => {
                         self.ascending = !self.ascending;
-                        pick(self, self.ascending).unwrap_or(first)
+                        pick(self, self.ascending).unwrap_or_else(|| self.oldest())
                     }
                 }
             }
@@ -586,7 +598,7 @@ impl HostQueue {
             SchedulerKind::Greedy => match oracle {
                 Some(hdd) => {
                     // Ties go to the earliest arrival: only a strictly faster one wins.
-                    let mut best = (u64::MAX, first);
+                    let mut best = (u64::MAX, self.oldest());
                     let n = self.limit();
                     for (seq, w) in self.order.iter().take(n).map(|q| (*q, &self.waiting[q])) {
                         let t = hdd.positioning_from_state(now, w.req.lbn, w.req.write);
@@ -596,10 +608,11 @@ impl HostQueue {
                     }
                     best.1
                 }
-                None => self.nearest().unwrap_or(first),
+                None => self.nearest().unwrap_or_else(|| self.oldest()),
             },
             SchedulerKind::Smtf(_) => {
                 let limit = self.limit();
+                let first = self.oldest();
                 match self.mimic.as_mut() {
                     Some(m) => {
                         let waiting = &self.waiting;

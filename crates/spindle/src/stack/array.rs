@@ -43,6 +43,9 @@ pub struct Volumes {
     members: Vec<Box<dyn Device>>,
     /// First address of each unit.
     base: Vec<u64>,
+    /// Each unit's next wake, as it said after the last call into it: a unit changes
+    /// only when called, so the set answers `next_wake` without asking every unit.
+    wakes: Vec<Option<SimTime>>,
     outstanding: usize,
     scratch: Vec<Done>,
 }
@@ -55,9 +58,11 @@ impl Volumes {
             base.push(at);
             at = at.saturating_add(m.capacity());
         }
+        let wakes = members.iter().map(|m| m.next_wake()).collect();
         Volumes {
             members,
             base,
+            wakes,
             outstanding: 0,
             scratch: Vec::new(),
         }
@@ -103,18 +108,31 @@ impl Device for Volumes {
                 ..req
             },
         );
+        self.wakes[i] = self.members[i].next_wake();
     }
 
     fn next_wake(&self) -> Option<SimTime> {
-        self.members.iter().filter_map(|m| m.next_wake()).min()
+        self.wakes.iter().flatten().min().copied()
     }
 
     fn wake(&mut self, now: SimTime, out: &mut Vec<Done>) {
-        let mut got = std::mem::take(&mut self.scratch);
-        let Some(i) = wake_earliest(&mut self.members, now, &mut got) else {
-            self.scratch = got;
+        // The unit with the earliest event due at `now` (ties to the lowest index).
+        let Some((t, i)) = self
+            .wakes
+            .iter()
+            .enumerate()
+            .filter_map(|(i, w)| w.map(|t| (t, i)))
+            .min()
+        else {
             return;
         };
+        if t > now {
+            return;
+        }
+        let mut got = std::mem::take(&mut self.scratch);
+        got.clear();
+        self.members[i].wake(now, &mut got);
+        self.wakes[i] = self.members[i].next_wake();
         for d in got.drain(..) {
             if !d.background {
                 self.outstanding -= 1;
