@@ -275,6 +275,14 @@ const CASES: &[(&str, &str)] = &[
         "disk-info {t}/segments-huge/atlas10k.parv",
         "atlas10k.diskspecs:34",
     ),
+    (
+        "disk-info {t}/misspelt/atlas10k.parv",
+        "atlas10k.diskspecs:34: `Number of bufer segments` is not a parameter of disksim_disk",
+    ),
+    (
+        "disk-info {t}/misspelt-zone/atlas10k.parv",
+        "did you mean `Last cylinder number`?",
+    ),
     ("disk-info {t}/lastcyl/atlas10k.parv", "atlas10k.model:30"),
     ("disk-info {t}/queue/atlas10k.parv", "atlas10k.diskspecs:18"),
     (
@@ -447,6 +455,21 @@ fn fixtures() -> PathBuf {
         "diskspecs",
         seg,
         "Number of buffer segments = 9223372036854775808",
+    );
+    // Misspelt names: DiskSim would warn and run on its default.
+    variant(
+        &t,
+        "misspelt",
+        "diskspecs",
+        seg,
+        "Number of bufer segments = 10",
+    );
+    variant(
+        &t,
+        "misspelt-zone",
+        "model",
+        "Last cylinder number = 432",
+        "Last cylindre number = 432",
     );
     variant(
         &t,

@@ -370,6 +370,44 @@ impl<'a> P<'a> {
     }
 }
 
+/// Refuses a parameter name outside its block type's DiskSim table, in `block` and
+/// every block nested in it (after inheritance, so a parent's names are checked too).
+fn check_names(block: &Block, file: &ParamFile) -> Result<(), ImportError> {
+    let b = block.resolved(file);
+    if let Some(valid) = super::names::known(&b.type_name) {
+        for p in &b.params {
+            if valid.contains(&p.name.as_str()) {
+                continue;
+            }
+            let hint = match super::names::nearest(&p.name, valid) {
+                Some(n) => format!("; did you mean `{n}`?"),
+                None => String::new(),
+            };
+            return at(
+                &p.loc,
+                format!(
+                    "`{}` is not a parameter of {} (DiskSim would ignore it and use its default){hint}",
+                    p.name, b.type_name
+                ),
+            );
+        }
+    }
+    for p in &b.params {
+        check_value_names(&p.value, file)?;
+    }
+    Ok(())
+}
+
+fn check_value_names(v: &Value, file: &ParamFile) -> Result<(), ImportError> {
+    match v {
+        Value::Block(inner) => check_names(inner, file),
+        Value::List(items) => items
+            .iter()
+            .try_for_each(|i| check_value_names(&i.value, file)),
+        _ => Ok(()),
+    }
+}
+
 /// Builds one disk from its `disksim_disk` block and (optionally) the bus it is on.
 pub fn import_disk_block(
     file: &ParamFile,
@@ -378,6 +416,10 @@ pub fn import_disk_block(
     parv: &Path,
     reader: FileReader,
 ) -> Result<DiskParams, ImportError> {
+    check_names(block, file)?;
+    if let Some(bus) = bus {
+        check_names(bus, file)?;
+    }
     let d = P::new(block, file);
     if d.b.type_name != "disksim_disk" {
         return at(

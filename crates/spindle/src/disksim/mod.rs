@@ -1,5 +1,7 @@
 //! DiskSim 4.0 parameter files: the libparam language ([`param`]) and the import of
-//! `disksim_disk` / `dm_disk` blocks into spindle disks ([`import`]).
+//! `disksim_disk` / `dm_disk` blocks into spindle disks ([`import`]), refusing names
+//! outside DiskSim's parameter tables ([`names`]).
 
 pub mod import;
+pub mod names;
 pub mod param;
