@@ -70,6 +70,11 @@ const CASES: &[(&str, &str)] = &[
     ("run --synthetic open --rate=-1", "-1"),
     ("run --synthetic open --rate NaN", "NaN"),
     ("run --synthetic open --rate inf", "inf"),
+    ("run --synthetic open --rate 1e300", "one request per ns at most), got 1e300"),
+    (
+        "run --synthetic open --read-fraction 1e300",
+        "must be within 0..=1, got 1e300",
+    ),
     (
         "run --synthetic open --rate 1e-10",
         "raise the rate or lower the count",

@@ -116,7 +116,15 @@ pub fn run_fault_campaign(disk: &DiskParams, c: &FaultCampaign) -> Result<FaultR
     };
     let mut a = Raid4::new(disk.clone(), cfg)?;
     let members = a.layout().members();
-    let span = c.span_blocks.clamp(1, a.layout().volume_blocks());
+    let volume = a.layout().volume_blocks();
+    if c.span_blocks == 0 || c.span_blocks > volume {
+        // The range the campaign writes: refused, never narrowed to fit.
+        return Err(ArrayError::OutOfRange {
+            block: c.span_blocks,
+            blocks: volume,
+        });
+    }
+    let span = c.span_blocks;
     a.faults = FaultInjector::new(c.seed);
     a.faults.lost_write = c.lost_write;
     a.faults.misdirected_write = c.misdirected_write;

@@ -58,7 +58,7 @@ impl LayoutConfig {
     pub fn validate(&self) -> Result<(), String> {
         if !(0.0..=100.0).contains(&self.staging_pct) {
             return Err(format!(
-                "layout.staging-pct must be 0-100, got {}",
+                "layout.staging-pct must be 0-100, got {:?}",
                 self.staging_pct
             ));
         }

@@ -43,7 +43,7 @@ impl CacheSpec {
         }
         if !(self.hit_us.is_finite() && (0.0..=1e6).contains(&self.hit_us)) {
             return Err(format!(
-                "cache hit-us must be within 0..=1000000, got {}",
+                "cache hit-us must be within 0..=1000000, got {:?}",
                 self.hit_us
             ));
         }

@@ -121,7 +121,7 @@ impl Sizes {
                     if !(weight.is_finite() && weight >= 0.0) {
                         return Err(WorkloadError::new(
                             format!("sizes.choices[{i}]"),
-                            format!("must have a finite weight >= 0, got {weight}"),
+                            format!("must have a finite weight >= 0, got {weight:?}"),
                         ));
                     }
                 }
@@ -129,7 +129,7 @@ impl Sizes {
                 if !(total.is_finite() && total > 0.0) {
                     return Err(WorkloadError::new(
                         "sizes.choices",
-                        format!("must have a finite, positive total weight, got {total}"),
+                        format!("must have a finite, positive total weight, got {total:?}"),
                     ));
                 }
             }
@@ -216,7 +216,7 @@ impl GenSpec {
         if !(0.0..=1.0).contains(&self.read_fraction) {
             return Err(WorkloadError::new(
                 "read-fraction",
-                format!("must be within 0..=1, got {}", self.read_fraction),
+                format!("must be within 0..=1, got {:?}", self.read_fraction),
             ));
         }
         if self.align == Some(0) {
@@ -256,7 +256,7 @@ impl GenSpec {
                 if !(theta.is_finite() && theta >= 0.0) {
                     return Err(WorkloadError::new(
                         "pattern.theta",
-                        format!("must be finite and >= 0, got {theta}"),
+                        format!("must be finite and >= 0, got {theta:?}"),
                     ));
                 }
                 let most = span.min(MAX_ZIPF_BUCKETS);
@@ -292,17 +292,23 @@ pub enum Arrivals {
     Poisson { rate_per_s: f64 },
 }
 
+/// Fastest Poisson arrival rate, requests per second: one per nanosecond, the clock's
+/// resolution.
+pub const MAX_RATE_PER_S: f64 = 1e9;
+
 impl Arrivals {
     pub fn validate(&self) -> Result<(), WorkloadError> {
         match *self {
             Arrivals::Fixed { .. } => Ok(()),
             Arrivals::Poisson { rate_per_s } => {
-                if rate_per_s.is_finite() && rate_per_s > 0.0 {
+                if rate_per_s.is_finite() && rate_per_s > 0.0 && rate_per_s <= MAX_RATE_PER_S {
                     Ok(())
                 } else {
+                    // Arrival times are whole nanoseconds: a faster rate would collapse
+                    // arrivals onto the same instants.
                     Err(WorkloadError::new(
                         "arrivals.rate-per-s",
-                        format!("must be finite and > 0, got {rate_per_s}"),
+                        format!("must be within (0, {MAX_RATE_PER_S:e}] (one request per ns at most), got {rate_per_s:?}"),
                     ))
                 }
             }
@@ -339,7 +345,7 @@ impl Think {
                 } else {
                     Err(WorkloadError::new(
                         "think.mean-ns",
-                        format!("must be finite and >= 0, got {mean_ns}"),
+                        format!("must be finite and >= 0, got {mean_ns:?}"),
                     ))
                 }
             }
