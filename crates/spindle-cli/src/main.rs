@@ -482,6 +482,11 @@ struct ReproduceArgs {
     /// (timing-only data, layout-only aging; minutes and several GB of memory)
     #[arg(long)]
     full_scale: bool,
+    /// When an array write counts as done, for every row of PROX-T2 and the layout-engine
+    /// runs: `flush` (on the media: each update and destage ends with a cache flush) or
+    /// `cache` (in the drives' write caches)
+    #[arg(long, value_name = "POLICY", default_value = "flush")]
+    durability: spindle::experiments::registry::Durability,
     /// Report directory
     #[arg(long, value_name = "DIR", default_value = "spindle-report")]
     out: std::path::PathBuf,
@@ -586,6 +591,7 @@ fn run(cli: Cli) -> anyhow::Result<String> {
                 quick: a.quick,
                 seed: a.seed,
                 full_scale: a.full_scale,
+                durability: a.durability,
             };
             reproduce::reproduce(&a.ids, &opts, a.jobs, &a.out, a.json, a.readme.as_deref())
         }

@@ -3,7 +3,7 @@
 use crate::experiments::checks_table;
 use anyhow::{anyhow, Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
-use spindle::experiments::registry::{select, Experiment, RunOpts};
+use spindle::experiments::registry::{select, Durability, Experiment, RunOpts};
 use spindle::report::ExperimentOutput;
 use std::io::IsTerminal;
 use std::path::Path;
@@ -73,11 +73,16 @@ pub fn reproduce(
         .flat_map(|o| o.checks.iter().cloned())
         .collect();
     let mut s = format!(
-        "{} experiment(s), seed {}{}{}; report in {}/index.html\n",
+        "{} experiment(s), seed {}{}{}{}; report in {}/index.html\n",
         outputs.len(),
         opts.seed,
         if opts.quick { ", quick mode" } else { "" },
         if opts.full_scale { ", full scale" } else { "" },
+        if opts.durability == Durability::default() {
+            String::new()
+        } else {
+            format!(", durability {}", opts.durability.name())
+        },
         out.display()
     );
     for (id, secs) in &timings {
@@ -103,7 +108,7 @@ fn update_readme(
     let ids: Vec<&str> = exps.iter().map(|e| e.id).collect();
     let all = spindle::experiments::registry::registry().len() == exps.len();
     let run = format!(
-        "From `spindle reproduce {}{}{} --seed {}`, {} experiment{}.",
+        "From `spindle reproduce {}{}{}{} --seed {}`, {} experiment{}.",
         if all {
             "all".to_string()
         } else {
@@ -111,6 +116,11 @@ fn update_readme(
         },
         if opts.quick { " --quick" } else { "" },
         if opts.full_scale { " --full-scale" } else { "" },
+        if opts.durability == Durability::default() {
+            String::new()
+        } else {
+            format!(" --durability {}", opts.durability.name())
+        },
         opts.seed,
         exps.len(),
         if exps.len() == 1 { "" } else { "s" }

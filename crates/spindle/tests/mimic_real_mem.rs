@@ -11,6 +11,7 @@ fn run(id: &str) -> ExperimentOutput {
         quick: true,
         seed: 1,
         full_scale: false,
+        durability: Default::default(),
     })
     .unwrap()
 }

@@ -11,6 +11,7 @@ fn run(id: &str, seed: u64) -> ExperimentOutput {
         quick: true,
         seed,
         full_scale: false,
+        durability: Default::default(),
     })
     .unwrap()
 }

@@ -44,6 +44,8 @@ pub struct AgingSpec {
     /// Age without simulating any I/O (needs timing only): the fill and the random
     /// updates only decide where blocks live; the measured destages are timed.
     pub layout_only_aging: bool,
+    /// Each destage ends with a cache flush of the members (the durability policy).
+    pub sync_writes: bool,
 }
 
 impl AgingSpec {
@@ -87,6 +89,7 @@ pub fn aged_engine(spec: &AgingSpec) -> Result<Dle, String> {
 pub fn aged_engine_with(spec: &AgingSpec, progress: ProgressFn) -> Result<Dle, String> {
     let raid_cfg = Raid4Config {
         data: spec.data,
+        sync_writes: spec.sync_writes,
         ..Raid4Config::default()
     };
     let raid = Raid4::new(preset("wd-re3")?, raid_cfg).map_err(|e| e.to_string())?;
@@ -314,6 +317,7 @@ pub fn staged_rows(o: &RunOpts) -> Result<StagedRows, String> {
             seed: o.seed,
             data: DataMode::RealBytes,
             layout_only_aging: false,
+            sync_writes: o.durability.sync_writes(),
         };
         if note.is_empty() {
             note = format!(
@@ -617,6 +621,7 @@ pub fn prox_t3(o: &RunOpts) -> Result<ExperimentOutput, String> {
         seed: o.seed,
         data: DataMode::RealBytes,
         layout_only_aging: false,
+        sync_writes: o.durability.sync_writes(),
     };
     let new_spec = spec(LayoutPolicy::Proximal, 0, 0.01);
     let mut d = aged_engine(&new_spec)?;
@@ -831,6 +836,7 @@ pub fn prox_cost(o: &RunOpts) -> Result<ExperimentOutput, String> {
         seed: o.seed,
         data: DataMode::RealBytes,
         layout_only_aging: false,
+        sync_writes: o.durability.sync_writes(),
     };
     let row = t2_row(&spec, 2)?;
     let ours = cost_model(seek_ms, rev_ms, row.ios_per_rev, 130.0, 3.125, 0.01, 1000.0);
@@ -973,6 +979,7 @@ mod tests {
             seed: 1,
             data: DataMode::RealBytes,
             layout_only_aging: false,
+            sync_writes: true,
         };
         let row = t2_row(&spec, 1).expect("row");
         // 1 % of the volume over the extents: about 46 staged blocks per extent batch.
@@ -993,6 +1000,7 @@ mod tests {
             seed: 3,
             data,
             layout_only_aging,
+            sync_writes: true,
         }
     }
 
