@@ -990,14 +990,14 @@ mod tests {
         );
     }
 
-    fn small_spec(data: DataMode, layout_only_aging: bool) -> AgingSpec {
+    fn small_spec(data: DataMode, layout_only_aging: bool, seed: u64) -> AgingSpec {
         AgingSpec {
             extents: 4,
             fill: 0.89,
             updates_per_extent: 300,
             staging: 0.01,
             policy: LayoutPolicy::Proximal,
-            seed: 3,
+            seed,
             data,
             layout_only_aging,
             sync_writes: true,
@@ -1008,35 +1008,40 @@ mod tests {
     /// and measured destages) with identical timings and I/O counts.
     #[test]
     fn timing_only_aging_and_destages_match_real_bytes() {
-        let run = |data| {
-            let spec = small_spec(data, false);
-            let mut d = aged_engine(&spec).expect("aged");
-            measure_destages(&mut d, &spec, 2).expect("measured");
-            d
-        };
-        let real = run(DataMode::RealBytes);
-        let timing = run(DataMode::TimingOnly);
-        assert!(real.batches.len() > 20);
-        assert_eq!(real.batches, timing.batches);
-        assert_eq!(real.stats, timing.stats);
+        for seed in [1, 3, 8] {
+            let run = |data| {
+                let spec = small_spec(data, false, seed);
+                let mut d = aged_engine(&spec).expect("aged");
+                measure_destages(&mut d, &spec, 2).expect("measured");
+                d
+            };
+            let real = run(DataMode::RealBytes);
+            let timing = run(DataMode::TimingOnly);
+            assert!(real.batches.len() > 20, "seed {seed}");
+            assert_eq!(real.batches, timing.batches, "seed {seed}");
+            assert_eq!(real.stats, timing.stats, "seed {seed}");
+        }
     }
 
     /// Layout-only aging makes the same placement decisions as timed aging: the same
     /// extent maps, staged blocks and free space.
     #[test]
     fn layout_only_aging_gives_the_timed_layout() {
-        let timed = aged_engine(&small_spec(DataMode::RealBytes, false)).expect("timed");
-        let quick = aged_engine(&small_spec(DataMode::TimingOnly, true)).expect("layout only");
-        for e in 0..4 {
-            assert_eq!(timed.map(e), quick.map(e), "extent {e}");
+        for seed in [2, 3, 5] {
+            let timed = aged_engine(&small_spec(DataMode::RealBytes, false, seed)).expect("timed");
+            let quick =
+                aged_engine(&small_spec(DataMode::TimingOnly, true, seed)).expect("layout only");
+            for e in 0..4 {
+                assert_eq!(timed.map(e), quick.map(e), "seed {seed}, extent {e}");
+            }
+            assert_eq!(timed.staged_blocks(), quick.staged_blocks());
+            assert_eq!(
+                timed.free_space().free_blocks(),
+                quick.free_space().free_blocks()
+            );
+            assert!(quick.batches.is_empty());
+            assert_eq!(quick.raid().now().0, 0, "no I/O was simulated");
         }
-        assert_eq!(timed.staged_blocks(), quick.staged_blocks());
-        assert_eq!(
-            timed.free_space().free_blocks(),
-            quick.free_space().free_blocks()
-        );
-        assert!(quick.batches.is_empty());
-        assert_eq!(quick.raid().now().0, 0, "no I/O was simulated");
-        assert!(aged_engine(&small_spec(DataMode::RealBytes, true)).is_err());
+        assert!(aged_engine(&small_spec(DataMode::RealBytes, true, 3)).is_err());
     }
 }
