@@ -10,4 +10,5 @@ pub mod drive_node;
 pub mod layer;
 pub mod metrics;
 pub mod queue;
+pub mod raid_mimic;
 pub mod tree;

@@ -19,7 +19,7 @@
 //! unit); `raid0`, `raid1`, `raid4`, `raid5`. An array lists either `count` copies of
 //! one `member`, or its `members` one by one; members may be arrays themselves.
 
-use super::array::{Array, RaidLevel, ReplicaChoice, Volumes};
+use super::array::{Array, ParityLayout, RaidLevel, ReplicaChoice, Volumes};
 use super::cache::CacheSpec;
 use super::drive_node::{load_disk, DriveNode};
 use super::layer::LayerNode;
@@ -54,6 +54,8 @@ pub enum DeviceSpec {
 pub enum LayerSpec {
     /// An LRU block cache in host memory, write-through.
     Cache(CacheSpec),
+    /// RAID-Mimic: finds a RAID-5's stripe on-line and writes whole aligned stripes.
+    RaidMimic(super::raid_mimic::RaidMimicSpec),
 }
 
 /// Most layers a stack may have.
@@ -66,10 +68,11 @@ pub fn with_layers(root: Box<dyn Device>, layers: &[LayerSpec]) -> Result<Box<dy
     }
     let mut dev = root;
     for (i, l) in layers.iter().enumerate().rev() {
-        let layer = match l {
-            LayerSpec::Cache(c) => c.build().map_err(|e| format!("layer {i}: {e}"))?,
+        let layer: Box<dyn super::layer::Layer> = match l {
+            LayerSpec::Cache(c) => Box::new(c.build().map_err(|e| format!("layer {i}: {e}"))?),
+            LayerSpec::RaidMimic(r) => Box::new(r.build().map_err(|e| format!("layer {i}: {e}"))?),
         };
-        dev = Box::new(LayerNode::new(Box::new(layer), dev));
+        dev = Box::new(LayerNode::new(layer, dev));
     }
     Ok(dev)
 }
@@ -165,6 +168,9 @@ pub struct ArraySpec {
     /// The member drives' rotational phases (default aligned).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub spindles: Option<Spindles>,
+    /// RAID-5: where data goes around the rotating parity (default left-symmetric).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parity_layout: Option<ParityLayout>,
 }
 
 /// Where the member drives' platters stand at time zero relative to each other.
@@ -206,6 +212,7 @@ impl ArraySpec {
             stripe_kib: None,
             replica_choice: None,
             spindles: None,
+            parity_layout: None,
         }
     }
 
@@ -361,6 +368,11 @@ fn build_node(
                     "{path}.replica-choice applies to raid1 (a mirror), not to volumes"
                 ));
             }
+            if a.parity_layout.is_some() {
+                return Err(format!(
+                    "{path}.parity-layout applies to raid5, not to volumes"
+                ));
+            }
             Ok(Box::new(Volumes::new(build_members(
                 spec,
                 default_queue,
@@ -375,6 +387,12 @@ fn build_node(
             if a.replica_choice.is_some() && !matches!(spec, DeviceSpec::Raid1(_)) {
                 return Err(format!(
                     "{path}.replica-choice applies to raid1 (a mirror), not to {}",
+                    spec.kind()
+                ));
+            }
+            if a.parity_layout.is_some() && !matches!(spec, DeviceSpec::Raid5(_)) {
+                return Err(format!(
+                    "{path}.parity-layout applies to raid5, not to {}",
                     spec.kind()
                 ));
             }
@@ -394,7 +412,9 @@ fn build_node(
             let array =
                 Array::new(level, built, stripe_kib * 2).map_err(|e| format!("{path}: {e}"))?;
             Ok(Box::new(
-                array.with_replica_choice(a.replica_choice.unwrap_or_default()),
+                array
+                    .with_replica_choice(a.replica_choice.unwrap_or_default())
+                    .with_parity_layout(a.parity_layout.unwrap_or_default()),
             ))
         }
     }
