@@ -13,6 +13,7 @@ use spindle::sched::SchedulerKind;
 use spindle::stack::array::ReplicaChoice;
 use spindle::stack::cache::CacheSpec;
 use spindle::stack::metrics::{Metrics, MetricsSink, RequestLog};
+use spindle::stack::raid_mimic::RaidMimicSpec;
 use spindle::stack::tree::{ArraySpec, DeviceSpec, DiskSpec, LayerSpec, Spindles, MAX_MEMBERS};
 use spindle::workload::{
     Arrivals, ClosedSpec, GenSpec, OpenSpec, Pattern, Sizes, Think, WorkloadSpec,
@@ -129,6 +130,10 @@ pub struct StackArgs {
     /// Put a block cache of this many KiB (LRU, write-through) on top of the stack
     #[arg(long, value_name = "KIB")]
     pub cache_kib: Option<u64>,
+    /// Put a RAID-Mimic layer just above the device: it finds a RAID-5's stripe from
+    /// timed writes and then sends writes below as whole aligned stripes
+    #[arg(long)]
+    pub raid_mimic: bool,
     /// Greedy, SMTF, on-line and freeblock look at only the N oldest waiting requests
     /// (an overloaded queue stays cheap) [default: all]
     #[arg(long, value_name = "N")]
@@ -255,6 +260,9 @@ impl StackArgs {
                     hit_us: 20.0,
                 }),
             );
+        }
+        if self.raid_mimic {
+            c.layer.push(LayerSpec::RaidMimic(RaidMimicSpec::default()));
         }
         if let Some(level) = &self.array {
             let mut disks = c.device_tree().map_err(|e| anyhow!("{e}"))?.disks();

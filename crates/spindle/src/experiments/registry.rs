@@ -163,6 +163,16 @@ pub fn registry() -> Vec<Experiment> {
             title: "Workload benefits with freeblock scheduling (Figure 4.1)",
             run: super::mimic_exps::freeblk_f4_1,
         },
+        Experiment {
+            id: "RAID5-F6.1",
+            title: "RAID-5 left-asymmetric layout and I/O counts per write pattern (Figure 6.1)",
+            run: super::raid5_exps::raid5_f6_1,
+        },
+        Experiment {
+            id: "RAID5-F6.3",
+            title: "Determining the stripe size on-line (RAID-Mimic, Figure 6.3)",
+            run: super::raid5_exps::raid5_f6_3,
+        },
     ]
 }
 
