@@ -434,3 +434,43 @@ pub fn raid5_f6_3(o: &RunOpts) -> Result<ExperimentOutput, String> {
     );
     Ok(out)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn passed(out: &ExperimentOutput, metric_start: &str) -> bool {
+        out.checks
+            .iter()
+            .filter(|c| c.metric.starts_with(metric_start))
+            .all(|c| c.pass)
+    }
+
+    /// Every RAID5-F6.1 count holds, and RAID5-F6.3 finds the stripe for any seed; the
+    /// peak/others ratio is the one reported miss (see the experiment's description).
+    #[test]
+    fn raid5_experiments_hold_for_several_seeds() {
+        for seed in [1, 7, 42] {
+            let o = RunOpts {
+                quick: true,
+                seed,
+                full_scale: false,
+            };
+            let f1 = raid5_f6_1(&o).unwrap();
+            assert!(
+                f1.checks.iter().all(|c| c.pass),
+                "seed {seed}: {:?}",
+                f1.checks
+            );
+            let f3 = raid5_f6_3(&o).unwrap();
+            for m in [
+                "stripe found",
+                "argmax",
+                "unaligned below",
+                "the thesis's rule",
+            ] {
+                assert!(passed(&f3, m), "seed {seed} {m}: {:?}", f3.checks);
+            }
+        }
+    }
+}
