@@ -173,6 +173,11 @@ pub fn registry() -> Vec<Experiment> {
             title: "Determining the stripe size on-line (RAID-Mimic, Figure 6.3)",
             run: super::raid5_exps::raid5_f6_3,
         },
+        Experiment {
+            id: "RAID5-F6.4",
+            title: "Specialization for RAID-5: OS vs VMM stripe alignment (Figure 6.4)",
+            run: super::raid5_exps::raid5_f6_4,
+        },
     ]
 }
 

@@ -11,4 +11,5 @@ pub mod layer;
 pub mod metrics;
 pub mod queue;
 pub mod raid_mimic;
+pub mod split;
 pub mod tree;

@@ -56,6 +56,8 @@ pub enum LayerSpec {
     Cache(CacheSpec),
     /// RAID-Mimic: finds a RAID-5's stripe on-line and writes whole aligned stripes.
     RaidMimic(super::raid_mimic::RaidMimicSpec),
+    /// Requests larger than a limit go below in pieces (a paravirtual ring's limit).
+    Split(super::split::SplitSpec),
 }
 
 /// Most layers a stack may have.
@@ -71,6 +73,7 @@ pub fn with_layers(root: Box<dyn Device>, layers: &[LayerSpec]) -> Result<Box<dy
         let layer: Box<dyn super::layer::Layer> = match l {
             LayerSpec::Cache(c) => Box::new(c.build().map_err(|e| format!("layer {i}: {e}"))?),
             LayerSpec::RaidMimic(r) => Box::new(r.build().map_err(|e| format!("layer {i}: {e}"))?),
+            LayerSpec::Split(s) => Box::new(s.build().map_err(|e| format!("layer {i}: {e}"))?),
         };
         dev = Box::new(LayerNode::new(layer, dev));
     }
