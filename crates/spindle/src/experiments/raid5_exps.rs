@@ -390,13 +390,13 @@ pub fn raid5_f6_3(o: &RunOpts) -> Result<ExperimentOutput, String> {
         &format!(
             "argmax of aligned bandwidth ({argmax} KiB, {peak_any:.2} MB/s) is the stripe or a multiple of it"
         ),
-        argmax > 0.0 && (argmax as u64) % stripe_kib == 0,
+        argmax > 0.0 && (argmax as u64).is_multiple_of(stripe_kib),
     ));
     let at = |v: &[(f64, f64)], kib: u64| v.iter().find(|p| p.0 as u64 == kib).map_or(0.0, |p| p.1);
     let peak = at(&aligned, stripe_kib);
     let others: Vec<f64> = aligned
         .iter()
-        .filter(|p| (p.0 as u64) % stripe_kib != 0)
+        .filter(|p| !(p.0 as u64).is_multiple_of(stripe_kib))
         .map(|p| p.1)
         .collect();
     let others_mean = others.iter().sum::<f64>() / others.len().max(1) as f64;
@@ -428,7 +428,7 @@ pub fn raid5_f6_3(o: &RunOpts) -> Result<ExperimentOutput, String> {
             &format!(
                 "the thesis's rule (highest aligned bandwidth, {by_bw} KiB) lands on a multiple of the stripe"
             ),
-            by_bw > 0 && by_bw % stripe_kib == 0,
+            by_bw > 0 && by_bw.is_multiple_of(stripe_kib),
         )
         .consistency("A looser duplicate of the argmax check above."),
     );
