@@ -840,4 +840,37 @@ mod tests {
             assert!(raid.writes > 10, "seed {seed}");
         }
     }
+
+    /// The layer as a user writes it in a run's TOML, and values it cannot honour
+    /// refused by name.
+    #[test]
+    fn configured_from_toml_and_bad_values_refused_by_name() {
+        let t = format!(
+            "{}[[layer]]\nkind = \"raid-mimic\"\nmax-kib = 256\nmargin-pct = 20\n",
+            raid5_toml(3, 16)
+        );
+        let c = RunConfig::from_toml(&t, "test.toml").unwrap();
+        let s = c.describe_stack().unwrap();
+        assert!(s.contains("raid-mimic (discovers the stripe"), "{s}");
+        assert!(s.contains("left-asymmetric"), "{s}");
+        for (key, bad) in [
+            ("granule-kib", "0"),
+            ("max-kib", "100000"),
+            ("samples", "0"),
+            ("margin-pct", "100"),
+            ("hold-us", "-1"),
+            ("depth", "0"),
+            ("stripe-kib", "0"),
+        ] {
+            let t = format!(
+                "{}[[layer]]\nkind = \"raid-mimic\"\n{key} = {bad}\n",
+                raid5_toml(3, 16)
+            );
+            let e = match RunConfig::from_toml(&t, "test.toml") {
+                Ok(c) => c.build().err().map(|e| e.to_string()).unwrap_or_default(),
+                Err(e) => e.to_string(),
+            };
+            assert!(e.contains(key), "{key} = {bad}: {e}");
+        }
+    }
 }
