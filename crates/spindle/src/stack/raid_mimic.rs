@@ -750,7 +750,11 @@ mod tests {
     }
 
     fn run(data: u32, chunk_kib: u64, spec: &RaidMimicSpec, seed: u64, mib: u64) -> Findings {
-        let c = RunConfig::from_toml(&raid5_toml(data, chunk_kib), "test.toml").unwrap();
+        run_on(&raid5_toml(data, chunk_kib), spec, seed, mib)
+    }
+
+    fn run_on(toml_text: &str, spec: &RaidMimicSpec, seed: u64, mib: u64) -> Findings {
+        let c = RunConfig::from_toml(toml_text, "test.toml").unwrap();
         let b = c.build().unwrap();
         let layer = spec.build().unwrap();
         let found = layer.findings();
@@ -798,6 +802,16 @@ mod tests {
                     "{data}x{chunk} seed {seed}: undecided {t:?}"
                 );
                 assert_eq!(f.stripe, Some(want), "{data}x{chunk} seed {seed}: {t:?}");
+                // The layout around the parity does not matter to discovery.
+                if seed == 1 {
+                    let sym = run_on(
+                        &raid5_toml(data, chunk).replace("left-asymmetric", "left-symmetric"),
+                        &spec,
+                        seed,
+                        600,
+                    );
+                    assert_eq!(sym.stripe, Some(want), "{data}x{chunk} left-symmetric");
+                }
                 // Then it writes whole aligned stripes.
                 assert!(f.stripe_writes > 0, "{data}x{chunk} seed {seed}");
                 let bw = pick_stripe(&f.groups, StripeRule::Bandwidth, 50.0);

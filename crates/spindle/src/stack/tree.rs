@@ -18,6 +18,8 @@
 //! Kinds: `disk`; `volumes` (independent units, a trace's device numbers pick the
 //! unit); `raid0`, `raid1`, `raid4`, `raid5`. An array lists either `count` copies of
 //! one `member`, or its `members` one by one; members may be arrays themselves.
+//! A `raid5` may set `parity-layout = "left-asymmetric"` (default left-symmetric).
+//! Layers (`[[layer]]`, top first): `cache`, `raid-mimic`, `split`.
 
 use super::array::{Array, ParityLayout, RaidLevel, ReplicaChoice, Volumes};
 use super::cache::CacheSpec;
