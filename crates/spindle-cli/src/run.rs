@@ -10,9 +10,10 @@ use spindle::layout::{LayoutConfig, LayoutPolicy};
 use spindle::node::NodeReport;
 use spindle::runner::drive_utilization;
 use spindle::sched::SchedulerKind;
-use spindle::stack::array::ReplicaChoice;
+use spindle::stack::array::{ParityLayout, ReplicaChoice};
 use spindle::stack::cache::CacheSpec;
 use spindle::stack::metrics::{Metrics, MetricsSink, RequestLog};
+use spindle::stack::raid_mimic::RaidMimicSpec;
 use spindle::stack::tree::{ArraySpec, DeviceSpec, DiskSpec, LayerSpec, Spindles, MAX_MEMBERS};
 use spindle::workload::{
     Arrivals, ClosedSpec, GenSpec, OpenSpec, Pattern, Sizes, Think, WorkloadSpec,
@@ -122,6 +123,11 @@ pub struct StackArgs {
     /// (unsynchronized, seeded) [default: aligned; random for mirror:D]
     #[arg(long, value_name = "HOW")]
     pub spindles: Option<String>,
+    /// With --array raid5: where data goes around the rotating parity:
+    /// left-symmetric or left-asymmetric (the thesis's Figure 6.1) [default:
+    /// left-symmetric]
+    #[arg(long, value_name = "LAYOUT")]
+    pub parity_layout: Option<String>,
     /// Open synthetic workloads: spread requests over all --disks (each request's
     /// drive drawn uniformly, seeded) instead of addressing only the first
     #[arg(long)]
@@ -129,6 +135,10 @@ pub struct StackArgs {
     /// Put a block cache of this many KiB (LRU, write-through) on top of the stack
     #[arg(long, value_name = "KIB")]
     pub cache_kib: Option<u64>,
+    /// Put a RAID-Mimic layer just above the device: it finds a RAID-5's stripe from
+    /// timed writes and then sends writes below as whole aligned stripes
+    #[arg(long)]
+    pub raid_mimic: bool,
     /// Greedy, SMTF, on-line and freeblock look at only the N oldest waiting requests
     /// (an overloaded queue stays cheap) [default: all]
     #[arg(long, value_name = "N")]
@@ -256,6 +266,9 @@ impl StackArgs {
                 }),
             );
         }
+        if self.raid_mimic {
+            c.layer.push(LayerSpec::RaidMimic(RaidMimicSpec::default()));
+        }
         if let Some(level) = &self.array {
             let mut disks = c.device_tree().map_err(|e| anyhow!("{e}"))?.disks();
             if disks.is_empty() {
@@ -300,10 +313,20 @@ impl StackArgs {
             if replica_choice.is_some() && level != "raid1" && level != "mirror" {
                 bail!("--replica-choice needs a mirror: --array raid1 or mirror:D");
             }
+            let parity_layout = match self.parity_layout.as_deref() {
+                None => None,
+                Some(_) if level != "raid5" => bail!("--parity-layout needs --array raid5"),
+                Some("left-symmetric") => Some(ParityLayout::LeftSymmetric),
+                Some("left-asymmetric") => Some(ParityLayout::LeftAsymmetric),
+                Some(other) => bail!(
+                    "--parity-layout must be left-symmetric or left-asymmetric, got `{other}`"
+                ),
+            };
             let arr = ArraySpec {
                 stripe_kib: self.stripe_kib,
                 replica_choice,
                 spindles,
+                parity_layout,
                 ..ArraySpec::of(n, DeviceSpec::Disk(disks[0].clone()))
             };
             c.device = Some(match level {
@@ -319,6 +342,8 @@ impl StackArgs {
             bail!("--stripe-kib needs --array");
         } else if self.replica_choice.is_some() || self.spindles.is_some() {
             bail!("--replica-choice and --spindles need --array");
+        } else if self.parity_layout.is_some() {
+            bail!("--parity-layout needs --array raid5");
         }
         check_config(&c)?;
         Ok(c)

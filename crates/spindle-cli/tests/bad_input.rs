@@ -37,6 +37,8 @@ const CASES: &[(&str, &str)] = &[
     ("run --max-wait-ms=-5", "-5"),
     ("run --max-wait-ms=NaN", "NaN"),
     ("run --layout bogus", "bogus"),
+    ("run --array raid5 --parity-layout right", "right"),
+    ("run --array raid4 --parity-layout left-asymmetric", "--parity-layout"),
     ("run --disk wd-re3 --layout dle --staging-pct=-1", "-1"),
     ("run --disk wd-re3 --layout dle --staging-pct 101", "101"),
     ("run --disk wd-re3 --layout dle --staging-pct NaN", "NaN"),

@@ -344,6 +344,7 @@ impl RunConfig {
             stripe_kib: None,
             replica_choice: None,
             spindles: None,
+            parity_layout: None,
         }))
     }
 

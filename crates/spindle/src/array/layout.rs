@@ -29,6 +29,10 @@ pub struct Layout {
     pub stripe_unit: u64,
     /// Rows available on each member (whole stripe units only).
     pub rows: u64,
+    /// RAID-5: the parity rotates, stripe by stripe, left-asymmetric (stripe `s`'s
+    /// parity on member `members - 1 - s mod members`, its data units on the other
+    /// members in order). RAID-4 (false): parity always on the last member.
+    pub rotate: bool,
 }
 
 impl Layout {
@@ -40,12 +44,29 @@ impl Layout {
             data_disks: data_disks.max(1),
             stripe_unit,
             rows: data_rows / stripe_unit * stripe_unit,
+            rotate: false,
         }
     }
 
-    /// Index of the parity member.
+    /// Index of the parity member of a RAID-4 (the last).
     pub fn parity_disk(&self) -> usize {
         self.data_disks
+    }
+
+    /// The parity member of `row`.
+    pub fn parity_of(&self, row: u64) -> usize {
+        if self.rotate {
+            let n = self.members() as u64;
+            (n - 1 - (row / self.stripe_unit) % n) as usize
+        } else {
+            self.data_disks
+        }
+    }
+
+    /// The members holding `row`'s data, in data-unit order.
+    pub fn data_members(&self, row: u64) -> impl Iterator<Item = usize> {
+        let p = self.parity_of(row);
+        (0..self.members()).filter(move |&d| d != p)
     }
 
     pub fn members(&self) -> usize {
@@ -62,9 +83,16 @@ impl Layout {
         let width = self.stripe_unit * self.data_disks as u64;
         let stripe = v / width;
         let within = v % width;
+        let row = stripe * self.stripe_unit + within % self.stripe_unit;
+        let k = (within / self.stripe_unit) as usize;
+        let p = self.parity_of(row);
         Place {
-            disk: (within / self.stripe_unit) as usize,
-            row: stripe * self.stripe_unit + within % self.stripe_unit,
+            disk: if self.rotate {
+                k + usize::from(k >= p)
+            } else {
+                k
+            },
+            row,
         }
     }
 
@@ -72,7 +100,12 @@ impl Layout {
     pub fn volume_block(&self, p: Place) -> u64 {
         let width = self.stripe_unit * self.data_disks as u64;
         let stripe = p.row / self.stripe_unit;
-        stripe * width + p.disk as u64 * self.stripe_unit + p.row % self.stripe_unit
+        let k = if self.rotate {
+            p.disk - usize::from(p.disk > self.parity_of(p.row))
+        } else {
+            p.disk
+        };
+        stripe * width + k as u64 * self.stripe_unit + p.row % self.stripe_unit
     }
 }
 
@@ -129,13 +162,40 @@ mod tests {
         assert_eq!(l.parity_disk(), 4);
     }
 
+    /// RAID-5 (Figure 6.1): 3 data members, one unit per block: blocks 4, 5, 6 (1-based)
+    /// on members 0, 1, 3 with their parity on member 2; the parity walks down.
+    #[test]
+    fn rotating_parity_is_left_asymmetric() {
+        let l = Layout {
+            rotate: true,
+            ..Layout::new(3, 1, 1 << 20)
+        };
+        let at = |v: u64| l.place(v);
+        assert_eq!(
+            [at(0).disk, at(1).disk, at(2).disk, l.parity_of(0)],
+            [0, 1, 2, 3]
+        );
+        assert_eq!(
+            [at(3).disk, at(4).disk, at(5).disk, l.parity_of(1)],
+            [0, 1, 3, 2]
+        );
+        assert_eq!(
+            [at(6).disk, at(7).disk, at(8).disk, l.parity_of(2)],
+            [0, 2, 3, 1]
+        );
+        assert_eq!(l.parity_of(3), 0);
+        assert_eq!(l.parity_of(4), 3);
+    }
+
     proptest! {
         #[test]
-        fn place_and_volume_block_are_inverse(v in 0u64..4_000_000, su in 1u64..600, n in 1usize..8) {
-            let l = Layout::new(n, su, 10_000_000);
+        fn place_and_volume_block_are_inverse(v in 0u64..4_000_000, su in 1u64..600, n in 1usize..8, rotate in any::<bool>()) {
+            let l = Layout { rotate, ..Layout::new(n, su, 10_000_000) };
             prop_assume!(v < l.volume_blocks());
             let p = l.place(v);
-            prop_assert!(p.disk < n && p.row < l.rows);
+            prop_assert!(p.disk < n + 1 && p.row < l.rows);
+            prop_assert!(p.disk != l.parity_of(p.row));
+            prop_assert!(rotate || p.disk < n);
             prop_assert_eq!(l.volume_block(p), v);
             prop_assert_ne!(data_block(p.row), checksum_block(p.row));
         }

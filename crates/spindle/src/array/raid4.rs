@@ -220,7 +220,6 @@ struct WritePlan {
     by_row: BTreeMap<u64, Vec<(usize, u64)>>,
     /// Rows whose parity is updated by subtraction (read-modify-write).
     rmw_rows: FxHashSet<u64>,
-    parity_up: bool,
     /// Member blocks the read phase reads.
     want: Vec<Place>,
     /// Checksum blocks (member, zone) it reads besides those of `want`.
@@ -289,6 +288,20 @@ impl Raid4 {
         })
     }
 
+    /// The same group as a RAID-5: parity rotates stripe by stripe, left-asymmetric
+    /// (thesis Figure 6.1); every other mechanism (checksums, read-modify-write,
+    /// degraded reads, rebuild, recovery) works row by row on the row's own parity
+    /// member. Only on a group that holds nothing yet.
+    pub fn rotating_parity(mut self) -> Result<Raid4, ArrayError> {
+        if !self.rows_in_use.is_empty() {
+            return Err(ArrayError::Disk(
+                "the parity layout can change only before anything is written".into(),
+            ));
+        }
+        self.layout.rotate = true;
+        Ok(self)
+    }
+
     pub fn layout(&self) -> &Layout {
         &self.layout
     }
@@ -337,7 +350,7 @@ impl Raid4 {
     }
 
     fn owner(&self, p: Place) -> Owner {
-        if p.disk == self.layout.parity_disk() {
+        if p.disk == self.layout.parity_of(p.row) {
             Owner::Parity(p.row)
         } else {
             Owner::Data(self.layout.volume_block(p))
@@ -901,26 +914,32 @@ impl Raid4 {
     /// Which rows a batch writes, how each updates its parity and what its read phase
     /// fetches. Both data modes plan with this, so they issue the same I/Os.
     fn plan_writes(&self, blocks: impl Iterator<Item = u64>) -> WritePlan {
-        let parity = self.layout.parity_disk();
-        let n = self.layout.data_disks;
-        let parity_up = self.state[parity] != MemberState::Failed;
         let mut by_row: BTreeMap<u64, Vec<(usize, u64)>> = BTreeMap::new();
         for v in blocks {
             let p = self.layout.place(v);
             by_row.entry(p.row).or_default().push((p.disk, v));
         }
-        let failed: Vec<usize> = (0..n)
-            .filter(|&d| self.state[d] == MemberState::Failed)
-            .collect();
         // Choose per row: subtraction reads the written members and parity,
         // addition reads the members not written.
         let mut rmw_rows = FxHashSet::default();
         let mut want = Vec::new();
         let mut meta = Vec::new();
         for (&row, ws) in &by_row {
+            // The row's parity member and data members (RAID-5 rotates them).
+            let parity = self.layout.parity_of(row);
+            let data: Vec<usize> = self.layout.data_members(row).collect();
+            let failed: Vec<usize> = data
+                .iter()
+                .copied()
+                .filter(|&d| self.state[d] == MemberState::Failed)
+                .collect();
             let written: Vec<usize> = ws.iter().map(|w| w.0).collect();
-            if parity_up {
-                let unwritten: Vec<usize> = (0..n).filter(|d| !written.contains(d)).collect();
+            if self.parity_up(row) {
+                let unwritten: Vec<usize> = data
+                    .iter()
+                    .copied()
+                    .filter(|d| !written.contains(d))
+                    .collect();
                 let failed_written = failed.iter().any(|d| written.contains(d));
                 let failed_unwritten = failed.iter().any(|d| unwritten.contains(d));
                 let rmw = !failed_written && (failed_unwritten || written.len() < unwritten.len());
@@ -942,10 +961,14 @@ impl Raid4 {
         WritePlan {
             by_row,
             rmw_rows,
-            parity_up,
             want,
             meta,
         }
+    }
+
+    /// Whether `row`'s parity member is up (a write then updates the parity).
+    fn parity_up(&self, row: u64) -> bool {
+        self.state[self.layout.parity_of(row)] != MemberState::Failed
     }
 
     /// Writes a batch of 4 KiB volume blocks (a later write of the same block wins).
@@ -960,12 +983,9 @@ impl Raid4 {
         if self.cfg.data == DataMode::TimingOnly {
             return self.write_timing_only(latest.keys().copied().collect());
         }
-        let parity = self.layout.parity_disk();
-        let n = self.layout.data_disks;
         let WritePlan {
             by_row,
             rmw_rows,
-            parity_up,
             want,
             meta,
         } = self.plan_writes(latest.keys().copied());
@@ -980,7 +1000,8 @@ impl Raid4 {
         let mut new_gens: Vec<(Owner, u64)> = Vec::new();
         let mut blocks: Vec<(Place, Block)> = Vec::new();
         for (&row, ws) in &by_row {
-            if parity_up {
+            let parity = self.layout.parity_of(row);
+            if self.parity_up(row) {
                 let mut p = if rmw_rows.contains(&row) {
                     let mut acc = self.logical(&mut exec, &mut f, Place { disk: parity, row })?;
                     for &(disk, v) in ws {
@@ -991,7 +1012,12 @@ impl Raid4 {
                     acc
                 } else {
                     let mut acc = zero_block();
-                    for disk in (0..n).filter(|d| ws.iter().all(|w| w.0 != *d)) {
+                    let others: Vec<usize> = self
+                        .layout
+                        .data_members(row)
+                        .filter(|d| ws.iter().all(|w| w.0 != *d))
+                        .collect();
+                    for disk in others {
                         let old = self.logical(&mut exec, &mut f, Place { disk, row })?;
                         xor_into(&mut acc, &old);
                     }
@@ -1084,12 +1110,12 @@ impl Raid4 {
         let start = self.now;
         self.fetch(&mut exec, &mut Fetch::default(), &plan.want, &plan.meta);
         let reads_done = exec.now;
-        let parity = self.layout.parity_disk();
         let mut ios = Vec::new();
         let mut zones = BTreeSet::new();
         for (&row, ws) in &plan.by_row {
-            let members = plan
-                .parity_up
+            let parity = self.layout.parity_of(row);
+            let members = self
+                .parity_up(row)
                 .then_some(parity)
                 .into_iter()
                 .chain(ws.iter().map(|w| w.0));
@@ -1294,10 +1320,9 @@ impl Raid4 {
         let mut f = Fetch::default();
         let mut cbs: BTreeMap<u64, ChecksumBlock> = BTreeMap::new();
         let mut writes = Vec::new();
-        let parity = self.layout.parity_disk();
         for &row in &rows {
             let p = Place { disk, row };
-            if disk == parity && self.gen(p) == 0 {
+            if disk == self.layout.parity_of(row) && self.gen(p) == 0 {
                 // Rows written while the parity member was down: their parity is new.
                 self.gens.insert(Owner::Parity(row), 1);
             }
@@ -1414,9 +1439,9 @@ impl Raid4 {
                 slot.insert(cb);
             }
         }
-        let parity = self.layout.parity_disk();
         let mut writes = Vec::new();
         for &row in &rows {
+            let parity = self.layout.parity_of(row);
             let mut acc = zero_block();
             for disk in (0..members).filter(|&d| d != parity) {
                 let p = Place { disk, row };

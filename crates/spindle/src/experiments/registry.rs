@@ -211,6 +211,21 @@ pub fn registry() -> Vec<Experiment> {
             title: "Workload benefits with freeblock scheduling (Figure 4.1)",
             run: super::mimic_exps::freeblk_f4_1,
         },
+        Experiment {
+            id: "RAID5-F6.1",
+            title: "RAID-5 left-asymmetric layout and I/O counts per write pattern (Figure 6.1)",
+            run: super::raid5_exps::raid5_f6_1,
+        },
+        Experiment {
+            id: "RAID5-F6.3",
+            title: "Determining the stripe size on-line (RAID-Mimic, Figure 6.3)",
+            run: super::raid5_exps::raid5_f6_3,
+        },
+        Experiment {
+            id: "RAID5-F6.4",
+            title: "Specialization for RAID-5: OS vs VMM stripe alignment (Figure 6.4)",
+            run: super::raid5_exps::raid5_f6_4,
+        },
     ]
 }
 

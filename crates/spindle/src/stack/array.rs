@@ -185,8 +185,42 @@ pub enum RaidLevel {
     Raid1,
     /// Striping with parity on the last member.
     Raid4,
-    /// Striping with parity rotated over the members (left-symmetric).
+    /// Striping with parity rotated over the members (see [`ParityLayout`]).
     Raid5,
+}
+
+/// Where a RAID-5 row's data units go around its rotating parity. Both put row `r`'s
+/// parity on member `n - 1 - r mod n`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ParityLayout {
+    /// Data unit `k` on member `(p + 1 + k) mod n`: data follows the parity around
+    /// (Linux md's default).
+    #[default]
+    LeftSymmetric,
+    /// Data units fill the members in order, skipping the parity member (the thesis's
+    /// Fig 6.1 and its Adaptec 2200S).
+    LeftAsymmetric,
+}
+
+impl ParityLayout {
+    pub fn name(self) -> &'static str {
+        match self {
+            ParityLayout::LeftSymmetric => "left-symmetric",
+            ParityLayout::LeftAsymmetric => "left-asymmetric",
+        }
+    }
+
+    /// The member holding data unit `k` of row `row` of an `n`-member RAID-5, and the
+    /// row's parity member.
+    pub fn place(self, n: u64, row: u64, k: u64) -> (usize, usize) {
+        let p = n - 1 - row % n;
+        let m = match self {
+            ParityLayout::LeftSymmetric => (p + 1 + k) % n,
+            ParityLayout::LeftAsymmetric => k + u64::from(k >= p),
+        };
+        (m as usize, p as usize)
+    }
 }
 
 impl RaidLevel {
@@ -279,6 +313,8 @@ pub struct Array {
     stats: ArrayStats,
     /// RAID-1: how a read picks its replica.
     replica: ReplicaChoice,
+    /// RAID-5: where data goes around the parity.
+    parity_layout: ParityLayout,
 }
 
 impl Array {
@@ -326,7 +362,14 @@ impl Array {
             scratch: Vec::new(),
             stats: ArrayStats::default(),
             replica: ReplicaChoice::default(),
+            parity_layout: ParityLayout::default(),
         })
+    }
+
+    /// A RAID-5's rows place their data by `layout`.
+    pub fn with_parity_layout(mut self, layout: ParityLayout) -> Array {
+        self.parity_layout = layout;
+        self
     }
 
     /// A mirror's reads pick their replica by `choice`.
@@ -378,8 +421,8 @@ impl Array {
             RaidLevel::Raid0 | RaidLevel::Raid1 => (k as usize, None),
             RaidLevel::Raid4 => (k as usize, Some(n as usize - 1)),
             RaidLevel::Raid5 => {
-                let p = n - 1 - row % n;
-                (((p + 1 + k) % n) as usize, Some(p as usize))
+                let (m, p) = self.parity_layout.place(n, row, k);
+                (m, Some(p))
             }
         }
     }
@@ -601,6 +644,14 @@ impl Device for Array {
         let gb = self.capacity as f64 * 512.0 / 1e9;
         let stripe = if self.level == RaidLevel::Raid1 {
             format!(", reads pick the replica by {}", self.replica.name())
+        } else if self.level == RaidLevel::Raid5
+            && self.parity_layout != ParityLayout::LeftSymmetric
+        {
+            format!(
+                ", stripe unit {} KiB, {}",
+                self.unit / 2,
+                self.parity_layout.name()
+            )
         } else {
             format!(", stripe unit {} KiB", self.unit / 2)
         };

@@ -10,4 +10,6 @@ pub mod drive_node;
 pub mod layer;
 pub mod metrics;
 pub mod queue;
+pub mod raid_mimic;
+pub mod split;
 pub mod tree;

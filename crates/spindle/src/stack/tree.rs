@@ -18,8 +18,10 @@
 //! Kinds: `disk`; `volumes` (independent units, a trace's device numbers pick the
 //! unit); `raid0`, `raid1`, `raid4`, `raid5`. An array lists either `count` copies of
 //! one `member`, or its `members` one by one; members may be arrays themselves.
+//! A `raid5` may set `parity-layout = "left-asymmetric"` (default left-symmetric).
+//! Layers (`[[layer]]`, top first): `cache`, `raid-mimic`, `split`.
 
-use super::array::{Array, RaidLevel, ReplicaChoice, Volumes};
+use super::array::{Array, ParityLayout, RaidLevel, ReplicaChoice, Volumes};
 use super::cache::CacheSpec;
 use super::drive_node::{load_disk, DriveNode};
 use super::layer::LayerNode;
@@ -54,6 +56,10 @@ pub enum DeviceSpec {
 pub enum LayerSpec {
     /// An LRU block cache in host memory, write-through.
     Cache(CacheSpec),
+    /// RAID-Mimic: finds a RAID-5's stripe on-line and writes whole aligned stripes.
+    RaidMimic(super::raid_mimic::RaidMimicSpec),
+    /// Requests larger than a limit go below in pieces (a paravirtual ring's limit).
+    Split(super::split::SplitSpec),
 }
 
 /// Most layers a stack may have.
@@ -66,10 +72,12 @@ pub fn with_layers(root: Box<dyn Device>, layers: &[LayerSpec]) -> Result<Box<dy
     }
     let mut dev = root;
     for (i, l) in layers.iter().enumerate().rev() {
-        let layer = match l {
-            LayerSpec::Cache(c) => c.build().map_err(|e| format!("layer {i}: {e}"))?,
+        let layer: Box<dyn super::layer::Layer> = match l {
+            LayerSpec::Cache(c) => Box::new(c.build().map_err(|e| format!("layer {i}: {e}"))?),
+            LayerSpec::RaidMimic(r) => Box::new(r.build().map_err(|e| format!("layer {i}: {e}"))?),
+            LayerSpec::Split(s) => Box::new(s.build().map_err(|e| format!("layer {i}: {e}"))?),
         };
-        dev = Box::new(LayerNode::new(Box::new(layer), dev));
+        dev = Box::new(LayerNode::new(layer, dev));
     }
     Ok(dev)
 }
@@ -165,6 +173,9 @@ pub struct ArraySpec {
     /// The member drives' rotational phases (default aligned).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub spindles: Option<Spindles>,
+    /// RAID-5: where data goes around the rotating parity (default left-symmetric).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parity_layout: Option<ParityLayout>,
 }
 
 /// Where the member drives' platters stand at time zero relative to each other.
@@ -206,6 +217,7 @@ impl ArraySpec {
             stripe_kib: None,
             replica_choice: None,
             spindles: None,
+            parity_layout: None,
         }
     }
 
@@ -361,6 +373,11 @@ fn build_node(
                     "{path}.replica-choice applies to raid1 (a mirror), not to volumes"
                 ));
             }
+            if a.parity_layout.is_some() {
+                return Err(format!(
+                    "{path}.parity-layout applies to raid5, not to volumes"
+                ));
+            }
             Ok(Box::new(Volumes::new(build_members(
                 spec,
                 default_queue,
@@ -375,6 +392,12 @@ fn build_node(
             if a.replica_choice.is_some() && !matches!(spec, DeviceSpec::Raid1(_)) {
                 return Err(format!(
                     "{path}.replica-choice applies to raid1 (a mirror), not to {}",
+                    spec.kind()
+                ));
+            }
+            if a.parity_layout.is_some() && !matches!(spec, DeviceSpec::Raid5(_)) {
+                return Err(format!(
+                    "{path}.parity-layout applies to raid5, not to {}",
                     spec.kind()
                 ));
             }
@@ -394,7 +417,9 @@ fn build_node(
             let array =
                 Array::new(level, built, stripe_kib * 2).map_err(|e| format!("{path}: {e}"))?;
             Ok(Box::new(
-                array.with_replica_choice(a.replica_choice.unwrap_or_default()),
+                array
+                    .with_replica_choice(a.replica_choice.unwrap_or_default())
+                    .with_parity_layout(a.parity_layout.unwrap_or_default()),
             ))
         }
     }
