@@ -719,6 +719,7 @@ mod tests {
                 quick: true,
                 seed,
                 full_scale: false,
+                durability: Default::default(),
             };
             let f1 = raid5_f6_1(&o).unwrap();
             assert!(
