@@ -9,5 +9,6 @@ pub mod cache;
 pub mod drive_node;
 pub mod layer;
 pub mod metrics;
+pub mod mimd;
 pub mod queue;
 pub mod tree;
