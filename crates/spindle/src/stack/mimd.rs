@@ -15,9 +15,10 @@
 //!   drive), in the prototype's form it is split `x` ways (one band, 1/x of the
 //!   cylinders, the rest discarded).
 //!
-//! Reads go to one replica, chosen like a mirror's ([`ReplicaChoice`]; positioning
-//! time from the member drive's model by default); writes go to every replica in the
-//! foreground. Timing only, like [`super::array::Array`].
+//! Reads go to one replica, chosen like a mirror's ([`ReplicaChoice`]; by default the
+//! delay until the media reaches it, predicted by the member drive's model for a read
+//! sent now, command overhead included: [`crate::disk::hdd::Hdd::read_delay_if_sent`]);
+//! writes go to every replica in the foreground. Timing only, like [`super::array::Array`].
 
 use super::array::ReplicaChoice;
 use crate::disk::geometry::{Geometry, Pbn};
@@ -38,6 +39,22 @@ pub enum RotPlacement {
     Random,
 }
 
+/// Where a mirror's members keep each block.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum MirrorLayouts {
+    /// Every member at the same LBNs.
+    #[default]
+    Identical,
+    /// "Non-identical layouts" (Eq 2): members after the first keep the address space
+    /// in a seeded random order of 512 KiB chunks, so a block's cylinders on two
+    /// members are independent.
+    Shuffled,
+}
+
+/// Chunk of a shuffled mirror layout, sectors (512 KiB).
+const SHUFFLE_CHUNK: u64 = 1024;
+
 /// The intra-disk organization's two forms in the paper.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -53,6 +70,11 @@ pub enum IntraForm {
 /// Which organization a [`Layout`] implements.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Organization {
+    /// D-way mirroring: every member a full copy (the spindles' phases, from the
+    /// array's `spindles`, make it synchronized or not).
+    Mirror {
+        layouts: MirrorLayouts,
+    },
     Split {
         reliable: bool,
     },
@@ -70,6 +92,12 @@ pub enum Organization {
 impl Organization {
     pub fn name(&self) -> String {
         match *self {
+            Organization::Mirror {
+                layouts: MirrorLayouts::Identical,
+            } => "mirror".into(),
+            Organization::Mirror {
+                layouts: MirrorLayouts::Shuffled,
+            } => "mirror (shuffled layouts)".into(),
             Organization::Split { reliable: false } => "split".into(),
             Organization::Split { reliable: true } => "split (reliable: D-1 ways + a copy)".into(),
             Organization::ReplicatedSplit { copies } => {
@@ -234,7 +262,18 @@ impl Banded {
 enum Place {
     /// At LBNs from this base, one replica.
     Linear(u64),
+    /// Chunk k of the share at chunk `perm[k]` of the member.
+    Shuffled(Vec<u32>),
     Banded(Box<Banded>),
+}
+
+/// A seeded random permutation of `n` chunks (Fisher–Yates).
+fn shuffle(n: u64, seed: u64) -> Vec<u32> {
+    use rand::seq::SliceRandom;
+    use rand::SeedableRng;
+    let mut v: Vec<u32> = (0..n as u32).collect();
+    v.shuffle(&mut rand_chacha::ChaCha8Rng::seed_from_u64(seed));
+    v
 }
 
 #[derive(Clone, Debug)]
@@ -270,6 +309,11 @@ struct Stats {
     member_writes: u64,
     /// Reads served by each replica index (band × rotational replica).
     by_replica: Vec<u64>,
+    /// Reads whose replica was on a drive: cylinders from that drive's head (at the
+    /// choice) to the replica, summed; and their rotational delay (as served), ns.
+    measured: u64,
+    seek_cyl: u64,
+    rotation_ns: u64,
 }
 
 /// A MimdRAID organization over member devices.
@@ -318,6 +362,29 @@ impl Layout {
             at += len;
         };
         match org {
+            Organization::Mirror { layouts } => {
+                if d == 0 {
+                    return Err("a mirror needs at least 1 member".into());
+                }
+                let shuffled = layouts == MirrorLayouts::Shuffled;
+                let len = if shuffled {
+                    smallest / SHUFFLE_CHUNK * SHUFFLE_CHUNK
+                } else {
+                    smallest
+                };
+                let copies = (0..d)
+                    .map(|m| Copy {
+                        member: m,
+                        place: if shuffled && m > 0 {
+                            Place::Shuffled(shuffle(len / SHUFFLE_CHUNK, mix(seed ^ m as u64)))
+                        } else {
+                            Place::Linear(0)
+                        },
+                        reads: true,
+                    })
+                    .collect();
+                push(len, copies);
+            }
             Organization::Split { reliable } => {
                 let data = if reliable { d.saturating_sub(1) } else { d };
                 if d < if reliable { 3 } else { 1 } {
@@ -403,7 +470,7 @@ impl Layout {
             .iter()
             .flat_map(|s| s.copies.iter())
             .map(|c| match &c.place {
-                Place::Linear(_) => 1,
+                Place::Linear(_) | Place::Shuffled(_) => 1,
                 Place::Banded(b) => b.count(),
             })
             .max()
@@ -433,13 +500,16 @@ impl Layout {
     fn replica_lbn(&self, c: &Copy, s: u64, idx: usize) -> Option<u64> {
         match &c.place {
             Place::Linear(base) => (idx == 0).then_some(base + s),
+            Place::Shuffled(perm) => (idx == 0).then(|| {
+                u64::from(perm[(s / SHUFFLE_CHUNK) as usize]) * SHUFFLE_CHUNK + s % SHUFFLE_CHUNK
+            }),
             Place::Banded(b) => b.replica(self.geometry(c.member)?, s, idx),
         }
     }
 
     fn replicas_of(c: &Copy) -> usize {
         match &c.place {
-            Place::Linear(_) => 1,
+            Place::Linear(_) | Place::Shuffled(_) => 1,
             Place::Banded(b) => b.count(),
         }
     }
@@ -470,8 +540,9 @@ impl Layout {
     }
 
     /// The replica a read of `lbn` goes to at `now`: (copy, replica index), the least
-    /// busy member first, then by the choice: seek, or seek and rotation as the
-    /// member's drive model predicts them; ties to the first.
+    /// busy member first, then by the choice: seek, or the delay until the media
+    /// reaches the replica as the member's drive model predicts it (command overhead,
+    /// seek, rotation); ties to the shorter seek, then the first.
     pub fn choose(&self, lbn: u64, now: SimTime) -> Option<(usize, usize)> {
         let si = self.share_of(lbn)?;
         let sh = &self.shares[si];
@@ -494,7 +565,7 @@ impl Layout {
                         if choice == ReplicaChoice::Seek {
                             (seek, 0)
                         } else {
-                            (h.positioning_from_state(now, l, false), seek)
+                            (h.read_delay_if_sent(now, l), seek)
                         }
                     }
                 };
@@ -535,6 +606,16 @@ impl Layout {
                 let c = &sh.copies[ci];
                 if let Some(n) = self.stats.by_replica.get_mut(idx) {
                     *n += 1;
+                }
+                // The seek distance this choice asks for (the first piece of a read).
+                if at == req.lbn {
+                    let hdd = self.members[c.member].drive().map(|d| d.hdd());
+                    let lbn = self.replica_lbn(c, at - sh.start, idx);
+                    if let Some((h, loc)) = hdd.zip(lbn).and_then(|(h, l)| Some((h, h.locate(l)?)))
+                    {
+                        self.stats.measured += 1;
+                        self.stats.seek_cyl += u64::from(h.head().cyl.abs_diff(loc.pbn.cyl));
+                    }
                 }
                 for l in at..piece_end {
                     if let Some(p) = self.replica_lbn(c, l - sh.start, idx) {
@@ -655,6 +736,9 @@ impl Device for Layout {
                 continue;
             }
             if let Some(p) = self.parents.remove(&pid) {
+                if !p.req.write {
+                    self.stats.rotation_ns += p.breakdown.rotation_ns;
+                }
                 out.push(Done {
                     breakdown: p.breakdown,
                     cache_hit: p.cache_hit,
@@ -706,6 +790,14 @@ impl Device for Layout {
                 ("member writes".into(), s.member_writes.to_string()),
                 ("replica choice".into(), self.choice.name().into()),
                 ("reads per replica".into(), by.join(" ")),
+                (
+                    "mean read seek cylinders".into(),
+                    format!("{:.3}", s.seek_cyl as f64 / s.measured.max(1) as f64),
+                ),
+                (
+                    "mean read rotation ms".into(),
+                    format!("{:.6}", s.rotation_ns as f64 / s.reads.max(1) as f64 / 1e6),
+                ),
             ],
             is_drive: false,
         });
@@ -980,10 +1072,51 @@ mod tests {
         }
     }
 
+    /// Rotational replicas pay off only if the choice knows when each comes round:
+    /// with 6 even replicas on one drive, reads wait about R/12 (Eq 7), with random
+    /// ones about R/7 (Eq 6).
+    #[test]
+    fn rotational_replicas_cut_the_wait_as_the_formulas_say() {
+        let period_ms = 60_000.0 / 10_025.0;
+        for seed in [1, 2] {
+            for (rotation, want) in [("even", 1.0 / 12.0), ("random", 1.0 / 7.0)] {
+                let keys = format!("split = 1\nrotational = 6\nrotation = \"{rotation}\"");
+                let mut b = built("intra", 1, &keys);
+                run(&mut b, false, 1500, seed);
+                let rot: f64 = extra(&b, "mean read rotation ms").parse().unwrap();
+                let got = rot / period_ms;
+                assert!(
+                    (got / want - 1.0).abs() < 0.1,
+                    "{rotation} {seed}: {got} vs {want}"
+                );
+            }
+        }
+    }
+
+    /// Shuffled mirror layouts put a block at independent places on the members.
+    #[test]
+    fn shuffled_mirrors_place_blocks_apart() {
+        let l = layout(
+            Organization::Mirror {
+                layouts: MirrorLayouts::Shuffled,
+            },
+            3,
+        );
+        let mut moved = 0;
+        for lbn in (0..l.capacity()).step_by(1_000_003) {
+            let r = l.replicas(lbn);
+            assert_eq!(r.len(), 3);
+            assert_eq!(r[0], (0, lbn));
+            assert_eq!(r[1].1 % SHUFFLE_CHUNK, lbn % SHUFFLE_CHUNK);
+            moved += usize::from(r[1].1 != lbn) + usize::from(r[2].1 != r[1].1);
+        }
+        assert!(moved >= 14, "{moved}");
+    }
+
     #[test]
     fn keys_belong_to_their_kind() {
         for (kind, keys, want) in [
-            ("raid0", "copies = 2", "copies applies to split"),
+            ("raid0", "copies = 2", "copies applies to MimdRAID's mirror"),
             (
                 "split",
                 "rotational = 2",

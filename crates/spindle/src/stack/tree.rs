@@ -16,7 +16,8 @@
 //! ```
 //!
 //! Kinds: `disk`; `volumes` (independent units, a trace's device numbers pick the
-//! unit); `raid0`, `raid1`, `raid4`, `raid5`; MimdRAID's `split` (`reliable = true`
+//! unit); `raid0`, `raid1`, `raid4`, `raid5`; MimdRAID's `mirror` (reads by positioning
+//! time, with seek and rotation statistics), `split` (`reliable = true`
 //! for the D−1-way split with one copy), `replicated-split` (`copies`) and `intra`
 //! (`split` × `rotational`, `form`, `rotation`), see [`super::mimd`]. An array lists either `count` copies of
 //! one `member`, or its `members` one by one; members may be arrays themselves.
@@ -25,7 +26,7 @@ use super::array::{Array, RaidLevel, ReplicaChoice, Volumes};
 use super::cache::CacheSpec;
 use super::drive_node::{load_disk, DriveNode};
 use super::layer::LayerNode;
-use super::mimd::{IntraForm, Layout, Organization, RotPlacement};
+use super::mimd::{IntraForm, Layout, MirrorLayouts, Organization, RotPlacement};
 use super::queue::{QueueSpec, SchedulerConfig};
 use crate::disk::drive::Drive;
 use crate::disk::params::{DiskParams, FirmwarePolicy};
@@ -49,6 +50,7 @@ pub enum DeviceSpec {
     Raid1(ArraySpec),
     Raid4(ArraySpec),
     Raid5(ArraySpec),
+    Mirror(ArraySpec),
     Split(ArraySpec),
     ReplicatedSplit(ArraySpec),
     Intra(ArraySpec),
@@ -171,6 +173,11 @@ pub struct ArraySpec {
     /// The member drives' rotational phases (default aligned).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub spindles: Option<Spindles>,
+    /// Random spindles: a seed mixed into each member's phase draw (default none: the
+    /// phase follows the drive's place in the tree), so runs can sample many phase
+    /// arrangements of unsynchronized drives.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spindle_seed: Option<u64>,
     /// split: split D−1 ways and keep one full copy on the last member (default false).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reliable: Option<bool>,
@@ -189,6 +196,9 @@ pub struct ArraySpec {
     /// intra: even or random rotational replicas.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rotation: Option<RotPlacement>,
+    /// mirror: identical or shuffled member layouts.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub layouts: Option<MirrorLayouts>,
 }
 
 /// Where the member drives' platters stand at time zero relative to each other.
@@ -230,12 +240,14 @@ impl ArraySpec {
             stripe_kib: None,
             replica_choice: None,
             spindles: None,
+            spindle_seed: None,
             reliable: None,
             copies: None,
             split: None,
             rotational: None,
             form: None,
             rotation: None,
+            layouts: None,
         }
     }
 
@@ -249,6 +261,7 @@ impl ArraySpec {
             ("rotational", self.rotational.is_some()),
             ("form", self.form.is_some()),
             ("rotation", self.rotation.is_some()),
+            ("layouts", self.layouts.is_some()),
         ]
         .iter()
         .find(|(_, on)| *on)
@@ -293,6 +306,7 @@ impl DeviceSpec {
             DeviceSpec::Raid1(_) => "raid1",
             DeviceSpec::Raid4(_) => "raid4",
             DeviceSpec::Raid5(_) => "raid5",
+            DeviceSpec::Mirror(_) => "mirror",
             DeviceSpec::Split(_) => "split",
             DeviceSpec::ReplicatedSplit(_) => "replicated-split",
             DeviceSpec::Intra(_) => "intra",
@@ -308,6 +322,7 @@ impl DeviceSpec {
             | DeviceSpec::Raid1(a)
             | DeviceSpec::Raid4(a)
             | DeviceSpec::Raid5(a)
+            | DeviceSpec::Mirror(a)
             | DeviceSpec::Split(a)
             | DeviceSpec::ReplicatedSplit(a)
             | DeviceSpec::Intra(a) => match (&a.member, a.count) {
@@ -329,6 +344,7 @@ impl DeviceSpec {
             | DeviceSpec::Raid1(a)
             | DeviceSpec::Raid4(a)
             | DeviceSpec::Raid5(a)
+            | DeviceSpec::Mirror(a)
             | DeviceSpec::Split(a)
             | DeviceSpec::ReplicatedSplit(a)
             | DeviceSpec::Intra(a) => a
@@ -395,6 +411,7 @@ fn spec_members(spec: &DeviceSpec) -> Result<Vec<DeviceSpec>, String> {
         | DeviceSpec::Raid1(a)
         | DeviceSpec::Raid4(a)
         | DeviceSpec::Raid5(a)
+        | DeviceSpec::Mirror(a)
         | DeviceSpec::Split(a)
         | DeviceSpec::ReplicatedSplit(a)
         | DeviceSpec::Intra(a) => a.expand(spec.kind()),
@@ -421,7 +438,7 @@ fn build_node(
             }
             if let Some(key) = a.mimd_key() {
                 return Err(format!(
-                    "{path}.{key} applies to split, replicated-split or intra, not to volumes"
+                    "{path}.{key} applies to MimdRAID's mirror, split, replicated-split or intra, not to volumes"
                 ));
             }
             Ok(Box::new(Volumes::new(build_members(
@@ -431,7 +448,10 @@ fn build_node(
                 path,
             )?)))
         }
-        DeviceSpec::Split(a) | DeviceSpec::ReplicatedSplit(a) | DeviceSpec::Intra(a) => {
+        DeviceSpec::Mirror(a)
+        | DeviceSpec::Split(a)
+        | DeviceSpec::ReplicatedSplit(a)
+        | DeviceSpec::Intra(a) => {
             let org = organization(spec, a).map_err(|e| format!("{path}.{e}"))?;
             let first = *drives as u64;
             let built = build_members(spec, default_queue, drives, path)?;
@@ -446,7 +466,7 @@ fn build_node(
         | DeviceSpec::Raid5(a) => {
             if let Some(key) = a.mimd_key() {
                 return Err(format!(
-                    "{path}.{key} applies to split, replicated-split or intra, not to {}",
+                    "{path}.{key} applies to MimdRAID's mirror, split, replicated-split or intra, not to {}",
                     spec.kind()
                 ));
             }
@@ -489,6 +509,7 @@ fn organization(spec: &DeviceSpec, a: &ArraySpec) -> Result<Organization, String
             ("rotational", a.rotational.is_some()),
             ("form", a.form.is_some()),
             ("rotation", a.rotation.is_some()),
+            ("layouts", a.layouts.is_some()),
             ("stripe-kib", a.stripe_kib.is_some()),
         ];
         match set.iter().find(|(k, on)| *on && !ok.contains(k)) {
@@ -504,6 +525,12 @@ fn organization(spec: &DeviceSpec, a: &ArraySpec) -> Result<Organization, String
         }
     };
     Ok(match spec {
+        DeviceSpec::Mirror(_) => {
+            only(&["layouts"])?;
+            Organization::Mirror {
+                layouts: a.layouts.unwrap_or_default(),
+            }
+        }
         DeviceSpec::Split(_) => {
             only(&["reliable"])?;
             Organization::Split {
@@ -542,16 +569,33 @@ fn build_members(
         | DeviceSpec::Raid1(a)
         | DeviceSpec::Raid4(a)
         | DeviceSpec::Raid5(a)
+        | DeviceSpec::Mirror(a)
         | DeviceSpec::Split(a)
         | DeviceSpec::ReplicatedSplit(a)
         | DeviceSpec::Intra(a) => a.spindles,
+    };
+    // Random phases draw from the drive's place in the tree, mixed with the array's
+    // `spindle-seed` when it names one.
+    let spindle_seed = match spec {
+        DeviceSpec::Disk(_) => 0,
+        DeviceSpec::Volumes(a)
+        | DeviceSpec::Raid0(a)
+        | DeviceSpec::Raid1(a)
+        | DeviceSpec::Raid4(a)
+        | DeviceSpec::Raid5(a)
+        | DeviceSpec::Mirror(a)
+        | DeviceSpec::Split(a)
+        | DeviceSpec::ReplicatedSplit(a)
+        | DeviceSpec::Intra(a) => a
+            .spindle_seed
+            .map_or(0, |s| s.wrapping_mul(0x9e37_79b9_7f4a_7c15)),
     };
     let mut built = Vec::with_capacity(members.len());
     for (i, m) in members.iter().enumerate() {
         let first_drive = *drives;
         let mut node = build_node(m, default_queue, drives, &format!("{path}.member {i}"))?;
         if let (Some(s), Some(d)) = (spindles, node.drive_mut()) {
-            let phase = s.phase(i, members.len(), first_drive as u64);
+            let phase = s.phase(i, members.len(), first_drive as u64 ^ spindle_seed);
             d.hdd_mut().set_spindle_phase(phase);
         }
         built.push(node);
