@@ -1929,7 +1929,7 @@ mod read_delay_tests {
             let mut diffs = Vec::new();
             for i in 0..300u64 {
                 // Some reads follow closely (read-ahead still running), some later.
-                t = t + rng.gen_range(if i % 3 == 0 {
+                t += rng.gen_range(if i % 3 == 0 {
                     1..3_000_000
                 } else {
                     20_000_000..40_000_000
