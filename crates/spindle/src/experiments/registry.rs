@@ -108,6 +108,11 @@ pub fn registry() -> Vec<Experiment> {
             run: |o| super::mimd_stack::mimd_f5(o.quick, o.seed),
         },
         Experiment {
+            id: "MIMD-DUAL",
+            title: "A dual-actuator nearline drive against one arm (random reads, queue 1 and 32)",
+            run: |o| super::mimd_stack::dual_actuator(o.quick, o.seed),
+        },
+        Experiment {
             id: "HPLAJW-DISKSIM",
             title: "The HP hplajw trace under DiskSim's configuration",
             run: hplajw_disksim,
