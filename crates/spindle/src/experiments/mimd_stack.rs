@@ -47,7 +47,13 @@ fn stack_toml(device: &str) -> String {
     )
 }
 
-/// Runs `n` random single-sector reads, one at a time, on the stack `device`.
+/// Reads before the measured ones, so that the heads have left where they all start
+/// (a mirror's heads start together at cylinder 0 and spread out over its first reads).
+pub const WARM_UP: usize = 200;
+
+/// Runs `n` random single-sector reads, one at a time, on the stack `device`, after
+/// [`WARM_UP`] reads whose latencies are not counted (seek distances are counted from
+/// the first read).
 pub fn random_reads(device: &str, n: usize, seed: u64) -> Result<Measured, String> {
     let c = RunConfig::from_toml(&stack_toml(device), "mimd.toml").map_err(|e| e.to_string())?;
     let mut b = c.build().map_err(|e| e.to_string())?;
@@ -56,7 +62,7 @@ pub fn random_reads(device: &str, n: usize, seed: u64) -> Result<Measured, Strin
     // Each read arrives 20–40 ms after the previous one (well after it finished), at
     // a random angle of the platters.
     let mut t = 0u64;
-    let recs: Vec<IoRecord> = (0..n)
+    let recs: Vec<IoRecord> = (0..n + WARM_UP)
         .map(|_| {
             t += rng.gen_range(20_000_000..40_000_000u64);
             IoRecord {
@@ -69,6 +75,7 @@ pub fn random_reads(device: &str, n: usize, seed: u64) -> Result<Measured, Strin
             }
         })
         .collect();
+    let measured_from = recs[WARM_UP.min(recs.len() - 1)].arrival;
     let (mut resp, mut seek, mut rot) = (0u64, 0u64, 0u64);
     engine::run(
         b.root.as_mut(),
@@ -76,9 +83,11 @@ pub fn random_reads(device: &str, n: usize, seed: u64) -> Result<Measured, Strin
         Source::records(&recs),
         RunOptions { remove_idle: false },
         &mut |l| {
-            resp += l.response_ns();
-            seek += l.breakdown.seek_ns;
-            rot += l.breakdown.rotation_ns;
+            if l.arrival >= measured_from {
+                resp += l.response_ns();
+                seek += l.breakdown.seek_ns;
+                rot += l.breakdown.rotation_ns;
+            }
         },
     )
     .map_err(|e| e.to_string())?;
