@@ -105,17 +105,19 @@ pub struct StackArgs {
     /// With --layout: staging area as a percentage of the volume [default: 1]
     #[arg(long, value_name = "PCT")]
     pub staging_pct: Option<f64>,
-    /// Put the --disks drives in an array: raid0, raid1, raid4, raid5, or mirror:D (a
-    /// D-way mirror of unsynchronized drives; MimdRAID) (each member keeps its own host
-    /// queue, the --scheduler)
+    /// Put the --disks drives in an array: raid0, raid1, raid4, raid5, or MimdRAID's
+    /// mirror:D (a D-way mirror of unsynchronized drives), split:D, split-reliable:D
+    /// (D−1 ways and one copy), rsplit:D (replicated splitting) or intra:XxY (X·Y
+    /// drives) (each member keeps its own host queue, the --scheduler)
     #[arg(long, value_name = "LEVEL")]
     pub array: Option<String>,
     /// With --array: stripe unit in KiB [default: 64]
     #[arg(long, value_name = "KIB")]
     pub stripe_kib: Option<u64>,
-    /// With --array raid1 (or mirror:D, a D-way mirror): how a read picks its replica:
-    /// least-busy, seek (shortest seek) or positioning (shortest seek + rotation the
-    /// drive model predicts) [default: least-busy]
+    /// With --array raid1 (or mirror:D, a D-way mirror), rsplit, split-reliable or
+    /// intra: how a read picks its replica: least-busy, seek (shortest seek) or
+    /// positioning (shortest seek + rotation the drive model predicts) [default:
+    /// least-busy for mirrors, positioning for the others]
     #[arg(long, value_name = "CHOICE")]
     pub replica_choice: Option<String>,
     /// With --array: where the member drives' platters stand relative to each other:
@@ -278,6 +280,7 @@ impl StackArgs {
                 .disks
                 .unwrap_or(if self.disk.is_some() { 4 } else { 2 });
             let mut spindles = None;
+            let mut intra = None;
             let level = match level.split_once(':') {
                 Some(("mirror", d)) => {
                     n = d
@@ -290,6 +293,30 @@ impl StackArgs {
                     // MimdRAID's mirrors are unsynchronized unless said otherwise.
                     spindles = Some(Spindles::Random);
                     "raid1"
+                }
+                Some(("split" | "split-reliable" | "rsplit", d)) => {
+                    n = d
+                        .parse()
+                        .ok()
+                        .filter(|&d| (1..=MAX_MEMBERS).contains(&d))
+                        .ok_or_else(|| {
+                            anyhow!("--array {level} needs D within 1..={MAX_MEMBERS}, got `{d}`")
+                        })?;
+                    level.split_once(':').map_or("split", |(k, _)| k)
+                }
+                Some(("intra", xy)) => {
+                    let parsed = xy.split_once('x').and_then(|(x, y)| {
+                        let (x, y) = (x.parse::<u32>().ok()?, y.parse::<u32>().ok()?);
+                        (x >= 1 && y >= 1 && x.checked_mul(y)? <= MAX_MEMBERS).then_some((x, y))
+                    });
+                    let (x, y) = parsed.ok_or_else(|| {
+                        anyhow!(
+                            "--array intra:XxY needs X, Y >= 1 with X*Y <= {MAX_MEMBERS} (e.g. intra:2x2), got `{xy}`"
+                        )
+                    })?;
+                    n = x * y;
+                    intra = Some((x, y));
+                    "intra"
                 }
                 _ => level.as_str(),
             };
@@ -310,8 +337,9 @@ impl StackArgs {
                     bail!("--replica-choice must be least-busy, seek or positioning, got `{other}`")
                 }
             };
-            if replica_choice.is_some() && level != "raid1" && level != "mirror" {
-                bail!("--replica-choice needs a mirror: --array raid1 or mirror:D");
+            let replicated = ["raid1", "mirror", "rsplit", "split-reliable", "intra"];
+            if replica_choice.is_some() && !replicated.contains(&level) {
+                bail!("--replica-choice needs a mirror or another array with replicas: --array raid1, mirror:D, rsplit:D, split-reliable:D or intra:XxY");
             }
             let parity_layout = match self.parity_layout.as_deref() {
                 None => None,
@@ -322,20 +350,30 @@ impl StackArgs {
                     "--parity-layout must be left-symmetric or left-asymmetric, got `{other}`"
                 ),
             };
-            let arr = ArraySpec {
+            let mut arr = ArraySpec {
                 stripe_kib: self.stripe_kib,
                 replica_choice,
                 spindles,
                 parity_layout,
                 ..ArraySpec::of(n, DeviceSpec::Disk(disks[0].clone()))
             };
+            if let Some((x, y)) = intra {
+                arr.split = Some(x);
+                arr.rotational = Some(y);
+            }
+            if level == "split-reliable" {
+                arr.reliable = Some(true);
+            }
             c.device = Some(match level {
                 "raid0" => DeviceSpec::Raid0(arr),
                 "raid1" | "mirror" => DeviceSpec::Raid1(arr),
                 "raid4" => DeviceSpec::Raid4(arr),
                 "raid5" => DeviceSpec::Raid5(arr),
+                "split" | "split-reliable" => DeviceSpec::Split(arr),
+                "rsplit" => DeviceSpec::ReplicatedSplit(arr),
+                "intra" => DeviceSpec::Intra(arr),
                 other => {
-                    bail!("--array must be raid0, raid1, raid4, raid5 or mirror:D, got `{other}`")
+                    bail!("--array must be raid0, raid1, raid4, raid5, mirror:D, split:D, split-reliable:D, rsplit:D or intra:XxY, got `{other}`")
                 }
             });
         } else if self.stripe_kib.is_some() {

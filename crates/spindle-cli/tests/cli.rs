@@ -938,3 +938,52 @@ fn a_mirror_picks_replicas_as_asked() {
         assert!(e.contains(named), "{a:?}: {e}");
     }
 }
+
+/// MimdRAID's organizations from the command line: `--array split:D`, `rsplit:D`,
+/// `split-reliable:D` and `intra:XxY` build the array named, a single-sector read goes
+/// to one member drive, and malformed forms are refused with the value named.
+#[test]
+fn mimd_organizations_from_the_command_line() {
+    for (array, kind, drives) in [
+        ("split:3", "split", 3),
+        ("split-reliable:3", "split (reliable", 3),
+        ("rsplit:2", "replicated-split", 2),
+        ("intra:2x2", "intra 2x2", 4),
+    ] {
+        let v = json(&[
+            "run",
+            "--disk",
+            "st34502lw",
+            "--synthetic",
+            "open",
+            "--count",
+            "100",
+            "--read-fraction",
+            "1",
+            "--size",
+            "1",
+            "--array",
+            array,
+            "--json",
+        ]);
+        let nodes = v["nodes"].as_array().unwrap();
+        let top = &nodes[0];
+        assert!(top["kind"].as_str().unwrap().starts_with(kind), "{v}");
+        let disks: Vec<_> = nodes
+            .iter()
+            .filter(|n| n["kind"].as_str().unwrap().starts_with("disk"))
+            .collect();
+        assert_eq!(disks.len(), drives, "{array}");
+        let reads: u64 = disks.iter().map(|n| n["reads"].as_u64().unwrap()).sum();
+        assert_eq!(reads, 100, "{array}: {v}");
+    }
+    for (array, named) in [
+        ("intra:2", "`2`"),
+        ("intra:0x2", "`0x2`"),
+        ("split:0", "`0`"),
+        ("rsplit:x", "`x`"),
+    ] {
+        let e = failure(&["run", "--array", array]);
+        assert!(e.contains(named), "{array}: {e}");
+    }
+}

@@ -341,10 +341,7 @@ impl RunConfig {
             count: None,
             member: None,
             members,
-            stripe_kib: None,
-            replica_choice: None,
-            spindles: None,
-            parity_layout: None,
+            ..ArraySpec::of(0, DeviceSpec::Disk(DiskSpec::new("")))
         }))
     }
 

@@ -245,6 +245,7 @@ pub fn preset(name: &str) -> Result<DiskParams, String> {
         "st34502lw" => st34502lw(),
         "cheetah15k5" => Ok(cheetah15k5()),
         "wd-re3" => Ok(wd_re3()),
+        "wd-re3-arm" => Ok(wd_re3_arm()),
         _ => Err(format!(
             "unknown disk preset `{name}`; `spindle disks` lists them"
         )),
@@ -520,6 +521,26 @@ pub fn st34502lw() -> Result<DiskParams, String> {
     }
     p.mech.rpm = 10_025.0;
     Ok(p)
+}
+
+/// One arm of a dual-actuator `wd-re3`: the same drive with two of its four surfaces,
+/// so half the capacity, served by an arm of its own. Two of them side by side on one
+/// spindle (an array with aligned spindles) are the drive with two actuators, each
+/// owning half the surfaces, as Seagate's MACH.2 drives are built (Exos 2X14: "two
+/// independent actuators … each driving arms and heads that address half of the
+/// platters", two 7 TB halves, 7,200 rpm, 304 random-read IOPS and 4.16 ms average
+/// latency by its data sheet as reported in the trade press, 2021). Decision: the
+/// mechanics, zones and cache of `wd-re3` are kept for each arm (no Exos 2X14 model
+/// is available), so the comparison is one arm against two on the same nearline
+/// drive. Not listed by `spindle disks`; the MimdRAID dual-actuator note uses it.
+pub fn wd_re3_arm() -> DiskParams {
+    let mut p = wd_re3();
+    p.name = "wd-re3-arm".into();
+    p.geometry.surfaces /= 2;
+    p.provenance = "one arm of a dual-actuator WD RE3: the wd-re3 preset with 2 of its 4 \
+                    surfaces (MACH.2's two actuators each own half the surfaces)"
+        .into();
+    p
 }
 
 /// One row of the thesis's Table 3.1.

@@ -3,6 +3,7 @@
 //! EXPERIMENTS.md).
 
 pub mod mimd_eq;
+pub mod mimd_stack;
 pub mod mimic_exps;
 pub mod prox_dle;
 pub mod prox_full;

@@ -146,6 +146,21 @@ pub fn registry() -> Vec<Experiment> {
             run: mimd_eq,
         },
         Experiment {
+            id: "MIMD-EQ-DISK",
+            title: "MimdRAID's seek and rotation formulas measured on stacks of the disk model",
+            run: |o| super::mimd_stack::mimd_eq_disk(o.quick, o.seed),
+        },
+        Experiment {
+            id: "MIMD-F5",
+            title: "Random-read latency against D and the Square Root Rule (Figure 5)",
+            run: |o| super::mimd_stack::mimd_f5(o.quick, o.seed),
+        },
+        Experiment {
+            id: "MIMD-DUAL",
+            title: "A dual-actuator nearline drive against one arm (random reads, queue 1 and 32)",
+            run: |o| super::mimd_stack::dual_actuator(o.quick, o.seed),
+        },
+        Experiment {
             id: "HPLAJW-DISKSIM",
             title: "The HP hplajw trace under DiskSim's configuration",
             run: hplajw_disksim,

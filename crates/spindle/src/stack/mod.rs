@@ -9,6 +9,7 @@ pub mod cache;
 pub mod drive_node;
 pub mod layer;
 pub mod metrics;
+pub mod mimd;
 pub mod queue;
 pub mod raid_mimic;
 pub mod split;

@@ -16,7 +16,10 @@
 //! ```
 //!
 //! Kinds: `disk`; `volumes` (independent units, a trace's device numbers pick the
-//! unit); `raid0`, `raid1`, `raid4`, `raid5`. An array lists either `count` copies of
+//! unit); `raid0`, `raid1`, `raid4`, `raid5`; MimdRAID's `mirror` (reads by positioning
+//! time, with seek and rotation statistics), `split` (`reliable = true`
+//! for the D−1-way split with one copy), `replicated-split` (`copies`) and `intra`
+//! (`split` × `rotational`, `form`, `rotation`), see [`super::mimd`]. An array lists either `count` copies of
 //! one `member`, or its `members` one by one; members may be arrays themselves.
 //! A `raid5` may set `parity-layout = "left-asymmetric"` (default left-symmetric).
 //! Layers (`[[layer]]`, top first): `cache`, `raid-mimic`, `split`.
@@ -25,6 +28,7 @@ use super::array::{Array, ParityLayout, RaidLevel, ReplicaChoice, Volumes};
 use super::cache::CacheSpec;
 use super::drive_node::{load_disk, DriveNode};
 use super::layer::LayerNode;
+use super::mimd::{IntraForm, Layout, MirrorLayouts, Organization, RotPlacement};
 use super::queue::{QueueSpec, SchedulerConfig};
 use crate::disk::drive::Drive;
 use crate::disk::params::{DiskParams, FirmwarePolicy};
@@ -48,6 +52,10 @@ pub enum DeviceSpec {
     Raid1(ArraySpec),
     Raid4(ArraySpec),
     Raid5(ArraySpec),
+    Mirror(ArraySpec),
+    Split(ArraySpec),
+    ReplicatedSplit(ArraySpec),
+    Intra(ArraySpec),
 }
 
 /// A layer above the device tree (`[[layer]]`, top of the stack first).
@@ -176,6 +184,32 @@ pub struct ArraySpec {
     /// RAID-5: where data goes around the rotating parity (default left-symmetric).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub parity_layout: Option<ParityLayout>,
+    /// Random spindles: a seed mixed into each member's phase draw (default none: the
+    /// phase follows the drive's place in the tree), so runs can sample many phase
+    /// arrangements of unsynchronized drives.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spindle_seed: Option<u64>,
+    /// split: split D−1 ways and keep one full copy on the last member (default false).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reliable: Option<bool>,
+    /// replicated-split: copies of each member's share (default 2).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub copies: Option<u32>,
+    /// intra: the seek dimension x (default 1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub split: Option<u32>,
+    /// intra: rotational replicas y per member (default 1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rotational: Option<u32>,
+    /// intra: simulation (replicated splitting) or prototype (splitting) form.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub form: Option<IntraForm>,
+    /// intra: even or random rotational replicas.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rotation: Option<RotPlacement>,
+    /// mirror: identical or shuffled member layouts.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub layouts: Option<MirrorLayouts>,
 }
 
 /// Where the member drives' platters stand at time zero relative to each other.
@@ -218,7 +252,32 @@ impl ArraySpec {
             replica_choice: None,
             spindles: None,
             parity_layout: None,
+            spindle_seed: None,
+            reliable: None,
+            copies: None,
+            split: None,
+            rotational: None,
+            form: None,
+            rotation: None,
+            layouts: None,
         }
+    }
+
+    /// The first MimdRAID key set, if any (they belong to split, replicated-split
+    /// and intra only).
+    pub fn mimd_key(&self) -> Option<&'static str> {
+        [
+            ("reliable", self.reliable.is_some()),
+            ("copies", self.copies.is_some()),
+            ("split", self.split.is_some()),
+            ("rotational", self.rotational.is_some()),
+            ("form", self.form.is_some()),
+            ("rotation", self.rotation.is_some()),
+            ("layouts", self.layouts.is_some()),
+        ]
+        .iter()
+        .find(|(_, on)| *on)
+        .map(|(k, _)| *k)
     }
 
     /// The members, expanded; errors say what is missing or too large.
@@ -259,6 +318,10 @@ impl DeviceSpec {
             DeviceSpec::Raid1(_) => "raid1",
             DeviceSpec::Raid4(_) => "raid4",
             DeviceSpec::Raid5(_) => "raid5",
+            DeviceSpec::Mirror(_) => "mirror",
+            DeviceSpec::Split(_) => "split",
+            DeviceSpec::ReplicatedSplit(_) => "replicated-split",
+            DeviceSpec::Intra(_) => "intra",
         }
     }
 
@@ -270,7 +333,11 @@ impl DeviceSpec {
             | DeviceSpec::Raid0(a)
             | DeviceSpec::Raid1(a)
             | DeviceSpec::Raid4(a)
-            | DeviceSpec::Raid5(a) => match (&a.member, a.count) {
+            | DeviceSpec::Raid5(a)
+            | DeviceSpec::Mirror(a)
+            | DeviceSpec::Split(a)
+            | DeviceSpec::ReplicatedSplit(a)
+            | DeviceSpec::Intra(a) => match (&a.member, a.count) {
                 (Some(m), Some(n)) => m.drive_count().saturating_mul(u64::from(n)),
                 _ => a
                     .members
@@ -288,7 +355,11 @@ impl DeviceSpec {
             | DeviceSpec::Raid0(a)
             | DeviceSpec::Raid1(a)
             | DeviceSpec::Raid4(a)
-            | DeviceSpec::Raid5(a) => a
+            | DeviceSpec::Raid5(a)
+            | DeviceSpec::Mirror(a)
+            | DeviceSpec::Split(a)
+            | DeviceSpec::ReplicatedSplit(a)
+            | DeviceSpec::Intra(a) => a
                 .expand(self.kind())
                 .unwrap_or_default()
                 .iter()
@@ -351,7 +422,11 @@ fn spec_members(spec: &DeviceSpec) -> Result<Vec<DeviceSpec>, String> {
         | DeviceSpec::Raid0(a)
         | DeviceSpec::Raid1(a)
         | DeviceSpec::Raid4(a)
-        | DeviceSpec::Raid5(a) => a.expand(spec.kind()),
+        | DeviceSpec::Raid5(a)
+        | DeviceSpec::Mirror(a)
+        | DeviceSpec::Split(a)
+        | DeviceSpec::ReplicatedSplit(a)
+        | DeviceSpec::Intra(a) => a.expand(spec.kind()),
     }
 }
 
@@ -378,6 +453,11 @@ fn build_node(
                     "{path}.parity-layout applies to raid5, not to volumes"
                 ));
             }
+            if let Some(key) = a.mimd_key() {
+                return Err(format!(
+                    "{path}.{key} applies to MimdRAID's mirror, split, replicated-split or intra, not to volumes"
+                ));
+            }
             Ok(Box::new(Volumes::new(build_members(
                 spec,
                 default_queue,
@@ -385,10 +465,34 @@ fn build_node(
                 path,
             )?)))
         }
+        DeviceSpec::Mirror(a)
+        | DeviceSpec::Split(a)
+        | DeviceSpec::ReplicatedSplit(a)
+        | DeviceSpec::Intra(a) => {
+            if a.parity_layout.is_some() {
+                return Err(format!(
+                    "{path}.parity-layout applies to raid5, not to {}",
+                    spec.kind()
+                ));
+            }
+            let org = organization(spec, a).map_err(|e| format!("{path}.{e}"))?;
+            let first = *drives as u64;
+            let built = build_members(spec, default_queue, drives, path)?;
+            let choice = a.replica_choice.unwrap_or(ReplicaChoice::Positioning);
+            Ok(Box::new(
+                Layout::new(org, built, choice, first).map_err(|e| format!("{path}: {e}"))?,
+            ))
+        }
         DeviceSpec::Raid0(a)
         | DeviceSpec::Raid1(a)
         | DeviceSpec::Raid4(a)
         | DeviceSpec::Raid5(a) => {
+            if let Some(key) = a.mimd_key() {
+                return Err(format!(
+                    "{path}.{key} applies to MimdRAID's mirror, split, replicated-split or intra, not to {}",
+                    spec.kind()
+                ));
+            }
             if a.replica_choice.is_some() && !matches!(spec, DeviceSpec::Raid1(_)) {
                 return Err(format!(
                     "{path}.replica-choice applies to raid1 (a mirror), not to {}",
@@ -425,6 +529,63 @@ fn build_node(
     }
 }
 
+/// The MimdRAID organization a `split`, `replicated-split` or `intra` entry asks for;
+/// errors name the key that does not belong or is out of range.
+fn organization(spec: &DeviceSpec, a: &ArraySpec) -> Result<Organization, String> {
+    let only = |ok: &[&str]| -> Result<(), String> {
+        let set = [
+            ("reliable", a.reliable.is_some()),
+            ("copies", a.copies.is_some()),
+            ("split", a.split.is_some()),
+            ("rotational", a.rotational.is_some()),
+            ("form", a.form.is_some()),
+            ("rotation", a.rotation.is_some()),
+            ("layouts", a.layouts.is_some()),
+            ("stripe-kib", a.stripe_kib.is_some()),
+        ];
+        match set.iter().find(|(k, on)| *on && !ok.contains(k)) {
+            Some((k, _)) => Err(format!("{k} does not apply to {}", spec.kind())),
+            None => Ok(()),
+        }
+    };
+    let within = |key: &str, v: u32, max: u32| -> Result<u32, String> {
+        if (1..=max).contains(&v) {
+            Ok(v)
+        } else {
+            Err(format!("{key} must be within 1..={max}, got {v}"))
+        }
+    };
+    Ok(match spec {
+        DeviceSpec::Mirror(_) => {
+            only(&["layouts"])?;
+            Organization::Mirror {
+                layouts: a.layouts.unwrap_or_default(),
+            }
+        }
+        DeviceSpec::Split(_) => {
+            only(&["reliable"])?;
+            Organization::Split {
+                reliable: a.reliable.unwrap_or(false),
+            }
+        }
+        DeviceSpec::ReplicatedSplit(_) => {
+            only(&["copies"])?;
+            Organization::ReplicatedSplit {
+                copies: within("copies", a.copies.unwrap_or(2), MAX_MEMBERS)?,
+            }
+        }
+        _ => {
+            only(&["split", "rotational", "form", "rotation"])?;
+            Organization::Intra {
+                split: within("split", a.split.unwrap_or(1), MAX_MEMBERS)?,
+                rotational: within("rotational", a.rotational.unwrap_or(1), 64)?,
+                form: a.form.unwrap_or_default(),
+                rotation: a.rotation.unwrap_or_default(),
+            }
+        }
+    })
+}
+
 fn build_members(
     spec: &DeviceSpec,
     default_queue: &QueueSpec,
@@ -438,14 +599,34 @@ fn build_members(
         | DeviceSpec::Raid0(a)
         | DeviceSpec::Raid1(a)
         | DeviceSpec::Raid4(a)
-        | DeviceSpec::Raid5(a) => a.spindles,
+        | DeviceSpec::Raid5(a)
+        | DeviceSpec::Mirror(a)
+        | DeviceSpec::Split(a)
+        | DeviceSpec::ReplicatedSplit(a)
+        | DeviceSpec::Intra(a) => a.spindles,
+    };
+    // Random phases draw from the drive's place in the tree, mixed with the array's
+    // `spindle-seed` when it names one.
+    let spindle_seed = match spec {
+        DeviceSpec::Disk(_) => 0,
+        DeviceSpec::Volumes(a)
+        | DeviceSpec::Raid0(a)
+        | DeviceSpec::Raid1(a)
+        | DeviceSpec::Raid4(a)
+        | DeviceSpec::Raid5(a)
+        | DeviceSpec::Mirror(a)
+        | DeviceSpec::Split(a)
+        | DeviceSpec::ReplicatedSplit(a)
+        | DeviceSpec::Intra(a) => a
+            .spindle_seed
+            .map_or(0, |s| s.wrapping_mul(0x9e37_79b9_7f4a_7c15)),
     };
     let mut built = Vec::with_capacity(members.len());
     for (i, m) in members.iter().enumerate() {
         let first_drive = *drives;
         let mut node = build_node(m, default_queue, drives, &format!("{path}.member {i}"))?;
         if let (Some(s), Some(d)) = (spindles, node.drive_mut()) {
-            let phase = s.phase(i, members.len(), first_drive as u64);
+            let phase = s.phase(i, members.len(), first_drive as u64 ^ spindle_seed);
             d.hdd_mut().set_spindle_phase(phase);
         }
         built.push(node);

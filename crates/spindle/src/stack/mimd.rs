@@ -1,0 +1,1148 @@
+//! MimdRAID's organizations (ALG-MIMD): arrays that trade capacity for latency by
+//! where they put data and how many copies they keep, as devices over member devices.
+//!
+//! - *Splitting* (D-way): 1/D of the data on the outermost LBNs of each drive, the
+//!   rest discarded, so each head stays in a narrow band (Eq 3). The *reliability
+//!   variant* splits D−1 ways and keeps one full copy on the last drive, which only
+//!   takes writes.
+//! - *Replicated splitting*: each drive's share kept in `copies` bands of cylinders
+//!   spread over the drive (copies of the outer data in the discarded middle); a read
+//!   goes to the nearest copy (Eq 4).
+//! - *Intra-disk x × y*: each drive's share replicated `y` times on different tracks
+//!   of the same cylinder, evenly (360/y° apart, Eq 7) or at random angles (Eq 6), so
+//!   no track switch is needed to reach a replica; in the simulation's form the share
+//!   is also replicated-split `x` ways at cylinder granularity (the bands fill the
+//!   drive), in the prototype's form it is split `x` ways (one band, 1/x of the
+//!   cylinders, the rest discarded).
+//!
+//! Reads go to one replica, chosen like a mirror's ([`ReplicaChoice`]; by default the
+//! delay until the media reaches it, predicted by the member drive's model for a read
+//! sent now, command overhead included: [`crate::disk::hdd::Hdd::read_delay_if_sent`]);
+//! writes go to every replica in the foreground. Timing only, like [`super::array::Array`].
+
+use super::array::ReplicaChoice;
+use crate::disk::geometry::{Geometry, Pbn};
+use crate::disk::hdd::{Breakdown, Request};
+use crate::node::{tree_line, Device, Done, NodeReport};
+use crate::time::SimTime;
+use rustc_hash::FxHashMap;
+use serde::{Deserialize, Serialize};
+
+/// Where a drive's rotational replicas sit relative to the first.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RotPlacement {
+    /// 360/y degrees apart (Eq 7).
+    #[default]
+    Even,
+    /// At random angles, drawn per cylinder and replica from the run's seed (Eq 6).
+    Random,
+}
+
+/// Where a mirror's members keep each block.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum MirrorLayouts {
+    /// Every member at the same LBNs.
+    #[default]
+    Identical,
+    /// "Non-identical layouts" (Eq 2): members after the first keep the address space
+    /// in a seeded random order of 512 KiB chunks, so a block's cylinders on two
+    /// members are independent.
+    Shuffled,
+}
+
+/// Chunk of a shuffled mirror layout, sectors (512 KiB).
+const SHUFFLE_CHUNK: u64 = 1024;
+
+/// The intra-disk organization's two forms in the paper.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum IntraForm {
+    /// Replicated splitting × rotational replication, split at cylinder granularity
+    /// (the simulation's, §3: F5–F7).
+    #[default]
+    Simulation,
+    /// Splitting × even rotational replication (the prototype's, §4: F8–F9).
+    Prototype,
+}
+
+/// Which organization a [`Layout`] implements.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Organization {
+    /// D-way mirroring: every member a full copy (the spindles' phases, from the
+    /// array's `spindles`, make it synchronized or not).
+    Mirror {
+        layouts: MirrorLayouts,
+    },
+    Split {
+        reliable: bool,
+    },
+    ReplicatedSplit {
+        copies: u32,
+    },
+    Intra {
+        split: u32,
+        rotational: u32,
+        form: IntraForm,
+        rotation: RotPlacement,
+    },
+}
+
+impl Organization {
+    pub fn name(&self) -> String {
+        match *self {
+            Organization::Mirror {
+                layouts: MirrorLayouts::Identical,
+            } => "mirror".into(),
+            Organization::Mirror {
+                layouts: MirrorLayouts::Shuffled,
+            } => "mirror (shuffled layouts)".into(),
+            Organization::Split { reliable: false } => "split".into(),
+            Organization::Split { reliable: true } => "split (reliable: D-1 ways + a copy)".into(),
+            Organization::ReplicatedSplit { copies } => {
+                format!("replicated-split ({copies} copies)")
+            }
+            Organization::Intra {
+                split,
+                rotational,
+                form,
+                rotation,
+            } => format!(
+                "intra {split}x{rotational} ({}, {} rotational replicas)",
+                match form {
+                    IntraForm::Simulation => "replicated splitting",
+                    IntraForm::Prototype => "splitting",
+                },
+                match rotation {
+                    RotPlacement::Even => "even",
+                    RotPlacement::Random => "random",
+                }
+            ),
+        }
+    }
+}
+
+/// A drive's share kept in bands of cylinders, each band's slots replicated on `rot`
+/// tracks of the same cylinder. A slot is (logical cylinder j, head g of the first
+/// replica group, sector i); band k's copy is on cylinder `starts[k] + j`, rotational
+/// replica r on head `r·group + g` at the angle of sector i plus r/rot of a turn.
+#[derive(Clone, Debug)]
+struct Banded {
+    starts: Vec<u32>,
+    rot: u32,
+    /// Heads per rotational replica group.
+    group: u32,
+    /// Slots before logical cylinder j (`width + 1` entries).
+    prefix: Vec<u64>,
+    /// Random rotational placement: the seed of the angle draws.
+    random: Option<u64>,
+}
+
+/// A 64-bit mix (splitmix64's finalizer): the seeded per-cylinder angle draw of
+/// random rotational replicas.
+fn mix(mut z: u64) -> u64 {
+    z = z.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
+impl Banded {
+    /// Bands of `width` cylinders at `starts`, `rot` rotational replicas. Cylinders
+    /// whose tracks are not all mapped are left out; a slot holds the fewest sectors
+    /// per track among its band copies.
+    fn new(
+        geo: &Geometry,
+        starts: Vec<u32>,
+        width: u32,
+        rot: u32,
+        random: Option<u64>,
+    ) -> Result<Banded, String> {
+        for z in 0..geo.zone_count() {
+            let s = geo.zone_spec(z);
+            if !s.slips.is_empty() || !s.remaps.is_empty() || s.spares != 0 || s.empty_front != 0 {
+                return Err(format!(
+                    "replica placement within a drive needs a drive without spares, slipped \
+                     or remapped sectors (zone {z} has some)"
+                ));
+            }
+        }
+        let heads = geo.surfaces();
+        if rot == 0 || rot > heads {
+            return Err(format!(
+                "rotational replicas must be within 1..={heads} (one track each, same cylinder), got {rot}"
+            ));
+        }
+        let group = heads / rot;
+        let mut prefix = Vec::with_capacity(width as usize + 1);
+        prefix.push(0u64);
+        for j in 0..width {
+            let mut m = u32::MAX;
+            for &s in &starts {
+                let cyl = s + j;
+                let spt = geo.spt_at_cyl(cyl).unwrap_or(0);
+                let mapped = spt > 0
+                    && (0..heads).all(|head| {
+                        geo.lbn_of(Pbn {
+                            cyl,
+                            head,
+                            sector: 0,
+                        })
+                        .is_some()
+                            && geo
+                                .lbn_of(Pbn {
+                                    cyl,
+                                    head,
+                                    sector: spt - 1,
+                                })
+                                .is_some()
+                    });
+                m = m.min(if mapped { spt } else { 0 });
+            }
+            let last = *prefix.last().unwrap_or(&0);
+            prefix.push(last + u64::from(group) * u64::from(m));
+        }
+        Ok(Banded {
+            starts,
+            rot,
+            group,
+            prefix,
+            random,
+        })
+    }
+
+    fn slots(&self) -> u64 {
+        self.prefix.last().copied().unwrap_or(0)
+    }
+
+    /// How many replicas each slot has.
+    fn count(&self) -> usize {
+        self.starts.len() * self.rot as usize
+    }
+
+    /// The LBN of replica `idx` (band `idx / rot`, rotational replica `idx % rot`) of
+    /// slot `s`.
+    fn replica(&self, geo: &Geometry, s: u64, idx: usize) -> Option<u64> {
+        let j = self.prefix.partition_point(|&p| p <= s).checked_sub(1)?;
+        let m = (self.prefix.get(j + 1)? - self.prefix[j]) / u64::from(self.group);
+        let off = s - self.prefix[j];
+        let (g, i) = ((off / m) as u32, (off % m) as u32);
+        let (k, r) = (idx / self.rot as usize, idx as u32 % self.rot);
+        let cyl = self.starts.get(k)? + j as u32;
+        let base = geo.lbn_of(Pbn {
+            cyl,
+            head: g,
+            sector: i,
+        })?;
+        if r == 0 {
+            return Some(base);
+        }
+        let loc = geo.locate(base)?;
+        let spt = u64::from(loc.spt);
+        let shift = match self.random {
+            None => u64::from(r) * spt / u64::from(self.rot),
+            Some(seed) => mix(seed ^ (u64::from(cyl) << 8) ^ u64::from(r)) % spt,
+        };
+        let target = (u64::from(loc.angle_sectors) + shift) % spt;
+        let head = r * self.group + g;
+        let first = geo.lbn_of(Pbn {
+            cyl,
+            head,
+            sector: 0,
+        })?;
+        let a0 = u64::from(geo.locate(first)?.angle_sectors);
+        let sector = ((target + spt - a0) % spt) as u32;
+        geo.lbn_of(Pbn { cyl, head, sector })
+    }
+}
+
+/// How one copy of a share sits on its member.
+#[derive(Clone, Debug)]
+enum Place {
+    /// At LBNs from this base, one replica.
+    Linear(u64),
+    /// Chunk k of the share at chunk `perm[k]` of the member.
+    Shuffled(Vec<u32>),
+    Banded(Box<Banded>),
+}
+
+/// A seeded random permutation of `n` chunks (Fisher–Yates).
+fn shuffle(n: u64, seed: u64) -> Vec<u32> {
+    use rand::seq::SliceRandom;
+    use rand::SeedableRng;
+    let mut v: Vec<u32> = (0..n as u32).collect();
+    v.shuffle(&mut rand_chacha::ChaCha8Rng::seed_from_u64(seed));
+    v
+}
+
+#[derive(Clone, Debug)]
+struct Copy {
+    member: usize,
+    place: Place,
+    /// Whether reads may use it (a reliability copy only takes writes).
+    reads: bool,
+}
+
+/// A contiguous range of the array's addresses and every copy of it.
+#[derive(Clone, Debug)]
+struct Share {
+    start: u64,
+    len: u64,
+    copies: Vec<Copy>,
+}
+
+struct Parent {
+    req: Request,
+    remaining: u32,
+    start: Option<SimTime>,
+    dispatch: Option<SimTime>,
+    breakdown: Breakdown,
+    cache_hit: bool,
+}
+
+#[derive(Clone, Debug, Default)]
+struct Stats {
+    reads: u64,
+    writes: u64,
+    member_reads: u64,
+    member_writes: u64,
+    /// Reads served by each replica index (band × rotational replica).
+    by_replica: Vec<u64>,
+    /// Reads whose replica was on a drive: cylinders from that drive's head (at the
+    /// choice) to the replica, summed; and their rotational delay (as served), ns.
+    measured: u64,
+    seek_cyl: u64,
+    rotation_ns: u64,
+}
+
+/// A MimdRAID organization over member devices.
+pub struct Layout {
+    org: Organization,
+    members: Vec<Box<dyn Device>>,
+    shares: Vec<Share>,
+    capacity: u64,
+    choice: ReplicaChoice,
+    children: FxHashMap<u64, u64>,
+    parents: FxHashMap<u64, Parent>,
+    next_child: u64,
+    scratch: Vec<Done>,
+    stats: Stats,
+}
+
+/// A member request: (member, LBN, sectors).
+type Run = (usize, u64, u32);
+
+impl Layout {
+    /// `org` over `members`; `seed` draws random rotational angles. Errors name what
+    /// cannot work (too few members, a member without a drive where replicas are
+    /// placed by geometry, more rotational replicas than heads).
+    pub fn new(
+        org: Organization,
+        members: Vec<Box<dyn Device>>,
+        choice: ReplicaChoice,
+        seed: u64,
+    ) -> Result<Layout, String> {
+        let d = members.len();
+        let smallest = members.iter().map(|m| m.capacity()).min().unwrap_or(0);
+        let geo = |m: usize| -> Result<&Geometry, String> {
+            members[m]
+                .drive()
+                .map(|dr| dr.hdd().geometry())
+                .ok_or_else(|| format!("member {m} is not a drive: cylinder layouts need one"))
+        };
+        let mut shares = Vec::with_capacity(d);
+        let mut at = 0u64;
+        let mut push = |len: u64, copies: Vec<Copy>| {
+            shares.push(Share {
+                start: at,
+                len,
+                copies,
+            });
+            at += len;
+        };
+        match org {
+            Organization::Mirror { layouts } => {
+                if d == 0 {
+                    return Err("a mirror needs at least 1 member".into());
+                }
+                let shuffled = layouts == MirrorLayouts::Shuffled;
+                let len = if shuffled {
+                    smallest / SHUFFLE_CHUNK * SHUFFLE_CHUNK
+                } else {
+                    smallest
+                };
+                let copies = (0..d)
+                    .map(|m| Copy {
+                        member: m,
+                        place: if shuffled && m > 0 {
+                            Place::Shuffled(shuffle(len / SHUFFLE_CHUNK, mix(seed ^ m as u64)))
+                        } else {
+                            Place::Linear(0)
+                        },
+                        reads: true,
+                    })
+                    .collect();
+                push(len, copies);
+            }
+            Organization::Split { reliable } => {
+                let data = if reliable { d.saturating_sub(1) } else { d };
+                if d < if reliable { 3 } else { 1 } {
+                    return Err(format!(
+                        "a {}split needs at least {} members, got {d}",
+                        if reliable { "reliable " } else { "" },
+                        if reliable { 3 } else { 1 }
+                    ));
+                }
+                let per = smallest / data as u64;
+                for m in 0..data {
+                    let mut copies = vec![Copy {
+                        member: m,
+                        place: Place::Linear(0),
+                        reads: true,
+                    }];
+                    if reliable {
+                        copies.push(Copy {
+                            member: d - 1,
+                            place: Place::Linear(m as u64 * per),
+                            reads: false,
+                        });
+                    }
+                    push(per, copies);
+                }
+            }
+            Organization::ReplicatedSplit { copies } => {
+                if d == 0 || copies == 0 || copies as usize > d.max(1) {
+                    return Err(format!(
+                        "replicated-split copies must be within 1..={d} (the members), got {copies}"
+                    ));
+                }
+                for m in 0..d {
+                    let g = geo(m)?;
+                    let c = g.cylinders();
+                    let width = c / d as u32;
+                    let starts = (0..copies).map(|k| k * (c / copies)).collect();
+                    let b = Banded::new(g, starts, width, 1, None)?;
+                    push(
+                        b.slots(),
+                        vec![Copy {
+                            member: m,
+                            place: Place::Banded(Box::new(b)),
+                            reads: true,
+                        }],
+                    );
+                }
+            }
+            Organization::Intra {
+                split,
+                rotational,
+                form,
+                rotation,
+            } => {
+                if split == 0 {
+                    return Err("intra split must be at least 1".into());
+                }
+                for m in 0..d {
+                    let g = geo(m)?;
+                    let width = g.cylinders() / split;
+                    let starts = match form {
+                        IntraForm::Simulation => (0..split).map(|k| k * width).collect(),
+                        IntraForm::Prototype => vec![0],
+                    };
+                    let random = (rotation == RotPlacement::Random).then(|| mix(seed ^ m as u64));
+                    let b = Banded::new(g, starts, width, rotational, random)?;
+                    push(
+                        b.slots(),
+                        vec![Copy {
+                            member: m,
+                            place: Place::Banded(Box::new(b)),
+                            reads: true,
+                        }],
+                    );
+                }
+            }
+        }
+        let capacity = at;
+        if capacity == 0 {
+            return Err("the organization leaves no addressable sector".into());
+        }
+        let replicas = shares
+            .iter()
+            .flat_map(|s| s.copies.iter())
+            .map(|c| match &c.place {
+                Place::Linear(_) | Place::Shuffled(_) => 1,
+                Place::Banded(b) => b.count(),
+            })
+            .max()
+            .unwrap_or(1);
+        Ok(Layout {
+            org,
+            members,
+            shares,
+            capacity,
+            choice,
+            children: FxHashMap::default(),
+            parents: FxHashMap::default(),
+            next_child: 0,
+            scratch: Vec::new(),
+            stats: Stats {
+                by_replica: vec![0; replicas],
+                ..Stats::default()
+            },
+        })
+    }
+
+    fn geometry(&self, m: usize) -> Option<&Geometry> {
+        self.members[m].drive().map(|d| d.hdd().geometry())
+    }
+
+    /// The LBN of replica `idx` of copy `c` of the share's sector `s`.
+    fn replica_lbn(&self, c: &Copy, s: u64, idx: usize) -> Option<u64> {
+        match &c.place {
+            Place::Linear(base) => (idx == 0).then_some(base + s),
+            Place::Shuffled(perm) => (idx == 0).then(|| {
+                u64::from(perm[(s / SHUFFLE_CHUNK) as usize]) * SHUFFLE_CHUNK + s % SHUFFLE_CHUNK
+            }),
+            Place::Banded(b) => b.replica(self.geometry(c.member)?, s, idx),
+        }
+    }
+
+    fn replicas_of(c: &Copy) -> usize {
+        match &c.place {
+            Place::Linear(_) | Place::Shuffled(_) => 1,
+            Place::Banded(b) => b.count(),
+        }
+    }
+
+    /// Every replica of array sector `lbn`: (member, member LBN), copies in order.
+    pub fn replicas(&self, lbn: u64) -> Vec<(usize, u64)> {
+        let Some(si) = self.share_of(lbn) else {
+            return Vec::new();
+        };
+        let sh = &self.shares[si];
+        let s = lbn - sh.start;
+        sh.copies
+            .iter()
+            .flat_map(|c| {
+                (0..Self::replicas_of(c))
+                    .filter_map(move |i| self.replica_lbn(c, s, i).map(|l| (c.member, l)))
+            })
+            .collect()
+    }
+
+    fn share_of(&self, lbn: u64) -> Option<usize> {
+        if lbn >= self.capacity {
+            return None;
+        }
+        self.shares
+            .partition_point(|s| s.start <= lbn)
+            .checked_sub(1)
+    }
+
+    /// The replica a read of `lbn` goes to at `now`: (copy, replica index), the least
+    /// busy member first, then by the choice: seek, or the delay until the media
+    /// reaches the replica as the member's drive model predicts it (command overhead,
+    /// seek, rotation); ties to the shorter seek, then the first.
+    pub fn choose(&self, lbn: u64, now: SimTime) -> Option<(usize, usize)> {
+        let si = self.share_of(lbn)?;
+        let sh = &self.shares[si];
+        let s = lbn - sh.start;
+        // ((member outstanding, nearness, tie-break), (copy, replica index))
+        type Pick = ((usize, u64, u64), (usize, usize));
+        let mut best: Option<Pick> = None;
+        for (ci, c) in sh.copies.iter().enumerate().filter(|(_, c)| c.reads) {
+            let hdd = self.members[c.member].drive().map(|d| d.hdd());
+            for idx in 0..Self::replicas_of(c) {
+                let Some(l) = self.replica_lbn(c, s, idx) else {
+                    continue;
+                };
+                let near = match (hdd, self.choice) {
+                    (None, _) | (_, ReplicaChoice::LeastBusy) => (0, 0),
+                    (Some(h), choice) => {
+                        let seek = h.locate(l).map_or(u64::MAX, |loc| {
+                            h.seek_ns(h.head().cyl.abs_diff(loc.pbn.cyl))
+                        });
+                        if choice == ReplicaChoice::Seek {
+                            (seek, 0)
+                        } else {
+                            (h.read_delay_if_sent(now, l), seek)
+                        }
+                    }
+                };
+                let key = (self.members[c.member].outstanding(), near.0, near.1);
+                if best.is_none_or(|(k, _)| key < k) {
+                    best = Some((key, (ci, idx)));
+                }
+            }
+        }
+        best.map(|(_, c)| c)
+    }
+
+    /// The member runs of a request: a read from one replica per share it touches, a
+    /// write to every replica.
+    fn plan(&mut self, req: &Request, now: SimTime) -> Vec<Run> {
+        let mut runs: Vec<Run> = Vec::new();
+        let mut add = |m: usize, l: u64| match runs.last_mut() {
+            Some(r) if r.0 == m && r.1 + u64::from(r.2) == l => r.2 += 1,
+            _ => runs.push((m, l, 1)),
+        };
+        let end = req.lbn + u64::from(req.blocks.max(1));
+        let mut at = req.lbn;
+        while at < end {
+            let Some(si) = self.share_of(at) else { break };
+            let sh = &self.shares[si];
+            let piece_end = end.min(sh.start + sh.len);
+            if req.write {
+                for c in &sh.copies {
+                    for idx in 0..Self::replicas_of(c) {
+                        for l in at..piece_end {
+                            if let Some(p) = self.replica_lbn(c, l - sh.start, idx) {
+                                add(c.member, p);
+                            }
+                        }
+                    }
+                }
+            } else if let Some((ci, idx)) = self.choose(at, now) {
+                let c = &sh.copies[ci];
+                if let Some(n) = self.stats.by_replica.get_mut(idx) {
+                    *n += 1;
+                }
+                // The seek distance this choice asks for (the first piece of a read).
+                if at == req.lbn {
+                    let hdd = self.members[c.member].drive().map(|d| d.hdd());
+                    let lbn = self.replica_lbn(c, at - sh.start, idx);
+                    if let Some((h, loc)) = hdd.zip(lbn).and_then(|(h, l)| Some((h, h.locate(l)?)))
+                    {
+                        self.stats.measured += 1;
+                        self.stats.seek_cyl += u64::from(h.head().cyl.abs_diff(loc.pbn.cyl));
+                    }
+                }
+                for l in at..piece_end {
+                    if let Some(p) = self.replica_lbn(c, l - sh.start, idx) {
+                        add(c.member, p);
+                    }
+                }
+            }
+            at = piece_end;
+        }
+        runs
+    }
+}
+
+impl Device for Layout {
+    fn capacity(&self) -> u64 {
+        self.capacity
+    }
+
+    fn outstanding(&self) -> usize {
+        self.parents.len()
+    }
+
+    fn can_accept(&self) -> bool {
+        true
+    }
+
+    fn submit(&mut self, now: SimTime, req: Request) {
+        if req.write {
+            self.stats.writes += 1;
+        } else {
+            self.stats.reads += 1;
+        }
+        let runs = self.plan(&req, now);
+        if runs.is_empty() {
+            // Nothing addressable (the engine checks the range): done at once.
+            self.parents.insert(
+                req.id,
+                Parent {
+                    req,
+                    remaining: 0,
+                    start: Some(now),
+                    dispatch: Some(now),
+                    breakdown: Breakdown::default(),
+                    cache_hit: true,
+                },
+            );
+            return;
+        }
+        self.parents.insert(
+            req.id,
+            Parent {
+                req,
+                remaining: runs.len() as u32,
+                start: None,
+                dispatch: None,
+                breakdown: Breakdown::default(),
+                cache_hit: true,
+            },
+        );
+        for (m, lbn, blocks) in runs {
+            let id = self.next_child;
+            self.next_child += 1;
+            self.children.insert(id, req.id);
+            if req.write {
+                self.stats.member_writes += 1;
+            } else {
+                self.stats.member_reads += 1;
+            }
+            self.members[m].submit(
+                now,
+                Request {
+                    id,
+                    lbn,
+                    blocks,
+                    write: req.write,
+                },
+            );
+        }
+    }
+
+    fn next_wake(&self) -> Option<SimTime> {
+        self.members.iter().filter_map(|m| m.next_wake()).min()
+    }
+
+    fn wake(&mut self, now: SimTime, out: &mut Vec<Done>) {
+        let mut got = std::mem::take(&mut self.scratch);
+        got.clear();
+        let due = self
+            .members
+            .iter()
+            .enumerate()
+            .filter_map(|(i, m)| m.next_wake().map(|t| (t, i)))
+            .min();
+        if let Some((t, i)) = due {
+            if t <= now {
+                self.members[i].wake(now, &mut got);
+            }
+        }
+        for d in got.drain(..) {
+            let Some(pid) = self.children.remove(&d.req.id) else {
+                continue;
+            };
+            let Some(p) = self.parents.get_mut(&pid) else {
+                continue;
+            };
+            p.start = Some(p.start.map_or(d.start, |s| s.min(d.start)));
+            p.dispatch = match (p.dispatch, d.dispatch) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
+            };
+            p.breakdown.overhead_ns += d.breakdown.overhead_ns;
+            p.breakdown.seek_ns += d.breakdown.seek_ns;
+            p.breakdown.rotation_ns += d.breakdown.rotation_ns;
+            p.breakdown.transfer_ns += d.breakdown.transfer_ns;
+            p.cache_hit &= d.cache_hit;
+            p.remaining = p.remaining.saturating_sub(1);
+            if p.remaining > 0 {
+                continue;
+            }
+            if let Some(p) = self.parents.remove(&pid) {
+                if !p.req.write {
+                    self.stats.rotation_ns += p.breakdown.rotation_ns;
+                }
+                out.push(Done {
+                    breakdown: p.breakdown,
+                    cache_hit: p.cache_hit,
+                    dispatch: p.dispatch,
+                    ..Done::served(p.req, p.start.unwrap_or(now), now)
+                });
+            }
+        }
+        self.scratch = got;
+    }
+
+    fn describe(&self, depth: usize, out: &mut String) {
+        let gb = self.capacity as f64 * 512.0 / 1e9;
+        tree_line(
+            depth,
+            out,
+            &format!(
+                "{} ({} members{}, {gb:.2} GB)",
+                self.org.name(),
+                self.members.len(),
+                if self.stats.by_replica.len() > 1
+                    || self
+                        .shares
+                        .iter()
+                        .any(|s| s.copies.iter().filter(|c| c.reads).count() > 1)
+                {
+                    format!(", reads pick the replica by {}", self.choice.name())
+                } else {
+                    String::new()
+                }
+            ),
+        );
+        for m in &self.members {
+            m.describe(depth + 1, out);
+        }
+    }
+
+    fn report(&self, path: &str, out: &mut Vec<NodeReport>) {
+        let s = &self.stats;
+        let by: Vec<String> = s.by_replica.iter().map(|n| n.to_string()).collect();
+        out.push(NodeReport {
+            path: path.to_string(),
+            kind: self.org.name(),
+            reads: s.reads,
+            writes: s.writes,
+            busy_ns: 0,
+            extra: vec![
+                ("member reads".into(), s.member_reads.to_string()),
+                ("member writes".into(), s.member_writes.to_string()),
+                ("replica choice".into(), self.choice.name().into()),
+                ("reads per replica".into(), by.join(" ")),
+                (
+                    "mean read seek cylinders".into(),
+                    format!("{:.3}", s.seek_cyl as f64 / s.measured.max(1) as f64),
+                ),
+                (
+                    "mean read rotation ms".into(),
+                    format!("{:.6}", s.rotation_ns as f64 / s.reads.max(1) as f64 / 1e6),
+                ),
+            ],
+            is_drive: false,
+        });
+        for (i, m) in self.members.iter().enumerate() {
+            m.report(&format!("{path}/member {i}"), out);
+        }
+    }
+
+    fn predictions(&self, out: &mut Vec<(u32, u64)>) {
+        for m in &self.members {
+            m.predictions(out);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::RunConfig;
+    use crate::engine::{self, RunOptions, Source};
+    use crate::trace::IoRecord;
+    use rand::{Rng, SeedableRng};
+
+    fn toml(kind: &str, count: u32, keys: &str) -> String {
+        format!(
+            "[workload.synthetic]\nkind = \"synthetic\"\npattern = {{ kind = \"uniform\" }}\n\
+             sizes = {{ kind = \"fixed\", sectors = 8 }}\nread-fraction = 1.0\n\
+             arrivals = {{ kind = \"poisson\", rate-per-s = 20 }}\ncount = 1\n\
+             [device]\nkind = \"{kind}\"\ncount = {count}\n{keys}\n\
+             [device.member]\nkind = \"disk\"\ndisk = \"st34502lw\"\n"
+        )
+    }
+
+    fn built(kind: &str, count: u32, keys: &str) -> crate::stack::tree::Built {
+        RunConfig::from_toml(&toml(kind, count, keys), "test.toml")
+            .unwrap()
+            .build()
+            .unwrap()
+    }
+
+    fn disk_capacity() -> u64 {
+        crate::disk::presets::preset("st34502lw")
+            .map(|p| crate::disk::hdd::Hdd::new(p).unwrap().capacity())
+            .unwrap()
+    }
+
+    /// A layout built directly over drives (for its mapping queries).
+    fn layout(org: Organization, n: usize) -> Layout {
+        let members: Vec<Box<dyn Device>> = (0..n)
+            .map(|_| {
+                let p = crate::disk::presets::preset("st34502lw").unwrap();
+                let d = crate::disk::drive::Drive::new(p).unwrap();
+                Box::new(crate::stack::drive_node::DriveNode::new(d, "st34502lw"))
+                    as Box<dyn Device>
+            })
+            .collect();
+        Layout::new(org, members, ReplicaChoice::Positioning, 7).unwrap()
+    }
+
+    fn intra(split: u32, rotational: u32, form: IntraForm, rotation: RotPlacement) -> Organization {
+        Organization::Intra {
+            split,
+            rotational,
+            form,
+            rotation,
+        }
+    }
+
+    #[test]
+    fn capacities_follow_the_organization() {
+        let cap = disk_capacity();
+        let split = layout(Organization::Split { reliable: false }, 4);
+        assert_eq!(split.capacity(), cap / 4 * 4);
+        let rel = layout(Organization::Split { reliable: true }, 4);
+        assert_eq!(rel.capacity(), cap / 3 * 3);
+        // Cylinder-granular layouts: each member keeps about 1/(x·y) of a drive (less
+        // where band copies fall in zones with fewer sectors per track, more where one
+        // band holds the outer, denser cylinders).
+        for (org, n, frac) in [
+            (Organization::ReplicatedSplit { copies: 2 }, 4, 0.25),
+            (
+                intra(2, 2, IntraForm::Simulation, RotPlacement::Even),
+                4,
+                0.25,
+            ),
+            (
+                intra(2, 2, IntraForm::Prototype, RotPlacement::Even),
+                4,
+                0.25,
+            ),
+            (
+                intra(4, 3, IntraForm::Simulation, RotPlacement::Even),
+                12,
+                1.0 / 12.0,
+            ),
+            (
+                intra(1, 3, IntraForm::Simulation, RotPlacement::Random),
+                1,
+                1.0 / 3.0,
+            ),
+        ] {
+            let l = layout(org, n);
+            let per = l.capacity() as f64 / n as f64 / cap as f64;
+            assert!(per <= frac * 1.15 && per >= frac * 0.8, "{org:?}: {per}");
+        }
+    }
+
+    #[test]
+    fn a_split_maps_each_part_to_the_outer_lbns_of_one_member() {
+        let l = layout(Organization::Split { reliable: false }, 3);
+        let per = l.capacity() / 3;
+        for lbn in [0, 1, per - 1, per, 2 * per + 5, l.capacity() - 1] {
+            assert_eq!(l.replicas(lbn), vec![((lbn / per) as usize, lbn % per)]);
+        }
+        let r = layout(Organization::Split { reliable: true }, 4);
+        let per = r.capacity() / 3;
+        let lbn = per + 9;
+        assert_eq!(r.replicas(lbn), vec![(1, 9), (3, lbn)]);
+        assert!(r.replicas(r.capacity()).is_empty());
+    }
+
+    /// Every replica of an intra-disk sector is on its member, the rotational ones on
+    /// other tracks of the same cylinder at the wanted angle, the band copies a band
+    /// apart; no two sectors share a physical sector.
+    #[test]
+    fn intra_replicas_sit_where_the_layout_says() {
+        for rotation in [RotPlacement::Even, RotPlacement::Random] {
+            let l = layout(intra(2, 3, IntraForm::Simulation, rotation), 2);
+            let geo = l.geometry(0).unwrap().clone();
+            let width = geo.cylinders() / 2;
+            let per = l.shares[0].len;
+            let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(3);
+            let mut seen = std::collections::HashSet::new();
+            let mut lbns: Vec<u64> = (0..2000).map(|_| rng.gen_range(0..per)).collect();
+            lbns.extend(0..3000);
+            lbns.sort_unstable();
+            lbns.dedup();
+            for &lbn in &lbns {
+                let reps = l.replicas(lbn);
+                assert_eq!(reps.len(), 6, "{lbn}");
+                let locs: Vec<_> = reps
+                    .iter()
+                    .map(|&(m, p)| {
+                        assert_eq!(m, 0);
+                        assert!(seen.insert(p), "{p} twice");
+                        geo.locate(p).unwrap()
+                    })
+                    .collect();
+                for k in 0..2 {
+                    let base = &locs[k * 3];
+                    assert_eq!(base.pbn.cyl, locs[0].pbn.cyl + k as u32 * width);
+                    for r in 1..3 {
+                        let loc = &locs[k * 3 + r];
+                        assert_eq!(loc.pbn.cyl, base.pbn.cyl);
+                        assert_ne!(loc.pbn.head, base.pbn.head);
+                        if rotation == RotPlacement::Even {
+                            let want = (base.angle_sectors + r as u32 * base.spt / 3) % base.spt;
+                            assert_eq!(loc.angle_sectors, want, "{lbn} r {r}");
+                        }
+                    }
+                }
+            }
+            // The second member's share starts after the first's.
+            assert_eq!(l.replicas(per)[0].0, 1);
+        }
+    }
+
+    /// Runs `n` single-sector requests (reads or writes) one at a time.
+    fn run(b: &mut crate::stack::tree::Built, write: bool, n: u64, seed: u64) -> f64 {
+        let cap = b.root.capacity();
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+        let recs: Vec<IoRecord> = (0..n)
+            .map(|i| IoRecord {
+                arrival: SimTime(i * 100_000_000),
+                device: 0,
+                lbn: rng.gen_range(0..cap),
+                blocks: 1,
+                write,
+                content: Vec::new(),
+            })
+            .collect();
+        let mut total = 0u64;
+        engine::run(
+            b.root.as_mut(),
+            &b.units,
+            Source::records(&recs),
+            RunOptions { remove_idle: false },
+            &mut |l| total += l.response_ns(),
+        )
+        .unwrap();
+        total as f64 / n as f64 / 1e6
+    }
+
+    fn extra(b: &crate::stack::tree::Built, key: &str) -> String {
+        let mut out = Vec::new();
+        b.root.report("top", &mut out);
+        out[0]
+            .extra
+            .iter()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v.clone())
+            .unwrap()
+    }
+
+    /// A read goes to one replica, a write to every replica, on every organization.
+    #[test]
+    fn reads_go_to_one_replica_and_writes_to_all() {
+        for (kind, count, keys, replicas) in [
+            ("split", 3, "", 1),
+            ("split", 4, "reliable = true", 2),
+            ("replicated-split", 4, "copies = 3", 3),
+            ("intra", 4, "split = 2\nrotational = 2", 4),
+            (
+                "intra",
+                6,
+                "split = 3\nrotational = 2\nform = \"prototype\"",
+                2,
+            ),
+            (
+                "intra",
+                2,
+                "split = 1\nrotational = 3\nrotation = \"random\"",
+                3,
+            ),
+        ] {
+            for seed in [1, 2] {
+                let mut b = built(kind, count, keys);
+                run(&mut b, false, 50, seed);
+                assert_eq!(extra(&b, "member reads"), "50", "{kind} {keys}");
+                let by: u64 = extra(&b, "reads per replica")
+                    .split(' ')
+                    .map(|n| n.parse::<u64>().unwrap())
+                    .sum();
+                assert_eq!(by, 50);
+                let mut b = built(kind, count, keys);
+                run(&mut b, true, 50, seed);
+                assert_eq!(
+                    extra(&b, "member writes"),
+                    (50 * replicas).to_string(),
+                    "{kind} {keys}"
+                );
+            }
+        }
+    }
+
+    /// The premise: intra-disk replicas read faster than one drive, and choosing by
+    /// positioning time beats taking the first replica.
+    #[test]
+    fn replicas_cut_random_read_latency() {
+        for seed in [1, 2, 3] {
+            let one = run(&mut built("split", 1, ""), false, 300, seed);
+            let first = run(
+                &mut built(
+                    "intra",
+                    4,
+                    "split = 2\nrotational = 2\nreplica-choice = \"least-busy\"",
+                ),
+                false,
+                300,
+                seed,
+            );
+            let best = run(
+                &mut built("intra", 4, "split = 2\nrotational = 2"),
+                false,
+                300,
+                seed,
+            );
+            assert!(
+                best < 0.9 * first && best < 0.8 * one,
+                "{seed}: {best} {first} {one}"
+            );
+        }
+    }
+
+    /// Rotational replicas pay off only if the choice knows when each comes round:
+    /// with 6 even replicas on one drive, reads wait about R/12 (Eq 7), with random
+    /// ones about R/7 (Eq 6).
+    #[test]
+    fn rotational_replicas_cut_the_wait_as_the_formulas_say() {
+        let period_ms = 60_000.0 / 10_025.0;
+        for seed in [1, 2] {
+            for (rotation, want) in [("even", 1.0 / 12.0), ("random", 1.0 / 7.0)] {
+                let keys = format!("split = 1\nrotational = 6\nrotation = \"{rotation}\"");
+                let mut b = built("intra", 1, &keys);
+                run(&mut b, false, 1500, seed);
+                let rot: f64 = extra(&b, "mean read rotation ms").parse().unwrap();
+                let got = rot / period_ms;
+                assert!(
+                    (got / want - 1.0).abs() < 0.1,
+                    "{rotation} {seed}: {got} vs {want}"
+                );
+            }
+        }
+    }
+
+    /// Shuffled mirror layouts put a block at independent places on the members.
+    #[test]
+    fn shuffled_mirrors_place_blocks_apart() {
+        let l = layout(
+            Organization::Mirror {
+                layouts: MirrorLayouts::Shuffled,
+            },
+            3,
+        );
+        let mut moved = 0;
+        for lbn in (0..l.capacity()).step_by(1_000_003) {
+            let r = l.replicas(lbn);
+            assert_eq!(r.len(), 3);
+            assert_eq!(r[0], (0, lbn));
+            assert_eq!(r[1].1 % SHUFFLE_CHUNK, lbn % SHUFFLE_CHUNK);
+            moved += usize::from(r[1].1 != lbn) + usize::from(r[2].1 != r[1].1);
+        }
+        assert!(moved >= 14, "{moved}");
+    }
+
+    #[test]
+    fn keys_belong_to_their_kind() {
+        for (kind, keys, want) in [
+            ("raid0", "copies = 2", "copies applies to MimdRAID's mirror"),
+            (
+                "split",
+                "rotational = 2",
+                "rotational does not apply to split",
+            ),
+            (
+                "intra",
+                "rotational = 7",
+                "rotational replicas must be within 1..=6",
+            ),
+            ("intra", "split = 0", "split must be within"),
+            (
+                "replicated-split",
+                "copies = 5",
+                "copies must be within 1..=4",
+            ),
+            ("split", "reliable = true", "at least 3 members"),
+        ] {
+            let count = if kind == "split" { 2 } else { 4 };
+            let e = RunConfig::from_toml(&toml(kind, count, keys), "t.toml")
+                .unwrap()
+                .build()
+                .err()
+                .unwrap()
+                .to_string();
+            assert!(e.contains(want), "{kind} {keys}: {e}");
+        }
+    }
+}
