@@ -54,6 +54,8 @@ pub enum DeviceSpec {
 pub enum LayerSpec {
     /// An LRU block cache in host memory, write-through.
     Cache(CacheSpec),
+    /// I/O Deduplication's content-addressed cache (or its sector-addressed baseline).
+    ContentCache(crate::dedup::ContentCacheSpec),
 }
 
 /// Most layers a stack may have.
@@ -67,9 +69,13 @@ pub fn with_layers(root: Box<dyn Device>, layers: &[LayerSpec]) -> Result<Box<dy
     let mut dev = root;
     for (i, l) in layers.iter().enumerate().rev() {
         let layer = match l {
-            LayerSpec::Cache(c) => c.build().map_err(|e| format!("layer {i}: {e}"))?,
+            LayerSpec::Cache(c) => Box::new(c.build().map_err(|e| format!("layer {i}: {e}"))?)
+                as Box<dyn super::layer::Layer>,
+            LayerSpec::ContentCache(c) => {
+                Box::new(c.build().map_err(|e| format!("layer {i}: {e}"))?)
+            }
         };
-        dev = Box::new(LayerNode::new(Box::new(layer), dev));
+        dev = Box::new(LayerNode::new(layer, dev));
     }
     Ok(dev)
 }
