@@ -129,6 +129,11 @@ pub struct StackArgs {
     /// Put a block cache of this many KiB (LRU, write-through) on top of the stack
     #[arg(long, value_name = "KIB")]
     pub cache_kib: Option<u64>,
+    /// Put a layer on top of the stack (repeatable, top first), e.g.
+    /// content-cache:arc:50000 (I/O Deduplication's content-addressed cache of 50,000
+    /// 4 KiB pages; add :sector for the sector-addressed baseline)
+    #[arg(long = "layer", value_name = "SPEC")]
+    pub layers: Vec<String>,
     /// Greedy, SMTF, on-line and freeblock look at only the N oldest waiting requests
     /// (an overloaded queue stays cheap) [default: all]
     #[arg(long, value_name = "N")]
@@ -255,6 +260,19 @@ impl StackArgs {
                     hit_us: 20.0,
                 }),
             );
+        }
+        for (i, l) in self.layers.iter().enumerate() {
+            let spec = match l.split(':').next() {
+                Some("content-cache") => LayerSpec::ContentCache(
+                    spindle::dedup::ContentCacheSpec::parse_cli(l).map_err(|e| anyhow!("{e}"))?,
+                ),
+                _ => {
+                    return Err(anyhow!(
+                        "--layer `{l}`: expected content-cache:arc|lru:PAGES[:content|sector]"
+                    ))
+                }
+            };
+            c.layer.insert(i, spec);
         }
         if let Some(level) = &self.array {
             let mut disks = c.device_tree().map_err(|e| anyhow!("{e}"))?.disks();

@@ -405,4 +405,81 @@ mod tests {
         let e = spec.build().err().unwrap();
         assert!(e.contains("buckets-log2 must be within 5..=25"), "{e}");
     }
+
+    /// Runs `recs` (with content) through a content-cache of two pages over a drive;
+    /// returns the layer's report and the response times.
+    fn through_layer(
+        addressing: Addressing,
+        recs: &[crate::trace::IoRecord],
+    ) -> (NodeReport, Vec<u64>) {
+        use crate::disk::presets::preset;
+        use crate::engine::{self, RunOptions, Source};
+        use crate::node::Device;
+        use crate::sched::SchedulerKind;
+        use crate::stack::queue::QueueSpec;
+        use crate::stack::tree::build_from_params;
+        let disk = preset("mimic-base").unwrap();
+        let b = build_from_params(&[disk], &QueueSpec::new(SchedulerKind::Fcfs)).unwrap();
+        let feed = super::super::ContentFeed::new();
+        let mut spec = ContentCacheSpec::new(Policy::Lru, 2);
+        spec.addressing = addressing;
+        spec.hit_us = 50.0;
+        let layer = spec.build_with(Box::new(feed.clone())).unwrap();
+        let mut root = crate::stack::layer::LayerNode::new(Box::new(layer), b.root);
+        let mut logs = Vec::new();
+        engine::run(
+            &mut root,
+            &b.units,
+            Source::Open {
+                requests: Box::new(feed.tap(recs.iter().cloned())),
+                stride: engine::device_stride(recs),
+            },
+            RunOptions::default(),
+            &mut |l| logs.push(*l),
+        )
+        .unwrap();
+        assert_eq!(feed.pending(), 0, "the feed forgets finished requests");
+        logs.sort_by_key(|l| l.id);
+        let mut nodes = Vec::new();
+        root.report("stack", &mut nodes);
+        (
+            nodes.swap_remove(0),
+            logs.iter().map(|l| l.response_ns()).collect(),
+        )
+    }
+
+    fn extra(r: &NodeReport, name: &str) -> String {
+        r.extra
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.clone())
+            .unwrap_or_default()
+    }
+
+    #[test]
+    fn a_page_evicted_by_sector_hits_by_content_through_the_engine() {
+        let rec = |ms: u64, page: u64, write: bool, c: u8| crate::trace::IoRecord {
+            arrival: SimTime(ms * 1_000_000),
+            device: 0,
+            lbn: page * PAGE_SECTORS,
+            blocks: 8,
+            write,
+            content: vec![[c; 16]],
+        };
+        let recs = [
+            rec(0, 200, false, 0xa),   // miss: A cached, via page 200
+            rec(100, 1, true, 0xc),    // write C
+            rec(200, 2, true, 0xd),    // write D: A evicted (two pages)
+            rec(300, 100, true, 0xa),  // write A elsewhere: A cached again
+            rec(400, 200, false, 0xa), // page 200 holds A: a content hit
+        ];
+        let (r, resp) = through_layer(Addressing::Content, &recs);
+        assert_eq!(extra(&r, "read page hits (content)"), "1", "{r:?}");
+        assert_eq!(extra(&r, "read page hits (sector)"), "0");
+        assert_eq!(resp[4], 50_000);
+        let (r, resp) = through_layer(Addressing::Sector, &recs);
+        assert_eq!(extra(&r, "read page hits (content)"), "0");
+        assert_eq!(extra(&r, "read hits"), "0");
+        assert_ne!(resp[4], 50_000, "went to the drive");
+    }
 }
