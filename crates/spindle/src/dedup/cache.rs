@@ -61,11 +61,11 @@ struct Entry {
     next: u32,
 }
 
-/// A content: its digest, its sector list, and the epoch of its current residency.
+/// A content: its digest and its sector list. (The epoch of its current residency
+/// is kept with its replacement node.)
 #[derive(Clone, Copy, Debug)]
 struct Content {
     digest: Digest,
-    epoch: u64,
     head: u32,
     count: u32,
 }
@@ -199,7 +199,7 @@ impl<P> ContentCache<P> {
     /// Marks that sector entry `e` touched its cached content `c`; how it hit.
     #[inline]
     fn touch(&mut self, e: u32, c: u32) -> HitBy {
-        let epoch = self.contents[c as usize].epoch;
+        let epoch = self.repl.stamp(c);
         let entry = &mut self.entries[e as usize];
         let by = if entry.seen == epoch {
             HitBy::Sector
@@ -237,7 +237,7 @@ impl<P> ContentCache<P> {
             // just read is the current one.
             self.data[c as usize] = Some(data());
         }
-        let epoch = self.contents[c as usize].epoch;
+        let epoch = self.repl.stamp(c);
         self.entries[e as usize].seen = epoch;
     }
 
@@ -254,7 +254,7 @@ impl<P> ContentCache<P> {
             Some(by)
         } else {
             self.admit(c, data);
-            let epoch = self.contents[c as usize].epoch;
+            let epoch = self.repl.stamp(c);
             self.entries[e as usize].seen = epoch;
             None
         }
@@ -296,11 +296,11 @@ impl<P> ContentCache<P> {
 
     fn admit(&mut self, c: u32, data: P) {
         self.epoch += 1;
-        self.contents[c as usize].epoch = self.epoch;
         self.data[c as usize] = Some(data);
         let mut dropped = std::mem::take(&mut self.dropped);
         dropped.clear();
         self.repl.insert(c, &mut dropped);
+        self.repl.set_stamp(c, self.epoch);
         for &x in &dropped {
             if !self.repl.cached(x) {
                 self.data[x as usize] = None;
@@ -397,7 +397,6 @@ impl<P> ContentCache<P> {
     fn new_content(&mut self, digest: Digest) -> Option<u32> {
         let rec = Content {
             digest,
-            epoch: 0,
             head: NIL,
             count: 0,
         };

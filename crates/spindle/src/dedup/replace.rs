@@ -36,12 +36,16 @@ struct Node {
     prev: u32,
     next: u32,
     list: u8,
+    /// The cache's stamp of this content's current residency (kept here, beside the
+    /// list links, so a hit touches one node).
+    stamp: u64,
 }
 
 const FREE: Node = Node {
     prev: NIL,
     next: NIL,
     list: NONE,
+    stamp: 0,
 };
 
 /// A list: most recent at `head`, least recent at `tail`.
@@ -128,7 +132,10 @@ impl Replacer {
             self.nodes[n.next as usize].prev = n.prev;
         }
         l.len -= 1;
-        self.nodes[x as usize] = FREE;
+        let node = &mut self.nodes[x as usize];
+        node.prev = NIL;
+        node.next = NIL;
+        node.list = NONE;
     }
 
     fn push_front(&mut self, list: u8, x: u32) {
@@ -142,16 +149,30 @@ impl Replacer {
         if old != NIL {
             self.nodes[old as usize].prev = x;
         }
-        self.nodes[x as usize] = Node {
-            prev: NIL,
-            next: old,
-            list,
-        };
+        let node = &mut self.nodes[x as usize];
+        node.prev = NIL;
+        node.next = old;
+        node.list = list;
+    }
+
+    /// The stamp of `x`'s residency (0 if never set).
+    #[inline]
+    pub fn stamp(&self, x: u32) -> u64 {
+        self.nodes.get(x as usize).map_or(0, |n| n.stamp)
+    }
+
+    /// Sets `x`'s stamp (`x` was inserted).
+    pub fn set_stamp(&mut self, x: u32, stamp: u64) {
+        self.nodes[x as usize].stamp = stamp;
     }
 
     /// Moves `x` (wherever it is) to the front of `list`.
     fn move_front(&mut self, list: u8, x: u32) {
-        if self.nodes[x as usize].list != NONE {
+        let n = self.nodes[x as usize];
+        if n.list == list && n.prev == NIL {
+            return; // already the most recent
+        }
+        if n.list != NONE {
             self.unlink(x);
         }
         self.push_front(list, x);
