@@ -131,7 +131,8 @@ pub struct StackArgs {
     pub cache_kib: Option<u64>,
     /// Put a layer on top of the stack (repeatable, top first), e.g.
     /// content-cache:arc:50000 (I/O Deduplication's content-addressed cache of 50,000
-    /// 4 KiB pages; add :sector for the sector-addressed baseline)
+    /// 4 KiB pages; add :sector for the sector-addressed baseline) or drr (dynamic
+    /// replica retrieval)
     #[arg(long = "layer", value_name = "SPEC")]
     pub layers: Vec<String>,
     /// Greedy, SMTF, on-line and freeblock look at only the N oldest waiting requests
@@ -266,11 +267,10 @@ impl StackArgs {
                 Some("content-cache") => LayerSpec::ContentCache(
                     spindle::dedup::ContentCacheSpec::parse_cli(l).map_err(|e| anyhow!("{e}"))?,
                 ),
-                _ => {
-                    return Err(anyhow!(
-                        "--layer `{l}`: expected content-cache:arc|lru:PAGES[:content|sector]"
-                    ))
-                }
+                Some("drr") if l == "drr" => LayerSpec::Drr(spindle::dedup::DrrSpec::default()),
+                _ => return Err(anyhow!(
+                    "--layer `{l}`: expected content-cache:arc|lru:PAGES[:content|sector] or drr"
+                )),
             };
             c.layer.insert(i, spec);
         }

@@ -18,12 +18,14 @@
 
 pub mod cache;
 pub mod content;
+pub mod drr;
 pub mod layer;
 pub mod replace;
 pub mod table;
 
 pub use cache::{Addressing, CacheConfig, ContentCache, HitBy};
 pub use content::{md5, ContentFeed, ContentSource, UniqueContent};
+pub use drr::{Drr, DrrSpec};
 pub use layer::{ContentCacheLayer, ContentCacheSpec};
 pub use replace::Policy;
 

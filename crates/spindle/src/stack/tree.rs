@@ -56,6 +56,8 @@ pub enum LayerSpec {
     Cache(CacheSpec),
     /// I/O Deduplication's content-addressed cache (or its sector-addressed baseline).
     ContentCache(crate::dedup::ContentCacheSpec),
+    /// I/O Deduplication's dynamic replica retrieval.
+    Drr(crate::dedup::DrrSpec),
 }
 
 /// Most layers a stack may have.
@@ -74,6 +76,7 @@ pub fn with_layers(root: Box<dyn Device>, layers: &[LayerSpec]) -> Result<Box<dy
             LayerSpec::ContentCache(c) => {
                 Box::new(c.build().map_err(|e| format!("layer {i}: {e}"))?)
             }
+            LayerSpec::Drr(c) => Box::new(c.build().map_err(|e| format!("layer {i}: {e}"))?),
         };
         dev = Box::new(LayerNode::new(layer, dev));
     }
