@@ -268,9 +268,11 @@ impl StackArgs {
                     spindle::dedup::ContentCacheSpec::parse_cli(l).map_err(|e| anyhow!("{e}"))?,
                 ),
                 Some("drr") if l == "drr" => LayerSpec::Drr(spindle::dedup::DrrSpec::default()),
-                _ => return Err(anyhow!(
+                _ => {
+                    return Err(anyhow!(
                     "--layer `{l}`: expected content-cache:arc|lru:PAGES[:content|sector] or drr"
-                )),
+                ))
+                }
             };
             c.layer.insert(i, spec);
         }

@@ -69,8 +69,8 @@ pub struct ContentFeed {
 /// page content until they are combined into pages.)
 fn page_digests(r: &IoRecord) -> Option<Vec<Digest>> {
     let pages = u64::from(r.blocks) / PAGE_SECTORS;
-    (r.lbn % PAGE_SECTORS == 0
-        && u64::from(r.blocks) % PAGE_SECTORS == 0
+    (r.lbn.is_multiple_of(PAGE_SECTORS)
+        && u64::from(r.blocks).is_multiple_of(PAGE_SECTORS)
         && pages > 0
         && r.content.len() as u64 == pages)
         .then(|| r.content.clone())

@@ -189,7 +189,7 @@ impl Drr {
 
     /// Where a read of `req` goes.
     fn target(&mut self, req: &Request) -> u64 {
-        let one_page = req.blocks as u64 == PAGE_SECTORS && req.lbn % PAGE_SECTORS == 0;
+        let one_page = req.blocks as u64 == PAGE_SECTORS && req.lbn.is_multiple_of(PAGE_SECTORS);
         if !one_page {
             return req.lbn;
         }
@@ -418,5 +418,83 @@ mod tests {
         d.on_request(SimTime(0), read(3, 10_000), &mut io);
         assert_eq!(io.below.pop().unwrap().lbn, 10_000 * PAGE_SECTORS);
         assert_eq!(d.stats().redirected, 0);
+    }
+
+    #[test]
+    fn redirects_through_the_engine_and_every_request_completes_once() {
+        use crate::disk::presets::preset;
+        use crate::engine::{self, RunOptions, Source};
+        use crate::node::Device;
+        use crate::sched::SchedulerKind;
+        use crate::stack::queue::QueueSpec;
+        use crate::stack::tree::build_from_params;
+        use crate::trace::IoRecord;
+        use rand::{Rng, SeedableRng};
+        for seed in 0..3 {
+            let disk = preset("mimic-base").unwrap();
+            let b = build_from_params(&[disk], &QueueSpec::new(SchedulerKind::Sstf)).unwrap();
+            let pages = b.units.units[0].1 / PAGE_SECTORS;
+            let mut drr = DrrSpec::default().build().unwrap();
+            let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+            // 200 contents, each at 4 pages spread over the disk.
+            let hot: Vec<u64> = (0..200).map(|_| rng.gen_range(0..pages)).collect();
+            for (c, &p) in hot.iter().enumerate() {
+                let d = [
+                    c as u8,
+                    (c >> 8) as u8,
+                    1,
+                    2,
+                    3,
+                    4,
+                    5,
+                    6,
+                    7,
+                    8,
+                    9,
+                    10,
+                    11,
+                    12,
+                    13,
+                    14,
+                ];
+                drr.preload(p, &d);
+                for _ in 0..3 {
+                    drr.preload(rng.gen_range(0..pages), &d);
+                }
+            }
+            let recs: Vec<IoRecord> = (0..2_000u64)
+                .map(|i| IoRecord {
+                    arrival: SimTime(i * 2_000_000),
+                    device: 0,
+                    lbn: hot[rng.gen_range(0..hot.len())] * PAGE_SECTORS,
+                    blocks: 8,
+                    write: rng.gen_bool(0.1),
+                    content: Vec::new(),
+                })
+                .collect();
+            let mut root = crate::stack::layer::LayerNode::new(Box::new(drr), b.root);
+            let mut n = 0;
+            let totals = engine::run(
+                &mut root,
+                &b.units,
+                Source::records(&recs),
+                RunOptions::default(),
+                &mut |l| {
+                    assert_eq!(l.lbn, recs[l.id as usize].lbn, "completes as issued");
+                    n += 1;
+                },
+            )
+            .unwrap();
+            assert_eq!((totals.requests, n), (2_000, 2_000));
+            let mut nodes = Vec::new();
+            root.report("stack", &mut nodes);
+            let redirected: u64 = nodes[0]
+                .extra
+                .iter()
+                .find(|(k, _)| k == "redirected")
+                .and_then(|(_, v)| v.parse().ok())
+                .unwrap();
+            assert!(redirected > 0, "seed {seed}: {:?}", nodes[0]);
+        }
     }
 }
