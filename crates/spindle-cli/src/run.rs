@@ -521,7 +521,10 @@ pub fn run_config(
     label: &str,
     on_done: &mut dyn FnMut(&RequestLog) -> Result<()>,
 ) -> Result<Outcome> {
-    let mut built = c.build().map_err(|e| anyhow!("{e}"))?;
+    // A content cache at the top takes the workload's content hashes (FIU traces).
+    let feed = matches!(c.layer.first(), Some(LayerSpec::ContentCache(_)))
+        .then(spindle::dedup::ContentFeed::new);
+    let mut built = c.build_fed(feed.as_ref()).map_err(|e| anyhow!("{e}"))?;
     let total = match w {
         LoadedWorkload::Open(r) => r.len() as u64,
         LoadedWorkload::Stream(s) => s.remaining(),
@@ -557,6 +560,13 @@ pub fn run_config(
             stride: t.stride,
         },
         LoadedWorkload::Closed(c) => Source::Closed(c),
+    };
+    let source = match (feed.as_ref(), source) {
+        (Some(feed), Source::Open { requests, stride }) => Source::Open {
+            requests: Box::new(feed.tap(requests)),
+            stride,
+        },
+        (_, source) => source,
     };
     let mut sink = MetricsSink::new(built.drives);
     let mut failed: Option<anyhow::Error> = None;

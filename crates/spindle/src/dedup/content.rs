@@ -53,12 +53,17 @@ impl ContentSource for UniqueContent {
 struct FeedState {
     /// The engine's index of the next record pulled.
     next: u64,
-    /// Page digests of records pulled and not finished, by index.
-    by_id: FxHashMap<u64, Vec<Digest>>,
+    /// Page digests of records with content pulled and not finished, by index (`None`:
+    /// the record's digests do not describe whole pages).
+    by_id: FxHashMap<u64, Option<Vec<Digest>>>,
+    /// Records without any content are unique content, as with [`UniqueContent`].
+    unique: UniqueContent,
 }
 
 /// The content of a workload's records (trace hashes), handed to the content cache by
 /// request id. [`ContentFeed::tap`] wraps the record stream given to the engine.
+/// A record with no hashes at all is treated as [`UniqueContent`]; one whose hashes do
+/// not describe whole pages gives no content (its pages become unknown).
 #[derive(Clone, Debug, Default)]
 pub struct ContentFeed {
     state: Arc<Mutex<FeedState>>,
@@ -94,8 +99,8 @@ impl ContentFeed {
         let mut s = self.state.lock().unwrap_or_else(|e| e.into_inner());
         let id = s.next;
         s.next += 1;
-        if let Some(d) = page_digests(r) {
-            s.by_id.insert(id, d);
+        if !r.content.is_empty() {
+            s.by_id.insert(id, page_digests(r));
         }
     }
 
@@ -106,9 +111,12 @@ impl ContentFeed {
 }
 
 impl ContentSource for ContentFeed {
-    fn content(&mut self, id: u64, _write: bool, _page: u64, k: usize) -> Option<Digest> {
-        let s = self.state.lock().unwrap_or_else(|e| e.into_inner());
-        s.by_id.get(&id).and_then(|d| d.get(k).copied())
+    fn content(&mut self, id: u64, write: bool, page: u64, k: usize) -> Option<Digest> {
+        let mut s = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        match s.by_id.get(&id) {
+            Some(d) => d.as_ref().and_then(|d| d.get(k).copied()),
+            None => s.unique.content(id, write, page, k),
+        }
     }
 
     fn finished(&mut self, id: u64) {

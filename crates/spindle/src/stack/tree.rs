@@ -65,6 +65,16 @@ pub const MAX_LAYERS: usize = 64;
 
 /// Puts `layers` (top first) above `root`.
 pub fn with_layers(root: Box<dyn Device>, layers: &[LayerSpec]) -> Result<Box<dyn Device>, String> {
+    with_layers_fed(root, layers, None)
+}
+
+/// [`with_layers`], with the workload's content hashes from `feed` for a content cache
+/// at the top of the stack (the only place whose request ids are the workload's).
+pub fn with_layers_fed(
+    root: Box<dyn Device>,
+    layers: &[LayerSpec],
+    feed: Option<&crate::dedup::ContentFeed>,
+) -> Result<Box<dyn Device>, String> {
     if layers.len() > MAX_LAYERS {
         return Err(format!("at most {MAX_LAYERS} layers, got {}", layers.len()));
     }
@@ -74,7 +84,11 @@ pub fn with_layers(root: Box<dyn Device>, layers: &[LayerSpec]) -> Result<Box<dy
             LayerSpec::Cache(c) => Box::new(c.build().map_err(|e| format!("layer {i}: {e}"))?)
                 as Box<dyn super::layer::Layer>,
             LayerSpec::ContentCache(c) => {
-                Box::new(c.build().map_err(|e| format!("layer {i}: {e}"))?)
+                let built = match feed {
+                    Some(f) if i == 0 => c.build_with(Box::new(f.clone())),
+                    _ => c.build(),
+                };
+                Box::new(built.map_err(|e| format!("layer {i}: {e}"))?)
             }
             LayerSpec::Drr(c) => Box::new(c.build().map_err(|e| format!("layer {i}: {e}"))?),
         };
