@@ -94,6 +94,27 @@ fn human(r: &BenchReport) -> String {
         n(r.replica_choice_ns_4),
         mark(r.replica_choice_ns_4 <= 1_000.0)
     ));
+    let cc = &r.content_cache;
+    let figures: Vec<String> = cc
+        .by_buckets
+        .iter()
+        .map(|f| format!("2^{}: {}", f.buckets_log2, n(f.lookups_per_s)))
+        .collect();
+    out.push_str(&format!(
+        "dedup   {} content-cache lookups/s with 2^{} buckets, MD5 excluded (target {}: {})\n\
+         \x20       lookups/s by hash-table buckets: {}\n\
+         \x20       {}; read hit ratio {:.1} %, median of {} runs\n\
+         \x20       MD5 of one 4 KiB page: {:.0} ns (timed apart)\n",
+        n(cc.lookups_per_s),
+        cc.buckets_log2,
+        n(cc.target_lookups_per_s),
+        mark(cc.lookups_per_s >= cc.target_lookups_per_s),
+        figures.join(", "),
+        cc.setup,
+        cc.read_hit_ratio * 100.0,
+        cc.runs,
+        cc.md5_ns_per_page
+    ));
     let sc = &r.sched;
     if let Some(first) = sc.figures.first() {
         let mut depths: Vec<usize> = Vec::new();

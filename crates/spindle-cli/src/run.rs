@@ -141,6 +141,12 @@ pub struct StackArgs {
     /// timed writes and then sends writes below as whole aligned stripes
     #[arg(long)]
     pub raid_mimic: bool,
+    /// Put a layer on top of the stack (repeatable, top first), e.g.
+    /// content-cache:arc:50000 (I/O Deduplication's content-addressed cache of 50,000
+    /// 4 KiB pages; add :sector for the sector-addressed baseline) or drr (dynamic
+    /// replica retrieval)
+    #[arg(long = "layer", value_name = "SPEC")]
+    pub layers: Vec<String>,
     /// Greedy, SMTF, on-line and freeblock look at only the N oldest waiting requests
     /// (an overloaded queue stays cheap) [default: all]
     #[arg(long, value_name = "N")]
@@ -270,6 +276,20 @@ impl StackArgs {
         }
         if self.raid_mimic {
             c.layer.push(LayerSpec::RaidMimic(RaidMimicSpec::default()));
+        }
+        for (i, l) in self.layers.iter().enumerate() {
+            let spec = match l.split(':').next() {
+                Some("content-cache") => LayerSpec::ContentCache(
+                    spindle::dedup::ContentCacheSpec::parse_cli(l).map_err(|e| anyhow!("{e}"))?,
+                ),
+                Some("drr") if l == "drr" => LayerSpec::Drr(spindle::dedup::DrrSpec::default()),
+                _ => {
+                    return Err(anyhow!(
+                    "--layer `{l}`: expected content-cache:arc|lru:PAGES[:content|sector] or drr"
+                ))
+                }
+            };
+            c.layer.insert(i, spec);
         }
         if let Some(level) = &self.array {
             let mut disks = c.device_tree().map_err(|e| anyhow!("{e}"))?.disks();
@@ -564,7 +584,10 @@ pub fn run_config(
     label: &str,
     on_done: &mut dyn FnMut(&RequestLog) -> Result<()>,
 ) -> Result<Outcome> {
-    let mut built = c.build().map_err(|e| anyhow!("{e}"))?;
+    // A content cache at the top takes the workload's content hashes (FIU traces).
+    let feed = matches!(c.layer.first(), Some(LayerSpec::ContentCache(_)))
+        .then(spindle::dedup::ContentFeed::new);
+    let mut built = c.build_fed(feed.as_ref()).map_err(|e| anyhow!("{e}"))?;
     let total = match w {
         LoadedWorkload::Open(r) => r.len() as u64,
         LoadedWorkload::Stream(s) => s.remaining(),
@@ -600,6 +623,13 @@ pub fn run_config(
             stride: t.stride,
         },
         LoadedWorkload::Closed(c) => Source::Closed(c),
+    };
+    let source = match (feed.as_ref(), source) {
+        (Some(feed), Source::Open { requests, stride }) => Source::Open {
+            requests: Box::new(feed.tap(requests)),
+            stride,
+        },
+        (_, source) => source,
     };
     let mut sink = MetricsSink::new(built.drives);
     let mut failed: Option<anyhow::Error> = None;

@@ -52,6 +52,14 @@ const CASES: &[(&str, &str)] = &[
     ("run --array raid0 --disks 100000", "100000"),
     ("run --cache-kib 0", "got 0"),
     (
+        "run --layer content-cache:fifo:10",
+        "policy must be arc or lru, got `fifo`",
+    ),
+    ("run --layer content-cache:arc:0", "pages must be within 1..="),
+    ("run --layer content-cache:arc:99999999999", "got 99999999999"),
+    ("run --layer content-cache:arc:10:both", "got `both`"),
+    ("run --layer drr:x", "--layer `drr:x`"),
+    (
         "run --cache-kib 18446744073709551615",
         "18446744073709551615",
     ),

@@ -213,6 +213,8 @@ pub struct BenchReport {
     /// Median time of one mirror read's replica choice among 4 replicas by positioning
     /// time (MimdRAID; drive-model predictions for each), ns; target ≤ 1,000.
     pub replica_choice_ns_4: f64,
+    /// I/O Deduplication's content cache: lookups (MD5 excluded) and MD5 per page.
+    pub content_cache: ContentCacheBench,
 }
 
 /// Runs every benchmark.
@@ -224,7 +226,9 @@ pub fn run(cfg: &BenchConfig) -> Result<BenchReport, String> {
     let sched = bench_sched(cfg)?;
     let stack = bench_stack(cfg)?;
     let replica_choice_ns_4 = bench_replica_choice(cfg)?;
+    let content_cache = bench_content_cache(cfg)?;
     Ok(BenchReport {
+        content_cache,
         sched,
         stack,
         replica_choice_ns_4,
@@ -681,6 +685,167 @@ pub fn bench_stack(cfg: &BenchConfig) -> Result<StackBench, String> {
         requests_per_s: median(&mut rates),
         best_requests_per_s: best,
         target_requests_per_s: TARGET_STACK_REQUESTS_PER_S,
+    })
+}
+
+/// Target of content-cache lookups with MD5 excluded, lookups/s (libCacheSim, the
+/// cache-simulation anchor, runs above 20 M requests/s).
+pub const TARGET_CONTENT_LOOKUPS_PER_S: f64 = 20_000_000.0;
+/// Content-cache pages in the lookup benchmark (the paper's 200 MB cache).
+pub const CONTENT_CACHE_PAGES: u64 = 50_000;
+/// Hash-table buckets of the lookup benchmark, as powers of two.
+pub const CONTENT_CACHE_BUCKETS_LOG2: [u32; 3] = [12, 16, 20];
+
+/// I/O Deduplication's content cache: hash-table lookups with digests precomputed, and
+/// MD5 of a page timed apart.
+#[derive(Clone, Debug, Serialize)]
+pub struct ContentCacheBench {
+    /// What runs.
+    pub setup: String,
+    pub pages: u64,
+    /// Cache operations per timed run (reads, fills after read misses, writes).
+    pub operations: usize,
+    pub runs: usize,
+    /// The best of [`ContentCacheBench::by_buckets`] (lookups/s).
+    pub lookups_per_s: f64,
+    /// Its bucket count, as a power of two.
+    pub buckets_log2: u32,
+    /// Hash-table lookups per second (a read is one sector lookup; a fill or a write is
+    /// a sector and a content lookup), median over runs, by bucket count.
+    pub by_buckets: Vec<ContentCacheFigure>,
+    /// Read hit ratio in the timed runs.
+    pub read_hit_ratio: f64,
+    pub target_lookups_per_s: f64,
+    /// MD5 of one 4 KiB page, ns (median).
+    pub md5_ns_per_page: f64,
+}
+
+/// Content-cache lookups at one bucket count.
+#[derive(Clone, Debug, Serialize)]
+pub struct ContentCacheFigure {
+    pub buckets_log2: u32,
+    /// Median over runs.
+    pub lookups_per_s: f64,
+    pub best_lookups_per_s: f64,
+    /// Cache operations per second, median.
+    pub operations_per_s: f64,
+}
+
+/// Times the content cache (ARC, content-addressed, [`CONTENT_CACHE_PAGES`] pages) at
+/// each of [`CONTENT_CACHE_BUCKETS_LOG2`] on a precomputed stream: 75 % reads and 25 %
+/// writes of 4 KiB pages over 400,000 pages, half of them to a hot 20,000, with
+/// contents drawn from 150,000 digests (half from 5,000 popular ones). A read miss
+/// fills the page as its completion would. The stream and digests are made before the
+/// clock starts; one untimed pass warms the cache.
+pub fn bench_content_cache(cfg: &BenchConfig) -> Result<ContentCacheBench, String> {
+    use crate::dedup::{md5, Addressing, CacheConfig, ContentCache, Digest, Policy};
+    const OPS: usize = 1 << 20;
+    let mut rng = ChaCha8Rng::seed_from_u64(cfg.seed);
+    let digests: Vec<Digest> = (0..150_000u32).map(|i| md5(&i.to_le_bytes())).collect();
+    // (page, content, write)
+    let stream: Vec<(u64, Digest, bool)> = (0..OPS)
+        .map(|_| {
+            let page = if rng.gen_bool(0.5) {
+                rng.gen_range(0..20_000)
+            } else {
+                rng.gen_range(0..400_000)
+            };
+            let c = if rng.gen_bool(0.5) {
+                rng.gen_range(0..5_000)
+            } else {
+                rng.gen_range(0..150_000)
+            };
+            (page, digests[c], rng.gen_bool(0.25))
+        })
+        .collect();
+    // One pass: (lookups, read hits, reads).
+    let pass = |cache: &mut ContentCache<()>| -> (u64, u64, u64) {
+        let (mut lookups, mut hits, mut reads) = (0u64, 0u64, 0u64);
+        for (page, d, write) in &stream {
+            let (page, write) = (*page, *write);
+            if write {
+                black_box(cache.write(page, d, ()));
+                lookups += 2;
+            } else {
+                reads += 1;
+                lookups += 1;
+                if cache.read(page).is_some() {
+                    hits += 1;
+                } else {
+                    // What the disk returned: the page's known content, else the stream's.
+                    let d = cache.known(page).unwrap_or(*d);
+                    cache.fill(page, &d, || ());
+                    lookups += 2;
+                }
+            }
+        }
+        (lookups, hits, reads)
+    };
+    let mut by_buckets = Vec::new();
+    let (mut hits, mut reads) = (0u64, 0u64);
+    for &buckets_log2 in &CONTENT_CACHE_BUCKETS_LOG2 {
+        let mut cache: ContentCache<()> = ContentCache::new(CacheConfig {
+            pages: CONTENT_CACHE_PAGES,
+            policy: Policy::Arc,
+            addressing: Addressing::Content,
+            buckets_log2,
+        })?;
+        pass(&mut cache);
+        let mut rates = Vec::new();
+        let mut ops = Vec::new();
+        for _ in 0..cfg.runs.max(1) {
+            let t = Instant::now();
+            let (l, h, r) = pass(&mut cache);
+            let secs = t.elapsed().as_secs_f64().max(1e-9);
+            rates.push(l as f64 / secs);
+            ops.push(OPS as f64 / secs);
+            hits += h;
+            reads += r;
+        }
+        let best = rates.iter().copied().fold(0.0, f64::max);
+        by_buckets.push(ContentCacheFigure {
+            buckets_log2,
+            lookups_per_s: median(&mut rates),
+            best_lookups_per_s: best,
+            operations_per_s: median(&mut ops),
+        });
+    }
+    let top = by_buckets
+        .iter()
+        .max_by(|a, b| a.lookups_per_s.total_cmp(&b.lookups_per_s))
+        .ok_or("no bucket counts")?;
+    let (lookups_per_s, buckets_log2) = (top.lookups_per_s, top.buckets_log2);
+    // MD5 per page.
+    let page: Vec<u8> = (0..crate::dedup::PAGE_BYTES).map(|_| rng.gen()).collect();
+    let t = Instant::now();
+    black_box(md5(black_box(&page)));
+    let reps = reps_for(t.elapsed(), cfg.run_time).min(1_000_000);
+    let mut md5_ns = Vec::new();
+    for _ in 0..cfg.runs.max(1) {
+        let t = Instant::now();
+        for _ in 0..reps {
+            black_box(md5(black_box(&page)));
+        }
+        md5_ns.push(t.elapsed().as_secs_f64() * 1e9 / reps as f64);
+    }
+    Ok(ContentCacheBench {
+        setup: format!(
+            "ARC content-addressed, {CONTENT_CACHE_PAGES} pages; 75 % reads of 400,000 pages \
+             (half to 20,000 hot), 150,000 contents"
+        ),
+        pages: CONTENT_CACHE_PAGES,
+        operations: OPS,
+        runs: cfg.runs.max(1),
+        lookups_per_s,
+        buckets_log2,
+        by_buckets,
+        read_hit_ratio: if reads > 0 {
+            hits as f64 / reads as f64
+        } else {
+            0.0
+        },
+        target_lookups_per_s: TARGET_CONTENT_LOOKUPS_PER_S,
+        md5_ns_per_page: median(&mut md5_ns),
     })
 }
 

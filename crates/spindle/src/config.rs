@@ -31,7 +31,7 @@ use crate::node::{Device, Units};
 pub use crate::stack::drive_node::load_disk;
 pub use crate::stack::queue::{SchedulerConfig, MAX_QUEUE_DEPTH};
 use crate::stack::tree::{
-    build, with_layers, ArraySpec, Built, DeviceSpec, DiskSpec, LayerSpec, MAX_MEMBERS,
+    build, with_layers_fed, ArraySpec, Built, DeviceSpec, DiskSpec, LayerSpec, MAX_MEMBERS,
 };
 use crate::trace::{
     open_trace, records_until_error, resolve_extent, resolve_stream, trace_extent, Format,
@@ -347,6 +347,15 @@ impl RunConfig {
 
     /// Builds the stack this configuration describes.
     pub fn build(&self) -> Result<Built, ConfigError> {
+        self.build_fed(None)
+    }
+
+    /// [`RunConfig::build`], with a content cache at the top taking the workload's
+    /// content hashes from `feed` (the records given to the engine must be tapped by it).
+    pub fn build_fed(
+        &self,
+        feed: Option<&crate::dedup::ContentFeed>,
+    ) -> Result<Built, ConfigError> {
         let queue = self
             .scheduler
             .queue_spec()
@@ -381,7 +390,7 @@ impl RunConfig {
             }
             None => build(&self.device_tree()?, &queue, top.as_ref()).map_err(fail)?,
         };
-        b.root = with_layers(b.root, &self.layer).map_err(fail)?;
+        b.root = with_layers_fed(b.root, &self.layer, feed).map_err(fail)?;
         Ok(b)
     }
 

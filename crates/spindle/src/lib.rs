@@ -7,6 +7,7 @@
 pub mod array;
 pub mod bench;
 pub mod config;
+pub mod dedup;
 pub mod disk;
 pub mod disksim;
 pub mod engine;

@@ -68,6 +68,10 @@ pub enum LayerSpec {
     RaidMimic(super::raid_mimic::RaidMimicSpec),
     /// Requests larger than a limit go below in pieces (a paravirtual ring's limit).
     Split(super::split::SplitSpec),
+    /// I/O Deduplication's content-addressed cache (or its sector-addressed baseline).
+    ContentCache(crate::dedup::ContentCacheSpec),
+    /// I/O Deduplication's dynamic replica retrieval.
+    Drr(crate::dedup::DrrSpec),
 }
 
 /// Most layers a stack may have.
@@ -75,6 +79,16 @@ pub const MAX_LAYERS: usize = 64;
 
 /// Puts `layers` (top first) above `root`.
 pub fn with_layers(root: Box<dyn Device>, layers: &[LayerSpec]) -> Result<Box<dyn Device>, String> {
+    with_layers_fed(root, layers, None)
+}
+
+/// [`with_layers`], with the workload's content hashes from `feed` for a content cache
+/// at the top of the stack (the only place whose request ids are the workload's).
+pub fn with_layers_fed(
+    root: Box<dyn Device>,
+    layers: &[LayerSpec],
+    feed: Option<&crate::dedup::ContentFeed>,
+) -> Result<Box<dyn Device>, String> {
     if layers.len() > MAX_LAYERS {
         return Err(format!("at most {MAX_LAYERS} layers, got {}", layers.len()));
     }
@@ -84,6 +98,14 @@ pub fn with_layers(root: Box<dyn Device>, layers: &[LayerSpec]) -> Result<Box<dy
             LayerSpec::Cache(c) => Box::new(c.build().map_err(|e| format!("layer {i}: {e}"))?),
             LayerSpec::RaidMimic(r) => Box::new(r.build().map_err(|e| format!("layer {i}: {e}"))?),
             LayerSpec::Split(s) => Box::new(s.build().map_err(|e| format!("layer {i}: {e}"))?),
+            LayerSpec::ContentCache(c) => {
+                let built = match feed {
+                    Some(f) if i == 0 => c.build_with(Box::new(f.clone())),
+                    _ => c.build(),
+                };
+                Box::new(built.map_err(|e| format!("layer {i}: {e}"))?)
+            }
+            LayerSpec::Drr(c) => Box::new(c.build().map_err(|e| format!("layer {i}: {e}"))?),
         };
         dev = Box::new(LayerNode::new(layer, dev));
     }

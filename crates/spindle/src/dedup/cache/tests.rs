@@ -1,0 +1,170 @@
+//! The cache with real bytes: every read it serves is compared with a plain copy of the
+//! volume, after overwrites (whole and partial pages) and evictions.
+
+use super::*;
+use crate::dedup::{md5, PAGE_BYTES};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+/// A page filled from a pattern number (few patterns: many duplicates).
+fn pattern(k: u32) -> Vec<u8> {
+    let mut rng = ChaCha8Rng::seed_from_u64(0xd0d0 + u64::from(k));
+    (0..PAGE_BYTES).map(|_| rng.gen()).collect()
+}
+
+#[derive(Default, Debug)]
+struct Tally {
+    sector: u64,
+    content: u64,
+    misses: u64,
+    evictions_seen: bool,
+}
+
+/// Random reads, whole-page writes (mostly of shared patterns), partial-page writes
+/// and preloads over a small volume through a small cache; every hit's bytes must be
+/// the volume's.
+fn run(seed: u64, policy: Policy, addressing: Addressing, buckets_log2: u32) -> Tally {
+    const VOLUME_PAGES: u64 = 256;
+    const PATTERNS: u32 = 24;
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let patterns: Vec<Vec<u8>> = (0..PATTERNS).map(pattern).collect();
+    let mut volume: Vec<Vec<u8>> = (0..VOLUME_PAGES)
+        .map(|_| patterns[rng.gen_range(0..PATTERNS) as usize].clone())
+        .collect();
+    let mut cache: ContentCache<Vec<u8>> = ContentCache::new(CacheConfig {
+        pages: 16,
+        policy,
+        addressing,
+        buckets_log2,
+    })
+    .unwrap();
+    // Part of the duplicate map is known before the run.
+    for p in 0..VOLUME_PAGES {
+        if rng.gen_bool(0.3) {
+            cache.preload(p, &md5(&volume[p as usize]));
+        }
+    }
+    let mut t = Tally::default();
+    let mut replicas = Vec::new();
+    for step in 0..20_000 {
+        // A skewed page choice, so some pages are hot.
+        let p = if rng.gen_bool(0.5) {
+            rng.gen_range(0..32)
+        } else {
+            rng.gen_range(0..VOLUME_PAGES)
+        };
+        let r = rng.gen_range(0..100);
+        if r < 60 {
+            match cache.read(p) {
+                Some((by, bytes)) => {
+                    assert!(
+                        bytes == &volume[p as usize],
+                        "seed {seed} step {step}: wrong bytes for page {p} ({by:?} hit)"
+                    );
+                    match by {
+                        HitBy::Sector => t.sector += 1,
+                        HitBy::Content => t.content += 1,
+                    }
+                }
+                None => {
+                    t.misses += 1;
+                    let bytes = volume[p as usize].clone();
+                    let d = md5(&bytes);
+                    cache.fill(p, &d, || bytes);
+                }
+            }
+        } else if r < 90 {
+            let bytes = if rng.gen_bool(0.9) {
+                patterns[rng.gen_range(0..PATTERNS) as usize].clone()
+            } else {
+                pattern(1000 + step)
+            };
+            volume[p as usize] = bytes.clone();
+            cache.write(p, &md5(&bytes), bytes);
+        } else {
+            // A write of part of the page: the cache does not get the whole page.
+            let at = rng.gen_range(0..PAGE_BYTES - 512);
+            volume[p as usize][at..at + 512].fill(rng.gen());
+            cache.invalidate(p);
+        }
+        if let Some(d) = cache.known(p) {
+            assert_eq!(
+                d,
+                md5(&volume[p as usize]),
+                "seed {seed}: stale content of {p}"
+            );
+        }
+        // Every replica of a page's content holds the same bytes (what DRR relies on).
+        cache.replicas(p, &mut replicas);
+        for &q in &replicas {
+            assert!(
+                volume[q as usize] == volume[p as usize],
+                "seed {seed} step {step}: page {q} listed as a replica of {p}"
+            );
+        }
+        assert!(cache.cached() <= 16);
+        t.evictions_seen |= cache.cached() == 16;
+    }
+    t
+}
+
+#[test]
+fn content_addressing_returns_the_volumes_bytes_after_overwrites_and_evictions() {
+    for seed in 0..6 {
+        for policy in [Policy::Arc, Policy::Lru] {
+            for buckets in [5, 12] {
+                let t = run(seed, policy, Addressing::Content, buckets);
+                assert!(t.content > 0 && t.sector > 0 && t.misses > 0, "{t:?}");
+                assert!(t.evictions_seen);
+            }
+        }
+    }
+}
+
+#[test]
+fn sector_addressing_returns_the_volumes_bytes_and_never_hits_by_content() {
+    for seed in 0..4 {
+        for policy in [Policy::Arc, Policy::Lru] {
+            let t = run(seed, policy, Addressing::Sector, 8);
+            assert_eq!(t.content, 0, "{t:?}");
+            assert!(t.sector > 0 && t.misses > 0, "{t:?}");
+        }
+    }
+}
+
+#[test]
+fn eviction_keeps_sector_lists() {
+    let mut c: ContentCache<()> = ContentCache::new(CacheConfig {
+        pages: 1,
+        policy: Policy::Lru,
+        addressing: Addressing::Content,
+        buckets_log2: 5,
+    })
+    .unwrap();
+    let (a, b) = ([1u8; 16], [2u8; 16]);
+    c.write(10, &a, ());
+    c.write(20, &a, ());
+    c.write(30, &b, ()); // evicts a's page
+    assert!(!c.probe(10) && c.probe(30));
+    let mut r = Vec::new();
+    c.replicas(10, &mut r);
+    r.sort_unstable();
+    assert_eq!(r, [10, 20]);
+    // A write moves its sector to the new content's list.
+    c.write(20, &b, ());
+    c.replicas(30, &mut r);
+    r.sort_unstable();
+    assert_eq!(r, [20, 30]);
+    c.replicas(10, &mut r);
+    assert_eq!(r, [10]);
+    let m = c.memory();
+    assert_eq!(m.entries, 3);
+    assert_eq!(m.eq1_bytes, 13 + 36 * 3 + 8 * 32);
+}
+
+#[test]
+fn eq1_matches_the_papers_worked_example() {
+    // DEDUP-MEM: 1 GiB cache (2^18 pages), WSS 4, 10^6 buckets: 49,156,608 B ≈ 4.58 %.
+    let b = eq1_bytes(1 << 18, 4 << 18, 1_000_000);
+    assert_eq!(b, 49_156_608);
+}

@@ -1,0 +1,500 @@
+//! Dynamic replica retrieval (§3.3; `[[layer]] kind = "drr"`): a read of a page whose
+//! content also sits elsewhere on the disk goes to the copy that minimises head
+//! movement, judged from an estimate of where the head is.
+//!
+//! * The head estimate is where the last completed **read** ended; write completions
+//!   are ignored (a drive may report a write done from its cache). The direction of
+//!   travel is the sign of the last move; with `elevator` set, copies ahead in that
+//!   direction are preferred (an elevator scheduler serves them on this sweep).
+//! * A read stays where it is when a request adjacent to it (ending where it starts, or
+//!   starting where it ends) is in the digest of requests dispatched below and not yet
+//!   complete: merging with it beats any redirection.
+//! * Only reads of exactly one whole page are redirected (a longer read's pages may
+//!   have copies in different places). Writes go through unchanged and move their page
+//!   to its new content in the duplicate map; head movement is measured in sectors.
+//!
+//! The duplicate map is the content cache's data structure (sector lists by content),
+//! kept by this layer from the writes it sees and what is preloaded (as the paper
+//! preloads it for its F10 runs).
+
+use super::cache::{Addressing, CacheConfig, ContentCache};
+use super::content::{ContentSource, UniqueContent};
+use super::replace::Policy;
+use super::{Digest, PAGE_SECTORS};
+use crate::disk::hdd::Request;
+use crate::node::{Done, NodeReport};
+use crate::stack::layer::{Layer, LayerIo};
+use crate::time::SimTime;
+use rustc_hash::FxHashMap;
+use serde::{Deserialize, Serialize};
+
+/// `[[layer]] kind = "drr"`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct DrrSpec {
+    /// Prefer copies ahead of the head in its direction of travel (default true).
+    #[serde(default = "default_elevator")]
+    pub elevator: bool,
+    /// Hash-table buckets of the duplicate map, as a power of two, 5..=25 (default 20).
+    #[serde(default = "default_buckets_log2")]
+    pub buckets_log2: u32,
+}
+
+fn default_elevator() -> bool {
+    true
+}
+fn default_buckets_log2() -> u32 {
+    20
+}
+
+impl Default for DrrSpec {
+    fn default() -> Self {
+        DrrSpec {
+            elevator: true,
+            buckets_log2: default_buckets_log2(),
+        }
+    }
+}
+
+impl DrrSpec {
+    /// The layer, for a workload without content hashes (no copies are known unless
+    /// preloaded).
+    pub fn build(&self) -> Result<Drr, String> {
+        self.build_with(Box::new(UniqueContent::default()))
+    }
+
+    pub fn build_with(&self, source: Box<dyn ContentSource>) -> Result<Drr, String> {
+        let map = ContentCache::new(CacheConfig {
+            // The map caches nothing: it is only preloaded and relinked.
+            pages: 1,
+            policy: Policy::Lru,
+            addressing: Addressing::Content,
+            buckets_log2: self.buckets_log2,
+        })
+        .map_err(|e| format!("drr: {e}"))?;
+        Ok(Drr {
+            spec: self.clone(),
+            map,
+            source,
+            head: Head::default(),
+            starts: FxHashMap::default(),
+            ends: FxHashMap::default(),
+            below: FxHashMap::default(),
+            next_id: 0,
+            replicas: Vec::new(),
+            stats: DrrStats::default(),
+        })
+    }
+}
+
+/// Where the head is thought to be.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Head {
+    /// The sector after the last completed read, once one completed.
+    pub at: Option<u64>,
+    /// Moving toward higher sectors.
+    pub up: bool,
+}
+
+impl Head {
+    /// A read of `[lbn, end)` completed.
+    pub fn read_done(&mut self, lbn: u64, end: u64) {
+        if let Some(at) = self.at {
+            if lbn != at {
+                self.up = lbn > at;
+            }
+        } else {
+            self.up = true;
+        }
+        self.at = Some(end);
+    }
+
+    /// Of the candidate start sectors, the one needing the least head movement (with
+    /// `elevator`, among those ahead in the direction of travel if any). Ties go to the
+    /// earlier candidate, so the original (listed first) wins a tie.
+    pub fn choose(&self, candidates: &[u64], elevator: bool) -> Option<u64> {
+        let at = self.at?;
+        let ahead = |x: u64| if self.up { x >= at } else { x <= at };
+        let pick = |filter: &dyn Fn(u64) -> bool| {
+            candidates
+                .iter()
+                .copied()
+                .filter(|&x| filter(x))
+                .min_by_key(|&x| x.abs_diff(at))
+        };
+        if elevator {
+            if let Some(x) = pick(&ahead) {
+                return Some(x);
+            }
+        }
+        pick(&|_| true)
+    }
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct DrrStats {
+    pub reads: u64,
+    pub writes: u64,
+    /// Reads sent to another copy.
+    pub redirected: u64,
+    /// Reads with copies kept in place because an adjacent request was outstanding.
+    pub kept_for_merge: u64,
+    /// Reads of one page with at least one other copy known.
+    pub with_copies: u64,
+    /// Sectors of head movement saved by redirection, by the estimate.
+    pub sectors_saved: u64,
+}
+
+pub struct Drr {
+    spec: DrrSpec,
+    map: ContentCache<()>,
+    source: Box<dyn ContentSource>,
+    head: Head,
+    /// The digest of requests dispatched below and not complete: how many start and
+    /// end at each sector.
+    starts: FxHashMap<u64, u32>,
+    ends: FxHashMap<u64, u32>,
+    /// The layer's requests below → (the request from above, where it was sent).
+    below: FxHashMap<u64, (Request, u64)>,
+    next_id: u64,
+    replicas: Vec<u64>,
+    stats: DrrStats,
+}
+
+fn bump(m: &mut FxHashMap<u64, u32>, k: u64, up: bool) {
+    if up {
+        *m.entry(k).or_insert(0) += 1;
+    } else if let Some(n) = m.get_mut(&k) {
+        *n -= 1;
+        if *n == 0 {
+            m.remove(&k);
+        }
+    }
+}
+
+impl Drr {
+    /// Records that `page` holds `digest` (the duplicate map learnt over the disk's
+    /// lifetime).
+    pub fn preload(&mut self, page: u64, digest: &Digest) {
+        self.map.preload(page, digest);
+    }
+
+    pub fn stats(&self) -> DrrStats {
+        self.stats
+    }
+
+    pub fn head(&self) -> Head {
+        self.head
+    }
+
+    /// Where a read of `req` goes.
+    fn target(&mut self, req: &Request) -> u64 {
+        let one_page = req.blocks as u64 == PAGE_SECTORS && req.lbn.is_multiple_of(PAGE_SECTORS);
+        if !one_page {
+            return req.lbn;
+        }
+        let page = req.lbn / PAGE_SECTORS;
+        self.map.replicas(page, &mut self.replicas);
+        if self.replicas.len() < 2 {
+            return req.lbn;
+        }
+        self.stats.with_copies += 1;
+        let end = req.lbn + PAGE_SECTORS;
+        if self.ends.contains_key(&req.lbn) || self.starts.contains_key(&end) {
+            self.stats.kept_for_merge += 1;
+            return req.lbn;
+        }
+        // The original first, so it wins ties.
+        let mut cands: Vec<u64> = Vec::with_capacity(self.replicas.len());
+        cands.push(req.lbn);
+        cands.extend(
+            self.replicas
+                .iter()
+                .map(|p| p * PAGE_SECTORS)
+                .filter(|&l| l != req.lbn),
+        );
+        let to = self
+            .head
+            .choose(&cands, self.spec.elevator)
+            .unwrap_or(req.lbn);
+        if to != req.lbn {
+            self.stats.redirected += 1;
+            if let Some(at) = self.head.at {
+                self.stats.sectors_saved += req.lbn.abs_diff(at).saturating_sub(to.abs_diff(at));
+            }
+        }
+        to
+    }
+}
+
+impl Layer for Drr {
+    fn on_request(&mut self, _now: SimTime, req: Request, io: &mut LayerIo) {
+        let lbn = if req.write {
+            self.stats.writes += 1;
+            let start = req.lbn;
+            let end = req.lbn + u64::from(req.blocks.max(1));
+            for (k, page) in (start / PAGE_SECTORS..end.div_ceil(PAGE_SECTORS)).enumerate() {
+                let whole = page * PAGE_SECTORS >= start && (page + 1) * PAGE_SECTORS <= end;
+                match self.source.content(req.id, true, page, k) {
+                    Some(d) if whole => self.map.preload(page, &d),
+                    _ => self.map.invalidate(page),
+                }
+            }
+            self.source.finished(req.id);
+            req.lbn
+        } else {
+            self.stats.reads += 1;
+            self.source.finished(req.id);
+            self.target(&req)
+        };
+        self.next_id += 1;
+        let id = self.next_id;
+        let end = lbn + u64::from(req.blocks.max(1));
+        bump(&mut self.starts, lbn, true);
+        bump(&mut self.ends, end, true);
+        self.below.insert(id, (req, lbn));
+        io.below.push(Request { id, lbn, ..req });
+    }
+
+    fn on_complete(&mut self, _now: SimTime, done: &Done, io: &mut LayerIo) {
+        let Some((req, lbn)) = self.below.remove(&done.req.id) else {
+            return;
+        };
+        let end = lbn + u64::from(req.blocks.max(1));
+        bump(&mut self.starts, lbn, false);
+        bump(&mut self.ends, end, false);
+        if !req.write {
+            self.head.read_done(lbn, end);
+        }
+        io.up.push(Done { req, ..*done });
+    }
+
+    fn on_timer(&mut self, _now: SimTime, _token: u64, _io: &mut LayerIo) {}
+
+    fn outstanding(&self) -> usize {
+        self.below.len()
+    }
+
+    fn describe(&self) -> String {
+        format!(
+            "drr (dynamic replica retrieval{}, duplicate map of 2^{} buckets)",
+            if self.spec.elevator {
+                ", elevator-aware"
+            } else {
+                ""
+            },
+            self.spec.buckets_log2
+        )
+    }
+
+    fn report(&self, path: &str) -> NodeReport {
+        let s = &self.stats;
+        NodeReport {
+            path: path.to_string(),
+            kind: "drr".into(),
+            reads: s.reads,
+            writes: s.writes,
+            busy_ns: 0,
+            extra: vec![
+                ("redirected".into(), s.redirected.to_string()),
+                ("reads with copies".into(), s.with_copies.to_string()),
+                ("kept for merging".into(), s.kept_for_merge.to_string()),
+                ("sectors saved".into(), s.sectors_saved.to_string()),
+                ("pages mapped".into(), self.map.entries().to_string()),
+            ],
+            is_drive: false,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read(id: u64, page: u64) -> Request {
+        Request {
+            id,
+            lbn: page * PAGE_SECTORS,
+            blocks: PAGE_SECTORS as u32,
+            write: false,
+        }
+    }
+
+    /// Completes the layer's request below that carries `id` from above.
+    fn complete(d: &mut Drr, io: &mut LayerIo, id: u64) {
+        let (&below, &(req, lbn)) = d.below.iter().find(|(_, (r, _))| r.id == id).unwrap();
+        let done = Done::served(
+            Request {
+                id: below,
+                lbn,
+                ..req
+            },
+            SimTime(0),
+            SimTime(1),
+        );
+        d.on_complete(SimTime(1), &done, io);
+    }
+
+    #[test]
+    fn head_estimate_tracks_reads_and_direction() {
+        let mut h = Head::default();
+        assert_eq!(h.choose(&[100, 5], true), None);
+        h.read_done(1000, 1008);
+        assert!(h.up);
+        h.read_done(500, 508);
+        assert!(!h.up);
+        assert_eq!(h.at, Some(508));
+        // Moving down: 400 is ahead (below); 600 is nearer but behind, and wins
+        // without the elevator.
+        assert_eq!(h.choose(&[600, 400], true), Some(400));
+        assert_eq!(h.choose(&[600, 400], false), Some(600));
+        assert_eq!(h.choose(&[520, 400], false), Some(520));
+        assert_eq!(h.choose(&[520, 400], true), Some(400));
+        // Nothing ahead: the nearest.
+        assert_eq!(h.choose(&[520, 900], true), Some(520));
+    }
+
+    #[test]
+    fn reads_go_to_the_nearest_copy_unless_a_neighbour_is_outstanding() {
+        let mut d = DrrSpec::default().build().unwrap();
+        let mut io = LayerIo::default();
+        let a = [7u8; 16];
+        d.preload(10_000, &a);
+        d.preload(20, &a);
+        d.preload(500_000, &a);
+        // Before any read completes there is no head estimate: no redirection.
+        d.on_request(SimTime(0), read(1, 10_000), &mut io);
+        assert_eq!(io.below.pop().unwrap().lbn, 10_000 * PAGE_SECTORS);
+        complete(&mut d, &mut io, 1);
+        // A read near the start of the disk moves the head there.
+        d.on_request(SimTime(0), read(2, 30), &mut io);
+        io.below.clear();
+        complete(&mut d, &mut io, 2);
+        assert_eq!(d.head().at, Some(31 * PAGE_SECTORS));
+        d.on_request(SimTime(0), read(3, 10_000), &mut io);
+        assert_eq!(io.below.pop().unwrap().lbn, 20 * PAGE_SECTORS);
+        assert_eq!(d.stats().redirected, 1);
+        // An outstanding read of page 9,999 is adjacent: page 10,000 stays put.
+        d.on_request(SimTime(0), read(4, 9_999), &mut io);
+        io.below.clear();
+        d.on_request(SimTime(0), read(5, 10_000), &mut io);
+        assert_eq!(io.below.pop().unwrap().lbn, 10_000 * PAGE_SECTORS);
+        assert_eq!(d.stats().kept_for_merge, 1);
+        // Completions go up as the requests from above.
+        complete(&mut d, &mut io, 3);
+        let up = io.up.pop().unwrap();
+        assert_eq!((up.req.id, up.req.lbn), (3, 10_000 * PAGE_SECTORS));
+        // The head is where the redirected read really went.
+        assert_eq!(d.head().at, Some(21 * PAGE_SECTORS));
+    }
+
+    #[test]
+    fn a_written_page_is_no_longer_a_copy() {
+        // Without the elevator, page 20 (behind the head) would be the nearest copy.
+        let spec = DrrSpec {
+            elevator: false,
+            ..DrrSpec::default()
+        };
+        let mut d = spec.build().unwrap();
+        let mut io = LayerIo::default();
+        let a = [7u8; 16];
+        d.preload(10_000, &a);
+        d.preload(20, &a);
+        d.on_request(SimTime(0), read(1, 30), &mut io);
+        complete(&mut d, &mut io, 1);
+        // Page 20 is overwritten (new content, unknown to the map's other pages).
+        d.on_request(
+            SimTime(0),
+            Request {
+                id: 2,
+                lbn: 20 * PAGE_SECTORS,
+                blocks: 8,
+                write: true,
+            },
+            &mut io,
+        );
+        complete(&mut d, &mut io, 2);
+        io.below.clear();
+        d.on_request(SimTime(0), read(3, 10_000), &mut io);
+        assert_eq!(io.below.pop().unwrap().lbn, 10_000 * PAGE_SECTORS);
+        assert_eq!(d.stats().redirected, 0);
+    }
+
+    #[test]
+    fn redirects_through_the_engine_and_every_request_completes_once() {
+        use crate::disk::presets::preset;
+        use crate::engine::{self, RunOptions, Source};
+        use crate::node::Device;
+        use crate::sched::SchedulerKind;
+        use crate::stack::queue::QueueSpec;
+        use crate::stack::tree::build_from_params;
+        use crate::trace::IoRecord;
+        use rand::{Rng, SeedableRng};
+        for seed in 0..3 {
+            let disk = preset("mimic-base").unwrap();
+            let b = build_from_params(&[disk], &QueueSpec::new(SchedulerKind::Sstf)).unwrap();
+            let pages = b.units.units[0].1 / PAGE_SECTORS;
+            let mut drr = DrrSpec::default().build().unwrap();
+            let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+            // 200 contents, each at 4 pages spread over the disk.
+            let hot: Vec<u64> = (0..200).map(|_| rng.gen_range(0..pages)).collect();
+            for (c, &p) in hot.iter().enumerate() {
+                let d = [
+                    c as u8,
+                    (c >> 8) as u8,
+                    1,
+                    2,
+                    3,
+                    4,
+                    5,
+                    6,
+                    7,
+                    8,
+                    9,
+                    10,
+                    11,
+                    12,
+                    13,
+                    14,
+                ];
+                drr.preload(p, &d);
+                for _ in 0..3 {
+                    drr.preload(rng.gen_range(0..pages), &d);
+                }
+            }
+            let recs: Vec<IoRecord> = (0..2_000u64)
+                .map(|i| IoRecord {
+                    arrival: SimTime(i * 2_000_000),
+                    device: 0,
+                    lbn: hot[rng.gen_range(0..hot.len())] * PAGE_SECTORS,
+                    blocks: 8,
+                    write: rng.gen_bool(0.1),
+                    content: Vec::new(),
+                })
+                .collect();
+            let mut root = crate::stack::layer::LayerNode::new(Box::new(drr), b.root);
+            let mut n = 0;
+            let totals = engine::run(
+                &mut root,
+                &b.units,
+                Source::records(&recs),
+                RunOptions::default(),
+                &mut |l| {
+                    assert_eq!(l.lbn, recs[l.id as usize].lbn, "completes as issued");
+                    n += 1;
+                },
+            )
+            .unwrap();
+            assert_eq!((totals.requests, n), (2_000, 2_000));
+            let mut nodes = Vec::new();
+            root.report("stack", &mut nodes);
+            let redirected: u64 = nodes[0]
+                .extra
+                .iter()
+                .find(|(k, _)| k == "redirected")
+                .and_then(|(_, v)| v.parse().ok())
+                .unwrap();
+            assert!(redirected > 0, "seed {seed}: {:?}", nodes[0]);
+        }
+    }
+}
