@@ -19,6 +19,7 @@ pub mod node;
 pub mod report;
 pub mod runner;
 pub mod sched;
+pub mod show;
 pub mod stack;
 pub mod store;
 pub mod time;

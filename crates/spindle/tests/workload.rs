@@ -794,7 +794,7 @@ mod workload {
         );
         check(
             &|s| s.arrivals = Arrivals::Poisson { rate_per_s: 0.0 },
-            "arrivals.rate-per-s must be finite and > 0, got 0",
+            "arrivals.rate-per-s must be within (0, 1e9] (one request per ns at most), got 0",
         );
 
         let c = closed_spec(0, Think::None, 10, 0);

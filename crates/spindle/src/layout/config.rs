@@ -58,8 +58,8 @@ impl LayoutConfig {
     pub fn validate(&self) -> Result<(), String> {
         if !(0.0..=100.0).contains(&self.staging_pct) {
             return Err(format!(
-                "layout.staging-pct must be 0-100, got {:?}",
-                self.staging_pct
+                "layout.staging-pct must be 0-100, got {}",
+                crate::show::value(self.staging_pct)
             ));
         }
         if self.allocation_range_kib == 0 || !self.allocation_range_kib.is_multiple_of(4) {

@@ -43,8 +43,8 @@ impl CacheSpec {
         }
         if !(self.hit_us.is_finite() && (0.0..=1e6).contains(&self.hit_us)) {
             return Err(format!(
-                "cache hit-us must be within 0..=1000000, got {:?}",
-                self.hit_us
+                "cache hit-us must be within 0..=1000000, got {}",
+                crate::show::value(self.hit_us)
             ));
         }
         let blocks = NonZeroUsize::new((self.size_kib / 4) as usize)

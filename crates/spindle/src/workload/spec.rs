@@ -121,7 +121,10 @@ impl Sizes {
                     if !(weight.is_finite() && weight >= 0.0) {
                         return Err(WorkloadError::new(
                             format!("sizes.choices[{i}]"),
-                            format!("must have a finite weight >= 0, got {weight:?}"),
+                            format!(
+                                "must have a finite weight >= 0, got {}",
+                                crate::show::value(weight)
+                            ),
                         ));
                     }
                 }
@@ -129,7 +132,10 @@ impl Sizes {
                 if !(total.is_finite() && total > 0.0) {
                     return Err(WorkloadError::new(
                         "sizes.choices",
-                        format!("must have a finite, positive total weight, got {total:?}"),
+                        format!(
+                            "must have a finite, positive total weight, got {}",
+                            crate::show::value(total)
+                        ),
                     ));
                 }
             }
@@ -216,7 +222,10 @@ impl GenSpec {
         if !(0.0..=1.0).contains(&self.read_fraction) {
             return Err(WorkloadError::new(
                 "read-fraction",
-                format!("must be within 0..=1, got {:?}", self.read_fraction),
+                format!(
+                    "must be within 0..=1, got {}",
+                    crate::show::value(self.read_fraction)
+                ),
             ));
         }
         if self.align == Some(0) {
@@ -256,7 +265,7 @@ impl GenSpec {
                 if !(theta.is_finite() && theta >= 0.0) {
                     return Err(WorkloadError::new(
                         "pattern.theta",
-                        format!("must be finite and >= 0, got {theta:?}"),
+                        format!("must be finite and >= 0, got {}", crate::show::value(theta)),
                     ));
                 }
                 let most = span.min(MAX_ZIPF_BUCKETS);
@@ -308,7 +317,7 @@ impl Arrivals {
                     // arrivals onto the same instants.
                     Err(WorkloadError::new(
                         "arrivals.rate-per-s",
-                        format!("must be within (0, {MAX_RATE_PER_S:e}] (one request per ns at most), got {rate_per_s:?}"),
+                        format!("must be within (0, {MAX_RATE_PER_S:e}] (one request per ns at most), got {}", crate::show::value(rate_per_s)),
                     ))
                 }
             }
@@ -345,7 +354,10 @@ impl Think {
                 } else {
                     Err(WorkloadError::new(
                         "think.mean-ns",
-                        format!("must be finite and >= 0, got {mean_ns:?}"),
+                        format!(
+                            "must be finite and >= 0, got {}",
+                            crate::show::value(mean_ns)
+                        ),
                     ))
                 }
             }
