@@ -6,6 +6,7 @@ use crate::table::{Align, Table};
 use anyhow::{anyhow, bail, Context, Result};
 use spindle::config::{DiskConfig, LoadedWorkload, RunConfig, WorkloadConfig};
 use spindle::engine::{self, RunOptions, Source};
+use spindle::layers::LayerSpec;
 use spindle::layout::{LayoutConfig, LayoutPolicy};
 use spindle::node::NodeReport;
 use spindle::runner::drive_utilization;
@@ -14,7 +15,7 @@ use spindle::stack::array::{ParityLayout, ReplicaChoice};
 use spindle::stack::cache::CacheSpec;
 use spindle::stack::metrics::{Metrics, MetricsSink, RequestLog};
 use spindle::stack::raid_mimic::RaidMimicSpec;
-use spindle::stack::tree::{ArraySpec, DeviceSpec, DiskSpec, LayerSpec, Spindles, MAX_MEMBERS};
+use spindle::stack::tree::{ArraySpec, DeviceSpec, DiskSpec, Spindles, MAX_MEMBERS};
 use spindle::workload::{
     Arrivals, ClosedSpec, GenSpec, OpenSpec, Pattern, Sizes, Think, WorkloadSpec,
 };

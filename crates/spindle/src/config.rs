@@ -27,12 +27,11 @@
 //! [`crate::stack::tree`]); `[array-scheduler]` then puts one more host queue above the whole
 //! tree (LBN-ordered policies only: fcfs, sstf, look, clook).
 
+use crate::layers::{with_layers_fed, LayerSpec};
 use crate::node::{Device, Units};
 pub use crate::stack::drive_node::load_disk;
 pub use crate::stack::queue::{SchedulerConfig, MAX_QUEUE_DEPTH};
-use crate::stack::tree::{
-    build, with_layers_fed, ArraySpec, Built, DeviceSpec, DiskSpec, LayerSpec, MAX_MEMBERS,
-};
+use crate::stack::tree::{build, ArraySpec, Built, DeviceSpec, DiskSpec, MAX_MEMBERS};
 use crate::trace::{
     open_trace, records_until_error, resolve_extent, resolve_stream, trace_extent, Format,
     IoRecord, TraceError, TraceExtent, TraceStream,

@@ -5,12 +5,13 @@
 use super::registry::RunOpts;
 use super::Check;
 use crate::engine::{self, RequestLog, RunOptions, Source};
+use crate::layers::LayerSpec;
 use crate::node::{Device, NodeReport};
 use crate::report::{ExperimentOutput, Plot, PlotKind, Series, Table};
 use crate::stack::layer::LayerNode;
 use crate::stack::queue::SchedulerConfig;
 use crate::stack::raid_mimic::{pick_stripe, Findings, StripeRule};
-use crate::stack::tree::{build, Built, DeviceSpec, LayerSpec};
+use crate::stack::tree::{build, Built, DeviceSpec};
 use crate::time::SimTime;
 use crate::trace::IoRecord;
 use rand::{Rng, SeedableRng};
@@ -520,7 +521,7 @@ fn guest_bandwidth(toml_text: &str, reqs: Vec<IoRecord>, depth: u32) -> Result<f
     let stack = parse(toml_text)?;
     let q = SchedulerConfig::default().queue_spec()?;
     let b = build(&stack.device, &q, None)?;
-    let mut root = crate::stack::tree::with_layers(b.root, &stack.layer)?;
+    let mut root = crate::layers::with_layers(b.root, &stack.layer)?;
     let bytes: u64 = reqs.iter().map(|r| u64::from(r.blocks) * 512).sum();
     let mut src = InFlight {
         reqs,

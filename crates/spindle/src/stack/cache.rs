@@ -168,8 +168,9 @@ mod tests {
     use crate::disk::presets::preset;
     use crate::engine::{self, RunOptions, Source};
     use crate::sched::SchedulerKind;
+    use crate::stack::layer::LayerNode;
     use crate::stack::queue::QueueSpec;
-    use crate::stack::tree::{build_from_params, with_layers, LayerSpec};
+    use crate::stack::tree::build_from_params;
     use crate::time::SimTime;
     use crate::trace::IoRecord;
 
@@ -188,11 +189,14 @@ mod tests {
     fn repeated_and_written_blocks_are_served_from_memory() {
         let disk = preset("mimic-base").unwrap();
         let mut b = build_from_params(&[disk], &QueueSpec::new(SchedulerKind::Fcfs)).unwrap();
-        let cache = LayerSpec::Cache(super::CacheSpec {
+        let cache = super::CacheSpec {
             size_kib: 8,
             hit_us: 50.0,
-        });
-        let mut root = with_layers(b.root, &[cache]).unwrap();
+        }
+        .build()
+        .unwrap();
+        let mut root: Box<dyn crate::node::Device> =
+            Box::new(LayerNode::new(Box::new(cache), b.root));
         b.root = Box::new(crate::stack::array::Volumes::new(Vec::new()));
         let recs = vec![
             rec(0, 800, false),    // miss: cached after

@@ -25,9 +25,7 @@
 //! Layers (`[[layer]]`, top first): `cache`, `raid-mimic`, `split`.
 
 use super::array::{Array, ParityLayout, RaidLevel, ReplicaChoice, Volumes};
-use super::cache::CacheSpec;
 use super::drive_node::{load_disk, DriveNode};
-use super::layer::LayerNode;
 use super::mimd::{IntraForm, Layout, MirrorLayouts, Organization, RotPlacement};
 use super::queue::{QueueSpec, SchedulerConfig};
 use crate::disk::drive::Drive;
@@ -56,60 +54,6 @@ pub enum DeviceSpec {
     Split(ArraySpec),
     ReplicatedSplit(ArraySpec),
     Intra(ArraySpec),
-}
-
-/// A layer above the device tree (`[[layer]]`, top of the stack first).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "kebab-case")]
-pub enum LayerSpec {
-    /// An LRU block cache in host memory, write-through.
-    Cache(CacheSpec),
-    /// RAID-Mimic: finds a RAID-5's stripe on-line and writes whole aligned stripes.
-    RaidMimic(super::raid_mimic::RaidMimicSpec),
-    /// Requests larger than a limit go below in pieces (a paravirtual ring's limit).
-    Split(super::split::SplitSpec),
-    /// I/O Deduplication's content-addressed cache (or its sector-addressed baseline).
-    ContentCache(crate::dedup::ContentCacheSpec),
-    /// I/O Deduplication's dynamic replica retrieval.
-    Drr(crate::dedup::DrrSpec),
-}
-
-/// Most layers a stack may have.
-pub const MAX_LAYERS: usize = 64;
-
-/// Puts `layers` (top first) above `root`.
-pub fn with_layers(root: Box<dyn Device>, layers: &[LayerSpec]) -> Result<Box<dyn Device>, String> {
-    with_layers_fed(root, layers, None)
-}
-
-/// [`with_layers`], with the workload's content hashes from `feed` for a content cache
-/// at the top of the stack (the only place whose request ids are the workload's).
-pub fn with_layers_fed(
-    root: Box<dyn Device>,
-    layers: &[LayerSpec],
-    feed: Option<&crate::dedup::ContentFeed>,
-) -> Result<Box<dyn Device>, String> {
-    if layers.len() > MAX_LAYERS {
-        return Err(format!("at most {MAX_LAYERS} layers, got {}", layers.len()));
-    }
-    let mut dev = root;
-    for (i, l) in layers.iter().enumerate().rev() {
-        let layer: Box<dyn super::layer::Layer> = match l {
-            LayerSpec::Cache(c) => Box::new(c.build().map_err(|e| format!("layer {i}: {e}"))?),
-            LayerSpec::RaidMimic(r) => Box::new(r.build().map_err(|e| format!("layer {i}: {e}"))?),
-            LayerSpec::Split(s) => Box::new(s.build().map_err(|e| format!("layer {i}: {e}"))?),
-            LayerSpec::ContentCache(c) => {
-                let built = match feed {
-                    Some(f) if i == 0 => c.build_with(Box::new(f.clone())),
-                    _ => c.build(),
-                };
-                Box::new(built.map_err(|e| format!("layer {i}: {e}"))?)
-            }
-            LayerSpec::Drr(c) => Box::new(c.build().map_err(|e| format!("layer {i}: {e}"))?),
-        };
-        dev = Box::new(LayerNode::new(layer, dev));
-    }
-    Ok(dev)
 }
 
 /// One drive.
