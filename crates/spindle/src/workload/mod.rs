@@ -83,6 +83,7 @@ mod open;
 mod replay;
 mod spec;
 mod stream;
+pub mod synth;
 pub mod zipf;
 
 pub use closed::ClosedLoop;
@@ -97,6 +98,7 @@ pub use stream::{
     check_compress, compress_stream, limit, only_device, spread_devices, Limit, StreamItem,
     MAX_COMPRESS, MIN_COMPRESS,
 };
+pub use synth::{Dist, SynthGen, SynthLoop, SynthSpec};
 pub use zipf::Zipf;
 
 use crate::time::SimTime;
@@ -144,6 +146,10 @@ pub(crate) mod streams {
     /// Closed loop, process `p`: think times.
     pub fn process_think(p: u32) -> u64 {
         4 + 2 * p as u64
+    }
+    /// DiskSim synthetic generator `g` (far from the closed-loop streams).
+    pub fn synth_generator(g: u32) -> u64 {
+        (1 << 62) + g as u64
     }
 }
 
