@@ -750,3 +750,257 @@ impl crate::engine::ClosedSource for SynthLoop {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::disk::hdd::Request;
+    use crate::engine::{run, RequestLog, RunOptions, Source, Units};
+    use crate::node::{Device, Done};
+
+    /// Serves every request in a fixed time, all in parallel.
+    struct Delay {
+        ns: u64,
+        busy: Vec<(SimTime, Request)>,
+    }
+
+    impl Device for Delay {
+        fn capacity(&self) -> u64 {
+            1 << 40
+        }
+        fn outstanding(&self) -> usize {
+            self.busy.len()
+        }
+        fn can_accept(&self) -> bool {
+            true
+        }
+        fn submit(&mut self, now: SimTime, req: Request) {
+            self.busy.push((SimTime(now.0 + self.ns), req));
+        }
+        fn next_wake(&self) -> Option<SimTime> {
+            self.busy.iter().map(|b| b.0).min()
+        }
+        fn wake(&mut self, now: SimTime, out: &mut Vec<Done>) {
+            let (done, busy): (Vec<_>, Vec<_>) = self.busy.drain(..).partition(|b| b.0 <= now);
+            self.busy = busy;
+            for (t, req) in done {
+                out.push(Done::served(req, SimTime(t.0 - self.ns), t));
+            }
+        }
+        fn describe(&self, _depth: usize, _out: &mut String) {}
+        fn report(&self, _path: &str, _out: &mut Vec<crate::node::NodeReport>) {}
+    }
+
+    fn open_gen(device: u32) -> SynthGen {
+        SynthGen {
+            devices: vec![device],
+            capacity: 17_783_240,
+            blocking: 8,
+            p_seq: 0.0,
+            p_local: 0.0,
+            p_read: 0.66,
+            p_critical: 0.0,
+            p_limited: 0.0,
+            time_limit: Dist::Normal {
+                mean: 30.0,
+                sd: 100.0,
+            },
+            general_think: Dist::Exponential {
+                base: 0.0,
+                mean: 25.0,
+            },
+            seq_think: Dist::Normal { mean: 0.0, sd: 0.0 },
+            local_think: Dist::Exponential {
+                base: 0.0,
+                mean: 0.0,
+            },
+            local_distance: Dist::Normal {
+                mean: 0.0,
+                sd: 40000.0,
+            },
+            sizes: Dist::Exponential {
+                base: 0.0,
+                mean: 8.0,
+            },
+        }
+    }
+
+    fn spec(generators: Vec<SynthGen>, cpus: u32, seed: u64) -> SynthSpec {
+        SynthSpec {
+            generators,
+            requests: 10_000,
+            max_time_ms: 1e6,
+            cpus,
+            seed,
+        }
+    }
+
+    /// Runs `spec` on a device answering in `service_ms`; the completed requests in
+    /// completion order, and the loop.
+    fn drive(spec: &SynthSpec, service_ms: u64) -> (Vec<RequestLog>, SynthLoop) {
+        let mut src = SynthLoop::new(spec).expect("valid");
+        let mut dev = Delay {
+            ns: service_ms * 1_000_000,
+            busy: Vec::new(),
+        };
+        let mut logs = Vec::new();
+        run(
+            &mut dev,
+            &Units::single(1 << 40),
+            Source::Closed(&mut src),
+            RunOptions::default(),
+            &mut |l| logs.push(*l),
+        )
+        .expect("runs");
+        assert!(src.error().is_none());
+        (logs, src)
+    }
+
+    #[test]
+    fn an_open_generator_draws_diskims_statistics_for_any_seed() {
+        // Sizes: floor(X) >= 1 sector, rounded up to 8: X - 1 is again exponential
+        // (mean 8), so the count of 8-sector units is geometric with ratio e^-1.
+        let mean_sectors = 8.0 / (1.0 - (-1.0f64).exp());
+        for seed in [1, 2, 3, 11, 42] {
+            let (mut logs, src) = drive(&spec(vec![open_gen(0)], 1, seed), 1);
+            assert_eq!(logs.len(), 10_000, "every generated request is issued");
+            assert_eq!(src.generated(), 10_000);
+            assert!(src.stopped_at().is_some());
+            logs.sort_by_key(|l| l.arrival);
+            let n = logs.len() as f64;
+            let reads = logs.iter().filter(|l| !l.write).count() as f64 / n;
+            assert!((reads - 0.66).abs() < 0.02, "seed {seed}: reads {reads}");
+            let size = logs.iter().map(|l| l.blocks as f64).sum::<f64>() / n;
+            assert!(
+                (size / mean_sectors - 1.0).abs() < 0.04,
+                "seed {seed}: mean size {size} vs {mean_sectors}"
+            );
+            assert!(logs.iter().all(|l| l.blocks % 8 == 0 && l.lbn % 8 == 0));
+            assert!(logs
+                .iter()
+                .all(|l| l.lbn + u64::from(l.blocks) < 17_783_240 / 8 * 8));
+            let span = (logs[logs.len() - 1].arrival.0 - logs[0].arrival.0) as f64;
+            let gap_ms = span / (n - 1.0) / 1e6;
+            assert!(
+                (gap_ms / 25.0 - 1.0).abs() < 0.04,
+                "seed {seed}: gap {gap_ms}"
+            );
+        }
+    }
+
+    #[test]
+    fn with_one_processor_only_the_last_open_generator_runs() {
+        let s = spec(vec![open_gen(0), open_gen(1), open_gen(2)], 1, 7);
+        let (logs, src) = drive(&s, 1);
+        assert!(logs.iter().all(|l| l.device == 0 && l.process == Some(2)));
+        // Three first requests are counted as generated; two never issue.
+        assert_eq!(src.generated(), 10_000);
+        assert_eq!(logs.len(), 9_998);
+        // With three processors all three run.
+        let s = SynthSpec { cpus: 3, ..s };
+        let (logs, _) = drive(&s, 1);
+        for p in 0..3 {
+            let k = logs.iter().filter(|l| l.process == Some(p)).count();
+            assert!((3_000..3_700).contains(&k), "process {p}: {k}");
+        }
+    }
+
+    #[test]
+    fn time_critical_requests_make_their_process_wait() {
+        let mut g = open_gen(0);
+        g.p_critical = 1.0;
+        g.general_think = Dist::Exponential {
+            base: 0.0,
+            mean: 0.0,
+        };
+        for seed in [1, 5, 9] {
+            let (logs, _) = drive(&spec(vec![g.clone(); 5], 5, seed), 10);
+            for p in 0..5 {
+                let mine: Vec<_> = logs.iter().filter(|l| l.process == Some(p)).collect();
+                for w in mine.windows(2) {
+                    assert_eq!(
+                        w[1].arrival, w[0].done,
+                        "zero think: next issue at completion"
+                    );
+                }
+            }
+            // Five processes, one request each in flight, 10 ms apiece.
+            let end = logs.iter().map(|l| l.done.0).max().unwrap();
+            assert_eq!(end, 10_000 / 5 * 10_000_000);
+        }
+    }
+
+    #[test]
+    fn time_limited_requests_wait_only_after_their_limit() {
+        // A limit of 0: the process waits for each request before thinking on.
+        let mut g = open_gen(0);
+        g.p_limited = 1.0;
+        g.time_limit = Dist::TwoValue {
+            default: 0.0,
+            second: 0.0,
+            p_second: 0.0,
+        };
+        for seed in [2, 4] {
+            let (mut logs, _) = drive(&spec(vec![g.clone()], 1, seed), 30);
+            logs.sort_by_key(|l| l.arrival);
+            for w in logs.windows(2) {
+                assert!(w[1].arrival >= w[0].done, "seed {seed}");
+            }
+        }
+        // A limit far beyond the think times: the process never waits (open).
+        g.time_limit = Dist::Uniform { min: 1e5, max: 2e5 };
+        let (mut limited, _) = drive(&spec(vec![g.clone()], 1, 3), 30);
+        let (mut open, _) = drive(&spec(vec![open_gen(0)], 1, 3), 30);
+        limited.sort_by_key(|l| l.arrival);
+        open.sort_by_key(|l| l.arrival);
+        let overlaps = limited
+            .windows(2)
+            .filter(|w| w[1].arrival < w[0].done)
+            .count();
+        assert!(
+            overlaps > 100,
+            "requests overlap as in an open loop: {overlaps}"
+        );
+        let gap =
+            |v: &[RequestLog]| (v[v.len() - 1].arrival.0 - v[0].arrival.0) / (v.len() as u64 - 1);
+        let (a, b) = (gap(&limited) as f64, gap(&open) as f64);
+        assert!((a / b - 1.0).abs() < 0.06, "{a} vs {b}");
+    }
+
+    #[test]
+    fn sequential_requests_follow_on_and_runs_are_deterministic() {
+        let mut g = open_gen(0);
+        g.p_seq = 1.0;
+        let (mut logs, _) = drive(&spec(vec![g.clone()], 1, 5), 1);
+        logs.sort_by_key(|l| l.arrival);
+        let follow = logs
+            .windows(2)
+            .filter(|w| w[1].lbn == w[0].lbn + u64::from(w[0].blocks))
+            .count();
+        assert!(follow >= logs.len() - 5, "{follow}");
+        let key = |v: &[RequestLog]| {
+            v.iter()
+                .map(|l| (l.arrival, l.lbn, l.blocks, l.write))
+                .collect::<Vec<_>>()
+        };
+        let (again, _) = drive(&spec(vec![g.clone()], 1, 5), 1);
+        let mut again = again;
+        again.sort_by_key(|l| l.arrival);
+        assert_eq!(key(&logs), key(&again));
+        let (other, _) = drive(&spec(vec![g], 1, 6), 1);
+        assert_ne!(key(&logs), key(&other));
+    }
+
+    #[test]
+    fn the_maximum_time_stops_the_workload() {
+        let s = SynthSpec {
+            max_time_ms: 1000.0,
+            ..spec(vec![open_gen(0)], 1, 1)
+        };
+        let (logs, src) = drive(&s, 1);
+        let stop = src.stopped_at().expect("stopped");
+        assert!(stop.0 >= 1_000_000_000);
+        assert!((20..80).contains(&logs.len()), "{}", logs.len());
+        assert!(logs.iter().all(|l| l.arrival <= stop));
+    }
+}
