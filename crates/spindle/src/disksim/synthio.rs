@@ -49,7 +49,7 @@ pub fn read_synthio(
         );
     }
     let max_s = float(&sio, "Maximum time of trace generated")?;
-    if !(max_s.0 > 0.0) {
+    if max_s.0.partial_cmp(&0.0) != Some(std::cmp::Ordering::Greater) {
         return at(
             &max_s.1,
             format!(
@@ -60,8 +60,8 @@ pub fn read_synthio(
     }
     if let Some(p) = sio.get("System call/return with each request") {
         match number(&p.value) {
-            Some(v) if v == 0.0 => {}
-            Some(v) if v == 1.0 => {
+            Some(0.0) => {}
+            Some(1.0) => {
                 return at(
                     &p.loc,
                     "`System call/return with each request` = 1: system-call events around requests are not modelled",
@@ -158,7 +158,7 @@ fn read_cpus(file: &ParamFile, synthio: &Loc) -> Result<u32, ImportError> {
     }
     if let Some(p) = pf.get("Process-Flow Time Scale") {
         match number(&p.value) {
-            Some(v) if v == 1.0 => {}
+            Some(1.0) => {}
             Some(v) if v >= 0.0 => {
                 return at(
                     &p.loc,
