@@ -7,3 +7,4 @@ pub mod import;
 pub mod names;
 pub mod param;
 pub mod synthio;
+pub mod system;
