@@ -230,7 +230,7 @@ fn driver_queue(file: &ParamFile, disks: &[ImportedDisk]) -> Result<QueueSpec, I
     let inst = file
         .instantiations
         .iter()
-        .find(|i| i.names.iter().any(|n| *n == top.name))
+        .find(|i| i.names.contains(&top.name))
         .ok_or_else(|| ImportError::At {
             loc: top.loc.to_string(),
             msg: format!("driver `{}` is never instantiated", top.name),
