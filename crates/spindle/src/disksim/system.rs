@@ -81,6 +81,10 @@ pub fn load_system(path: &Path) -> Result<System, ImportError> {
             msg: "no disksim_synthio block: only synthetic DiskSim configurations run yet".into(),
         });
     };
+    synth.runnable().map_err(|e| ImportError::File {
+        file: path.display().to_string(),
+        msg: format!("disksim_synthio: {e}"),
+    })?;
     Ok(System {
         disks,
         queue,
