@@ -19,6 +19,11 @@
 //!   request, wait for it to complete, think ([`Think`]), and issue the next. The
 //!   simulation loop (in the storage stack) calls [`ClosedLoop::start`] and
 //!   [`ClosedLoop::on_complete`].
+//! * [`SynthLoop`] runs a [`SynthSpec`], DiskSim's synthetic generator (`disksim_synthio`,
+//!   read from a `.parv` by `disksim::synthio`): generator processes whose requests are,
+//!   one by one, open (never waited for), time-critical (waited for) or time-limited
+//!   (waited for after a computing-time limit); see [`synth`] for DiskSim's processor
+//!   rule.
 //! * [`WindowedReplay`] replays a fixed request sequence (a synthetic or real trace) in
 //!   order with no idle time, keeping a fixed number of requests outstanding.
 //! * [`only_device`], [`limit`] and [`compress_stream`]: a run's trace filters as
