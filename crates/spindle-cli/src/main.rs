@@ -2,6 +2,7 @@
 
 mod bench;
 mod disks;
+mod disksim_run;
 mod experiments;
 mod limits;
 mod mimic;
@@ -428,6 +429,13 @@ struct RunArgs {
     /// Draw the stack (queues, arrays, drives) this run would build, and stop
     #[arg(long)]
     print_stack: bool,
+    /// Run a whole DiskSim configuration with its synthetic generator (disks as a
+    /// volume set behind the I/O driver's queue); other stack flags do not apply
+    #[arg(long, value_name = "FILE.parv")]
+    disksim: Option<std::path::PathBuf>,
+    /// With --disksim: generator seeds, comma-separated [default: the file's Init Seed]
+    #[arg(long, value_name = "N,N,..")]
+    disksim_seeds: Option<String>,
 }
 
 #[derive(Subcommand)]
@@ -568,6 +576,10 @@ struct BenchArgs {
 
 fn run(cli: Cli) -> anyhow::Result<String> {
     match cli.command {
+        Command::Run(a) if a.disksim.is_some() => {
+            let path = a.disksim.as_deref().unwrap_or(std::path::Path::new(""));
+            disksim_run::run(path, a.disksim_seeds.as_deref(), a.json)
+        }
         Command::Run(a) => {
             let sched = a.scheduler.as_deref().map(parse_scheduler).transpose()?;
             run::run(

@@ -157,6 +157,17 @@ pub trait ClosedSource {
     fn start(&mut self) -> Vec<(u32, IoRecord)>;
     /// Process `process`'s request completed at `now`: its next request, if any.
     fn on_complete(&mut self, process: u32, now: SimTime) -> Option<IoRecord>;
+    /// Process `process`'s request `index` (the engine's request number) entered the
+    /// stack at `now`: a request the process issues next without waiting for it, if
+    /// any (a process that does not always wait, as DiskSim's synthetic generators).
+    fn issued(&mut self, _process: u32, _index: u64, _now: SimTime) -> Option<IoRecord> {
+        None
+    }
+    /// Process `process`'s request `index` completed at `now`: its next request, if
+    /// any. By default [`ClosedSource::on_complete`].
+    fn completed(&mut self, process: u32, _index: u64, now: SimTime) -> Option<IoRecord> {
+        self.on_complete(process, now)
+    }
 }
 
 impl ClosedSource for crate::workload::ClosedLoop {
@@ -525,6 +536,20 @@ pub fn run(
                         write: p.rec.write,
                     },
                 );
+                if let (Some(proc_), Source::Closed(src)) = (p.process, &mut source) {
+                    if let Some(rec) = src.issued(proc_, p.index, now) {
+                        let index = next_index;
+                        next_index += 1;
+                        stepper.schedule(
+                            SimTime(rec.arrival.0.saturating_add(stepper.shift())),
+                            Pending {
+                                rec,
+                                index,
+                                process: Some(proc_),
+                            },
+                        )?;
+                    }
+                }
             }
             Step::Woken { now } => {
                 for d in done.drain(..) {
@@ -569,7 +594,7 @@ pub fn run(
                         background: false,
                     });
                     if let (Some(proc_), Source::Closed(src)) = (f.process, &mut source) {
-                        if let Some(rec) = src.on_complete(proc_, now) {
+                        if let Some(rec) = src.completed(proc_, f.index, now) {
                             let index = next_index;
                             next_index += 1;
                             stepper.schedule(

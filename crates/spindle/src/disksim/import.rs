@@ -372,7 +372,7 @@ impl<'a> P<'a> {
 
 /// Refuses a parameter name outside its block type's DiskSim table, in `block` and
 /// every block nested in it (after inheritance, so a parent's names are checked too).
-fn check_names(block: &Block, file: &ParamFile) -> Result<(), ImportError> {
+pub(crate) fn check_names(block: &Block, file: &ParamFile) -> Result<(), ImportError> {
     let b = block.resolved(file);
     if let Some(valid) = super::names::known(&b.type_name) {
         for p in &b.params {

@@ -1,7 +1,10 @@
 //! DiskSim 4.0 parameter files: the libparam language ([`param`]) and the import of
 //! `disksim_disk` / `dm_disk` blocks into spindle disks ([`import`]), refusing names
-//! outside DiskSim's parameter tables ([`names`]).
+//! outside DiskSim's parameter tables ([`names`]); the synthetic generator blocks into
+//! a workload ([`synthio`]).
 
 pub mod import;
 pub mod names;
 pub mod param;
+pub mod synthio;
+pub mod system;

@@ -19,6 +19,11 @@
 //!   request, wait for it to complete, think ([`Think`]), and issue the next. The
 //!   simulation loop (in the storage stack) calls [`ClosedLoop::start`] and
 //!   [`ClosedLoop::on_complete`].
+//! * [`SynthLoop`] runs a [`SynthSpec`], DiskSim's synthetic generator (`disksim_synthio`,
+//!   read from a `.parv` by `disksim::synthio`): generator processes whose requests are,
+//!   one by one, open (never waited for), time-critical (waited for) or time-limited
+//!   (waited for after a computing-time limit); see [`synth`] for DiskSim's processor
+//!   rule.
 //! * [`WindowedReplay`] replays a fixed request sequence (a synthetic or real trace) in
 //!   order with no idle time, keeping a fixed number of requests outstanding.
 //! * [`only_device`], [`limit`] and [`compress_stream`]: a run's trace filters as
@@ -83,6 +88,7 @@ mod open;
 mod replay;
 mod spec;
 mod stream;
+pub mod synth;
 pub mod zipf;
 
 pub use closed::ClosedLoop;
@@ -97,6 +103,7 @@ pub use stream::{
     check_compress, compress_stream, limit, only_device, spread_devices, Limit, StreamItem,
     MAX_COMPRESS, MIN_COMPRESS,
 };
+pub use synth::{Dist, SynthGen, SynthLoop, SynthSpec};
 pub use zipf::Zipf;
 
 use crate::time::SimTime;
@@ -144,6 +151,10 @@ pub(crate) mod streams {
     /// Closed loop, process `p`: think times.
     pub fn process_think(p: u32) -> u64 {
         4 + 2 * p as u64
+    }
+    /// DiskSim synthetic generator `g` (far from the closed-loop streams).
+    pub fn synth_generator(g: u32) -> u64 {
+        (1 << 62) + g as u64
     }
 }
 

@@ -1,0 +1,1058 @@
+//! DiskSim's synthetic generator (`disksim_synthio` with its `disksim_synthgen`
+//! generators) as a spindle workload: independent processes, each a loop of "think,
+//! issue a request, maybe wait", mixing open and closed behaviour request by request.
+//!
+//! Each generator draws its next request when the previous one is issued (or, for a
+//! time-critical one, when it completes): with probability `p_seq` it continues where
+//! the previous request ended (if that still fits on the device), with `p_local` it
+//! starts a local distance away from the previous start, otherwise anywhere on one of
+//! its devices. Its think time before issue comes from the matching inter-arrival
+//! distribution; its size from `sizes`; start and size are whole multiples of the
+//! blocking factor. Then its class:
+//!
+//! * time-critical (`p_critical`): the process stops until the request completes, then
+//!   draws and thinks for the next one (closed-loop behaviour);
+//! * time-limited (`p_limited`): the process goes on, but after `time_limit` of its own
+//!   computing (think) time it stops until that request completes, if it has not;
+//! * otherwise it never waits (open-loop behaviour).
+//!
+//! Think times and time limits are process *computing* time, as DiskSim's process-flow
+//! model counts them: a process that waits is not computing, so its limits do not run
+//! while it waits.
+//!
+//! Stop conditions, as DiskSim: a global count of generated requests (each generator's
+//! first request is counted at start) and a maximum time. Both are checked when a
+//! generator draws its next request; when either is reached the whole workload stops
+//! ([`SynthLoop::stopped_at`]); DiskSim discards requests still in flight at that
+//! instant, so a DiskSim-style report counts only requests done by then.
+//!
+//! **CPUs.** In DiskSim a generator is a process that needs a processor to think, and
+//! a generator whose requests never make it wait (both probabilities 0) never gives its
+//! processor back. The rule spindle models, as observed on DiskSim itself: with at
+//! least as many processors as generators every generator runs on its own; with fewer
+//! processors than generators and every generator never-waiting, only the *last*
+//! `cpus` generators of the list ever run (the others' first requests are counted as
+//! generated but never issued: synthopen.parv with 1 processor and 3 generators sends
+//! all its requests to the third generator's disk). Fewer processors than generators
+//! with any waiting generator (time-shared thinking) is refused as not modelled. So is
+//! a list of several generators in which one both waits for requests and thinks
+//! between them: DiskSim (observed on synthmixed.parv with 5 processors, queue
+//! settings made plain) then runs all those generators on processor 0, one at a
+//! time, while processors 1 to 4 stay idle; requests come five times less often than
+//! one processor per generator would give. Generators that wait but never think (the
+//! closed loop of synthclosed.parv) are unaffected and run.
+
+use super::{rng, WorkloadError};
+use crate::time::SimTime;
+use crate::trace::IoRecord;
+use rand::Rng;
+use rand_chacha::ChaCha8Rng;
+use serde::{Deserialize, Serialize};
+
+/// Largest storage capacity per device, sectors (DiskSim holds it in a C `int`).
+pub const MAX_SYNTH_SECTORS: u64 = i32::MAX as u64;
+/// Largest number of generators.
+pub const MAX_SYNTH_GENERATORS: usize = 4096;
+/// Largest number of devices one generator addresses.
+pub const MAX_SYNTH_DEVICES: usize = 65_536;
+/// Largest request count.
+pub const MAX_SYNTH_REQUESTS: u64 = 1 << 32;
+/// Largest maximum time, ms (about 11.6 days).
+pub const MAX_SYNTH_TIME_MS: f64 = 1e9;
+/// Draws tried for one request's placement, size or think time before the generator
+/// gives up with an error (a distribution that almost never yields a usable value).
+pub const MAX_REDRAWS: u32 = 1_000_000;
+
+/// A random variable as DiskSim's synthgen lists write it (`[ name, a, b (, c) ]`).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "kebab-case", deny_unknown_fields)]
+pub enum Dist {
+    /// Uniform over `[min, max)`.
+    Uniform { min: f64, max: f64 },
+    /// Normal; DiskSim's list form uses its second number directly as the standard
+    /// deviation (the name "variance" notwithstanding), so this does too.
+    Normal { mean: f64, sd: f64 },
+    /// `base` plus an exponential of mean `mean`.
+    Exponential { base: f64, mean: f64 },
+    /// `base` plus a Poisson count of mean `mean`.
+    Poisson { base: f64, mean: f64 },
+    /// `second` with probability `p_second`, else `default`.
+    #[serde(rename = "twovalue")]
+    TwoValue {
+        default: f64,
+        second: f64,
+        p_second: f64,
+    },
+}
+
+impl Dist {
+    /// Checks the parameters; `what` names the distribution in the message.
+    pub fn validate(&self, what: &str) -> Result<(), WorkloadError> {
+        let fin = |name: &str, v: f64| {
+            if v.is_finite() && v.abs() <= 1e15 {
+                Ok(())
+            } else {
+                Err(WorkloadError::new(
+                    format!("{what}.{name}"),
+                    format!("must be a finite number of magnitude at most 1e15, got {v}"),
+                ))
+            }
+        };
+        match *self {
+            Dist::Uniform { min, max } => {
+                fin("min", min)?;
+                fin("max", max)?;
+                if max <= min {
+                    return Err(WorkloadError::new(
+                        format!("{what}.max"),
+                        format!("must be greater than the minimum {min}, got {max}"),
+                    ));
+                }
+            }
+            Dist::Normal { mean, sd } => {
+                fin("mean", mean)?;
+                fin("sd", sd)?;
+                if sd < 0.0 {
+                    return Err(WorkloadError::new(
+                        format!("{what}.sd"),
+                        format!("must be at least 0, got {sd}"),
+                    ));
+                }
+            }
+            Dist::Exponential { base, mean } => {
+                fin("base", base)?;
+                fin("mean", mean)?;
+                if mean < 0.0 {
+                    return Err(WorkloadError::new(
+                        format!("{what}.mean"),
+                        format!("must be at least 0, got {mean}"),
+                    ));
+                }
+            }
+            Dist::Poisson { base, mean } => {
+                fin("base", base)?;
+                fin("mean", mean)?;
+                if !(0.0..=700.0).contains(&mean) {
+                    return Err(WorkloadError::new(
+                        format!("{what}.mean"),
+                        format!("must be within 0..=700 (e^-mean must not underflow), got {mean}"),
+                    ));
+                }
+            }
+            Dist::TwoValue {
+                default,
+                second,
+                p_second,
+            } => {
+                fin("default", default)?;
+                fin("second", second)?;
+                if !(0.0..=1.0).contains(&p_second) {
+                    return Err(WorkloadError::new(
+                        format!("{what}.p-second"),
+                        format!("must be within 0..=1, got {p_second}"),
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Whether every draw is 0 or below (a think time that is always 0 after
+    /// DiskSim's redraws of negative values).
+    pub fn is_zero(&self) -> bool {
+        match *self {
+            Dist::Uniform { max, .. } => max <= 0.0,
+            Dist::Normal { mean, sd } => sd == 0.0 && mean <= 0.0,
+            Dist::Exponential { base, mean } | Dist::Poisson { base, mean } => {
+                mean == 0.0 && base <= 0.0
+            }
+            Dist::TwoValue {
+                default,
+                second,
+                p_second,
+            } => (p_second == 1.0 || default <= 0.0) && (p_second == 0.0 || second <= 0.0),
+        }
+    }
+
+    /// Whether a draw can be at least `at_least` (so a redraw loop can end).
+    fn can_reach(&self, at_least: f64) -> bool {
+        match *self {
+            Dist::Uniform { max, .. } => max > at_least,
+            Dist::Normal { mean, sd } => sd > 0.0 || mean >= at_least,
+            Dist::Exponential { base, mean } => mean > 0.0 || base >= at_least,
+            Dist::Poisson { base, mean } => mean > 0.0 || base >= at_least,
+            Dist::TwoValue {
+                default,
+                second,
+                p_second,
+            } => (p_second < 1.0 && default >= at_least) || (p_second > 0.0 && second >= at_least),
+        }
+    }
+
+    /// One draw.
+    pub fn draw(&self, rng: &mut ChaCha8Rng) -> f64 {
+        match *self {
+            Dist::Uniform { min, max } => min + (max - min) * rng.gen::<f64>(),
+            Dist::Normal { mean, sd } => {
+                // Rejection from two exponentials, as DiskSim draws its normal.
+                let y1 = loop {
+                    let y2 = -(1.0 - rng.gen::<f64>()).ln();
+                    let y1 = -(1.0 - rng.gen::<f64>()).ln();
+                    if y2 - (y1 - 1.0) * (y1 - 1.0) / 2.0 > 0.0 {
+                        break y1;
+                    }
+                };
+                let y1 = if rng.gen::<f64>() < 0.5 { -y1 } else { y1 };
+                mean + sd * y1
+            }
+            Dist::Exponential { base, mean } => base - mean * (1.0 - rng.gen::<f64>()).ln(),
+            Dist::Poisson { base, mean } => {
+                let stop = (-mean).exp();
+                let mut prod = 1.0;
+                let mut count = -1.0;
+                while prod >= stop {
+                    prod *= rng.gen::<f64>();
+                    count += 1.0;
+                }
+                base + count
+            }
+            Dist::TwoValue {
+                default,
+                second,
+                p_second,
+            } => {
+                if rng.gen::<f64>() < p_second {
+                    second
+                } else {
+                    default
+                }
+            }
+        }
+    }
+}
+
+/// One `disksim_synthgen`: a generator process.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub struct SynthGen {
+    /// Device numbers (as in [`IoRecord::device`]) this generator addresses.
+    pub devices: Vec<u32>,
+    /// Sectors addressable on each device.
+    pub capacity: u64,
+    /// Unit of start and size, sectors.
+    pub blocking: u32,
+    pub p_seq: f64,
+    pub p_local: f64,
+    pub p_read: f64,
+    pub p_critical: f64,
+    pub p_limited: f64,
+    /// Computing time before a time-limited request makes the process wait, ms.
+    pub time_limit: Dist,
+    /// Think time before a request at an unrelated address, ms.
+    pub general_think: Dist,
+    /// Think time before a sequential request, ms.
+    pub seq_think: Dist,
+    /// Think time before a local request, ms.
+    pub local_think: Dist,
+    /// Distance of a local request's start from the previous start, sectors.
+    pub local_distance: Dist,
+    /// Request size, sectors (rounded up to the blocking factor).
+    pub sizes: Dist,
+}
+
+/// A whole `disksim_synthio`: its generators, stop conditions and processors.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub struct SynthSpec {
+    pub generators: Vec<SynthGen>,
+    /// Stop after generating this many requests (over all generators).
+    pub requests: u64,
+    /// Stop when a generator draws a request at or after this time, ms.
+    pub max_time_ms: f64,
+    /// Processors of DiskSim's process-flow model (see the module comment).
+    pub cpus: u32,
+    #[serde(default)]
+    pub seed: u64,
+}
+
+fn prob(field: String, p: f64) -> Result<(), WorkloadError> {
+    if (0.0..=1.0).contains(&p) {
+        Ok(())
+    } else {
+        Err(WorkloadError::new(
+            field,
+            format!("must be within 0..=1, got {p}"),
+        ))
+    }
+}
+
+impl SynthGen {
+    /// A generator whose requests never make its process wait.
+    pub fn never_waits(&self) -> bool {
+        self.p_critical == 0.0 && self.p_limited == 0.0
+    }
+
+    /// Whether the process ever computes (a think time can be above zero).
+    pub fn thinks(&self) -> bool {
+        !self.general_think.is_zero()
+            || (self.p_seq > 0.0 && !self.seq_think.is_zero())
+            || (self.p_local > 0.0 && !self.local_think.is_zero())
+    }
+
+    fn blocks_per_device(&self) -> u64 {
+        self.capacity / u64::from(self.blocking.max(1))
+    }
+
+    pub fn validate(&self, at: &str) -> Result<(), WorkloadError> {
+        let f = |name: &str| format!("{at}.{name}");
+        if self.devices.is_empty() || self.devices.len() > MAX_SYNTH_DEVICES {
+            return Err(WorkloadError::new(
+                f("devices"),
+                format!(
+                    "must list 1..={MAX_SYNTH_DEVICES} devices, got {}",
+                    self.devices.len()
+                ),
+            ));
+        }
+        if self.blocking == 0 {
+            return Err(WorkloadError::new(
+                f("blocking"),
+                "must be at least 1, got 0",
+            ));
+        }
+        if self.capacity > MAX_SYNTH_SECTORS {
+            return Err(WorkloadError::new(
+                f("capacity"),
+                format!(
+                    "must be at most {MAX_SYNTH_SECTORS} sectors, got {}",
+                    self.capacity
+                ),
+            ));
+        }
+        if self.blocks_per_device() < 2 {
+            return Err(WorkloadError::new(
+                f("capacity"),
+                format!(
+                    "must hold at least 2 units of the blocking factor {} (a request must end before the last unit), got {} sectors",
+                    self.blocking, self.capacity
+                ),
+            ));
+        }
+        prob(f("p-seq"), self.p_seq)?;
+        prob(f("p-local"), self.p_local)?;
+        prob(f("p-read"), self.p_read)?;
+        prob(f("p-critical"), self.p_critical)?;
+        prob(f("p-limited"), self.p_limited)?;
+        if self.p_seq + self.p_local > 1.0 + 1e-12 {
+            return Err(WorkloadError::new(
+                f("p-local"),
+                format!(
+                    "plus p-seq must be at most 1, got {} + {}",
+                    self.p_local, self.p_seq
+                ),
+            ));
+        }
+        if self.p_critical + self.p_limited > 1.0 + 1e-12 {
+            return Err(WorkloadError::new(
+                f("p-limited"),
+                format!(
+                    "plus p-critical must be at most 1, got {} + {}",
+                    self.p_limited, self.p_critical
+                ),
+            ));
+        }
+        // Think times and limits are redrawn while negative; a size is redrawn until
+        // at least one sector: each must be able to get there.
+        for (name, d, min) in [
+            ("time-limit", &self.time_limit, 0.0),
+            ("general-think", &self.general_think, 0.0),
+            ("seq-think", &self.seq_think, 0.0),
+            ("local-think", &self.local_think, 0.0),
+            ("local-distance", &self.local_distance, f64::MIN),
+            ("sizes", &self.sizes, 1.0),
+        ] {
+            d.validate(&f(name))?;
+            if min > f64::MIN && !d.can_reach(min) {
+                return Err(WorkloadError::new(
+                    f(name),
+                    format!(
+                        "can never draw a value of at least {min}, so it would be redrawn for ever"
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+impl SynthSpec {
+    pub fn validate(&self) -> Result<(), WorkloadError> {
+        let n = self.generators.len();
+        if n == 0 || n > MAX_SYNTH_GENERATORS {
+            return Err(WorkloadError::new(
+                "generators",
+                format!("must list 1..={MAX_SYNTH_GENERATORS} generators, got {n}"),
+            ));
+        }
+        for (i, g) in self.generators.iter().enumerate() {
+            g.validate(&format!("generators[{i}]"))?;
+        }
+        if self.requests == 0 || self.requests > MAX_SYNTH_REQUESTS {
+            return Err(WorkloadError::new(
+                "requests",
+                format!(
+                    "must be within 1..={MAX_SYNTH_REQUESTS}, got {}",
+                    self.requests
+                ),
+            ));
+        }
+        if !(self.max_time_ms > 0.0 && self.max_time_ms <= MAX_SYNTH_TIME_MS) {
+            return Err(WorkloadError::new(
+                "max-time-ms",
+                format!(
+                    "must be within 0 (exclusive) ..= {MAX_SYNTH_TIME_MS}, got {}",
+                    self.max_time_ms
+                ),
+            ));
+        }
+        if self.cpus == 0 {
+            return Err(WorkloadError::new("cpus", "must be at least 1, got 0"));
+        }
+        Ok(())
+    }
+
+    /// Whether spindle models how DiskSim's processors run these generators (see the
+    /// module comment): refuses the cases where processors are time-shared.
+    pub fn runnable(&self) -> Result<(), WorkloadError> {
+        let n = self.generators.len();
+        if (self.cpus as usize) < n && !self.generators.iter().all(SynthGen::never_waits) {
+            return Err(WorkloadError::new(
+                "cpus",
+                format!(
+                    "{} processors for {n} generators some of which wait for their requests: \
+                     time-sharing processors between waiting generators is not modelled \
+                     (give at least {n} processors)",
+                    self.cpus
+                ),
+            ));
+        }
+        if n > 1 {
+            if let Some(i) = self
+                .generators
+                .iter()
+                .position(|g| !g.never_waits() && g.thinks())
+            {
+                return Err(WorkloadError::new(
+                    format!("generators[{i}]"),
+                    "waits for some requests and thinks between them, beside other generators: \
+                     DiskSim then runs the waiting generators time-shared on one processor \
+                     (the others stay idle), which is not modelled yet",
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// The generators that ever run (see the module comment on CPUs).
+    pub fn running(&self) -> std::ops::Range<usize> {
+        let n = self.generators.len();
+        n.saturating_sub(self.cpus as usize)..n
+    }
+}
+
+/// A generated request not yet issued.
+#[derive(Clone, Copy, Debug)]
+struct Drawn {
+    device: u32,
+    /// In units of the blocking factor.
+    block: u64,
+    count: u64,
+    read: bool,
+    critical: bool,
+    limited: bool,
+    /// Computing time before its issue, ns.
+    think: u64,
+}
+
+/// Where a process is.
+#[derive(Clone, Copy, Debug)]
+enum State {
+    /// Thinking towards the issue of `pending` (handed to the engine).
+    Issuing,
+    /// Stopped until request `index` (time-critical) completes.
+    Critical(u64),
+    /// Reached the time limit of request `index` at `at`; waits for it if not done.
+    Limit { index: u64, at: SimTime },
+    /// Never runs, or stopped.
+    Idle,
+}
+
+struct Process {
+    rng: ChaCha8Rng,
+    /// Computing time spent so far, ns.
+    tau: u64,
+    /// Time limits of outstanding time-limited requests: (computing-time deadline,
+    /// engine index), earliest first.
+    limits: Vec<(u64, u64)>,
+    /// Outstanding time-limited requests (engine indices).
+    outstanding: Vec<u64>,
+    /// The request being thought towards (or issued and not yet classified).
+    pending: Option<Drawn>,
+    /// The previous request, for sequential and local draws.
+    prev: Option<Drawn>,
+    state: State,
+}
+
+/// The running generator: a [`crate::engine::ClosedSource`] whose processes issue
+/// without waiting, wait for completion, or wait after a time limit, request by request.
+pub struct SynthLoop {
+    spec: SynthSpec,
+    procs: Vec<Process>,
+    generated: u64,
+    end: SimTime,
+    stopped_at: Option<SimTime>,
+    error: Option<String>,
+}
+
+fn ms_to_ns(ms: f64) -> u64 {
+    // Draws are bounded (validate), and the workload stops at the maximum time.
+    (ms * 1e6).round().clamp(0.0, (1u64 << 62) as f64) as u64
+}
+
+impl SynthLoop {
+    pub fn new(spec: &SynthSpec) -> Result<SynthLoop, WorkloadError> {
+        spec.validate()?;
+        spec.runnable()?;
+        let procs = (0..spec.generators.len())
+            .map(|g| Process {
+                rng: rng(spec.seed, super::streams::synth_generator(g as u32)),
+                tau: 0,
+                limits: Vec::new(),
+                outstanding: Vec::new(),
+                pending: None,
+                prev: None,
+                state: State::Idle,
+            })
+            .collect();
+        Ok(SynthLoop {
+            spec: spec.clone(),
+            procs,
+            generated: 0,
+            end: SimTime(ms_to_ns(spec.max_time_ms)),
+            stopped_at: None,
+            error: None,
+        })
+    }
+
+    /// When the workload stopped (a stop condition was reached), if it did.
+    pub fn stopped_at(&self) -> Option<SimTime> {
+        self.stopped_at
+    }
+
+    /// Requests generated so far (DiskSim's count, including first requests of
+    /// generators that never run).
+    pub fn generated(&self) -> u64 {
+        self.generated
+    }
+
+    /// A generator that could not draw a usable request (see [`MAX_REDRAWS`]).
+    pub fn error(&self) -> Option<&str> {
+        self.error.as_deref()
+    }
+
+    fn fail(&mut self, g: usize, what: &str) {
+        if self.error.is_none() {
+            self.error = Some(format!(
+                "generator {g}: no usable {what} in {MAX_REDRAWS} draws"
+            ));
+        }
+    }
+
+    /// A non-negative draw (DiskSim redraws negative times).
+    fn time_draw(&mut self, g: usize, d: Dist, what: &str) -> Option<u64> {
+        let p = &mut self.procs[g];
+        for _ in 0..MAX_REDRAWS {
+            let v = d.draw(&mut p.rng);
+            if v >= 0.0 {
+                return Some(ms_to_ns(v));
+            }
+        }
+        self.fail(g, what);
+        None
+    }
+
+    /// A size in blocking units, with a start drawn by `start` until the request fits
+    /// (ends before the device's last unit, as DiskSim requires).
+    fn place(
+        &mut self,
+        g: usize,
+        mut start: impl FnMut(&mut ChaCha8Rng, &SynthGen) -> i64,
+    ) -> Option<(u64, u64)> {
+        let gen = &self.spec.generators[g];
+        let bf = i64::from(gen.blocking);
+        let blocks = gen.blocks_per_device() as i64;
+        let p = &mut self.procs[g];
+        for _ in 0..MAX_REDRAWS {
+            let b = start(&mut p.rng, gen);
+            let size = gen.sizes.draw(&mut p.rng);
+            // C's (int) truncation, then whole blocking units rounded up.
+            let sectors = size.clamp(-1e15, 1e15) as i64;
+            let count = (sectors + bf - 1) / bf;
+            if count > 0 && b >= 0 && b + count < blocks {
+                return Some((b as u64, count as u64));
+            }
+        }
+        self.fail(g, "request placement and size");
+        None
+    }
+
+    /// Draw generator `g`'s next request after `prev` (none: the first).
+    fn draw(&mut self, g: usize) -> Option<Drawn> {
+        let gen = self.spec.generators[g].clone();
+        let prev = self.procs[g].prev;
+        let u: f64 = self.procs[g].rng.gen();
+        let blocks = gen.blocks_per_device();
+        let mut d = match prev {
+            Some(p) if u <= gen.p_seq && p.block + 2 * p.count < blocks => Drawn {
+                block: p.block + p.count,
+                think: self.time_draw(g, gen.seq_think, "sequential think time")?,
+                ..p
+            },
+            Some(p) if u > gen.p_seq && u < gen.p_seq + gen.p_local => {
+                let think = self.time_draw(g, gen.local_think, "local think time")?;
+                let bf = i64::from(gen.blocking);
+                let from = p.block as i64;
+                let (block, count) = self.place(g, |r, gen| {
+                    let dist = gen.local_distance.draw(r).clamp(-1e15, 1e15) as i64;
+                    from + dist / bf
+                })?;
+                let read = self.procs[g].rng.gen::<f64>() < gen.p_read;
+                Drawn {
+                    device: p.device,
+                    block,
+                    count,
+                    read,
+                    critical: false,
+                    limited: false,
+                    think,
+                }
+            }
+            _ => {
+                let think = self.time_draw(g, gen.general_think, "general think time")?;
+                let n = gen.devices.len();
+                let device = gen.devices[self.procs[g].rng.gen_range(0..n)];
+                let (block, count) = self.place(g, |r, _| r.gen_range(0..blocks) as i64)?;
+                let read = self.procs[g].rng.gen::<f64>() < gen.p_read;
+                Drawn {
+                    device,
+                    block,
+                    count,
+                    read,
+                    critical: false,
+                    limited: false,
+                    think,
+                }
+            }
+        };
+        let class = self.procs[g].rng.gen::<f64>() - gen.p_critical;
+        d.critical = class < 0.0;
+        d.limited = !d.critical && class < gen.p_limited;
+        Some(d)
+    }
+
+    /// The stop check and draw DiskSim makes after each issue (or completion of a
+    /// time-critical request), at `now`.
+    fn generate(&mut self, g: usize, now: SimTime) -> bool {
+        if self.stopped_at.is_some() {
+            return false;
+        }
+        if now >= self.end || self.generated >= self.spec.requests {
+            self.stopped_at = Some(now);
+            return false;
+        }
+        self.generated += 1;
+        match self.draw(g) {
+            Some(d) => {
+                self.procs[g].pending = Some(d);
+                true
+            }
+            None => {
+                self.stopped_at = Some(now);
+                false
+            }
+        }
+    }
+
+    /// Process `g` runs from `now` towards its pending request: through the time
+    /// limits that fall first (waiting where one's request is outstanding) to the
+    /// issue.
+    fn advance(&mut self, g: usize, mut now: SimTime) -> Option<IoRecord> {
+        if self.stopped_at.is_some() {
+            self.procs[g].state = State::Idle;
+            return None;
+        }
+        let blocking = u64::from(self.spec.generators[g].blocking);
+        let p = &mut self.procs[g];
+        let mut d = p.pending?;
+        loop {
+            let issue_tau = p.tau + d.think;
+            match p.limits.first().copied() {
+                Some((deadline, index)) if deadline < issue_tau => {
+                    let dt = deadline.saturating_sub(p.tau);
+                    now = SimTime(now.0.saturating_add(dt));
+                    p.tau = p.tau.max(deadline);
+                    d.think = issue_tau - p.tau;
+                    p.limits.remove(0);
+                    if p.outstanding.contains(&index) {
+                        p.pending = Some(d);
+                        p.state = State::Limit { index, at: now };
+                        return None;
+                    }
+                }
+                _ => {
+                    let wait = issue_tau - p.tau;
+                    p.tau = issue_tau;
+                    d.think = 0;
+                    p.pending = Some(d);
+                    p.state = State::Issuing;
+                    return Some(IoRecord {
+                        arrival: SimTime(now.0.saturating_add(wait)),
+                        device: d.device,
+                        lbn: d.block * blocking,
+                        blocks: (d.count * blocking) as u32,
+                        write: !d.read,
+                        content: Vec::new(),
+                    });
+                }
+            }
+        }
+    }
+}
+
+impl crate::engine::ClosedSource for SynthLoop {
+    fn start(&mut self) -> Vec<(u32, IoRecord)> {
+        // Every generator draws its first request (DiskSim counts them all); only the
+        // running ones think towards it.
+        let mut first = Vec::new();
+        for g in 0..self.procs.len() {
+            self.generated += 1;
+            match self.draw(g) {
+                Some(d) => self.procs[g].pending = Some(d),
+                None => {
+                    self.stopped_at = Some(SimTime::ZERO);
+                    return Vec::new();
+                }
+            }
+        }
+        for g in self.spec.running() {
+            if let Some(rec) = self.advance(g, SimTime::ZERO) {
+                first.push((g as u32, rec));
+            }
+        }
+        first
+    }
+
+    fn on_complete(&mut self, process: u32, now: SimTime) -> Option<IoRecord> {
+        // Unused: the engine calls `completed`, which knows which request it was.
+        let _ = (process, now);
+        None
+    }
+
+    fn issued(&mut self, process: u32, index: u64, now: SimTime) -> Option<IoRecord> {
+        let g = process as usize;
+        let d = self.procs.get_mut(g)?.pending.take()?;
+        self.procs[g].prev = Some(d);
+        if d.critical {
+            self.procs[g].state = State::Critical(index);
+            return None;
+        }
+        if d.limited {
+            let limit = self.spec.generators[g].time_limit;
+            let Some(lim) = self.time_draw(g, limit, "time limit") else {
+                self.stopped_at = Some(now);
+                return None;
+            };
+            let p = &mut self.procs[g];
+            let deadline = p.tau.saturating_add(lim);
+            let at = p.limits.partition_point(|&(t, _)| t <= deadline);
+            p.limits.insert(at, (deadline, index));
+            p.outstanding.push(index);
+        }
+        if self.generate(g, now) {
+            self.advance(g, now)
+        } else {
+            None
+        }
+    }
+
+    fn completed(&mut self, process: u32, index: u64, now: SimTime) -> Option<IoRecord> {
+        let g = process as usize;
+        let p = self.procs.get_mut(g)?;
+        p.outstanding.retain(|&i| i != index);
+        match p.state {
+            State::Critical(i) if i == index => {
+                if self.generate(g, now) {
+                    self.advance(g, now)
+                } else {
+                    None
+                }
+            }
+            State::Limit { index: i, at } if i == index => self.advance(g, now.max(at)),
+            _ => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::disk::hdd::Request;
+    use crate::engine::{run, RequestLog, RunOptions, Source, Units};
+    use crate::node::{Device, Done};
+
+    /// Serves every request in a fixed time, all in parallel.
+    struct Delay {
+        ns: u64,
+        busy: Vec<(SimTime, Request)>,
+    }
+
+    impl Device for Delay {
+        fn capacity(&self) -> u64 {
+            1 << 40
+        }
+        fn outstanding(&self) -> usize {
+            self.busy.len()
+        }
+        fn can_accept(&self) -> bool {
+            true
+        }
+        fn submit(&mut self, now: SimTime, req: Request) {
+            self.busy.push((SimTime(now.0 + self.ns), req));
+        }
+        fn next_wake(&self) -> Option<SimTime> {
+            self.busy.iter().map(|b| b.0).min()
+        }
+        fn wake(&mut self, now: SimTime, out: &mut Vec<Done>) {
+            let (done, busy): (Vec<_>, Vec<_>) = self.busy.drain(..).partition(|b| b.0 <= now);
+            self.busy = busy;
+            for (t, req) in done {
+                out.push(Done::served(req, SimTime(t.0 - self.ns), t));
+            }
+        }
+        fn describe(&self, _depth: usize, _out: &mut String) {}
+        fn report(&self, _path: &str, _out: &mut Vec<crate::node::NodeReport>) {}
+    }
+
+    fn open_gen(device: u32) -> SynthGen {
+        SynthGen {
+            devices: vec![device],
+            capacity: 17_783_240,
+            blocking: 8,
+            p_seq: 0.0,
+            p_local: 0.0,
+            p_read: 0.66,
+            p_critical: 0.0,
+            p_limited: 0.0,
+            time_limit: Dist::Normal {
+                mean: 30.0,
+                sd: 100.0,
+            },
+            general_think: Dist::Exponential {
+                base: 0.0,
+                mean: 25.0,
+            },
+            seq_think: Dist::Normal { mean: 0.0, sd: 0.0 },
+            local_think: Dist::Exponential {
+                base: 0.0,
+                mean: 0.0,
+            },
+            local_distance: Dist::Normal {
+                mean: 0.0,
+                sd: 40000.0,
+            },
+            sizes: Dist::Exponential {
+                base: 0.0,
+                mean: 8.0,
+            },
+        }
+    }
+
+    fn spec(generators: Vec<SynthGen>, cpus: u32, seed: u64) -> SynthSpec {
+        SynthSpec {
+            generators,
+            requests: 10_000,
+            max_time_ms: 1e6,
+            cpus,
+            seed,
+        }
+    }
+
+    /// Runs `spec` on a device answering in `service_ms`; the completed requests in
+    /// completion order, and the loop.
+    fn drive(spec: &SynthSpec, service_ms: u64) -> (Vec<RequestLog>, SynthLoop) {
+        let mut src = SynthLoop::new(spec).expect("valid");
+        let mut dev = Delay {
+            ns: service_ms * 1_000_000,
+            busy: Vec::new(),
+        };
+        let mut logs = Vec::new();
+        run(
+            &mut dev,
+            &Units::single(1 << 40),
+            Source::Closed(&mut src),
+            RunOptions::default(),
+            &mut |l| logs.push(*l),
+        )
+        .expect("runs");
+        assert!(src.error().is_none());
+        (logs, src)
+    }
+
+    #[test]
+    fn an_open_generator_draws_diskims_statistics_for_any_seed() {
+        // Sizes: floor(X) >= 1 sector, rounded up to 8: X - 1 is again exponential
+        // (mean 8), so the count of 8-sector units is geometric with ratio e^-1.
+        let mean_sectors = 8.0 / (1.0 - (-1.0f64).exp());
+        for seed in [1, 2, 3, 11, 42] {
+            let (mut logs, src) = drive(&spec(vec![open_gen(0)], 1, seed), 1);
+            assert_eq!(logs.len(), 10_000, "every generated request is issued");
+            assert_eq!(src.generated(), 10_000);
+            assert!(src.stopped_at().is_some());
+            logs.sort_by_key(|l| l.arrival);
+            let n = logs.len() as f64;
+            let reads = logs.iter().filter(|l| !l.write).count() as f64 / n;
+            assert!((reads - 0.66).abs() < 0.02, "seed {seed}: reads {reads}");
+            let size = logs.iter().map(|l| l.blocks as f64).sum::<f64>() / n;
+            assert!(
+                (size / mean_sectors - 1.0).abs() < 0.04,
+                "seed {seed}: mean size {size} vs {mean_sectors}"
+            );
+            assert!(logs.iter().all(|l| l.blocks % 8 == 0 && l.lbn % 8 == 0));
+            assert!(logs
+                .iter()
+                .all(|l| l.lbn + u64::from(l.blocks) < 17_783_240 / 8 * 8));
+            let span = (logs[logs.len() - 1].arrival.0 - logs[0].arrival.0) as f64;
+            let gap_ms = span / (n - 1.0) / 1e6;
+            assert!(
+                (gap_ms / 25.0 - 1.0).abs() < 0.04,
+                "seed {seed}: gap {gap_ms}"
+            );
+        }
+    }
+
+    #[test]
+    fn with_one_processor_only_the_last_open_generator_runs() {
+        let s = spec(vec![open_gen(0), open_gen(1), open_gen(2)], 1, 7);
+        let (logs, src) = drive(&s, 1);
+        assert!(logs.iter().all(|l| l.device == 0 && l.process == Some(2)));
+        // Three first requests are counted as generated; two never issue.
+        assert_eq!(src.generated(), 10_000);
+        assert_eq!(logs.len(), 9_998);
+        // With three processors all three run.
+        let s = SynthSpec { cpus: 3, ..s };
+        let (logs, _) = drive(&s, 1);
+        for p in 0..3 {
+            let k = logs.iter().filter(|l| l.process == Some(p)).count();
+            assert!((3_000..3_700).contains(&k), "process {p}: {k}");
+        }
+    }
+
+    #[test]
+    fn time_critical_requests_make_their_process_wait() {
+        let mut g = open_gen(0);
+        g.p_critical = 1.0;
+        g.general_think = Dist::Exponential {
+            base: 0.0,
+            mean: 0.0,
+        };
+        for seed in [1, 5, 9] {
+            let (logs, _) = drive(&spec(vec![g.clone(); 5], 5, seed), 10);
+            for p in 0..5 {
+                let mine: Vec<_> = logs.iter().filter(|l| l.process == Some(p)).collect();
+                for w in mine.windows(2) {
+                    assert_eq!(
+                        w[1].arrival, w[0].done,
+                        "zero think: next issue at completion"
+                    );
+                }
+            }
+            // Five processes, one request each in flight, 10 ms apiece.
+            let end = logs.iter().map(|l| l.done.0).max().unwrap();
+            assert_eq!(end, 10_000 / 5 * 10_000_000);
+        }
+    }
+
+    #[test]
+    fn time_limited_requests_wait_only_after_their_limit() {
+        // A limit of 0: the process waits for each request before thinking on.
+        let mut g = open_gen(0);
+        g.p_limited = 1.0;
+        g.time_limit = Dist::TwoValue {
+            default: 0.0,
+            second: 0.0,
+            p_second: 0.0,
+        };
+        for seed in [2, 4] {
+            let (mut logs, _) = drive(&spec(vec![g.clone()], 1, seed), 30);
+            logs.sort_by_key(|l| l.arrival);
+            for w in logs.windows(2) {
+                assert!(w[1].arrival >= w[0].done, "seed {seed}");
+            }
+        }
+        // A limit far beyond the think times: the process never waits (open).
+        g.time_limit = Dist::Uniform { min: 1e5, max: 2e5 };
+        let (mut limited, _) = drive(&spec(vec![g.clone()], 1, 3), 30);
+        let (mut open, _) = drive(&spec(vec![open_gen(0)], 1, 3), 30);
+        limited.sort_by_key(|l| l.arrival);
+        open.sort_by_key(|l| l.arrival);
+        let overlaps = limited
+            .windows(2)
+            .filter(|w| w[1].arrival < w[0].done)
+            .count();
+        assert!(
+            overlaps > 100,
+            "requests overlap as in an open loop: {overlaps}"
+        );
+        let gap =
+            |v: &[RequestLog]| (v[v.len() - 1].arrival.0 - v[0].arrival.0) / (v.len() as u64 - 1);
+        let (a, b) = (gap(&limited) as f64, gap(&open) as f64);
+        assert!((a / b - 1.0).abs() < 0.06, "{a} vs {b}");
+    }
+
+    #[test]
+    fn sequential_requests_follow_on_and_runs_are_deterministic() {
+        let mut g = open_gen(0);
+        g.p_seq = 1.0;
+        let (mut logs, _) = drive(&spec(vec![g.clone()], 1, 5), 1);
+        logs.sort_by_key(|l| l.arrival);
+        let follow = logs
+            .windows(2)
+            .filter(|w| w[1].lbn == w[0].lbn + u64::from(w[0].blocks))
+            .count();
+        assert!(follow >= logs.len() - 5, "{follow}");
+        let key = |v: &[RequestLog]| {
+            v.iter()
+                .map(|l| (l.arrival, l.lbn, l.blocks, l.write))
+                .collect::<Vec<_>>()
+        };
+        let (again, _) = drive(&spec(vec![g.clone()], 1, 5), 1);
+        let mut again = again;
+        again.sort_by_key(|l| l.arrival);
+        assert_eq!(key(&logs), key(&again));
+        let (other, _) = drive(&spec(vec![g], 1, 6), 1);
+        assert_ne!(key(&logs), key(&other));
+    }
+
+    #[test]
+    fn the_maximum_time_stops_the_workload() {
+        let s = SynthSpec {
+            max_time_ms: 1000.0,
+            ..spec(vec![open_gen(0)], 1, 1)
+        };
+        let (logs, src) = drive(&s, 1);
+        let stop = src.stopped_at().expect("stopped");
+        assert!(stop.0 >= 1_000_000_000);
+        assert!((20..80).contains(&logs.len()), "{}", logs.len());
+        assert!(logs.iter().all(|l| l.arrival <= stop));
+    }
+}
