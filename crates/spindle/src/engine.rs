@@ -418,6 +418,29 @@ impl<E> Stepper<E> {
     }
 }
 
+/// Schedules a closed-loop process's next request, if it has one, at its arrival in
+/// workload time (the stack's time plus the idle time removed so far).
+fn schedule_next(
+    stepper: &mut Stepper<Pending>,
+    next_index: &mut u64,
+    process: u32,
+    next: Option<IoRecord>,
+) -> Result<(), EngineError> {
+    if let Some(rec) = next {
+        let index = *next_index;
+        *next_index += 1;
+        stepper.schedule(
+            SimTime(rec.arrival.0.saturating_add(stepper.shift())),
+            Pending {
+                rec,
+                index,
+                process: Some(process),
+            },
+        )?;
+    }
+    Ok(())
+}
+
 /// Pulls an open source's next request into the stepper.
 fn pull_open(
     stepper: &mut Stepper<Pending>,
@@ -537,18 +560,8 @@ pub fn run(
                     },
                 );
                 if let (Some(proc_), Source::Closed(src)) = (p.process, &mut source) {
-                    if let Some(rec) = src.issued(proc_, p.index, now) {
-                        let index = next_index;
-                        next_index += 1;
-                        stepper.schedule(
-                            SimTime(rec.arrival.0.saturating_add(stepper.shift())),
-                            Pending {
-                                rec,
-                                index,
-                                process: Some(proc_),
-                            },
-                        )?;
-                    }
+                    let next = src.issued(proc_, p.index, now);
+                    schedule_next(&mut stepper, &mut next_index, proc_, next)?;
                 }
             }
             Step::Woken { now } => {
@@ -594,18 +607,8 @@ pub fn run(
                         background: false,
                     });
                     if let (Some(proc_), Source::Closed(src)) = (f.process, &mut source) {
-                        if let Some(rec) = src.completed(proc_, f.index, now) {
-                            let index = next_index;
-                            next_index += 1;
-                            stepper.schedule(
-                                SimTime(rec.arrival.0.saturating_add(stepper.shift())),
-                                Pending {
-                                    rec,
-                                    index,
-                                    process: Some(proc_),
-                                },
-                            )?;
-                        }
+                        let next = src.completed(proc_, f.index, now);
+                        schedule_next(&mut stepper, &mut next_index, proc_, next)?;
                     }
                 }
             }
