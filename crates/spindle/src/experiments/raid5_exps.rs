@@ -71,30 +71,6 @@ fn extra(n: &NodeReport, key: &str) -> u64 {
         .unwrap_or(0)
 }
 
-/// A guest writing one long sequential run faster than the array takes it: writes of
-/// 4..=64 KiB (seeded) back to back from a seeded 4 KiB-aligned start.
-pub fn sequential_guest(seed: u64, total_mib: u64) -> Vec<IoRecord> {
-    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
-    let mut lbn = rng.gen_range(0..4096u64) * 8;
-    let end = lbn + total_mib * 2048;
-    let mut out = Vec::new();
-    let mut t = 0u64;
-    while lbn < end {
-        let blocks = rng.gen_range(1..=16u32) * 8;
-        out.push(IoRecord {
-            arrival: SimTime(t),
-            device: 0,
-            lbn,
-            blocks,
-            write: true,
-            content: Vec::new(),
-        });
-        lbn += u64::from(blocks);
-        t += 20_000;
-    }
-    out
-}
-
 /// RAID5-F6.1: member I/Os per write pattern on the thesis's left-asymmetric array.
 pub fn raid5_f6_1(o: &RunOpts) -> Result<ExperimentOutput, String> {
     let mut out = ExperimentOutput::new(
@@ -289,7 +265,7 @@ pub fn discover(toml_text: &str, seed: u64, mib: u64) -> Result<Findings, String
     let layer = spec.build()?;
     let found = layer.findings();
     let mut root = LayerNode::new(Box::new(layer), b.root);
-    let recs = sequential_guest(seed, mib);
+    let recs = crate::workload::sequential_guest(seed, mib);
     run(&mut root, &b.units, &recs)?;
     let f = found.borrow().clone();
     Ok(f)

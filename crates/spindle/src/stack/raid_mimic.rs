@@ -709,8 +709,6 @@ mod tests {
     use crate::config::RunConfig;
     use crate::engine::{self, RunOptions, Source};
     use crate::stack::layer::LayerNode;
-    use crate::trace::IoRecord;
-    use rand::{Rng, SeedableRng};
 
     /// A left-asymmetric RAID-5 of `data + 1` thesis disks (the 9LZX of Table 3.1).
     fn raid5_toml(data: u32, chunk_kib: u64) -> String {
@@ -727,28 +725,6 @@ mod tests {
 
     /// A guest writing one long sequential run faster than any array takes it: writes
     /// of 4..=64 KiB (seeded) from a seeded 4 KiB-aligned start.
-    fn sequential_guest(seed: u64, total_mib: u64) -> Vec<IoRecord> {
-        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
-        let mut lbn = rng.gen_range(0..4096u64) * 8;
-        let mut out = Vec::new();
-        let mut t = 0u64;
-        let end = lbn + total_mib * 2048;
-        while lbn < end {
-            let blocks = rng.gen_range(1..=16u32) * 8;
-            out.push(IoRecord {
-                arrival: SimTime(t),
-                device: 0,
-                lbn,
-                blocks,
-                write: true,
-                content: Vec::new(),
-            });
-            lbn += u64::from(blocks);
-            t += 20_000;
-        }
-        out
-    }
-
     fn run(data: u32, chunk_kib: u64, spec: &RaidMimicSpec, seed: u64, mib: u64) -> Findings {
         run_on(&raid5_toml(data, chunk_kib), spec, seed, mib)
     }
@@ -759,7 +735,7 @@ mod tests {
         let layer = spec.build().unwrap();
         let found = layer.findings();
         let mut root = LayerNode::new(Box::new(layer), b.root);
-        let recs = sequential_guest(seed, mib);
+        let recs = crate::workload::sequential_guest(seed, mib);
         let mut n = 0;
         engine::run(
             &mut root,
@@ -832,7 +808,7 @@ mod tests {
             let c = RunConfig::from_toml(&raid5_toml(3, 16), "test.toml").unwrap();
             let b = c.build().unwrap();
             let mut root = LayerNode::new(Box::new(spec.build().unwrap()), b.root);
-            let recs = sequential_guest(seed, 20);
+            let recs = crate::workload::sequential_guest(seed, 20);
             engine::run(
                 &mut root,
                 &b.units,

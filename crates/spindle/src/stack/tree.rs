@@ -293,8 +293,22 @@ impl DeviceSpec {
 
     /// How many drives the tree holds (saturating), without building or expanding it.
     pub fn drive_count(&self) -> u64 {
+        let Some(a) = self.array() else {
+            return 1;
+        };
+        match (&a.member, a.count) {
+            (Some(m), Some(n)) => m.drive_count().saturating_mul(u64::from(n)),
+            _ => a
+                .members
+                .iter()
+                .fold(0u64, |t, m| t.saturating_add(m.drive_count())),
+        }
+    }
+
+    /// The array's keys, for every kind but a single disk.
+    pub fn array(&self) -> Option<&ArraySpec> {
         match self {
-            DeviceSpec::Disk(_) => 1,
+            DeviceSpec::Disk(_) => None,
             DeviceSpec::Volumes(a)
             | DeviceSpec::Raid0(a)
             | DeviceSpec::Raid1(a)
@@ -303,35 +317,21 @@ impl DeviceSpec {
             | DeviceSpec::Mirror(a)
             | DeviceSpec::Split(a)
             | DeviceSpec::ReplicatedSplit(a)
-            | DeviceSpec::Intra(a) => match (&a.member, a.count) {
-                (Some(m), Some(n)) => m.drive_count().saturating_mul(u64::from(n)),
-                _ => a
-                    .members
-                    .iter()
-                    .fold(0u64, |t, m| t.saturating_add(m.drive_count())),
-            },
+            | DeviceSpec::Intra(a) => Some(a),
         }
     }
 
     /// Every drive in the tree, in order.
     pub fn disks(&self) -> Vec<DiskSpec> {
-        match self {
-            DeviceSpec::Disk(d) => vec![d.clone()],
-            DeviceSpec::Volumes(a)
-            | DeviceSpec::Raid0(a)
-            | DeviceSpec::Raid1(a)
-            | DeviceSpec::Raid4(a)
-            | DeviceSpec::Raid5(a)
-            | DeviceSpec::Mirror(a)
-            | DeviceSpec::Split(a)
-            | DeviceSpec::ReplicatedSplit(a)
-            | DeviceSpec::Intra(a) => a
-                .expand(self.kind())
-                .unwrap_or_default()
-                .iter()
-                .flat_map(|m| m.disks())
-                .collect(),
+        if let DeviceSpec::Disk(d) = self {
+            return vec![d.clone()];
         }
+        self.array()
+            .and_then(|a| a.expand(self.kind()).ok())
+            .unwrap_or_default()
+            .iter()
+            .flat_map(|m| m.disks())
+            .collect()
     }
 }
 
@@ -382,17 +382,9 @@ pub fn build(
 }
 
 fn spec_members(spec: &DeviceSpec) -> Result<Vec<DeviceSpec>, String> {
-    match spec {
-        DeviceSpec::Disk(_) => Ok(Vec::new()),
-        DeviceSpec::Volumes(a)
-        | DeviceSpec::Raid0(a)
-        | DeviceSpec::Raid1(a)
-        | DeviceSpec::Raid4(a)
-        | DeviceSpec::Raid5(a)
-        | DeviceSpec::Mirror(a)
-        | DeviceSpec::Split(a)
-        | DeviceSpec::ReplicatedSplit(a)
-        | DeviceSpec::Intra(a) => a.expand(spec.kind()),
+    match spec.array() {
+        None => Ok(Vec::new()),
+        Some(a) => a.expand(spec.kind()),
     }
 }
 
@@ -559,34 +551,13 @@ fn build_members(
     path: &str,
 ) -> Result<Vec<Box<dyn Device>>, String> {
     let members = spec_members(spec)?;
-    let spindles = match spec {
-        DeviceSpec::Disk(_) => None,
-        DeviceSpec::Volumes(a)
-        | DeviceSpec::Raid0(a)
-        | DeviceSpec::Raid1(a)
-        | DeviceSpec::Raid4(a)
-        | DeviceSpec::Raid5(a)
-        | DeviceSpec::Mirror(a)
-        | DeviceSpec::Split(a)
-        | DeviceSpec::ReplicatedSplit(a)
-        | DeviceSpec::Intra(a) => a.spindles,
-    };
+    let spindles = spec.array().and_then(|a| a.spindles);
     // Random phases draw from the drive's place in the tree, mixed with the array's
     // `spindle-seed` when it names one.
-    let spindle_seed = match spec {
-        DeviceSpec::Disk(_) => 0,
-        DeviceSpec::Volumes(a)
-        | DeviceSpec::Raid0(a)
-        | DeviceSpec::Raid1(a)
-        | DeviceSpec::Raid4(a)
-        | DeviceSpec::Raid5(a)
-        | DeviceSpec::Mirror(a)
-        | DeviceSpec::Split(a)
-        | DeviceSpec::ReplicatedSplit(a)
-        | DeviceSpec::Intra(a) => a
-            .spindle_seed
-            .map_or(0, |s| s.wrapping_mul(0x9e37_79b9_7f4a_7c15)),
-    };
+    let spindle_seed = spec
+        .array()
+        .and_then(|a| a.spindle_seed)
+        .map_or(0, |s| s.wrapping_mul(0x9e37_79b9_7f4a_7c15));
     let mut built = Vec::with_capacity(members.len());
     for (i, m) in members.iter().enumerate() {
         let first_drive = *drives;

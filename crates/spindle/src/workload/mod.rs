@@ -108,7 +108,7 @@ pub use zipf::Zipf;
 
 use crate::time::SimTime;
 use crate::trace::IoRecord;
-use rand::SeedableRng;
+use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 /// An invalid workload spec: which field, and what is wrong with it.
@@ -193,4 +193,28 @@ pub fn overlaps(a: &IoRecord, b: &IoRecord) -> bool {
         && b.blocks > 0
         && a.lbn < b.lbn.saturating_add(b.blocks as u64)
         && b.lbn < a.lbn.saturating_add(a.blocks as u64)
+}
+
+/// A guest writing one long sequential run faster than the array takes it: writes of
+/// 4..=64 KiB (seeded) back to back from a seeded 4 KiB-aligned start.
+pub fn sequential_guest(seed: u64, total_mib: u64) -> Vec<IoRecord> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut lbn = rng.gen_range(0..4096u64) * 8;
+    let end = lbn + total_mib * 2048;
+    let mut out = Vec::new();
+    let mut t = 0u64;
+    while lbn < end {
+        let blocks = rng.gen_range(1..=16u32) * 8;
+        out.push(IoRecord {
+            arrival: SimTime(t),
+            device: 0,
+            lbn,
+            blocks,
+            write: true,
+            content: Vec::new(),
+        });
+        lbn += u64::from(blocks);
+        t += 20_000;
+    }
+    out
 }
