@@ -343,14 +343,54 @@ impl Layout {
         choice: ReplicaChoice,
         seed: u64,
     ) -> Result<Layout, String> {
+        Layout::within(org, members, choice, seed, None)
+    }
+
+    /// Like [`Layout::new`], laying data out only on each member's outermost
+    /// `cylinders` (all of them if `None`), as if the drives were that small: the
+    /// organization applies to the part of the drives a workload's data covers (MIMD-F6's
+    /// trace fills about a sixth of a Cheetah's cylinders).
+    pub fn within(
+        org: Organization,
+        members: Vec<Box<dyn Device>>,
+        choice: ReplicaChoice,
+        seed: u64,
+        cylinders: Option<u32>,
+    ) -> Result<Layout, String> {
         let d = members.len();
-        let smallest = members.iter().map(|m| m.capacity()).min().unwrap_or(0);
         let geo = |m: usize| -> Result<&Geometry, String> {
             members[m]
                 .drive()
                 .map(|dr| dr.hdd().geometry())
                 .ok_or_else(|| format!("member {m} is not a drive: cylinder layouts need one"))
         };
+        // Each member's cylinders in use, and the sectors before the first unused one.
+        let mut used = Vec::with_capacity(d);
+        for (m, dev) in members.iter().enumerate() {
+            let Some(n) = cylinders else {
+                used.push((geo(m).map_or(0, |g| g.cylinders()), dev.capacity()));
+                continue;
+            };
+            let g = geo(m)?;
+            if n == 0 || n > g.cylinders() {
+                return Err(format!(
+                    "cylinders must be within 1..={} (member {m}'s), got {n}",
+                    g.cylinders()
+                ));
+            }
+            let end = if n == g.cylinders() {
+                dev.capacity()
+            } else {
+                g.lbn_of(Pbn {
+                    cyl: n,
+                    head: 0,
+                    sector: 0,
+                })
+                .ok_or_else(|| format!("member {m}: cylinder {n} starts with an unmapped sector"))?
+            };
+            used.push((n, end));
+        }
+        let smallest = used.iter().map(|u| u.1).min().unwrap_or(0);
         let mut shares = Vec::with_capacity(d);
         let mut at = 0u64;
         let mut push = |len: u64, copies: Vec<Copy>| {
@@ -419,7 +459,7 @@ impl Layout {
                 }
                 for m in 0..d {
                     let g = geo(m)?;
-                    let c = g.cylinders();
+                    let c = used[m].0;
                     let width = c / d as u32;
                     let starts = (0..copies).map(|k| k * (c / copies)).collect();
                     let b = Banded::new(g, starts, width, 1, None)?;
@@ -444,7 +484,7 @@ impl Layout {
                 }
                 for m in 0..d {
                     let g = geo(m)?;
-                    let width = g.cylinders() / split;
+                    let width = used[m].0 / split;
                     let starts = match form {
                         IntraForm::Simulation => (0..split).map(|k| k * width).collect(),
                         IntraForm::Prototype => vec![0],
@@ -846,6 +886,11 @@ mod tests {
 
     /// A layout built directly over drives (for its mapping queries).
     fn layout(org: Organization, n: usize) -> Layout {
+        layout_within(org, n, None)
+    }
+
+    /// [`layout`] on each drive's outermost `cylinders`.
+    fn layout_within(org: Organization, n: usize, cylinders: Option<u32>) -> Layout {
         let members: Vec<Box<dyn Device>> = (0..n)
             .map(|_| {
                 let p = crate::disk::presets::preset("st34502lw").unwrap();
@@ -854,7 +899,7 @@ mod tests {
                     as Box<dyn Device>
             })
             .collect();
-        Layout::new(org, members, ReplicaChoice::Positioning, 7).unwrap()
+        Layout::within(org, members, ReplicaChoice::Positioning, 7, cylinders).unwrap()
     }
 
     fn intra(split: u32, rotational: u32, form: IntraForm, rotation: RotPlacement) -> Organization {
@@ -902,6 +947,80 @@ mod tests {
             let l = layout(org, n);
             let per = l.capacity() as f64 / n as f64 / cap as f64;
             assert!(per <= frac * 1.15 && per >= frac * 0.8, "{org:?}: {per}");
+        }
+    }
+
+    /// Every replica of every organization laid out within N cylinders sits on a
+    /// cylinder below N, and the organization still covers what fits there; the TOML
+    /// key builds the same capacity.
+    #[test]
+    fn cylinders_confine_every_replica_to_the_outer_band() {
+        let n = 1000u32;
+        let band = {
+            let p = crate::disk::presets::preset("st34502lw").unwrap();
+            let h = crate::disk::hdd::Hdd::new(p).unwrap();
+            h.geometry()
+                .lbn_of(Pbn {
+                    cyl: n,
+                    head: 0,
+                    sector: 0,
+                })
+                .unwrap()
+        };
+        let shuffled = Organization::Mirror {
+            layouts: MirrorLayouts::Shuffled,
+        };
+        for (org, count, kind, keys) in [
+            (
+                Organization::Mirror {
+                    layouts: MirrorLayouts::Identical,
+                },
+                3,
+                "mirror",
+                "",
+            ),
+            (shuffled, 2, "mirror", "layouts = \"shuffled\""),
+            (Organization::Split { reliable: false }, 4, "split", ""),
+            (
+                Organization::Split { reliable: true },
+                4,
+                "split",
+                "reliable = true",
+            ),
+            (
+                Organization::ReplicatedSplit { copies: 3 },
+                3,
+                "replicated-split",
+                "copies = 3",
+            ),
+            (
+                intra(2, 2, IntraForm::Simulation, RotPlacement::Even),
+                4,
+                "intra",
+                "split = 2\nrotational = 2",
+            ),
+            (
+                intra(3, 2, IntraForm::Prototype, RotPlacement::Random),
+                6,
+                "intra",
+                "split = 3\nrotational = 2\nform = \"prototype\"\nrotation = \"random\"",
+            ),
+        ] {
+            let l = layout_within(org, count, Some(n));
+            let full = layout_within(org, count, None).capacity();
+            let cap = l.capacity();
+            assert!(cap < full / 4 && cap > 0, "{org:?}: {cap} of {full}");
+            let b = built(kind, count as u32, &format!("{keys}\ncylinders = {n}"));
+            assert_eq!(b.root.capacity(), cap, "{kind} {keys}");
+            let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(5);
+            for _ in 0..2_000 {
+                let lbn = rng.gen_range(0..cap);
+                let reps = l.replicas(lbn);
+                assert!(!reps.is_empty(), "{org:?}: {lbn}");
+                for (_, p) in reps {
+                    assert!(p < band, "{org:?}: lbn {lbn} on member lbn {p}");
+                }
+            }
         }
     }
 
@@ -1134,6 +1253,9 @@ mod tests {
                 "copies must be within 1..=4",
             ),
             ("split", "reliable = true", "at least 3 members"),
+            ("mirror", "cylinders = 0", "cylinders must be within 1..="),
+            ("intra", "cylinders = 100000", "cylinders must be within 1..="),
+            ("raid5", "cylinders = 10", "cylinders applies to MimdRAID's"),
         ] {
             let count = if kind == "split" { 2 } else { 4 };
             let e = RunConfig::from_toml(&toml(kind, count, keys), "t.toml")

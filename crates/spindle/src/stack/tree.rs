@@ -176,6 +176,10 @@ pub struct ArraySpec {
     /// mirror: identical or shuffled member layouts.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub layouts: Option<MirrorLayouts>,
+    /// mirror, split, replicated-split, intra: lay data out on each member's
+    /// outermost N cylinders only (default all), as if the drives were that small.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cylinders: Option<u32>,
 }
 
 /// Where the member drives' platters stand at time zero relative to each other.
@@ -226,6 +230,7 @@ impl ArraySpec {
             form: None,
             rotation: None,
             layouts: None,
+            cylinders: None,
         }
     }
 
@@ -240,6 +245,7 @@ impl ArraySpec {
             ("form", self.form.is_some()),
             ("rotation", self.rotation.is_some()),
             ("layouts", self.layouts.is_some()),
+            ("cylinders", self.cylinders.is_some()),
         ]
         .iter()
         .find(|(_, on)| *on)
@@ -438,7 +444,7 @@ fn build_node(
             let built = build_members(spec, default_queue, drives, path)?;
             let choice = a.replica_choice.unwrap_or(ReplicaChoice::Positioning);
             Ok(Box::new(
-                Layout::new(org, built, choice, first).map_err(|e| format!("{path}: {e}"))?,
+                Layout::within(org, built, choice, first, a.cylinders).map_err(|e| format!("{path}: {e}"))?,
             ))
         }
         DeviceSpec::Raid0(a)
