@@ -38,7 +38,7 @@ pub struct Measured {
 }
 
 /// `device` (the body of a `[device]` table, members included) as a run's TOML.
-fn stack_toml(device: &str) -> String {
+pub(super) fn stack_toml(device: &str) -> String {
     format!(
         "[workload.synthetic]\nkind = \"synthetic\"\npattern = {{ kind = \"uniform\" }}\n\
          sizes = {{ kind = \"fixed\", sectors = 1 }}\nread-fraction = 1.0\n\

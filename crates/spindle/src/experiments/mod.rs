@@ -4,6 +4,7 @@
 
 pub mod mimd_eq;
 pub mod mimd_stack;
+pub mod mimd_trace;
 pub mod mimic_exps;
 pub mod prox_dle;
 pub mod prox_full;

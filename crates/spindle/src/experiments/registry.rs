@@ -156,6 +156,11 @@ pub fn registry() -> Vec<Experiment> {
             run: |o| super::mimd_stack::mimd_f5(o.quick, o.seed),
         },
         Experiment {
+            id: "MIMD-F6",
+            title: "The hplajw trace's read latency against D (Figure 6)",
+            run: |o| super::mimd_trace::mimd_f6(o.quick, o.seed),
+        },
+        Experiment {
             id: "MIMD-DUAL",
             title: "A dual-actuator nearline drive against one arm (random reads, queue 1 and 32)",
             run: |o| super::mimd_stack::dual_actuator(o.quick, o.seed),

@@ -1,0 +1,342 @@
+//! MimdRAID on a file-system trace (MIMD-F6): the reads of HP's `hplajw` workstation
+//! trace, dominant disk, replayed at their traced times on the same stacks as Figure 5
+//! (`st34502lw`, the paper's Cheetah 9LP), each organization laid out on the outer
+//! cylinders the trace's data covers.
+//!
+//! Decisions the paper leaves open, fixed before any run:
+//! - **Where the data sits.** The paper replays the traced disk's addresses on a much
+//!   larger Cheetah, so the data covers "about 1/6 of the cylinders". We keep each
+//!   traced LBN where it is on one drive, and every organization is laid out on the
+//!   outermost cylinders that hold the trace's highest address (the array's
+//!   `cylinders` key): mirrors keep a copy there, splitting divides that band between
+//!   the drives, replicated splitting and intra-disk arrays place their bands inside it.
+//!   Organizations whose cylinder-granular layout holds a little less than the band are
+//!   addressed proportionally (LBN × capacity / span, which keeps the order of blocks).
+//! - **Writes** are dropped, as in the paper ("replicas propagated in the background").
+//! - **Timing.** Reads arrive at their traced times; each drive has a FIFO host queue.
+
+use super::mimd_stack::{intra_shape, sqrt_rule_fit, stack_toml, DISK};
+use super::Check;
+use crate::config::RunConfig;
+use crate::engine::{self, RunOptions, Source};
+use crate::report::{ExperimentOutput, Plot, PlotKind, Series, Table};
+use crate::trace::IoRecord;
+use std::fmt::Write as _;
+
+/// The paper's curve "2" for this trace: 1 + 3.3/√D ms.
+fn rule(d: f64) -> f64 {
+    1.0 + 3.3 / d.sqrt()
+}
+
+/// The reads of the trace's dominant disk (device 0), in arrival order.
+fn hplajw_reads() -> Result<Vec<IoRecord>, String> {
+    Ok(crate::trace::resolve("sample:hplajw")
+        .map_err(|e| e.to_string())?
+        .into_iter()
+        .filter(|r| r.device == 0 && !r.write)
+        .collect())
+}
+
+/// The outermost cylinders of one `DISK` drive that hold sectors `0..span`, and the
+/// drive's cylinders.
+fn cylinders_for(span: u64) -> Result<(u32, u32), String> {
+    let hdd = crate::disk::hdd::Hdd::new(crate::disk::presets::preset(DISK)?)
+        .map_err(|e| e.to_string())?;
+    let g = hdd.geometry();
+    let last = g
+        .locate(span.saturating_sub(1))
+        .ok_or_else(|| format!("the trace's span {span} does not fit one {DISK}"))?;
+    Ok((last.pbn.cyl + 1, g.cylinders()))
+}
+
+/// What a replay measured, means per read, ms (cache hits: a fraction).
+#[derive(Clone, Copy, Debug, Default)]
+struct Replayed {
+    latency: f64,
+    queue: f64,
+    overhead: f64,
+    seek: f64,
+    rotation: f64,
+    transfer: f64,
+    hits: f64,
+}
+
+impl Replayed {
+    fn add(&mut self, o: &Replayed, w: f64) {
+        self.latency += o.latency * w;
+        self.queue += o.queue * w;
+        self.overhead += o.overhead * w;
+        self.seek += o.seek * w;
+        self.rotation += o.rotation * w;
+        self.transfer += o.transfer * w;
+        self.hits += o.hits * w;
+    }
+}
+
+/// `reads` replayed on the stack `device`, addressed into its capacity as the module
+/// says.
+fn replay(device: &str, reads: &[IoRecord], span: u64) -> Result<Replayed, String> {
+    let c = RunConfig::from_toml(&stack_toml(device), "mimd-f6.toml").map_err(|e| e.to_string())?;
+    let mut b = c.build().map_err(|e| e.to_string())?;
+    let cap = b.root.capacity();
+    let recs: Vec<IoRecord> = reads
+        .iter()
+        .map(|r| {
+            let mut r = r.clone();
+            r.device = 0;
+            if cap < span {
+                r.lbn = (u128::from(r.lbn) * u128::from(cap) / u128::from(span)) as u64;
+            }
+            let last = cap.saturating_sub(u64::from(r.blocks.max(1)));
+            r.lbn = r.lbn.min(last);
+            r
+        })
+        .collect();
+    let mut sum = [0u64; 7];
+    engine::run(
+        b.root.as_mut(),
+        &b.units,
+        Source::records(&recs),
+        RunOptions { remove_idle: false },
+        &mut |l| {
+            sum[0] += l.response_ns();
+            sum[1] += l.start.0.saturating_sub(l.arrival.0);
+            sum[2] += l.breakdown.overhead_ns;
+            sum[3] += l.breakdown.seek_ns;
+            sum[4] += l.breakdown.rotation_ns;
+            sum[5] += l.breakdown.transfer_ns;
+            sum[6] += u64::from(l.cache_hit);
+        },
+    )
+    .map_err(|e| e.to_string())?;
+    let n = recs.len().max(1) as f64;
+    let ms = |ns: u64| ns as f64 / n / 1e6;
+    Ok(Replayed {
+        latency: ms(sum[0]),
+        queue: ms(sum[1]),
+        overhead: ms(sum[2]),
+        seek: ms(sum[3]),
+        rotation: ms(sum[4]),
+        transfer: ms(sum[5]),
+        hits: sum[6] as f64 / n,
+    })
+}
+
+/// MIMD-F6: mean read latency of the hplajw trace against D, every Figure 5 technique.
+pub fn mimd_f6(quick: bool, seed: u64) -> Result<ExperimentOutput, String> {
+    let reads = hplajw_reads()?;
+    let span = reads
+        .iter()
+        .map(|r| r.lbn + u64::from(r.blocks.max(1)))
+        .max()
+        .unwrap_or(1);
+    let (band, all) = cylinders_for(span)?;
+    let mut out = ExperimentOutput::new(
+        "MIMD-F6",
+        "Latency of the file-system trace hplajw against the number of disks (Figure 6)",
+        format!(
+            "The {} reads of hplajw's dominant disk (device 0 of data/traces/ajw.1week.srt, \
+             one week; writes dropped as in the paper), replayed at their traced times on \
+             stacks of D = 1…12 {DISK} drives, each drive behind a FIFO host queue. The \
+             techniques are Figure 5's: unsynchronized mirroring ({} phase draws pooled), \
+             synchronized mirroring, intra-disk x × y in the simulation's form, and, beside \
+             them, splitting and replicated splitting with 2 copies. The trace's highest \
+             address sits on cylinder {} of {all}: each organization is laid out on those \
+             {band} outer cylinders ({:.1} % of the drive; the paper says \"about 1/6\"), the \
+             trace's LBNs kept in place on one drive; layouts that hold slightly less are \
+             addressed proportionally. Curve \"2\" is the paper's 1 + 3.3/√D ms; fits of \
+             L = a + b/√D are least squares over D = 1…12.",
+            reads.len(),
+            if quick { 2 } else { 8 },
+            band - 1,
+            100.0 * f64::from(band) / f64::from(all)
+        ),
+        seed,
+    );
+    let ds: Vec<u32> = (1..=12).collect();
+    let techniques = [
+        "unsynchronized mirroring",
+        "synchronized mirroring",
+        "intra-disk",
+        "splitting (not in F6)",
+        "replicated splitting, 2 copies (not in F6)",
+    ];
+    let draws = if quick { 2 } else { 8 };
+    let device = |t: usize, d: u32, draw: u64| -> String {
+        let org = match t {
+            0 => format!(
+                "kind = \"mirror\"\ncount = {d}\nspindles = \"random\"\nspindle-seed = {}",
+                seed.wrapping_add(draw)
+            ),
+            1 => format!("kind = \"mirror\"\ncount = {d}\nspindles = \"spaced\""),
+            2 => {
+                let (x, y) = intra_shape(d);
+                format!("kind = \"intra\"\ncount = {d}\nsplit = {x}\nrotational = {y}")
+            }
+            3 => format!("kind = \"split\"\ncount = {d}"),
+            _ => format!(
+                "kind = \"replicated-split\"\ncount = {d}\ncopies = {}",
+                d.min(2)
+            ),
+        };
+        format!("{org}\ncylinders = {band}")
+    };
+    let mut parts = vec![vec![Replayed::default(); ds.len()]; techniques.len()];
+    for (t, row) in parts.iter_mut().enumerate() {
+        for (i, &d) in ds.iter().enumerate() {
+            let k = if t == 0 { draws } else { 1 };
+            for draw in 0..k {
+                row[i].add(&replay(&device(t, d, draw), &reads, span)?, 1.0 / k as f64);
+            }
+        }
+    }
+    let lat: Vec<Vec<f64>> = parts
+        .iter()
+        .map(|row| row.iter().map(|p| p.latency).collect())
+        .collect();
+
+    let mut table = Table::new(&[
+        "technique",
+        "D",
+        "shape",
+        "latency ms",
+        "queued ms",
+        "overhead ms",
+        "seek ms",
+        "rotation ms",
+        "transfer ms",
+        "cache hits",
+        "rule 1+3.3/√D",
+    ]);
+    out.csv = "technique,d,latency_ms,queued_ms,overhead_ms,seek_ms,rotation_ms,transfer_ms,cache_hits,rule_ms\n".into();
+    for (t, name) in techniques.iter().enumerate() {
+        for (i, &d) in ds.iter().enumerate() {
+            let shape = if t == 2 {
+                let (x, y) = intra_shape(d);
+                format!("{x}x{y}")
+            } else {
+                d.to_string()
+            };
+            let r = rule(f64::from(d));
+            let p = &parts[t][i];
+            let _ = writeln!(
+                out.csv,
+                "{name},{d},{:.4},{:.4},{:.4},{:.4},{:.4},{:.4},{:.4},{r:.4}",
+                p.latency, p.queue, p.overhead, p.seek, p.rotation, p.transfer, p.hits
+            );
+            table.rows.push(vec![
+                name.to_string(),
+                d.to_string(),
+                shape,
+                format!("{:.3}", p.latency),
+                format!("{:.3}", p.queue),
+                format!("{:.3}", p.overhead),
+                format!("{:.3}", p.seek),
+                format!("{:.3}", p.rotation),
+                format!("{:.3}", p.transfer),
+                format!("{:.2}", p.hits),
+                format!("{r:.3}"),
+            ]);
+        }
+    }
+    out.tables.push(table);
+
+    let hdd = crate::disk::hdd::Hdd::new(crate::disk::presets::preset(DISK)?)
+        .map_err(|e| e.to_string())?;
+    let (one, twelve) = (&parts[1][0], &parts[1][11]);
+    let _ = write!(
+        out.description,
+        "\n\nWhat the run shows of why the curves flatten: one disk spends {:.2} ms seeking \
+         and {:.2} ms in rotation per read; twelve synchronized mirrors cut rotation to \
+         {:.2} ms but seek only to {:.2} ms. The trace's reads fall close together, so \
+         most seeks are short, and on this drive the shortest seek (one cylinder) already \
+         takes {:.2} ms: more arms cannot make a short seek shorter. The paper's curve \
+         needs seek + rotation to fall as 3.3/√D ({:.2} ms at D = 12; here {:.2}). The \
+         part that does not shrink (command overhead {:.2} ms, {:.0} % read-cache hits, \
+         transfer {:.2} ms) is close to the paper's ~1 ms.",
+        one.seek,
+        one.rotation,
+        twelve.rotation,
+        twelve.seek,
+        hdd.seek_ns(1) as f64 / 1e6,
+        3.3 / 12f64.sqrt(),
+        twelve.seek + twelve.rotation,
+        one.overhead,
+        one.hits * 100.0,
+        one.transfer
+    );
+    out.checks.push(Check::range(
+        "MIMD-F6",
+        "one disk: mean read latency of the trace, ms (4.3 ± 0.5)",
+        3.8,
+        4.8,
+        lat[2][0],
+    ));
+    let mut fits = Table::new(&["technique", "a (ms)", "b (ms)", "R²"]);
+    for (t, name) in techniques.iter().enumerate() {
+        let pts: Vec<(f64, f64)> = ds
+            .iter()
+            .zip(&lat[t])
+            .map(|(&d, &l)| (f64::from(d), l))
+            .collect();
+        let (a, b, r2) = sqrt_rule_fit(&pts);
+        fits.rows.push(vec![
+            name.to_string(),
+            format!("{a:.3}"),
+            format!("{b:.3}"),
+            format!("{r2:.4}"),
+        ]);
+        if t >= 3 {
+            continue;
+        }
+        let worst = pts
+            .iter()
+            .map(|&(d, l)| l / rule(d) - 1.0)
+            .fold(0.0f64, |w, e| if e.abs() > w.abs() { e } else { w });
+        out.checks.push(Check::range(
+            "MIMD-F6",
+            &format!("{name}: largest deviation from 1 + 3.3/√D over D = 1…12 (fraction)"),
+            -0.15,
+            0.15,
+            worst,
+        ));
+    }
+    out.tables.push(fits);
+
+    let xs: Vec<f64> = ds.iter().map(|&d| f64::from(d)).collect();
+    out.plots.push(Plot {
+        title: "hplajw read latency against D (Figure 6)".into(),
+        x_label: "D (disks)".into(),
+        y_label: "mean read latency (ms)".into(),
+        kind: PlotKind::Line,
+        series: techniques
+            .iter()
+            .zip(&lat)
+            .map(|(name, row)| Series {
+                label: name.to_string(),
+                points: xs.iter().copied().zip(row.iter().copied()).collect(),
+            })
+            .collect(),
+        log_x: false,
+        paper: vec![Series {
+            label: "paper: curve 2, 1 + 3.3/√D".into(),
+            points: xs.iter().map(|&d| (d, rule(d))).collect(),
+        }],
+        x_categories: Vec::new(),
+    });
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_trace_covers_a_band_of_outer_cylinders() {
+        let reads = hplajw_reads().unwrap();
+        assert!(reads.len() > 1_000);
+        let span = reads.iter().map(|r| r.lbn + 1).max().unwrap();
+        let (band, all) = cylinders_for(span).unwrap();
+        assert!(band > 0 && band < all, "{band} of {all}");
+    }
+}
