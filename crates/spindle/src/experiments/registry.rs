@@ -161,6 +161,16 @@ pub fn registry() -> Vec<Experiment> {
             run: |o| super::mimd_trace::mimd_f6(o.quick, o.seed),
         },
         Experiment {
+            id: "MIMD-F8",
+            title: "Random-read latency of the prototype's techniques (Figure 8), simulated",
+            run: |o| super::mimd_prototype::mimd_f8(o.quick, o.seed),
+        },
+        Experiment {
+            id: "MIMD-T1",
+            title: "Table 1's Cheetah 9LP against the simulated st34502lw",
+            run: |o| super::mimd_prototype::mimd_t1(o.quick, o.seed),
+        },
+        Experiment {
             id: "MIMD-DUAL",
             title: "A dual-actuator nearline drive against one arm (random reads, queue 1 and 32)",
             run: |o| super::mimd_stack::dual_actuator(o.quick, o.seed),

@@ -1254,7 +1254,11 @@ mod tests {
             ),
             ("split", "reliable = true", "at least 3 members"),
             ("mirror", "cylinders = 0", "cylinders must be within 1..="),
-            ("intra", "cylinders = 100000", "cylinders must be within 1..="),
+            (
+                "intra",
+                "cylinders = 100000",
+                "cylinders must be within 1..=",
+            ),
             ("raid5", "cylinders = 10", "cylinders applies to MimdRAID's"),
         ] {
             let count = if kind == "split" { 2 } else { 4 };

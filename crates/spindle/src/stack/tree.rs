@@ -444,7 +444,8 @@ fn build_node(
             let built = build_members(spec, default_queue, drives, path)?;
             let choice = a.replica_choice.unwrap_or(ReplicaChoice::Positioning);
             Ok(Box::new(
-                Layout::within(org, built, choice, first, a.cylinders).map_err(|e| format!("{path}: {e}"))?,
+                Layout::within(org, built, choice, first, a.cylinders)
+                    .map_err(|e| format!("{path}: {e}"))?,
             ))
         }
         DeviceSpec::Raid0(a)
