@@ -457,9 +457,8 @@ impl Layout {
                         "replicated-split copies must be within 1..={d} (the members), got {copies}"
                     ));
                 }
-                for m in 0..d {
+                for (m, &(c, _)) in used.iter().enumerate() {
                     let g = geo(m)?;
-                    let c = used[m].0;
                     let width = c / d as u32;
                     let starts = (0..copies).map(|k| k * (c / copies)).collect();
                     let b = Banded::new(g, starts, width, 1, None)?;
@@ -482,9 +481,9 @@ impl Layout {
                 if split == 0 {
                     return Err("intra split must be at least 1".into());
                 }
-                for m in 0..d {
+                for (m, &(c, _)) in used.iter().enumerate() {
                     let g = geo(m)?;
-                    let width = used[m].0 / split;
+                    let width = c / split;
                     let starts = match form {
                         IntraForm::Simulation => (0..split).map(|k| k * width).collect(),
                         IntraForm::Prototype => vec![0],
