@@ -5,6 +5,7 @@
 pub mod mimd_eq;
 pub mod mimd_prototype;
 pub mod mimd_stack;
+pub mod mimd_throughput;
 pub mod mimd_trace;
 pub mod mimic_exps;
 pub mod prox_dle;

@@ -166,6 +166,11 @@ pub fn registry() -> Vec<Experiment> {
             run: |o| super::mimd_prototype::mimd_f8(o.quick, o.seed),
         },
         Experiment {
+            id: "MIMD-F9",
+            title: "Random-read throughput against D, reorder queues 4, 16 and 64 (Figure 9)",
+            run: |o| super::mimd_throughput::mimd_f9(o.quick, o.seed),
+        },
+        Experiment {
             id: "MIMD-T1",
             title: "Table 1's Cheetah 9LP against the simulated st34502lw",
             run: |o| super::mimd_prototype::mimd_t1(o.quick, o.seed),

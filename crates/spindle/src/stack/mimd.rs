@@ -52,6 +52,9 @@ pub enum MirrorLayouts {
     Shuffled,
 }
 
+/// Largest reorder window of a member's queue in throughput mode.
+pub const MAX_REORDER: usize = 1 << 16;
+
 /// Chunk of a shuffled mirror layout, sectors (512 KiB).
 const SHUFFLE_CHUNK: u64 = 1024;
 
@@ -328,6 +331,30 @@ pub struct Layout {
     next_child: u64,
     scratch: Vec<Done>,
     stats: Stats,
+    /// Throughput mode ([`Layout::with_reorder`]): reads held per member, sent one at a
+    /// time when the member is idle; `None` sends every read at once.
+    reorder: Option<Reorder>,
+}
+
+/// MIMD-F9's per-drive reorder queues: each member's reads wait here and the member
+/// gets one when it is idle, the elevator's next (LOOK over the replicas' cylinders,
+/// among the `window` oldest), at the replica the drive model predicts it reaches
+/// first at that moment, so a rotational replica is chosen when the head is known.
+struct Reorder {
+    window: usize,
+    held: Vec<Vec<Held>>,
+    /// Each member's elevator direction (true: towards higher cylinders).
+    up: Vec<bool>,
+}
+
+/// A read waiting in a member's reorder queue: its request and the copy it reads.
+#[derive(Clone, Copy, Debug)]
+struct Held {
+    pid: u64,
+    share: usize,
+    copy: usize,
+    /// Its first sector's cylinder on the member (replica 0), for the elevator.
+    cyl: u32,
 }
 
 /// A member request: (member, LBN, sectors).
@@ -528,7 +555,164 @@ impl Layout {
                 by_replica: vec![0; replicas],
                 ..Stats::default()
             },
+            reorder: None,
         })
+    }
+
+    /// Throughput mode: every member keeps a reorder queue of reads and considers its
+    /// `window` oldest (1..=[`MAX_REORDER`]); reads of several members' copies go to
+    /// the member with the fewest reads waiting or in service.
+    pub fn with_reorder(mut self, window: usize) -> Result<Layout, String> {
+        if !(1..=MAX_REORDER).contains(&window) {
+            return Err(format!(
+                "reorder-queue must be within 1..={MAX_REORDER}, got {window}"
+            ));
+        }
+        let n = self.members.len();
+        self.reorder = Some(Reorder {
+            window,
+            held: vec![Vec::new(); n],
+            up: vec![true; n],
+        });
+        Ok(self)
+    }
+
+    /// In throughput mode, holds a read that lies in one share: in the queue of the
+    /// member with the fewest reads waiting or in service among its copies' members.
+    /// False (the read is planned at once) otherwise.
+    fn hold(&mut self, req: &Request) -> bool {
+        let Some(r) = &self.reorder else {
+            return false;
+        };
+        let Some(si) = self.share_of(req.lbn) else {
+            return false;
+        };
+        let sh = &self.shares[si];
+        if req.write || req.lbn + u64::from(req.blocks.max(1)) > sh.start + sh.len {
+            return false;
+        }
+        let busy = |m: usize| r.held[m].len() + self.members[m].outstanding();
+        let Some((ci, c)) = sh
+            .copies
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| c.reads)
+            .min_by_key(|(_, c)| (busy(c.member), c.member))
+        else {
+            return false;
+        };
+        let cyl = self
+            .replica_lbn(c, req.lbn - sh.start, 0)
+            .and_then(|l| self.geometry(c.member)?.locate(l))
+            .map_or(0, |l| l.pbn.cyl);
+        let m = c.member;
+        if let Some(r) = &mut self.reorder {
+            r.held[m].push(Held {
+                pid: req.id,
+                share: si,
+                copy: ci,
+                cyl,
+            });
+        }
+        true
+    }
+
+    /// Sends each idle member the elevator's next held read, at its best replica.
+    fn dispatch_held(&mut self, now: SimTime) {
+        let Some(mut r) = self.reorder.take() else {
+            return;
+        };
+        for m in 0..self.members.len() {
+            if r.held[m].is_empty() || self.members[m].outstanding() > 0 {
+                continue;
+            }
+            let head = self.members[m].drive().map_or(0, |d| d.hdd().head().cyl);
+            let window = &r.held[m][..r.window.min(r.held[m].len())];
+            let pick = |up: bool| {
+                window
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, h)| if up { h.cyl >= head } else { h.cyl <= head })
+                    .min_by_key(|(i, h)| (h.cyl.abs_diff(head), *i))
+                    .map(|(i, _)| i)
+            };
+            let Some(i) = pick(r.up[m]).or_else(|| {
+                r.up[m] = !r.up[m];
+                pick(r.up[m])
+            }) else {
+                continue;
+            };
+            let h = r.held[m].remove(i);
+            self.send_held(h, now);
+        }
+        self.reorder = Some(r);
+    }
+
+    /// Plans and sends a held read: the copy's replica the member's drive reaches
+    /// first if sent now, then the member runs.
+    fn send_held(&mut self, h: Held, now: SimTime) {
+        let Some(req) = self.parents.get(&h.pid).map(|p| p.req) else {
+            return;
+        };
+        let sh = &self.shares[h.share];
+        let c = &sh.copies[h.copy];
+        let s = req.lbn - sh.start;
+        let hdd = self.members[c.member].drive().map(|d| d.hdd());
+        let idx = (0..Self::replicas_of(c))
+            .filter_map(|idx| {
+                let l = self.replica_lbn(c, s, idx)?;
+                Some((hdd.map_or(0, |h| h.read_delay_if_sent(now, l)), idx))
+            })
+            .min()
+            .map_or(0, |(_, idx)| idx);
+        let mut runs: Vec<Run> = Vec::new();
+        for l in req.lbn..req.lbn + u64::from(req.blocks.max(1)) {
+            if let Some(p) = self.replica_lbn(c, l - sh.start, idx) {
+                match runs.last_mut() {
+                    Some(r) if r.1 + u64::from(r.2) == p => r.2 += 1,
+                    _ => runs.push((c.member, p, 1)),
+                }
+            }
+        }
+        if let Some(n) = self.stats.by_replica.get_mut(idx) {
+            *n += 1;
+        }
+        if let Some(p) = self.parents.get_mut(&h.pid) {
+            p.remaining = runs.len() as u32;
+        }
+        if runs.is_empty() {
+            // Unreachable: the engine checks the range, and a share's every sector has
+            // a first replica.
+            if let Some(p) = self.parents.get_mut(&h.pid) {
+                p.start = Some(now);
+                p.dispatch = Some(now);
+            }
+            return;
+        }
+        self.send_runs(h.pid, false, runs, now);
+    }
+
+    /// Sends `runs` of parent `pid` to their members.
+    fn send_runs(&mut self, pid: u64, write: bool, runs: Vec<Run>, now: SimTime) {
+        for (m, lbn, blocks) in runs {
+            let id = self.next_child;
+            self.next_child += 1;
+            self.children.insert(id, pid);
+            if write {
+                self.stats.member_writes += 1;
+            } else {
+                self.stats.member_reads += 1;
+            }
+            self.members[m].submit(
+                now,
+                Request {
+                    id,
+                    lbn,
+                    blocks,
+                    write,
+                },
+            );
+        }
     }
 
     fn geometry(&self, m: usize) -> Option<&Geometry> {
@@ -687,6 +871,21 @@ impl Device for Layout {
         } else {
             self.stats.reads += 1;
         }
+        if self.hold(&req) {
+            self.parents.insert(
+                req.id,
+                Parent {
+                    req,
+                    remaining: 0,
+                    start: None,
+                    dispatch: None,
+                    breakdown: Breakdown::default(),
+                    cache_hit: true,
+                },
+            );
+            self.dispatch_held(now);
+            return;
+        }
         let runs = self.plan(&req, now);
         if runs.is_empty() {
             // Nothing addressable (the engine checks the range): done at once.
@@ -714,25 +913,7 @@ impl Device for Layout {
                 cache_hit: true,
             },
         );
-        for (m, lbn, blocks) in runs {
-            let id = self.next_child;
-            self.next_child += 1;
-            self.children.insert(id, req.id);
-            if req.write {
-                self.stats.member_writes += 1;
-            } else {
-                self.stats.member_reads += 1;
-            }
-            self.members[m].submit(
-                now,
-                Request {
-                    id,
-                    lbn,
-                    blocks,
-                    write: req.write,
-                },
-            );
-        }
+        self.send_runs(req.id, req.write, runs, now);
     }
 
     fn next_wake(&self) -> Option<SimTime> {
@@ -787,6 +968,7 @@ impl Device for Layout {
             }
         }
         self.scratch = got;
+        self.dispatch_held(now);
     }
 
     fn describe(&self, depth: usize, out: &mut String) {

@@ -180,6 +180,11 @@ pub struct ArraySpec {
     /// outermost N cylinders only (default all), as if the drives were that small.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cylinders: Option<u32>,
+    /// mirror, split, replicated-split, intra: throughput mode, each member's reads
+    /// held in a reorder queue and sent one at a time when the member is idle, the
+    /// elevator's next among the N oldest, at the replica reached first (MIMD-F9).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reorder_queue: Option<usize>,
 }
 
 /// Where the member drives' platters stand at time zero relative to each other.
@@ -231,6 +236,7 @@ impl ArraySpec {
             rotation: None,
             layouts: None,
             cylinders: None,
+            reorder_queue: None,
         }
     }
 
@@ -246,6 +252,7 @@ impl ArraySpec {
             ("rotation", self.rotation.is_some()),
             ("layouts", self.layouts.is_some()),
             ("cylinders", self.cylinders.is_some()),
+            ("reorder-queue", self.reorder_queue.is_some()),
         ]
         .iter()
         .find(|(_, on)| *on)
@@ -443,10 +450,12 @@ fn build_node(
             let first = *drives as u64;
             let built = build_members(spec, default_queue, drives, path)?;
             let choice = a.replica_choice.unwrap_or(ReplicaChoice::Positioning);
-            Ok(Box::new(
-                Layout::within(org, built, choice, first, a.cylinders)
-                    .map_err(|e| format!("{path}: {e}"))?,
-            ))
+            let mut layout = Layout::within(org, built, choice, first, a.cylinders)
+                .map_err(|e| format!("{path}: {e}"))?;
+            if let Some(n) = a.reorder_queue {
+                layout = layout.with_reorder(n).map_err(|e| format!("{path}.{e}"))?;
+            }
+            Ok(Box::new(layout))
         }
         DeviceSpec::Raid0(a)
         | DeviceSpec::Raid1(a)
