@@ -161,6 +161,11 @@ pub fn registry() -> Vec<Experiment> {
             run: |o| super::mimd_trace::mimd_f6(o.quick, o.seed),
         },
         Experiment {
+            id: "MIMD-F7",
+            title: "A TPC-C stand-in's read latency against D (Figure 7; stand-in workload)",
+            run: |o| super::mimd_trace::mimd_f7(o.quick, o.seed),
+        },
+        Experiment {
             id: "MIMD-F8",
             title: "Random-read latency of the prototype's techniques (Figure 8), simulated",
             run: |o| super::mimd_prototype::mimd_f8(o.quick, o.seed),
