@@ -3,6 +3,7 @@
 //! EXPERIMENTS.md).
 
 pub mod mimd_eq;
+pub mod mimd_headtrack;
 pub mod mimd_prototype;
 pub mod mimd_stack;
 pub mod mimd_throughput;

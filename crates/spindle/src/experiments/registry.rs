@@ -176,6 +176,11 @@ pub fn registry() -> Vec<Experiment> {
             run: |o| super::mimd_throughput::mimd_f9(o.quick, o.seed),
         },
         Experiment {
+            id: "MIMD-HEADTRACK",
+            title: "Software head-position tracking and what its error costs (§4.1)",
+            run: |o| super::mimd_headtrack::mimd_headtrack(o.quick, o.seed),
+        },
+        Experiment {
             id: "MIMD-T1",
             title: "Table 1's Cheetah 9LP against the simulated st34502lw",
             run: |o| super::mimd_prototype::mimd_t1(o.quick, o.seed),

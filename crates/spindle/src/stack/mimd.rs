@@ -334,6 +334,9 @@ pub struct Layout {
     /// Throughput mode ([`Layout::with_reorder`]): reads held per member, sent one at a
     /// time when the member is idle; `None` sends every read at once.
     reorder: Option<Reorder>,
+    /// How far ahead (degrees of a turn) the host's head tracker believes the platters
+    /// are: replicas are chosen by the delay predicted that much of a turn later.
+    prediction_error_deg: f64,
 }
 
 /// MIMD-F9's per-drive reorder queues: each member's reads wait here and the member
@@ -556,7 +559,27 @@ impl Layout {
                 ..Stats::default()
             },
             reorder: None,
+            prediction_error_deg: 0.0,
         })
+    }
+
+    /// Replicas chosen as by a host head tracker off by `deg` degrees (0 ≤ deg < 360):
+    /// the predicted delays are those of a read sent `deg`/360 of a turn after now.
+    pub fn with_prediction_error(mut self, deg: f64) -> Result<Layout, String> {
+        if !(0.0..360.0).contains(&deg) {
+            return Err(format!(
+                "prediction-error-deg must be within [0, 360), got {}",
+                crate::show::value(deg)
+            ));
+        }
+        self.prediction_error_deg = deg;
+        Ok(self)
+    }
+
+    /// The drive's predicted delay for a read of `lbn`, as the host's tracker sees it.
+    fn predicted_delay(&self, h: &crate::disk::hdd::Hdd, now: SimTime, lbn: u64) -> u64 {
+        let off = (self.prediction_error_deg / 360.0 * h.period_ns()).round() as u64;
+        h.read_delay_if_sent(now + off, lbn)
     }
 
     /// Throughput mode: every member keeps a reorder queue of reads and considers its
@@ -661,7 +684,7 @@ impl Layout {
         let idx = (0..Self::replicas_of(c))
             .filter_map(|idx| {
                 let l = self.replica_lbn(c, s, idx)?;
-                Some((hdd.map_or(0, |h| h.read_delay_if_sent(now, l)), idx))
+                Some((hdd.map_or(0, |h| self.predicted_delay(h, now, l)), idx))
             })
             .min()
             .map_or(0, |(_, idx)| idx);
@@ -788,7 +811,7 @@ impl Layout {
                         if choice == ReplicaChoice::Seek {
                             (seek, 0)
                         } else {
-                            (h.read_delay_if_sent(now, l), seek)
+                            (self.predicted_delay(h, now, l), seek)
                         }
                     }
                 };

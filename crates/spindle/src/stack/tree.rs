@@ -185,6 +185,10 @@ pub struct ArraySpec {
     /// elevator's next among the N oldest, at the replica reached first (MIMD-F9).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reorder_queue: Option<usize>,
+    /// mirror, split, replicated-split, intra: replicas chosen as by a host head
+    /// tracker off by this many degrees (default 0: the drive model's own state).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prediction_error_deg: Option<f64>,
 }
 
 /// Where the member drives' platters stand at time zero relative to each other.
@@ -237,6 +241,7 @@ impl ArraySpec {
             layouts: None,
             cylinders: None,
             reorder_queue: None,
+            prediction_error_deg: None,
         }
     }
 
@@ -253,6 +258,7 @@ impl ArraySpec {
             ("layouts", self.layouts.is_some()),
             ("cylinders", self.cylinders.is_some()),
             ("reorder-queue", self.reorder_queue.is_some()),
+            ("prediction-error-deg", self.prediction_error_deg.is_some()),
         ]
         .iter()
         .find(|(_, on)| *on)
@@ -452,6 +458,11 @@ fn build_node(
             let choice = a.replica_choice.unwrap_or(ReplicaChoice::Positioning);
             let mut layout = Layout::within(org, built, choice, first, a.cylinders)
                 .map_err(|e| format!("{path}: {e}"))?;
+            if let Some(deg) = a.prediction_error_deg {
+                layout = layout
+                    .with_prediction_error(deg)
+                    .map_err(|e| format!("{path}.{e}"))?;
+            }
             if let Some(n) = a.reorder_queue {
                 layout = layout.with_reorder(n).map_err(|e| format!("{path}.{e}"))?;
             }
