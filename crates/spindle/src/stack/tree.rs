@@ -19,7 +19,8 @@
 //! unit); `raid0`, `raid1`, `raid4`, `raid5`; MimdRAID's `mirror` (reads by positioning
 //! time, with seek and rotation statistics), `split` (`reliable = true`
 //! for the D−1-way split with one copy), `replicated-split` (`copies`) and `intra`
-//! (`split` × `rotational`, `form`, `rotation`), see [`super::mimd`]. An array lists either `count` copies of
+//! (`split` × `rotational`, `form`, `rotation`), each with `cylinders`, `reorder-queue`
+//! and `prediction-error-deg`, see [`super::mimd`]. An array lists either `count` copies of
 //! one `member`, or its `members` one by one; members may be arrays themselves.
 //! A `raid5` may set `parity-layout = "left-asymmetric"` (default left-symmetric).
 //! Layers (`[[layer]]`, top first): `cache`, `raid-mimic`, `split`.
