@@ -162,7 +162,7 @@ pub fn baseline_updates(
     let blocks = array.layout().volume_blocks();
     let mut reports = Vec::with_capacity(updates);
     for i in 0..updates {
-        array.scatter_heads(&mut rng);
+        array.scatter_heads(&mut rng).map_err(|e| e.to_string())?;
         let v = rng.gen_range(0..blocks);
         let data = block_from(format!("update {i} of block {v}").as_bytes());
         reports.push(array.write_batch(&[(v, data)]).map_err(|e| e.to_string())?);

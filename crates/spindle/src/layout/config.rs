@@ -68,8 +68,13 @@ impl LayoutConfig {
                 self.allocation_range_kib
             ));
         }
-        if self.data_disks == 0 {
-            return Err("layout.data-disks must be at least 1".into());
+        let most = crate::stack::tree::MAX_MEMBERS as usize - 1;
+        if self.data_disks == 0 || self.data_disks > most {
+            return Err(format!(
+                "layout.data-disks must be within 1..={most} (the RAID-4 adds a parity drive; an array has at most {} members), got {}",
+                crate::stack::tree::MAX_MEMBERS,
+                self.data_disks
+            ));
         }
         Ok(())
     }

@@ -652,7 +652,7 @@ impl Dle {
             .map(|&o| u64::from(map[o as usize]))
             .collect();
         if let Some(rng) = self.scatter.as_mut() {
-            self.raid.scatter_heads(rng);
+            self.raid.scatter_heads(rng)?;
         }
         self.meta_write(|d| d.intent = targets.clone())?;
         let report = match data {

@@ -11,8 +11,8 @@
 //! its members and its future is its own to simulate.
 
 use super::config::LayoutConfig;
-use super::dle::{Dle, DleConfig};
-use crate::array::{BatchReport, Raid4, Raid4Config};
+use super::dle::{Dle, DleConfig, DleError};
+use crate::array::{ArrayError, BatchReport, Raid4, Raid4Config};
 use crate::disk::hdd::Request;
 use crate::disk::params::DiskParams;
 use crate::flash::presets::preset as flash_preset;
@@ -75,6 +75,9 @@ pub struct LayoutNode {
     /// Requests the layout engine refused, and the first reason.
     errors: u64,
     first_error: Option<String>,
+    /// An internal error (a breach of the simulation's invariants) stopped the node:
+    /// it serves nothing more and the run ends with this as its error.
+    failed: Option<String>,
 }
 
 impl LayoutConfig {
@@ -119,6 +122,7 @@ impl LayoutConfig {
             rev_ms,
             errors: 0,
             first_error: None,
+            failed: None,
         })
     }
 }
@@ -129,24 +133,37 @@ impl LayoutNode {
         &self.dle
     }
 
-    /// Serves `req` from `now` to its end; returns when it ends.
-    fn serve(&mut self, now: SimTime, req: Request) -> SimTime {
+    /// Serves `req` from `now` to its end; returns when it ends, or `None` when an
+    /// internal error stopped the node (then the request never completes).
+    fn serve(&mut self, now: SimTime, req: Request) -> Option<SimTime> {
         self.dle.raid_mut().idle_until(now);
         let i = self.served;
         self.served += 1;
-        if let Err(e) = self.layout_io(i, &req) {
-            self.errors += 1;
-            self.first_error
-                .get_or_insert(format!("request {}: {e}", req.id));
+        match self.layout_io(i, &req) {
+            Ok(()) => {}
+            Err(DleError::Array(ArrayError::Internal(e))) => {
+                self.failed = Some(format!(
+                    "layout node, request {}: internal error: {e}",
+                    req.id
+                ));
+                return None;
+            }
+            Err(e) => {
+                // The layout engine refused the request (the volume is full, …): it
+                // completes, and the report counts it.
+                self.errors += 1;
+                self.first_error
+                    .get_or_insert(format!("request {}: {e}", req.id));
+            }
         }
         for b in std::mem::take(&mut self.dle.batches) {
             self.batches.add(&b);
         }
-        self.dle.raid().now().max(self.dle.flash_done).max(now)
+        Some(self.dle.raid().now().max(self.dle.flash_done).max(now))
     }
 
     /// The layout engine's reads or writes of `req`, extent by extent.
-    fn layout_io(&mut self, i: u64, req: &Request) -> Result<(), String> {
+    fn layout_io(&mut self, i: u64, req: &Request) -> Result<(), DleError> {
         let first = req.lbn / SECTORS_PER_BLOCK;
         let last = (req.lbn + u64::from(req.blocks.max(1)) - 1) / SECTORS_PER_BLOCK;
         let mut b = first;
@@ -156,17 +173,15 @@ impl LayoutNode {
             let n = (last - b + 1).min(EXTENT_BLOCKS - off);
             let e = extent as u32;
             if self.created.insert(e) {
-                self.dle
-                    .create(e, EXTENT_BLOCKS)
-                    .map_err(|x| x.to_string())?;
+                self.dle.create(e, EXTENT_BLOCKS)?;
             }
             if req.write {
                 let data: Vec<_> = (0..n)
                     .map(|k| block_from(format!("request {i} block {}", b + k).as_bytes()))
                     .collect();
-                self.dle.write(e, off, &data).map_err(|x| x.to_string())?;
+                self.dle.write(e, off, &data)?;
             } else {
-                self.dle.read(e, off, n).map_err(|x| x.to_string())?;
+                self.dle.read(e, off, n)?;
             }
             b += n;
         }
@@ -174,12 +189,13 @@ impl LayoutNode {
     }
 
     fn start_next(&mut self, now: SimTime) {
-        if self.serving.is_some() {
+        if self.serving.is_some() || self.failed.is_some() {
             return;
         }
         if let Some(req) = self.waiting.pop_front() {
-            let done = self.serve(now, req);
-            self.serving = Some((req, now, done));
+            if let Some(done) = self.serve(now, req) {
+                self.serving = Some((req, now, done));
+            }
         }
     }
 }
@@ -218,6 +234,10 @@ impl Device for LayoutNode {
         self.busy_ns += done.0 - start.0;
         out.push(Done::served(req, start, done));
         self.start_next(now);
+    }
+
+    fn failure(&self) -> Option<String> {
+        self.failed.clone()
     }
 
     fn describe(&self, depth: usize, out: &mut String) {
@@ -304,6 +324,7 @@ impl Device for LayoutNode {
 mod tests {
     use crate::config::RunConfig;
     use crate::engine::{self, RunOptions, Source};
+    use crate::node::Device;
     use crate::time::SimTime;
     use crate::trace::IoRecord;
 
@@ -402,6 +423,44 @@ count = 10
         let (done, report) = run(&c, &records(20));
         assert_eq!(done.len(), 20);
         assert!(report.contains("(\"staged blocks\", \"10\")"), "{report}");
+    }
+
+    /// An internal error inside the RAID-4 (its members breaking the engine's time
+    /// invariant) stops the node: the run ends with that error, naming it, instead
+    /// of a panic. (The DLE's small writes go to flash, so it is the baselines that
+    /// reach the array here.)
+    #[test]
+    fn an_internal_error_in_the_array_is_a_run_error() {
+        for kind in ["update-in-place", "write-anywhere"] {
+            let c = config(&format!(
+                "[layout]\nkind = \"{kind}\"\n[[disks]]\ndisk = \"hp-c2249a\"\n"
+            ));
+            let mut node = c.layout_stack().unwrap();
+            let units = crate::node::Units::single(node.capacity());
+            let recs = records(40);
+            let run = |node: &mut super::LayoutNode| {
+                let mut done = 0;
+                let r = engine::run(
+                    node,
+                    &units,
+                    Source::records(&recs),
+                    RunOptions { remove_idle: false },
+                    &mut |_| done += 1,
+                );
+                (r.err().map(|e| e.to_string()), done)
+            };
+            let (healthy, done) = run(&mut c.layout_stack().unwrap());
+            assert_eq!((healthy, done), (None, recs.len()), "{kind}");
+            node.dle.raid_mut().break_clock = true;
+            let (e, done) = run(&mut node);
+            let e = e.unwrap_or_default();
+            assert!(
+                e.contains("the stack stopped") && e.contains("internal error"),
+                "{kind}: {e}"
+            );
+            assert!(done < recs.len(), "{kind}");
+            assert!(node.failure().is_some(), "{kind}");
+        }
     }
 
     /// A layout over anything but a RAID-4 of the right size, identical drives and the
