@@ -275,6 +275,11 @@ impl Dle {
         &mut self.raid
     }
 
+    /// The RAID-4 below, on its own (PROX-T2's baseline drives it without a layout).
+    pub fn into_raid(self) -> Raid4 {
+        self.raid
+    }
+
     pub fn free_space(&self) -> &FreeSpace {
         &self.free
     }

@@ -90,18 +90,32 @@ impl LayoutConfig {
             data_disks: self.data_disks,
             stripe_unit_blocks: range,
             max_outstanding: member_queue.depth as usize,
+            sync_writes: self.sync_writes,
+            data: self.data,
             ..Raid4Config::default()
         };
         let rev_ms = 60_000.0 / disk.mech.rpm;
         let name = disk.name.clone();
         let raid =
             Raid4::with_member_queue(disk, raid_cfg, member_queue).map_err(|e| e.to_string())?;
-        let volume = raid.layout().volume_blocks();
+        let mut volume = raid.layout().volume_blocks();
+        let mut managed = 0;
+        if let Some(mib) = self.volume_mib {
+            let blocks = mib * 256;
+            if blocks > volume {
+                return Err(format!(
+                    "layout.volume-mib = {mib} is more than the RAID-4's data volume ({} MiB)",
+                    volume / 256
+                ));
+            }
+            (volume, managed) = (blocks, blocks);
+        }
         let dle_cfg = DleConfig {
             policy: self.kind,
             staging_blocks: (self.staging_pct / 100.0 * volume as f64).round() as u64,
             small_write_blocks: self.threshold_kib.div_ceil(4),
             range_blocks: range,
+            volume_blocks: managed,
             ..DleConfig::default()
         };
         let flash = flash_preset(&self.flash).map_err(|e| e.to_string())?;
@@ -131,6 +145,12 @@ impl LayoutNode {
     /// The layout engine (for its counters).
     pub fn dle(&self) -> &Dle {
         &self.dle
+    }
+
+    /// The layout engine and its RAID-4, to drive directly (the layout-engine
+    /// experiments: they age and measure it call by call).
+    pub fn into_dle(self) -> Dle {
+        self.dle
     }
 
     /// Serves `req` from `now` to its end; returns when it ends, or `None` when an
@@ -255,10 +275,19 @@ impl Device for LayoutNode {
             depth + 1,
             out,
             &format!(
-                "raid4 ({}+1 of {}, stripe unit {} KiB, checksum blocks, real bytes)",
+                "raid4 ({}+1 of {}, stripe unit {} KiB, checksum blocks, {}{})",
                 c.data_disks,
                 self.disk,
-                raid.layout().stripe_unit * 4
+                raid.layout().stripe_unit * 4,
+                match c.data {
+                    crate::store::DataMode::RealBytes => "real bytes",
+                    crate::store::DataMode::TimingOnly => "timing only",
+                },
+                if c.sync_writes {
+                    ""
+                } else {
+                    ", no cache flush after a batch"
+                }
             ),
         );
         for m in raid.members() {
