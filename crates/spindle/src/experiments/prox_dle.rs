@@ -997,6 +997,62 @@ pub fn cost_model(
 mod tests {
     use super::*;
 
+    /// The experiments' TOML stack is the engine they built by hand before: the same
+    /// RAID-4 and layout configuration, and the same batches from the same aging.
+    #[test]
+    fn the_toml_stack_is_the_hand_built_engine() {
+        use crate::array::Raid4;
+        use crate::flash::presets::preset as flash_preset;
+        use crate::layout::DleConfig;
+        for (seed, policy, staging, data, sync) in [
+            (1, LayoutPolicy::Proximal, 0.01, DataMode::RealBytes, true),
+            (4, LayoutPolicy::Proximal, 0.03, DataMode::TimingOnly, false),
+            (
+                6,
+                LayoutPolicy::WriteAnywhere,
+                0.0,
+                DataMode::RealBytes,
+                true,
+            ),
+        ] {
+            let spec = AgingSpec {
+                staging,
+                policy,
+                data,
+                sync_writes: sync,
+                ..small_spec(data, false, seed)
+            };
+            let raid_cfg = Raid4Config {
+                data: spec.data,
+                sync_writes: spec.sync_writes,
+                ..Raid4Config::default()
+            };
+            let raid = Raid4::new(preset("wd-re3").unwrap(), raid_cfg).unwrap();
+            let volume = spec.volume_blocks(1024).min(raid.layout().volume_blocks());
+            let cfg = DleConfig {
+                policy: spec.policy,
+                staging_blocks: (spec.staging * volume as f64).round() as u64,
+                volume_blocks: volume,
+                ..DleConfig::default()
+            };
+            let hand = Dle::new(raid, flash_preset("x25m-g2").unwrap(), cfg).unwrap();
+            let toml = layout_stack(
+                &stack_toml(
+                    spec.policy,
+                    spec.staging,
+                    spec.volume_blocks(1024),
+                    spec.data,
+                    spec.sync_writes,
+                )
+                .unwrap(),
+            )
+            .unwrap();
+            assert_eq!(hand.config(), toml.config(), "seed {seed}");
+            assert_eq!(hand.raid().config(), toml.raid().config(), "seed {seed}");
+            assert_eq!(hand.raid().disk_params(), toml.raid().disk_params());
+        }
+    }
+
     #[test]
     fn cost_model_reproduces_the_papers_arithmetic() {
         let c = cost_model(7.5, 8.4, 5.3, 130.0, 3.125, 0.01, 1000.0);

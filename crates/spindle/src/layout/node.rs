@@ -492,6 +492,64 @@ count = 10
         }
     }
 
+    /// `volume-mib` bounds the managed volume (and the staging area is a share of
+    /// it); more than the array holds, or zero, is refused naming the key;
+    /// `data` and `sync-writes` reach the RAID-4.
+    #[test]
+    fn the_volume_data_and_flush_keys_reach_the_engine() {
+        let stack = |extra: &str| {
+            config(&format!(
+                "[layout]\nkind = \"dle\"\nstaging-pct = 2.0\n{extra}[[disks]]\ndisk = \"hp-c2249a\"\n"
+            ))
+        };
+        let whole = stack("").layout_stack().unwrap();
+        let part = stack("volume-mib = 64\ndata = \"timing-only\"\nsync-writes = false\n")
+            .layout_stack()
+            .unwrap();
+        let (w, p) = (whole.dle(), part.dle());
+        assert_eq!(p.config().volume_blocks, 64 * 256);
+        assert_eq!(
+            p.config().staging_blocks,
+            (0.02 * 64.0 * 256.0f64).round() as u64
+        );
+        assert_eq!(w.config().volume_blocks, 0);
+        assert!(w.config().staging_blocks > p.config().staging_blocks);
+        assert_eq!(p.raid().config().data, crate::store::DataMode::TimingOnly);
+        assert!(!p.raid().config().sync_writes && w.raid().config().sync_writes);
+        assert_eq!(part.capacity(), 4 * 4096 * 8);
+        let tree = stack("data = \"timing-only\"\nsync-writes = false\n")
+            .describe_stack()
+            .unwrap();
+        assert!(tree.contains("timing only, no cache flush"), "{tree}");
+        // The timing-only stack serves a workload like the real one.
+        let small: Vec<IoRecord> = records(20)
+            .into_iter()
+            .map(|r| IoRecord {
+                lbn: r.lbn % (64 * 2048 - 8),
+                ..r
+            })
+            .collect();
+        let (done, _) = run(&stack("volume-mib = 64\ndata = \"timing-only\"\n"), &small);
+        assert_eq!(done.len(), 20);
+        for (bad, key) in [
+            ("volume-mib = 0\n", "volume-mib"),
+            ("volume-mib = 100000000\n", "volume-mib"),
+            ("data = \"paper\"\n", "data"),
+        ] {
+            let e = RunConfig::from_toml(
+                &format!(
+                    "{WORKLOAD}[layout]\nkind = \"dle\"\n{bad}[[disks]]\ndisk = \"hp-c2249a\"\n"
+                ),
+                "test.toml",
+            )
+            .map_err(|e| e.to_string())
+            .and_then(|c| c.build().map(|_| ()).map_err(|e| e.to_string()))
+            .err()
+            .unwrap_or_default();
+            assert!(e.contains(key), "{bad}: {e}");
+        }
+    }
+
     /// A layout over anything but a RAID-4 of the right size, identical drives and the
     /// layout's stripe unit is refused before the run, saying why.
     #[test]
