@@ -226,7 +226,8 @@ impl Device for LayoutNode {
     }
 
     fn outstanding(&self) -> usize {
-        self.waiting.len() + usize::from(self.serving.is_some())
+        // A stop leaves the request it stopped on unfinished.
+        self.waiting.len() + usize::from(self.serving.is_some() || self.failed.is_some())
     }
 
     fn can_accept(&self) -> bool {
@@ -489,6 +490,7 @@ count = 10
             );
             assert!(done < recs.len(), "{kind}");
             assert!(node.failure().is_some(), "{kind}");
+            assert_eq!(node.outstanding(), recs.len() - done, "{kind}");
         }
     }
 
