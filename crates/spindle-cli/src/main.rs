@@ -80,6 +80,9 @@ enum Command {
             \x20 staging-pct = 1.0          # flash staging area, % of the volume\n\
             \x20 allocation-range-kib = 1024\n\
             \x20 threshold-kib = 168        # smaller writes are staged\n\
+            \x20 volume-mib = 4096          # optional: manage only the volume's first MiB\n\
+            \x20 sync-writes = true         # each RAID-4 batch ends with a cache flush\n\
+            \x20 data = \"real-bytes\"        # real-bytes | timing-only\n\
             \n\
             Trace devices map to disks in order (device d → disk d mod n, laid end to end when\n\
             there are fewer disks than devices). Times in ms; sizes in 512-byte sectors.",

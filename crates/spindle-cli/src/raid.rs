@@ -6,8 +6,9 @@ use crate::limits;
 use crate::table::{Align, Table};
 use anyhow::{anyhow, bail, Result};
 use spindle::array::Layout;
+use spindle::array::Raid4;
 use spindle::array::{run_fault_campaign, FaultCampaign, FaultReport, Raid4Config};
-use spindle::experiments::prox_raid::{baseline_updates, T2Row};
+use spindle::experiments::prox_raid::{baseline_updates_on, T2Row};
 use spindle::store::SECTORS_PER_BLOCK;
 
 /// Checks the array shape options.
@@ -40,7 +41,8 @@ pub fn baseline(
         params.firmware.write_cache_sectors = 0;
     }
     let cached = params.firmware.write_cache_sectors > 0;
-    let (row, _) = baseline_updates(&params, cfg, updates, seed).map_err(|e| anyhow!("{e}"))?;
+    let array = Raid4::new(params.clone(), cfg).map_err(|e| anyhow!("{e}"))?;
+    let (row, _) = baseline_updates_on(array, updates, seed).map_err(|e| anyhow!("{e}"))?;
     if json {
         return Ok(serde_json::to_string_pretty(&row)? + "\n");
     }

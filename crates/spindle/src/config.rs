@@ -457,6 +457,24 @@ impl RunConfig {
         layout.build(disk, member_queue)
     }
 
+    /// The `[layout]` stack alone, as its own type (the layout engine and its RAID-4
+    /// to drive and inspect directly: the layout-engine experiments build theirs so).
+    pub fn layout_stack(&self) -> Result<crate::layout::LayoutNode, ConfigError> {
+        let layout = self.layout.as_ref().ok_or_else(|| {
+            ConfigError::Invalid("no [layout]: the stack is not a layout engine".into())
+        })?;
+        let queue = self
+            .scheduler
+            .queue_spec()
+            .map_err(|e| ConfigError::Invalid(format!("scheduler.{e}")))?;
+        self.layout_node(layout, &queue).map_err(|e| {
+            ConfigError::Invalid(match &self.source {
+                Some(f) => format!("{f}: the stack cannot work: {e}"),
+                None => e,
+            })
+        })
+    }
+
     /// `--print-stack`: the tree this configuration runs.
     pub fn describe_stack(&self) -> Result<String, ConfigError> {
         let b = self.build()?;

@@ -244,6 +244,8 @@ pub enum EngineError {
     Stalled(usize),
     #[error("the stack asked to be woken at {wake} ns, before the current time {now} ns")]
     WakeInThePast { wake: u64, now: u64 },
+    #[error("the stack stopped: {0}")]
+    Failed(String),
 }
 
 /// Engine options.
@@ -613,6 +615,11 @@ pub fn run(
                 }
             }
         }
+    }
+    // A part that broke an invariant stops serving: the run ends with its reason
+    // (checked once, here: a stopped part leaves requests in flight, or none).
+    if let Some(why) = root.failure() {
+        return Err(EngineError::Failed(why));
     }
     if !in_flight.is_empty() {
         return Err(EngineError::Stalled(in_flight.len()));

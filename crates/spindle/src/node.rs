@@ -145,6 +145,12 @@ pub trait Device {
     fn report(&self, path: &str, out: &mut Vec<NodeReport>);
     /// SMTF queues: the Disk Mimic's (predicted, observed) service times, ns.
     fn predictions(&self, _out: &mut Vec<(u32, u64)>) {}
+    /// Why this node (or one below it) stopped serving, if it did: a breach of the
+    /// simulation's own invariants inside it (a bug, never bad input). The engine
+    /// ends the run with it as the error. Parts with one child pass their child's on.
+    fn failure(&self) -> Option<String> {
+        None
+    }
 }
 
 /// How trace device numbers map onto the top device: device `d` goes to unit

@@ -161,13 +161,13 @@ pub fn run_fault_campaign(disk: &DiskParams, c: &FaultCampaign) -> Result<FaultR
             a.inject_bit_flip(disk, block, rng.gen_range(0..4096 * 8));
         }
         if c.scrub_every > 0 && i % c.scrub_every == c.scrub_every - 1 {
-            a.scrub();
+            a.scrub()?;
         }
     }
     // Stop injecting, then scrub: whatever is still damaged must be found and fixed.
     a.faults.lost_write = 0.0;
     a.faults.misdirected_write = 0.0;
-    let (errors, _) = a.scrub();
+    let (errors, _) = a.scrub()?;
     r.unrecoverable_after_scrub = errors.len() as u64;
     r.unrecoverable_examples = errors.iter().take(5).map(|e| e.to_string()).collect();
     r.damaged_left = a
@@ -176,7 +176,7 @@ pub fn run_fault_campaign(disk: &DiskParams, c: &FaultCampaign) -> Result<FaultR
         .into_iter()
         .filter(|&(d, b)| a.location_in_use(d, b))
         .count() as u64;
-    let (_, second) = a.scrub();
+    let (_, second) = a.scrub()?;
     r.second_scrub_detections = second.detections;
     let all: Vec<u64> = model.keys().copied().collect();
     let (right, refused, wrong) = check_reads(&mut a, &model, &all)?;

@@ -13,6 +13,7 @@
 //! ([`MemberSet`]) that the engine's [`Stepper`] wakes, event by event.
 
 use super::faults::{FaultInjector, WriteFate};
+use super::raid4::ArrayError;
 use crate::disk::drive::{DestageStats, Drive};
 use crate::disk::hdd::Request;
 use crate::engine::{Step, Stepper};
@@ -98,8 +99,15 @@ impl Member {
         let mut spec = queue.clone();
         // The array sends each instant's I/Os together, so the firmware sees them all.
         spec.batch_submit = true;
+        let queue = spec.build(Box::new(node), index)?;
+        // `drive()` below relies on this: checked once here, where it can be refused.
+        if queue.drive().is_none() {
+            return Err(format!(
+                "member {index}: its host queue hides the drive below it"
+            ));
+        }
         Ok(Member {
-            queue: spec.build(Box::new(node), index)?,
+            queue,
             spec,
             index,
             store: BlockStore::new(),
@@ -338,6 +346,13 @@ impl Executor {
         self
     }
 
+    /// Test hook: puts the executor's clock at `t`, past its members' next events, so
+    /// that its next step breaks the engine's time invariant (the error path).
+    #[cfg(test)]
+    pub(crate) fn skew_clock(&mut self, t: SimTime) {
+        self.stepper = Stepper::new(t, false);
+    }
+
     /// Lets merged reads span gaps of up to `blocks` unwanted blocks.
     pub fn read_through_gaps(mut self, blocks: u64) -> Executor {
         if let Some(m) = &mut self.merge {
@@ -398,15 +413,17 @@ impl Executor {
     /// Advances to the next completion on any member, applies it and returns it;
     /// queued I/Os that become ready on the way are sent. `None` when idle, or when
     /// the next event lies beyond `until` (a crash or a deadline): then nothing after
-    /// it happens.
+    /// it happens. An error is a breach of the engine's invariants by the members
+    /// (time going backwards, a completion of nothing outstanding): a bug, returned
+    /// to the caller rather than panicking inside a run.
     pub fn step(
         &mut self,
         members: &mut [Member],
         faults: &mut FaultInjector,
         until: Option<SimTime>,
-    ) -> Option<Done> {
+    ) -> Result<Option<Done>, ArrayError> {
         if let Some(d) = self.ready.pop_front() {
-            return Some(d);
+            return Ok(Some(d));
         }
         // Drives destage on their own between the host's steps (even after the last
         // completion an earlier executor saw): those writes reach the media first.
@@ -423,9 +440,9 @@ impl Executor {
                 Ok(Step::Woken { now }) => self.now = self.now.max(now),
                 Ok(Step::Idle | Step::Beyond(_) | Step::Arrival { .. }) => {
                     self.woken = woken;
-                    return None;
+                    return Ok(None);
                 }
-                Err(e) => panic!("array members: {e}"),
+                Err(e) => return Err(ArrayError::Internal(format!("array members: {e}"))),
             }
             // Destages the drive ran before this event reach the media first.
             if let Some((disk, ids)) = destaged {
@@ -436,7 +453,7 @@ impl Executor {
             }
             self.woken = woken;
             if let Some(d) = self.ready.pop_front() {
-                return Some(d);
+                return Ok(Some(d));
             }
         }
     }
@@ -491,12 +508,12 @@ impl Executor {
         members: &mut [Member],
         faults: &mut FaultInjector,
         until: Option<SimTime>,
-    ) -> Vec<Done> {
+    ) -> Result<Vec<Done>, ArrayError> {
         let mut out = Vec::new();
-        while let Some(d) = self.step(members, faults, until) {
+        while let Some(d) = self.step(members, faults, until)? {
             out.push(d);
         }
-        out
+        Ok(out)
     }
 }
 

@@ -121,6 +121,21 @@ pub enum ArrayError {
     Unrecoverable { row: u64, why: String },
     #[error("a write without bytes on an array that stores real bytes")]
     BytesRequired,
+    /// A breach of the simulation's own invariants (a bug, not bad input): the
+    /// operation stopped and the run must not be trusted.
+    #[error("internal error: {0}")]
+    Internal(String),
+}
+
+impl ArrayError {
+    /// Passes a data error (a row that cannot be recovered: the caller's to report
+    /// per block) and returns an internal error as `Err`, to stop the operation.
+    fn internal(self) -> Result<ArrayError, ArrayError> {
+        match self {
+            ArrayError::Internal(_) => Err(self),
+            e => Ok(e),
+        }
+    }
 }
 
 /// Health of one member.
@@ -212,6 +227,10 @@ pub struct Raid4 {
     pub faults: FaultInjector,
     now: SimTime,
     detections: Vec<Detection>,
+    /// Test hook: every executor's clock starts far ahead of its members, so the
+    /// first member event breaks the time invariant (tests of the error path).
+    #[cfg(test)]
+    pub(crate) break_clock: bool,
 }
 
 /// A write batch's rows and read phase (see `plan_writes`).
@@ -285,6 +304,8 @@ impl Raid4 {
             faults: FaultInjector::none(),
             now: SimTime::ZERO,
             detections: Vec::new(),
+            #[cfg(test)]
+            break_clock: false,
         })
     }
 
@@ -402,7 +423,12 @@ impl Raid4 {
     /// The executor of a write batch: each block its own disk I/O, reads included, as
     /// the paper counts them (PROX-EQ4's 8 I/Os per single-block update).
     fn write_exec(&self) -> Executor {
-        let e = Executor::new(&self.members, self.now);
+        #[allow(unused_mut)]
+        let mut e = Executor::new(&self.members, self.now);
+        #[cfg(test)]
+        if self.break_clock {
+            e.skew_clock(SimTime(self.now.0 + 1_000_000_000_000));
+        }
         match self.cfg.data {
             DataMode::RealBytes => e,
             DataMode::TimingOnly => e.without_bytes(),
@@ -411,7 +437,7 @@ impl Raid4 {
 
     /// Runs block I/Os to completion; writes among them are on the media when it
     /// returns (with `sync_writes`).
-    fn run(&mut self, exec: &mut Executor, ios: Vec<Io>) -> Vec<Done> {
+    fn run(&mut self, exec: &mut Executor, ios: Vec<Io>) -> Result<Vec<Done>, ArrayError> {
         let ios = one_per_block(ios);
         let writes = ios.iter().any(|io| io.write);
         exec.issue(&mut self.members, ios);
@@ -420,12 +446,12 @@ impl Raid4 {
 
     /// Runs the executor until idle, then (with `sync_writes`, when the I/Os included
     /// writes) flushes the drives' caches.
-    fn drain(&mut self, exec: &mut Executor, writes: bool) -> Vec<Done> {
-        let done = exec.drain(&mut self.members, &mut self.faults, None);
+    fn drain(&mut self, exec: &mut Executor, writes: bool) -> Result<Vec<Done>, ArrayError> {
+        let done = exec.drain(&mut self.members, &mut self.faults, None)?;
         if writes && self.cfg.sync_writes {
             exec.sync_caches(&mut self.members, &mut self.faults);
         }
-        done
+        Ok(done)
     }
 
     /// Runs a write batch's writes after its reads, then (with `sync_writes`) flushes
@@ -444,7 +470,7 @@ impl Raid4 {
         ios: Vec<Io>,
         start: SimTime,
         own_reads_suffice: bool,
-    ) {
+    ) -> Result<(), ArrayError> {
         let all_read = exec.now;
         let members = self.members.len();
         // A row's old data and parity are verified against their checksum entries
@@ -481,12 +507,18 @@ impl Raid4 {
             timed.push((at.max(own), io));
         }
         exec.issue_timed(timed);
-        self.drain(exec, true);
+        self.drain(exec, true).map(|_| ())
     }
 
     /// Reads the data of `want` (where written and readable) and the checksum blocks of
     /// their zones and of `meta`, adding to `f`.
-    fn fetch(&mut self, exec: &mut Executor, f: &mut Fetch, want: &[Place], meta: &[(usize, u64)]) {
+    fn fetch(
+        &mut self,
+        exec: &mut Executor,
+        f: &mut Fetch,
+        want: &[Place],
+        meta: &[(usize, u64)],
+    ) -> Result<(), ArrayError> {
         let mut ios = Vec::new();
         let mut zones: FxHashSet<(usize, u64)> = meta.iter().copied().collect();
         for &p in want {
@@ -517,7 +549,7 @@ impl Raid4 {
                 });
             }
         }
-        for d in self.run(exec, ios) {
+        for d in self.run(exec, ios)? {
             let Some(bytes) = d.data else { continue };
             let zone = d.block / ZONE_BLOCKS;
             let slot = d.block % ZONE_BLOCKS;
@@ -538,6 +570,7 @@ impl Raid4 {
                 );
             }
         }
+        Ok(())
     }
 
     /// Checks fetched bytes of `p` against its entry and the expected generation.
@@ -628,7 +661,7 @@ impl Raid4 {
             return self.reconstruct(exec, f, p);
         }
         if !f.meta.contains_key(&(p.disk, zone_of(p.row))) || !f.data.contains_key(&p) {
-            self.fetch(exec, f, &[p], &[]);
+            self.fetch(exec, f, &[p], &[])?;
         }
         match self.verify(f, p) {
             Ok(b) => Ok(b),
@@ -651,7 +684,7 @@ impl Raid4 {
                         data: Some(fixed.clone()),
                         tag: TAG_REPAIR,
                     }],
-                );
+                )?;
                 f.data.insert(p, fixed.clone());
                 Ok(fixed)
             }
@@ -694,7 +727,7 @@ impl Raid4 {
                 why: format!("members {} and {} are both unavailable", p.disk, q.disk),
             });
         }
-        self.fetch(exec, f, &others, &[]);
+        self.fetch(exec, f, &others, &[])?;
         let mut acc = zero_block();
         // A member whose metadata is bad but whose data may be fine is used on trial:
         // the result is then accepted only if it matches the target's intact entry.
@@ -793,7 +826,7 @@ impl Raid4 {
             .map(|row| Place { disk, row })
             .filter(|&p| self.gen(p) > 0)
             .collect();
-        self.fetch(exec, f, &rows, &[(disk, zone)]);
+        self.fetch(exec, f, &rows, &[(disk, zone)])?;
         let mut cb = ChecksumBlock::default();
         let mut writes = Vec::new();
         for p in rows {
@@ -805,9 +838,13 @@ impl Raid4 {
                     // if it has one: dropping it would leave the row's blocks with no
                     // check at all, and a row whose data and parity writes were both
                     // lost would then pass as parity-consistent at an older version.
-                    let Ok(b) = self.reconstruct(exec, f, p) else {
-                        cb.entries[checksum_slot(p.row)] = self.current_entry(f, p, true);
-                        continue;
+                    let b = match self.reconstruct(exec, f, p) {
+                        Ok(b) => b,
+                        Err(e) => {
+                            e.internal()?;
+                            cb.entries[checksum_slot(p.row)] = self.current_entry(f, p, true);
+                            continue;
+                        }
                     };
                     if f.data.get(&p) != Some(&b) {
                         if f.data.contains_key(&p) {
@@ -846,7 +883,7 @@ impl Raid4 {
             tag: TAG_REPAIR,
         });
         f.meta.insert((disk, zone), Ok(cb));
-        self.run(exec, writes);
+        self.run(exec, writes)?;
         Ok(())
     }
 
@@ -867,7 +904,7 @@ impl Raid4 {
             });
         }
         if !f.meta.contains_key(&(disk, zone)) {
-            self.fetch(exec, f, &[], &[(disk, zone)]);
+            self.fetch(exec, f, &[], &[(disk, zone)])?;
         }
         let bad = match f.meta.get(&(disk, zone)) {
             Some(Ok(cb)) => {
@@ -993,7 +1030,7 @@ impl Raid4 {
         let start = self.now;
         let detections_at_start = self.detections.len();
         let mut f = Fetch::default();
-        self.fetch(&mut exec, &mut f, &want, &meta);
+        self.fetch(&mut exec, &mut f, &want, &meta)?;
         let reads_done = exec.now;
 
         // New contents and entries.
@@ -1074,7 +1111,7 @@ impl Raid4 {
         }
         let detections_before = self.detections.len();
         let own_reads_suffice = self.detections.len() == detections_at_start;
-        self.run_writes(&mut exec, ios, start, own_reads_suffice);
+        self.run_writes(&mut exec, ios, start, own_reads_suffice)?;
         for (o, g) in new_gens {
             self.gens.insert(o, g);
         }
@@ -1108,7 +1145,7 @@ impl Raid4 {
         let plan = self.plan_writes(blocks.iter().copied());
         let mut exec = self.write_exec();
         let start = self.now;
-        self.fetch(&mut exec, &mut Fetch::default(), &plan.want, &plan.meta);
+        self.fetch(&mut exec, &mut Fetch::default(), &plan.want, &plan.meta)?;
         let reads_done = exec.now;
         let mut ios = Vec::new();
         let mut zones = BTreeSet::new();
@@ -1140,7 +1177,7 @@ impl Raid4 {
             });
         }
         let detections_before = self.detections.len();
-        self.run_writes(&mut exec, ios, start, true);
+        self.run_writes(&mut exec, ios, start, true)?;
         let mut report = self.finish(exec, start, blocks.len() as u64, 0, detections_before);
         report.reads_done_ns = reads_done.0;
         Ok(report)
@@ -1204,18 +1241,22 @@ impl Raid4 {
         let start = self.now;
         let before = self.detections.len();
         let mut f = Fetch::default();
-        self.fetch(&mut exec, &mut f, &places, &[]);
-        let out = places
-            .iter()
-            .map(|&p| self.logical(&mut exec, &mut f, p))
-            .collect();
+        self.fetch(&mut exec, &mut f, &places, &[])?;
+        let mut out = Vec::with_capacity(places.len());
+        for &p in &places {
+            out.push(match self.logical(&mut exec, &mut f, p) {
+                Err(e) => Err(e.internal()?),
+                ok => ok,
+            });
+        }
         let report = self.finish(exec, start, 0, blocks.len() as u64, before);
         Ok((out, report))
     }
 
     /// Reads and verifies every written block of every member, data and parity,
-    /// repairing what it can. Returns the rows that could not be recovered.
-    pub fn scrub(&mut self) -> (Vec<ArrayError>, BatchReport) {
+    /// repairing what it can. Returns the rows that could not be recovered (an
+    /// internal error stops the scrub and is returned as the error).
+    pub fn scrub(&mut self) -> Result<(Vec<ArrayError>, BatchReport), ArrayError> {
         let rows: Vec<u64> = self.rows_in_use.iter().copied().collect();
         let start = self.now;
         let before = self.detections.len();
@@ -1228,11 +1269,11 @@ impl Raid4 {
                 .iter()
                 .flat_map(|&row| (0..self.members.len()).map(move |disk| Place { disk, row }))
                 .collect();
-            self.fetch(&mut exec, &mut f, &places, &[]);
+            self.fetch(&mut exec, &mut f, &places, &[])?;
             for &p in &places {
                 if self.readable(p) {
                     if let Err(e) = self.logical(&mut exec, &mut f, p) {
-                        errors.push(e);
+                        errors.push(e.internal()?);
                     }
                 }
             }
@@ -1246,7 +1287,7 @@ impl Raid4 {
                         .any(|row| self.gen(Place { disk, row }) > 0)
                 {
                     if let Err(e) = self.checksum_block_for_update(&mut exec, &mut f, disk, zone) {
-                        errors.push(e);
+                        errors.push(e.internal()?);
                     }
                 }
             }
@@ -1256,7 +1297,7 @@ impl Raid4 {
             }
         }
         let report = self.report(start, total, 0, 0, before);
-        (errors, report)
+        Ok((errors, report))
     }
 
     /// Takes a member out (its contents are gone). A second member lost while one is
@@ -1349,7 +1390,7 @@ impl Raid4 {
                 tag: TAG_REPAIR,
             });
         }
-        self.run(&mut exec, writes);
+        self.run(&mut exec, writes)?;
         self.now = exec.now.max(self.now);
         let done = self.rows_in_use.range(end_row..).next().is_none();
         self.state[disk] = if done {
@@ -1363,7 +1404,7 @@ impl Raid4 {
     /// Issues one random read on every working member and lets them finish: heads
     /// start the next measured batch from random places (ALG-PROX-DLE: anti
     /// short-stroke I/Os, excluded from statistics).
-    pub fn scatter_heads<R: Rng>(&mut self, rng: &mut R) {
+    pub fn scatter_heads<R: Rng>(&mut self, rng: &mut R) -> Result<(), ArrayError> {
         let mut exec = self.new_exec();
         let span = self.members[0].drive().hdd().capacity() / SECTORS_PER_BLOCK;
         let ios = (0..self.members.len())
@@ -1376,8 +1417,9 @@ impl Raid4 {
                 tag: 0,
             })
             .collect();
-        self.run(&mut exec, ios);
+        self.run(&mut exec, ios)?;
         self.now = exec.now.max(self.now);
+        Ok(())
     }
 
     /// After a power cut: forgets host state and rebuilds it from the media, then
@@ -1427,7 +1469,7 @@ impl Raid4 {
             .filter(|&p| self.readable(p))
             .collect();
         let mut f = Fetch::default();
-        self.fetch(&mut exec, &mut f, &places, &[]);
+        self.fetch(&mut exec, &mut f, &places, &[])?;
         let mut cbs: BTreeMap<(usize, u64), ChecksumBlock> = BTreeMap::new();
         for &p in &places {
             let key = (p.disk, zone_of(p.row));
@@ -1467,7 +1509,7 @@ impl Raid4 {
                 tag: TAG_REPAIR,
             });
         }
-        self.run(&mut exec, writes);
+        self.run(&mut exec, writes)?;
         self.now = exec.now.max(self.now);
         Ok(())
     }

@@ -203,7 +203,7 @@ fn degraded_reads_and_writes_then_rebuild() {
         a.replace_disk(failed).expect("replace");
         while !a.rebuild_step(1).expect("rebuild") {}
         assert_eq!(a.state(failed), Some(MemberState::Healthy));
-        let (errors, scrub) = a.scrub();
+        let (errors, scrub) = a.scrub().expect("scrub");
         assert!(
             errors.is_empty() && scrub.detections == 0,
             "after rebuild: {errors:?}, {}",
@@ -347,7 +347,7 @@ fn two_corrupt_checksum_blocks_in_one_zone_are_rebuilt_from_a_consistent_row() {
     let model: BTreeMap<u64, Block> = w.into_iter().collect();
     assert!(a.inject_bit_flip(0, checksum_block(0), 77));
     assert!(a.inject_bit_flip(4, checksum_block(0), 1234));
-    let (errors, report) = a.scrub();
+    let (errors, report) = a.scrub().expect("scrub");
     assert!(
         errors.is_empty(),
         "{} errors, e.g. {:?}",
@@ -391,8 +391,11 @@ fn timing_only_mode_has_the_real_bytes_timing() {
             let (_, b) = timing.read_batch(&sorted).expect("timing read");
             assert_eq!(a, b, "read after round {round}");
             let seed = rng.gen();
-            real.scatter_heads(&mut ChaCha8Rng::seed_from_u64(seed));
-            timing.scatter_heads(&mut ChaCha8Rng::seed_from_u64(seed));
+            real.scatter_heads(&mut ChaCha8Rng::seed_from_u64(seed))
+                .expect("scatter");
+            timing
+                .scatter_heads(&mut ChaCha8Rng::seed_from_u64(seed))
+                .expect("scatter");
         }
     }
     assert_eq!(real.now(), timing.now());
@@ -479,18 +482,18 @@ fn a_row_left_at_an_older_version_by_lost_writes_is_refused_never_returned() {
             assert!(out[0].is_err(), "{}: {when}: {:?}", case.1, out[0]);
         };
         check(&mut a, "read");
-        a.scrub();
+        a.scrub().expect("scrub");
         check(&mut a, "after a scrub");
         // The parity member's checksum block is damaged and repaired, then the data
         // member's: each repair must keep row 5 known-bad.
         for disk in [parity, 0] {
             assert!(a.inject_bit_flip(disk, checksum_block(row), unused_entry_bit));
-            a.scrub();
+            a.scrub().expect("scrub");
             check(
                 &mut a,
                 &format!("after repairing member {disk}'s checksum block"),
             );
-            a.scrub();
+            a.scrub().expect("scrub");
             check(&mut a, "after a second scrub");
         }
     }
@@ -561,7 +564,7 @@ fn raid5_survives_any_single_failure_mid_workload() {
                 batch(&mut a, &mut rng, &mut model);
             }
             assert_eq!(a.state(failed), Some(MemberState::Healthy));
-            let (errors, scrub) = a.scrub();
+            let (errors, scrub) = a.scrub().expect("scrub");
             assert!(
                 errors.is_empty() && scrub.detections == 0,
                 "seed {seed} member {failed}: after rebuild {errors:?}"
@@ -617,5 +620,27 @@ fn raid5_recovers_from_a_power_cut_with_consistent_rotating_parity() {
                 "seed {seed}: degraded after recovery, member {failed} down"
             );
         }
+    }
+}
+
+/// A breach of the engine's invariants inside the members (here: an executor whose
+/// clock runs ahead of its members' events) is returned to the caller as an internal
+/// error by every operation that runs the members, never a panic; the group is still
+/// there to inspect afterwards.
+#[test]
+fn an_internal_error_inside_the_members_is_returned_not_a_panic() {
+    for seed in [1u64, 2, 3] {
+        let mut a = small_array();
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let w: Vec<(u64, Block)> = (0..4)
+            .map(|_| (rng.gen_range(0..300), payload(&mut rng)))
+            .collect();
+        a.write_batch(&w).expect("a healthy write");
+        a.break_clock = true;
+        let internal = |r: Result<(), ArrayError>| matches!(r, Err(ArrayError::Internal(ref m)) if m.contains("array members"));
+        assert!(internal(a.write_batch(&w).map(|_| ())), "seed {seed}");
+        assert!(internal(a.read_batch(&[w[0].0]).map(|_| ())), "seed {seed}");
+        assert!(internal(a.scrub().map(|_| ())), "seed {seed}");
+        assert!(internal(a.scatter_heads(&mut rng)), "seed {seed}");
     }
 }

@@ -10,10 +10,10 @@
 use super::prox_raid::T2Row;
 use super::registry::RunOpts;
 use super::Check;
-use crate::array::{BatchReport, Raid4, Raid4Config};
+use crate::array::{BatchReport, Raid4Config};
+use crate::config::RunConfig;
 use crate::disk::presets::preset;
-use crate::flash::presets::preset as flash_preset;
-use crate::layout::{Dle, DleConfig, LayoutPolicy, NONE};
+use crate::layout::{Dle, LayoutPolicy, NONE};
 use crate::report::{ExperimentOutput, Plot, PlotKind, Series, Table};
 use crate::store::{block_from, Block, DataMode};
 use crate::validate::demerit::cdf_rows;
@@ -72,6 +72,51 @@ impl AgingSpec {
     }
 }
 
+/// The stack every layout-engine experiment runs, as a user writes it: the layout
+/// engine (`policy`, staging `staging` of the volume on an X25-M) over a 4+1 RAID-4
+/// of wd-re3 drives (1 MB stripe unit = allocation range), each member queued in
+/// issue order with 8 outstanding (the paper's RAID layer), managing the first
+/// `volume_blocks` of the volume. The experiments drive the engine call by call
+/// (aging, then measured destages or reads), so the workload is theirs.
+pub fn stack_toml(
+    policy: LayoutPolicy,
+    staging: f64,
+    volume_blocks: u64,
+    data: DataMode,
+    sync_writes: bool,
+) -> Result<String, String> {
+    let kind = match policy {
+        LayoutPolicy::Proximal => "dle",
+        LayoutPolicy::UpdateInPlace => "update-in-place",
+        LayoutPolicy::WriteAnywhere => "write-anywhere",
+    };
+    // The engine takes a percentage; it must give back this very fraction.
+    let pct = staging * 100.0;
+    if pct / 100.0 != staging || !volume_blocks.is_multiple_of(256) {
+        return Err(format!(
+            "layout stack: staging {staging} or volume {volume_blocks} blocks has no exact TOML form"
+        ));
+    }
+    let data = match data {
+        DataMode::RealBytes => "real-bytes",
+        DataMode::TimingOnly => "timing-only",
+    };
+    Ok(format!(
+        "# The workload is the experiment's own: it drives the engine call by call.\n\
+         [workload]\n\
+         [layout]\nkind = \"{kind}\"\nstaging-pct = {pct:?}\nvolume-mib = {}\n\
+         data = \"{data}\"\nsync-writes = {sync_writes}\n\
+         [[disks]]\ndisk = \"wd-re3\"\n",
+        volume_blocks / 256
+    ))
+}
+
+/// Builds the stack `toml` describes and takes its layout engine (and RAID-4) out.
+pub fn layout_stack(toml: &str) -> Result<Dle, String> {
+    let c = RunConfig::from_toml(toml, "layout stack").map_err(|e| e.to_string())?;
+    Ok(c.layout_stack().map_err(|e| e.to_string())?.into_dle())
+}
+
 fn content(e: u32, o: u64, v: u64) -> Block {
     block_from(format!("e{e} o{o} v{v}").as_bytes())
 }
@@ -87,24 +132,16 @@ pub fn aged_engine(spec: &AgingSpec) -> Result<Dle, String> {
 
 /// `aged_engine`, reporting progress about a thousand times per phase.
 pub fn aged_engine_with(spec: &AgingSpec, progress: ProgressFn) -> Result<Dle, String> {
-    let raid_cfg = Raid4Config {
-        data: spec.data,
-        sync_writes: spec.sync_writes,
-        ..Raid4Config::default()
-    };
-    let raid = Raid4::new(preset("wd-re3")?, raid_cfg).map_err(|e| e.to_string())?;
+    // The default RAID-4 of the stack: 4+1, 1 MB stripe unit.
+    let raid_cfg = Raid4Config::default();
     let stripe = raid_cfg.stripe_unit_blocks * raid_cfg.data_disks as u64;
-    let volume = spec
-        .volume_blocks(stripe)
-        .min(raid.layout().volume_blocks());
-    let cfg = DleConfig {
-        policy: spec.policy,
-        staging_blocks: (spec.staging * volume as f64).round() as u64,
-        volume_blocks: volume,
-        ..DleConfig::default()
-    };
-    let flash = flash_preset("x25m-g2").map_err(|e| e.to_string())?;
-    let mut d = Dle::new(raid, flash, cfg).map_err(|e| e.to_string())?;
+    let mut d = layout_stack(&stack_toml(
+        spec.policy,
+        spec.staging,
+        spec.volume_blocks(stripe),
+        spec.data,
+        spec.sync_writes,
+    )?)?;
     d.set_layout_only(spec.layout_only_aging)
         .map_err(|e| e.to_string())?;
     let timing_only = spec.data == DataMode::TimingOnly;
@@ -959,6 +996,62 @@ pub fn cost_model(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The experiments' TOML stack is the engine they built by hand before: the same
+    /// RAID-4 and layout configuration, and the same batches from the same aging.
+    #[test]
+    fn the_toml_stack_is_the_hand_built_engine() {
+        use crate::array::Raid4;
+        use crate::flash::presets::preset as flash_preset;
+        use crate::layout::DleConfig;
+        for (seed, policy, staging, data, sync) in [
+            (1, LayoutPolicy::Proximal, 0.01, DataMode::RealBytes, true),
+            (4, LayoutPolicy::Proximal, 0.03, DataMode::TimingOnly, false),
+            (
+                6,
+                LayoutPolicy::WriteAnywhere,
+                0.0,
+                DataMode::RealBytes,
+                true,
+            ),
+        ] {
+            let spec = AgingSpec {
+                staging,
+                policy,
+                data,
+                sync_writes: sync,
+                ..small_spec(data, false, seed)
+            };
+            let raid_cfg = Raid4Config {
+                data: spec.data,
+                sync_writes: spec.sync_writes,
+                ..Raid4Config::default()
+            };
+            let raid = Raid4::new(preset("wd-re3").unwrap(), raid_cfg).unwrap();
+            let volume = spec.volume_blocks(1024).min(raid.layout().volume_blocks());
+            let cfg = DleConfig {
+                policy: spec.policy,
+                staging_blocks: (spec.staging * volume as f64).round() as u64,
+                volume_blocks: volume,
+                ..DleConfig::default()
+            };
+            let hand = Dle::new(raid, flash_preset("x25m-g2").unwrap(), cfg).unwrap();
+            let toml = layout_stack(
+                &stack_toml(
+                    spec.policy,
+                    spec.staging,
+                    spec.volume_blocks(1024),
+                    spec.data,
+                    spec.sync_writes,
+                )
+                .unwrap(),
+            )
+            .unwrap();
+            assert_eq!(hand.config(), toml.config(), "seed {seed}");
+            assert_eq!(hand.raid().config(), toml.raid().config(), "seed {seed}");
+            assert_eq!(hand.raid().disk_params(), toml.raid().disk_params());
+        }
+    }
 
     #[test]
     fn cost_model_reproduces_the_papers_arithmetic() {

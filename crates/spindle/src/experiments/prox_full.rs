@@ -14,12 +14,11 @@
 //!   in the scaled run. The clock starts the measurement at zero instead of after
 //!   hours of aging I/O; the random head moves make that irrelevant to the statistics.
 
-use super::prox_dle::{aged_engine_with, measure_destages_with, AgingSpec, StagedRows};
+use super::prox_dle::{
+    aged_engine_with, layout_stack, measure_destages_with, AgingSpec, StagedRows,
+};
 use super::prox_raid::T2Row;
 use super::registry::RunOpts;
-use crate::array::Raid4;
-use crate::array::Raid4Config;
-use crate::disk::presets::preset;
 use crate::layout::{DestageProgress, LayoutPolicy};
 use crate::store::DataMode;
 use std::sync::{Arc, Mutex};
@@ -123,14 +122,14 @@ fn peak_rss_mb() -> Option<f64> {
 /// Ages the whole group layout-only, then measures `destages` full destage cycles of
 /// the `staging` row (a fraction of the volume) with full timing.
 pub fn full_scale_row(o: &RunOpts, staging: f64, destages: u64) -> Result<FullScaleRow, String> {
-    let raid_cfg = Raid4Config {
-        data: DataMode::TimingOnly,
-        ..Raid4Config::default()
-    };
-    let volume = Raid4::new(preset("wd-re3")?, raid_cfg)
-        .map_err(|e| e.to_string())?
-        .layout()
-        .volume_blocks();
+    // The whole group's data volume: the stack without a volume bound, timing only.
+    let volume = layout_stack(
+        "[workload]\n[layout]\nkind = \"dle\"\ndata = \"timing-only\"\n\
+         [[disks]]\ndisk = \"wd-re3\"\n",
+    )?
+    .raid()
+    .layout()
+    .volume_blocks();
     let fill = 0.89;
     let spec = AgingSpec {
         extents: AgingSpec::full_scale_extents(volume, fill),

@@ -6,8 +6,7 @@
 
 use super::registry::{Durability, RunOpts};
 use super::Check;
-use crate::array::{BatchReport, Raid4, Raid4Config};
-use crate::disk::params::DiskParams;
+use crate::array::{BatchReport, Raid4};
 use crate::disk::presets::preset;
 use crate::report::{ExperimentOutput, Plot, PlotKind, Series, Table};
 use crate::store::block_from;
@@ -152,33 +151,52 @@ impl T2Row {
 /// excluded from the statistics as in the paper). PROX-T2 runs it under the run's
 /// durability policy (`baseline_config`).
 pub fn baseline_updates(
-    disk: &DiskParams,
-    cfg: Raid4Config,
+    stack: &str,
     updates: usize,
     seed: u64,
 ) -> Result<(T2Row, Vec<BatchReport>), String> {
-    let mut array = Raid4::new(disk.clone(), cfg).map_err(|e| e.to_string())?;
+    baseline_updates_on(
+        super::prox_dle::layout_stack(stack)?.into_raid(),
+        updates,
+        seed,
+    )
+}
+
+/// [`baseline_updates`] on a given group (`spindle raid4 baseline`'s own shapes).
+pub fn baseline_updates_on(
+    mut array: Raid4,
+    updates: usize,
+    seed: u64,
+) -> Result<(T2Row, Vec<BatchReport>), String> {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let blocks = array.layout().volume_blocks();
     let mut reports = Vec::with_capacity(updates);
     for i in 0..updates {
-        array.scatter_heads(&mut rng);
+        array.scatter_heads(&mut rng).map_err(|e| e.to_string())?;
         let v = rng.gen_range(0..blocks);
         let data = block_from(format!("update {i} of block {v}").as_bytes());
         reports.push(array.write_batch(&[(v, data)]).map_err(|e| e.to_string())?);
     }
-    let rev_ms = 60_000.0 / disk.mech.rpm;
+    let rev_ms = 60_000.0 / array.disk_params().mech.rpm;
     Ok((T2Row::from_batches("Baseline", &reports, rev_ms), reports))
 }
 
-/// PROX-T2's baseline RAID layer: the default array; with `Durability::Flush` an
+/// PROX-T2's baseline RAID layer as a stack: the default 4+1 RAID-4 of wd-re3 (1 MB
+/// stripe unit, members in issue order with 8 outstanding) that the layout engines
+/// run over, here under `update-in-place` with no staging; the baseline writes its
+/// updates to that RAID-4 directly, by volume block. With `Durability::Flush` an
 /// update ends with a cache flush (it is done once on the media), with
 /// `Durability::Cache` it returns once the drives have acknowledged it.
-pub fn baseline_config(durability: Durability) -> Raid4Config {
-    Raid4Config {
-        sync_writes: durability.sync_writes(),
-        ..Raid4Config::default()
-    }
+/// `write_cache_kib` overrides the drives' write cache.
+pub fn baseline_stack(durability: Durability, write_cache_kib: Option<u64>) -> String {
+    format!(
+        "# The workload is the experiment's own: random single-block updates.\n\
+         [workload]\n\
+         [layout]\nkind = \"update-in-place\"\nstaging-pct = 0.0\nsync-writes = {}\n\
+         [[disks]]\ndisk = \"wd-re3\"\n{}",
+        durability.sync_writes(),
+        write_cache_kib.map_or(String::new(), |k| format!("write-cache-kib = {k}\n"))
+    )
 }
 
 /// PROX-T2, baseline row: 4+1 RAID-4 of wd-re3, 1 MB stripe unit.
@@ -187,11 +205,11 @@ pub fn prox_t2(o: &RunOpts) -> Result<ExperimentOutput, String> {
     let rev_ms = 60_000.0 / disk.mech.rpm;
     let updates = if o.quick { 300 } else { 3000 };
     let policy = o.durability;
-    let (mut row, reports) = baseline_updates(&disk, baseline_config(policy), updates, o.seed)?;
+    let (mut row, reports) = baseline_updates(&baseline_stack(policy, None), updates, o.seed)?;
     row.label = format!("Baseline ({} policy)", policy.name());
     // Context (not checked): the same updates under the other policy.
     let (mut other_row, _) =
-        baseline_updates(&disk, baseline_config(policy.other()), updates, o.seed)?;
+        baseline_updates(&baseline_stack(policy.other(), None), updates, o.seed)?;
     other_row.label = format!("Baseline, {} policy (context)", policy.other().name());
     let (flush_row, cache_row) = match policy {
         Durability::Flush => (&row, &other_row),
@@ -399,7 +417,7 @@ mod tests {
     fn baseline_update_is_eight_ios_at_about_two_per_revolution() {
         let disk = preset("wd-re3").expect("preset");
         let (row, reports) =
-            baseline_updates(&disk, baseline_config(Durability::Cache), 60, 7).expect("run");
+            baseline_updates(&baseline_stack(Durability::Cache, None), 60, 7).expect("run");
         assert!(reports.iter().all(|r| r.disk_ios() == 8));
         assert!((row.amplification - 8.0).abs() < 1e-9);
         assert!((1.6..2.6).contains(&row.ios_per_rev), "{row:?}");
@@ -421,16 +439,14 @@ mod tests {
         assert!(cached < 0.1 * rev_ms, "write phase {cached} ms");
         // Write-through drives must rewrite sectors they have just read: on average
         // that costs most of a revolution after the read phase.
-        let mut through = disk.clone();
-        through.firmware.write_cache_sectors = 0;
         let (_, reports) =
-            baseline_updates(&through, baseline_config(Durability::Cache), 60, 7).expect("run");
+            baseline_updates(&baseline_stack(Durability::Cache, Some(0)), 60, 7).expect("run");
         let through = write_phase(&reports);
         assert!(through > 0.6 * rev_ms, "write phase {through} ms");
         // Under the flush policy an update is done only once its writes are on the
         // media: the same cost, with the write cache on.
         let (_, reports) =
-            baseline_updates(&disk, baseline_config(Durability::Flush), 60, 7).expect("run");
+            baseline_updates(&baseline_stack(Durability::Flush, None), 60, 7).expect("run");
         let flushed = write_phase(&reports);
         assert!(flushed > 0.6 * rev_ms, "write phase {flushed} ms");
     }

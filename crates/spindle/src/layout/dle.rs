@@ -275,6 +275,11 @@ impl Dle {
         &mut self.raid
     }
 
+    /// The RAID-4 below, on its own (PROX-T2's baseline drives it without a layout).
+    pub fn into_raid(self) -> Raid4 {
+        self.raid
+    }
+
     pub fn free_space(&self) -> &FreeSpace {
         &self.free
     }
@@ -652,7 +657,7 @@ impl Dle {
             .map(|&o| u64::from(map[o as usize]))
             .collect();
         if let Some(rng) = self.scatter.as_mut() {
-            self.raid.scatter_heads(rng);
+            self.raid.scatter_heads(rng)?;
         }
         self.meta_write(|d| d.intent = targets.clone())?;
         let report = match data {

@@ -11,8 +11,8 @@
 //! its members and its future is its own to simulate.
 
 use super::config::LayoutConfig;
-use super::dle::{Dle, DleConfig};
-use crate::array::{BatchReport, Raid4, Raid4Config};
+use super::dle::{Dle, DleConfig, DleError};
+use crate::array::{ArrayError, BatchReport, Raid4, Raid4Config};
 use crate::disk::hdd::Request;
 use crate::disk::params::DiskParams;
 use crate::flash::presets::preset as flash_preset;
@@ -75,6 +75,9 @@ pub struct LayoutNode {
     /// Requests the layout engine refused, and the first reason.
     errors: u64,
     first_error: Option<String>,
+    /// An internal error (a breach of the simulation's invariants) stopped the node:
+    /// it serves nothing more and the run ends with this as its error.
+    failed: Option<String>,
 }
 
 impl LayoutConfig {
@@ -87,18 +90,32 @@ impl LayoutConfig {
             data_disks: self.data_disks,
             stripe_unit_blocks: range,
             max_outstanding: member_queue.depth as usize,
+            sync_writes: self.sync_writes,
+            data: self.data,
             ..Raid4Config::default()
         };
         let rev_ms = 60_000.0 / disk.mech.rpm;
         let name = disk.name.clone();
         let raid =
             Raid4::with_member_queue(disk, raid_cfg, member_queue).map_err(|e| e.to_string())?;
-        let volume = raid.layout().volume_blocks();
+        let mut volume = raid.layout().volume_blocks();
+        let mut managed = 0;
+        if let Some(mib) = self.volume_mib {
+            let blocks = mib * 256;
+            if blocks > volume {
+                return Err(format!(
+                    "layout.volume-mib = {mib} is more than the RAID-4's data volume ({} MiB)",
+                    volume / 256
+                ));
+            }
+            (volume, managed) = (blocks, blocks);
+        }
         let dle_cfg = DleConfig {
             policy: self.kind,
             staging_blocks: (self.staging_pct / 100.0 * volume as f64).round() as u64,
             small_write_blocks: self.threshold_kib.div_ceil(4),
             range_blocks: range,
+            volume_blocks: managed,
             ..DleConfig::default()
         };
         let flash = flash_preset(&self.flash).map_err(|e| e.to_string())?;
@@ -119,6 +136,7 @@ impl LayoutConfig {
             rev_ms,
             errors: 0,
             first_error: None,
+            failed: None,
         })
     }
 }
@@ -129,24 +147,43 @@ impl LayoutNode {
         &self.dle
     }
 
-    /// Serves `req` from `now` to its end; returns when it ends.
-    fn serve(&mut self, now: SimTime, req: Request) -> SimTime {
+    /// The layout engine and its RAID-4, to drive directly (the layout-engine
+    /// experiments: they age and measure it call by call).
+    pub fn into_dle(self) -> Dle {
+        self.dle
+    }
+
+    /// Serves `req` from `now` to its end; returns when it ends, or `None` when an
+    /// internal error stopped the node (then the request never completes).
+    fn serve(&mut self, now: SimTime, req: Request) -> Option<SimTime> {
         self.dle.raid_mut().idle_until(now);
         let i = self.served;
         self.served += 1;
-        if let Err(e) = self.layout_io(i, &req) {
-            self.errors += 1;
-            self.first_error
-                .get_or_insert(format!("request {}: {e}", req.id));
+        match self.layout_io(i, &req) {
+            Ok(()) => {}
+            Err(DleError::Array(ArrayError::Internal(e))) => {
+                self.failed = Some(format!(
+                    "layout node, request {}: internal error: {e}",
+                    req.id
+                ));
+                return None;
+            }
+            Err(e) => {
+                // The layout engine refused the request (the volume is full, …): it
+                // completes, and the report counts it.
+                self.errors += 1;
+                self.first_error
+                    .get_or_insert(format!("request {}: {e}", req.id));
+            }
         }
         for b in std::mem::take(&mut self.dle.batches) {
             self.batches.add(&b);
         }
-        self.dle.raid().now().max(self.dle.flash_done).max(now)
+        Some(self.dle.raid().now().max(self.dle.flash_done).max(now))
     }
 
     /// The layout engine's reads or writes of `req`, extent by extent.
-    fn layout_io(&mut self, i: u64, req: &Request) -> Result<(), String> {
+    fn layout_io(&mut self, i: u64, req: &Request) -> Result<(), DleError> {
         let first = req.lbn / SECTORS_PER_BLOCK;
         let last = (req.lbn + u64::from(req.blocks.max(1)) - 1) / SECTORS_PER_BLOCK;
         let mut b = first;
@@ -156,17 +193,15 @@ impl LayoutNode {
             let n = (last - b + 1).min(EXTENT_BLOCKS - off);
             let e = extent as u32;
             if self.created.insert(e) {
-                self.dle
-                    .create(e, EXTENT_BLOCKS)
-                    .map_err(|x| x.to_string())?;
+                self.dle.create(e, EXTENT_BLOCKS)?;
             }
             if req.write {
                 let data: Vec<_> = (0..n)
                     .map(|k| block_from(format!("request {i} block {}", b + k).as_bytes()))
                     .collect();
-                self.dle.write(e, off, &data).map_err(|x| x.to_string())?;
+                self.dle.write(e, off, &data)?;
             } else {
-                self.dle.read(e, off, n).map_err(|x| x.to_string())?;
+                self.dle.read(e, off, n)?;
             }
             b += n;
         }
@@ -174,12 +209,13 @@ impl LayoutNode {
     }
 
     fn start_next(&mut self, now: SimTime) {
-        if self.serving.is_some() {
+        if self.serving.is_some() || self.failed.is_some() {
             return;
         }
         if let Some(req) = self.waiting.pop_front() {
-            let done = self.serve(now, req);
-            self.serving = Some((req, now, done));
+            if let Some(done) = self.serve(now, req) {
+                self.serving = Some((req, now, done));
+            }
         }
     }
 }
@@ -190,7 +226,8 @@ impl Device for LayoutNode {
     }
 
     fn outstanding(&self) -> usize {
-        self.waiting.len() + usize::from(self.serving.is_some())
+        // A stop leaves the request it stopped on unfinished.
+        self.waiting.len() + usize::from(self.serving.is_some() || self.failed.is_some())
     }
 
     fn can_accept(&self) -> bool {
@@ -220,6 +257,10 @@ impl Device for LayoutNode {
         self.start_next(now);
     }
 
+    fn failure(&self) -> Option<String> {
+        self.failed.clone()
+    }
+
     fn describe(&self, depth: usize, out: &mut String) {
         let c = &self.cfg;
         tree_line(
@@ -235,10 +276,19 @@ impl Device for LayoutNode {
             depth + 1,
             out,
             &format!(
-                "raid4 ({}+1 of {}, stripe unit {} KiB, checksum blocks, real bytes)",
+                "raid4 ({}+1 of {}, stripe unit {} KiB, checksum blocks, {}{})",
                 c.data_disks,
                 self.disk,
-                raid.layout().stripe_unit * 4
+                raid.layout().stripe_unit * 4,
+                match c.data {
+                    crate::store::DataMode::RealBytes => "real bytes",
+                    crate::store::DataMode::TimingOnly => "timing only",
+                },
+                if c.sync_writes {
+                    ""
+                } else {
+                    ", no cache flush after a batch"
+                }
             ),
         );
         for m in raid.members() {
@@ -304,6 +354,7 @@ impl Device for LayoutNode {
 mod tests {
     use crate::config::RunConfig;
     use crate::engine::{self, RunOptions, Source};
+    use crate::node::Device;
     use crate::time::SimTime;
     use crate::trace::IoRecord;
 
@@ -402,6 +453,103 @@ count = 10
         let (done, report) = run(&c, &records(20));
         assert_eq!(done.len(), 20);
         assert!(report.contains("(\"staged blocks\", \"10\")"), "{report}");
+    }
+
+    /// An internal error inside the RAID-4 (its members breaking the engine's time
+    /// invariant) stops the node: the run ends with that error, naming it, instead
+    /// of a panic. (The DLE's small writes go to flash, so it is the baselines that
+    /// reach the array here.)
+    #[test]
+    fn an_internal_error_in_the_array_is_a_run_error() {
+        for kind in ["update-in-place", "write-anywhere"] {
+            let c = config(&format!(
+                "[layout]\nkind = \"{kind}\"\n[[disks]]\ndisk = \"hp-c2249a\"\n"
+            ));
+            let mut node = c.layout_stack().unwrap();
+            let units = crate::node::Units::single(node.capacity());
+            let recs = records(40);
+            let run = |node: &mut super::LayoutNode| {
+                let mut done = 0;
+                let r = engine::run(
+                    node,
+                    &units,
+                    Source::records(&recs),
+                    RunOptions { remove_idle: false },
+                    &mut |_| done += 1,
+                );
+                (r.err().map(|e| e.to_string()), done)
+            };
+            let (healthy, done) = run(&mut c.layout_stack().unwrap());
+            assert_eq!((healthy, done), (None, recs.len()), "{kind}");
+            node.dle.raid_mut().break_clock = true;
+            let (e, done) = run(&mut node);
+            let e = e.unwrap_or_default();
+            assert!(
+                e.contains("the stack stopped") && e.contains("internal error"),
+                "{kind}: {e}"
+            );
+            assert!(done < recs.len(), "{kind}");
+            assert!(node.failure().is_some(), "{kind}");
+            assert_eq!(node.outstanding(), recs.len() - done, "{kind}");
+        }
+    }
+
+    /// `volume-mib` bounds the managed volume (and the staging area is a share of
+    /// it); more than the array holds, or zero, is refused naming the key;
+    /// `data` and `sync-writes` reach the RAID-4.
+    #[test]
+    fn the_volume_data_and_flush_keys_reach_the_engine() {
+        let stack = |extra: &str| {
+            config(&format!(
+                "[layout]\nkind = \"dle\"\nstaging-pct = 2.0\n{extra}[[disks]]\ndisk = \"hp-c2249a\"\n"
+            ))
+        };
+        let whole = stack("").layout_stack().unwrap();
+        let part = stack("volume-mib = 64\ndata = \"timing-only\"\nsync-writes = false\n")
+            .layout_stack()
+            .unwrap();
+        let (w, p) = (whole.dle(), part.dle());
+        assert_eq!(p.config().volume_blocks, 64 * 256);
+        assert_eq!(
+            p.config().staging_blocks,
+            (0.02 * 64.0 * 256.0f64).round() as u64
+        );
+        assert_eq!(w.config().volume_blocks, 0);
+        assert!(w.config().staging_blocks > p.config().staging_blocks);
+        assert_eq!(p.raid().config().data, crate::store::DataMode::TimingOnly);
+        assert!(!p.raid().config().sync_writes && w.raid().config().sync_writes);
+        assert_eq!(part.capacity(), 4 * 4096 * 8);
+        let tree = stack("data = \"timing-only\"\nsync-writes = false\n")
+            .describe_stack()
+            .unwrap();
+        assert!(tree.contains("timing only, no cache flush"), "{tree}");
+        // The timing-only stack serves a workload like the real one.
+        let small: Vec<IoRecord> = records(20)
+            .into_iter()
+            .map(|r| IoRecord {
+                lbn: r.lbn % (64 * 2048 - 8),
+                ..r
+            })
+            .collect();
+        let (done, _) = run(&stack("volume-mib = 64\ndata = \"timing-only\"\n"), &small);
+        assert_eq!(done.len(), 20);
+        for (bad, key) in [
+            ("volume-mib = 0\n", "volume-mib"),
+            ("volume-mib = 100000000\n", "volume-mib"),
+            ("data = \"paper\"\n", "data"),
+        ] {
+            let e = RunConfig::from_toml(
+                &format!(
+                    "{WORKLOAD}[layout]\nkind = \"dle\"\n{bad}[[disks]]\ndisk = \"hp-c2249a\"\n"
+                ),
+                "test.toml",
+            )
+            .map_err(|e| e.to_string())
+            .and_then(|c| c.build().map(|_| ()).map_err(|e| e.to_string()))
+            .err()
+            .unwrap_or_default();
+            assert!(e.contains(key), "{bad}: {e}");
+        }
     }
 
     /// A layout over anything but a RAID-4 of the right size, identical drives and the

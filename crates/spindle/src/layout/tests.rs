@@ -134,7 +134,7 @@ fn every_policy_behaves_like_a_plain_volume() {
         assert_matches(&mut d, &model);
         d.destage().expect("destage");
         assert_matches(&mut d, &model);
-        let (errors, scrub) = d.raid_mut().scrub();
+        let (errors, scrub) = d.raid_mut().scrub().expect("scrub");
         assert!(
             errors.is_empty() && scrub.detections == 0,
             "{policy:?}: scrub {errors:?}"
@@ -301,7 +301,7 @@ fn crash_case(template: &Dle, ops: &[Op], cut: u64, atomic: bool) {
         !atomic || new == 0 || old == 0,
         "cut {cut}: the write in flight is half-visible ({new} new, {old} old)"
     );
-    let (errors, _) = d.raid_mut().scrub();
+    let (errors, _) = d.raid_mut().scrub().expect("scrub");
     assert!(
         errors.is_empty(),
         "cut {cut}: scrub after recovery: {errors:?}"

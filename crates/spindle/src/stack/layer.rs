@@ -106,6 +106,10 @@ impl Device for LayerNode {
         self.child.capacity()
     }
 
+    fn failure(&self) -> Option<String> {
+        self.child.failure()
+    }
+
     fn outstanding(&self) -> usize {
         self.layer.outstanding()
     }

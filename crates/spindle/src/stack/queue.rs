@@ -594,6 +594,10 @@ impl Device for QueueNode {
         self.child.drive()
     }
 
+    fn failure(&self) -> Option<String> {
+        self.child.failure()
+    }
+
     fn drive_mut(&mut self) -> Option<&mut Drive> {
         self.child.drive_mut()
     }
