@@ -19,6 +19,7 @@
 pub mod cache;
 pub mod content;
 pub mod drr;
+pub mod gen;
 pub mod layer;
 pub mod replace;
 pub mod table;
@@ -26,6 +27,7 @@ pub mod table;
 pub use cache::{Addressing, CacheConfig, ContentCache, HitBy};
 pub use content::{md5, ContentFeed, ContentSource, UniqueContent};
 pub use drr::{Drr, DrrSpec};
+pub use gen::{ContentTrace, ContentTraceSpec, FiuWorkload, Layout};
 pub use layer::{ContentCacheLayer, ContentCacheSpec};
 pub use replace::Policy;
 
