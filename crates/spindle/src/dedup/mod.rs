@@ -22,6 +22,7 @@ pub mod drr;
 pub mod gen;
 pub mod layer;
 pub mod replace;
+pub mod selective;
 pub mod table;
 
 pub use cache::{Addressing, CacheConfig, ContentCache, HitBy};
