@@ -510,7 +510,11 @@ impl ContentTrace {
         self.set.shuffle(&mut self.rng);
         self.set.truncate(keep);
         let dup = (self.p.reads_sectors_gb / self.p.reads_content_gb - 1.0).max(0.0);
+        // Distinct sectors (a page drawn twice is drawn again; after many tries, kept).
+        let mut member: rustc_hash::FxHashSet<u64> = self.set.iter().copied().collect();
+        let mut tries = 0usize;
         while self.set.len() < self.set_size {
+            tries += 1;
             let page = if !self.set.is_empty() && self.rng.gen::<f64>() < dup {
                 let other = self.set[self.rng.gen_range(0..self.set.len())];
                 match self.layout.content_at(other) {
@@ -525,6 +529,9 @@ impl ContentTrace {
                 let k = self.layout.copies(c);
                 self.layout.copy_page(c, self.rng.gen_range(0..k))
             };
+            if !member.insert(page) && tries < 100 * self.set_size {
+                continue;
+            }
             self.set.push(page);
         }
         self.set.shuffle(&mut self.rng);

@@ -17,6 +17,7 @@
 //! page it holds: `()` in the simulator, the page's bytes in the real-bytes test.
 
 pub mod cache;
+pub mod combine;
 pub mod content;
 pub mod drr;
 pub mod gen;
@@ -26,6 +27,7 @@ pub mod selective;
 pub mod table;
 
 pub use cache::{Addressing, CacheConfig, ContentCache, HitBy};
+pub use combine::combine_sectors;
 pub use content::{md5, ContentFeed, ContentSource, UniqueContent};
 pub use drr::{Drr, DrrSpec};
 pub use gen::{ContentTrace, ContentTraceSpec, FiuWorkload, Layout};

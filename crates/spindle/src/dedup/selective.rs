@@ -371,3 +371,89 @@ mod tests {
         assert!(Selective::new(&spec).err().unwrap().contains("copies must be within 1..=64, got 0"));
     }
 }
+
+#[cfg(test)]
+mod through_drr {
+    use super::*;
+    use crate::dedup::content::ContentSource;
+    use crate::dedup::drr::DrrSpec;
+    use crate::stack::layer::Layer;
+
+    /// Writes carry the content the test says; reads carry nothing.
+    struct Writes(FxHashMap<u64, Digest>);
+    impl ContentSource for Writes {
+        fn content(&mut self, id: u64, write: bool, _page: u64, _k: usize) -> Option<Digest> {
+            if write {
+                self.0.get(&id).copied()
+            } else {
+                None
+            }
+        }
+    }
+
+    fn req(id: u64, page: u64, write: bool) -> Request {
+        Request { id, lbn: page * PAGE_SECTORS, blocks: PAGE_SECTORS as u32, write }
+    }
+
+    /// Completes every request below, in order; returns them.
+    fn drain(d: &mut crate::dedup::Drr, io: &mut LayerIo) -> Vec<Request> {
+        let mut all = Vec::new();
+        while !io.below.is_empty() {
+            let below: Vec<Request> = std::mem::take(&mut io.below);
+            for r in below {
+                all.push(r);
+                let done = Done::served(r, SimTime(0), SimTime(1));
+                d.on_complete(SimTime(1), &done, io);
+            }
+        }
+        all
+    }
+
+    #[test]
+    fn copies_serve_reads_until_the_source_is_overwritten() {
+        for seed in 0..3u64 {
+            let mut spec = SelectiveSpec::new(4, 600);
+            spec.period_s = 10.0;
+            let drr = DrrSpec { elevator: false, selective: Some(spec), ..DrrSpec::default() };
+            let b = [0xbb; 16];
+            let mut src = Writes(FxHashMap::default());
+            src.0.insert(100, b);
+            let mut d = drr.build_with(Box::new(src)).unwrap();
+            let mut io = LayerIo::default();
+            let a = [0xaa; 16];
+            let page = 10 + seed;
+            d.preload(page, &a);
+            // Two reads of A make it popular; the round's timer is set.
+            for id in 1..=2 {
+                d.on_request(SimTime(0), req(id, page, false), &mut io);
+            }
+            assert_eq!(io.timers.len(), 1, "one round armed");
+            let t = io.timers.pop().unwrap().0;
+            drain(&mut d, &mut io);
+            io.up.clear();
+            d.on_timer(t, 0, &mut io);
+            let sd_reqs = drain(&mut d, &mut io);
+            // One source read, ten one-page copy writes, all handed up as background.
+            assert_eq!(sd_reqs.iter().filter(|r| !r.write).count(), 1);
+            assert_eq!(sd_reqs.iter().filter(|r| r.write).count(), 10);
+            assert!(io.up.iter().all(|u| u.background) && io.up.len() == 11);
+            io.up.clear();
+            // Segments of 100 pages, scratch volume v at (v+1)·100 + 4v: volume 4 is
+            // physical 516..520. With the head past it (exported 590 = physical 610), a
+            // read of A goes to a copy there.
+            d.on_request(SimTime(2), req(3, 590, false), &mut io);
+            drain(&mut d, &mut io);
+            d.on_request(SimTime(2), req(4, page, false), &mut io);
+            let went = io.below[0].lbn / PAGE_SECTORS;
+            assert!((516..520).contains(&went), "seed {seed}: read of A went to {went}");
+            drain(&mut d, &mut io);
+            // Page is overwritten with B: its old copies no longer serve it.
+            d.on_request(SimTime(3), req(100, page, true), &mut io);
+            drain(&mut d, &mut io);
+            d.on_request(SimTime(3), req(5, 590, false), &mut io);
+            drain(&mut d, &mut io);
+            d.on_request(SimTime(4), req(6, page, false), &mut io);
+            assert_eq!(io.below[0].lbn / PAGE_SECTORS, page, "seed {seed}: stale copy served");
+        }
+    }
+}
