@@ -590,7 +590,7 @@ pub fn run_config(
         c.layer.first(),
         Some(LayerSpec::ContentCache(_) | LayerSpec::Drr(_))
     )
-        .then(spindle::dedup::ContentFeed::new);
+    .then(spindle::dedup::ContentFeed::new);
     let mut built = c.build_fed(feed.as_ref()).map_err(|e| anyhow!("{e}"))?;
     let total = match w {
         LoadedWorkload::Open(r) => r.len() as u64,

@@ -13,7 +13,11 @@ use crate::trace::IoRecord;
 
 /// Merges runs of 512-byte-digest records into 4 KiB-page records (see the module note).
 pub fn combine_sectors<I: Iterator<Item = IoRecord>>(records: I) -> CombineSectors<I> {
-    CombineSectors { inner: records, held: Vec::with_capacity(PAGE_SECTORS as usize), out: std::collections::VecDeque::new() }
+    CombineSectors {
+        inner: records,
+        held: Vec::with_capacity(PAGE_SECTORS as usize),
+        out: std::collections::VecDeque::new(),
+    }
 }
 
 pub struct CombineSectors<I> {
@@ -34,7 +38,10 @@ impl<I: Iterator<Item = IoRecord>> CombineSectors<I> {
         match self.held.last() {
             None => is_sector(r) && r.lbn.is_multiple_of(PAGE_SECTORS),
             Some(last) => {
-                is_sector(r) && r.device == last.device && r.write == last.write && r.lbn == last.lbn + 1
+                is_sector(r)
+                    && r.device == last.device
+                    && r.write == last.write
+                    && r.lbn == last.lbn + 1
             }
         }
     }
@@ -71,7 +78,11 @@ impl<I: Iterator<Item = IoRecord>> Iterator for CombineSectors<I> {
                 }
                 let digest: Digest = md5(&bytes);
                 let first = &self.held[0];
-                let page = IoRecord { blocks: PAGE_SECTORS as u32, content: vec![digest], ..first.clone() };
+                let page = IoRecord {
+                    blocks: PAGE_SECTORS as u32,
+                    content: vec![digest],
+                    ..first.clone()
+                };
                 self.held.clear();
                 return Some(page);
             }
@@ -85,7 +96,14 @@ mod tests {
     use crate::time::SimTime;
 
     fn sector(t: u64, lbn: u64, write: bool, c: u8) -> IoRecord {
-        IoRecord { arrival: SimTime(t), device: 0, lbn, blocks: 1, write, content: vec![[c; 16]] }
+        IoRecord {
+            arrival: SimTime(t),
+            device: 0,
+            lbn,
+            blocks: 1,
+            write,
+            content: vec![[c; 16]],
+        }
     }
 
     #[test]
@@ -98,10 +116,16 @@ mod tests {
         v.push(sector(201, 42, false, 1));
         v.push(sector(202, 51, false, 1));
         // A whole-page record passes through.
-        v.push(IoRecord { blocks: 8, ..sector(203, 64, false, 9) });
+        v.push(IoRecord {
+            blocks: 8,
+            ..sector(203, 64, false, 9)
+        });
         let out: Vec<IoRecord> = combine_sectors(v.clone().into_iter()).collect();
         assert_eq!(out.len(), 2 + 3 + 1);
-        assert_eq!((out[0].lbn, out[0].blocks, out[0].arrival, out[0].write), (16, 8, SimTime(0), false));
+        assert_eq!(
+            (out[0].lbn, out[0].blocks, out[0].arrival, out[0].write),
+            (16, 8, SimTime(0), false)
+        );
         assert_eq!((out[1].lbn, out[1].write), (800, true));
         assert_eq!(out[0].content, out[1].content);
         assert_ne!(out[0].content[0], [0u8; 16]);

@@ -225,7 +225,12 @@ impl Drr {
         bump(&mut self.starts, lbn, true);
         bump(&mut self.ends, end, true);
         self.below.insert(id, (req, lbn));
-        io.below.push(Request { id, lbn, blocks, ..req });
+        io.below.push(Request {
+            id,
+            lbn,
+            blocks,
+            ..req
+        });
     }
 
     pub fn stats(&self) -> DrrStats {
@@ -319,7 +324,8 @@ impl Layer for Drr {
             };
             self.send(req, lbn, blocks, io);
         } else {
-            self.parts.insert(req.id, (pieces.len() as u32, SimTime(u64::MAX)));
+            self.parts
+                .insert(req.id, (pieces.len() as u32, SimTime(u64::MAX)));
             for (lbn, blocks) in pieces {
                 self.send(req, lbn, blocks, io);
             }
@@ -329,7 +335,10 @@ impl Layer for Drr {
     fn on_complete(&mut self, now: SimTime, done: &Done, io: &mut LayerIo) {
         if let Some(sd) = &mut self.sd {
             if sd.completed(now, done, &mut self.map, io) {
-                io.up.push(Done { background: true, ..*done });
+                io.up.push(Done {
+                    background: true,
+                    ..*done
+                });
                 return;
             }
         }
@@ -350,7 +359,11 @@ impl Layer for Drr {
             }
             let start = *start;
             self.parts.remove(&req.id);
-            io.up.push(Done { req, start, ..*done });
+            io.up.push(Done {
+                req,
+                start,
+                ..*done
+            });
             return;
         }
         io.up.push(Done { req, ..*done });
@@ -361,7 +374,6 @@ impl Layer for Drr {
             sd.round(now, &mut self.map, io);
         }
     }
-
 
     fn outstanding(&self) -> usize {
         self.below.len()

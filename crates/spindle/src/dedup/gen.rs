@@ -76,8 +76,12 @@ impl FiuWorkload {
         // Table 1 (GB per week), Table 2 (millions of pages), F4 (average overlap).
         let (fs, rt, rs, rc, wt, ws, wc, uniq, total, overlap) = match self {
             FiuWorkload::WebVm => (70.0, 3.40, 1.27, 1.09, 11.46, 0.86, 4.85, 1.9, 5.2, 0.85),
-            FiuWorkload::Mail => (500.0, 62.0, 29.24, 28.82, 482.10, 4.18, 34.02, 27.0, 73.0, 0.45),
-            FiuWorkload::Homes => (470.0, 5.79, 2.40, 1.99, 148.86, 4.33, 33.68, 62.0, 183.0, 0.60),
+            FiuWorkload::Mail => (
+                500.0, 62.0, 29.24, 28.82, 482.10, 4.18, 34.02, 27.0, 73.0, 0.45,
+            ),
+            FiuWorkload::Homes => (
+                470.0, 5.79, 2.40, 1.99, 148.86, 4.33, 33.68, 62.0, 183.0, 0.60,
+            ),
         };
         Published {
             fs_gb: fs,
@@ -123,15 +127,47 @@ impl Published {
         vec![
             ("file system, GB", self.fs_gb, "Table 1"),
             ("reads per week, GB", self.reads_total_gb, "Table 1"),
-            ("unique sectors read per week, GB", self.reads_sectors_gb, "Table 1"),
-            ("unique content read per week, GB", self.reads_content_gb, "Table 1"),
+            (
+                "unique sectors read per week, GB",
+                self.reads_sectors_gb,
+                "Table 1",
+            ),
+            (
+                "unique content read per week, GB",
+                self.reads_content_gb,
+                "Table 1",
+            ),
             ("writes per week, GB", self.writes_total_gb, "Table 1"),
-            ("unique sectors written per week, GB", self.writes_sectors_gb, "Table 1"),
-            ("unique content written per week, GB", self.writes_content_gb, "Table 1"),
-            ("unique pages on disk, millions", self.unique_pages_m, "Table 2"),
-            ("non-zero pages on disk, millions", self.total_pages_m, "Table 2"),
-            ("copies of blocks read (cap 1000)", self.read_similarity, "Figure 3 / §2.2"),
-            ("3-day read overlap with previous interval", self.overlap, "Figure 4 / §2.3"),
+            (
+                "unique sectors written per week, GB",
+                self.writes_sectors_gb,
+                "Table 1",
+            ),
+            (
+                "unique content written per week, GB",
+                self.writes_content_gb,
+                "Table 1",
+            ),
+            (
+                "unique pages on disk, millions",
+                self.unique_pages_m,
+                "Table 2",
+            ),
+            (
+                "non-zero pages on disk, millions",
+                self.total_pages_m,
+                "Table 2",
+            ),
+            (
+                "copies of blocks read (cap 1000)",
+                self.read_similarity,
+                "Figure 3 / §2.2",
+            ),
+            (
+                "3-day read overlap with previous interval",
+                self.overlap,
+                "Figure 4 / §2.3",
+            ),
         ]
     }
 }
@@ -179,18 +215,33 @@ fn default_accel() -> f64 {
 
 impl ContentTraceSpec {
     pub fn new(workload: FiuWorkload, scale: f64, days: u32, seed: u64) -> ContentTraceSpec {
-        ContentTraceSpec { workload, scale, days, accel: 1.0, seed }
+        ContentTraceSpec {
+            workload,
+            scale,
+            days,
+            accel: 1.0,
+            seed,
+        }
     }
 
     pub fn check(&self) -> Result<(), String> {
         if !(self.scale.is_finite() && self.scale > 0.0 && self.scale <= MAX_SCALE) {
-            return Err(format!("content trace scale must be within (0, 1], got {}", self.scale));
+            return Err(format!(
+                "content trace scale must be within (0, 1], got {}",
+                self.scale
+            ));
         }
         if !(1..=MAX_DAYS).contains(&self.days) {
-            return Err(format!("content trace days must be within 1..={MAX_DAYS}, got {}", self.days));
+            return Err(format!(
+                "content trace days must be within 1..={MAX_DAYS}, got {}",
+                self.days
+            ));
         }
         if !(self.accel.is_finite() && (1.0..=100.0).contains(&self.accel)) {
-            return Err(format!("content trace accel must be within 1..=100, got {}", self.accel));
+            return Err(format!(
+                "content trace accel must be within 1..=100, got {}",
+                self.accel
+            ));
         }
         Ok(())
     }
@@ -317,7 +368,12 @@ impl Layout {
             if count == 0 {
                 continue;
             }
-            classes.push(Class { copies: k, count, first_content: content, first_slot: slot });
+            classes.push(Class {
+                copies: k,
+                count,
+                first_content: content,
+                first_slot: slot,
+            });
             content += count;
             slot += count * k;
         }
@@ -388,7 +444,11 @@ impl Layout {
         {
             return None;
         }
-        let x = if page < self.journal_start { page } else { page - self.journal_pages };
+        let x = if page < self.journal_start {
+            page
+        } else {
+            page - self.journal_pages
+        };
         let slot = self.scatter.inv(x);
         if slot >= self.total {
             return None;
@@ -458,7 +518,9 @@ pub struct ContentTrace {
 impl ContentTrace {
     fn new(spec: &ContentTraceSpec, layout: Layout) -> Result<ContentTrace, String> {
         let p = spec.workload.published();
-        let reads_day = (gb_pages(p.reads_total_gb) * spec.scale / 7.0).round().max(1.0) as u64;
+        let reads_day = (gb_pages(p.reads_total_gb) * spec.scale / 7.0)
+            .round()
+            .max(1.0) as u64;
         let writes_day = (gb_pages(p.writes_total_gb) * spec.scale / 7.0).round() as u64;
         // A week: interval 0 and 1 whole, then one day of interval 2. Expected unique read
         // sectors: n (interval 0) + (1−o)n (interval 1's new ones) + f(1−o)n (those of
@@ -525,7 +587,9 @@ impl ContentTrace {
                     _ => continue,
                 }
             } else {
-                let c = self.layout.pick_content(&mut self.rng, self.p.read_similarity);
+                let c = self
+                    .layout
+                    .pick_content(&mut self.rng, self.p.read_similarity);
                 let k = self.layout.copies(c);
                 self.layout.copy_page(c, self.rng.gen_range(0..k))
             };
@@ -589,7 +653,11 @@ impl Iterator for ContentTrace {
         self.i += 1;
         // Reads interleaved evenly among the day's requests.
         let read = (i + 1) * self.reads_day / n > i * self.reads_day / n;
-        let (page, digest) = if read { self.next_read() } else { self.next_write() };
+        let (page, digest) = if read {
+            self.next_read()
+        } else {
+            self.next_write()
+        };
         let slot = DAY_NS as f64 / n as f64;
         let t = self.day as f64 * DAY_NS as f64 + (i as f64 + self.rng.gen::<f64>()) * slot;
         Some(IoRecord {
@@ -664,7 +732,10 @@ mod tests {
     #[test]
     fn bad_specs_are_refused() {
         let mut s = ContentTraceSpec::new(FiuWorkload::Homes, 0.0, 7, 0);
-        assert!(s.check().unwrap_err().contains("scale must be within (0, 1], got 0"));
+        assert!(s
+            .check()
+            .unwrap_err()
+            .contains("scale must be within (0, 1], got 0"));
         s.scale = 1.0;
         // Table 2's 183 M pages do not fit in a 470 GB file system.
         assert!(s.layout().unwrap_err().contains("do not fit"));

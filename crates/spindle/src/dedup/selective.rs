@@ -85,13 +85,22 @@ impl SelectiveSpec {
             return bad("volumes must be within 1..=64", self.volumes.to_string());
         }
         if !(1..=1 << 28).contains(&self.scratch_pages) {
-            return bad("scratch-pages must be within 1..=2^28", self.scratch_pages.to_string());
+            return bad(
+                "scratch-pages must be within 1..=2^28",
+                self.scratch_pages.to_string(),
+            );
         }
         if !(u64::from(self.volumes) + 1..=1 << 40).contains(&self.span_pages) {
-            return bad("span-pages must be within volumes+1..=2^40", self.span_pages.to_string());
+            return bad(
+                "span-pages must be within volumes+1..=2^40",
+                self.span_pages.to_string(),
+            );
         }
         if !(self.period_s.is_finite() && (1.0..=1e7).contains(&self.period_s)) {
-            return bad("period-s must be within 1..=10^7", self.period_s.to_string());
+            return bad(
+                "period-s must be within 1..=10^7",
+                self.period_s.to_string(),
+            );
         }
         if !(self.min_reads.is_finite() && self.min_reads >= 0.0) {
             return bad("min-reads must be at least 0", self.min_reads.to_string());
@@ -114,8 +123,17 @@ pub struct SelectiveStats {
 
 /// One of the replicator's requests below.
 enum Job {
-    Read { round: u64, index: usize, page: u64 },
-    Write { round: u64, first_page: u64, first: usize, pages: u64 },
+    Read {
+        round: u64,
+        index: usize,
+        page: u64,
+    },
+    Write {
+        round: u64,
+        first_page: u64,
+        first: usize,
+        pages: u64,
+    },
 }
 
 /// Ids of the replicator's requests (apart from the layer's own).
@@ -196,7 +214,10 @@ impl Selective {
             } else {
                 end
             };
-            out.push((at + before * self.spec.scratch_pages * PAGE_SECTORS, (cut - at) as u32));
+            out.push((
+                at + before * self.spec.scratch_pages * PAGE_SECTORS,
+                (cut - at) as u32,
+            ));
             at = cut;
         }
         out
@@ -255,7 +276,12 @@ impl Selective {
             let id = self.id(Job::Read { round, index, page });
             self.stats.read_pages += 1;
             self.stats.requests += 1;
-            io.below.push(Request { id, lbn: page * PAGE_SECTORS, blocks: PAGE_SECTORS as u32, write: false });
+            io.below.push(Request {
+                id,
+                lbn: page * PAGE_SECTORS,
+                blocks: PAGE_SECTORS as u32,
+                write: false,
+            });
         }
     }
 
@@ -274,7 +300,12 @@ impl Selective {
                 let pages = (n - first).min(MAX_RUN);
                 let round = self.round;
                 let first_page = base + first;
-                let id = self.id(Job::Write { round, first_page, first: first as usize, pages });
+                let id = self.id(Job::Write {
+                    round,
+                    first_page,
+                    first: first as usize,
+                    pages,
+                });
                 self.stats.write_pages += pages;
                 self.stats.requests += 1;
                 io.below.push(Request {
@@ -308,7 +339,12 @@ impl Selective {
                     self.write_copies(io);
                 }
             }
-            Job::Write { round, first_page, first, pages } if round == self.round => {
+            Job::Write {
+                round,
+                first_page,
+                first,
+                pages,
+            } if round == self.round => {
                 for k in 0..pages {
                     if let Some(d) = self.chosen[first + k as usize].1 {
                         map.preload(first_page + k, &d);
@@ -333,7 +369,10 @@ impl Selective {
             ("duplication read pages".into(), s.read_pages.to_string()),
             ("duplication write pages".into(), s.write_pages.to_string()),
             ("duplication requests".into(), s.requests.to_string()),
-            ("duplication drive time".into(), format!("{:.3} s", s.busy_ns as f64 / 1e9)),
+            (
+                "duplication drive time".into(),
+                format!("{:.3} s", s.busy_ns as f64 / 1e9),
+            ),
             ("copies mapped".into(), self.placed.len().to_string()),
         ]
     }
@@ -357,8 +396,9 @@ mod tests {
         assert_eq!(sd.scratch_start(0), 100);
         assert_eq!(sd.scratch_start(4), 540);
         // Exported pages never land in scratch space.
-        let scratch: Vec<std::ops::Range<u64>> =
-            (0..5).map(|v| sd.scratch_start(v)..sd.scratch_start(v) + 10).collect();
+        let scratch: Vec<std::ops::Range<u64>> = (0..5)
+            .map(|v| sd.scratch_start(v)..sd.scratch_start(v) + 10)
+            .collect();
         for e in 0..700 {
             let p = sd.phys_page(e);
             assert!(scratch.iter().all(|r| !r.contains(&p)), "{e} → {p}");
@@ -368,7 +408,10 @@ mod tests {
         assert_eq!(pieces, vec![(98 * 8, 16), (110 * 8, 16)]);
         assert_eq!(sd.exported_sectors(1_000_000), 1_000_000 - 400);
         spec.copies = 0;
-        assert!(Selective::new(&spec).err().unwrap().contains("copies must be within 1..=64, got 0"));
+        assert!(Selective::new(&spec)
+            .err()
+            .unwrap()
+            .contains("copies must be within 1..=64, got 0"));
     }
 }
 
@@ -392,7 +435,12 @@ mod through_drr {
     }
 
     fn req(id: u64, page: u64, write: bool) -> Request {
-        Request { id, lbn: page * PAGE_SECTORS, blocks: PAGE_SECTORS as u32, write }
+        Request {
+            id,
+            lbn: page * PAGE_SECTORS,
+            blocks: PAGE_SECTORS as u32,
+            write,
+        }
     }
 
     /// Completes every request below, in order; returns them.
@@ -414,7 +462,11 @@ mod through_drr {
         for seed in 0..3u64 {
             let mut spec = SelectiveSpec::new(4, 600);
             spec.period_s = 10.0;
-            let drr = DrrSpec { elevator: false, selective: Some(spec), ..DrrSpec::default() };
+            let drr = DrrSpec {
+                elevator: false,
+                selective: Some(spec),
+                ..DrrSpec::default()
+            };
             let b = [0xbb; 16];
             let mut src = Writes(FxHashMap::default());
             src.0.insert(100, b);
@@ -445,7 +497,10 @@ mod through_drr {
             drain(&mut d, &mut io);
             d.on_request(SimTime(2), req(4, page, false), &mut io);
             let went = io.below[0].lbn / PAGE_SECTORS;
-            assert!((516..520).contains(&went), "seed {seed}: read of A went to {went}");
+            assert!(
+                (516..520).contains(&went),
+                "seed {seed}: read of A went to {went}"
+            );
             drain(&mut d, &mut io);
             // Page is overwritten with B: its old copies no longer serve it.
             d.on_request(SimTime(3), req(100, page, true), &mut io);
@@ -453,7 +508,11 @@ mod through_drr {
             d.on_request(SimTime(3), req(5, 590, false), &mut io);
             drain(&mut d, &mut io);
             d.on_request(SimTime(4), req(6, page, false), &mut io);
-            assert_eq!(io.below[0].lbn / PAGE_SECTORS, page, "seed {seed}: stale copy served");
+            assert_eq!(
+                io.below[0].lbn / PAGE_SECTORS,
+                page,
+                "seed {seed}: stale copy served"
+            );
         }
     }
 }

@@ -519,7 +519,13 @@ pub fn wd5000aakb() -> DiskParams {
     // 976.8e6 sectors / (4 × mean SPT 960) ≈ 254,400 cylinders → 20 zones × 128 bands.
     let zones = linear_zones(20, 128 * band, 1260, 660, rev_ms, head_switch, head_switch);
     let max_d = zones.last().map(|z| z.last_cyl).unwrap_or(0);
-    let seek = three_regime_for(band, head_switch, 8.9, max_d, &cyl_at_fraction(&zones, surfaces));
+    let seek = three_regime_for(
+        band,
+        head_switch,
+        8.9,
+        max_d,
+        &cyl_at_fraction(&zones, surfaces),
+    );
     DiskParams {
         name: "wd5000aakb".into(),
         provenance: "WD WD5000AAKB-00YSA0 500 GB 7,200 rpm PATA, the I/O Deduplication paper's drive \

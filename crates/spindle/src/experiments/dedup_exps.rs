@@ -37,7 +37,11 @@ fn scale_for(w: FiuWorkload, week: f64) -> f64 {
 }
 
 fn spec(w: FiuWorkload, quick: bool, days: u32, seed: u64) -> ContentTraceSpec {
-    let week = if quick { WEEK_REQUESTS / 5.0 } else { WEEK_REQUESTS };
+    let week = if quick {
+        WEEK_REQUESTS / 5.0
+    } else {
+        WEEK_REQUESTS
+    };
     let scale = scale_for(w, week);
     let mut s = ContentTraceSpec::new(w, scale, days, seed);
     s.accel = (1.0 / scale).clamp(1.0, 100.0);
@@ -106,7 +110,9 @@ fn drr_layer(s: &ContentTraceSpec, selective: bool) -> Result<String, String> {
         let p = s.workload.published();
         // Assumed (the paper gives no size): each volume holds two copies of a week's
         // unique read content.
-        let scratch = ((p.reads_content_gb * 1e9 / 4096.0 * s.scale) * 2.0).ceil().max(1.0) as u64;
+        let scratch = ((p.reads_content_gb * 1e9 / 4096.0 * s.scale) * 2.0)
+            .ceil()
+            .max(1.0) as u64;
         let _ = writeln!(
             t,
             "selective = {{ copies = 10, volumes = 5, scratch-pages = {scratch}, span-pages = {}, period-s = {} }}",
@@ -130,7 +136,10 @@ fn run_stack(
     engine::run(
         b.root.as_mut(),
         &b.units,
-        Source::Open { requests: Box::new(records), stride: 0 },
+        Source::Open {
+            requests: Box::new(records),
+            stride: 0,
+        },
         RunOptions::default(),
         &mut |l| on(l),
     )
@@ -164,7 +173,12 @@ fn read_times(
     s: &ContentTraceSpec,
     from: u64,
 ) -> Result<(ReadTimes, Vec<NodeReport>), String> {
-    let mut r = ReadTimes { times: Vec::new(), total_ns: 0, hits: 0, reads: 0 };
+    let mut r = ReadTimes {
+        times: Vec::new(),
+        total_ns: 0,
+        hits: 0,
+        reads: 0,
+    };
     let nodes = run_stack(toml, s, &mut |l| {
         if l.write || l.background || l.arrival.0 < from {
             return;
@@ -191,7 +205,8 @@ fn quartiles_ms(v: &mut [u64]) -> (f64, f64, f64) {
 
 // ----- the generator's inputs measured back (consistency) ------------------------------
 
-const INPUT_WHY: &str = "a generator input measured back from the generated stand-in trace, not a reproduction";
+const INPUT_WHY: &str =
+    "a generator input measured back from the generated stand-in trace, not a reproduction";
 
 /// DEDUP-T1: one week's volumes, unique sectors and unique content.
 pub fn dedup_t1(quick: bool, seed: u64) -> Result<ExperimentOutput, String> {
@@ -238,11 +253,22 @@ pub fn dedup_t1(quick: bool, seed: u64) -> Result<ExperimentOutput, String> {
             ("writes content", p.writes_content_gb, gb(wc.len())),
         ];
         for (cell, paper, ours) in cells {
-            t.rows.push(vec![w.name().into(), cell.into(), format!("{paper}"), format!("{ours:.3}")]);
+            t.rows.push(vec![
+                w.name().into(),
+                cell.into(),
+                format!("{paper}"),
+                format!("{ours:.3}"),
+            ]);
             let _ = writeln!(csv, "{},{cell},{paper},{ours:.4}", w.name());
             out.checks.push(
-                Check::relative("DEDUP-T1", &format!("{} {cell} (GB)", w.name()), paper, ours, 0.01)
-                    .consistency(INPUT_WHY),
+                Check::relative(
+                    "DEDUP-T1",
+                    &format!("{} {cell} (GB)", w.name()),
+                    paper,
+                    ours,
+                    0.01,
+                )
+                .consistency(INPUT_WHY),
             );
         }
         let paper_fs = match w {
@@ -250,7 +276,12 @@ pub fn dedup_t1(quick: bool, seed: u64) -> Result<ExperimentOutput, String> {
             FiuWorkload::Mail => 6.27,
             FiuWorkload::Homes => 1.44,
         };
-        t.rows.push(vec![w.name().into(), "FS accessed %".into(), format!("{paper_fs}"), format!("{fs_acc:.2}")]);
+        t.rows.push(vec![
+            w.name().into(),
+            "FS accessed %".into(),
+            format!("{paper_fs}"),
+            format!("{fs_acc:.2}"),
+        ]);
         out.checks.push(
             Check::absolute("DEDUP-T1", &format!("{} FS accessed (%)", w.name()), paper_fs, fs_acc, 0.5)
                 .consistency("follows from the generator's unique-sector inputs (the paper's own cells disagree by up to 0.4 pp: see the catalog)"),
@@ -271,7 +302,13 @@ pub fn dedup_t2(quick: bool, seed: u64) -> Result<ExperimentOutput, String> {
         quick,
         seed,
     );
-    let mut t = Table::new(&["workload", "unique pages", "non-zero pages", "similarity", "paper"]);
+    let mut t = Table::new(&[
+        "workload",
+        "unique pages",
+        "non-zero pages",
+        "similarity",
+        "paper",
+    ]);
     let mut csv = String::from("workload,unique,total,similarity,paper\n");
     for w in FiuWorkload::ALL {
         let s = spec(w, quick, 7, seed);
@@ -295,10 +332,21 @@ pub fn dedup_t2(quick: bool, seed: u64) -> Result<ExperimentOutput, String> {
             format!("{sim:.3}"),
             format!("{paper}"),
         ]);
-        let _ = writeln!(csv, "{},{},{total},{sim:.4},{paper}", w.name(), contents.len());
+        let _ = writeln!(
+            csv,
+            "{},{},{total},{sim:.4},{paper}",
+            w.name(),
+            contents.len()
+        );
         out.checks.push(
-            Check::relative("DEDUP-T2", &format!("{} static similarity", w.name()), paper, sim, 0.03)
-                .consistency(INPUT_WHY),
+            Check::relative(
+                "DEDUP-T2",
+                &format!("{} static similarity", w.name()),
+                paper,
+                sim,
+                0.03,
+            )
+            .consistency(INPUT_WHY),
         );
     }
     out.tables.push(t);
@@ -345,8 +393,14 @@ pub fn dedup_f3(quick: bool, seed: u64) -> Result<ExperimentOutput, String> {
         }
         t.rows.push(row);
         out.checks.push(
-            Check::absolute("DEDUP-F3", &format!("{} similarity at x = 1000", w.name()), 2.5, v[5], 0.25)
-                .consistency(INPUT_WHY),
+            Check::absolute(
+                "DEDUP-F3",
+                &format!("{} similarity at x = 1000", w.name()),
+                2.5,
+                v[5],
+                0.25,
+            )
+            .consistency(INPUT_WHY),
         );
         out.checks.push(
             Check::holds(
@@ -372,27 +426,45 @@ pub fn dedup_f4(quick: bool, seed: u64) -> Result<ExperimentOutput, String> {
         quick,
         seed,
     );
-    let mut t = Table::new(&["workload", "I1", "I2", "I3", "I4", "I5", "I6", "I7", "mean I2–I7", "paper"]);
+    let mut t = Table::new(&[
+        "workload",
+        "I1",
+        "I2",
+        "I3",
+        "I4",
+        "I5",
+        "I6",
+        "I7",
+        "mean I2–I7",
+        "paper",
+    ]);
     let mut csv = String::from("workload,interval,overlap_pct\n");
     for w in FiuWorkload::ALL {
         let s = spec(w, quick, 21, seed);
         let (reads_day, writes_day) = s.trace()?.per_day();
         let per_interval = (reads_day + writes_day) * u64::from(INTERVAL_DAYS);
         let mut prev_all: FxHashSet<Digest> = FxHashSet::default();
-        let (mut read, mut all) = (FxHashSet::<Digest>::default(), FxHashSet::<Digest>::default());
+        let (mut read, mut all) = (
+            FxHashSet::<Digest>::default(),
+            FxHashSet::<Digest>::default(),
+        );
         let mut overlaps = Vec::new();
-        let close = |read: &mut FxHashSet<Digest>, all: &mut FxHashSet<Digest>, prev: &mut FxHashSet<Digest>, first: bool| {
+        let close = |read: &mut FxHashSet<Digest>,
+                     all: &mut FxHashSet<Digest>,
+                     prev: &mut FxHashSet<Digest>,
+                     first: bool| {
             let o = if first {
                 100.0
             } else {
-                read.iter().filter(|d| prev.contains(*d)).count() as f64 / read.len().max(1) as f64 * 100.0
+                read.iter().filter(|d| prev.contains(*d)).count() as f64 / read.len().max(1) as f64
+                    * 100.0
             };
             *prev = std::mem::take(all);
             read.clear();
             o
         };
         for (i, r) in s.trace()?.enumerate() {
-            if i as u64 % per_interval == 0 && i > 0 {
+            if (i as u64).is_multiple_of(per_interval) && i > 0 {
                 let first = overlaps.is_empty();
                 overlaps.push(close(&mut read, &mut all, &mut prev_all, first));
             }
@@ -414,8 +486,14 @@ pub fn dedup_f4(quick: bool, seed: u64) -> Result<ExperimentOutput, String> {
         row.push(format!("{paper}"));
         t.rows.push(row);
         out.checks.push(
-            Check::absolute("DEDUP-F4", &format!("{} mean overlap I2–I7 (%)", w.name()), paper, mean, 5.0)
-                .consistency(INPUT_WHY),
+            Check::absolute(
+                "DEDUP-F4",
+                &format!("{} mean overlap I2–I7 (%)", w.name()),
+                paper,
+                mean,
+                5.0,
+            )
+            .consistency(INPUT_WHY),
         );
     }
     out.tables.push(t);
@@ -467,11 +545,23 @@ pub fn dedup_f1(quick: bool, seed: u64) -> Result<ExperimentOutput, String> {
         quick,
         seed,
     );
-    let mut t = Table::new(&["workload", "read hits sector", "read hits content", "write hits sector", "write hits content"]);
+    let mut t = Table::new(&[
+        "workload",
+        "read hits sector",
+        "read hits content",
+        "write hits sector",
+        "write hits content",
+    ]);
     let mut csv = String::from("workload,read_sector,read_content,write_sector,write_content\n");
     for w in FiuWorkload::ALL {
         let a = analyse_day(&spec(w, quick, 1, seed))?;
-        t.rows.push(vec![w.name().into(), format!("{}", a[0]), format!("{}", a[1]), format!("{}", a[2]), format!("{}", a[3])]);
+        t.rows.push(vec![
+            w.name().into(),
+            format!("{}", a[0]),
+            format!("{}", a[1]),
+            format!("{}", a[2]),
+            format!("{}", a[3]),
+        ]);
         let _ = writeln!(csv, "{},{},{},{},{}", w.name(), a[0], a[1], a[2], a[3]);
         out.checks.push(Check::holds(
             "DEDUP-F1",
@@ -494,14 +584,42 @@ pub fn dedup_f2(quick: bool, seed: u64) -> Result<ExperimentOutput, String> {
         quick,
         seed,
     );
-    let mut t = Table::new(&["workload", "read sector", "read content", "write sector", "write content"]);
+    let mut t = Table::new(&[
+        "workload",
+        "read sector",
+        "read content",
+        "write sector",
+        "write content",
+    ]);
     let mut csv = String::from("workload,read_sector,read_content,write_sector,write_content\n");
     for w in FiuWorkload::ALL {
         let a = analyse_day(&spec(w, quick, 1, seed))?;
-        t.rows.push(vec![w.name().into(), format!("{:.0}", a[4]), format!("{:.0}", a[5]), format!("{:.0}", a[6]), format!("{:.0}", a[7])]);
-        let _ = writeln!(csv, "{},{:.1},{:.1},{:.1},{:.1}", w.name(), a[4], a[5], a[6], a[7]);
-        out.checks.push(Check::holds("DEDUP-F2", &format!("{} reads: content distance < sector distance", w.name()), a[5] < a[4]));
-        out.checks.push(Check::holds("DEDUP-F2", &format!("{} writes: content distance < sector distance", w.name()), a[7] < a[6]));
+        t.rows.push(vec![
+            w.name().into(),
+            format!("{:.0}", a[4]),
+            format!("{:.0}", a[5]),
+            format!("{:.0}", a[6]),
+            format!("{:.0}", a[7]),
+        ]);
+        let _ = writeln!(
+            csv,
+            "{},{:.1},{:.1},{:.1},{:.1}",
+            w.name(),
+            a[4],
+            a[5],
+            a[6],
+            a[7]
+        );
+        out.checks.push(Check::holds(
+            "DEDUP-F2",
+            &format!("{} reads: content distance < sector distance", w.name()),
+            a[5] < a[4],
+        ));
+        out.checks.push(Check::holds(
+            "DEDUP-F2",
+            &format!("{} writes: content distance < sector distance", w.name()),
+            a[7] < a[6],
+        ));
     }
     out.tables.push(t);
     out.csv = csv;
@@ -522,7 +640,13 @@ pub fn dedup_f8(quick: bool, seed: u64) -> Result<ExperimentOutput, String> {
         quick,
         seed,
     );
-    let mut t = Table::new(&["workload", "cache pages", "sector hits/day", "content hits/day", "content/sector"]);
+    let mut t = Table::new(&[
+        "workload",
+        "cache pages",
+        "sector hits/day",
+        "content hits/day",
+        "content/sector",
+    ]);
     let mut csv = String::from("workload,paper_pages,cache_pages,sector_per_day,content_per_day\n");
     let mut gains = Vec::new();
     for w in FiuWorkload::ALL {
@@ -537,20 +661,54 @@ pub fn dedup_f8(quick: bool, seed: u64) -> Result<ExperimentOutput, String> {
                 hits[k] = r.hits as f64 / 7.0;
             }
             let ratio = hits[1] / hits[0].max(1e-9);
-            t.rows.push(vec![w.name().into(), pages.max(1).to_string(), format!("{:.1}", hits[0]), format!("{:.1}", hits[1]), format!("{ratio:.2}")]);
-            let _ = writeln!(csv, "{},{paper_pages},{},{:.2},{:.2}", w.name(), pages.max(1), hits[0], hits[1]);
+            t.rows.push(vec![
+                w.name().into(),
+                pages.max(1).to_string(),
+                format!("{:.1}", hits[0]),
+                format!("{:.1}", hits[1]),
+                format!("{ratio:.2}"),
+            ]);
+            let _ = writeln!(
+                csv,
+                "{},{paper_pages},{},{:.2},{:.2}",
+                w.name(),
+                pages.max(1),
+                hits[0],
+                hits[1]
+            );
             per.push((hits, ratio));
         }
         let ratio200 = per[1].1;
         match w {
-            FiuWorkload::WebVm => out.checks.push(Check::at_least("DEDUP-F8", "web-vm content/sector hits at 200 MB (stated ≈10×)", 4.0, ratio200)),
-            FiuWorkload::Homes => out.checks.push(Check::absolute("DEDUP-F8", "homes content/sector hits at 200 MB", 4.0, ratio200, 1.0)),
-            FiuWorkload::Mail => out.checks.push(Check::absolute("DEDUP-F8", "mail content/sector hits at 200 MB", 1.10, ratio200, 0.05)),
+            FiuWorkload::WebVm => out.checks.push(Check::at_least(
+                "DEDUP-F8",
+                "web-vm content/sector hits at 200 MB (stated ≈10×)",
+                4.0,
+                ratio200,
+            )),
+            FiuWorkload::Homes => out.checks.push(Check::absolute(
+                "DEDUP-F8",
+                "homes content/sector hits at 200 MB",
+                4.0,
+                ratio200,
+                1.0,
+            )),
+            FiuWorkload::Mail => out.checks.push(Check::absolute(
+                "DEDUP-F8",
+                "mail content/sector hits at 200 MB",
+                1.10,
+                ratio200,
+                0.05,
+            )),
         }
         // Relative gain of content hits from 4 MB to 200 MB.
         gains.push((w, per[1].0[1] / per[0].0[1].max(1e-9)));
     }
-    let mail = gains.iter().find(|g| g.0 == FiuWorkload::Mail).map(|g| g.1).unwrap_or(f64::NAN);
+    let mail = gains
+        .iter()
+        .find(|g| g.0 == FiuWorkload::Mail)
+        .map(|g| g.1)
+        .unwrap_or(f64::NAN);
     out.checks.push(Check::holds(
         "DEDUP-F8",
         "the 4 MB → 200 MB gain is smallest for mail",
@@ -574,7 +732,13 @@ pub fn dedup_f9(quick: bool, seed: u64) -> Result<ExperimentOutput, String> {
     );
     let s = spec(FiuWorkload::WebVm, quick, 1, seed);
     let sizes = [500u64, 2000, 8000, 32_000, 64_000];
-    let mut t = Table::new(&["cache pages", "ARC read", "LRU read", "ARC read+write", "LRU read+write"]);
+    let mut t = Table::new(&[
+        "cache pages",
+        "ARC read",
+        "LRU read",
+        "ARC read+write",
+        "LRU read+write",
+    ]);
     let mut csv = String::from("paper_pages,pages,arc_read,lru_read,arc_rw,lru_rw\n");
     let (mut ok_r, mut ok_w) = (true, true);
     let mut gaps = Vec::new();
@@ -582,22 +746,51 @@ pub fn dedup_f9(quick: bool, seed: u64) -> Result<ExperimentOutput, String> {
         let pages = (size as f64 * s.scale).round().max(1.0) as u64;
         let mut v = [0f64; 4];
         for (k, pol) in ["arc", "lru"].iter().enumerate() {
-            let nodes = run_stack(&stack_toml(&cache_layer(pages, pol, "content")), &s, &mut |_| {})?;
-            let r = extra(&nodes, "content-cache", "read page hits (sector)") + extra(&nodes, "content-cache", "read page hits (content)");
-            let wr = extra(&nodes, "content-cache", "write page hits (sector)") + extra(&nodes, "content-cache", "write page hits (content)");
+            let nodes = run_stack(
+                &stack_toml(&cache_layer(pages, pol, "content")),
+                &s,
+                &mut |_| {},
+            )?;
+            let r = extra(&nodes, "content-cache", "read page hits (sector)")
+                + extra(&nodes, "content-cache", "read page hits (content)");
+            let wr = extra(&nodes, "content-cache", "write page hits (sector)")
+                + extra(&nodes, "content-cache", "write page hits (content)");
             v[k] = r;
             v[2 + k] = r + wr;
         }
         ok_r &= v[0] >= v[1] * 0.99;
         ok_w &= v[2] >= v[3] * 0.99;
         gaps.push(v[2] - v[3]);
-        t.rows.push(vec![pages.to_string(), format!("{}", v[0]), format!("{}", v[1]), format!("{}", v[2]), format!("{}", v[3])]);
+        t.rows.push(vec![
+            pages.to_string(),
+            format!("{}", v[0]),
+            format!("{}", v[1]),
+            format!("{}", v[2]),
+            format!("{}", v[3]),
+        ]);
         let _ = writeln!(csv, "{size},{pages},{},{},{},{}", v[0], v[1], v[2], v[3]);
     }
-    out.checks.push(Check::holds("DEDUP-F9", "ARC ≥ LRU (reads) at every size, ±1 %", ok_r));
-    out.checks.push(Check::holds("DEDUP-F9", "ARC ≥ LRU (reads+writes) at every size, ±1 %", ok_w));
-    let imax = gaps.iter().enumerate().max_by(|a, b| a.1.total_cmp(b.1)).map(|x| x.0).unwrap_or(0);
-    out.checks.push(Check::holds("DEDUP-F9", "largest read+write gap at a non-maximal size", imax + 1 < sizes.len() && gaps[imax] > 0.0));
+    out.checks.push(Check::holds(
+        "DEDUP-F9",
+        "ARC ≥ LRU (reads) at every size, ±1 %",
+        ok_r,
+    ));
+    out.checks.push(Check::holds(
+        "DEDUP-F9",
+        "ARC ≥ LRU (reads+writes) at every size, ±1 %",
+        ok_w,
+    ));
+    let imax = gaps
+        .iter()
+        .enumerate()
+        .max_by(|a, b| a.1.total_cmp(b.1))
+        .map(|x| x.0)
+        .unwrap_or(0);
+    out.checks.push(Check::holds(
+        "DEDUP-F9",
+        "largest read+write gap at a non-maximal size",
+        imax + 1 < sizes.len() && gaps[imax] > 0.0,
+    ));
     out.tables.push(t);
     out.csv = csv;
     Ok(out)
@@ -623,7 +816,10 @@ fn replica_runs(quick: bool, seed: u64, with_sd: bool) -> Result<Vec<ReplicaRuns
         let redirected = extra(&nodes, "drr", "redirected");
         let (sd, dup_pages) = if with_sd {
             let (mut r, nodes) = read_times(&stack_toml(&drr_layer(&s, true)?), &s, 0)?;
-            (quartiles_ms(&mut r.times), extra(&nodes, "drr", "duplication write pages"))
+            (
+                quartiles_ms(&mut r.times),
+                extra(&nodes, "drr", "duplication write pages"),
+            )
         } else {
             ((f64::NAN, f64::NAN, f64::NAN), f64::NAN)
         };
@@ -655,7 +851,13 @@ pub fn dedup_f10(quick: bool, seed: u64) -> Result<ExperimentOutput, String> {
         seed,
     );
     let runs = replica_runs(quick, seed, false)?;
-    let mut t = Table::new(&["workload", "vanilla q1/median/q3 ms", "DRR q1/median/q3 ms", "median cut %", "redirected"]);
+    let mut t = Table::new(&[
+        "workload",
+        "vanilla q1/median/q3 ms",
+        "DRR q1/median/q3 ms",
+        "median cut %",
+        "redirected",
+    ]);
     let mut csv = String::from("workload,vanilla_median_ms,drr_median_ms,cut_pct\n");
     let mut cuts = Vec::new();
     for r in &runs {
@@ -668,11 +870,31 @@ pub fn dedup_f10(quick: bool, seed: u64) -> Result<ExperimentOutput, String> {
             format!("{c:.1}"),
             format!("{}", r.redirected),
         ]);
-        let _ = writeln!(csv, "{},{:.3},{:.3},{c:.2}", r.w.name(), r.vanilla.1, r.drr.1);
-        out.checks.push(Check::range("DEDUP-F10", &format!("{} median read time cut (%)", r.w.name()), 8.0, 22.0, c));
+        let _ = writeln!(
+            csv,
+            "{},{:.3},{:.3},{c:.2}",
+            r.w.name(),
+            r.vanilla.1,
+            r.drr.1
+        );
+        out.checks.push(Check::range(
+            "DEDUP-F10",
+            &format!("{} median read time cut (%)", r.w.name()),
+            8.0,
+            22.0,
+            c,
+        ));
     }
-    let homes = cuts.iter().find(|c| c.0 == FiuWorkload::Homes).map(|c| c.1).unwrap_or(f64::NAN);
-    out.checks.push(Check::holds("DEDUP-F10", "homes has the largest cut", cuts.iter().all(|c| c.1 <= homes)));
+    let homes = cuts
+        .iter()
+        .find(|c| c.0 == FiuWorkload::Homes)
+        .map(|c| c.1)
+        .unwrap_or(f64::NAN);
+    out.checks.push(Check::holds(
+        "DEDUP-F10",
+        "homes has the largest cut",
+        cuts.iter().all(|c| c.1 <= homes),
+    ));
     out.tables.push(t);
     out.csv = csv;
     Ok(out)
@@ -692,8 +914,18 @@ pub fn dedup_f11(quick: bool, seed: u64) -> Result<ExperimentOutput, String> {
         seed,
     );
     let runs = replica_runs(quick, seed, true)?;
-    let mut t = Table::new(&["workload", "vanilla median ms", "DRR median ms", "DRR+SD q1/median/q3 ms", "DRR cut %", "DRR+SD cut %", "copy pages written"]);
-    let mut csv = String::from("workload,vanilla_median_ms,drr_median_ms,sd_median_ms,drr_cut,sd_cut,copy_pages\n");
+    let mut t = Table::new(&[
+        "workload",
+        "vanilla median ms",
+        "DRR median ms",
+        "DRR+SD q1/median/q3 ms",
+        "DRR cut %",
+        "DRR+SD cut %",
+        "copy pages written",
+    ]);
+    let mut csv = String::from(
+        "workload,vanilla_median_ms,drr_median_ms,sd_median_ms,drr_cut,sd_cut,copy_pages\n",
+    );
     for r in &runs {
         let (c10, c11) = (cut(r.vanilla.1, r.drr.1), cut(r.vanilla.1, r.sd.1));
         t.rows.push(vec![
@@ -705,14 +937,32 @@ pub fn dedup_f11(quick: bool, seed: u64) -> Result<ExperimentOutput, String> {
             format!("{c11:.1}"),
             format!("{}", r.dup_pages),
         ]);
-        let _ = writeln!(csv, "{},{:.3},{:.3},{:.3},{c10:.2},{c11:.2},{}", r.w.name(), r.vanilla.1, r.drr.1, r.sd.1, r.dup_pages);
+        let _ = writeln!(
+            csv,
+            "{},{:.3},{:.3},{:.3},{c10:.2},{c11:.2},{}",
+            r.w.name(),
+            r.vanilla.1,
+            r.drr.1,
+            r.sd.1,
+            r.dup_pages
+        );
         let paper = match r.w {
             FiuWorkload::WebVm => 33.0,
             FiuWorkload::Homes => 35.0,
             FiuWorkload::Mail => 23.0,
         };
-        out.checks.push(Check::absolute("DEDUP-F11", &format!("{} median read time cut with SD (%)", r.w.name()), paper, c11, 5.0));
-        out.checks.push(Check::holds("DEDUP-F11", &format!("{} SD+DRR cut ≥ DRR cut", r.w.name()), c11 >= c10));
+        out.checks.push(Check::absolute(
+            "DEDUP-F11",
+            &format!("{} median read time cut with SD (%)", r.w.name()),
+            paper,
+            c11,
+            5.0,
+        ));
+        out.checks.push(Check::holds(
+            "DEDUP-F11",
+            &format!("{} SD+DRR cut ≥ DRR cut", r.w.name()),
+            c11 >= c10,
+        ));
     }
     out.tables.push(t);
     out.csv = csv;
@@ -731,14 +981,24 @@ pub fn dedup_t3(quick: bool, seed: u64) -> Result<ExperimentOutput, String> {
         quick,
         seed,
     );
-    let mut t = Table::new(&["workload", "vanilla s", "I/O dedup s", "improvement %", "paper %"]);
+    let mut t = Table::new(&[
+        "workload",
+        "vanilla s",
+        "I/O dedup s",
+        "improvement %",
+        "paper %",
+    ]);
     let mut csv = String::from("workload,vanilla_s,dedup_s,improvement_pct\n");
     let mut imp = Vec::new();
     for w in FiuWorkload::ALL {
         let s = spec(w, quick, 7, seed);
         let pages = (50_000.0 * s.scale).round() as u64;
         let (van, _) = read_times(&stack_toml(&cache_layer(pages, "arc", "sector")), &s, 0)?;
-        let layers = format!("{}{}", cache_layer(pages, "arc", "content"), drr_layer(&s, true)?);
+        let layers = format!(
+            "{}{}",
+            cache_layer(pages, "arc", "content"),
+            drr_layer(&s, true)?
+        );
         let (dd, _) = read_times(&stack_toml(&layers), &s, 0)?;
         let (a, b) = (van.total_ns as f64 / 1e9, dd.total_ns as f64 / 1e9);
         let i = cut(a, b);
@@ -748,11 +1008,27 @@ pub fn dedup_t3(quick: bool, seed: u64) -> Result<ExperimentOutput, String> {
             FiuWorkload::Homes => 39.0,
         };
         imp.push(i);
-        t.rows.push(vec![w.name().into(), format!("{a:.2}"), format!("{b:.2}"), format!("{i:.1}"), format!("{paper}")]);
+        t.rows.push(vec![
+            w.name().into(),
+            format!("{a:.2}"),
+            format!("{b:.2}"),
+            format!("{i:.1}"),
+            format!("{paper}"),
+        ]);
         let _ = writeln!(csv, "{},{a:.3},{b:.3},{i:.2}", w.name());
-        out.checks.push(Check::absolute("DEDUP-T3", &format!("{} total read time improvement (%)", w.name()), paper, i, 5.0));
+        out.checks.push(Check::absolute(
+            "DEDUP-T3",
+            &format!("{} total read time improvement (%)", w.name()),
+            paper,
+            i,
+            5.0,
+        ));
     }
-    out.checks.push(Check::holds("DEDUP-T3", "ordering web-vm > homes > mail", imp[0] > imp[2] && imp[2] > imp[1]));
+    out.checks.push(Check::holds(
+        "DEDUP-T3",
+        "ordering web-vm > homes > mail",
+        imp[0] > imp[2] && imp[2] > imp[1],
+    ));
     out.tables.push(t);
     out.csv = csv;
     Ok(out)
@@ -773,9 +1049,20 @@ pub fn dedup_mem(_quick: bool, seed: u64) -> Result<ExperimentOutput, String> {
     let p = 262_144u64;
     let eq = eq1_bytes(p, 4 * p, 1_000_000) as f64;
     let pct = eq / (1u64 << 30) as f64 * 100.0;
-    out.checks.push(Check::relative("DEDUP-MEM", "Eq. 1 example, MB", 48.0, eq / 1e6, 0.05).consistency("arithmetic on the paper's formula"));
-    out.checks.push(Check::absolute("DEDUP-MEM", "Eq. 1 example, % of 1 GiB", 4.6, pct, 0.1).consistency("arithmetic on the paper's formula"));
-    let mut c: ContentCache<()> = ContentCache::new(CacheConfig { pages: p, policy: Policy::Arc, addressing: Addressing::Content, buckets_log2: 20 })?;
+    out.checks.push(
+        Check::relative("DEDUP-MEM", "Eq. 1 example, MB", 48.0, eq / 1e6, 0.05)
+            .consistency("arithmetic on the paper's formula"),
+    );
+    out.checks.push(
+        Check::absolute("DEDUP-MEM", "Eq. 1 example, % of 1 GiB", 4.6, pct, 0.1)
+            .consistency("arithmetic on the paper's formula"),
+    );
+    let mut c: ContentCache<()> = ContentCache::new(CacheConfig {
+        pages: p,
+        policy: Policy::Arc,
+        addressing: Addressing::Content,
+        buckets_log2: 20,
+    })?;
     for i in 0..p {
         let mut d = [0u8; 16];
         d[..8].copy_from_slice(&i.to_le_bytes());
@@ -789,13 +1076,66 @@ pub fn dedup_mem(_quick: bool, seed: u64) -> Result<ExperimentOutput, String> {
     for (k, v) in [
         ("pages cached", m.cached.to_string()),
         ("sector entries", m.entries.to_string()),
-        ("Eq. 1 with our counts (2^20 buckets), bytes", m.eq1_bytes.to_string()),
+        (
+            "Eq. 1 with our counts (2^20 buckets), bytes",
+            m.eq1_bytes.to_string(),
+        ),
         ("metadata held, bytes", m.metadata_bytes.to_string()),
     ] {
         t.rows.push(vec![k.into(), v]);
     }
-    out.checks.push(Check::relative("DEDUP-MEM", "our metadata bytes against Eq. 1 (±10 %)", m.eq1_bytes as f64, m.metadata_bytes as f64, 0.10).reference("Eq. 1 evaluated with our structure's counts (not a printed number)"));
-    out.csv = format!("quantity,value\neq1_example_bytes,{eq}\neq1_ours,{}\nheld,{}\n", m.eq1_bytes, m.metadata_bytes);
+    out.checks.push(
+        Check::relative(
+            "DEDUP-MEM",
+            "our metadata bytes against Eq. 1 (±10 %)",
+            m.eq1_bytes as f64,
+            m.metadata_bytes as f64,
+            0.10,
+        )
+        .reference("Eq. 1 evaluated with our structure's counts (not a printed number)"),
+    );
+    out.csv = format!(
+        "quantity,value\neq1_example_bytes,{eq}\neq1_ours,{}\nheld,{}\n",
+        m.eq1_bytes, m.metadata_bytes
+    );
     out.tables.push(t);
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cache_drr_and_duplication_run_from_toml_and_complete_every_request_once() {
+        for seed in [1, 2, 3] {
+            let mut s = ContentTraceSpec::new(FiuWorkload::WebVm, 0.001, 2, seed);
+            s.accel = 100.0;
+            let n = s.trace().unwrap().count() as u64;
+            let layers = format!(
+                "{}{}",
+                cache_layer(40, "arc", "content"),
+                drr_layer(&s, true).unwrap()
+            );
+            let (mut fg, mut bg) = (0u64, 0u64);
+            let mut seen = FxHashSet::default();
+            let nodes = run_stack(&stack_toml(&layers), &s, &mut |l| {
+                if l.background {
+                    bg += 1;
+                } else {
+                    fg += 1;
+                    assert!(seen.insert(l.id), "request {} completed twice", l.id);
+                }
+            })
+            .unwrap();
+            assert_eq!(fg, n, "seed {seed}");
+            assert!(
+                bg > 0,
+                "seed {seed}: the replicator's requests are logged apart"
+            );
+            assert_eq!(extra(&nodes, "drr", "duplication requests") as u64, bg);
+            assert!(extra(&nodes, "drr", "copies mapped") > 0.0, "{nodes:?}");
+            assert!(extra(&nodes, "drr", "redirected") > 0.0);
+        }
+    }
 }
