@@ -184,7 +184,7 @@ fn read_times(
             return;
         }
         r.reads += 1;
-        if l.cache_hit {
+        if served_by_layer(l) {
             r.hits += 1;
             return;
         }
@@ -192,6 +192,12 @@ fn read_times(
         r.total_ns += l.service_ns();
     })?;
     Ok((r, nodes))
+}
+
+/// A read the content cache served: no drive time at all (a read the drive served from
+/// its own buffer is a disk I/O, with command overhead, and is counted as one).
+fn served_by_layer(l: &RequestLog) -> bool {
+    l.cache_hit && l.breakdown == crate::disk::hdd::Breakdown::default()
 }
 
 fn quartiles_ms(v: &mut [u64]) -> (f64, f64, f64) {
@@ -660,7 +666,12 @@ pub fn dedup_f8(quick: bool, seed: u64) -> Result<ExperimentOutput, String> {
                 let (r, _) = read_times(&stack_toml(&cache_layer(pages, "arc", a)), &s, from)?;
                 hits[k] = r.hits as f64 / 7.0;
             }
-            let ratio = hits[1] / hits[0].max(1e-9);
+            // No sector hits: no ratio (reported as NaN; the check cannot pass).
+            let ratio = if hits[0] > 0.0 {
+                hits[1] / hits[0]
+            } else {
+                f64::NAN
+            };
             t.rows.push(vec![
                 w.name().into(),
                 pages.max(1).to_string(),
@@ -770,11 +781,14 @@ pub fn dedup_f9(quick: bool, seed: u64) -> Result<ExperimentOutput, String> {
         ]);
         let _ = writeln!(csv, "{size},{pages},{},{},{},{}", v[0], v[1], v[2], v[3]);
     }
-    out.checks.push(Check::holds(
-        "DEDUP-F9",
-        "ARC ≥ LRU (reads) at every size, ±1 %",
-        ok_r,
-    ));
+    let any_read_hit = t.rows.iter().any(|r| r[1] != "0" || r[2] != "0");
+    out.checks.push(
+        Check::holds("DEDUP-F9", "ARC ≥ LRU (reads) at every size, ±1 %", ok_r).consistency_if(
+            !any_read_hit,
+            "no read hit at any size in the generated day (each sector is re-read about every \
+             two days), so the comparison is vacuous",
+        ),
+    );
     out.checks.push(Check::holds(
         "DEDUP-F9",
         "ARC ≥ LRU (reads+writes) at every size, ±1 %",
@@ -1137,5 +1151,74 @@ mod tests {
             assert!(extra(&nodes, "drr", "copies mapped") > 0.0, "{nodes:?}");
             assert!(extra(&nodes, "drr", "redirected") > 0.0);
         }
+    }
+}
+
+#[cfg(test)]
+mod diagnose {
+    use super::*;
+
+    /// Not a check: prints week-2 read hits of web-vm with and without its writes
+    /// (`cargo test --release -p spindle --lib diagnose -- --ignored --nocapture`).
+    #[test]
+    #[ignore]
+    fn f8_hits_with_and_without_writes() {
+        let s = spec(FiuWorkload::WebVm, false, 14, 1);
+        let from = (7.0 * 86_400e9 / s.accel) as u64;
+        let pages = (50_000.0 * s.scale).round() as u64;
+        for keep_writes in [true, false] {
+            for a in ["sector", "content"] {
+                let c = RunConfig::from_toml(&stack_toml(&cache_layer(pages, "arc", a)), "d.toml")
+                    .unwrap();
+                let feed = ContentFeed::new();
+                let mut b = c.build_fed(Some(&feed)).unwrap();
+                let recs = s.trace().unwrap().filter(move |r| keep_writes || !r.write);
+                let mut hits = 0u64;
+                engine::run(
+                    b.root.as_mut(),
+                    &b.units,
+                    Source::Open {
+                        requests: Box::new(feed.tap(recs)),
+                        stride: 0,
+                    },
+                    RunOptions::default(),
+                    &mut |l| {
+                        if !l.write && served_by_layer(l) && l.arrival.0 >= from {
+                            hits += 1;
+                        }
+                    },
+                )
+                .unwrap();
+                println!("writes {keep_writes} {a}: {hits} week-2 read hits");
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod week {
+    use super::*;
+
+    /// Not a check: one full-scale generated web-vm week (about 3.6 M requests) through
+    /// content cache + DRR + selective duplication, for its run time and peak memory
+    /// (`/usr/bin/time -v cargo test --release -p spindle --lib full_week -- --ignored`).
+    #[test]
+    #[ignore]
+    fn full_week_web_vm_through_all_three() {
+        let mut s = ContentTraceSpec::new(FiuWorkload::WebVm, 1.0, 7, 1);
+        s.accel = 1.0;
+        let layers = format!(
+            "{}{}",
+            cache_layer(50_000, "arc", "content"),
+            drr_layer(&s, true).unwrap()
+        );
+        let mut n = 0u64;
+        let t = std::time::Instant::now();
+        let nodes = run_stack(&stack_toml(&layers), &s, &mut |_| n += 1).unwrap();
+        println!(
+            "{n} requests in {:.1} s; {:?}",
+            t.elapsed().as_secs_f64(),
+            nodes[1].extra
+        );
     }
 }
