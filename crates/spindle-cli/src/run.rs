@@ -585,9 +585,12 @@ pub fn run_config(
     label: &str,
     on_done: &mut dyn FnMut(&RequestLog) -> Result<()>,
 ) -> Result<Outcome> {
-    // A content cache at the top takes the workload's content hashes (FIU traces).
-    let feed = matches!(c.layer.first(), Some(LayerSpec::ContentCache(_)))
-        .then(spindle::dedup::ContentFeed::new);
+    // A content cache or DRR at the top takes the workload's content hashes (FIU traces).
+    let feed = matches!(
+        c.layer.first(),
+        Some(LayerSpec::ContentCache(_) | LayerSpec::Drr(_))
+    )
+    .then(spindle::dedup::ContentFeed::new);
     let mut built = c.build_fed(feed.as_ref()).map_err(|e| anyhow!("{e}"))?;
     let total = match w {
         LoadedWorkload::Open(r) => r.len() as u64,

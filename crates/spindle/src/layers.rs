@@ -55,7 +55,19 @@ pub fn with_layers_fed(
                 };
                 Box::new(built.map_err(|e| format!("layer {i}: {e}"))?)
             }
-            LayerSpec::Drr(c) => Box::new(c.build().map_err(|e| format!("layer {i}: {e}"))?),
+            LayerSpec::Drr(c) => {
+                // DRR learns writes' content from the feed when every layer above it is
+                // a content cache (which passes the workload's request ids down).
+                let above_keep_ids = layers[..i]
+                    .iter()
+                    .all(|l| matches!(l, LayerSpec::ContentCache(_)));
+                let built = match feed {
+                    Some(f) if i == 0 => c.build_with(Box::new(f.clone())),
+                    Some(f) if above_keep_ids => c.build_with(Box::new(f.also_for_writes())),
+                    _ => c.build(),
+                };
+                Box::new(built.map_err(|e| format!("layer {i}: {e}"))?)
+            }
         };
         dev = Box::new(LayerNode::new(layer, dev));
     }

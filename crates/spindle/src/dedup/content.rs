@@ -54,8 +54,11 @@ struct FeedState {
     /// The engine's index of the next record pulled.
     next: u64,
     /// Page digests of records with content pulled and not finished, by index (`None`:
-    /// the record's digests do not describe whole pages).
-    by_id: FxHashMap<u64, Option<Vec<Digest>>>,
+    /// the record's digests do not describe whole pages), with whether it is a write
+    /// and how many consumers have yet to finish with it.
+    by_id: FxHashMap<u64, (Option<Vec<Digest>>, bool, u32)>,
+    /// Handles made by [`ContentFeed::also_for_writes`].
+    write_consumers: u32,
     /// Records without any content are unique content, as with [`UniqueContent`].
     unique: UniqueContent,
 }
@@ -67,6 +70,9 @@ struct FeedState {
 #[derive(Clone, Debug, Default)]
 pub struct ContentFeed {
     state: Arc<Mutex<FeedState>>,
+    /// This handle consumes writes only (a layer below the content cache, which sees
+    /// every write but not the reads the cache served).
+    writes_only: bool,
 }
 
 /// A record's digests one per page, when it has exactly that: page-aligned, whole
@@ -100,7 +106,20 @@ impl ContentFeed {
         let id = s.next;
         s.next += 1;
         if !r.content.is_empty() {
-            s.by_id.insert(id, page_digests(r));
+            let consumers = 1 + if r.write { s.write_consumers } else { 0 };
+            s.by_id.insert(id, (page_digests(r), r.write, consumers));
+        }
+    }
+
+    /// Another handle on the same records, for a layer below the content cache that
+    /// keeps the workload's request ids (DRR): it is told writes only, and a write is
+    /// forgotten once both have finished with it. Make it before the run starts.
+    pub fn also_for_writes(&self) -> ContentFeed {
+        let mut s = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        s.write_consumers += 1;
+        ContentFeed {
+            state: self.state.clone(),
+            writes_only: true,
         }
     }
 
@@ -114,13 +133,22 @@ impl ContentSource for ContentFeed {
     fn content(&mut self, id: u64, write: bool, page: u64, k: usize) -> Option<Digest> {
         let mut s = self.state.lock().unwrap_or_else(|e| e.into_inner());
         match s.by_id.get(&id) {
-            Some(d) => d.as_ref().and_then(|d| d.get(k).copied()),
+            Some((d, _, _)) => d.as_ref().and_then(|d| d.get(k).copied()),
             None => s.unique.content(id, write, page, k),
         }
     }
 
     fn finished(&mut self, id: u64) {
         let mut s = self.state.lock().unwrap_or_else(|e| e.into_inner());
-        s.by_id.remove(&id);
+        let Some((_, write, left)) = s.by_id.get_mut(&id) else {
+            return;
+        };
+        if self.writes_only && !*write {
+            return;
+        }
+        *left -= 1;
+        if *left == 0 {
+            s.by_id.remove(&id);
+        }
     }
 }

@@ -38,6 +38,14 @@ pub struct DrrSpec {
     /// Hash-table buckets of the duplicate map, as a power of two, 5..=25 (default 20).
     #[serde(default = "default_buckets_log2")]
     pub buckets_log2: u32,
+    /// Pre-load the duplicate map with a generated disk image (the content-trace
+    /// generator's layout, a synthetic stand-in for the FIU disks), as the paper
+    /// pre-loads it for its F10 and F11 runs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub preload: Option<super::gen::ContentTraceSpec>,
+    /// Selective duplication (§3.4): copies of popular content in scratch space.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub selective: Option<super::selective::SelectiveSpec>,
 }
 
 fn default_elevator() -> bool {
@@ -52,6 +60,8 @@ impl Default for DrrSpec {
         DrrSpec {
             elevator: true,
             buckets_log2: default_buckets_log2(),
+            preload: None,
+            selective: None,
         }
     }
 }
@@ -72,9 +82,15 @@ impl DrrSpec {
             buckets_log2: self.buckets_log2,
         })
         .map_err(|e| format!("drr: {e}"))?;
-        Ok(Drr {
+        let sd = match &self.selective {
+            Some(s) => Some(super::selective::Selective::new(s)?),
+            None => None,
+        };
+        let mut d = Drr {
             spec: self.clone(),
             map,
+            sd,
+            parts: FxHashMap::default(),
             source,
             head: Head::default(),
             starts: FxHashMap::default(),
@@ -83,7 +99,15 @@ impl DrrSpec {
             next_id: 0,
             replicas: Vec::new(),
             stats: DrrStats::default(),
-        })
+        };
+        if let Some(p) = &self.preload {
+            let layout = p.layout().map_err(|e| format!("drr preload: {e}"))?;
+            for (page, digest) in layout.pages() {
+                let phys = d.phys_page(page);
+                d.map.preload(phys, &digest);
+            }
+        }
+        Ok(d)
     }
 }
 
@@ -148,6 +172,11 @@ pub struct DrrStats {
 pub struct Drr {
     spec: DrrSpec,
     map: ContentCache<()>,
+    /// Selective duplication: scratch volumes and the replicator.
+    sd: Option<super::selective::Selective>,
+    /// Requests from above sent below in pieces (across a scratch volume): pieces left
+    /// and the earliest start seen.
+    parts: FxHashMap<u64, (u32, SimTime)>,
     source: Box<dyn ContentSource>,
     head: Head,
     /// The digest of requests dispatched below and not complete: how many start and
@@ -176,7 +205,32 @@ impl Drr {
     /// Records that `page` holds `digest` (the duplicate map learnt over the disk's
     /// lifetime).
     pub fn preload(&mut self, page: u64, digest: &Digest) {
-        self.map.preload(page, digest);
+        let phys = self.phys_page(page);
+        self.map.preload(phys, digest);
+    }
+
+    /// The physical page of an exported one (scratch volumes skipped).
+    fn phys_page(&self, page: u64) -> u64 {
+        match &self.sd {
+            Some(sd) => sd.phys_page(page),
+            None => page,
+        }
+    }
+
+    /// Sends `[lbn, lbn + blocks)` (physical) below for `req`.
+    fn send(&mut self, req: Request, lbn: u64, blocks: u32, io: &mut LayerIo) {
+        self.next_id += 1;
+        let id = self.next_id;
+        let end = lbn + u64::from(blocks.max(1));
+        bump(&mut self.starts, lbn, true);
+        bump(&mut self.ends, end, true);
+        self.below.insert(id, (req, lbn));
+        io.below.push(Request {
+            id,
+            lbn,
+            blocks,
+            ..req
+        });
     }
 
     pub fn stats(&self) -> DrrStats {
@@ -194,6 +248,11 @@ impl Drr {
             return req.lbn;
         }
         let page = req.lbn / PAGE_SECTORS;
+        if let Some(sd) = &mut self.sd {
+            if let Some(d) = self.map.known(page) {
+                sd.note_read(&d, page);
+            }
+        }
         self.map.replicas(page, &mut self.replicas);
         if self.replicas.len() < 2 {
             return req.lbn;
@@ -228,51 +287,103 @@ impl Drr {
 }
 
 impl Layer for Drr {
-    fn on_request(&mut self, _now: SimTime, req: Request, io: &mut LayerIo) {
-        let lbn = if req.write {
+    fn on_request(&mut self, now: SimTime, req: Request, io: &mut LayerIo) {
+        if let Some(sd) = &mut self.sd {
+            if let Some(t) = sd.arm(now) {
+                io.timers.push((t, 0));
+            }
+        }
+        // Exported to physical, in pieces where a scratch volume cuts the request.
+        let pieces = match &self.sd {
+            Some(sd) => sd.pieces(req.lbn, req.blocks),
+            None => vec![(req.lbn, req.blocks)],
+        };
+        if req.write {
             self.stats.writes += 1;
             let start = req.lbn;
             let end = req.lbn + u64::from(req.blocks.max(1));
             for (k, page) in (start / PAGE_SECTORS..end.div_ceil(PAGE_SECTORS)).enumerate() {
                 let whole = page * PAGE_SECTORS >= start && (page + 1) * PAGE_SECTORS <= end;
+                let phys = self.phys_page(page);
                 match self.source.content(req.id, true, page, k) {
-                    Some(d) if whole => self.map.preload(page, &d),
-                    _ => self.map.invalidate(page),
+                    Some(d) if whole => self.map.preload(phys, &d),
+                    _ => self.map.invalidate(phys),
                 }
             }
             self.source.finished(req.id);
-            req.lbn
         } else {
             self.stats.reads += 1;
             self.source.finished(req.id);
-            self.target(&req)
-        };
-        self.next_id += 1;
-        let id = self.next_id;
-        let end = lbn + u64::from(req.blocks.max(1));
-        bump(&mut self.starts, lbn, true);
-        bump(&mut self.ends, end, true);
-        self.below.insert(id, (req, lbn));
-        io.below.push(Request { id, lbn, ..req });
+        }
+        if pieces.len() == 1 {
+            let (lbn, blocks) = pieces[0];
+            let lbn = if req.write {
+                lbn
+            } else {
+                self.target(&Request { lbn, ..req })
+            };
+            self.send(req, lbn, blocks, io);
+        } else {
+            self.parts
+                .insert(req.id, (pieces.len() as u32, SimTime(u64::MAX)));
+            for (lbn, blocks) in pieces {
+                self.send(req, lbn, blocks, io);
+            }
+        }
     }
 
-    fn on_complete(&mut self, _now: SimTime, done: &Done, io: &mut LayerIo) {
+    fn on_complete(&mut self, now: SimTime, done: &Done, io: &mut LayerIo) {
+        if let Some(sd) = &mut self.sd {
+            if sd.completed(now, done, &mut self.map, io) {
+                io.up.push(Done {
+                    background: true,
+                    ..*done
+                });
+                return;
+            }
+        }
         let Some((req, lbn)) = self.below.remove(&done.req.id) else {
             return;
         };
-        let end = lbn + u64::from(req.blocks.max(1));
+        let end = lbn + u64::from(done.req.blocks.max(1));
         bump(&mut self.starts, lbn, false);
         bump(&mut self.ends, end, false);
         if !req.write {
             self.head.read_done(lbn, end);
         }
+        if let Some((left, start)) = self.parts.get_mut(&req.id) {
+            *left -= 1;
+            *start = (*start).min(done.start);
+            if *left > 0 {
+                return;
+            }
+            let start = *start;
+            self.parts.remove(&req.id);
+            io.up.push(Done {
+                req,
+                start,
+                ..*done
+            });
+            return;
+        }
         io.up.push(Done { req, ..*done });
     }
 
-    fn on_timer(&mut self, _now: SimTime, _token: u64, _io: &mut LayerIo) {}
+    fn on_timer(&mut self, now: SimTime, _token: u64, io: &mut LayerIo) {
+        if let Some(sd) = &mut self.sd {
+            sd.round(now, &mut self.map, io);
+        }
+    }
 
     fn outstanding(&self) -> usize {
         self.below.len()
+    }
+
+    fn capacity(&self, below: u64) -> u64 {
+        match &self.sd {
+            Some(sd) => sd.exported_sectors(below),
+            None => below,
+        }
     }
 
     fn describe(&self) -> String {
@@ -301,7 +412,10 @@ impl Layer for Drr {
                 ("kept for merging".into(), s.kept_for_merge.to_string()),
                 ("sectors saved".into(), s.sectors_saved.to_string()),
                 ("pages mapped".into(), self.map.entries().to_string()),
-            ],
+            ]
+            .into_iter()
+            .chain(self.sd.iter().flat_map(|sd| sd.report()))
+            .collect(),
             is_drive: false,
         }
     }

@@ -260,9 +260,10 @@ impl Layer for ContentCacheLayer {
                 return;
             }
         }
-        let id = self.fresh_id();
-        self.below.insert(id, req);
-        io.below.push(Request { id, ..req });
+        // The workload's id goes below unchanged, so that a layer below (DRR) can ask
+        // the content feed about the same request.
+        self.below.insert(req.id, req);
+        io.below.push(req);
     }
 
     fn on_complete(&mut self, _now: SimTime, done: &Done, io: &mut LayerIo) {

@@ -17,15 +17,20 @@
 //! page it holds: `()` in the simulator, the page's bytes in the real-bytes test.
 
 pub mod cache;
+pub mod combine;
 pub mod content;
 pub mod drr;
+pub mod gen;
 pub mod layer;
 pub mod replace;
+pub mod selective;
 pub mod table;
 
 pub use cache::{Addressing, CacheConfig, ContentCache, HitBy};
+pub use combine::combine_sectors;
 pub use content::{md5, ContentFeed, ContentSource, UniqueContent};
 pub use drr::{Drr, DrrSpec};
+pub use gen::{ContentTrace, ContentTraceSpec, FiuWorkload, Layout};
 pub use layer::{ContentCacheLayer, ContentCacheSpec};
 pub use replace::Policy;
 

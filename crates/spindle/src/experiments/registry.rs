@@ -271,6 +271,66 @@ pub fn registry() -> Vec<Experiment> {
             title: "Specialization for RAID-5: OS vs VMM stripe alignment (Figure 6.4)",
             run: super::raid5_exps::raid5_f6_4,
         },
+        Experiment {
+            id: "DEDUP-T1",
+            title: "Table 1: one-week workload summary (stand-in traces)",
+            run: |o| super::dedup_exps::dedup_t1(o.quick, o.seed),
+        },
+        Experiment {
+            id: "DEDUP-T2",
+            title: "Table 2: disk static similarity (stand-in disk images)",
+            run: |o| super::dedup_exps::dedup_t2(o.quick, o.seed),
+        },
+        Experiment {
+            id: "DEDUP-F1",
+            title: "Page-cache hits, content vs sector, infinite cache (stand-in traces)",
+            run: |o| super::dedup_exps::dedup_f1(o.quick, o.seed),
+        },
+        Experiment {
+            id: "DEDUP-F2",
+            title: "Average reuse distance, content vs sector (stand-in traces)",
+            run: |o| super::dedup_exps::dedup_f2(o.quick, o.seed),
+        },
+        Experiment {
+            id: "DEDUP-F3",
+            title: "Workload static similarity vs copy cap (stand-in traces)",
+            run: |o| super::dedup_exps::dedup_f3(o.quick, o.seed),
+        },
+        Experiment {
+            id: "DEDUP-F4",
+            title: "Content working-set overlap over 3 weeks (stand-in traces)",
+            run: |o| super::dedup_exps::dedup_f4(o.quick, o.seed),
+        },
+        Experiment {
+            id: "DEDUP-F8",
+            title: "Per-day read cache hits, content vs sector, ARC (stand-in traces)",
+            run: |o| super::dedup_exps::dedup_f8(o.quick, o.seed),
+        },
+        Experiment {
+            id: "DEDUP-F9",
+            title: "ARC vs LRU content-based cache, web-vm (stand-in trace)",
+            run: |o| super::dedup_exps::dedup_f9(o.quick, o.seed),
+        },
+        Experiment {
+            id: "DEDUP-F10",
+            title: "Dynamic replica retrieval (stand-in traces)",
+            run: |o| super::dedup_exps::dedup_f10(o.quick, o.seed),
+        },
+        Experiment {
+            id: "DEDUP-F11",
+            title: "Selective duplication + DRR (stand-in traces)",
+            run: |o| super::dedup_exps::dedup_f11(o.quick, o.seed),
+        },
+        Experiment {
+            id: "DEDUP-T3",
+            title: "Table 3: total disk read time, all three mechanisms (stand-in traces)",
+            run: |o| super::dedup_exps::dedup_t3(o.quick, o.seed),
+        },
+        Experiment {
+            id: "DEDUP-MEM",
+            title: "Memory overhead of the content cache (Eq. 1)",
+            run: |o| super::dedup_exps::dedup_mem(o.quick, o.seed),
+        },
     ]
 }
 
