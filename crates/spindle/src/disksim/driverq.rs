@@ -51,10 +51,7 @@ impl DriverQueue {
 
     fn dispatch(&mut self, now: SimTime) {
         while self.child.outstanding() < self.depth {
-            let from_priority = self
-                .priority
-                .as_mut()
-                .and_then(|(q, _)| q.pop(None, now));
+            let from_priority = self.priority.as_mut().and_then(|(q, _)| q.pop(None, now));
             let Some(w) = from_priority.or_else(|| self.base.pop(None, now)) else {
                 break;
             };

@@ -11,17 +11,17 @@
 //! intelligent controllers and other policies are refused with the file, line and
 //! block name.
 
+use super::driverq::{DriverQueue, Urgent};
 use super::import::{import_parv, ImportError, ImportedDisk};
 use super::param::{parse_file, Block, Loc, ParamFile, Topology, Value};
 use super::synthio::read_synthio;
-use crate::engine::{self, RunOptions, Source};
-use crate::sched::SchedulerKind;
-use crate::stack::queue::QueueSpec;
-use super::driverq::{DriverQueue, Urgent};
 use crate::disk::drive::Drive;
+use crate::engine::{self, RunOptions, Source};
 use crate::node::Device;
+use crate::sched::SchedulerKind;
 use crate::stack::array::Volumes;
 use crate::stack::drive_node::DriveNode;
+use crate::stack::queue::QueueSpec;
 use crate::stack::tree::Built;
 use crate::time::SimTime;
 use crate::workload::synth::{SynthLoop, SynthSpec};

@@ -2,6 +2,7 @@
 //! its result by simulation and reports it next to the paper's value (catalog ids from
 //! EXPERIMENTS.md).
 
+pub mod disksim_suite;
 pub mod mimd_eq;
 pub mod mimd_stack;
 pub mod mimic_exps;
