@@ -140,3 +140,80 @@ impl Device for DriverQueue {
         self.child.report(path, out);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Serves what it is given in order, 1 ms each.
+    #[derive(Default)]
+    struct Fifo {
+        busy: std::collections::VecDeque<(SimTime, Request)>,
+    }
+
+    impl Device for Fifo {
+        fn capacity(&self) -> u64 {
+            1 << 30
+        }
+        fn outstanding(&self) -> usize {
+            self.busy.len()
+        }
+        fn can_accept(&self) -> bool {
+            true
+        }
+        fn submit(&mut self, now: SimTime, req: Request) {
+            let start = self.busy.back().map_or(now, |b| b.0.max(now));
+            self.busy.push_back((SimTime(start.0 + 1_000_000), req));
+        }
+        fn next_wake(&self) -> Option<SimTime> {
+            self.busy.front().map(|b| b.0)
+        }
+        fn wake(&mut self, now: SimTime, out: &mut Vec<Done>) {
+            while self.busy.front().is_some_and(|b| b.0 <= now) {
+                let (t, req) = self.busy.pop_front().unwrap();
+                out.push(Done::served(req, SimTime(t.0 - 1_000_000), t));
+            }
+        }
+        fn describe(&self, _depth: usize, _out: &mut String) {}
+        fn report(&self, _path: &str, _out: &mut Vec<NodeReport>) {}
+    }
+
+    fn req(id: u64, lbn: u64) -> Request {
+        Request {
+            id,
+            lbn,
+            blocks: 8,
+            write: false,
+        }
+    }
+
+    /// The order in which requests 0..=3 complete, request 3 urgent.
+    fn order(priority: bool) -> Vec<u64> {
+        let urgent = Urgent::default();
+        urgent.borrow_mut().insert(3);
+        let mut q = DriverQueue::new(
+            Box::new(Fifo::default()),
+            (SchedulerKind::Fcfs, None),
+            priority.then(|| (SchedulerKind::Fcfs, urgent.clone())),
+            1,
+        );
+        for (id, lbn) in [(0, 100), (1, 200), (2, 300), (3, 50)] {
+            q.submit(SimTime::ZERO, req(id, lbn));
+        }
+        let mut done = Vec::new();
+        while let Some(t) = q.next_wake() {
+            let mut out = Vec::new();
+            q.wake(t, &mut out);
+            done.extend(out.iter().map(|d| d.req.id));
+        }
+        assert_eq!(q.outstanding(), 0);
+        done
+    }
+
+    #[test]
+    fn urgent_requests_go_first_only_with_a_priority_queue() {
+        // Request 0 went to the disk at once; 3, urgent, overtakes 1 and 2.
+        assert_eq!(order(true), [0, 3, 1, 2]);
+        assert_eq!(order(false), [0, 1, 2, 3]);
+    }
+}

@@ -498,6 +498,26 @@ mod tests {
     }
 
     #[test]
+    fn synthmixed_imports_its_driver_queue_and_runs_time_shared() {
+        let sys = load_system(&bundled_disksim_dir().join("synthmixed.parv")).expect("loads");
+        // No queueing in the subsystem: one request at the disk at a time; priority
+        // scheme 1 with C-LOOK; a 30-tick (30 s) timeout.
+        assert_eq!(sys.queue.depth, 1);
+        assert_eq!(sys.queue.kind, SchedulerKind::CLook);
+        assert_eq!(sys.priority, Some(SchedulerKind::CLook));
+        assert_eq!(sys.queue.max_wait_ms, Some(30_000.0));
+        assert_eq!((sys.synth.cpus, sys.synth.generators.len()), (5, 5));
+        for seed in [5, 42] {
+            let r = run_system(&sys, seed).expect("runs");
+            assert!(r.completed >= 9_990, "{r:?}");
+            // One processor thinks for all five (exponential, 50 ms): the run lasts
+            // at least about 10,000 × 50 ms / 2 (two processors at most, mostly one).
+            assert!(r.stop_ms > 200_000.0, "{r:?}");
+            assert!(r.mean_ms > 10.0 && r.mean_ms < 100.0, "{r:?}");
+        }
+    }
+
+    #[test]
     fn what_spindle_cannot_represent_is_refused_with_file_line_and_block() {
         let dir = bundled_disksim_dir();
         let e = load_system(&dir.join("synthraid5.parv"))

@@ -18,6 +18,7 @@ const WIDEN: f64 = 0.02;
 const MIXED_TOL: f64 = 0.15;
 
 /// One row of the figures file: the configuration and DiskSim's mean per seed.
+#[derive(Debug)]
 struct Figures {
     config: String,
     seed42: f64,
@@ -107,8 +108,8 @@ pub fn disksim_suite(o: &super::registry::RunOpts) -> Result<ExperimentOutput, S
         let sys = match load_system(&path) {
             Ok(s) => s,
             Err(e) => {
-                let why = e.to_string();
-                let why = why.rsplit("parv:").next().unwrap_or(&why).to_string();
+                // The importer's reason, naming the file without its directory.
+                let why = e.to_string().replace(&format!("{}/", dir.display()), "");
                 let status = format!("not supported: {}", why.trim());
                 table.rows.push(vec![
                     f.config.clone(),

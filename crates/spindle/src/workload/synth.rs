@@ -1098,22 +1098,41 @@ mod tests {
     }
 
     #[test]
-    fn time_limited_requests_wait_only_after_their_limit() {
-        // A limit of 0: the process waits for each request before thinking on.
+    fn time_limits_count_from_the_latest_draw_as_diskims_do() {
+        // DiskSim counts a limit from the draw of its request, think time included,
+        // and re-bases pending limits at every draw: with a constant 10 ms think and a
+        // 0 ms limit, a limit (10 ms) is never strictly within the next think (10 ms),
+        // so the process never waits although every request takes 30 ms.
         let mut g = open_gen(0);
         g.p_limited = 1.0;
-        g.time_limit = Dist::TwoValue {
-            default: 0.0,
-            second: 0.0,
-            p_second: 0.0,
+        g.general_think = constant(10.0);
+        g.time_limit = constant(0.0);
+        let (mut logs, _) = drive(&spec(vec![g.clone()], 1, 2), 30);
+        logs.sort_by_key(|l| l.arrival);
+        for w in logs.windows(2) {
+            assert_eq!(w[1].arrival.0 - w[0].arrival.0, 10_000_000);
+        }
+        // With varying thinks, a limit falls within the next think whenever that
+        // think is the longer: the process then waits for the request, which is out.
+        g.general_think = Dist::Uniform {
+            min: 5.0,
+            max: 15.0,
         };
         for seed in [2, 4] {
             let (mut logs, _) = drive(&spec(vec![g.clone()], 1, seed), 30);
             logs.sort_by_key(|l| l.arrival);
-            for w in logs.windows(2) {
-                assert!(w[1].arrival >= w[0].done, "seed {seed}");
-            }
+            let waited = logs
+                .windows(2)
+                .filter(|w| w[1].arrival >= w[0].done)
+                .count();
+            let n = logs.len() - 1;
+            assert!(
+                waited > n / 10 && waited < n,
+                "seed {seed}: waited {waited} of {n}"
+            );
         }
+        let mut g = open_gen(0);
+        g.p_limited = 1.0;
         // A limit far beyond the think times: the process never waits (open).
         g.time_limit = Dist::Uniform { min: 1e5, max: 2e5 };
         let (mut limited, _) = drive(&spec(vec![g.clone()], 1, 3), 30);
@@ -1156,6 +1175,65 @@ mod tests {
         assert_eq!(key(&logs), key(&again));
         let (other, _) = drive(&spec(vec![g], 1, 6), 1);
         assert_ne!(key(&logs), key(&other));
+    }
+
+    /// A generator that both thinks and waits for every request (time-critical).
+    fn waiting_thinker(device: u32) -> SynthGen {
+        let mut g = open_gen(device);
+        g.p_critical = 1.0;
+        g
+    }
+
+    fn constant(ms: f64) -> Dist {
+        Dist::TwoValue {
+            default: ms,
+            second: ms,
+            p_second: 0.0,
+        }
+    }
+
+    #[test]
+    fn woken_processes_run_only_on_processor_zero() {
+        // Two generators that think 10 ms and wait for each request, two processors,
+        // a 1 ms device. Both issue at 10 ms and sleep; both wake at 11 ms, into the
+        // dispatch queue, which only processor 0 takes from: processor 1 stays idle
+        // for good, and the two processes take turns on processor 0, one request
+        // every 10 ms (with a processor each: two every 11 ms).
+        for seed in [3, 8] {
+            let mut g = waiting_thinker(0);
+            g.general_think = constant(10.0);
+            let s = SynthSpec {
+                requests: 400,
+                ..spec(vec![g.clone(), g], 2, seed)
+            };
+            let (mut logs, _) = drive(&s, 1);
+            logs.sort_by_key(|l| (l.arrival, l.id));
+            let ms = |t: SimTime| t.0 / 1_000_000;
+            assert_eq!((ms(logs[0].arrival), ms(logs[1].arrival)), (10, 10));
+            for (i, w) in logs[2..].windows(2).enumerate() {
+                assert_eq!(
+                    w[1].arrival.0 - w[0].arrival.0,
+                    10_000_000,
+                    "seed {seed} at {i}"
+                );
+                assert_ne!(w[1].process, w[0].process, "they alternate");
+            }
+            assert_eq!(ms(logs[2].arrival), 21);
+        }
+    }
+
+    #[test]
+    fn a_process_that_never_waits_keeps_its_processor_from_woken_ones() {
+        // Processor 0 starts with the last generator (open, never sleeps); the waiting
+        // one starts on processor 1, sleeps at its first issue, and, woken, never gets
+        // a processor again: processor 0 is never idle and processor 1 never looks.
+        let s = SynthSpec {
+            requests: 3_000,
+            ..spec(vec![waiting_thinker(0), open_gen(0)], 2, 4)
+        };
+        let (logs, _) = drive(&s, 1);
+        assert_eq!(logs.iter().filter(|l| l.process == Some(0)).count(), 1);
+        assert!(logs.iter().filter(|l| l.process == Some(1)).count() > 2_900);
     }
 
     #[test]
