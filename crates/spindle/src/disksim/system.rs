@@ -102,9 +102,18 @@ pub fn load_system(path: &Path) -> Result<System, ImportError> {
     })
 }
 
-/// Blocks whose behaviour spindle does not model yet.
+/// Blocks whose behaviour spindle does not model yet; misspelt names in the
+/// logorg, controller and driver blocks.
 fn refuse_unrepresentable(file: &ParamFile) -> Result<(), ImportError> {
     let used: Vec<String> = file.instantiations.iter().map(|i| i.spec.clone()).collect();
+    for b in &file.blocks {
+        if matches!(
+            b.resolved(file).type_name.as_str(),
+            "disksim_logorg" | "disksim_ctlr" | "disksim_iodriver"
+        ) {
+            super::import::check_names(b, file)?;
+        }
+    }
     for b in &file.blocks {
         let r = b.resolved(file);
         let name = b.name.as_deref().unwrap_or("?");
@@ -541,14 +550,14 @@ mod tests {
             e.contains("synthcachedev.parv:") && e.contains("modelled"),
             "{e}"
         );
-        // A striped logorg names its block.
-        let text = std::fs::read_to_string(dir.join("synthopen.parv"))
-            .unwrap()
-            .replacen(
-                "Distribution scheme = Asis",
-                "Distribution scheme = Striped",
-                1,
-            );
+        // A striped logorg names its block; so does a misspelt logorg parameter.
+        let base = std::fs::read_to_string(dir.join("synthopen.parv")).unwrap();
+        let text = base.replacen(
+            "Distribution scheme = Asis",
+            "Distribution scheme = Striped",
+            1,
+        );
+        let misspelt = base.replacen("Stripe unit", "Strip unit", 1);
         let tmp = std::env::temp_dir().join(format!("spindle-striped-{}", std::process::id()));
         std::fs::create_dir_all(&tmp).unwrap();
         for f in ["atlas10k", "ibm18es", "cheetah9LP"] {
@@ -560,10 +569,18 @@ mod tests {
             }
         }
         std::fs::write(tmp.join("striped.parv"), text).unwrap();
+        std::fs::write(tmp.join("misspelt.parv"), misspelt).unwrap();
         let e = load_system(&tmp.join("striped.parv"))
             .unwrap_err()
             .to_string();
+        let m = load_system(&tmp.join("misspelt.parv"))
+            .unwrap_err()
+            .to_string();
         std::fs::remove_dir_all(&tmp).ok();
+        assert!(
+            m.contains("misspelt.parv:") && m.contains("`Strip unit`") && m.contains("Stripe unit"),
+            "{m}"
+        );
         assert!(
             e.contains("striped.parv:149:")
                 && e.contains("disksim_logorg `org0`")
