@@ -1,13 +1,16 @@
 //! A whole DiskSim configuration as spindle runs it today: the disks of the topology
-//! as a volume set, each behind the host queue of the `disksim_iodriver`, driven by
-//! the file's synthetic generator ([`super::synthio`]).
+//! as a volume set, each behind its queue in the `disksim_iodriver`
+//! ([`super::driverq`]), driven by the file's synthetic generator ([`super::synthio`])
+//! on DiskSim's process-flow processors.
 //!
 //! Only what maps onto spindle exactly is accepted: every `disksim_logorg` must be
 //! `Parts` / `Asis` / `Noredun` over one disk (so a generator's device is one disk);
-//! one I/O driver of type 1 with `Use queueing in subsystem = 1` (it keeps requests
-//! in its queue and passes each disk as many as the disk's `Max queue length`), whose
+//! one I/O driver of type 1. With `Use queueing in subsystem = 1` it passes each disk
+//! as many requests as the disk's `Max queue length`, with 0 one at a time. Its
 //! scheduling policy is FCFS (1), elevator (2), C-LOOK (3) or SSTF (4) on LBNs;
-//! pass-through controllers (type 1) only. Striping, redundancy, controller caches,
+//! priority scheme 1 serves time-critical and time-limited requests first by their
+//! own policy; timeout scheme 1 becomes an aging bound (see `driver_queue`).
+//! Pass-through controllers (type 1) only. Striping, redundancy, controller caches,
 //! intelligent controllers and other policies are refused with the file, line and
 //! block name.
 

@@ -12,13 +12,18 @@
 //!
 //! * time-critical (`p_critical`): the process stops until the request completes, then
 //!   draws and thinks for the next one (closed-loop behaviour);
-//! * time-limited (`p_limited`): the process goes on, but after `time_limit` of its own
-//!   computing (think) time it stops until that request completes, if it has not;
+//! * time-limited (`p_limited`): the process goes on, but at a time limit it stops
+//!   until that request completes, if it has not;
 //! * otherwise it never waits (open-loop behaviour).
 //!
 //! Think times and time limits are process *computing* time, as DiskSim's process-flow
-//! model counts them: a process that waits is not computing, so its limits do not run
-//! while it waits.
+//! model counts them: a process that waits is not computing. Time limits follow what
+//! DiskSim does (`synthio_appendio`), not what its manual suggests: a limit is drawn
+//! with its request and counts from that draw, the request's think time included; a
+//! pending limit goes before the next issue only if it falls strictly within that
+//! request's think time, and otherwise counts again from the next draw. Limits thus
+//! fire late (DiskSim's synthmixed.parv reports 1.6 s from issue to limit on average)
+//! and processes rarely stop at one.
 //!
 //! Stop conditions, as DiskSim: a global count of generated requests (each generator's
 //! first request is counted at start) and a maximum time. Both are checked when a
