@@ -40,6 +40,18 @@ fn synthopen_runs_on_its_last_disk_and_is_deterministic() {
 }
 
 #[test]
+fn synthmixed_runs_time_shared_with_its_priority_queue() {
+    let file = format!("{DISKSIM}/synthmixed.parv");
+    let (code, out, err) = spindle(&["run", "--disksim", &file, "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).expect("json");
+    let run = &v["runs"][0];
+    assert!(run["completed"].as_u64().unwrap() > 9_900, "{run}");
+    // One processor thinks (50 ms) for most of the run: far longer than five would.
+    assert!(run["stop_ms"].as_f64().unwrap() > 200_000.0, "{run}");
+}
+
+#[test]
 fn unrepresentable_configurations_and_bad_seeds_exit_2_naming_the_place() {
     for (file, want) in [
         ("synthcachemem.parv", "synthcachemem.parv:"),

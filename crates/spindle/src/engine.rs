@@ -168,6 +168,19 @@ pub trait ClosedSource {
     fn completed(&mut self, process: u32, _index: u64, now: SimTime) -> Option<IoRecord> {
         self.on_complete(process, now)
     }
+    /// Another process's request made ready by the last call (in DiskSim's process
+    /// flow a process that stops lets a waiting one run on its processor). The engine
+    /// drains these after every call into the source.
+    fn take_other(&mut self) -> Option<(u32, IoRecord)> {
+        None
+    }
+    /// A time at which the source wants [`ClosedSource::tick`] called with no request
+    /// of its own (a process reaching a time limit). Drained after every call.
+    fn take_tick(&mut self) -> Option<SimTime> {
+        None
+    }
+    /// The time asked for by [`ClosedSource::take_tick`] has come.
+    fn tick(&mut self, _now: SimTime) {}
 }
 
 impl ClosedSource for crate::workload::ClosedLoop {
@@ -273,6 +286,8 @@ struct Pending {
     rec: IoRecord,
     index: u64,
     process: Option<u32>,
+    /// A closed source's tick, not a request.
+    tick: bool,
 }
 
 /// A request in the stack.
@@ -437,6 +452,37 @@ fn schedule_next(
                 rec,
                 index,
                 process: Some(process),
+                tick: false,
+            },
+        )?;
+    }
+    Ok(())
+}
+
+/// Schedules what a closed source made ready besides its caller's next request.
+fn drain_source(
+    stepper: &mut Stepper<Pending>,
+    next_index: &mut u64,
+    src: &mut dyn ClosedSource,
+) -> Result<(), EngineError> {
+    while let Some((p, rec)) = src.take_other() {
+        schedule_next(stepper, next_index, p, Some(rec))?;
+    }
+    while let Some(t) = src.take_tick() {
+        stepper.schedule(
+            SimTime(t.0.saturating_add(stepper.shift())),
+            Pending {
+                rec: IoRecord {
+                    arrival: t,
+                    device: 0,
+                    lbn: 0,
+                    blocks: 0,
+                    write: false,
+                    content: Vec::new(),
+                },
+                index: u64::MAX,
+                process: None,
+                tick: true,
             },
         )?;
     }
@@ -468,6 +514,7 @@ fn pull_open(
                     rec,
                     index,
                     process: None,
+                    tick: false,
                 },
             )?;
         }
@@ -506,9 +553,11 @@ pub fn run(
                         rec,
                         index,
                         process: Some(p),
+                        tick: false,
                     },
                 )?;
             }
+            drain_source(&mut stepper, &mut next_index, *c)?;
         }
     }
 
@@ -519,6 +568,13 @@ pub fn run(
         match stepper.step(root, in_flight.is_empty(), None, &mut done)? {
             Step::Idle | Step::Beyond(_) => break,
             Step::Arrival { now, event: p } => {
+                if p.tick {
+                    if let Source::Closed(src) = &mut source {
+                        src.tick(now);
+                        drain_source(&mut stepper, &mut next_index, *src)?;
+                    }
+                    continue;
+                }
                 if p.process.is_none() {
                     pull_open(&mut stepper, &mut source, &mut next_index, &mut last_open)?;
                 }
@@ -564,6 +620,7 @@ pub fn run(
                 if let (Some(proc_), Source::Closed(src)) = (p.process, &mut source) {
                     let next = src.issued(proc_, p.index, now);
                     schedule_next(&mut stepper, &mut next_index, proc_, next)?;
+                    drain_source(&mut stepper, &mut next_index, *src)?;
                 }
             }
             Step::Woken { now } => {
@@ -611,6 +668,7 @@ pub fn run(
                     if let (Some(proc_), Source::Closed(src)) = (f.process, &mut source) {
                         let next = src.completed(proc_, f.index, now);
                         schedule_next(&mut stepper, &mut next_index, proc_, next)?;
+                        drain_source(&mut stepper, &mut next_index, *src)?;
                     }
                 }
             }

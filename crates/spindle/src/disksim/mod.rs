@@ -3,6 +3,7 @@
 //! outside DiskSim's parameter tables ([`names`]); the synthetic generator blocks into
 //! a workload ([`synthio`]).
 
+pub mod driverq;
 pub mod import;
 pub mod names;
 pub mod param;

@@ -590,7 +590,7 @@ disksim_synthio Synthio {
     }
 
     #[test]
-    fn time_shared_processors_are_refused_as_not_modelled() {
+    fn time_shared_processors_are_accepted() {
         let two = GOOD.replacen(
             "   ]\n}",
             &format!(
@@ -602,11 +602,9 @@ disksim_synthio Synthio {
         let ok = parse_str(&two, Path::new("t.parv")).unwrap();
         let spec = read(&ok).unwrap().unwrap();
         assert_eq!(spec.generators.len(), 2);
-        // Readable, but DiskSim would time-share one processor between them.
-        let e = spec.runnable().unwrap_err().to_string();
-        assert!(e.contains("time-shared on one processor"), "{e}");
+        // DiskSim time-shares the processors between them; so does spindle.
+        assert!(crate::workload::synth::SynthLoop::new(&spec).is_ok());
         let one_cpu = SynthSpec { cpus: 1, ..spec };
-        let e = one_cpu.runnable().unwrap_err().to_string();
-        assert!(e.contains("time-sharing processors"), "{e}");
+        assert!(crate::workload::synth::SynthLoop::new(&one_cpu).is_ok());
     }
 }

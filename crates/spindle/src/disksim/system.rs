@@ -1,23 +1,31 @@
 //! A whole DiskSim configuration as spindle runs it today: the disks of the topology
-//! as a volume set, each behind the host queue of the `disksim_iodriver`, driven by
-//! the file's synthetic generator ([`super::synthio`]).
+//! as a volume set, each behind its queue in the `disksim_iodriver`
+//! ([`super::driverq`]), driven by the file's synthetic generator ([`super::synthio`])
+//! on DiskSim's process-flow processors.
 //!
 //! Only what maps onto spindle exactly is accepted: every `disksim_logorg` must be
 //! `Parts` / `Asis` / `Noredun` over one disk (so a generator's device is one disk);
-//! one I/O driver of type 1 with `Use queueing in subsystem = 1` (it keeps requests
-//! in its queue and passes each disk as many as the disk's `Max queue length`), whose
+//! one I/O driver of type 1. With `Use queueing in subsystem = 1` it passes each disk
+//! as many requests as the disk's `Max queue length`, with 0 one at a time. Its
 //! scheduling policy is FCFS (1), elevator (2), C-LOOK (3) or SSTF (4) on LBNs;
-//! pass-through controllers (type 1) only. Striping, redundancy, controller caches,
+//! priority scheme 1 serves time-critical and time-limited requests first by their
+//! own policy; timeout scheme 1 becomes an aging bound (see `driver_queue`).
+//! Pass-through controllers (type 1) only. Striping, redundancy, controller caches,
 //! intelligent controllers and other policies are refused with the file, line and
 //! block name.
 
+use super::driverq::{DriverQueue, Urgent};
 use super::import::{import_parv, ImportError, ImportedDisk};
 use super::param::{parse_file, Block, Loc, ParamFile, Topology, Value};
 use super::synthio::read_synthio;
+use crate::disk::drive::Drive;
 use crate::engine::{self, RunOptions, Source};
+use crate::node::Device;
 use crate::sched::SchedulerKind;
+use crate::stack::array::Volumes;
+use crate::stack::drive_node::DriveNode;
 use crate::stack::queue::QueueSpec;
-use crate::stack::tree::build_from_params;
+use crate::stack::tree::Built;
 use crate::time::SimTime;
 use crate::workload::synth::{SynthLoop, SynthSpec};
 use std::path::Path;
@@ -33,8 +41,12 @@ fn at<T>(loc: &Loc, msg: impl Into<String>) -> Result<T, ImportError> {
 #[derive(Clone, Debug)]
 pub struct System {
     pub disks: Vec<ImportedDisk>,
-    /// The I/O driver's queue, in front of every disk.
+    /// The I/O driver's queue, in front of every disk: policy, requests kept at each
+    /// disk, and the timeout (as an aging bound).
     pub queue: QueueSpec,
+    /// With `Scheduling priority scheme = 1`: the policy of the queue that serves
+    /// time-critical and time-limited requests first.
+    pub priority: Option<SchedulerKind>,
     pub synth: SynthSpec,
 }
 
@@ -60,7 +72,7 @@ pub fn load_system(path: &Path) -> Result<System, ImportError> {
     let file = parse_file(path)?;
     let disks = import_parv(path)?;
     refuse_unrepresentable(&file)?;
-    let queue = driver_queue(&file, &disks)?;
+    let (queue, priority) = driver_queue(&file, &disks)?;
     let names: Vec<&str> = disks.iter().map(|d| d.instance.as_str()).collect();
     let orgs = logorg_disks(&file, &names)?;
     let synth = read_synthio(&file, &mut |name, loc| {
@@ -81,20 +93,30 @@ pub fn load_system(path: &Path) -> Result<System, ImportError> {
             msg: "no disksim_synthio block: only synthetic DiskSim configurations run yet".into(),
         });
     };
-    synth.runnable().map_err(|e| ImportError::File {
+    synth.validate().map_err(|e| ImportError::File {
         file: path.display().to_string(),
         msg: format!("disksim_synthio: {e}"),
     })?;
     Ok(System {
         disks,
         queue,
+        priority,
         synth,
     })
 }
 
-/// Blocks whose behaviour spindle does not model yet.
+/// Blocks whose behaviour spindle does not model yet; misspelt names in the
+/// logorg, controller and driver blocks.
 fn refuse_unrepresentable(file: &ParamFile) -> Result<(), ImportError> {
     let used: Vec<String> = file.instantiations.iter().map(|i| i.spec.clone()).collect();
+    for b in &file.blocks {
+        if matches!(
+            b.resolved(file).type_name.as_str(),
+            "disksim_logorg" | "disksim_ctlr" | "disksim_iodriver"
+        ) {
+            super::import::check_names(b, file)?;
+        }
+    }
     for b in &file.blocks {
         let r = b.resolved(file);
         let name = b.name.as_deref().unwrap_or("?");
@@ -210,8 +232,24 @@ fn logorg_devices(b: &Block) -> Result<Vec<(String, Loc)>, ImportError> {
         .collect()
 }
 
-/// The one I/O driver's queue.
-fn driver_queue(file: &ParamFile, disks: &[ImportedDisk]) -> Result<QueueSpec, ImportError> {
+fn policy(p: &super::param::Param, what: &str, name: &str) -> Result<SchedulerKind, ImportError> {
+    match p.value {
+        Value::Int(1) => Ok(SchedulerKind::Fcfs),
+        Value::Int(2) => Ok(SchedulerKind::Look),
+        Value::Int(3) => Ok(SchedulerKind::CLook),
+        Value::Int(4) => Ok(SchedulerKind::Sstf),
+        ref v => at(
+            &p.loc,
+            format!("disksim_iodriver `{name}`: {what} {v:?} has no spindle scheduler (1 FCFS, 2 elevator, 3 C-LOOK and 4 SSTF on LBNs do)"),
+        ),
+    }
+}
+
+/// The one I/O driver's queue, and its priority queue's policy if it has one.
+fn driver_queue(
+    file: &ParamFile,
+    disks: &[ImportedDisk],
+) -> Result<(QueueSpec, Option<SchedulerKind>), ImportError> {
     let drivers: Vec<&Topology> = file
         .topologies
         .iter()
@@ -265,12 +303,15 @@ fn driver_queue(file: &ParamFile, disks: &[ImportedDisk]) -> Result<QueueSpec, I
             );
         }
     }
-    match block.get("Use queueing in subsystem") {
-        Some(p) if p.value == Value::Int(1) => {}
+    // Queueing in the subsystem: the driver hands each disk as many requests as the
+    // disk queues; without, one at a time (DiskSim's `check_send_out_request`).
+    let use_queueing = match block.get("Use queueing in subsystem") {
+        Some(p) if p.value == Value::Int(1) => true,
+        Some(p) if p.value == Value::Int(0) => false,
         Some(p) => {
             return at(
                 &p.loc,
-                format!("disksim_iodriver `{name}`: `Use queueing in subsystem` other than 1 is not modelled"),
+                format!("disksim_iodriver `{name}`: `Use queueing in subsystem` must be 0 or 1"),
             )
         }
         None => {
@@ -279,37 +320,21 @@ fn driver_queue(file: &ParamFile, disks: &[ImportedDisk]) -> Result<QueueSpec, I
                 format!("disksim_iodriver `{name}` lacks `Use queueing in subsystem`"),
             )
         }
-    }
+    };
     let Some(Value::Block(q)) = block.get("Scheduler").map(|p| &p.value) else {
         return at(
             &block.loc,
             format!("disksim_iodriver `{name}` lacks its Scheduler (disksim_ioqueue)"),
         );
     };
-    let policy = q.get("Scheduling policy").ok_or_else(|| ImportError::At {
+    let policy_p = q.get("Scheduling policy").ok_or_else(|| ImportError::At {
         loc: q.loc.to_string(),
         msg: "the driver's ioqueue lacks `Scheduling policy`".into(),
     })?;
-    let kind = match policy.value {
-        Value::Int(1) => SchedulerKind::Fcfs,
-        Value::Int(2) => SchedulerKind::Look,
-        Value::Int(3) => SchedulerKind::CLook,
-        Value::Int(4) => SchedulerKind::Sstf,
-        ref v => {
-            return at(
-                &policy.loc,
-                format!("disksim_iodriver `{name}`: scheduling policy {v:?} has no spindle scheduler (1 FCFS, 2 elevator, 3 C-LOOK and 4 SSTF on LBNs do)"),
-            )
-        }
-    };
-    for (key, zero_ok) in [
-        ("Sequential stream scheme", true),
-        ("Overlapping request scheme", true),
-        ("Scheduling timeout scheme", true),
-        ("Scheduling priority scheme", true),
-    ] {
+    let kind = policy(policy_p, "scheduling policy", &name)?;
+    for key in ["Sequential stream scheme", "Overlapping request scheme"] {
         if let Some(p) = q.get(key) {
-            if zero_ok && p.value != Value::Int(0) {
+            if p.value != Value::Int(0) {
                 return at(
                     &p.loc,
                     format!("disksim_iodriver `{name}`: `{key}` other than 0 is not modelled"),
@@ -317,6 +342,56 @@ fn driver_queue(file: &ParamFile, disks: &[ImportedDisk]) -> Result<QueueSpec, I
             }
         }
     }
+    // Priority scheme 1: time-critical and time-limited requests wait in a queue of
+    // their own, served first by `Priority scheduling`.
+    let priority = match q.get("Scheduling priority scheme") {
+        None => None,
+        Some(p) if p.value == Value::Int(0) => None,
+        Some(p) if p.value == Value::Int(1) => {
+            let ps = q.get("Priority scheduling").ok_or_else(|| ImportError::At {
+                loc: p.loc.to_string(),
+                msg: format!("disksim_iodriver `{name}`: priority scheme 1 needs `Priority scheduling`"),
+            })?;
+            Some(policy(ps, "priority scheduling", &name)?)
+        }
+        Some(p) => {
+            return at(
+                &p.loc,
+                format!("disksim_iodriver `{name}`: `Scheduling priority scheme` other than 0 or 1 is not modelled"),
+            )
+        }
+    };
+    // Timeout scheme 1: a request waiting longer than `Timeout time/weight` driver
+    // ticks (DiskSim ticks once a second: 100 clock interrupts 10 ms apart) goes
+    // ahead of the others. spindle's aging bound serves such requests oldest first
+    // where DiskSim schedules them by `Timeout scheduling`: the two differ only among
+    // requests that have waited that long (and with a priority scheme DiskSim moves
+    // them into the priority queue instead).
+    let max_wait_ms = match q.get("Scheduling timeout scheme") {
+        None => None,
+        Some(p) if p.value == Value::Int(0) => None,
+        Some(p) if p.value == Value::Int(1) => {
+            let t = q.get("Timeout time/weight").ok_or_else(|| ImportError::At {
+                loc: p.loc.to_string(),
+                msg: format!("disksim_iodriver `{name}`: timeout scheme 1 needs `Timeout time/weight`"),
+            })?;
+            match t.value {
+                Value::Int(n) if (1..=1_000_000).contains(&n) => Some(n as f64 * 1000.0),
+                ref v => {
+                    return at(
+                        &t.loc,
+                        format!("disksim_iodriver `{name}`: `Timeout time/weight` must be 1..=1000000 ticks, got {v:?}"),
+                    )
+                }
+            }
+        }
+        Some(p) => {
+            return at(
+                &p.loc,
+                format!("disksim_iodriver `{name}`: `Scheduling timeout scheme` other than 0 or 1 is not modelled"),
+            )
+        }
+    };
     for key in ["Write initiation delay", "Read initiation delay"] {
         if let Some(p) = q.get(key) {
             if !matches!(p.value, Value::Float(0.0) | Value::Int(0)) {
@@ -327,28 +402,59 @@ fn driver_queue(file: &ParamFile, disks: &[ImportedDisk]) -> Result<QueueSpec, I
             }
         }
     }
-    // The driver hands each disk as many requests as the disk queues.
-    let depth = disks
-        .iter()
-        .map(|d| d.params.firmware.queue_depth)
-        .min()
-        .unwrap_or(1)
-        .max(1);
-    Ok(QueueSpec {
-        depth,
-        ..QueueSpec::new(kind)
+    let depth = if use_queueing {
+        disks
+            .iter()
+            .map(|d| d.params.firmware.queue_depth)
+            .min()
+            .unwrap_or(1)
+            .max(1)
+    } else {
+        1
+    };
+    Ok((
+        QueueSpec {
+            depth,
+            max_wait_ms,
+            ..QueueSpec::new(kind)
+        },
+        priority,
+    ))
+}
+
+/// The disks, each behind its driver queue, as a volume set (device `i` is disk `i`).
+pub fn build_tree(sys: &System, urgent: &Urgent) -> Result<Built, String> {
+    let mut members: Vec<Box<dyn Device>> = Vec::with_capacity(sys.disks.len());
+    for (i, d) in sys.disks.iter().enumerate() {
+        let mut p = d.params.clone();
+        p.firmware.queue_depth = p.firmware.queue_depth.max(sys.queue.depth);
+        let drive = Drive::new(p).map_err(|e| format!("disk {i} ({}): {e}", d.instance))?;
+        members.push(Box::new(DriverQueue::new(
+            Box::new(DriveNode::new(drive, d.instance.clone())),
+            (sys.queue.kind, sys.queue.max_wait_ms),
+            sys.priority.map(|k| (k, urgent.clone())),
+            sys.queue.depth,
+        )));
+    }
+    let v = Volumes::new(members);
+    Ok(Built {
+        units: v.units(),
+        root: Box::new(v),
+        drives: sys.disks.len(),
     })
 }
 
 /// Runs `sys` with the generator seeded by `seed`.
 pub fn run_system(sys: &System, seed: u64) -> Result<SystemResult, String> {
-    let params: Vec<_> = sys.disks.iter().map(|d| d.params.clone()).collect();
-    let mut built = build_from_params(&params, &sys.queue)?;
     let spec = SynthSpec {
         seed,
         ..sys.synth.clone()
     };
-    let mut src = SynthLoop::new(&spec).map_err(|e| e.to_string())?;
+    let urgent = Urgent::default();
+    let mut src = SynthLoop::new(&spec)
+        .map_err(|e| e.to_string())?
+        .with_urgent(urgent.clone());
+    let mut built = build_tree(sys, &urgent)?;
     let mut logs = Vec::new();
     let totals = engine::run(
         built.root.as_mut(),
@@ -404,6 +510,26 @@ mod tests {
     }
 
     #[test]
+    fn synthmixed_imports_its_driver_queue_and_runs_time_shared() {
+        let sys = load_system(&bundled_disksim_dir().join("synthmixed.parv")).expect("loads");
+        // No queueing in the subsystem: one request at the disk at a time; priority
+        // scheme 1 with C-LOOK; a 30-tick (30 s) timeout.
+        assert_eq!(sys.queue.depth, 1);
+        assert_eq!(sys.queue.kind, SchedulerKind::CLook);
+        assert_eq!(sys.priority, Some(SchedulerKind::CLook));
+        assert_eq!(sys.queue.max_wait_ms, Some(30_000.0));
+        assert_eq!((sys.synth.cpus, sys.synth.generators.len()), (5, 5));
+        for seed in [5, 42] {
+            let r = run_system(&sys, seed).expect("runs");
+            assert!(r.completed >= 9_990, "{r:?}");
+            // One processor thinks for all five (exponential, 50 ms): the run lasts
+            // at least about 10,000 × 50 ms / 2 (two processors at most, mostly one).
+            assert!(r.stop_ms > 200_000.0, "{r:?}");
+            assert!(r.mean_ms > 10.0 && r.mean_ms < 100.0, "{r:?}");
+        }
+    }
+
+    #[test]
     fn what_spindle_cannot_represent_is_refused_with_file_line_and_block() {
         let dir = bundled_disksim_dir();
         let e = load_system(&dir.join("synthraid5.parv"))
@@ -427,14 +553,14 @@ mod tests {
             e.contains("synthcachedev.parv:") && e.contains("modelled"),
             "{e}"
         );
-        // A striped logorg names its block.
-        let text = std::fs::read_to_string(dir.join("synthopen.parv"))
-            .unwrap()
-            .replacen(
-                "Distribution scheme = Asis",
-                "Distribution scheme = Striped",
-                1,
-            );
+        // A striped logorg names its block; so does a misspelt logorg parameter.
+        let base = std::fs::read_to_string(dir.join("synthopen.parv")).unwrap();
+        let text = base.replacen(
+            "Distribution scheme = Asis",
+            "Distribution scheme = Striped",
+            1,
+        );
+        let misspelt = base.replacen("Stripe unit", "Strip unit", 1);
         let tmp = std::env::temp_dir().join(format!("spindle-striped-{}", std::process::id()));
         std::fs::create_dir_all(&tmp).unwrap();
         for f in ["atlas10k", "ibm18es", "cheetah9LP"] {
@@ -446,10 +572,18 @@ mod tests {
             }
         }
         std::fs::write(tmp.join("striped.parv"), text).unwrap();
+        std::fs::write(tmp.join("misspelt.parv"), misspelt).unwrap();
         let e = load_system(&tmp.join("striped.parv"))
             .unwrap_err()
             .to_string();
+        let m = load_system(&tmp.join("misspelt.parv"))
+            .unwrap_err()
+            .to_string();
         std::fs::remove_dir_all(&tmp).ok();
+        assert!(
+            m.contains("misspelt.parv:") && m.contains("`Strip unit`") && m.contains("Stripe unit"),
+            "{m}"
+        );
         assert!(
             e.contains("striped.parv:149:")
                 && e.contains("disksim_logorg `org0`")

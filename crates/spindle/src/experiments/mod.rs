@@ -3,6 +3,7 @@
 //! EXPERIMENTS.md).
 
 pub mod dedup_exps;
+pub mod disksim_suite;
 pub mod mimd_eq;
 pub mod mimd_headtrack;
 pub mod mimd_prototype;

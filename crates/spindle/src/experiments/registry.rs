@@ -91,6 +91,11 @@ pub fn registry() -> Vec<Experiment> {
             run: disksim_validation,
         },
         Experiment {
+            id: "DISKSIM-SUITE",
+            title: "DiskSim's synthetic test configurations",
+            run: super::disksim_suite::disksim_suite,
+        },
+        Experiment {
             id: "DISK-SEEDS",
             title: "The seed papers' drives",
             run: seed_drives,

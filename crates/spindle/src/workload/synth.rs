@@ -12,13 +12,18 @@
 //!
 //! * time-critical (`p_critical`): the process stops until the request completes, then
 //!   draws and thinks for the next one (closed-loop behaviour);
-//! * time-limited (`p_limited`): the process goes on, but after `time_limit` of its own
-//!   computing (think) time it stops until that request completes, if it has not;
+//! * time-limited (`p_limited`): the process goes on, but at a time limit it stops
+//!   until that request completes, if it has not;
 //! * otherwise it never waits (open-loop behaviour).
 //!
 //! Think times and time limits are process *computing* time, as DiskSim's process-flow
-//! model counts them: a process that waits is not computing, so its limits do not run
-//! while it waits.
+//! model counts them: a process that waits is not computing. Time limits follow what
+//! DiskSim does (`synthio_appendio`), not what its manual suggests: a limit is drawn
+//! with its request and counts from that draw, the request's think time included; a
+//! pending limit goes before the next issue only if it falls strictly within that
+//! request's think time, and otherwise counts again from the next draw. Limits thus
+//! fire late (DiskSim's synthmixed.parv reports 1.6 s from issue to limit on average)
+//! and processes rarely stop at one.
 //!
 //! Stop conditions, as DiskSim: a global count of generated requests (each generator's
 //! first request is counted at start) and a maximum time. Both are checked when a
@@ -27,20 +32,18 @@
 //! instant, so a DiskSim-style report counts only requests done by then.
 //!
 //! **CPUs.** In DiskSim a generator is a process that needs a processor to think, and
-//! a generator whose requests never make it wait (both probabilities 0) never gives its
-//! processor back. The rule spindle models, as observed on DiskSim itself: with at
-//! least as many processors as generators every generator runs on its own; with fewer
-//! processors than generators and every generator never-waiting, only the *last*
-//! `cpus` generators of the list ever run (the others' first requests are counted as
-//! generated but never issued: synthopen.parv with 1 processor and 3 generators sends
-//! all its requests to the third generator's disk). Fewer processors than generators
-//! with any waiting generator (time-shared thinking) is refused as not modelled. So is
-//! a list of several generators in which one both waits for requests and thinks
-//! between them: DiskSim (observed on synthmixed.parv with 5 processors, queue
-//! settings made plain) then runs all those generators on processor 0, one at a
-//! time, while processors 1 to 4 stay idle; requests come five times less often than
-//! one processor per generator would give. Generators that wait but never think (the
-//! closed loop of synthclosed.parv) are unaffected and run.
+//! spindle follows DiskSim's process-flow dispatcher (`disksim_pfsim.c`,
+//! `disksim_pfdisp.c`): every process starts in one dispatch queue, the last
+//! generator first, and each processor takes the first ready one. A process keeps its
+//! processor until it sleeps (at the issue of a time-critical request; at a time limit
+//! whose request is still out); the processor then takes the next ready process, or
+//! idles. A completion wakes its process onto the end of the queue, and, since every
+//! completion interrupt runs on processor 0, only processor 0, if idle, takes it
+//! there and then: an idle processor other than 0 never looks at the queue again.
+//! So an open generator that never waits holds its processor for ever (synthopen.parv,
+//! one processor, three generators: only the third runs), and generators that both
+//! wait and think end up time-shared on processor 0 (synthmixed.parv, five
+//! generators on five processors: processors 1 to 4 go idle one by one).
 
 use super::{rng, WorkloadError};
 use crate::time::SimTime;
@@ -292,13 +295,6 @@ impl SynthGen {
         self.p_critical == 0.0 && self.p_limited == 0.0
     }
 
-    /// Whether the process ever computes (a think time can be above zero).
-    pub fn thinks(&self) -> bool {
-        !self.general_think.is_zero()
-            || (self.p_seq > 0.0 && !self.seq_think.is_zero())
-            || (self.p_local > 0.0 && !self.local_think.is_zero())
-    }
-
     fn blocks_per_device(&self) -> u64 {
         self.capacity / u64::from(self.blocking.max(1))
     }
@@ -421,44 +417,18 @@ impl SynthSpec {
         Ok(())
     }
 
-    /// Whether spindle models how DiskSim's processors run these generators (see the
-    /// module comment): refuses the cases where processors are time-shared.
-    pub fn runnable(&self) -> Result<(), WorkloadError> {
-        let n = self.generators.len();
-        if (self.cpus as usize) < n && !self.generators.iter().all(SynthGen::never_waits) {
-            return Err(WorkloadError::new(
-                "cpus",
-                format!(
-                    "{} processors for {n} generators some of which wait for their requests: \
-                     time-sharing processors between waiting generators is not modelled \
-                     (give at least {n} processors)",
-                    self.cpus
-                ),
-            ));
-        }
-        if n > 1 {
-            if let Some(i) = self
-                .generators
-                .iter()
-                .position(|g| !g.never_waits() && g.thinks())
-            {
-                return Err(WorkloadError::new(
-                    format!("generators[{i}]"),
-                    "waits for some requests and thinks between them, beside other generators: \
-                     DiskSim then runs the waiting generators time-shared on one processor \
-                     (the others stay idle), which is not modelled yet",
-                ));
-            }
-        }
-        Ok(())
-    }
-
-    /// The generators that ever run (see the module comment on CPUs).
+    /// The generators that start on a processor (see the module comment on CPUs):
+    /// with fewer processors than generators, the last ones of the list.
     pub fn running(&self) -> std::ops::Range<usize> {
         let n = self.generators.len();
         n.saturating_sub(self.cpus as usize)..n
     }
 }
+
+/// Request numbers (engine indices) of time-critical and time-limited requests, filled
+/// in by [`SynthLoop::with_urgent`]'s loop as it hands requests to the engine (which
+/// numbers them in that order), for a queue that serves them first.
+pub type Urgent = std::rc::Rc<std::cell::RefCell<rustc_hash::FxHashSet<u64>>>;
 
 /// A generated request not yet issued.
 #[derive(Clone, Copy, Debug)]
@@ -472,35 +442,55 @@ struct Drawn {
     limited: bool,
     /// Computing time before its issue, ns.
     think: u64,
+    /// The process's sequence number for it.
+    seq: u64,
+}
+/// What a process does when it next runs on a processor.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Resume {
+    /// Checks the stop conditions and draws its next request (DiskSim's synthio
+    /// event, after an issue or after waking from a time-critical request).
+    Generate,
+    /// Goes on thinking towards its pending request.
+    Advance,
 }
 
 /// Where a process is.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum State {
-    /// Thinking towards the issue of `pending` (handed to the engine).
+    /// On a processor, thinking towards the issue of `pending` (handed to the engine).
     Issuing,
-    /// Stopped until request `index` (time-critical) completes.
-    Critical(u64),
-    /// Reached the time limit of request `index` at `at`; waits for it if not done.
-    Limit { index: u64, at: SimTime },
-    /// Never runs, or stopped.
+    /// On a processor, computing up to the time limit of its request `seq`, reached
+    /// at `at` (a tick is asked for then): it sleeps there if the request is still out.
+    Limit { seq: u64, at: SimTime },
+    /// Off its processor until its request `seq` completes.
+    Asleep { seq: u64, then: Resume },
+    /// Woken (or never yet run), in the dispatch queue.
+    Ready(Resume),
+    /// Stopped.
     Idle,
 }
 
 struct Process {
     rng: ChaCha8Rng,
-    /// Computing time spent so far, ns.
-    tau: u64,
-    /// Time limits of outstanding time-limited requests: (computing-time deadline,
-    /// engine index), earliest first.
+    /// DiskSim's list of pending time limits (`gen->limits`): (computing time after
+    /// the previous entry, request), earliest first. Its head counts from the latest
+    /// generation: DiskSim re-bases the list each time it draws a request.
     limits: Vec<(u64, u64)>,
-    /// Outstanding time-limited requests (engine indices).
+    /// The limits placed before the pending request's issue: (computing time after
+    /// the previous one or the draw, request).
+    before: std::collections::VecDeque<(u64, u64)>,
+    /// Outstanding time-limited requests (process sequence numbers).
     outstanding: Vec<u64>,
+    /// The next request's sequence number.
+    next_seq: u64,
     /// The request being thought towards (or issued and not yet classified).
     pending: Option<Drawn>,
     /// The previous request, for sequential and local draws.
     prev: Option<Drawn>,
     state: State,
+    /// The processor it runs on.
+    cpu: Option<usize>,
 }
 
 /// The running generator: a [`crate::engine::ClosedSource`] whose processes issue
@@ -512,6 +502,19 @@ pub struct SynthLoop {
     end: SimTime,
     stopped_at: Option<SimTime>,
     error: Option<String>,
+    /// The process on each processor.
+    cpus: Vec<Option<usize>>,
+    /// Processes ready to run, first to run first (DiskSim's dispatch queue).
+    dispq: std::collections::VecDeque<usize>,
+    /// Requests made ready, for the engine ([`crate::engine::ClosedSource::take_other`]).
+    ready: std::collections::VecDeque<(u32, IoRecord)>,
+    /// Times at which a process reaches a time limit, for the engine.
+    ticks: Vec<SimTime>,
+    /// Requests handed to the engine so far (the next one's engine index).
+    handed: u64,
+    urgent: Option<Urgent>,
+    /// Engine index to process sequence number, for requests a process may wait on.
+    seq_of: rustc_hash::FxHashMap<u64, u64>,
 }
 
 fn ms_to_ns(ms: f64) -> u64 {
@@ -522,16 +525,17 @@ fn ms_to_ns(ms: f64) -> u64 {
 impl SynthLoop {
     pub fn new(spec: &SynthSpec) -> Result<SynthLoop, WorkloadError> {
         spec.validate()?;
-        spec.runnable()?;
         let procs = (0..spec.generators.len())
             .map(|g| Process {
                 rng: rng(spec.seed, super::streams::synth_generator(g as u32)),
-                tau: 0,
                 limits: Vec::new(),
+                before: Default::default(),
                 outstanding: Vec::new(),
+                next_seq: 0,
                 pending: None,
                 prev: None,
                 state: State::Idle,
+                cpu: None,
             })
             .collect();
         Ok(SynthLoop {
@@ -541,7 +545,21 @@ impl SynthLoop {
             end: SimTime(ms_to_ns(spec.max_time_ms)),
             stopped_at: None,
             error: None,
+            cpus: vec![None; spec.cpus as usize],
+            dispq: Default::default(),
+            ready: Default::default(),
+            ticks: Vec::new(),
+            handed: 0,
+            urgent: None,
+            seq_of: Default::default(),
         })
+    }
+
+    /// Records the engine index of every time-critical and time-limited request in
+    /// `urgent` (the loop must be the engine's only source of requests).
+    pub fn with_urgent(mut self, urgent: Urgent) -> SynthLoop {
+        self.urgent = Some(urgent);
+        self
     }
 
     /// When the workload stopped (a stop condition was reached), if it did.
@@ -635,6 +653,7 @@ impl SynthLoop {
                     critical: false,
                     limited: false,
                     think,
+                    seq: 0,
                 }
             }
             _ => {
@@ -651,12 +670,54 @@ impl SynthLoop {
                     critical: false,
                     limited: false,
                     think,
+                    seq: 0,
                 }
             }
         };
         let class = self.procs[g].rng.gen::<f64>() - gen.p_critical;
         d.critical = class < 0.0;
         d.limited = !d.critical && class < gen.p_limited;
+        let p = &mut self.procs[g];
+        d.seq = p.next_seq;
+        p.next_seq += 1;
+        Some(d)
+    }
+
+    /// Where DiskSim puts the time limits as it appends request `d` (think time
+    /// `d.think`) to the process (`synthio_appendio`): a time-limited request's limit
+    /// (drawn now, counted from the draw, so including the think time) joins the
+    /// pending list; then the limits that fall strictly within the think time go
+    /// before the issue. The rest wait for the next draw, from which they count
+    /// again (DiskSim does not age them by the computing time that passes).
+    fn append(&mut self, g: usize, mut d: Drawn) -> Option<Drawn> {
+        if d.limited {
+            let limit = self.spec.generators[g].time_limit;
+            let lim = self.time_draw(g, limit, "time limit")?;
+            let p = &mut self.procs[g];
+            let mut t = lim.saturating_add(d.think);
+            // Insert into the delta list, after equal times.
+            let mut i = 0;
+            while i < p.limits.len() && t >= p.limits[i].0 {
+                t -= p.limits[i].0;
+                i += 1;
+            }
+            if let Some(next) = p.limits.get_mut(i) {
+                next.0 -= t;
+            }
+            p.limits.insert(i, (t, d.seq));
+        }
+        let p = &mut self.procs[g];
+        p.before.clear();
+        let mut fired = 0;
+        for &(delta, seq) in &p.limits {
+            if delta >= d.think {
+                break;
+            }
+            d.think -= delta;
+            p.before.push_back((delta, seq));
+            fired += 1;
+        }
+        p.limits.drain(..fired);
         Some(d)
     }
 
@@ -671,7 +732,7 @@ impl SynthLoop {
             return false;
         }
         self.generated += 1;
-        match self.draw(g) {
+        match self.draw(g).and_then(|d| self.append(g, d)) {
             Some(d) => {
                 self.procs[g].pending = Some(d);
                 true
@@ -694,36 +755,81 @@ impl SynthLoop {
         let blocking = u64::from(self.spec.generators[g].blocking);
         let p = &mut self.procs[g];
         let mut d = p.pending?;
-        loop {
-            let issue_tau = p.tau + d.think;
-            match p.limits.first().copied() {
-                Some((deadline, index)) if deadline < issue_tau => {
-                    let dt = deadline.saturating_sub(p.tau);
-                    now = SimTime(now.0.saturating_add(dt));
-                    p.tau = p.tau.max(deadline);
-                    d.think = issue_tau - p.tau;
-                    p.limits.remove(0);
-                    if p.outstanding.contains(&index) {
-                        p.pending = Some(d);
-                        p.state = State::Limit { index, at: now };
-                        return None;
+        while let Some((delta, seq)) = p.before.pop_front() {
+            now = SimTime(now.0.saturating_add(delta));
+            if p.outstanding.contains(&seq) {
+                p.state = State::Limit { seq, at: now };
+                return None;
+            }
+        }
+        let wait = d.think;
+        d.think = 0;
+        p.pending = Some(d);
+        p.state = State::Issuing;
+        Some(IoRecord {
+            arrival: SimTime(now.0.saturating_add(wait)),
+            device: d.device,
+            lbn: d.block * blocking,
+            blocks: (d.count * blocking) as u32,
+            write: !d.read,
+            content: Vec::new(),
+        })
+    }
+}
+
+impl SynthLoop {
+    /// Process `g`, on a processor, computes from `now`: draws its next request
+    /// first if `resume` says so, then thinks towards it. Its request goes to the
+    /// engine; a time limit on the way asks for a tick.
+    fn run(&mut self, g: usize, now: SimTime, resume: Resume) {
+        if resume == Resume::Generate && !self.generate(g, now) {
+            self.procs[g].state = State::Idle;
+            return;
+        }
+        match self.advance(g, now) {
+            Some(rec) => {
+                // The engine numbers requests in the order they are handed over.
+                if let (Some(u), Some(d)) = (&self.urgent, self.procs[g].pending) {
+                    if d.critical || d.limited {
+                        u.borrow_mut().insert(self.handed);
                     }
                 }
-                _ => {
-                    let wait = issue_tau - p.tau;
-                    p.tau = issue_tau;
-                    d.think = 0;
-                    p.pending = Some(d);
-                    p.state = State::Issuing;
-                    return Some(IoRecord {
-                        arrival: SimTime(now.0.saturating_add(wait)),
-                        device: d.device,
-                        lbn: d.block * blocking,
-                        blocks: (d.count * blocking) as u32,
-                        write: !d.read,
-                        content: Vec::new(),
-                    });
+                self.handed += 1;
+                self.ready.push_back((g as u32, rec));
+            }
+            None => {
+                if let State::Limit { at, .. } = self.procs[g].state {
+                    self.ticks.push(at);
                 }
+            }
+        }
+    }
+
+    /// Process `g` stops until its request `seq` completes; its processor takes the
+    /// next ready process, or idles.
+    fn sleep(&mut self, g: usize, now: SimTime, seq: u64, then: Resume) {
+        self.procs[g].state = State::Asleep { seq, then };
+        if let Some(c) = self.procs[g].cpu.take() {
+            self.cpus[c] = None;
+            self.dispatch(c, now);
+        }
+    }
+
+    /// An idle processor `c` runs the first ready process, if any. DiskSim does this
+    /// only when a process stops on `c`, and on processor 0 at the end of each
+    /// interrupt (every completion interrupt goes to processor 0): a woken process
+    /// never reaches an idle processor other than 0.
+    fn dispatch(&mut self, c: usize, now: SimTime) {
+        if self.cpus[c].is_some() || self.stopped_at.is_some() {
+            return;
+        }
+        while let Some(h) = self.dispq.pop_front() {
+            if let State::Ready(resume) = self.procs[h].state {
+                self.cpus[c] = Some(h);
+                self.procs[h].cpu = Some(c);
+                self.procs[h].state = State::Issuing;
+                self.run(h, now, resume);
+                return;
             }
         }
     }
@@ -731,25 +837,24 @@ impl SynthLoop {
 
 impl crate::engine::ClosedSource for SynthLoop {
     fn start(&mut self) -> Vec<(u32, IoRecord)> {
-        // Every generator draws its first request (DiskSim counts them all); only the
-        // running ones think towards it.
-        let mut first = Vec::new();
+        // Every generator draws its first request (DiskSim counts them all) and joins
+        // the dispatch queue, last generator first; each processor takes one.
         for g in 0..self.procs.len() {
             self.generated += 1;
-            match self.draw(g) {
+            match self.draw(g).and_then(|d| self.append(g, d)) {
                 Some(d) => self.procs[g].pending = Some(d),
                 None => {
                     self.stopped_at = Some(SimTime::ZERO);
                     return Vec::new();
                 }
             }
+            self.procs[g].state = State::Ready(Resume::Advance);
         }
-        for g in self.spec.running() {
-            if let Some(rec) = self.advance(g, SimTime::ZERO) {
-                first.push((g as u32, rec));
-            }
+        self.dispq = (0..self.procs.len()).rev().collect();
+        for c in 0..self.cpus.len() {
+            self.dispatch(c, SimTime::ZERO);
         }
-        first
+        self.ready.drain(..).collect()
     }
 
     fn on_complete(&mut self, process: u32, now: SimTime) -> Option<IoRecord> {
@@ -762,43 +867,58 @@ impl crate::engine::ClosedSource for SynthLoop {
         let g = process as usize;
         let d = self.procs.get_mut(g)?.pending.take()?;
         self.procs[g].prev = Some(d);
+        if d.critical || d.limited {
+            self.seq_of.insert(index, d.seq);
+        }
         if d.critical {
-            self.procs[g].state = State::Critical(index);
+            self.sleep(g, now, d.seq, Resume::Generate);
             return None;
         }
         if d.limited {
-            let limit = self.spec.generators[g].time_limit;
-            let Some(lim) = self.time_draw(g, limit, "time limit") else {
-                self.stopped_at = Some(now);
-                return None;
-            };
-            let p = &mut self.procs[g];
-            let deadline = p.tau.saturating_add(lim);
-            let at = p.limits.partition_point(|&(t, _)| t <= deadline);
-            p.limits.insert(at, (deadline, index));
-            p.outstanding.push(index);
+            self.procs[g].outstanding.push(d.seq);
         }
-        if self.generate(g, now) {
-            self.advance(g, now)
-        } else {
-            None
-        }
+        self.run(g, now, Resume::Generate);
+        None
     }
 
     fn completed(&mut self, process: u32, index: u64, now: SimTime) -> Option<IoRecord> {
         let g = process as usize;
+        let seq = self.seq_of.remove(&index)?;
         let p = self.procs.get_mut(g)?;
-        p.outstanding.retain(|&i| i != index);
+        p.outstanding.retain(|&i| i != seq);
         match p.state {
-            State::Critical(i) if i == index => {
-                if self.generate(g, now) {
-                    self.advance(g, now)
-                } else {
-                    None
+            State::Asleep { seq: i, then } if i == seq => {
+                // The completion interrupt (on processor 0) makes it ready.
+                p.state = State::Ready(then);
+                self.dispq.push_back(g);
+                self.dispatch(0, now);
+            }
+            // Done before the limit: the process never stopped and computes on.
+            State::Limit { seq: i, at } if i == seq => {
+                self.procs[g].state = State::Issuing;
+                self.run(g, at.max(now), Resume::Advance);
+            }
+            _ => {}
+        }
+        None
+    }
+
+    fn take_other(&mut self) -> Option<(u32, IoRecord)> {
+        self.ready.pop_front()
+    }
+
+    fn take_tick(&mut self) -> Option<SimTime> {
+        self.ticks.pop()
+    }
+
+    fn tick(&mut self, now: SimTime) {
+        // A process reaching a time limit whose request is still out sleeps.
+        for g in 0..self.procs.len() {
+            if let State::Limit { seq, at } = self.procs[g].state {
+                if at == now && self.procs[g].outstanding.contains(&seq) {
+                    self.sleep(g, now, seq, Resume::Advance);
                 }
             }
-            State::Limit { index: i, at } if i == index => self.advance(g, now.max(at)),
-            _ => None,
         }
     }
 }
@@ -983,22 +1103,41 @@ mod tests {
     }
 
     #[test]
-    fn time_limited_requests_wait_only_after_their_limit() {
-        // A limit of 0: the process waits for each request before thinking on.
+    fn time_limits_count_from_the_latest_draw_as_diskims_do() {
+        // DiskSim counts a limit from the draw of its request, think time included,
+        // and re-bases pending limits at every draw: with a constant 10 ms think and a
+        // 0 ms limit, a limit (10 ms) is never strictly within the next think (10 ms),
+        // so the process never waits although every request takes 30 ms.
         let mut g = open_gen(0);
         g.p_limited = 1.0;
-        g.time_limit = Dist::TwoValue {
-            default: 0.0,
-            second: 0.0,
-            p_second: 0.0,
+        g.general_think = constant(10.0);
+        g.time_limit = constant(0.0);
+        let (mut logs, _) = drive(&spec(vec![g.clone()], 1, 2), 30);
+        logs.sort_by_key(|l| l.arrival);
+        for w in logs.windows(2) {
+            assert_eq!(w[1].arrival.0 - w[0].arrival.0, 10_000_000);
+        }
+        // With varying thinks, a limit falls within the next think whenever that
+        // think is the longer: the process then waits for the request, which is out.
+        g.general_think = Dist::Uniform {
+            min: 5.0,
+            max: 15.0,
         };
         for seed in [2, 4] {
             let (mut logs, _) = drive(&spec(vec![g.clone()], 1, seed), 30);
             logs.sort_by_key(|l| l.arrival);
-            for w in logs.windows(2) {
-                assert!(w[1].arrival >= w[0].done, "seed {seed}");
-            }
+            let waited = logs
+                .windows(2)
+                .filter(|w| w[1].arrival >= w[0].done)
+                .count();
+            let n = logs.len() - 1;
+            assert!(
+                waited > n / 10 && waited < n,
+                "seed {seed}: waited {waited} of {n}"
+            );
         }
+        let mut g = open_gen(0);
+        g.p_limited = 1.0;
         // A limit far beyond the think times: the process never waits (open).
         g.time_limit = Dist::Uniform { min: 1e5, max: 2e5 };
         let (mut limited, _) = drive(&spec(vec![g.clone()], 1, 3), 30);
@@ -1041,6 +1180,65 @@ mod tests {
         assert_eq!(key(&logs), key(&again));
         let (other, _) = drive(&spec(vec![g], 1, 6), 1);
         assert_ne!(key(&logs), key(&other));
+    }
+
+    /// A generator that both thinks and waits for every request (time-critical).
+    fn waiting_thinker(device: u32) -> SynthGen {
+        let mut g = open_gen(device);
+        g.p_critical = 1.0;
+        g
+    }
+
+    fn constant(ms: f64) -> Dist {
+        Dist::TwoValue {
+            default: ms,
+            second: ms,
+            p_second: 0.0,
+        }
+    }
+
+    #[test]
+    fn woken_processes_run_only_on_processor_zero() {
+        // Two generators that think 10 ms and wait for each request, two processors,
+        // a 1 ms device. Both issue at 10 ms and sleep; both wake at 11 ms, into the
+        // dispatch queue, which only processor 0 takes from: processor 1 stays idle
+        // for good, and the two processes take turns on processor 0, one request
+        // every 10 ms (with a processor each: two every 11 ms).
+        for seed in [3, 8] {
+            let mut g = waiting_thinker(0);
+            g.general_think = constant(10.0);
+            let s = SynthSpec {
+                requests: 400,
+                ..spec(vec![g.clone(), g], 2, seed)
+            };
+            let (mut logs, _) = drive(&s, 1);
+            logs.sort_by_key(|l| (l.arrival, l.id));
+            let ms = |t: SimTime| t.0 / 1_000_000;
+            assert_eq!((ms(logs[0].arrival), ms(logs[1].arrival)), (10, 10));
+            for (i, w) in logs[2..].windows(2).enumerate() {
+                assert_eq!(
+                    w[1].arrival.0 - w[0].arrival.0,
+                    10_000_000,
+                    "seed {seed} at {i}"
+                );
+                assert_ne!(w[1].process, w[0].process, "they alternate");
+            }
+            assert_eq!(ms(logs[2].arrival), 21);
+        }
+    }
+
+    #[test]
+    fn a_process_that_never_waits_keeps_its_processor_from_woken_ones() {
+        // Processor 0 starts with the last generator (open, never sleeps); the waiting
+        // one starts on processor 1, sleeps at its first issue, and, woken, never gets
+        // a processor again: processor 0 is never idle and processor 1 never looks.
+        let s = SynthSpec {
+            requests: 3_000,
+            ..spec(vec![waiting_thinker(0), open_gen(0)], 2, 4)
+        };
+        let (logs, _) = drive(&s, 1);
+        assert_eq!(logs.iter().filter(|l| l.process == Some(0)).count(), 1);
+        assert!(logs.iter().filter(|l| l.process == Some(1)).count() > 2_900);
     }
 
     #[test]

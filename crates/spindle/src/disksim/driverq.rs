@@ -1,0 +1,219 @@
+//! DiskSim's device-driver queue (`disksim_ioqueue` inside `disksim_iodriver`) for one
+//! disk: a base queue and, with `Scheduling priority scheme = 1`, a priority queue
+//! that holds the time-critical and time-limited requests and is always served first
+//! (DiskSim's "two queue" scheme). Each is scheduled by its own policy. Requests go
+//! to the disk while fewer than `depth` are out there.
+//!
+//! spindle's requests carry no class, so the generator that issues them tells the
+//! queue which request numbers are urgent ([`Urgent`]), shared through one handle.
+
+use crate::disk::drive::Drive;
+use crate::disk::hdd::{Hdd, Request};
+use crate::node::{tree_line, Device, Done, NodeReport};
+use crate::sched::{HostQueue, SchedulerKind};
+use crate::time::SimTime;
+
+pub use crate::workload::synth::Urgent;
+
+/// One disk's driver queue.
+pub struct DriverQueue {
+    base: HostQueue,
+    /// With a priority scheme: the queue for urgent requests, and who they are.
+    priority: Option<(HostQueue, Urgent)>,
+    child: Box<dyn Device>,
+    depth: usize,
+    /// Requests accepted and not yet completed.
+    accepted: usize,
+    /// Requests out at the disk: id and when it was sent.
+    sent: rustc_hash::FxHashMap<u64, SimTime>,
+    scratch: Vec<Done>,
+}
+
+impl DriverQueue {
+    /// `base` (and `priority`, with the urgent set) in front of `child`, keeping at most
+    /// `depth` requests at it.
+    pub fn new(
+        child: Box<dyn Device>,
+        base: (SchedulerKind, Option<f64>),
+        priority: Option<(SchedulerKind, Urgent)>,
+        depth: u32,
+    ) -> DriverQueue {
+        DriverQueue {
+            base: HostQueue::new(base.0, base.1),
+            priority: priority.map(|(k, u)| (HostQueue::new(k, None), u)),
+            child,
+            depth: depth.max(1) as usize,
+            accepted: 0,
+            sent: Default::default(),
+            scratch: Vec::new(),
+        }
+    }
+
+    fn dispatch(&mut self, now: SimTime) {
+        while self.child.outstanding() < self.depth {
+            let from_priority = self.priority.as_mut().and_then(|(q, _)| q.pop(None, now));
+            let Some(w) = from_priority.or_else(|| self.base.pop(None, now)) else {
+                break;
+            };
+            self.sent.insert(w.req.id, now);
+            self.child.submit(now, w.req);
+        }
+    }
+}
+
+impl Device for DriverQueue {
+    fn capacity(&self) -> u64 {
+        self.child.capacity()
+    }
+
+    fn outstanding(&self) -> usize {
+        self.accepted
+    }
+
+    fn can_accept(&self) -> bool {
+        true
+    }
+
+    fn submit(&mut self, now: SimTime, req: Request) {
+        self.accepted += 1;
+        match &mut self.priority {
+            Some((q, urgent)) if urgent.borrow_mut().remove(&req.id) => q.push(req, now),
+            _ => self.base.push(req, now),
+        }
+        self.dispatch(now);
+    }
+
+    fn next_wake(&self) -> Option<SimTime> {
+        self.child.next_wake()
+    }
+
+    fn wake(&mut self, now: SimTime, out: &mut Vec<Done>) {
+        let mut got = std::mem::take(&mut self.scratch);
+        got.clear();
+        self.child.wake(now, &mut got);
+        for d in got.drain(..) {
+            match self.sent.remove(&d.req.id) {
+                Some(at) => {
+                    self.accepted -= 1;
+                    out.push(Done {
+                        dispatch: d.dispatch.or(Some(at)),
+                        ..d
+                    });
+                }
+                None => out.push(d),
+            }
+        }
+        self.scratch = got;
+        self.dispatch(now);
+    }
+
+    fn oracle(&self) -> Option<&Hdd> {
+        None
+    }
+
+    fn drive(&self) -> Option<&Drive> {
+        self.child.drive()
+    }
+
+    fn drive_mut(&mut self) -> Option<&mut Drive> {
+        self.child.drive_mut()
+    }
+
+    fn describe(&self, depth: usize, out: &mut String) {
+        let pri = match &self.priority {
+            Some((q, _)) => format!(", urgent requests first by {}", q.kind().name()),
+            None => String::new(),
+        };
+        tree_line(
+            depth,
+            out,
+            &format!(
+                "disksim driver queue: {}{pri}, {} at the disk",
+                self.base.kind().name(),
+                self.depth
+            ),
+        );
+        self.child.describe(depth + 1, out);
+    }
+
+    fn report(&self, path: &str, out: &mut Vec<NodeReport>) {
+        self.child.report(path, out);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Serves what it is given in order, 1 ms each.
+    #[derive(Default)]
+    struct Fifo {
+        busy: std::collections::VecDeque<(SimTime, Request)>,
+    }
+
+    impl Device for Fifo {
+        fn capacity(&self) -> u64 {
+            1 << 30
+        }
+        fn outstanding(&self) -> usize {
+            self.busy.len()
+        }
+        fn can_accept(&self) -> bool {
+            true
+        }
+        fn submit(&mut self, now: SimTime, req: Request) {
+            let start = self.busy.back().map_or(now, |b| b.0.max(now));
+            self.busy.push_back((SimTime(start.0 + 1_000_000), req));
+        }
+        fn next_wake(&self) -> Option<SimTime> {
+            self.busy.front().map(|b| b.0)
+        }
+        fn wake(&mut self, now: SimTime, out: &mut Vec<Done>) {
+            while self.busy.front().is_some_and(|b| b.0 <= now) {
+                let (t, req) = self.busy.pop_front().unwrap();
+                out.push(Done::served(req, SimTime(t.0 - 1_000_000), t));
+            }
+        }
+        fn describe(&self, _depth: usize, _out: &mut String) {}
+        fn report(&self, _path: &str, _out: &mut Vec<NodeReport>) {}
+    }
+
+    fn req(id: u64, lbn: u64) -> Request {
+        Request {
+            id,
+            lbn,
+            blocks: 8,
+            write: false,
+        }
+    }
+
+    /// The order in which requests 0..=3 complete, request 3 urgent.
+    fn order(priority: bool) -> Vec<u64> {
+        let urgent = Urgent::default();
+        urgent.borrow_mut().insert(3);
+        let mut q = DriverQueue::new(
+            Box::new(Fifo::default()),
+            (SchedulerKind::Fcfs, None),
+            priority.then(|| (SchedulerKind::Fcfs, urgent.clone())),
+            1,
+        );
+        for (id, lbn) in [(0, 100), (1, 200), (2, 300), (3, 50)] {
+            q.submit(SimTime::ZERO, req(id, lbn));
+        }
+        let mut done = Vec::new();
+        while let Some(t) = q.next_wake() {
+            let mut out = Vec::new();
+            q.wake(t, &mut out);
+            done.extend(out.iter().map(|d| d.req.id));
+        }
+        assert_eq!(q.outstanding(), 0);
+        done
+    }
+
+    #[test]
+    fn urgent_requests_go_first_only_with_a_priority_queue() {
+        // Request 0 went to the disk at once; 3, urgent, overtakes 1 and 2.
+        assert_eq!(order(true), [0, 3, 1, 2]);
+        assert_eq!(order(false), [0, 1, 2, 3]);
+    }
+}
