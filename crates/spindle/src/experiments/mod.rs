@@ -8,6 +8,7 @@ pub mod mimic_exps;
 pub mod prox_dle;
 pub mod prox_full;
 pub mod prox_raid;
+pub mod logskip_exps;
 pub mod raid5_exps;
 pub mod random_io;
 pub mod registry;

@@ -410,6 +410,21 @@ pub fn sample(
     seed: u64,
 ) -> Result<MiniMimic, String> {
     let mut m = MiniMimic::new(grid.clone())?;
+    for (cell, ns) in sample_times(dev, region, grid, seed)? {
+        m.cells[cell].add(ns);
+    }
+    Ok(m)
+}
+
+/// [`sample`]'s individual times: (cell index, service time ns) in the order timed;
+/// a cell's index counts skips fastest, then think times, then sizes.
+pub fn sample_times(
+    dev: &mut dyn Device,
+    region: Region,
+    grid: Grid,
+    seed: u64,
+) -> Result<Vec<(usize, u64)>, String> {
+    grid.validate()?;
     if region.start + region.sectors > dev.capacity() {
         return Err(format!(
             "miniMimic region ends at sector {}, beyond the device's {}",
@@ -418,6 +433,7 @@ pub fn sample(
         ));
     }
     let total = grid.cells();
+    let per_cell = u64::from(grid.samples) + 1;
     let mut chain = Chain {
         grid,
         region,
@@ -427,7 +443,6 @@ pub fn sample(
         pos: 0,
         total,
     };
-    let per_cell = u64::from(m.grid.samples) + 1;
     let mut seen = 0u64;
     let units = Units::single(dev.capacity());
     let mut times: Vec<(usize, u64)> = Vec::new();
@@ -446,10 +461,7 @@ pub fn sample(
         },
     )
     .map_err(|e| e.to_string())?;
-    for (cell, ns) in times {
-        m.cells[cell].add(ns);
-    }
-    Ok(m)
+    Ok(times)
 }
 
 #[cfg(test)]

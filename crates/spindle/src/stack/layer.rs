@@ -45,6 +45,11 @@ pub trait Layer {
     fn describe(&self) -> String;
     /// Its statistics.
     fn report(&self, path: &str) -> NodeReport;
+    /// Sectors it offers above, given the device below's (a journal keeps its log
+    /// out of the address space). Default: all of them.
+    fn capacity(&self, below: u64) -> u64 {
+        below
+    }
 }
 
 /// A layer over a device, as a device.
@@ -103,7 +108,7 @@ impl LayerNode {
 
 impl Device for LayerNode {
     fn capacity(&self) -> u64 {
-        self.child.capacity()
+        self.layer.capacity(self.child.capacity())
     }
 
     fn outstanding(&self) -> usize {
