@@ -118,7 +118,11 @@ pub fn logskip_f5_1(o: &RunOpts) -> Result<ExperimentOutput, String> {
         kind: PlotKind::Line,
         series: vec![Series {
             label: "simulated SCSI Disk 1".into(),
-            points: times.iter().enumerate().map(|(i, &t)| (i as f64, ms(t as f64))).collect(),
+            points: times
+                .iter()
+                .enumerate()
+                .map(|(i, &t)| (i as f64, ms(t as f64)))
+                .collect(),
         }],
         log_x: false,
         paper: vec![],
@@ -128,7 +132,13 @@ pub fn logskip_f5_1(o: &RunOpts) -> Result<ExperimentOutput, String> {
     for (i, t) in times.iter().enumerate() {
         let _ = writeln!(out.csv, "{i},{:.4}", ms(*t as f64));
     }
-    out.checks.push(Check::absolute("LOGSKIP-F5.1", "mean service time (ms)", 6.13, mean, 0.4));
+    out.checks.push(Check::absolute(
+        "LOGSKIP-F5.1",
+        "mean service time (ms)",
+        6.13,
+        mean,
+        0.4,
+    ));
     out.checks.push(Check::at_least(
         "LOGSKIP-F5.1",
         "fraction of writes longer than a rotation (6 ms)",
@@ -146,7 +156,7 @@ pub fn logskip_f5_2(o: &RunOpts) -> Result<ExperimentOutput, String> {
         "miniMimic's sampler on SCSI Disk 1's log region: per skip distance (−200…+200 KB in \
          4 KB steps), chains of 4 KB writes each `skip` after the end of the previous one, \
          issued as it completes; the mean of the timed writes. The saw-tooth's period is \
-         measured as the distance between the best skip and the next local minimum beyond it.",
+         measured as the distance from the best skip to the least mean 64–200 KB from it.",
         o.seed,
     );
     let samples = if o.quick { 10 } else { 50 };
@@ -155,14 +165,17 @@ pub fn logskip_f5_2(o: &RunOpts) -> Result<ExperimentOutput, String> {
     let means: Vec<f64> = (0..skips.len())
         .map(|k| ms(m.cell(0, 0, k).mean_ns().unwrap_or(f64::NAN)))
         .collect();
-    let (best_k, best) = means
-        .iter()
-        .enumerate()
-        .fold((0, f64::INFINITY), |a, (k, &v)| if v < a.1 { (k, v) } else { a });
-    // The next sweet spot: the least mean at least 64 KB past the best.
-    let next = (best_k + 16..skips.len())
+    let (best_k, best) =
+        means.iter().enumerate().fold(
+            (0, f64::INFINITY),
+            |a, (k, &v)| if v < a.1 { (k, v) } else { a },
+        );
+    // The neighbouring sweet spot: the least mean 64–200 KB away from the best, on
+    // either side.
+    let next = (0..skips.len())
+        .filter(|&k| (64..=200).contains(&(skips[k] - skips[best_k]).abs()))
         .min_by(|&a, &b| means[a].total_cmp(&means[b]))
-        .map(|k| skips[k] - skips[best_k]);
+        .map(|k| (skips[k] - skips[best_k]).abs());
     out.plots.push(Plot {
         title: "Mean service time vs skip distance, 4 KB".into(),
         x_label: "skip distance (KB)".into(),
@@ -170,7 +183,11 @@ pub fn logskip_f5_2(o: &RunOpts) -> Result<ExperimentOutput, String> {
         kind: PlotKind::Line,
         series: vec![Series {
             label: "simulated SCSI Disk 1".into(),
-            points: skips.iter().zip(&means).map(|(&s, &v)| (f64::from(s), v)).collect(),
+            points: skips
+                .iter()
+                .zip(&means)
+                .map(|(&s, &v)| (f64::from(s), v))
+                .collect(),
         }],
         log_x: false,
         paper: vec![Series {
@@ -190,11 +207,17 @@ pub fn logskip_f5_2(o: &RunOpts) -> Result<ExperimentOutput, String> {
         36.0,
         f64::from(skips[best_k]),
     ));
-    out.checks.push(Check::absolute("LOGSKIP-F5.2", "least mean service time (ms)", 1.57, best, 0.25));
+    out.checks.push(Check::absolute(
+        "LOGSKIP-F5.2",
+        "least mean service time (ms)",
+        1.57,
+        best,
+        0.25,
+    ));
     // One track of the 9LZX model: 272 sectors = 136 KB.
     out.checks.push(Check::relative(
         "LOGSKIP-F5.2",
-        "saw-tooth period: best skip to the next sweet spot (KB), vs one track (136 KB)",
+        "saw-tooth period: best skip to the neighbouring sweet spot (KB), vs one track (136 KB)",
         136.0,
         f64::from(next.unwrap_or(0)),
         0.15,
@@ -242,7 +265,11 @@ pub fn logskip_f5_6(o: &RunOpts) -> Result<ExperimentOutput, String> {
         kind: PlotKind::Line,
         series: vec![Series {
             label: "simulated SCSI Disk 1".into(),
-            points: thinks.iter().zip(&means).map(|(&t, &v)| (f64::from(t) / 1000.0, v)).collect(),
+            points: thinks
+                .iter()
+                .zip(&means)
+                .map(|(&t, &v)| (f64::from(t) / 1000.0, v))
+                .collect(),
         }],
         log_x: false,
         paper: vec![],
@@ -252,7 +279,13 @@ pub fn logskip_f5_6(o: &RunOpts) -> Result<ExperimentOutput, String> {
     for (t, v) in thinks.iter().zip(&means) {
         let _ = writeln!(out.csv, "{},{v:.4}", f64::from(*t) / 1000.0);
     }
-    out.checks.push(Check::range("LOGSKIP-F5.6", "think time of the least mean (ms)", 5.0, 6.0, tmin));
+    out.checks.push(Check::range(
+        "LOGSKIP-F5.6",
+        "think time of the least mean (ms)",
+        5.0,
+        6.0,
+        tmin,
+    ));
     out.checks.push(Check::below(
         "LOGSKIP-F5.6",
         "largest |mean(t + 6 ms) − mean(t)| / mean(t) (periodic with the rotation)",
@@ -280,7 +313,9 @@ impl Tpcb {
             return None;
         }
         self.issued += 1;
-        let b = self.rng.gen_range(0..self.span_blocks - u64::from(self.blocks));
+        let b = self
+            .rng
+            .gen_range(0..self.span_blocks - u64::from(self.blocks));
         Some(IoRecord {
             arrival: at,
             device: 0,
@@ -294,7 +329,9 @@ impl Tpcb {
 
 impl ClosedSource for Tpcb {
     fn start(&mut self) -> Vec<(u32, IoRecord)> {
-        self.next(SimTime::ZERO).map(|r| vec![(0, r)]).unwrap_or_default()
+        self.next(SimTime::ZERO)
+            .map(|r| vec![(0, r)])
+            .unwrap_or_default()
     }
     fn on_complete(&mut self, _p: u32, now: SimTime) -> Option<IoRecord> {
         self.next(SimTime(now.0 + self.think_ns))
@@ -328,7 +365,11 @@ fn journal_run(
     seed: u64,
 ) -> Result<JournalRun, String> {
     let probe = Probe::default();
-    let mut root = stack(&stack_toml(Some((checksum, skip))), Some(table), Some(&probe))?;
+    let mut root = stack(
+        &stack_toml(Some((checksum, skip))),
+        Some(table),
+        Some(&probe),
+    )?;
     let mut w = Tpcb {
         n,
         issued: 0,
@@ -348,7 +389,10 @@ fn journal_run(
     .map_err(|e| e.to_string())?;
     let mut nodes = Vec::new();
     root.report("stack", &mut nodes);
-    let j = nodes.iter().find(|n| n.kind == "journal").ok_or("no journal in the stack")?;
+    let j = nodes
+        .iter()
+        .find(|n| n.kind == "journal")
+        .ok_or("no journal in the stack")?;
     let bytes = extra(j, "log bytes") as f64;
     let ns = extra(j, "log io ns").max(1) as f64;
     Ok(JournalRun {
@@ -370,7 +414,11 @@ const CONFIGS: [(&str, bool, bool); 4] = [
 /// (0–300 KB), the sizes the journal writes (descriptor + data, and the 4 KB commit)
 /// and the given think times.
 fn journal_grid(blocks: &[u32], thinks_us: Vec<u32>, samples: u32) -> Grid {
-    let mut sizes: Vec<u32> = blocks.iter().map(|b| (b + 1) * 4).collect();
+    // Descriptor + data (+ the commit block in checksum mode), and the lone commit.
+    let mut sizes: Vec<u32> = blocks
+        .iter()
+        .flat_map(|b| [(b + 1) * 4, (b + 2) * 4])
+        .collect();
     sizes.push(4);
     sizes.sort_unstable();
     sizes.dedup();
@@ -397,11 +445,25 @@ pub fn logskip_f5_12(o: &RunOpts) -> Result<ExperimentOutput, String> {
          bytes (descriptor + data + commit) per second of log I/O, cleaning excluded.",
         o.seed,
     );
-    let sizes: Vec<u32> = if o.quick { vec![1, 4, 32] } else { vec![1, 2, 4, 8, 16, 32] };
+    let sizes: Vec<u32> = if o.quick {
+        vec![1, 4, 32]
+    } else {
+        vec![1, 2, 4, 8, 16, 32]
+    };
     let (n, samples) = if o.quick { (150, 10) } else { (500, 50) };
-    let t = SharedTable(Rc::new(table(journal_grid(&sizes, vec![0], samples), o.seed)?));
+    let t = SharedTable(Rc::new(table(
+        journal_grid(&sizes, vec![0], samples),
+        o.seed,
+    )?));
     let mut bw = vec![vec![0.0; sizes.len()]; 4];
-    let mut tab = Table::new(&["blocks", "no chksm/no skip", "chksm/no skip", "no chksm/skip", "chksm/skip", "cleanings"]);
+    let mut tab = Table::new(&[
+        "blocks",
+        "no chksm/no skip",
+        "chksm/no skip",
+        "no chksm/skip",
+        "chksm/skip",
+        "cleanings",
+    ]);
     out.csv = "blocks,config,mb_s\n".into();
     for (i, &b) in sizes.iter().enumerate() {
         let mut cleanings = 0;
@@ -435,19 +497,50 @@ pub fn logskip_f5_12(o: &RunOpts) -> Result<ExperimentOutput, String> {
         x_categories: sizes.iter().map(|b| b.to_string()).collect(),
     });
     let gain = |c: usize| (bw[c][0] / bw[0][0] - 1.0) * 100.0;
-    out.checks.push(Check::absolute("LOGSKIP-F5.12", "checksumming gain at 1 block (%)", 91.0, gain(1), 20.0));
-    out.checks.push(Check::absolute("LOGSKIP-F5.12", "skipping gain at 1 block (%)", 317.0, gain(2), 50.0));
-    out.checks.push(Check::absolute("LOGSKIP-F5.12", "skipping + checksumming gain at 1 block (%)", 459.0, gain(3), 70.0));
-    let ordered = (0..sizes.len()).all(|i| bw[3][i] >= bw[2][i] && bw[2][i] >= bw[1][i] && bw[1][i] >= bw[0][i]);
+    out.checks.push(Check::absolute(
+        "LOGSKIP-F5.12",
+        "checksumming gain at 1 block (%)",
+        91.0,
+        gain(1),
+        20.0,
+    ));
+    out.checks.push(Check::absolute(
+        "LOGSKIP-F5.12",
+        "skipping gain at 1 block (%)",
+        317.0,
+        gain(2),
+        50.0,
+    ));
+    out.checks.push(Check::absolute(
+        "LOGSKIP-F5.12",
+        "skipping + checksumming gain at 1 block (%)",
+        459.0,
+        gain(3),
+        70.0,
+    ));
+    let ordered = (0..sizes.len())
+        .all(|i| bw[3][i] >= bw[2][i] && bw[2][i] >= bw[1][i] && bw[1][i] >= bw[0][i]);
     out.checks.push(Check::holds(
         "LOGSKIP-F5.12",
         "chksm/skip ≥ skip ≥ chksm ≥ none at every size",
         ordered,
     ));
-    out.checks.push(Check::relative("LOGSKIP-F5.12", "no-optimization bandwidth at 1 block (MB/s)", 1.0, bw[0][0], 0.25));
+    out.checks.push(Check::relative(
+        "LOGSKIP-F5.12",
+        "no-optimization bandwidth at 1 block (MB/s)",
+        1.0,
+        bw[0][0],
+        0.25,
+    ));
     if let Some(&last) = bw[0].last() {
         if sizes.last() == Some(&32) {
-            out.checks.push(Check::relative("LOGSKIP-F5.12", "no-optimization bandwidth at 32 blocks (MB/s)", 7.0, last, 0.25));
+            out.checks.push(Check::relative(
+                "LOGSKIP-F5.12",
+                "no-optimization bandwidth at 32 blocks (MB/s)",
+                7.0,
+                last,
+                0.25,
+            ));
         }
     }
     Ok(out)
@@ -472,7 +565,13 @@ pub fn logskip_f5_15(o: &RunOpts) -> Result<ExperimentOutput, String> {
     )?));
     let mut bw = vec![vec![0.0; thinks.len()]; 4];
     out.csv = "think_ms,config,mb_s\n".into();
-    let mut tab = Table::new(&["think (ms)", "no chksm/no skip", "chksm/no skip", "no chksm/skip", "chksm/skip"]);
+    let mut tab = Table::new(&[
+        "think (ms)",
+        "no chksm/no skip",
+        "chksm/no skip",
+        "no chksm/skip",
+        "chksm/skip",
+    ]);
     for (i, &th) in thinks.iter().enumerate() {
         for (c, &(label, ck, sk)) in CONFIGS.iter().enumerate() {
             let r = journal_run(ck, sk, &t, 4, u64::from(th) * 1_000_000, n, o.seed)?;
@@ -494,7 +593,11 @@ pub fn logskip_f5_15(o: &RunOpts) -> Result<ExperimentOutput, String> {
             .zip(&bw)
             .map(|(c, v)| Series {
                 label: c.0.into(),
-                points: thinks.iter().zip(v).map(|(&x, &y)| (f64::from(x), y)).collect(),
+                points: thinks
+                    .iter()
+                    .zip(v)
+                    .map(|(&x, &y)| (f64::from(x), y))
+                    .collect(),
             })
             .collect(),
         log_x: false,
@@ -502,7 +605,9 @@ pub fn logskip_f5_15(o: &RunOpts) -> Result<ExperimentOutput, String> {
         x_categories: vec![],
     });
     for (c, name) in [(0, "no chksm/no skip"), (1, "chksm/no skip")] {
-        let peak = (0..thinks.len()).max_by(|&a, &b| bw[c][a].total_cmp(&bw[c][b])).unwrap_or(0);
+        let peak = (0..thinks.len())
+            .max_by(|&a, &b| bw[c][a].total_cmp(&bw[c][b]))
+            .unwrap_or(0);
         out.checks.push(Check::range(
             "LOGSKIP-F5.15",
             &format!("{name}: think time of the peak (ms)"),
@@ -519,9 +624,17 @@ pub fn logskip_f5_15(o: &RunOpts) -> Result<ExperimentOutput, String> {
         ));
     }
     let best = (0..thinks.len()).all(|i| (0..3).all(|c| bw[3][i] >= bw[c][i]));
-    out.checks.push(Check::holds("LOGSKIP-F5.15", "chksm/skip ≥ every other configuration at every think time", best));
+    out.checks.push(Check::holds(
+        "LOGSKIP-F5.15",
+        "chksm/skip ≥ every other configuration at every think time",
+        best,
+    ));
     let chk_wins = (3..=5).any(|i| bw[1][i] > bw[2][i]);
-    out.checks.push(Check::holds("LOGSKIP-F5.15", "chksm > skip-only for some think time in 3–5 ms", chk_wins));
+    out.checks.push(Check::holds(
+        "LOGSKIP-F5.15",
+        "chksm > skip-only for some think time in 3–5 ms",
+        chk_wins,
+    ));
     Ok(out)
 }
 
@@ -557,7 +670,10 @@ pub fn logskip_f5_11(o: &RunOpts) -> Result<ExperimentOutput, String> {
         / k;
     let inside_bounds = recs
         .iter()
-        .filter(|w| w.predicted.is_some_and(|c| c.min_ns <= w.actual_ns && w.actual_ns <= c.max_ns))
+        .filter(|w| {
+            w.predicted
+                .is_some_and(|c| c.min_ns <= w.actual_ns && w.actual_ns <= c.max_ns)
+        })
         .count() as f64
         / k;
     let mut sorted: Vec<f64> = recs.iter().map(|w| ms(w.actual_ns as f64)).collect();
@@ -570,7 +686,11 @@ pub fn logskip_f5_11(o: &RunOpts) -> Result<ExperimentOutput, String> {
         series: vec![
             Series {
                 label: "actual".into(),
-                points: sorted.iter().enumerate().map(|(i, &v)| (i as f64, v)).collect(),
+                points: sorted
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &v)| (i as f64, v))
+                    .collect(),
             },
             Series {
                 label: "predicted average".into(),

@@ -2,13 +2,13 @@
 //! its result by simulation and reports it next to the paper's value (catalog ids from
 //! EXPERIMENTS.md).
 
+pub mod logskip_exps;
 pub mod mimd_eq;
 pub mod mimd_stack;
 pub mod mimic_exps;
 pub mod prox_dle;
 pub mod prox_full;
 pub mod prox_raid;
-pub mod logskip_exps;
 pub mod raid5_exps;
 pub mod random_io;
 pub mod registry;

@@ -94,7 +94,11 @@ impl Grid {
                 "miniMimic grid: {timed} timed writes, at most {MAX_TIMED}"
             ));
         }
-        if let Some(s) = self.sizes_kib.iter().find(|&&s| s == 0 || s % 4 != 0 || s > MAX_KIB) {
+        if let Some(s) = self
+            .sizes_kib
+            .iter()
+            .find(|&&s| s == 0 || s % 4 != 0 || s > MAX_KIB)
+        {
             return Err(format!(
                 "miniMimic grid: size {s} KiB, expected a multiple of 4 KiB from 4 to {MAX_KIB}"
             ));
@@ -116,10 +120,15 @@ impl Grid {
         for (name, sorted) in [
             ("skips", self.skips_kib.windows(2).all(|w| w[0] < w[1])),
             ("sizes", self.sizes_kib.windows(2).all(|w| w[0] < w[1])),
-            ("think times", self.thinks_us.windows(2).all(|w| w[0] < w[1])),
+            (
+                "think times",
+                self.thinks_us.windows(2).all(|w| w[0] < w[1]),
+            ),
         ] {
             if !sorted {
-                return Err(format!("miniMimic grid: {name} must be strictly increasing"));
+                return Err(format!(
+                    "miniMimic grid: {name} must be strictly increasing"
+                ));
             }
         }
         Ok(())
@@ -237,9 +246,21 @@ impl MiniMimic {
     pub fn save(&self) -> String {
         let mut s = String::from("minimimic 1\n");
         let join = |v: Vec<String>| v.join(" ");
-        let _ = writeln!(s, "skips-kib {}", join(self.grid.skips_kib.iter().map(|v| v.to_string()).collect()));
-        let _ = writeln!(s, "sizes-kib {}", join(self.grid.sizes_kib.iter().map(|v| v.to_string()).collect()));
-        let _ = writeln!(s, "thinks-us {}", join(self.grid.thinks_us.iter().map(|v| v.to_string()).collect()));
+        let _ = writeln!(
+            s,
+            "skips-kib {}",
+            join(self.grid.skips_kib.iter().map(|v| v.to_string()).collect())
+        );
+        let _ = writeln!(
+            s,
+            "sizes-kib {}",
+            join(self.grid.sizes_kib.iter().map(|v| v.to_string()).collect())
+        );
+        let _ = writeln!(
+            s,
+            "thinks-us {}",
+            join(self.grid.thinks_us.iter().map(|v| v.to_string()).collect())
+        );
         let _ = writeln!(s, "samples {}", self.grid.samples);
         for c in &self.cells {
             let _ = writeln!(s, "{} {} {} {}", c.n, c.sum_ns, c.min_ns, c.max_ns);
@@ -273,7 +294,11 @@ impl MiniMimic {
             }
             let v: Vec<&str> = parts.collect();
             if v.len() > MAX_AXIS {
-                return Err(format!("{name}:{}: {} values, at most {MAX_AXIS}", i + 1, v.len()));
+                return Err(format!(
+                    "{name}:{}: {} values, at most {MAX_AXIS}",
+                    i + 1,
+                    v.len()
+                ));
             }
             v.iter()
                 .map(|t| {
@@ -302,17 +327,39 @@ impl MiniMimic {
                 .split_whitespace()
                 .map(|t| t.parse::<u64>())
                 .collect::<Result<_, _>>()
-                .map_err(|_| format!("{name}:{}: expected four whole numbers (n sum min max)", i + 1))?;
+                .map_err(|_| {
+                    format!(
+                        "{name}:{}: expected four whole numbers (n sum min max)",
+                        i + 1
+                    )
+                })?;
             let [n, sum_ns, min_ns, max_ns] = v[..] else {
-                return Err(format!("{name}:{}: expected four numbers (n sum min max), got {}", i + 1, v.len()));
+                return Err(format!(
+                    "{name}:{}: expected four numbers (n sum min max), got {}",
+                    i + 1,
+                    v.len()
+                ));
             };
-            if n > 0 && (min_ns > max_ns || sum_ns < min_ns.saturating_mul(n) || sum_ns > max_ns.saturating_mul(n)) {
+            if n > 0
+                && (min_ns > max_ns
+                    || sum_ns < min_ns.saturating_mul(n)
+                    || sum_ns > max_ns.saturating_mul(n))
+            {
                 return Err(format!("{name}:{}: min {min_ns} / max {max_ns} / sum {sum_ns} over {n} samples do not fit together", i + 1));
             }
-            m.cells[c] = Cell { n, sum_ns, min_ns, max_ns };
+            m.cells[c] = Cell {
+                n,
+                sum_ns,
+                min_ns,
+                max_ns,
+            };
         }
         if let Some((i, _)) = lines.find(|(_, l)| !l.trim().is_empty()) {
-            return Err(format!("{name}:{}: more cells than the grid has ({})", i + 1, m.cells.len()));
+            return Err(format!(
+                "{name}:{}: more cells than the grid has ({})",
+                i + 1,
+                m.cells.len()
+            ));
         }
         Ok(m)
     }
@@ -361,14 +408,19 @@ impl Chain {
             // A random 4 KiB-aligned start far enough from both ends for the chain.
             let span = stride.unsigned_abs() * u64::from(self.grid.samples + 1) + sectors;
             let room = self.region.sectors.saturating_sub(2 * span).max(8);
-            let mut rng =
-                rand_chacha::ChaCha8Rng::seed_from_u64(self.seed ^ (self.cell as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15));
+            let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(
+                self.seed ^ (self.cell as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15),
+            );
             let off = span + rng.gen_range(0..room / 8) * 8;
             self.pos = self.region.start + off.min(self.region.sectors.saturating_sub(sectors));
         } else {
             self.pos = (self.pos as i64 + stride).max(self.region.start as i64) as u64;
         }
-        let think_ns = if self.k == 0 { 0 } else { u64::from(think) * 1000 };
+        let think_ns = if self.k == 0 {
+            0
+        } else {
+            u64::from(think) * 1000
+        };
         Some(IoRecord {
             arrival: SimTime(at.0 + think_ns),
             device: 0,
@@ -479,7 +531,16 @@ mod tests {
     fn sampled_table_recommends_a_skip_faster_than_sequential_and_round_trips() {
         let mut d = disk();
         let grid = Grid::slice((0..=80).step_by(4).collect(), 4, 0, 10);
-        let m = sample(d.as_mut(), Region { start: 0, sectors: 80_000 }, grid, 7).unwrap();
+        let m = sample(
+            d.as_mut(),
+            Region {
+                start: 0,
+                sectors: 80_000,
+            },
+            grid,
+            7,
+        )
+        .unwrap();
         let a = m.recommend(4, 0).unwrap();
 
         let seq = m.cell(0, 0, 0).mean_ns().unwrap();
@@ -495,12 +556,16 @@ mod tests {
         let m = MiniMimic::new(Grid::slice(vec![0, 4], 4, 0, 1)).unwrap();
         let text = m.save();
         let cut: String = text.lines().take(6).collect::<Vec<_>>().join("\n");
-        assert!(MiniMimic::load(&cut, "f").unwrap_err().contains("ends before"));
+        assert!(MiniMimic::load(&cut, "f")
+            .unwrap_err()
+            .contains("ends before"));
         let bad = text.replace("skips-kib 0 4", "skips-kib 0 x");
         assert!(MiniMimic::load(&bad, "f").unwrap_err().contains("`x`"));
         let mut lines: Vec<&str> = text.lines().collect();
         lines[5] = "2 10 9 1";
-        assert!(MiniMimic::load(&lines.join("\n"), "f").unwrap_err().contains("do not fit"));
+        assert!(MiniMimic::load(&lines.join("\n"), "f")
+            .unwrap_err()
+            .contains("do not fit"));
         assert!(Grid::slice(vec![0, 3], 4, 0, 1).validate().is_err());
     }
 }

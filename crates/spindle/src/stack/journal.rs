@@ -4,7 +4,9 @@
 //! An application write becomes one transaction: a descriptor block (sequence number,
 //! home locations) followed by the data, written synchronously to the log, then — in
 //! plain mode — a 4 KiB commit block. With `checksum`, the descriptor carries a
-//! checksum of the data and there is no commit block. With `skip`, each log write goes
+//! checksum of the data and the commit block goes in the same write, right after the
+//! data (ext4's asynchronous commit): one synchronous write per transaction, and
+//! recovery trusts the checksum, never the commit block's presence. With `skip`, each log write goes
 //! where miniMimic says the head will be (the previous write's end plus the skip with
 //! the least mean time for the write's size and the think time before it), or else to
 //! the next free place that fits; a bitmap tracks free log blocks. When free space
@@ -52,7 +54,7 @@ const SUPER: &[u8; 4] = b"SPJS";
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub struct JournalSpec {
-    /// Transactional checksums: one write of descriptor + data, no commit block.
+    /// Transactional checksums: one write of descriptor + data + commit block.
     #[serde(default)]
     pub checksum: bool,
     /// Log skipping (needs a miniMimic table).
@@ -188,12 +190,14 @@ impl JournalSpec {
             (None, None) => None,
         };
         if self.skip && table.is_none() {
-            return Err("journal: skip = true needs a miniMimic table (minimimic = \"file\")".into());
+            return Err(
+                "journal: skip = true needs a miniMimic table (minimimic = \"file\")".into(),
+            );
         }
         let log_blocks = self.log_mib * 256;
         // Room for the largest transaction and its commit, whatever the percentage.
-        let clean_below = (log_blocks * u64::from(self.clean_below_pct) / 100)
-            .max(MAX_TX_BLOCKS as u64 + 3);
+        let clean_below =
+            (log_blocks * u64::from(self.clean_below_pct) / 100).max(MAX_TX_BLOCKS as u64 + 3);
         if clean_below >= log_blocks {
             return Err(format!(
                 "journal: a {} MiB log cannot hold a largest transaction ({} blocks) with room to spare",
@@ -259,8 +263,14 @@ enum Phase {
     /// Commit block in flight.
     Commit(Tx),
     /// Cleaning: checkpoint writes left, then the superblock.
-    Clean { left: usize, since: SimTime, upto: u64 },
-    Super { since: SimTime },
+    Clean {
+        left: usize,
+        since: SimTime,
+        upto: u64,
+    },
+    Super {
+        since: SimTime,
+    },
 }
 
 #[derive(Clone, Copy, Debug, Default)]
@@ -310,7 +320,8 @@ pub struct Journal {
 /// The bytes transaction `seq` writes to application block `home`.
 pub fn payload(home: u64, seq: u64) -> Block {
     let mut b = zero_block();
-    let mut x = home.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ seq.wrapping_mul(0xbf58_476d_1ce4_e5b9) ^ 1;
+    let mut x =
+        home.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ seq.wrapping_mul(0xbf58_476d_1ce4_e5b9) ^ 1;
     for chunk in b.chunks_exact_mut(8) {
         // splitmix64
         x = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
@@ -398,7 +409,8 @@ fn commit_block(seq: u64, at: u64) -> Block {
 }
 
 fn parse_commit(b: &[u8; BLOCK_BYTES]) -> Option<(u64, u64)> {
-    (&b[0..4] == COMMIT && fnv(FNV0, &b[0..20]) == u64_at(b, 20)).then(|| (u64_at(b, 4), u64_at(b, 12)))
+    (&b[0..4] == COMMIT && fnv(FNV0, &b[0..20]) == u64_at(b, 20))
+        .then(|| (u64_at(b, 4), u64_at(b, 12)))
 }
 
 fn super_block(upto: u64) -> Block {
@@ -453,7 +465,7 @@ pub fn recover(image: &BlockStore, log_blocks: u64, checksum: bool) -> Recovered
         }
         let b = image.read(1 + i);
         if let Some(d) = parse_descriptor(&b) {
-            if d.seq > checkpoint && i + d.homes.len() as u64 <= log_blocks - 1 {
+            if d.seq > checkpoint && i + (d.homes.len() as u64) < log_blocks {
                 descs.entry(d.seq).or_default().push((i, d));
             }
         } else if let Some((seq, at)) = parse_commit(&b) {
@@ -463,8 +475,7 @@ pub fn recover(image: &BlockStore, log_blocks: u64, checksum: bool) -> Recovered
     let mut img = image.clone();
     let mut replayed = 0;
     let mut seq = checkpoint + 1;
-    loop {
-        let Some(cands) = descs.get(&seq) else { break };
+    while let Some(cands) = descs.get(&seq) {
         let mut chosen = None;
         for (at, d) in cands {
             let data: Vec<Block> = (0..d.homes.len() as u64)
@@ -533,7 +544,11 @@ impl Journal {
         let mut want = self.cursor as i64;
         let mut advice = None;
         if self.skip {
-            if let Some(a) = self.table.as_ref().and_then(|t| t.recommend((n * 4) as u32, think_ns)) {
+            if let Some(a) = self
+                .table
+                .as_ref()
+                .and_then(|t| t.recommend((n * 4) as u32, think_ns))
+            {
                 want += i64::from(a.skip_kib / 4);
                 advice = Some(a.cell);
             }
@@ -575,12 +590,14 @@ impl Journal {
         if !matches!(self.phase, Phase::Idle) {
             return;
         }
-        let Some(&(req, arrived, done)) = self.queue.front() else { return };
+        let Some(&(req, arrived, done)) = self.queue.front() else {
+            return;
+        };
         let first = req.lbn / SECTORS_PER_BLOCK;
         let last = (req.lbn + u64::from(req.blocks.max(1)) - 1) / SECTORS_PER_BLOCK;
         let all: Vec<u64> = (first..=last).collect();
         let homes: Vec<u64> = all[done..].iter().copied().take(MAX_TX_BLOCKS).collect();
-        let n = homes.len() as u64 + 1;
+        let n = homes.len() as u64 + 1 + u64::from(self.checksum);
         let think = now.0.saturating_sub(self.last_done.0);
         let placed = if self.free < self.clean_below + n {
             None
@@ -599,12 +616,22 @@ impl Journal {
         let seq = self.next_seq;
         self.next_seq += 1;
         let data: Vec<Block> = homes.iter().map(|&h| payload(h, seq)).collect();
-        let sum = if self.checksum { data_sum(seq, &data) } else { 0 };
+        let sum = if self.checksum {
+            data_sum(seq, &data)
+        } else {
+            0
+        };
         let mut blocks = vec![descriptor(seq, &homes, sum)];
         blocks.extend(data);
+        if self.checksum {
+            blocks.push(commit_block(seq, at));
+        }
         self.take(at, n);
         let obs = self.observed(at, n, advice, think, now);
-        self.inside.borrow_mut().txs.push((seq, homes.clone(), req.id));
+        self.inside
+            .borrow_mut()
+            .txs
+            .push((seq, homes.clone(), req.id));
         self.write(1 + at, blocks, Op::Record(obs), io);
         self.cursor = at + n;
         self.phase = Phase::Record(Tx {
@@ -674,7 +701,10 @@ impl Journal {
         let mut runs: Vec<Vec<(u64, u64)>> = Vec::new();
         for (h, s) in dirty {
             match runs.last_mut() {
-                Some(r) if r.last().is_some_and(|&(p, _)| p + 1 == h) && (r.len() as u64) < MAX_CHECKPOINT_RUN => {
+                Some(r)
+                    if r.last().is_some_and(|&(p, _)| p + 1 == h)
+                        && (r.len() as u64) < MAX_CHECKPOINT_RUN =>
+                {
                     r.push((h, s))
                 }
                 _ => runs.push(vec![(h, s)]),
@@ -686,7 +716,11 @@ impl Journal {
             let blocks = r.iter().map(|&(h, s)| payload(h, s)).collect();
             self.write(at, blocks, Op::Checkpoint, io);
         }
-        self.phase = Phase::Clean { left, since: now, upto };
+        self.phase = Phase::Clean {
+            left,
+            since: now,
+            upto,
+        };
         if left == 0 {
             self.write_super(now, upto, io);
         }
@@ -732,7 +766,9 @@ impl Layer for Journal {
     }
 
     fn on_complete(&mut self, now: SimTime, done: &Done, io: &mut LayerIo) {
-        let Some(op) = self.ops.remove(&done.req.id) else { return };
+        let Some(op) = self.ops.remove(&done.req.id) else {
+            return;
+        };
         {
             let mut inside = self.inside.borrow_mut();
             if let Some(blocks) = inside.inflight.remove(&done.req.id) {
@@ -755,10 +791,17 @@ impl Layer for Journal {
                     self.committed(tx, now, io);
                 } else {
                     // The commit block, placed like any log write (think time 0).
-                    let (at, advice) = self.place(1, 0).unwrap_or((self.cursor % self.log_blocks, None));
+                    let (at, advice) = self
+                        .place(1, 0)
+                        .unwrap_or((self.cursor % self.log_blocks, None));
                     self.take(at, 1);
                     let obs = self.observed(at, 1, advice, 0, now);
-                    self.write(1 + at, vec![commit_block(tx.seq, tx.at)], Op::Commit(obs), io);
+                    self.write(
+                        1 + at,
+                        vec![commit_block(tx.seq, tx.at)],
+                        Op::Commit(obs),
+                        io,
+                    );
                     self.cursor = at + 1;
                     self.phase = Phase::Commit(tx);
                 }
@@ -774,7 +817,11 @@ impl Layer for Journal {
                     if left <= 1 {
                         self.write_super(since, upto, io);
                     } else {
-                        self.phase = Phase::Clean { left: left - 1, since, upto };
+                        self.phase = Phase::Clean {
+                            left: left - 1,
+                            since,
+                            upto,
+                        };
                     }
                 }
             }
@@ -811,7 +858,11 @@ impl Layer for Journal {
             "journal {} MiB log{}{}",
             self.log_blocks / 256,
             if self.skip { ", log skipping" } else { "" },
-            if self.checksum { ", transactional checksums" } else { ", commit blocks" }
+            if self.checksum {
+                ", transactional checksums"
+            } else {
+                ", commit blocks"
+            }
         )
     }
 
@@ -878,7 +929,10 @@ mod tests {
             samples: 2,
         };
         let mut d = drive();
-        let region = Region { start: 8, sectors: LOG_MIB * 256 * 8 };
+        let region = Region {
+            start: 8,
+            sectors: LOG_MIB * 256 * 8,
+        };
         SharedTable(Rc::new(sample(d.as_mut(), region, grid, 3).unwrap()))
     }
 
@@ -890,9 +944,21 @@ mod tests {
                 t += rng.gen_range(0..6_000_000u64);
                 let write = rng.gen_bool(0.8);
                 let b = rng.gen_range(0..HOME - 8);
-                let off = if rng.gen_bool(0.2) { rng.gen_range(0..8) } else { 0 };
+                let off = if rng.gen_bool(0.2) {
+                    rng.gen_range(0..8)
+                } else {
+                    0
+                };
                 let sectors = rng.gen_range(1..=6 * 8 - off) as u32;
-                (SimTime(t), Request { id, lbn: b * 8 + off, blocks: sectors, write })
+                (
+                    SimTime(t),
+                    Request {
+                        id,
+                        lbn: b * 8 + off,
+                        blocks: sectors,
+                        write,
+                    },
+                )
             })
             .collect()
     }
@@ -926,7 +992,11 @@ mod tests {
             }
             events += 1;
         }
-        Cut { probe, acked, events }
+        Cut {
+            probe,
+            acked,
+            events,
+        }
     }
 
     /// Whether `rec` is the application state after the first `k` transactions for
@@ -968,7 +1038,11 @@ mod tests {
             let wl = workload(seed, n);
             let full = run(spec, &wl, None);
             let writes = wl.iter().filter(|(_, r)| r.write).count();
-            assert_eq!(full.acked.len(), writes, "seed {seed}: every write acknowledged");
+            assert_eq!(
+                full.acked.len(),
+                writes,
+                "seed {seed}: every write acknowledged"
+            );
             let img = full.probe.0.borrow().image.clone();
             let rec = recover(&img, full.probe.0.borrow().log_blocks, spec.checksum);
             let k = consistent(&rec, &full).unwrap();
@@ -1003,31 +1077,53 @@ mod tests {
     #[test]
     fn crash_anywhere_plain_log_loses_and_tears_nothing() {
         let (points, torn) = crash_everywhere(&spec(false, false), &SEEDS, REQUESTS);
-        assert!(points >= 1000 && torn >= 300, "{points} cut points, {torn} torn");
+        assert!(
+            points >= 1000 && torn >= 300,
+            "{points} cut points, {torn} torn"
+        );
     }
 
     #[test]
     fn crash_anywhere_checksums_lose_and_tear_nothing() {
         let (points, torn) = crash_everywhere(&spec(true, false), &SEEDS, REQUESTS);
-        assert!(points >= 1000 && torn >= 300, "{points} cut points, {torn} torn");
+        assert!(
+            points >= 1000 && torn >= 300,
+            "{points} cut points, {torn} torn"
+        );
     }
 
     #[test]
     fn crash_anywhere_log_skipping_loses_and_tears_nothing() {
         let (points, torn) = crash_everywhere(&spec(false, true), &SEEDS, REQUESTS);
-        assert!(points >= 1000 && torn >= 300, "{points} cut points, {torn} torn");
+        assert!(
+            points >= 1000 && torn >= 300,
+            "{points} cut points, {torn} torn"
+        );
     }
 
     #[test]
     fn crash_anywhere_skipping_with_checksums_loses_and_tears_nothing() {
         let (points, torn) = crash_everywhere(&spec(true, true), &SEEDS, REQUESTS);
-        assert!(points >= 1000 && torn >= 300, "{points} cut points, {torn} torn");
+        assert!(
+            points >= 1000 && torn >= 300,
+            "{points} cut points, {torn} torn"
+        );
     }
 
     #[test]
     fn log_is_cleaned_and_skipping_is_faster_than_a_sequential_log() {
         let wl: Vec<(SimTime, Request)> = (0..300u64)
-            .map(|i| (SimTime(0), Request { id: i, lbn: (i % HOME) * 8, blocks: 8, write: true }))
+            .map(|i| {
+                (
+                    SimTime(0),
+                    Request {
+                        id: i,
+                        lbn: (i % HOME) * 8,
+                        blocks: 8,
+                        write: true,
+                    },
+                )
+            })
             .collect();
         let mut per = Vec::new();
         for skip in [false, true] {
