@@ -24,6 +24,7 @@ use crate::time::SimTime;
 use crate::trace::IoRecord;
 use rand::{Rng, SeedableRng};
 use serde::Deserialize;
+use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::rc::Rc;
 
@@ -291,6 +292,195 @@ pub fn logskip_f5_6(o: &RunOpts) -> Result<ExperimentOutput, String> {
         "largest |mean(t + 6 ms) − mean(t)| / mean(t) (periodic with the rotation)",
         0.10,
         worst,
+    ));
+    Ok(out)
+}
+
+/// miniMimic's size × skip table at no think time (sizes 4–200 KB, skips 0–300 KB).
+fn size_skip(o: &RunOpts) -> Result<MiniMimic, String> {
+    let samples = if o.quick { 10 } else { 50 };
+    let grid = Grid {
+        skips_kib: (0..=300).step_by(4).collect(),
+        sizes_kib: (4..=200).step_by(4).collect(),
+        thinks_us: vec![0],
+        samples,
+    };
+    table(grid, o.seed)
+}
+
+/// Least-squares line through `pts`: (slope, intercept, R²).
+fn linear_fit(pts: &[(f64, f64)]) -> (f64, f64, f64) {
+    let n = pts.len() as f64;
+    let (sx, sy) = pts.iter().fold((0.0, 0.0), |a, p| (a.0 + p.0, a.1 + p.1));
+    let (mx, my) = (sx / n, sy / n);
+    let sxy: f64 = pts.iter().map(|p| (p.0 - mx) * (p.1 - my)).sum();
+    let sxx: f64 = pts.iter().map(|p| (p.0 - mx).powi(2)).sum();
+    let slope = sxy / sxx;
+    let icpt = my - slope * mx;
+    let ss_res: f64 = pts
+        .iter()
+        .map(|p| (p.1 - (icpt + slope * p.0)).powi(2))
+        .sum();
+    let ss_tot: f64 = pts.iter().map(|p| (p.1 - my).powi(2)).sum();
+    (slope, icpt, 1.0 - ss_res / ss_tot)
+}
+
+/// LOGSKIP-F5.3: mean service time against request size at skips 0 and 28 KB.
+pub fn logskip_f5_3(o: &RunOpts) -> Result<ExperimentOutput, String> {
+    let mut out = ExperimentOutput::new(
+        "LOGSKIP-F5.3",
+        "Mean service time vs request size at skip 0 KB and 28 KB (Figure 5.3)",
+        "miniMimic's table on SCSI Disk 1's log region (sizes 4–200 KB, skips 0–300 KB, no \
+         think time). At skip 0 a straight line is fitted to mean against size; at 28 KB the \
+         largest excess of a size's mean over that skip's own fitted line is reported.",
+        o.seed,
+    );
+    let m = size_skip(o)?;
+    let sizes = m.grid.sizes_kib.clone();
+    let col = |skip: i32| -> Vec<(f64, f64)> {
+        let k = m
+            .grid
+            .skips_kib
+            .iter()
+            .position(|&s| s == skip)
+            .unwrap_or(0);
+        sizes
+            .iter()
+            .enumerate()
+            .map(|(i, &sz)| {
+                (
+                    f64::from(sz),
+                    ms(m.cell(i, 0, k).mean_ns().unwrap_or(f64::NAN)),
+                )
+            })
+            .collect()
+    };
+    let (s0, s28) = (col(0), col(28));
+    let (_, _, r2) = linear_fit(&s0);
+    let (b, a, _) = linear_fit(&s28);
+    let excess = s28
+        .iter()
+        .map(|p| p.1 - (a + b * p.0))
+        .fold(f64::MIN, f64::max);
+    out.plots.push(Plot {
+        title: "Mean service time vs request size".into(),
+        x_label: "request size (KB)".into(),
+        y_label: "mean service time (ms)".into(),
+        kind: PlotKind::Line,
+        series: vec![
+            Series {
+                label: "skip 0 KB".into(),
+                points: s0.clone(),
+            },
+            Series {
+                label: "skip 28 KB".into(),
+                points: s28.clone(),
+            },
+        ],
+        log_x: false,
+        paper: vec![],
+        x_categories: vec![],
+    });
+    out.csv = "size_kib,skip0_ms,skip28_ms\n".into();
+    for (p, q) in s0.iter().zip(&s28) {
+        let _ = writeln!(out.csv, "{},{:.4},{:.4}", p.0, p.1, q.1);
+    }
+    out.checks.push(Check::at_least(
+        "LOGSKIP-F5.3",
+        "R² of a line through skip 0's means",
+        0.95,
+        r2,
+    ));
+    out.checks.push(Check::at_least(
+        "LOGSKIP-F5.3",
+        "skip 28 KB: largest mean above its linear trend (ms)",
+        3.0,
+        excess,
+    ));
+    Ok(out)
+}
+
+/// LOGSKIP-F5.5: recommended skip against request size (no think time).
+pub fn logskip_f5_5(o: &RunOpts) -> Result<ExperimentOutput, String> {
+    let mut out = ExperimentOutput::new(
+        "LOGSKIP-F5.5",
+        "Recommended skip distance vs request size (Figure 5.5)",
+        "miniMimic's recommendation (the skip with the least mean) per request size, from \
+         its table on SCSI Disk 1's log region (sizes 4–200 KB, skips 0–300 KB, no think \
+         time). The recommendations are grouped into clusters 8 KB wide around their two \
+         most frequent values.",
+        o.seed,
+    );
+    let m = size_skip(o)?;
+    let recs: Vec<(u32, i32)> = m
+        .grid
+        .sizes_kib
+        .iter()
+        .filter_map(|&sz| m.recommend(sz, 0).map(|a| (sz, a.skip_kib)))
+        .collect();
+    let mut counts: BTreeMap<i32, usize> = BTreeMap::new();
+    for &(_, s) in &recs {
+        *counts.entry(s).or_default() += 1;
+    }
+    let near = |c: i32| recs.iter().filter(|r| (r.1 - c).abs() <= 8).count();
+    // The value whose ±8 KB neighbourhood holds most recommendations, then the next
+    // such value outside it.
+    let c1 = counts
+        .keys()
+        .copied()
+        .max_by_key(|&c| (near(c), -c))
+        .unwrap_or(0);
+    let c2 = counts
+        .keys()
+        .copied()
+        .filter(|&c| (c - c1).abs() > 16)
+        .max_by_key(|&c| (near(c), -c))
+        .unwrap_or(c1);
+    let covered = recs
+        .iter()
+        .filter(|r| (r.1 - c1).abs() <= 8 || (r.1 - c2).abs() <= 8)
+        .count() as f64
+        / recs.len().max(1) as f64;
+    let (lo, hi) = (c1.min(c2), c1.max(c2));
+    out.plots.push(Plot {
+        title: "Recommended skip distance vs request size".into(),
+        x_label: "request size (KB)".into(),
+        y_label: "recommended skip (KB)".into(),
+        kind: PlotKind::Points,
+        series: vec![Series {
+            label: "miniMimic, simulated SCSI Disk 1".into(),
+            points: recs
+                .iter()
+                .map(|&(a, b)| (f64::from(a), f64::from(b)))
+                .collect(),
+        }],
+        log_x: false,
+        paper: vec![],
+        x_categories: vec![],
+    });
+    out.csv = "size_kib,recommended_skip_kib\n".into();
+    for (a, b) in &recs {
+        let _ = writeln!(out.csv, "{a},{b}");
+    }
+    out.checks.push(Check::at_least(
+        "LOGSKIP-F5.5",
+        "fraction of sizes whose recommendation lies within ±8 KB of the two clusters",
+        0.8,
+        covered,
+    ));
+    out.checks.push(Check::absolute(
+        "LOGSKIP-F5.5",
+        "first cluster (KB)",
+        28.0,
+        f64::from(lo),
+        8.0,
+    ));
+    out.checks.push(Check::absolute(
+        "LOGSKIP-F5.5",
+        "second cluster (KB)",
+        144.0,
+        f64::from(hi),
+        8.0,
     ));
     Ok(out)
 }

@@ -237,6 +237,16 @@ pub fn registry() -> Vec<Experiment> {
             run: super::logskip_exps::logskip_f5_2,
         },
         Experiment {
+            id: "LOGSKIP-F5.3",
+            title: "Mean service time vs request size at skip 0 and 28 KB (Figure 5.3)",
+            run: super::logskip_exps::logskip_f5_3,
+        },
+        Experiment {
+            id: "LOGSKIP-F5.5",
+            title: "Recommended skip distance vs request size (Figure 5.5)",
+            run: super::logskip_exps::logskip_f5_5,
+        },
+        Experiment {
             id: "LOGSKIP-F5.6",
             title: "Mean service time vs think time (Figure 5.6)",
             run: super::logskip_exps::logskip_f5_6,
