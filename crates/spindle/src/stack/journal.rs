@@ -1110,6 +1110,19 @@ mod tests {
         );
     }
 
+    /// The long run (`cargo test --release -p spindle --lib journal -- --ignored`):
+    /// 50 seeds, every event of each, in each mode.
+    #[test]
+    #[ignore]
+    fn crash_anywhere_long_run_every_mode() {
+        let seeds: Vec<u64> = (1..=50).collect();
+        for (ck, sk) in [(false, false), (true, false), (false, true), (true, true)] {
+            let (points, _) = crash_everywhere(&spec(ck, sk), &seeds, REQUESTS);
+            eprintln!("checksum {ck}, skip {sk}: {points} power cuts");
+            assert!(points >= 10_000);
+        }
+    }
+
     #[test]
     fn log_is_cleaned_and_skipping_is_faster_than_a_sequential_log() {
         let wl: Vec<(SimTime, Request)> = (0..300u64)
@@ -1132,6 +1145,8 @@ mod tests {
             let ns: u64 = inside.log_writes.iter().map(|w| w.actual_ns).sum();
             per.push(ns as f64 / inside.log_writes.len() as f64);
             assert_eq!(c.acked.len(), 300);
+            // The superblock is written only by a cleaning.
+            assert!(inside.image.contains(0), "the log was never cleaned");
         }
         assert!(per[1] < per[0] / 2.0, "{per:?}");
         let s = spec(false, false).build().unwrap();
