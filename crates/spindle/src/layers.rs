@@ -22,6 +22,9 @@ pub enum LayerSpec {
     ContentCache(crate::dedup::ContentCacheSpec),
     /// I/O Deduplication's dynamic replica retrieval.
     Drr(crate::dedup::DrrSpec),
+    /// A data journal with real bytes: commit blocks or transactional checksums, with
+    /// or without log skipping (thesis ch. 5).
+    Journal(crate::stack::journal::JournalSpec),
 }
 
 /// Most layers a stack may have.
@@ -68,6 +71,7 @@ pub fn with_layers_fed(
                 };
                 Box::new(built.map_err(|e| format!("layer {i}: {e}"))?)
             }
+            LayerSpec::Journal(j) => Box::new(j.build().map_err(|e| format!("layer {i}: {e}"))?),
         };
         dev = Box::new(LayerNode::new(layer, dev));
     }

@@ -4,6 +4,7 @@
 
 pub mod dedup_exps;
 pub mod disksim_suite;
+pub mod logskip_exps;
 pub mod mimd_eq;
 pub mod mimd_headtrack;
 pub mod mimd_prototype;

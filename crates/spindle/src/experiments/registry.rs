@@ -262,6 +262,46 @@ pub fn registry() -> Vec<Experiment> {
             run: super::mimic_exps::freeblk_f4_1,
         },
         Experiment {
+            id: "LOGSKIP-F5.1",
+            title: "Individual service times, 4 KB writes, skip 0 (Figure 5.1)",
+            run: super::logskip_exps::logskip_f5_1,
+        },
+        Experiment {
+            id: "LOGSKIP-F5.2",
+            title: "Mean service time vs skip distance (Figure 5.2)",
+            run: super::logskip_exps::logskip_f5_2,
+        },
+        Experiment {
+            id: "LOGSKIP-F5.3",
+            title: "Mean service time vs request size at skip 0 and 28 KB (Figure 5.3)",
+            run: super::logskip_exps::logskip_f5_3,
+        },
+        Experiment {
+            id: "LOGSKIP-F5.5",
+            title: "Recommended skip distance vs request size (Figure 5.5)",
+            run: super::logskip_exps::logskip_f5_5,
+        },
+        Experiment {
+            id: "LOGSKIP-F5.6",
+            title: "Mean service time vs think time (Figure 5.6)",
+            run: super::logskip_exps::logskip_f5_6,
+        },
+        Experiment {
+            id: "LOGSKIP-F5.11",
+            title: "miniMimic predicted vs actual service times (Figure 5.11)",
+            run: super::logskip_exps::logskip_f5_11,
+        },
+        Experiment {
+            id: "LOGSKIP-F5.12",
+            title: "Log bandwidth vs transaction size, SCSI Disk 1 (Figure 5.12)",
+            run: super::logskip_exps::logskip_f5_12,
+        },
+        Experiment {
+            id: "LOGSKIP-F5.15",
+            title: "Log bandwidth vs think time, SCSI Disk 1 (Figure 5.15)",
+            run: super::logskip_exps::logskip_f5_15,
+        },
+        Experiment {
             id: "RAID5-F6.1",
             title: "RAID-5 left-asymmetric layout and I/O counts per write pattern (Figure 6.1)",
             run: super::raid5_exps::raid5_f6_1,

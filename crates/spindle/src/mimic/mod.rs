@@ -14,6 +14,7 @@
 //! up-front probe would hold for those distances, without probing the billions of
 //! distances a workload never uses.
 
+pub mod minimimic;
 pub mod smtf;
 pub mod table;
 

@@ -46,7 +46,7 @@ pub trait Layer {
     /// Its statistics.
     fn report(&self, path: &str) -> NodeReport;
     /// Sectors it offers above, given the device below's (a remapping layer may hide
-    /// some).
+    /// some; a journal keeps its log out of the address space). Default: all of them.
     fn capacity(&self, below: u64) -> u64 {
         below
     }

@@ -1,0 +1,929 @@
+//! Log skipping and miniMimic (thesis ch. 5): write service times against skip
+//! distance and think time on SCSI Disk 1 (LOGSKIP-F5.1, F5.2, F5.6), and the journal
+//! layer's log bandwidth with and without skipping and transactional checksums
+//! (F5.11, F5.12, F5.15). Every stack is written as a user writes it (`[device]` and
+//! `[[layer]] kind = "journal"` in TOML) and run on the engine; miniMimic's table is
+//! sampled on the stack's own log region before the run and handed to the layer.
+//!
+//! SCSI Disk 1 is the `mimic-9lzx` preset: the thesis's Table 3.1 model of the 9LZX
+//! with the controller overheads of DiskSim's validated IBM 18ES (the thesis states
+//! none). SCSI Disk 2 and the IDE WD1200BB (F5.9/F5.13/F5.16, F5.10/F5.14/F5.17) have
+//! no sourced model here and are not run.
+
+use super::registry::RunOpts;
+use super::Check;
+use crate::engine::{self, ClosedSource, RunOptions, Source};
+use crate::layers::{with_layers, LayerSpec};
+use crate::mimic::minimimic::{sample, sample_times, Grid, MiniMimic, Region};
+use crate::node::{Device, NodeReport};
+use crate::report::{ExperimentOutput, Plot, PlotKind, Series, Table};
+use crate::stack::journal::{Probe, SharedTable};
+use crate::stack::queue::SchedulerConfig;
+use crate::stack::tree::{build, DeviceSpec};
+use crate::time::SimTime;
+use crate::trace::IoRecord;
+use rand::{Rng, SeedableRng};
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::rc::Rc;
+
+/// The drive of every stack here.
+const DISK: &str = "mimic-9lzx";
+/// The thesis's log, MiB.
+const LOG_MIB: u64 = 40;
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct StackToml {
+    device: DeviceSpec,
+    #[serde(default)]
+    layer: Vec<LayerSpec>,
+}
+
+/// The stack's TOML: the drive, and a journal in the given mode if any.
+fn stack_toml(journal: Option<(bool, bool)>) -> String {
+    let mut s = format!("[device]\nkind = \"disk\"\ndisk = \"{DISK}\"\n");
+    if let Some((checksum, skip)) = journal {
+        let _ = write!(
+            s,
+            "[[layer]]\nkind = \"journal\"\nchecksum = {checksum}\nskip = {skip}\nlog-mib = {LOG_MIB}\n"
+        );
+    }
+    s
+}
+
+/// Builds the stack; a journal gets `table` and `probe`.
+fn stack(
+    toml_text: &str,
+    table: Option<&SharedTable>,
+    probe: Option<&Probe>,
+) -> Result<Box<dyn Device>, String> {
+    let mut s: StackToml =
+        toml::from_str(toml_text).map_err(|e| format!("experiment stack: {e}"))?;
+    for l in &mut s.layer {
+        if let LayerSpec::Journal(j) = l {
+            j.table = table.cloned();
+            j.probe = probe.cloned();
+        }
+    }
+    let q = SchedulerConfig::default().queue_spec()?;
+    let b = build(&s.device, &q, None)?;
+    with_layers(b.root, &s.layer)
+}
+
+/// The journal's log region on the drive (device blocks 1..=L).
+fn log_region() -> Region {
+    Region {
+        start: 8,
+        sectors: LOG_MIB * 256 * 8,
+    }
+}
+
+/// Samples `grid` on a fresh bare drive's log region.
+fn table(grid: Grid, seed: u64) -> Result<MiniMimic, String> {
+    let mut d = stack(&stack_toml(None), None, None)?;
+    sample(d.as_mut(), log_region(), grid, seed)
+}
+
+fn ms(ns: f64) -> f64 {
+    ns / 1e6
+}
+
+/// LOGSKIP-F5.1: sorted service times of 4 KB writes, skip 0, no think time.
+pub fn logskip_f5_1(o: &RunOpts) -> Result<ExperimentOutput, String> {
+    let mut out = ExperimentOutput::new(
+        "LOGSKIP-F5.1",
+        "Individual service times, 4 KB writes, skip 0, no think time (Figure 5.1)",
+        "Back-to-back synchronous 4 KB writes, each starting where the previous ended, on the \
+         log region of SCSI Disk 1 (the mimic-9lzx preset: Table 3.1's 9LZX with DiskSim's \
+         IBM 18ES controller overheads), timed by the miniMimic sampler (chains of writes from \
+         random places in the 40 MB log).",
+        o.seed,
+    );
+    let n = if o.quick { 200 } else { 1000 };
+    let mut d = stack(&stack_toml(None), None, None)?;
+    let grid = Grid::slice(vec![0], 4, 0, 50);
+    let mut times: Vec<u64> = Vec::new();
+    for k in 0..n / 50 {
+        let t = sample_times(d.as_mut(), log_region(), grid.clone(), o.seed + k as u64)?;
+        times.extend(t.into_iter().map(|(_, ns)| ns));
+    }
+    times.sort_unstable();
+    let mean = ms(times.iter().sum::<u64>() as f64 / times.len() as f64);
+    let over = times.iter().filter(|&&t| t > 6_000_000).count() as f64 / times.len() as f64;
+    out.plots.push(Plot {
+        title: "Sorted service times, 4 KB writes, skip 0".into(),
+        x_label: "request (sorted)".into(),
+        y_label: "service time (ms)".into(),
+        kind: PlotKind::Line,
+        series: vec![Series {
+            label: "simulated SCSI Disk 1".into(),
+            points: times
+                .iter()
+                .enumerate()
+                .map(|(i, &t)| (i as f64, ms(t as f64)))
+                .collect(),
+        }],
+        log_x: false,
+        paper: vec![],
+        x_categories: vec![],
+    });
+    out.csv = "rank,service_ms\n".into();
+    for (i, t) in times.iter().enumerate() {
+        let _ = writeln!(out.csv, "{i},{:.4}", ms(*t as f64));
+    }
+    out.checks.push(Check::absolute(
+        "LOGSKIP-F5.1",
+        "mean service time (ms)",
+        6.13,
+        mean,
+        0.4,
+    ));
+    out.checks.push(Check::at_least(
+        "LOGSKIP-F5.1",
+        "fraction of writes longer than a rotation (6 ms)",
+        0.5,
+        over,
+    ));
+    Ok(out)
+}
+
+/// LOGSKIP-F5.2: mean service time against skip distance, 4 KB, no think time.
+pub fn logskip_f5_2(o: &RunOpts) -> Result<ExperimentOutput, String> {
+    let mut out = ExperimentOutput::new(
+        "LOGSKIP-F5.2",
+        "Mean service time vs skip distance, 4 KB writes, no think time (Figure 5.2)",
+        "miniMimic's sampler on SCSI Disk 1's log region: per skip distance (−200…+200 KB in \
+         4 KB steps), chains of 4 KB writes each `skip` after the end of the previous one, \
+         issued as it completes; the mean of the timed writes. The saw-tooth's period is \
+         measured as the distance from the best skip to the least mean 64–200 KB from it.",
+        o.seed,
+    );
+    let samples = if o.quick { 10 } else { 50 };
+    let skips: Vec<i32> = (-200..=200).step_by(4).collect();
+    let m = table(Grid::slice(skips.clone(), 4, 0, samples), o.seed)?;
+    let means: Vec<f64> = (0..skips.len())
+        .map(|k| ms(m.cell(0, 0, k).mean_ns().unwrap_or(f64::NAN)))
+        .collect();
+    let (best_k, best) =
+        means.iter().enumerate().fold(
+            (0, f64::INFINITY),
+            |a, (k, &v)| if v < a.1 { (k, v) } else { a },
+        );
+    // The neighbouring sweet spot: the least mean 64–200 KB away from the best, on
+    // either side.
+    let next = (0..skips.len())
+        .filter(|&k| (64..=200).contains(&(skips[k] - skips[best_k]).abs()))
+        .min_by(|&a, &b| means[a].total_cmp(&means[b]))
+        .map(|k| (skips[k] - skips[best_k]).abs());
+    out.plots.push(Plot {
+        title: "Mean service time vs skip distance, 4 KB".into(),
+        x_label: "skip distance (KB)".into(),
+        y_label: "mean service time (ms)".into(),
+        kind: PlotKind::Line,
+        series: vec![Series {
+            label: "simulated SCSI Disk 1".into(),
+            points: skips
+                .iter()
+                .zip(&means)
+                .map(|(&s, &v)| (f64::from(s), v))
+                .collect(),
+        }],
+        log_x: false,
+        paper: vec![Series {
+            label: "thesis minimum (28 KB, 1.57 ms)".into(),
+            points: vec![(28.0, 1.57)],
+        }],
+        x_categories: vec![],
+    });
+    out.csv = "skip_kib,mean_ms\n".into();
+    for (s, v) in skips.iter().zip(&means) {
+        let _ = writeln!(out.csv, "{s},{v:.4}");
+    }
+    out.checks.push(Check::range(
+        "LOGSKIP-F5.2",
+        "skip with the least mean (KB)",
+        20.0,
+        36.0,
+        f64::from(skips[best_k]),
+    ));
+    out.checks.push(Check::absolute(
+        "LOGSKIP-F5.2",
+        "least mean service time (ms)",
+        1.57,
+        best,
+        0.25,
+    ));
+    // One track of the 9LZX model: 272 sectors = 136 KB.
+    out.checks.push(Check::relative(
+        "LOGSKIP-F5.2",
+        "saw-tooth period: best skip to the neighbouring sweet spot (KB), vs one track (136 KB)",
+        136.0,
+        f64::from(next.unwrap_or(0)),
+        0.15,
+    ));
+    Ok(out)
+}
+
+/// LOGSKIP-F5.6: mean service time against think time, 4 KB, skip 0.
+pub fn logskip_f5_6(o: &RunOpts) -> Result<ExperimentOutput, String> {
+    let mut out = ExperimentOutput::new(
+        "LOGSKIP-F5.6",
+        "Mean service time vs think time, 4 KB writes, skip 0 (Figure 5.6)",
+        "miniMimic's sampler on SCSI Disk 1's log region: sequential 4 KB writes (skip 0), \
+         each issued a think time (0–12 ms in 200 µs steps) after the previous completed.",
+        o.seed,
+    );
+    let samples = if o.quick { 10 } else { 50 };
+    let thinks: Vec<u32> = (0..=12_000).step_by(200).collect();
+    let grid = Grid {
+        skips_kib: vec![0],
+        sizes_kib: vec![4],
+        thinks_us: thinks.clone(),
+        samples,
+    };
+    let m = table(grid, o.seed)?;
+    let means: Vec<f64> = (0..thinks.len())
+        .map(|t| ms(m.cell(0, t, 0).mean_ns().unwrap_or(f64::NAN)))
+        .collect();
+    // The minimum over the first rotation (0–6 ms).
+    let first: Vec<usize> = (0..thinks.len()).filter(|&t| thinks[t] < 6000).collect();
+    let tmin = first
+        .iter()
+        .copied()
+        .min_by(|&a, &b| means[a].total_cmp(&means[b]))
+        .map_or(0.0, |t| f64::from(thinks[t]) / 1000.0);
+    // Periodicity: the largest relative gap between t and t + 6 ms.
+    let shift = 30; // 6 ms in 200 µs steps
+    let worst = (0..thinks.len() - shift)
+        .map(|t| (means[t + shift] - means[t]).abs() / means[t])
+        .fold(0.0, f64::max);
+    out.plots.push(Plot {
+        title: "Mean service time vs think time, 4 KB, skip 0".into(),
+        x_label: "think time (ms)".into(),
+        y_label: "mean service time (ms)".into(),
+        kind: PlotKind::Line,
+        series: vec![Series {
+            label: "simulated SCSI Disk 1".into(),
+            points: thinks
+                .iter()
+                .zip(&means)
+                .map(|(&t, &v)| (f64::from(t) / 1000.0, v))
+                .collect(),
+        }],
+        log_x: false,
+        paper: vec![],
+        x_categories: vec![],
+    });
+    out.csv = "think_ms,mean_ms\n".into();
+    for (t, v) in thinks.iter().zip(&means) {
+        let _ = writeln!(out.csv, "{},{v:.4}", f64::from(*t) / 1000.0);
+    }
+    out.checks.push(Check::range(
+        "LOGSKIP-F5.6",
+        "think time of the least mean (ms)",
+        5.0,
+        6.0,
+        tmin,
+    ));
+    out.checks.push(Check::below(
+        "LOGSKIP-F5.6",
+        "largest |mean(t + 6 ms) − mean(t)| / mean(t) (periodic with the rotation)",
+        0.10,
+        worst,
+    ));
+    Ok(out)
+}
+
+/// miniMimic's size × skip table at no think time (sizes 4–200 KB, skips 0–300 KB).
+fn size_skip(o: &RunOpts) -> Result<MiniMimic, String> {
+    let samples = if o.quick { 10 } else { 50 };
+    let grid = Grid {
+        skips_kib: (0..=300).step_by(4).collect(),
+        sizes_kib: (4..=200).step_by(4).collect(),
+        thinks_us: vec![0],
+        samples,
+    };
+    table(grid, o.seed)
+}
+
+/// Least-squares line through `pts`: (slope, intercept, R²).
+fn linear_fit(pts: &[(f64, f64)]) -> (f64, f64, f64) {
+    let n = pts.len() as f64;
+    let (sx, sy) = pts.iter().fold((0.0, 0.0), |a, p| (a.0 + p.0, a.1 + p.1));
+    let (mx, my) = (sx / n, sy / n);
+    let sxy: f64 = pts.iter().map(|p| (p.0 - mx) * (p.1 - my)).sum();
+    let sxx: f64 = pts.iter().map(|p| (p.0 - mx).powi(2)).sum();
+    let slope = sxy / sxx;
+    let icpt = my - slope * mx;
+    let ss_res: f64 = pts
+        .iter()
+        .map(|p| (p.1 - (icpt + slope * p.0)).powi(2))
+        .sum();
+    let ss_tot: f64 = pts.iter().map(|p| (p.1 - my).powi(2)).sum();
+    (slope, icpt, 1.0 - ss_res / ss_tot)
+}
+
+/// LOGSKIP-F5.3: mean service time against request size at skips 0 and 28 KB.
+pub fn logskip_f5_3(o: &RunOpts) -> Result<ExperimentOutput, String> {
+    let mut out = ExperimentOutput::new(
+        "LOGSKIP-F5.3",
+        "Mean service time vs request size at skip 0 KB and 28 KB (Figure 5.3)",
+        "miniMimic's table on SCSI Disk 1's log region (sizes 4–200 KB, skips 0–300 KB, no \
+         think time). At skip 0 a straight line is fitted to mean against size; at 28 KB the \
+         largest excess of a size's mean over that skip's own fitted line is reported.",
+        o.seed,
+    );
+    let m = size_skip(o)?;
+    let sizes = m.grid.sizes_kib.clone();
+    let col = |skip: i32| -> Vec<(f64, f64)> {
+        let k = m
+            .grid
+            .skips_kib
+            .iter()
+            .position(|&s| s == skip)
+            .unwrap_or(0);
+        sizes
+            .iter()
+            .enumerate()
+            .map(|(i, &sz)| {
+                (
+                    f64::from(sz),
+                    ms(m.cell(i, 0, k).mean_ns().unwrap_or(f64::NAN)),
+                )
+            })
+            .collect()
+    };
+    let (s0, s28) = (col(0), col(28));
+    let (_, _, r2) = linear_fit(&s0);
+    let (b, a, _) = linear_fit(&s28);
+    let excess = s28
+        .iter()
+        .map(|p| p.1 - (a + b * p.0))
+        .fold(f64::MIN, f64::max);
+    out.plots.push(Plot {
+        title: "Mean service time vs request size".into(),
+        x_label: "request size (KB)".into(),
+        y_label: "mean service time (ms)".into(),
+        kind: PlotKind::Line,
+        series: vec![
+            Series {
+                label: "skip 0 KB".into(),
+                points: s0.clone(),
+            },
+            Series {
+                label: "skip 28 KB".into(),
+                points: s28.clone(),
+            },
+        ],
+        log_x: false,
+        paper: vec![],
+        x_categories: vec![],
+    });
+    out.csv = "size_kib,skip0_ms,skip28_ms\n".into();
+    for (p, q) in s0.iter().zip(&s28) {
+        let _ = writeln!(out.csv, "{},{:.4},{:.4}", p.0, p.1, q.1);
+    }
+    out.checks.push(Check::at_least(
+        "LOGSKIP-F5.3",
+        "R² of a line through skip 0's means",
+        0.95,
+        r2,
+    ));
+    out.checks.push(Check::at_least(
+        "LOGSKIP-F5.3",
+        "skip 28 KB: largest mean above its linear trend (ms)",
+        3.0,
+        excess,
+    ));
+    Ok(out)
+}
+
+/// LOGSKIP-F5.5: recommended skip against request size (no think time).
+pub fn logskip_f5_5(o: &RunOpts) -> Result<ExperimentOutput, String> {
+    let mut out = ExperimentOutput::new(
+        "LOGSKIP-F5.5",
+        "Recommended skip distance vs request size (Figure 5.5)",
+        "miniMimic's recommendation (the skip with the least mean) per request size, from \
+         its table on SCSI Disk 1's log region (sizes 4–200 KB, skips 0–300 KB, no think \
+         time). The recommendations are grouped into clusters 8 KB wide around their two \
+         most frequent values.",
+        o.seed,
+    );
+    let m = size_skip(o)?;
+    let recs: Vec<(u32, i32)> = m
+        .grid
+        .sizes_kib
+        .iter()
+        .filter_map(|&sz| m.recommend(sz, 0).map(|a| (sz, a.skip_kib)))
+        .collect();
+    let mut counts: BTreeMap<i32, usize> = BTreeMap::new();
+    for &(_, s) in &recs {
+        *counts.entry(s).or_default() += 1;
+    }
+    let near = |c: i32| recs.iter().filter(|r| (r.1 - c).abs() <= 8).count();
+    // The value whose ±8 KB neighbourhood holds most recommendations, then the next
+    // such value outside it.
+    let c1 = counts
+        .keys()
+        .copied()
+        .max_by_key(|&c| (near(c), -c))
+        .unwrap_or(0);
+    let c2 = counts
+        .keys()
+        .copied()
+        .filter(|&c| (c - c1).abs() > 16)
+        .max_by_key(|&c| (near(c), -c))
+        .unwrap_or(c1);
+    let covered = recs
+        .iter()
+        .filter(|r| (r.1 - c1).abs() <= 8 || (r.1 - c2).abs() <= 8)
+        .count() as f64
+        / recs.len().max(1) as f64;
+    let (lo, hi) = (c1.min(c2), c1.max(c2));
+    out.plots.push(Plot {
+        title: "Recommended skip distance vs request size".into(),
+        x_label: "request size (KB)".into(),
+        y_label: "recommended skip (KB)".into(),
+        kind: PlotKind::Points,
+        series: vec![Series {
+            label: "miniMimic, simulated SCSI Disk 1".into(),
+            points: recs
+                .iter()
+                .map(|&(a, b)| (f64::from(a), f64::from(b)))
+                .collect(),
+        }],
+        log_x: false,
+        paper: vec![],
+        x_categories: vec![],
+    });
+    out.csv = "size_kib,recommended_skip_kib\n".into();
+    for (a, b) in &recs {
+        let _ = writeln!(out.csv, "{a},{b}");
+    }
+    out.checks.push(Check::at_least(
+        "LOGSKIP-F5.5",
+        "fraction of sizes whose recommendation lies within ±8 KB of the two clusters",
+        0.8,
+        covered,
+    ));
+    out.checks.push(Check::absolute(
+        "LOGSKIP-F5.5",
+        "first cluster (KB)",
+        28.0,
+        f64::from(lo),
+        8.0,
+    ));
+    out.checks.push(Check::absolute(
+        "LOGSKIP-F5.5",
+        "second cluster (KB)",
+        144.0,
+        f64::from(hi),
+        8.0,
+    ));
+    Ok(out)
+}
+
+/// The thesis's modified TPC-B: one synchronous application write of `blocks` 4 KB
+/// blocks per transaction at a random place, the next issued `think` after it
+/// completes.
+struct Tpcb {
+    n: usize,
+    issued: usize,
+    blocks: u32,
+    think_ns: u64,
+    span_blocks: u64,
+    rng: rand_chacha::ChaCha8Rng,
+}
+
+impl Tpcb {
+    fn next(&mut self, at: SimTime) -> Option<IoRecord> {
+        if self.issued == self.n {
+            return None;
+        }
+        self.issued += 1;
+        let b = self
+            .rng
+            .gen_range(0..self.span_blocks - u64::from(self.blocks));
+        Some(IoRecord {
+            arrival: at,
+            device: 0,
+            lbn: b * 8,
+            blocks: self.blocks * 8,
+            write: true,
+            content: Vec::new(),
+        })
+    }
+}
+
+impl ClosedSource for Tpcb {
+    fn start(&mut self) -> Vec<(u32, IoRecord)> {
+        self.next(SimTime::ZERO)
+            .map(|r| vec![(0, r)])
+            .unwrap_or_default()
+    }
+    fn on_complete(&mut self, _p: u32, now: SimTime) -> Option<IoRecord> {
+        self.next(SimTime(now.0 + self.think_ns))
+    }
+}
+
+/// What one journal run measured.
+struct JournalRun {
+    /// Log bytes per second of log I/O (cleaning and think time excluded), MB/s.
+    mb_s: f64,
+    cleanings: u64,
+    probe: Probe,
+}
+
+fn extra(n: &NodeReport, key: &str) -> u64 {
+    n.extra
+        .iter()
+        .find(|(k, _)| k == key)
+        .and_then(|(_, v)| v.parse().ok())
+        .unwrap_or(0)
+}
+
+/// Runs `n` TPC-B transactions of `blocks` blocks with `think_ns` on a journal stack.
+fn journal_run(
+    checksum: bool,
+    skip: bool,
+    table: &SharedTable,
+    blocks: u32,
+    think_ns: u64,
+    n: usize,
+    seed: u64,
+) -> Result<JournalRun, String> {
+    let probe = Probe::default();
+    let mut root = stack(
+        &stack_toml(Some((checksum, skip))),
+        Some(table),
+        Some(&probe),
+    )?;
+    let mut w = Tpcb {
+        n,
+        issued: 0,
+        blocks,
+        think_ns,
+        span_blocks: 256 * 1024,
+        rng: rand_chacha::ChaCha8Rng::seed_from_u64(seed),
+    };
+    let units = crate::node::Units::single(root.capacity());
+    engine::run(
+        root.as_mut(),
+        &units,
+        Source::Closed(&mut w),
+        RunOptions::default(),
+        &mut |_| {},
+    )
+    .map_err(|e| e.to_string())?;
+    let mut nodes = Vec::new();
+    root.report("stack", &mut nodes);
+    let j = nodes
+        .iter()
+        .find(|n| n.kind == "journal")
+        .ok_or("no journal in the stack")?;
+    let bytes = extra(j, "log bytes") as f64;
+    let ns = extra(j, "log io ns").max(1) as f64;
+    Ok(JournalRun {
+        mb_s: bytes / ns * 1e9 / 1e6,
+        cleanings: extra(j, "cleanings"),
+        probe,
+    })
+}
+
+/// The four configurations, in the thesis's bar order: (label, checksum, skip).
+const CONFIGS: [(&str, bool, bool); 4] = [
+    ("no chksm/no skip", false, false),
+    ("chksm/no skip", true, false),
+    ("no chksm/skip", false, true),
+    ("chksm/skip", true, true),
+];
+
+/// miniMimic's grid for a workload of `blocks`-block transactions: the thesis's skips
+/// (0–300 KB), the sizes the journal writes (descriptor + data, and the 4 KB commit)
+/// and the given think times.
+fn journal_grid(blocks: &[u32], thinks_us: Vec<u32>, samples: u32) -> Grid {
+    // Descriptor + data (+ the commit block in checksum mode), and the lone commit.
+    let mut sizes: Vec<u32> = blocks
+        .iter()
+        .flat_map(|b| [(b + 1) * 4, (b + 2) * 4])
+        .collect();
+    sizes.push(4);
+    sizes.sort_unstable();
+    sizes.dedup();
+    Grid {
+        skips_kib: (0..=300).step_by(4).collect(),
+        sizes_kib: sizes,
+        thinks_us,
+        samples,
+    }
+}
+
+/// LOGSKIP-F5.12: log bandwidth against transaction size, no think time.
+pub fn logskip_f5_12(o: &RunOpts) -> Result<ExperimentOutput, String> {
+    let mut out = ExperimentOutput::new(
+        "LOGSKIP-F5.12",
+        "Log bandwidth vs blocks per transaction, no think time, SCSI Disk 1 (Figure 5.12)",
+        "Stacks `[[layer]] kind = \"journal\"` (40 MB log; checksum and skip on or off) over \
+         SCSI Disk 1 (mimic-9lzx). The workload is the modified TPC-B: one synchronous write \
+         of n blocks per transaction at a random home place, the next issued when it \
+         completes. Each transaction is an (n + 1)-block log write (descriptor + data) and, \
+         without checksums, a 4 KB commit. miniMimic is sampled on the log region first \
+         (skips 0–300 KB in 4 KB steps, the sizes the journal writes, think 0) and refined \
+         on-line. Bandwidth is counted as the thesis does (Ambiguity T7, F5.12 note): log \
+         bytes (descriptor + data + commit) per second of log I/O, cleaning excluded.",
+        o.seed,
+    );
+    let sizes: Vec<u32> = if o.quick {
+        vec![1, 4, 32]
+    } else {
+        vec![1, 2, 4, 8, 16, 32]
+    };
+    let (n, samples) = if o.quick { (150, 10) } else { (500, 50) };
+    let t = SharedTable(Rc::new(table(
+        journal_grid(&sizes, vec![0], samples),
+        o.seed,
+    )?));
+    let mut bw = vec![vec![0.0; sizes.len()]; 4];
+    let mut tab = Table::new(&[
+        "blocks",
+        "no chksm/no skip",
+        "chksm/no skip",
+        "no chksm/skip",
+        "chksm/skip",
+        "cleanings",
+    ]);
+    out.csv = "blocks,config,mb_s\n".into();
+    for (i, &b) in sizes.iter().enumerate() {
+        let mut cleanings = 0;
+        for (c, &(label, ck, sk)) in CONFIGS.iter().enumerate() {
+            let r = journal_run(ck, sk, &t, b, 0, n, o.seed)?;
+            bw[c][i] = r.mb_s;
+            cleanings += r.cleanings;
+            let _ = writeln!(out.csv, "{b},{label},{:.3}", r.mb_s);
+        }
+        let mut row = vec![b.to_string()];
+        row.extend(bw.iter().map(|v| format!("{:.2}", v[i])));
+        row.push(cleanings.to_string());
+        tab.rows.push(row);
+    }
+    out.tables.push(tab);
+    out.plots.push(Plot {
+        title: "Log bandwidth vs blocks per transaction".into(),
+        x_label: "blocks per transaction".into(),
+        y_label: "bandwidth (MB/s)".into(),
+        kind: PlotKind::Bars,
+        series: CONFIGS
+            .iter()
+            .zip(&bw)
+            .map(|(c, v)| Series {
+                label: c.0.into(),
+                points: v.iter().enumerate().map(|(i, &y)| (i as f64, y)).collect(),
+            })
+            .collect(),
+        log_x: false,
+        paper: vec![],
+        x_categories: sizes.iter().map(|b| b.to_string()).collect(),
+    });
+    let gain = |c: usize| (bw[c][0] / bw[0][0] - 1.0) * 100.0;
+    out.checks.push(Check::absolute(
+        "LOGSKIP-F5.12",
+        "checksumming gain at 1 block (%)",
+        91.0,
+        gain(1),
+        20.0,
+    ));
+    out.checks.push(Check::absolute(
+        "LOGSKIP-F5.12",
+        "skipping gain at 1 block (%)",
+        317.0,
+        gain(2),
+        50.0,
+    ));
+    out.checks.push(Check::absolute(
+        "LOGSKIP-F5.12",
+        "skipping + checksumming gain at 1 block (%)",
+        459.0,
+        gain(3),
+        70.0,
+    ));
+    let ordered = (0..sizes.len())
+        .all(|i| bw[3][i] >= bw[2][i] && bw[2][i] >= bw[1][i] && bw[1][i] >= bw[0][i]);
+    out.checks.push(Check::holds(
+        "LOGSKIP-F5.12",
+        "chksm/skip ≥ skip ≥ chksm ≥ none at every size",
+        ordered,
+    ));
+    out.checks.push(Check::relative(
+        "LOGSKIP-F5.12",
+        "no-optimization bandwidth at 1 block (MB/s)",
+        1.0,
+        bw[0][0],
+        0.25,
+    ));
+    if let Some(&last) = bw[0].last() {
+        if sizes.last() == Some(&32) {
+            out.checks.push(Check::relative(
+                "LOGSKIP-F5.12",
+                "no-optimization bandwidth at 32 blocks (MB/s)",
+                7.0,
+                last,
+                0.25,
+            ));
+        }
+    }
+    Ok(out)
+}
+
+/// LOGSKIP-F5.15: log bandwidth against think time, 4-block transactions.
+pub fn logskip_f5_15(o: &RunOpts) -> Result<ExperimentOutput, String> {
+    let mut out = ExperimentOutput::new(
+        "LOGSKIP-F5.15",
+        "Log bandwidth vs think time, 4-block transactions, SCSI Disk 1 (Figure 5.15)",
+        "As LOGSKIP-F5.12, with 4-block transactions and a think time (0–6 ms) between one \
+         transaction's completion and the next; miniMimic's grid spans think times 0–7 ms \
+         in 200 µs steps. Bandwidth counts log bytes per second of log I/O (think time and \
+         cleaning excluded).",
+        o.seed,
+    );
+    let (n, samples) = if o.quick { (100, 5) } else { (500, 50) };
+    let thinks: Vec<u32> = (0..=6).collect();
+    let t = SharedTable(Rc::new(table(
+        journal_grid(&[4], (0..=7000).step_by(200).collect(), samples),
+        o.seed,
+    )?));
+    let mut bw = vec![vec![0.0; thinks.len()]; 4];
+    out.csv = "think_ms,config,mb_s\n".into();
+    let mut tab = Table::new(&[
+        "think (ms)",
+        "no chksm/no skip",
+        "chksm/no skip",
+        "no chksm/skip",
+        "chksm/skip",
+    ]);
+    for (i, &th) in thinks.iter().enumerate() {
+        for (c, &(label, ck, sk)) in CONFIGS.iter().enumerate() {
+            let r = journal_run(ck, sk, &t, 4, u64::from(th) * 1_000_000, n, o.seed)?;
+            bw[c][i] = r.mb_s;
+            let _ = writeln!(out.csv, "{th},{label},{:.3}", r.mb_s);
+        }
+        let mut row = vec![th.to_string()];
+        row.extend(bw.iter().map(|v| format!("{:.2}", v[i])));
+        tab.rows.push(row);
+    }
+    out.tables.push(tab);
+    out.plots.push(Plot {
+        title: "Log bandwidth vs think time, 4-block transactions".into(),
+        x_label: "think time (ms)".into(),
+        y_label: "bandwidth during I/O (MB/s)".into(),
+        kind: PlotKind::Line,
+        series: CONFIGS
+            .iter()
+            .zip(&bw)
+            .map(|(c, v)| Series {
+                label: c.0.into(),
+                points: thinks
+                    .iter()
+                    .zip(v)
+                    .map(|(&x, &y)| (f64::from(x), y))
+                    .collect(),
+            })
+            .collect(),
+        log_x: false,
+        paper: vec![],
+        x_categories: vec![],
+    });
+    for (c, name) in [(0, "no chksm/no skip"), (1, "chksm/no skip")] {
+        let peak = (0..thinks.len())
+            .max_by(|&a, &b| bw[c][a].total_cmp(&bw[c][b]))
+            .unwrap_or(0);
+        out.checks.push(Check::range(
+            "LOGSKIP-F5.15",
+            &format!("{name}: think time of the peak (ms)"),
+            4.0,
+            5.0,
+            f64::from(thinks[peak]),
+        ));
+        out.checks.push(Check::relative(
+            "LOGSKIP-F5.15",
+            &format!("{name}: bandwidth at 6 ms vs at 0 ms (ratio)"),
+            1.0,
+            bw[c][6] / bw[c][0],
+            0.15,
+        ));
+    }
+    let best = (0..thinks.len()).all(|i| (0..3).all(|c| bw[3][i] >= bw[c][i]));
+    out.checks.push(Check::holds(
+        "LOGSKIP-F5.15",
+        "chksm/skip ≥ every other configuration at every think time",
+        best,
+    ));
+    let chk_wins = (3..=5).any(|i| bw[1][i] > bw[2][i]);
+    out.checks.push(Check::holds(
+        "LOGSKIP-F5.15",
+        "chksm > skip-only for some think time in 3–5 ms",
+        chk_wins,
+    ));
+    Ok(out)
+}
+
+/// LOGSKIP-F5.11: miniMimic's predictions against the service times it sees.
+pub fn logskip_f5_11(o: &RunOpts) -> Result<ExperimentOutput, String> {
+    let mut out = ExperimentOutput::new(
+        "LOGSKIP-F5.11",
+        "miniMimic: predicted vs actual service times of the 8 KB log writes (Figure 5.11)",
+        "The log skipper (journal layer, skip on, commit blocks) replays 500 TPC-B transactions \
+         of one 4 KB block with no think time on SCSI Disk 1. For each 8 KB synchronous write \
+         (descriptor + data) placed where miniMimic recommended, its predicted mean, minimum \
+         and maximum (the recommended cell, 50 samples off-line, refined on-line as writes \
+         complete) against the measured service time.",
+        o.seed,
+    );
+    let (n, samples) = if o.quick { (200, 20) } else { (500, 50) };
+    let mut grid = journal_grid(&[1], vec![0], samples);
+    grid.samples = samples;
+    let t = SharedTable(Rc::new(table(grid, o.seed)?));
+    let r = journal_run(false, true, &t, 1, 0, n, o.seed)?;
+    let inside = r.probe.0.borrow();
+    let recs: Vec<_> = inside
+        .log_writes
+        .iter()
+        .filter(|w| w.record && w.predicted.is_some())
+        .collect();
+    let k = recs.len().max(1) as f64;
+    let actual = recs.iter().map(|w| w.actual_ns as f64).sum::<f64>() / k;
+    let pred = recs
+        .iter()
+        .filter_map(|w| w.predicted.and_then(|c| c.mean_ns()))
+        .sum::<f64>()
+        / k;
+    let inside_bounds = recs
+        .iter()
+        .filter(|w| {
+            w.predicted
+                .is_some_and(|c| c.min_ns <= w.actual_ns && w.actual_ns <= c.max_ns)
+        })
+        .count() as f64
+        / k;
+    let mut sorted: Vec<f64> = recs.iter().map(|w| ms(w.actual_ns as f64)).collect();
+    sorted.sort_by(f64::total_cmp);
+    out.plots.push(Plot {
+        title: "Sorted actual service times of the 8 KB log writes".into(),
+        x_label: "request (sorted)".into(),
+        y_label: "service time (ms)".into(),
+        kind: PlotKind::Line,
+        series: vec![
+            Series {
+                label: "actual".into(),
+                points: sorted
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &v)| (i as f64, v))
+                    .collect(),
+            },
+            Series {
+                label: "predicted average".into(),
+                points: vec![(0.0, ms(pred)), (sorted.len() as f64, ms(pred))],
+            },
+        ],
+        log_x: false,
+        paper: vec![],
+        x_categories: vec![],
+    });
+    out.csv = format!(
+        "writes_at_recommendation,actual_mean_ms,predicted_mean_ms,inside_min_max\n{},{:.4},{:.4},{:.4}\n",
+        recs.len(),
+        ms(actual),
+        ms(pred),
+        inside_bounds
+    );
+    out.checks.push(Check::below(
+        "LOGSKIP-F5.11",
+        "|predicted − actual mean| / actual mean",
+        0.02,
+        (pred - actual).abs() / actual,
+    ));
+    out.checks.push(Check::at_least(
+        "LOGSKIP-F5.11",
+        "fraction of measured times inside [predicted min, predicted max]",
+        0.98,
+        inside_bounds,
+    ));
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn journal_stack_builds_from_toml_and_runs() {
+        let t = SharedTable(Rc::new(table(journal_grid(&[1], vec![0], 2), 1).unwrap()));
+        for (_, ck, sk) in CONFIGS {
+            let r = journal_run(ck, sk, &t, 1, 0, 30, 1).unwrap();
+            assert!(r.mb_s > 0.0);
+            assert_eq!(r.probe.0.borrow().txs.len(), 30);
+        }
+    }
+}
