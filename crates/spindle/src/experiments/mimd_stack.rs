@@ -395,6 +395,28 @@ fn rule(d: f64) -> f64 {
     2.7 + 6.2 / d.sqrt()
 }
 
+/// Figure 5's organizations by number, as a `[device]` body on `d` drives:
+/// 0 unsynchronized mirroring (phases from `draw`), 1 synchronized mirroring,
+/// 2 intra-disk in the simulation's form ([`intra_shape`]), 3 splitting, 4 replicated
+/// splitting with 2 copies. MIMD-F5, F6 and F7 build the same stacks.
+pub(super) fn figure5_device(t: usize, d: u32, draw: u64) -> String {
+    match t {
+        0 => {
+            format!("kind = \"mirror\"\ncount = {d}\nspindles = \"random\"\nspindle-seed = {draw}")
+        }
+        1 => format!("kind = \"mirror\"\ncount = {d}\nspindles = \"spaced\""),
+        2 => {
+            let (x, y) = intra_shape(d);
+            format!("kind = \"intra\"\ncount = {d}\nsplit = {x}\nrotational = {y}")
+        }
+        3 => format!("kind = \"split\"\ncount = {d}"),
+        _ => format!(
+            "kind = \"replicated-split\"\ncount = {d}\ncopies = {}",
+            d.min(2)
+        ),
+    }
+}
+
 /// MIMD-F5 (random-read latency against D, all techniques built) with the Square
 /// Root Rule fits (MIMD-RULE1) and its head-count form emulated by synchronized
 /// mirrors (MIMD-RULE3).
@@ -435,23 +457,7 @@ pub fn mimd_f5(quick: bool, seed: u64) -> Result<ExperimentOutput, String> {
     ];
     // Unsynchronized spindles drift against each other: the run samples 8 random
     // phase arrangements (spindle-seed 1…8), an eighth of the reads each.
-    let device = |t: usize, d: u32, draw: u32| -> String {
-        match t {
-            0 => format!(
-                "kind = \"mirror\"\ncount = {d}\nspindles = \"random\"\nspindle-seed = {draw}"
-            ),
-            1 => format!("kind = \"mirror\"\ncount = {d}\nspindles = \"spaced\""),
-            2 => {
-                let (x, y) = intra_shape(d);
-                format!("kind = \"intra\"\ncount = {d}\nsplit = {x}\nrotational = {y}")
-            }
-            3 => format!("kind = \"split\"\ncount = {d}"),
-            _ => format!(
-                "kind = \"replicated-split\"\ncount = {d}\ncopies = {}",
-                d.min(2)
-            ),
-        }
-    };
+    let device = |t: usize, d: u32, draw: u32| figure5_device(t, d, u64::from(draw));
     let mut lat: Vec<Vec<Measured>> = Vec::new();
     for t in 0..techniques.len() {
         let mut v = Vec::new();
@@ -712,6 +718,34 @@ pub fn mimd_f5(quick: bool, seed: u64) -> Result<ExperimentOutput, String> {
     Ok(out)
 }
 
+/// Runs the closed-loop run configuration `toml` (named `name` in errors): the
+/// requests completed, their summed response time and the last completion, ns.
+pub(super) fn closed_run(toml: &str, name: &str) -> Result<(u64, u64, u64), String> {
+    let c = RunConfig::from_toml(toml, name).map_err(|e| e.to_string())?;
+    let mut b = c.build().map_err(|e| e.to_string())?;
+    let w = c
+        .workload
+        .load(b.root.capacity())
+        .map_err(|e| e.to_string())?;
+    let crate::config::LoadedWorkload::Closed(mut cw) = w else {
+        return Err(format!("{name}: the workload is not a closed loop"));
+    };
+    let (mut resp, mut count, mut last) = (0u64, 0u64, 0u64);
+    engine::run(
+        b.root.as_mut(),
+        &b.units,
+        Source::Closed(&mut cw),
+        RunOptions::default(),
+        &mut |l| {
+            resp += l.response_ns();
+            count += 1;
+            last = last.max(l.done.0);
+        },
+    )
+    .map_err(|e| e.to_string())?;
+    Ok((count, resp, last))
+}
+
 /// The dual-actuator note: random 4 KiB reads on a `wd-re3` with one arm and on the
 /// same drive with two arms each owning half the surfaces (two `wd-re3-arm` halves on
 /// one spindle, striped as a SATA dual-actuator drive presents one address space), at
@@ -755,28 +789,7 @@ pub fn dual_actuator(quick: bool, seed: u64) -> Result<ExperimentOutput, String>
                  pattern = {{ kind = \"uniform\" }}\nsizes = {{ kind = \"fixed\", sectors = 8 }}\n\
                  read-fraction = 1.0\nseed = {seed}\n{device}"
             );
-            let c = RunConfig::from_toml(&toml, "dual.toml").map_err(|e| e.to_string())?;
-            let mut b = c.build().map_err(|e| e.to_string())?;
-            let w = c
-                .workload
-                .load(b.root.capacity())
-                .map_err(|e| e.to_string())?;
-            let crate::config::LoadedWorkload::Closed(mut cw) = w else {
-                return Err("the dual-actuator workload is a closed loop".into());
-            };
-            let (mut resp, mut count, mut last) = (0u64, 0u64, 0u64);
-            engine::run(
-                b.root.as_mut(),
-                &b.units,
-                Source::Closed(&mut cw),
-                RunOptions::default(),
-                &mut |l| {
-                    resp += l.response_ns();
-                    count += 1;
-                    last = last.max(l.done.0);
-                },
-            )
-            .map_err(|e| e.to_string())?;
+            let (count, resp, last) = closed_run(&toml, "dual.toml")?;
             let lat = resp as f64 / count.max(1) as f64 / 1e6;
             let iops = count as f64 / (last.max(1) as f64 / 1e9);
             let _ = writeln!(out.csv, "{name},{procs},{lat:.4},{iops:.1}");

@@ -9,10 +9,8 @@
 //! read is sent, when its turn comes, to the rotational replica the drive model
 //! predicts it reaches first.
 
-use super::mimd_stack::{intra_shape, DISK};
+use super::mimd_stack::{closed_run, intra_shape, DISK};
 use super::Check;
-use crate::config::{LoadedWorkload, RunConfig};
-use crate::engine::{self, RunOptions, Source};
 use crate::report::{ExperimentOutput, Plot, PlotKind, Series, Table};
 use std::fmt::Write as _;
 
@@ -46,27 +44,7 @@ fn throughput(device: &str, procs: u32, n: u64, seed: u64) -> Result<f64, String
          sizes = {{ kind = \"fixed\", sectors = 1 }}\nread-fraction = 1.0\nseed = {seed}\n\
          [device]\n{device}"
     );
-    let c = RunConfig::from_toml(&toml, "mimd-f9.toml").map_err(|e| e.to_string())?;
-    let mut b = c.build().map_err(|e| e.to_string())?;
-    let w = c
-        .workload
-        .load(b.root.capacity())
-        .map_err(|e| e.to_string())?;
-    let LoadedWorkload::Closed(mut cw) = w else {
-        return Err("MIMD-F9's workload is a closed loop".into());
-    };
-    let (mut count, mut last) = (0u64, 0u64);
-    engine::run(
-        b.root.as_mut(),
-        &b.units,
-        Source::Closed(&mut cw),
-        RunOptions::default(),
-        &mut |l| {
-            count += 1;
-            last = last.max(l.done.0);
-        },
-    )
-    .map_err(|e| e.to_string())?;
+    let (count, _, last) = closed_run(&toml, "mimd-f9.toml")?;
     Ok(count as f64 / (last.max(1) as f64 / 1e9))
 }
 

@@ -16,7 +16,9 @@
 //! - **Writes** are dropped, as in the paper ("replicas propagated in the background").
 //! - **Timing.** Reads arrive at their traced times; each drive has a FIFO host queue.
 
-use super::mimd_stack::{intra_shape, random_reads_pooled, sqrt_rule_fit, stack_toml, DISK};
+use super::mimd_stack::{
+    figure5_device, intra_shape, random_reads_pooled, sqrt_rule_fit, stack_toml, DISK,
+};
 use super::Check;
 use crate::config::RunConfig;
 use crate::engine::{self, RunOptions, Source};
@@ -163,30 +165,13 @@ pub fn mimd_f6(quick: bool, seed: u64) -> Result<ExperimentOutput, String> {
         "replicated splitting, 2 copies (not in F6)",
     ];
     let draws = if quick { 2 } else { 8 };
-    let device = |t: usize, d: u32, draw: u64| -> String {
-        let org = match t {
-            0 => format!(
-                "kind = \"mirror\"\ncount = {d}\nspindles = \"random\"\nspindle-seed = {}",
-                seed.wrapping_add(draw)
-            ),
-            1 => format!("kind = \"mirror\"\ncount = {d}\nspindles = \"spaced\""),
-            2 => {
-                let (x, y) = intra_shape(d);
-                format!("kind = \"intra\"\ncount = {d}\nsplit = {x}\nrotational = {y}")
-            }
-            3 => format!("kind = \"split\"\ncount = {d}"),
-            _ => format!(
-                "kind = \"replicated-split\"\ncount = {d}\ncopies = {}",
-                d.min(2)
-            ),
-        };
-        format!("{org}\ncylinders = {band}")
-    };
+    let device =
+        |t: usize, d: u32, draw: u64| format!("{}\ncylinders = {band}", figure5_device(t, d, draw));
     let mut parts = vec![vec![Replayed::default(); ds.len()]; techniques.len()];
     for (t, row) in parts.iter_mut().enumerate() {
         for (i, &d) in ds.iter().enumerate() {
             let k = if t == 0 { draws } else { 1 };
-            for draw in 0..k {
+            for draw in 1..=k {
                 row[i].add(&replay(&device(t, d, draw), &reads, span)?, 1.0 / k as f64);
             }
         }
@@ -365,18 +350,8 @@ pub fn mimd_f7(quick: bool, seed: u64) -> Result<ExperimentOutput, String> {
         "synchronized mirroring",
         "intra-disk",
     ];
-    let device = |t: usize, d: u32, band: u32, draw: u64| -> String {
-        let org = match t {
-            0 => format!(
-                "kind = \"mirror\"\ncount = {d}\nspindles = \"random\"\nspindle-seed = {draw}"
-            ),
-            1 => format!("kind = \"mirror\"\ncount = {d}\nspindles = \"spaced\""),
-            _ => {
-                let (x, y) = intra_shape(d);
-                format!("kind = \"intra\"\ncount = {d}\nsplit = {x}\nrotational = {y}")
-            }
-        };
-        format!("{org}\ncylinders = {band}")
+    let device = |t: usize, d: u32, band: u32, draw: u64| {
+        format!("{}\ncylinders = {band}", figure5_device(t, d, draw))
     };
     let mut fits = Table::new(&[
         "region",
