@@ -11,19 +11,16 @@
 //! no sourced model here and are not run.
 
 use super::registry::RunOpts;
-use super::Check;
+use super::{Check, StackToml};
 use crate::engine::{self, ClosedSource, RunOptions, Source};
 use crate::layers::{with_layers, LayerSpec};
 use crate::mimic::minimimic::{sample, sample_times, Grid, MiniMimic, Region};
 use crate::node::{Device, NodeReport};
 use crate::report::{ExperimentOutput, Plot, PlotKind, Series, Table};
 use crate::stack::journal::{Probe, SharedTable};
-use crate::stack::queue::SchedulerConfig;
-use crate::stack::tree::{build, DeviceSpec};
 use crate::time::SimTime;
 use crate::trace::IoRecord;
 use rand::{Rng, SeedableRng};
-use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::rc::Rc;
@@ -32,14 +29,6 @@ use std::rc::Rc;
 const DISK: &str = "mimic-9lzx";
 /// The thesis's log, MiB.
 const LOG_MIB: u64 = 40;
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct StackToml {
-    device: DeviceSpec,
-    #[serde(default)]
-    layer: Vec<LayerSpec>,
-}
 
 /// The stack's TOML: the drive, and a journal in the given mode if any.
 fn stack_toml(journal: Option<(bool, bool)>) -> String {
@@ -59,17 +48,14 @@ fn stack(
     table: Option<&SharedTable>,
     probe: Option<&Probe>,
 ) -> Result<Box<dyn Device>, String> {
-    let mut s: StackToml =
-        toml::from_str(toml_text).map_err(|e| format!("experiment stack: {e}"))?;
+    let mut s = StackToml::parse(toml_text)?;
     for l in &mut s.layer {
         if let LayerSpec::Journal(j) = l {
             j.table = table.cloned();
             j.probe = probe.cloned();
         }
     }
-    let q = SchedulerConfig::default().queue_spec()?;
-    let b = build(&s.device, &q, None)?;
-    with_layers(b.root, &s.layer)
+    with_layers(s.device()?.root, &s.layer)
 }
 
 /// The journal's log region on the drive (device blocks 1..=L).

@@ -185,3 +185,26 @@ fn trim(x: f64) -> String {
     let s = format!("{x:.3}");
     s.trim_end_matches('0').trim_end_matches('.').to_string()
 }
+
+/// A stack as a user writes it, without a workload: the device tree (`[device]`) and
+/// the layers above it (`[[layer]]`, top first). Experiments that drive a stack with
+/// their own requests parse this.
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct StackToml {
+    pub device: crate::stack::tree::DeviceSpec,
+    #[serde(default)]
+    pub layer: Vec<crate::layers::LayerSpec>,
+}
+
+impl StackToml {
+    pub fn parse(text: &str) -> Result<StackToml, String> {
+        toml::from_str(text).map_err(|e| format!("experiment stack: {e}"))
+    }
+
+    /// The device tree, each drive behind the default host queue.
+    pub fn device(&self) -> Result<crate::stack::tree::Built, String> {
+        let q = crate::stack::queue::SchedulerConfig::default().queue_spec()?;
+        crate::stack::tree::build(&self.device, &q, None)
+    }
+}

@@ -3,7 +3,7 @@
 //! Both build their stacks from the same TOML a user writes (`[device]`, `[[layer]]`).
 
 use super::registry::RunOpts;
-use super::Check;
+use super::{Check, StackToml};
 use crate::engine::{self, RequestLog, RunOptions, Source};
 use crate::layers::LayerSpec;
 use crate::node::{Device, NodeReport};
@@ -11,11 +11,10 @@ use crate::report::{ExperimentOutput, Plot, PlotKind, Series, Table};
 use crate::stack::layer::LayerNode;
 use crate::stack::queue::SchedulerConfig;
 use crate::stack::raid_mimic::{pick_stripe, Findings, StripeRule};
-use crate::stack::tree::{build, Built, DeviceSpec};
+use crate::stack::tree::build;
 use crate::time::SimTime;
 use crate::trace::IoRecord;
 use rand::{Rng, SeedableRng};
-use serde::Deserialize;
 use std::fmt::Write as _;
 
 /// The thesis's array (§6.4): an Adaptec 2200S RAID-5, left asymmetric, 3 data disks,
@@ -23,25 +22,6 @@ use std::fmt::Write as _;
 /// thesis's own model of the 9LZX (Table 3.1).
 const THESIS_RAID5: &str = "[device]\nkind = \"raid5\"\ncount = 4\nstripe-kib = 16\n\
     parity-layout = \"left-asymmetric\"\n[device.member]\nkind = \"disk\"\ndisk = \"mimic-base\"\n";
-
-/// A stack as a user writes it: the device tree and the layers above it.
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct StackToml {
-    device: DeviceSpec,
-    #[serde(default)]
-    layer: Vec<LayerSpec>,
-}
-
-fn parse(toml_text: &str) -> Result<StackToml, String> {
-    toml::from_str(toml_text).map_err(|e| format!("experiment stack: {e}"))
-}
-
-/// Builds the device tree (each drive behind the default host queue).
-fn device(s: &StackToml) -> Result<Built, String> {
-    let q = SchedulerConfig::default().queue_spec()?;
-    build(&s.device, &q, None)
-}
 
 /// Runs `recs` open-loop on `root`; the request logs and every node's report.
 fn run(
@@ -89,7 +69,7 @@ pub fn raid5_f6_1(o: &RunOpts) -> Result<ExperimentOutput, String> {
          chunk per stripe.",
         o.seed,
     );
-    let stack = parse(THESIS_RAID5)?;
+    let stack = StackToml::parse(THESIS_RAID5)?;
     let chunk = 32u64; // sectors (16 KiB)
     let ndata = 3u64;
     // Figure 6.1's layout: which member holds each block and parity of the first rows.
@@ -138,7 +118,7 @@ pub fn raid5_f6_1(o: &RunOpts) -> Result<ExperimentOutput, String> {
     out.csv = "pattern,requests,member_reads,member_writes,parity_ios,rmw,extra,mean_ms\n".into();
     let mut counts = Vec::new();
     for (name, reqs) in patterns {
-        let mut b = device(&stack)?;
+        let mut b = StackToml::device(&stack)?;
         let recs: Vec<IoRecord> = reqs
             .iter()
             .enumerate()
@@ -257,8 +237,8 @@ fn f6_3_toml(samples: u32) -> String {
 
 /// Runs the discovering stack on a sequential guest; what the layer learned.
 pub fn discover(toml_text: &str, seed: u64, mib: u64) -> Result<Findings, String> {
-    let stack = parse(toml_text)?;
-    let b = device(&stack)?;
+    let stack = StackToml::parse(toml_text)?;
+    let b = StackToml::device(&stack)?;
     let [LayerSpec::RaidMimic(spec)] = stack.layer.as_slice() else {
         return Err("the stack must have one raid-mimic layer".into());
     };
@@ -494,7 +474,7 @@ impl engine::ClosedSource for InFlight {
 /// MB/s of the guest's writes on the stack `toml_text`: its bytes over the time to the
 /// last completion.
 fn guest_bandwidth(toml_text: &str, reqs: Vec<IoRecord>, depth: u32) -> Result<f64, String> {
-    let stack = parse(toml_text)?;
+    let stack = StackToml::parse(toml_text)?;
     let q = SchedulerConfig::default().queue_spec()?;
     let b = build(&stack.device, &q, None)?;
     let mut root = crate::layers::with_layers(b.root, &stack.layer)?;
@@ -533,7 +513,9 @@ pub fn raid5_f6_4(o: &RunOpts) -> Result<ExperimentOutput, String> {
     let depth = 8;
     let merge_kib = 128;
     let plain = format!("{RING}{THESIS_RAID5}");
-    let capacity = device(&parse(THESIS_RAID5)?)?.root.capacity();
+    let capacity = StackToml::device(&StackToml::parse(THESIS_RAID5)?)?
+        .root
+        .capacity();
     let aligned = format!("{RING}{VMM_ALIGN}{THESIS_RAID5}");
     let mut out = ExperimentOutput::new(
         "RAID5-F6.4",
