@@ -3,8 +3,9 @@
 //! plain in-memory copy of the volume. It counts what was injected, detected and
 //! repaired, and — the number that must stay zero — wrong bytes returned.
 
+use super::error::ArrayError;
 use super::layout::{checksum_block, data_block};
-use super::raid4::{ArrayError, Raid4, Raid4Config};
+use super::raid4::{Raid4, Raid4Config};
 use super::{FaultInjector, Injected};
 use crate::disk::params::DiskParams;
 use crate::store::{block_from, zero_block, Block};

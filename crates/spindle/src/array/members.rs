@@ -12,8 +12,8 @@
 //! No loop here: the members and the I/Os not yet released to them form one device
 //! ([`MemberSet`]) that the engine's [`Stepper`] wakes, event by event.
 
+use super::error::ArrayError;
 use super::faults::{FaultInjector, WriteFate};
-use super::raid4::ArrayError;
 use crate::disk::drive::{DestageStats, Drive};
 use crate::disk::hdd::Request;
 use crate::engine::{Step, Stepper};

@@ -4,15 +4,17 @@
 
 pub mod campaign;
 pub mod checksum;
+pub mod error;
 pub mod faults;
 pub mod layout;
 pub mod members;
 pub mod raid4;
 
 pub use campaign::{run_fault_campaign, FaultCampaign, FaultReport};
+pub use error::ArrayError;
 pub use faults::{FaultInjector, Injected};
 pub use layout::Layout;
-pub use raid4::{ArrayError, BatchReport, Detection, FaultKind, MemberState, Raid4, Raid4Config};
+pub use raid4::{BatchReport, Detection, FaultKind, MemberState, Raid4, Raid4Config};
 
 #[cfg(test)]
 mod tests;

@@ -20,6 +20,7 @@
 //! every read, is on the critical path either way.
 
 use super::checksum::{ChecksumBlock, ChecksumBlockError, Entry, Owner};
+use super::error::ArrayError;
 use super::faults::FaultInjector;
 use super::layout::{
     checksum_block, checksum_slot, data_block, row_of_block, zone_of, Layout, Place, DATA_PER_ZONE,
@@ -99,41 +100,6 @@ impl Default for Raid4Config {
             read_gap_blocks: 64,
             data: DataMode::RealBytes,
             sync_writes: true,
-        }
-    }
-}
-
-#[derive(Debug, thiserror::Error, PartialEq, Eq)]
-pub enum ArrayError {
-    #[error("disk model: {0}")]
-    Disk(String),
-    #[error("volume block {block} is outside the volume ({blocks} blocks)")]
-    OutOfRange { block: u64, blocks: u64 },
-    #[error("member {0} does not exist")]
-    NoSuchMember(usize),
-    #[error("member {0} has already failed")]
-    AlreadyFailed(usize),
-    #[error("member {0} has not failed: nothing to rebuild")]
-    NothingToRebuild(usize),
-    #[error("second failure: member {second} failed while member {first} was down; rows that need both are lost")]
-    DoubleFailure { first: usize, second: usize },
-    #[error("stripe row {row}: {why}; the data cannot be recovered")]
-    Unrecoverable { row: u64, why: String },
-    #[error("a write without bytes on an array that stores real bytes")]
-    BytesRequired,
-    /// A breach of the simulation's own invariants (a bug, not bad input): the
-    /// operation stopped and the run must not be trusted.
-    #[error("internal error: {0}")]
-    Internal(String),
-}
-
-impl ArrayError {
-    /// Passes a data error (a row that cannot be recovered: the caller's to report
-    /// per block) and returns an internal error as `Err`, to stop the operation.
-    fn internal(self) -> Result<ArrayError, ArrayError> {
-        match self {
-            ArrayError::Internal(_) => Err(self),
-            e => Ok(e),
         }
     }
 }
