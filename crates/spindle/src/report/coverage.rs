@@ -162,7 +162,7 @@ impl Coverage {
         let k = &self.checks;
         format!(
             "{} of {} reproduction checks pass; {} of {} consistency checks pass (not counted \
-             as reproductions); {} of {} checks against DiskSim's real-drive data pass",
+             as reproductions); {} of {} checks against DiskSim (real-drive measurements and DiskSim's own runs) pass",
             k.reproduction_passed,
             k.reproduction,
             k.consistency_passed,
