@@ -17,8 +17,8 @@
 //! A member can fail in the middle of a batch, at a simulated instant: what it
 //! completed before counts, what it completes after is discarded, and its contents
 //! are gone. Drives that cache writes are flushed at the end of every batch that
-//! wrote, so an acknowledged write is on the media. No rebuild: a failed member stays
-//! failed (the volume keeps every block while one replica lives).
+//! wrote, so an acknowledged write is on the media. A failed member is replaced and
+//! filled from a live replica offline, between batches ([`Mirror::replace_and_rebuild`]).
 //!
 //! Limits (checked, errors not panics): 1..=[`MAX_REPLICAS`] replicas; at most
 //! [`MAX_BATCH`] operations per batch, each on a distinct block inside the volume
@@ -30,6 +30,7 @@ use super::faults::FaultInjector;
 use super::members::{default_member_queue, Executor, Io, Member};
 use crate::disk::drive::Drive;
 use crate::disk::params::DiskParams;
+use crate::stack::queue::QueueSpec;
 use crate::store::{Block, SECTORS_PER_BLOCK};
 use crate::time::SimTime;
 use rustc_hash::FxHashSet;
@@ -79,6 +80,10 @@ pub struct MirrorBatch {
 pub struct Mirror {
     members: Vec<Member>,
     failed: Vec<bool>,
+    /// The drive model (a replacement is a fresh drive of it).
+    params: DiskParams,
+    /// Each member's host queue.
+    queue: QueueSpec,
     blocks: u64,
     faults: FaultInjector,
     now: SimTime,
@@ -103,7 +108,7 @@ impl Mirror {
                 "mirror replicas {replicas}: expected 1..={MAX_REPLICAS}"
             )));
         }
-        let drive = Drive::new(params).map_err(|e| ArrayError::Disk(e.to_string()))?;
+        let drive = Drive::new(params.clone()).map_err(|e| ArrayError::Disk(e.to_string()))?;
         let blocks = drive.hdd().capacity() / SECTORS_PER_BLOCK;
         let queue = default_member_queue(max_outstanding);
         let members = (0..replicas)
@@ -116,6 +121,8 @@ impl Mirror {
         Ok(Mirror {
             failed: vec![false; replicas],
             members,
+            params,
+            queue,
             blocks,
             faults: FaultInjector::none(),
             now: SimTime::ZERO,
@@ -154,6 +161,60 @@ impl Mirror {
                 Ok(())
             }
         }
+    }
+
+    /// Puts a fresh drive in place of failed member `disk` and copies every written
+    /// block to it from a live replica, as simulated reads and writes (offline: no
+    /// user I/O meanwhile), in chunks of [`MAX_BATCH`] blocks. The member is live
+    /// again when it returns.
+    pub fn replace_and_rebuild(&mut self, disk: usize) -> Result<(), ArrayError> {
+        if !self.is_failed(disk) {
+            return Err(ArrayError::NothingToRebuild(disk));
+        }
+        let src = self
+            .live()
+            .next()
+            .ok_or_else(|| ArrayError::Unrecoverable {
+                row: 0,
+                why: "every replica has failed: nothing to rebuild from".into(),
+            })?;
+        let mut drive =
+            Drive::new(self.params.clone()).map_err(|e| ArrayError::Disk(e.to_string()))?;
+        drive.hdd_mut().set_spindle_phase(replica_phase(disk));
+        self.members[disk] = Member::new(drive, &self.queue, disk).map_err(ArrayError::Disk)?;
+        let mut written: Vec<u64> = self.members[src].store.written().collect();
+        written.sort_unstable();
+        for chunk in written.chunks(MAX_BATCH) {
+            let mut exec = Executor::new(&self.members, self.now);
+            let reads = chunk
+                .iter()
+                .map(|&block| Io {
+                    disk: src,
+                    block,
+                    write: false,
+                    data: None,
+                    tag: 0,
+                })
+                .collect();
+            exec.issue(&mut self.members, reads);
+            let got = exec.drain(&mut self.members, &mut self.faults, None)?;
+            let writes = got
+                .into_iter()
+                .map(|d| Io {
+                    disk,
+                    block: d.block,
+                    write: true,
+                    data: d.data,
+                    tag: 0,
+                })
+                .collect();
+            exec.issue(&mut self.members, writes);
+            exec.drain(&mut self.members, &mut self.faults, None)?;
+            exec.sync_caches(&mut self.members, &mut self.faults);
+            self.now = self.now.max(exec.now);
+        }
+        self.failed[disk] = false;
+        Ok(())
     }
 
     fn wipe(&mut self, disk: usize) {

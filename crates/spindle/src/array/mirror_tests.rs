@@ -114,6 +114,25 @@ fn run(seed: u64, failed: usize, preset_name: &str) -> RunStats {
             }
         }
     }
+    // Rebuild the failed member, then lose another: every block still reads right.
+    m.replace_and_rebuild(failed).expect("rebuild");
+    let other = (failed + 1) % REPLICAS;
+    m.fail_disk(other).expect("second failure after rebuild");
+    let out = m.batch(&ops, None).expect("read after rebuild");
+    for (b, got) in set.iter().zip(&out.reads) {
+        st.reads += 1;
+        let want = model.get(b).cloned().unwrap_or_else(zero_block);
+        if got.as_ref() != Some(&want) {
+            st.wrong += 1;
+        }
+    }
+    for &b in &set {
+        st.member_blocks += 1;
+        let want = model.get(&b).cloned().unwrap_or_else(zero_block);
+        if m.members()[failed].store.read(b) != want {
+            st.wrong += 1;
+        }
+    }
     st
 }
 
