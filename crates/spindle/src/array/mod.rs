@@ -8,13 +8,17 @@ pub mod error;
 pub mod faults;
 pub mod layout;
 pub mod members;
+pub mod mirror;
 pub mod raid4;
 
 pub use campaign::{run_fault_campaign, FaultCampaign, FaultReport};
 pub use error::ArrayError;
 pub use faults::{FaultInjector, Injected};
 pub use layout::Layout;
+pub use mirror::{FailAt, Mirror, MirrorBatch, MirrorOp};
 pub use raid4::{BatchReport, Detection, FaultKind, MemberState, Raid4, Raid4Config};
 
+#[cfg(test)]
+mod mirror_tests;
 #[cfg(test)]
 mod tests;
