@@ -109,15 +109,18 @@ pub fn load_system(path: &Path) -> Result<System, ImportError> {
     // The run's units: the arrays, then every disk in none (in topology order); with
     // no arrays, unit `i` is disk `i` as before.
     let in_array = |d: usize| arrays.iter().find(|a| a.members.contains(&(d as u32)));
-    let free: Vec<usize> = (0..names.len()).filter(|&d| in_array(d).is_none()).collect();
+    let free: Vec<usize> = (0..names.len())
+        .filter(|&d| in_array(d).is_none())
+        .collect();
     let synth = read_synthio(&file, &mut |name, loc| {
         if let Some(i) = arrays.iter().position(|a| a.name == name) {
             return Ok(i as u32);
         }
-        let disk = names
-            .iter()
-            .position(|n| *n == name)
-            .or_else(|| orgs.iter().find(|(o, _)| o == name).map(|(_, i)| *i as usize));
+        let disk = names.iter().position(|n| *n == name).or_else(|| {
+            orgs.iter()
+                .find(|(o, _)| o == name)
+                .map(|(_, i)| *i as usize)
+        });
         let Some(d) = disk else {
             return at(
                 loc,
@@ -295,14 +298,20 @@ fn array_org(
         let p = get(key)?;
         match &p.value {
             Value::Str(s) => Ok((s.to_ascii_lowercase(), p.loc.clone())),
-            v => at(&p.loc, format!("disksim_logorg `{name}`: `{key}` must be a name, got {v:?}")),
+            v => at(
+                &p.loc,
+                format!("disksim_logorg `{name}`: `{key}` must be a name, got {v:?}"),
+            ),
         }
     };
     let int = |key: &str| -> Result<(i64, Loc), ImportError> {
         let p = get(key)?;
         match p.value {
             Value::Int(i) => Ok((i, p.loc.clone())),
-            ref v => at(&p.loc, format!("disksim_logorg `{name}`: `{key}` must be an integer, got {v:?}")),
+            ref v => at(
+                &p.loc,
+                format!("disksim_logorg `{name}`: `{key}` must be an integer, got {v:?}"),
+            ),
         }
     };
     let (dist, loc) = word("Distribution scheme")?;
@@ -318,7 +327,9 @@ fn array_org(
     if !(1..=1 << 31).contains(&unit) {
         return at(
             &uloc,
-            format!("disksim_logorg `{name}`: `Stripe unit` must be 1..=2147483648 sectors, got {unit}"),
+            format!(
+                "disksim_logorg `{name}`: `Stripe unit` must be 1..=2147483648 sectors, got {unit}"
+            ),
         );
     }
     let (redun, rloc) = word("Redundancy scheme")?;
