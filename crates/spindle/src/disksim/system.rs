@@ -22,7 +22,7 @@ use crate::disk::drive::Drive;
 use crate::engine::{self, RunOptions, Source};
 use crate::node::Device;
 use crate::sched::SchedulerKind;
-use crate::stack::array::{Array, ParityLayout, RaidLevel, Volumes};
+use crate::stack::array::{Array, ParityLayout, RaidLevel, Volumes, WriteOrder};
 use crate::stack::drive_node::DriveNode;
 use crate::stack::queue::QueueSpec;
 use crate::stack::tree::Built;
@@ -62,8 +62,10 @@ pub struct System {
 /// Differences, stated rather than tuned: DiskSim writes a parity row by
 /// reconstruct-write (reading the row's unwritten units) once it covers at least
 /// `RMW vs. reconstruct` × devices units, spindle's arrays always read-modify-write a
-/// partial row; and spindle's array starts a write's writes once all its reads are
-/// back (one barrier per request), DiskSim per dependency.
+/// partial row. With `Synch writes for safety = 0` DiskSim lets each data write follow
+/// its own member's read and a parity write its row's reads: the array runs with
+/// [`WriteOrder::PerMember`] (a parity write waits for all of the request's reads,
+/// the same for one-row writes).
 #[derive(Clone, Debug)]
 pub struct ArrayOrg {
     pub name: String,
@@ -643,7 +645,8 @@ pub fn build_tree(sys: &System, urgent: &Urgent) -> Result<Built, String> {
             .collect::<Result<Vec<_>, String>>()?;
         let array = Array::new(a.level, members, a.unit_sectors)
             .map_err(|e| format!("logorg `{}`: {e}", a.name))?
-            .with_parity_layout(a.parity_layout);
+            .with_parity_layout(a.parity_layout)
+            .with_write_order(WriteOrder::PerMember);
         units.push(Box::new(array));
     }
     units.extend(queued.into_iter().flatten());
