@@ -746,11 +746,11 @@ mod tests {
     #[test]
     fn what_spindle_cannot_represent_is_refused_with_file_line_and_block() {
         let dir = bundled_disksim_dir();
-        let e = load_system(&dir.join("synthraid5.parv"))
+        let e = load_system(&dir.join("syntharrays.parv"))
             .unwrap_err()
             .to_string();
         assert!(
-            e.contains("synthraid5.parv:") && e.contains("modelled"),
+            e.contains("syntharrays.parv:277:") && e.contains("`org0`") && e.contains("modelled"),
             "{e}"
         );
         let e = load_system(&dir.join("synthcachemem.parv"))
@@ -804,5 +804,110 @@ mod tests {
                 && e.contains("Distribution scheme"),
             "{e}"
         );
+    }
+
+    #[test]
+    fn synthraid5_is_one_left_symmetric_raid5_of_nine_disks() {
+        let sys = load_system(&bundled_disksim_dir().join("synthraid5.parv")).expect("loads");
+        assert_eq!(sys.arrays.len(), 1);
+        let a = &sys.arrays[0];
+        assert_eq!((a.level, a.unit_sectors), (RaidLevel::Raid5, 64));
+        assert_eq!(a.members, (0..9).collect::<Vec<u32>>());
+        for seed in [3, 42, 77] {
+            let r = run_system(&sys, seed).expect("runs");
+            // One unit, the array: every request the generator issued to `org0`.
+            assert_eq!(r.per_device.len(), 1);
+            assert_eq!(r.per_device[0], r.completed);
+            assert!(r.completed >= 9_990, "{r:?}");
+            assert!(r.mean_ms > 5.0 && r.mean_ms < 200.0, "{r:?}");
+        }
+    }
+
+    /// DiskSim's left-symmetric table (rotation type 1, parity unit = stripe unit),
+    /// re-derived from its description: row 0 puts data on devices 0..n-2 and parity on
+    /// n-1; each next row moves the parity one device left and starts its data on the
+    /// device after the parity. spindle's left-symmetric placement is the same.
+    #[test]
+    fn left_symmetric_is_disksims_rotation_type_1() {
+        for n in [3u64, 4, 9] {
+            let mut parity = n - 1;
+            let mut dev = 0u64;
+            for row in 0..3 * n {
+                for k in 0..n - 1 {
+                    assert_eq!(
+                        ParityLayout::LeftSymmetric.place(n, row, k),
+                        (dev as usize, parity as usize),
+                        "n {n} row {row} unit {k}"
+                    );
+                    dev = (dev + 1) % n;
+                    if dev == parity {
+                        dev = (dev + 1) % n;
+                    }
+                }
+                dev = parity;
+                parity = (parity + n - 1) % n;
+            }
+        }
+    }
+
+    #[test]
+    fn array_keys_spindle_cannot_map_are_refused_by_name() {
+        let dir = bundled_disksim_dir();
+        let base = std::fs::read_to_string(dir.join("synthraid5.parv")).unwrap();
+        let tmp = std::env::temp_dir().join(format!("spindle-logorg-{}", std::process::id()));
+        std::fs::create_dir_all(&tmp).unwrap();
+        for ext in ["diskspecs", "model", "seek"] {
+            let from = dir.join(format!("hp_c3323a.{ext}"));
+            if from.exists() {
+                std::fs::copy(&from, tmp.join(format!("hp_c3323a.{ext}"))).unwrap();
+            }
+        }
+        let cases = [
+            (
+                "Parity rotation type =  1",
+                "Parity rotation type =  2",
+                "Parity rotation type",
+            ),
+            (
+                "Parity stripe unit =  64",
+                "Parity stripe unit =  128",
+                "Parity stripe unit",
+            ),
+            (
+                "Redundancy scheme = Parity_rotated",
+                "Redundancy scheme = Shadowed",
+                "Redundancy scheme",
+            ),
+            (
+                "Distribution scheme = Striped",
+                "Distribution scheme = Asis",
+                "Distribution scheme",
+            ),
+            (
+                "Synch writes for safety =  0",
+                "Synch writes for safety =  1",
+                "Synch writes for safety",
+            ),
+        ];
+        let mut errs = Vec::new();
+        for (i, (from, to, key)) in cases.iter().enumerate() {
+            assert!(base.contains(from), "{from}");
+            let f = tmp.join(format!("case{i}.parv"));
+            std::fs::write(&f, base.replacen(from, to, 1)).unwrap();
+            errs.push((
+                load_system(&f).map(|_| ()).unwrap_err().to_string(),
+                *key,
+                i,
+            ));
+        }
+        std::fs::remove_dir_all(&tmp).ok();
+        for (e, key, i) in errs {
+            assert!(
+                e.contains(&format!("case{i}.parv:"))
+                    && e.contains("disksim_logorg `org0`")
+                    && e.contains(key),
+                "{e}"
+            );
+        }
     }
 }

@@ -89,8 +89,10 @@ pub fn disksim_suite(o: &super::registry::RunOpts) -> Result<ExperimentOutput, S
          left-symmetric, same stripe unit, each disk behind its driver queue). Differences: \
          DiskSim writes a parity row by reconstruct-write once it covers at least `RMW vs. \
          reconstruct` x disks of its units, spindle always reads old data and parity \
-         (read-modify-write); and spindle starts a write's member writes once all its reads \
-         are back, where DiskSim lets each data write follow its own read.",
+         (read-modify-write); a data write follows its own read as in DiskSim, a parity write \
+         waits for all of the request's reads where DiskSim waits for its row's (the same for \
+         one-row writes). syntharrays' generator addresses array member disks directly, which \
+         spindle refuses.",
         o.seed,
     );
     let dir = bundled_disksim_dir();

@@ -915,7 +915,10 @@ mod tests {
         use super::{Array, Device, RaidLevel, Request, WriteOrder};
         for (order, want) in [
             (WriteOrder::PerMember, vec![(0, 1_000_000), (3, 10_000_000)]),
-            (WriteOrder::AfterAllReads, vec![(0, 10_000_000), (3, 10_000_000)]),
+            (
+                WriteOrder::AfterAllReads,
+                vec![(0, 10_000_000), (3, 10_000_000)],
+            ),
         ] {
             let log = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
             let members: Vec<Box<dyn Device>> = (0..4)
@@ -951,5 +954,4 @@ mod tests {
             assert_eq!((done[0].req.id, done[0].done), (7, SimTime(20_000_000)));
         }
     }
-
 }
