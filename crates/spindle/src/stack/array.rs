@@ -913,10 +913,22 @@ mod tests {
     #[test]
     fn per_member_write_order_lets_a_data_write_follow_its_own_read() {
         use super::{Array, Device, RaidLevel, Request, WriteOrder};
-        for (order, want) in [
-            (WriteOrder::PerMember, vec![(0, 1_000_000), (3, 10_000_000)]),
+        // Then the data member slow instead: the parity write, its own read back at
+        // 1 ms, still waits for the data read (10 ms).
+        for (slow, order, want) in [
             (
+                3,
+                WriteOrder::PerMember,
+                vec![(0, 1_000_000), (3, 10_000_000)],
+            ),
+            (
+                3,
                 WriteOrder::AfterAllReads,
+                vec![(0, 10_000_000), (3, 10_000_000)],
+            ),
+            (
+                0,
+                WriteOrder::PerMember,
                 vec![(0, 10_000_000), (3, 10_000_000)],
             ),
         ] {
@@ -924,7 +936,7 @@ mod tests {
             let members: Vec<Box<dyn Device>> = (0..4)
                 .map(|me| {
                     Box::new(Fixed {
-                        lat: if me == 3 { 10_000_000 } else { 1_000_000 },
+                        lat: if me == slow { 10_000_000 } else { 1_000_000 },
                         due: Vec::new(),
                         writes: log.clone(),
                         me,
