@@ -3,14 +3,16 @@
 //! ([`super::driverq`]), driven by the file's synthetic generator ([`super::synthio`])
 //! on DiskSim's process-flow processors.
 //!
-//! Only what maps onto spindle exactly is accepted: every `disksim_logorg` must be
-//! `Parts` / `Asis` / `Noredun` over one disk (so a generator's device is one disk);
+//! Only what maps onto spindle is accepted: a `disksim_logorg` is either
+//! `Parts` / `Asis` / `Noredun` over one disk (so a generator's device is one disk), or
+//! `Array` / `Striped` with `Noredun`, `Parity_disk` or `Parity_rotated` (see
+//! [`ArrayOrg`] for the mapping and its stated differences), named by the generator;
 //! one I/O driver of type 1. With `Use queueing in subsystem = 1` it passes each disk
 //! as many requests as the disk's `Max queue length`, with 0 one at a time. Its
 //! scheduling policy is FCFS (1), elevator (2), C-LOOK (3) or SSTF (4) on LBNs;
 //! priority scheme 1 serves time-critical and time-limited requests first by their
 //! own policy; timeout scheme 1 becomes an aging bound (see `driver_queue`).
-//! Pass-through controllers (type 1) only. Striping, redundancy, controller caches,
+//! Pass-through controllers (type 1) only. Other logorgs, controller caches,
 //! intelligent controllers and other policies are refused with the file, line and
 //! block name.
 
