@@ -3,14 +3,16 @@
 //! ([`super::driverq`]), driven by the file's synthetic generator ([`super::synthio`])
 //! on DiskSim's process-flow processors.
 //!
-//! Only what maps onto spindle exactly is accepted: every `disksim_logorg` must be
-//! `Parts` / `Asis` / `Noredun` over one disk (so a generator's device is one disk);
+//! Only what maps onto spindle is accepted: a `disksim_logorg` is either
+//! `Parts` / `Asis` / `Noredun` over one disk (so a generator's device is one disk), or
+//! `Array` / `Striped` with `Noredun`, `Parity_disk` or `Parity_rotated` (see
+//! [`ArrayOrg`] for the mapping and its stated differences), named by the generator;
 //! one I/O driver of type 1. With `Use queueing in subsystem = 1` it passes each disk
 //! as many requests as the disk's `Max queue length`, with 0 one at a time. Its
 //! scheduling policy is FCFS (1), elevator (2), C-LOOK (3) or SSTF (4) on LBNs;
 //! priority scheme 1 serves time-critical and time-limited requests first by their
 //! own policy; timeout scheme 1 becomes an aging bound (see `driver_queue`).
-//! Pass-through controllers (type 1) only. Striping, redundancy, controller caches,
+//! Pass-through controllers (type 1) only. Other logorgs, controller caches,
 //! intelligent controllers and other policies are refused with the file, line and
 //! block name.
 
@@ -22,7 +24,7 @@ use crate::disk::drive::Drive;
 use crate::engine::{self, RunOptions, Source};
 use crate::node::Device;
 use crate::sched::SchedulerKind;
-use crate::stack::array::Volumes;
+use crate::stack::array::{Array, ParityLayout, RaidLevel, Volumes, WriteOrder};
 use crate::stack::drive_node::DriveNode;
 use crate::stack::queue::QueueSpec;
 use crate::stack::tree::Built;
@@ -48,6 +50,32 @@ pub struct System {
     /// time-critical and time-limited requests first.
     pub priority: Option<SchedulerKind>,
     pub synth: SynthSpec,
+    /// `Addressing mode = Array` logorgs, each one unit of the run (before the disks
+    /// that belong to none); empty when every logorg is one whole disk.
+    pub arrays: Vec<ArrayOrg>,
+}
+
+/// A DiskSim `Addressing mode = Array` logorg as a spindle timing array: `Striped`
+/// with `Noredun` is RAID-0, with `Parity_disk` RAID-4 (parity on the last device),
+/// with `Parity_rotated` and rotation type 1 (left-symmetric, parity unit = stripe
+/// unit) RAID-5 left-symmetric — DiskSim's table puts row 0's parity on the last
+/// device and moves it one device left per row, data following it, as spindle's.
+///
+/// Differences, stated rather than tuned: DiskSim writes a parity row by
+/// reconstruct-write (reading the row's unwritten units) once it covers at least
+/// `RMW vs. reconstruct` × devices units, spindle's arrays always read-modify-write a
+/// partial row. With `Synch writes for safety = 0` DiskSim lets each data write follow
+/// its own member's read and a parity write its row's reads: the array runs with
+/// [`WriteOrder::PerMember`] (a parity write waits for all of the request's reads,
+/// the same for one-row writes).
+#[derive(Clone, Debug)]
+pub struct ArrayOrg {
+    pub name: String,
+    pub level: RaidLevel,
+    pub parity_layout: ParityLayout,
+    pub unit_sectors: u64,
+    /// The member disks, as topology indices, in the logorg's `devices` order.
+    pub members: Vec<u32>,
 }
 
 /// What a run measured, DiskSim's way and spindle's.
@@ -58,7 +86,8 @@ pub struct SystemResult {
     /// Their mean response time, ms (DiskSim's "Overall I/O System Response time
     /// average").
     pub mean_ms: f64,
-    /// Completed requests per disk, in topology order.
+    /// Completed requests per unit: per disk in topology order, or with Array logorgs
+    /// per array, then per disk in none.
     pub per_device: Vec<u64>,
     /// Every request issued, including those still in flight at the stop that spindle
     /// runs to completion.
@@ -74,18 +103,42 @@ pub fn load_system(path: &Path) -> Result<System, ImportError> {
     refuse_unrepresentable(&file)?;
     let (queue, priority) = driver_queue(&file, &disks)?;
     let names: Vec<&str> = disks.iter().map(|d| d.instance.as_str()).collect();
-    let orgs = logorg_disks(&file, &names)?;
+    let (orgs, arrays) = logorg_disks(&file, &names)?;
+    if let (Some(a), Some(_)) = (arrays.first(), priority) {
+        return Err(ImportError::File {
+            file: path.display().to_string(),
+            msg: format!("disksim_logorg `{}`: an Array logorg under a driver with `Scheduling priority scheme = 1` is not modelled yet", a.name),
+        });
+    }
+    // The run's units: the arrays, then every disk in none (in topology order); with
+    // no arrays, unit `i` is disk `i` as before.
+    let in_array = |d: usize| arrays.iter().find(|a| a.members.contains(&(d as u32)));
+    let free: Vec<usize> = (0..names.len())
+        .filter(|&d| in_array(d).is_none())
+        .collect();
     let synth = read_synthio(&file, &mut |name, loc| {
-        if let Some(i) = names.iter().position(|n| *n == name) {
+        if let Some(i) = arrays.iter().position(|a| a.name == name) {
             return Ok(i as u32);
         }
-        if let Some((_, i)) = orgs.iter().find(|(o, _)| o == name) {
-            return Ok(*i);
+        let disk = names.iter().position(|n| *n == name).or_else(|| {
+            orgs.iter()
+                .find(|(o, _)| o == name)
+                .map(|(_, i)| *i as usize)
+        });
+        let Some(d) = disk else {
+            return at(
+                loc,
+                format!("`{name}` is neither a disk of the topology nor a logorg"),
+            );
+        };
+        if let Some(a) = in_array(d) {
+            return at(
+                loc,
+                format!("`{name}` addresses a member of the Array logorg `{}` directly: not modelled yet (a generator must name the logorg)", a.name),
+            );
         }
-        at(
-            loc,
-            format!("`{name}` is neither a disk of the topology nor a logorg"),
-        )
+        let unit = free.iter().position(|&f| f == d).unwrap_or(d);
+        Ok((arrays.len() + unit) as u32)
     })?;
     let Some(synth) = synth else {
         return Err(ImportError::File {
@@ -102,6 +155,7 @@ pub fn load_system(path: &Path) -> Result<System, ImportError> {
         queue,
         priority,
         synth,
+        arrays,
     })
 }
 
@@ -174,24 +228,39 @@ fn refuse_unrepresentable(file: &ParamFile) -> Result<(), ImportError> {
     Ok(())
 }
 
-/// Each logorg's name and its one disk's number; anything but one whole disk refused.
-fn logorg_disks(file: &ParamFile, disks: &[&str]) -> Result<Vec<(String, u32)>, ImportError> {
+/// Each one-disk logorg's name and its disk's number, and the Array logorgs; anything
+/// else refused naming the key.
+#[allow(clippy::type_complexity)]
+fn logorg_disks(
+    file: &ParamFile,
+    disks: &[&str],
+) -> Result<(Vec<(String, u32)>, Vec<ArrayOrg>), ImportError> {
     let mut out = Vec::new();
+    let mut arrays: Vec<ArrayOrg> = Vec::new();
     for b in file.blocks.iter().map(|b| b.resolved(file)) {
         if b.type_name != "disksim_logorg" {
             continue;
         }
         let name = b.name.clone().unwrap_or_default();
+        let get = |key: &str| {
+            b.get(key).ok_or_else(|| ImportError::At {
+                loc: b.loc.to_string(),
+                msg: format!("disksim_logorg `{name}` lacks `{key}`"),
+            })
+        };
+        let is = |p: &super::param::Param, want: &str| matches!(&p.value, Value::Str(s) if s.eq_ignore_ascii_case(want));
+        let mode = get("Addressing mode")?;
+        if is(mode, "Array") {
+            arrays.push(array_org(&b, &name, disks, &arrays)?);
+            continue;
+        }
         for (key, want) in [
             ("Addressing mode", "Parts"),
             ("Distribution scheme", "Asis"),
             ("Redundancy scheme", "Noredun"),
         ] {
-            let p = b.get(key).ok_or_else(|| ImportError::At {
-                loc: b.loc.to_string(),
-                msg: format!("disksim_logorg `{name}` lacks `{key}`"),
-            })?;
-            if !matches!(&p.value, Value::Str(s) if s.eq_ignore_ascii_case(want)) {
+            let p = get(key)?;
+            if !is(p, want) {
                 return at(
                     &p.loc,
                     format!("disksim_logorg `{name}`: `{key}` other than {want} (striping, arrays, redundancy) is not modelled yet"),
@@ -213,7 +282,133 @@ fn logorg_disks(file: &ParamFile, disks: &[&str]) -> Result<Vec<(String, u32)>, 
         };
         out.push((name, i as u32));
     }
-    Ok(out)
+    Ok((out, arrays))
+}
+
+/// An `Addressing mode = Array` logorg as a spindle array, or the key it cannot map.
+fn array_org(
+    b: &Block,
+    name: &str,
+    disks: &[&str],
+    before: &[ArrayOrg],
+) -> Result<ArrayOrg, ImportError> {
+    let get = |key: &str| {
+        b.get(key).ok_or_else(|| ImportError::At {
+            loc: b.loc.to_string(),
+            msg: format!("disksim_logorg `{name}` lacks `{key}`"),
+        })
+    };
+    let word = |key: &str| -> Result<(String, Loc), ImportError> {
+        let p = get(key)?;
+        match &p.value {
+            Value::Str(s) => Ok((s.to_ascii_lowercase(), p.loc.clone())),
+            v => at(
+                &p.loc,
+                format!("disksim_logorg `{name}`: `{key}` must be a name, got {v:?}"),
+            ),
+        }
+    };
+    let int = |key: &str| -> Result<(i64, Loc), ImportError> {
+        let p = get(key)?;
+        match p.value {
+            Value::Int(i) => Ok((i, p.loc.clone())),
+            ref v => at(
+                &p.loc,
+                format!("disksim_logorg `{name}`: `{key}` must be an integer, got {v:?}"),
+            ),
+        }
+    };
+    let (dist, loc) = word("Distribution scheme")?;
+    if dist != "striped" {
+        return at(
+            &loc,
+            format!("disksim_logorg `{name}`: an Array logorg with `Distribution scheme` other than Striped is not modelled yet"),
+        );
+    }
+    let (unit, uloc) = int("Stripe unit")?;
+    // DiskSim's own limit is a part's size; spindle's arrays take any unit the members
+    // hold (checked when the array is built), here 1..=2^31 sectors.
+    if !(1..=1 << 31).contains(&unit) {
+        return at(
+            &uloc,
+            format!(
+                "disksim_logorg `{name}`: `Stripe unit` must be 1..=2147483648 sectors, got {unit}"
+            ),
+        );
+    }
+    let (redun, rloc) = word("Redundancy scheme")?;
+    let level = match redun.as_str() {
+        "noredun" => RaidLevel::Raid0,
+        "parity_disk" => RaidLevel::Raid4,
+        "parity_rotated" => RaidLevel::Raid5,
+        _ => {
+            return at(
+                &rloc,
+                format!("disksim_logorg `{name}`: `Redundancy scheme` {redun} in an Array logorg is not modelled yet (Noredun, Parity_disk and Parity_rotated are)"),
+            )
+        }
+    };
+    if level != RaidLevel::Raid0 {
+        if let Some(p) = b.get("Synch writes for safety") {
+            if p.value != Value::Int(0) {
+                return at(
+                    &p.loc,
+                    format!("disksim_logorg `{name}`: `Synch writes for safety` other than 0 is not modelled"),
+                );
+            }
+        }
+    }
+    if level == RaidLevel::Raid5 {
+        let (rot, loc) = int("Parity rotation type")?;
+        if rot != 1 {
+            return at(
+                &loc,
+                format!("disksim_logorg `{name}`: `Parity rotation type` {rot} is not modelled (only 1, left-symmetric)"),
+            );
+        }
+        let (pu, loc) = int("Parity stripe unit")?;
+        if pu != unit {
+            return at(
+                &loc,
+                format!("disksim_logorg `{name}`: a `Parity stripe unit` ({pu}) other than the `Stripe unit` ({unit}) is not modelled"),
+            );
+        }
+    }
+    let mut members = Vec::new();
+    for (dev, loc) in logorg_devices(b)? {
+        let Some(i) = disks.iter().position(|d| *d == dev) else {
+            return at(
+                &loc,
+                format!("disksim_logorg `{name}`: `{dev}` is not a disk of the topology"),
+            );
+        };
+        let i = i as u32;
+        if members.contains(&i) || before.iter().any(|a| a.members.contains(&i)) {
+            return at(
+                &loc,
+                format!("disksim_logorg `{name}`: `{dev}` is already a member of an Array logorg"),
+            );
+        }
+        members.push(i);
+    }
+    if members.len() < level.min_members() {
+        return at(
+            &b.loc,
+            format!(
+                "disksim_logorg `{name}`: {} needs at least {} devices, got {}",
+                level.name(),
+                level.min_members(),
+                members.len()
+            ),
+        );
+    }
+    Ok(ArrayOrg {
+        name: name.to_string(),
+        level,
+        parity_layout: ParityLayout::LeftSymmetric,
+        unit_sectors: unit as u64,
+        members,
+    })
 }
 
 fn logorg_devices(b: &Block) -> Result<Vec<(String, Loc)>, ImportError> {
@@ -422,21 +617,42 @@ fn driver_queue(
     ))
 }
 
-/// The disks, each behind its driver queue, as a volume set (device `i` is disk `i`).
+/// The disks, each behind its driver queue, as a volume set: with no Array logorgs
+/// device `i` is disk `i`; otherwise the arrays come first (each over its disks'
+/// queues), then the disks in no array.
 pub fn build_tree(sys: &System, urgent: &Urgent) -> Result<Built, String> {
-    let mut members: Vec<Box<dyn Device>> = Vec::with_capacity(sys.disks.len());
+    let mut queued: Vec<Option<Box<dyn Device>>> = Vec::with_capacity(sys.disks.len());
     for (i, d) in sys.disks.iter().enumerate() {
         let mut p = d.params.clone();
         p.firmware.queue_depth = p.firmware.queue_depth.max(sys.queue.depth);
         let drive = Drive::new(p).map_err(|e| format!("disk {i} ({}): {e}", d.instance))?;
-        members.push(Box::new(DriverQueue::new(
+        queued.push(Some(Box::new(DriverQueue::new(
             Box::new(DriveNode::new(drive, d.instance.clone())),
             (sys.queue.kind, sys.queue.max_wait_ms),
             sys.priority.map(|k| (k, urgent.clone())),
             sys.queue.depth,
-        )));
+        ))));
     }
-    let v = Volumes::new(members);
+    let mut units: Vec<Box<dyn Device>> = Vec::with_capacity(queued.len());
+    for a in &sys.arrays {
+        let members = a
+            .members
+            .iter()
+            .map(|&m| {
+                queued
+                    .get_mut(m as usize)
+                    .and_then(Option::take)
+                    .ok_or_else(|| format!("logorg `{}`: disk {m} used twice or absent", a.name))
+            })
+            .collect::<Result<Vec<_>, String>>()?;
+        let array = Array::new(a.level, members, a.unit_sectors)
+            .map_err(|e| format!("logorg `{}`: {e}", a.name))?
+            .with_parity_layout(a.parity_layout)
+            .with_write_order(WriteOrder::PerMember);
+        units.push(Box::new(array));
+    }
+    units.extend(queued.into_iter().flatten());
+    let v = Volumes::new(units);
     Ok(Built {
         units: v.units(),
         root: Box::new(v),
@@ -468,7 +684,7 @@ pub fn run_system(sys: &System, seed: u64) -> Result<SystemResult, String> {
         return Err(e.to_string());
     }
     let stop = src.stopped_at().unwrap_or(SimTime(u64::MAX));
-    let mut per_device = vec![0u64; sys.disks.len()];
+    let mut per_device = vec![0u64; built.units.units.len()];
     let mut sum = 0u128;
     let mut n = 0u64;
     for &(dev, arrival, done) in &logs {
@@ -532,11 +748,11 @@ mod tests {
     #[test]
     fn what_spindle_cannot_represent_is_refused_with_file_line_and_block() {
         let dir = bundled_disksim_dir();
-        let e = load_system(&dir.join("synthraid5.parv"))
+        let e = load_system(&dir.join("syntharrays.parv"))
             .unwrap_err()
             .to_string();
         assert!(
-            e.contains("synthraid5.parv:") && e.contains("modelled"),
+            e.contains("syntharrays.parv:277:") && e.contains("`org0`") && e.contains("modelled"),
             "{e}"
         );
         let e = load_system(&dir.join("synthcachemem.parv"))
@@ -590,5 +806,110 @@ mod tests {
                 && e.contains("Distribution scheme"),
             "{e}"
         );
+    }
+
+    #[test]
+    fn synthraid5_is_one_left_symmetric_raid5_of_nine_disks() {
+        let sys = load_system(&bundled_disksim_dir().join("synthraid5.parv")).expect("loads");
+        assert_eq!(sys.arrays.len(), 1);
+        let a = &sys.arrays[0];
+        assert_eq!((a.level, a.unit_sectors), (RaidLevel::Raid5, 64));
+        assert_eq!(a.members, (0..9).collect::<Vec<u32>>());
+        for seed in [3, 42, 77] {
+            let r = run_system(&sys, seed).expect("runs");
+            // One unit, the array: every request the generator issued to `org0`.
+            assert_eq!(r.per_device.len(), 1);
+            assert_eq!(r.per_device[0], r.completed);
+            assert!(r.completed >= 9_990, "{r:?}");
+            assert!(r.mean_ms > 5.0 && r.mean_ms < 200.0, "{r:?}");
+        }
+    }
+
+    /// DiskSim's left-symmetric table (rotation type 1, parity unit = stripe unit),
+    /// re-derived from its description: row 0 puts data on devices 0..n-2 and parity on
+    /// n-1; each next row moves the parity one device left and starts its data on the
+    /// device after the parity. spindle's left-symmetric placement is the same.
+    #[test]
+    fn left_symmetric_is_disksims_rotation_type_1() {
+        for n in [3u64, 4, 9] {
+            let mut parity = n - 1;
+            let mut dev = 0u64;
+            for row in 0..3 * n {
+                for k in 0..n - 1 {
+                    assert_eq!(
+                        ParityLayout::LeftSymmetric.place(n, row, k),
+                        (dev as usize, parity as usize),
+                        "n {n} row {row} unit {k}"
+                    );
+                    dev = (dev + 1) % n;
+                    if dev == parity {
+                        dev = (dev + 1) % n;
+                    }
+                }
+                dev = parity;
+                parity = (parity + n - 1) % n;
+            }
+        }
+    }
+
+    #[test]
+    fn array_keys_spindle_cannot_map_are_refused_by_name() {
+        let dir = bundled_disksim_dir();
+        let base = std::fs::read_to_string(dir.join("synthraid5.parv")).unwrap();
+        let tmp = std::env::temp_dir().join(format!("spindle-logorg-{}", std::process::id()));
+        std::fs::create_dir_all(&tmp).unwrap();
+        for ext in ["diskspecs", "model", "seek"] {
+            let from = dir.join(format!("hp_c3323a.{ext}"));
+            if from.exists() {
+                std::fs::copy(&from, tmp.join(format!("hp_c3323a.{ext}"))).unwrap();
+            }
+        }
+        let cases = [
+            (
+                "Parity rotation type =  1",
+                "Parity rotation type =  2",
+                "Parity rotation type",
+            ),
+            (
+                "Parity stripe unit =  64",
+                "Parity stripe unit =  128",
+                "Parity stripe unit",
+            ),
+            (
+                "Redundancy scheme = Parity_rotated",
+                "Redundancy scheme = Shadowed",
+                "Redundancy scheme",
+            ),
+            (
+                "Distribution scheme = Striped",
+                "Distribution scheme = Asis",
+                "Distribution scheme",
+            ),
+            (
+                "Synch writes for safety =  0",
+                "Synch writes for safety =  1",
+                "Synch writes for safety",
+            ),
+        ];
+        let mut errs = Vec::new();
+        for (i, (from, to, key)) in cases.iter().enumerate() {
+            assert!(base.contains(from), "{from}");
+            let f = tmp.join(format!("case{i}.parv"));
+            std::fs::write(&f, base.replacen(from, to, 1)).unwrap();
+            errs.push((
+                load_system(&f).map(|_| ()).unwrap_err().to_string(),
+                *key,
+                i,
+            ));
+        }
+        std::fs::remove_dir_all(&tmp).ok();
+        for (e, key, i) in errs {
+            assert!(
+                e.contains(&format!("case{i}.parv:"))
+                    && e.contains("disksim_logorg `org0`")
+                    && e.contains(key),
+                "{e}"
+            );
+        }
     }
 }

@@ -271,6 +271,18 @@ impl ReplicaChoice {
     }
 }
 
+/// When a RAID-4/5 read-modify-write's member writes go.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum WriteOrder {
+    /// Every write once all of the request's reads are back (one barrier per request).
+    #[default]
+    AfterAllReads,
+    /// A data write once the request's reads on its own member are back; a parity
+    /// write once all of the request's reads are back (DiskSim's unsynchronized
+    /// parity writes, which tie a parity write to its row's reads only).
+    PerMember,
+}
+
 /// A member request: (member, LBN, sectors, write).
 type MemberOp = (usize, u64, u32, bool);
 /// A member write: (member, LBN, sectors).
@@ -284,6 +296,10 @@ struct Parent {
     remaining: u32,
     /// Writes to issue once the reads of a read-modify-write are back.
     then_write: Vec<MemberWrite>,
+    /// With [`WriteOrder::PerMember`]: which of `then_write` are parity writes, and the
+    /// reads still out per member.
+    then_parity: Vec<bool>,
+    reads_left: Vec<u32>,
     start: Option<SimTime>,
     dispatch: Option<SimTime>,
     breakdown: Breakdown,
@@ -306,7 +322,7 @@ pub struct Array {
     unit: u64,
     capacity: u64,
     /// Member request id → parent id.
-    children: FxHashMap<u64, u64>,
+    children: FxHashMap<u64, (u64, usize)>,
     parents: FxHashMap<u64, Parent>,
     next_child: u64,
     scratch: Vec<Done>,
@@ -315,6 +331,8 @@ pub struct Array {
     replica: ReplicaChoice,
     /// RAID-5: where data goes around the parity.
     parity_layout: ParityLayout,
+    /// RAID-4/5: when a read-modify-write's writes go.
+    write_order: WriteOrder,
 }
 
 impl Array {
@@ -363,12 +381,19 @@ impl Array {
             stats: ArrayStats::default(),
             replica: ReplicaChoice::default(),
             parity_layout: ParityLayout::default(),
+            write_order: WriteOrder::default(),
         })
     }
 
     /// A RAID-5's rows place their data by `layout`.
     pub fn with_parity_layout(mut self, layout: ParityLayout) -> Array {
         self.parity_layout = layout;
+        self
+    }
+
+    /// A RAID-4/5's read-modify-writes issue their writes by `order`.
+    pub fn with_write_order(mut self, order: WriteOrder) -> Array {
+        self.write_order = order;
         self
     }
 
@@ -447,7 +472,7 @@ impl Array {
     fn issue(&mut self, now: SimTime, parent: u64, member: usize, lbn: u64, blocks: u32, w: bool) {
         let id = self.next_child;
         self.next_child += 1;
-        self.children.insert(id, parent);
+        self.children.insert(id, (parent, member));
         if w {
             self.stats.member_writes += 1;
         } else {
@@ -466,7 +491,8 @@ impl Array {
 
     /// Member requests for a parent: (member, LBN, sectors, write) now, and writes for
     /// after the reads.
-    fn plan(&self, req: &Request, now: SimTime) -> (Vec<MemberOp>, Vec<MemberWrite>) {
+    #[allow(clippy::type_complexity)]
+    fn plan(&self, req: &Request, now: SimTime) -> (Vec<MemberOp>, Vec<MemberWrite>, Vec<bool>) {
         let sectors = u64::from(req.blocks.max(1));
         let mut now_ops = Vec::new();
         let mut later = Vec::new();
@@ -479,15 +505,16 @@ impl Array {
                 let m = self.replica_for(req.lbn, now);
                 now_ops.push((m, req.lbn, req.blocks.max(1), false));
             }
-            return (now_ops, later);
+            return (now_ops, later, Vec::new());
         }
         let pieces = self.pieces(req.lbn, sectors);
         if !req.write || !self.level.has_parity() {
             for (_, m, lbn, n) in merge(pieces.iter().map(|&(_, m, l, n)| (m, l, n))) {
                 now_ops.push((m, lbn, n, req.write));
             }
-            return (now_ops, later);
+            return (now_ops, later, Vec::new());
         }
+        let mut is_parity = Vec::new();
         // Parity writes: per row, whole rows write without reading, partial rows read
         // the old data and parity first.
         let ndata = self.data_members();
@@ -515,16 +542,19 @@ impl Array {
             }
             for &(_, m, lbn, n) in in_row {
                 later.push((m, lbn, n));
+                is_parity.push(false);
             }
             later.push((parity, plbn, plen));
+            is_parity.push(true);
             i = j;
         }
         if now_ops.is_empty() {
             for (m, lbn, n) in later.drain(..) {
                 now_ops.push((m, lbn, n, true));
             }
+            is_parity.clear();
         }
-        (now_ops, later)
+        (now_ops, later, is_parity)
     }
 }
 
@@ -561,7 +591,16 @@ impl Device for Array {
         } else {
             self.stats.reads += 1;
         }
-        let (first, later) = self.plan(&req, now);
+        let (first, later, then_parity) = self.plan(&req, now);
+        let mut reads_left = Vec::new();
+        if self.write_order == WriteOrder::PerMember && !later.is_empty() {
+            reads_left = vec![0u32; self.members.len()];
+            for &(m, _, _, w) in &first {
+                if !w {
+                    reads_left[m] += 1;
+                }
+            }
+        }
         if !later.is_empty() {
             self.stats.read_modify_writes += 1;
         }
@@ -571,6 +610,8 @@ impl Device for Array {
                 req,
                 remaining: first.len() as u32,
                 then_write: later,
+                then_parity,
+                reads_left,
                 start: None,
                 dispatch: None,
                 breakdown: Breakdown::default(),
@@ -594,7 +635,7 @@ impl Device for Array {
         }
         for d in got.drain(..) {
             // A member's own background work is not the array's.
-            let Some(pid) = self.children.remove(&d.req.id) else {
+            let Some((pid, member)) = self.children.remove(&d.req.id) else {
                 continue;
             };
             let Some(p) = self.parents.get_mut(&pid) else {
@@ -611,6 +652,34 @@ impl Device for Array {
             p.breakdown.transfer_ns += d.breakdown.transfer_ns;
             p.cache_hit &= d.cache_hit;
             p.remaining -= 1;
+            if !p.reads_left.is_empty() && !d.req.write && !p.then_write.is_empty() {
+                // Per member: this member's data writes once its reads are back, all
+                // the rest once every read is.
+                p.reads_left[member] -= 1;
+                let all_read = p.reads_left.iter().all(|&r| r == 0);
+                let mine = p.reads_left[member] == 0;
+                let mut go = Vec::new();
+                let mut i = 0;
+                while i < p.then_write.len() {
+                    if all_read || (mine && p.then_write[i].0 == member && !p.then_parity[i]) {
+                        go.push(p.then_write.remove(i));
+                        p.then_parity.remove(i);
+                    } else {
+                        i += 1;
+                    }
+                }
+                p.remaining += go.len() as u32;
+                let left = p.remaining;
+                for (m, lbn, n) in go {
+                    self.issue(now, pid, m, lbn, n, true);
+                }
+                if left > 0 {
+                    continue;
+                }
+            }
+            let Some(p) = self.parents.get_mut(&pid) else {
+                continue;
+            };
             if p.remaining > 0 {
                 continue;
             }
@@ -785,5 +854,116 @@ mod tests {
             .unwrap()
             .to_string();
         assert!(e.contains("replica-choice applies to raid1"), "{e}");
+    }
+
+    /// A member that finishes each request a fixed time after it arrives, and logs
+    /// when each write arrived.
+    struct Fixed {
+        lat: u64,
+        due: Vec<(SimTime, super::Request)>,
+        writes: std::rc::Rc<std::cell::RefCell<Vec<(usize, u64)>>>,
+        me: usize,
+    }
+
+    impl super::Device for Fixed {
+        fn capacity(&self) -> u64 {
+            1 << 20
+        }
+        fn outstanding(&self) -> usize {
+            self.due.len()
+        }
+        fn can_accept(&self) -> bool {
+            true
+        }
+        fn submit(&mut self, now: SimTime, req: super::Request) {
+            if req.write {
+                self.writes.borrow_mut().push((self.me, now.0));
+            }
+            self.due.push((SimTime(now.0 + self.lat), req));
+        }
+        fn next_wake(&self) -> Option<SimTime> {
+            self.due.iter().map(|d| d.0).min()
+        }
+        fn wake(&mut self, now: SimTime, out: &mut Vec<super::Done>) {
+            let (ready, wait): (Vec<_>, Vec<_>) = self.due.drain(..).partition(|d| d.0 <= now);
+            self.due = wait;
+            for (t, req) in ready {
+                out.push(super::Done {
+                    req,
+                    dispatch: None,
+                    start: t,
+                    done: t,
+                    breakdown: Default::default(),
+                    cache_hit: false,
+                    background: false,
+                    released: None,
+                    unit: 0,
+                    rider: false,
+                });
+            }
+        }
+        fn describe(&self, _: usize, _: &mut String) {}
+        fn report(&self, _: &str, _: &mut Vec<crate::node::NodeReport>) {}
+    }
+
+    /// A one-sector write to row 0 of a 4-member RAID-5 (data on member 0, parity on
+    /// member 3, member 3 ten times slower): with per-member order the data write
+    /// follows its own read at 1 ms and the parity write waits for both reads (10 ms);
+    /// after all reads, both wait for 10 ms. Either way the request ends at 20 ms.
+    #[test]
+    fn per_member_write_order_lets_a_data_write_follow_its_own_read() {
+        use super::{Array, Device, RaidLevel, Request, WriteOrder};
+        // Then the data member slow instead: the parity write, its own read back at
+        // 1 ms, still waits for the data read (10 ms).
+        for (slow, order, want) in [
+            (
+                3,
+                WriteOrder::PerMember,
+                vec![(0, 1_000_000), (3, 10_000_000)],
+            ),
+            (
+                3,
+                WriteOrder::AfterAllReads,
+                vec![(0, 10_000_000), (3, 10_000_000)],
+            ),
+            (
+                0,
+                WriteOrder::PerMember,
+                vec![(0, 10_000_000), (3, 10_000_000)],
+            ),
+        ] {
+            let log = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
+            let members: Vec<Box<dyn Device>> = (0..4)
+                .map(|me| {
+                    Box::new(Fixed {
+                        lat: if me == slow { 10_000_000 } else { 1_000_000 },
+                        due: Vec::new(),
+                        writes: log.clone(),
+                        me,
+                    }) as Box<dyn Device>
+                })
+                .collect();
+            let mut a = Array::new(RaidLevel::Raid5, members, 64)
+                .unwrap()
+                .with_write_order(order);
+            a.submit(
+                SimTime(0),
+                Request {
+                    id: 7,
+                    lbn: 0,
+                    blocks: 1,
+                    write: true,
+                },
+            );
+            let mut done = Vec::new();
+            while let Some(t) = a.next_wake() {
+                a.wake(t, &mut done);
+            }
+            let mut got = log.borrow().clone();
+            got.sort_unstable();
+            assert_eq!(got, want, "{order:?}");
+            assert_eq!(done.len(), 1);
+            assert_eq!((done[0].req.id, done[0].done), (7, SimTime(20_000_000)));
+        }
     }
 }
