@@ -304,6 +304,28 @@ struct Parent {
     cache_hit: bool,
 }
 
+impl Parent {
+    /// A request waiting for `remaining` member requests, none started yet.
+    fn waiting(req: Request, remaining: u32) -> Parent {
+        Parent {
+            req,
+            remaining,
+            start: None,
+            dispatch: None,
+            breakdown: Breakdown::default(),
+            cache_hit: true,
+        }
+    }
+}
+
+/// Adds member `m`'s sector `l` to `runs`, extending the last run when contiguous.
+fn push_sector(runs: &mut Vec<Run>, m: usize, l: u64) {
+    match runs.last_mut() {
+        Some(r) if r.0 == m && r.1 + u64::from(r.2) == l => r.2 += 1,
+        _ => runs.push((m, l, 1)),
+    }
+}
+
 #[derive(Clone, Debug, Default)]
 struct Stats {
     reads: u64,
@@ -691,10 +713,7 @@ impl Layout {
         let mut runs: Vec<Run> = Vec::new();
         for l in req.lbn..req.lbn + u64::from(req.blocks.max(1)) {
             if let Some(p) = self.replica_lbn(c, l - sh.start, idx) {
-                match runs.last_mut() {
-                    Some(r) if r.1 + u64::from(r.2) == p => r.2 += 1,
-                    _ => runs.push((c.member, p, 1)),
-                }
+                push_sector(&mut runs, c.member, p);
             }
         }
         if let Some(n) = self.stats.by_replica.get_mut(idx) {
@@ -828,10 +847,7 @@ impl Layout {
     /// write to every replica.
     fn plan(&mut self, req: &Request, now: SimTime) -> Vec<Run> {
         let mut runs: Vec<Run> = Vec::new();
-        let mut add = |m: usize, l: u64| match runs.last_mut() {
-            Some(r) if r.0 == m && r.1 + u64::from(r.2) == l => r.2 += 1,
-            _ => runs.push((m, l, 1)),
-        };
+        let mut add = |m: usize, l: u64| push_sector(&mut runs, m, l);
         let end = req.lbn + u64::from(req.blocks.max(1));
         let mut at = req.lbn;
         while at < end {
@@ -895,17 +911,7 @@ impl Device for Layout {
             self.stats.reads += 1;
         }
         if self.hold(&req) {
-            self.parents.insert(
-                req.id,
-                Parent {
-                    req,
-                    remaining: 0,
-                    start: None,
-                    dispatch: None,
-                    breakdown: Breakdown::default(),
-                    cache_hit: true,
-                },
-            );
+            self.parents.insert(req.id, Parent::waiting(req, 0));
             self.dispatch_held(now);
             return;
         }
@@ -915,27 +921,15 @@ impl Device for Layout {
             self.parents.insert(
                 req.id,
                 Parent {
-                    req,
-                    remaining: 0,
                     start: Some(now),
                     dispatch: Some(now),
-                    breakdown: Breakdown::default(),
-                    cache_hit: true,
+                    ..Parent::waiting(req, 0)
                 },
             );
             return;
         }
-        self.parents.insert(
-            req.id,
-            Parent {
-                req,
-                remaining: runs.len() as u32,
-                start: None,
-                dispatch: None,
-                breakdown: Breakdown::default(),
-                cache_hit: true,
-            },
-        );
+        self.parents
+            .insert(req.id, Parent::waiting(req, runs.len() as u32));
         self.send_runs(req.id, req.write, runs, now);
     }
 
