@@ -1,17 +1,6 @@
 //! `spindle`: the command-line front end of the spindle HDD simulator.
 
-mod bench;
-mod disks;
-mod disksim_run;
-mod experiments;
-mod limits;
-mod mimic;
-mod progress;
-mod raid;
-mod reproduce;
-mod run;
-mod table;
-mod validate;
+use spindle_cli::{bench, disks, disksim_run, experiments, mimic, raid, reproduce, run, validate};
 
 use clap::{Args, Parser, Subcommand};
 use std::io::Write;
