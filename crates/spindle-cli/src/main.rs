@@ -1,6 +1,8 @@
 //! `spindle`: the command-line front end of the spindle HDD simulator.
 
-use spindle_cli::{bench, disks, disksim_run, experiments, mimic, raid, reproduce, run, validate};
+use spindle_cli::{
+    bench, disks, disksim_run, experiments, mimic, options, raid, reproduce, run, validate,
+};
 
 use clap::{Args, Parser, Subcommand};
 use std::io::Write;
@@ -405,13 +407,7 @@ struct SeedChecksArgs {
 #[derive(Args)]
 struct RunArgs {
     #[command(flatten)]
-    stack: run::StackArgs,
-    /// Host scheduler: fcfs, sstf, look, clook, greedy (shortest positioning time from
-    /// the simulator's exact prediction), smtf or smtf-<mean|median|max|min|prob> (the
-    /// Disk Mimic, probed first), online-set:<sstf|clook>, online-priority:<sstf|clook>
-    /// or freeblock [default: the config's, else sstf]
-    #[arg(long, value_name = "NAME")]
-    scheduler: Option<String>,
+    opts: options::StackOptions,
     /// Print the summary as JSON
     #[arg(long)]
     json: bool,
@@ -573,9 +569,9 @@ fn run(cli: Cli) -> anyhow::Result<String> {
             disksim_run::run(path, a.disksim_seeds.as_deref(), a.json)
         }
         Command::Run(a) => {
-            let sched = a.scheduler.as_deref().map(parse_scheduler).transpose()?;
+            let sched = a.opts.scheduler_kind()?;
             run::run(
-                &a.stack,
+                &a.opts.stack,
                 sched,
                 a.json,
                 a.requests_csv.as_deref(),

@@ -5,20 +5,24 @@
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
-/// Runs `spindle run ARGS... --json` in-process and returns its JSON text. The GIL is
-/// released while the stack simulates.
+/// Options as (name, value-or-None) pairs, parsed as `spindle run` flags.
+type Pairs = Vec<(String, Option<String>)>;
+
+/// Runs `spindle run` with these options and `--json` in-process and returns its JSON
+/// text. The GIL is released while the stack simulates.
 #[pyfunction]
-fn run_json(py: Python<'_>, args: Vec<String>) -> PyResult<String> {
-    use clap::Parser;
-    #[derive(clap::Parser)]
-    struct Cli {
-        #[command(flatten)]
-        stack: spindle_cli::run::StackArgs,
-    }
-    let argv = std::iter::once("spindle run".to_string()).chain(args);
-    let cli = Cli::try_parse_from(argv).map_err(|e| PyValueError::new_err(e.to_string()))?;
-    py.detach(|| spindle_cli::run::run(&cli.stack, None, true, None, false))
-        .map_err(|e| PyValueError::new_err(format!("{e:#}")))
+fn run_json(py: Python<'_>, options: Pairs) -> PyResult<String> {
+    let opts = spindle_cli::options::from_pairs(options).map_err(value_error)?;
+    py.detach(|| -> anyhow::Result<String> {
+        let sched = opts.scheduler_kind()?;
+        spindle_cli::run::run(&opts.stack, sched, true, None, false)
+    })
+    .map_err(value_error)
+}
+
+/// A CLI error as Python's ValueError, with the CLI's message.
+fn value_error(e: anyhow::Error) -> PyErr {
+    PyValueError::new_err(format!("{e:#}"))
 }
 
 #[pymodule]

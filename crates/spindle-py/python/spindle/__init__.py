@@ -12,6 +12,23 @@ from . import _core
 __version__ = _core.__version__
 
 
-def run_json(*args: str) -> dict:
-    """Runs ``spindle run ARGS --json`` in-process and returns its JSON as a dict."""
-    return json.loads(_core.run_json(list(args)))
+def _pairs(options: dict) -> list:
+    """Keywords as (flag name, value) pairs: True is a switch, False or None is left
+    out, a list repeats the flag."""
+    pairs = []
+    for name, value in options.items():
+        if value is None or value is False:
+            continue
+        if value is True:
+            pairs.append((name, None))
+        elif isinstance(value, (list, tuple)):
+            pairs.extend((name, str(v)) for v in value)
+        else:
+            pairs.append((name, str(value)))
+    return pairs
+
+
+def run_json(**options) -> dict:
+    """Runs ``spindle run`` with these options (CLI flags as keywords) and returns its
+    ``--json`` summary as a dict."""
+    return json.loads(_core.run_json(_pairs(options)))

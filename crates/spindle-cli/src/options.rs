@@ -1,0 +1,108 @@
+//! A run's options given as name–value pairs, the way Python keywords and sweep grids
+//! give them: each pair becomes the `spindle run` flag of that name, and the CLI's own
+//! parser reads them, so every front accepts the same options with the same errors.
+
+use crate::run::StackArgs;
+use anyhow::{anyhow, Result};
+use spindle::config::RunConfig;
+use spindle::sched::SchedulerKind;
+
+/// Most pairs one run takes (a `layer` list counts once per layer).
+pub const MAX_PAIRS: usize = 256;
+
+/// `spindle run`'s stack flags and its host scheduler.
+#[derive(clap::Args, Clone, Debug, Default)]
+pub struct StackOptions {
+    #[command(flatten)]
+    pub stack: StackArgs,
+    /// Host scheduler: fcfs, sstf, look, clook, greedy (shortest positioning time from
+    /// the simulator's exact prediction), smtf or smtf-<mean|median|max|min|prob> (the
+    /// Disk Mimic, probed first), online-set:<sstf|clook>, online-priority:<sstf|clook>
+    /// or freeblock [default: the config's, else sstf]
+    #[arg(long, value_name = "NAME")]
+    pub scheduler: Option<String>,
+}
+
+impl StackOptions {
+    /// The scheduler named, if one was.
+    pub fn scheduler_kind(&self) -> Result<Option<SchedulerKind>> {
+        self.scheduler
+            .as_deref()
+            .map(|s| s.trim().parse().map_err(|e: String| anyhow!(e)))
+            .transpose()
+    }
+
+    /// The run configuration these options describe (see `StackArgs::config`).
+    pub fn config(&self) -> Result<RunConfig> {
+        let mut c = self.stack.config()?;
+        if let Some(s) = self.scheduler_kind()? {
+            c.scheduler.kind = s;
+        }
+        Ok(c)
+    }
+}
+
+#[derive(clap::Parser)]
+#[command(name = "spindle run", no_binary_name = true)]
+struct Parsed {
+    #[command(flatten)]
+    options: StackOptions,
+}
+
+/// The flag a pair's name stands for: `queue_depth` and `queue-depth` are `--queue-depth`.
+pub fn flag_name(name: &str) -> String {
+    format!("--{}", name.trim_start_matches('-').replace('_', "-"))
+}
+
+/// Parses pairs (name, value) as `spindle run` flags; a pair without a value is a
+/// switch (`--spread`). Errors are the CLI's own, naming the flag and what it expects.
+pub fn from_pairs<I>(pairs: I) -> Result<StackOptions>
+where
+    I: IntoIterator<Item = (String, Option<String>)>,
+{
+    let mut argv = Vec::new();
+    for (i, (name, value)) in pairs.into_iter().enumerate() {
+        if i >= MAX_PAIRS {
+            return Err(anyhow!("at most {MAX_PAIRS} options per run"));
+        }
+        argv.push(flag_name(&name));
+        argv.extend(value);
+    }
+    clap::Parser::try_parse_from(argv)
+        .map(|p: Parsed| p.options)
+        .map_err(|e| anyhow!("{}", e.render().to_string().trim_end()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pair(k: &str, v: &str) -> (String, Option<String>) {
+        (k.into(), Some(v.into()))
+    }
+
+    #[test]
+    fn keywords_become_the_cli_flags() {
+        let o = from_pairs([
+            pair("synthetic", "open"),
+            pair("queue_depth", "4"),
+            pair("scheduler", "sstf"),
+            ("spread".into(), None),
+        ])
+        .unwrap();
+        assert_eq!(o.stack.queue_depth, Some(4));
+        assert!(o.stack.spread);
+        assert_eq!(o.scheduler_kind().unwrap(), Some(SchedulerKind::Sstf));
+        assert_eq!(o.config().unwrap().scheduler.queue_depth, 4);
+    }
+
+    #[test]
+    fn bad_values_and_unknown_names_are_the_cli_errors() {
+        let e = from_pairs([pair("queue_depth", "many")]).unwrap_err();
+        assert!(e.to_string().contains("--queue-depth"), "{e}");
+        let e = from_pairs([pair("no_such_option", "1")]).unwrap_err();
+        assert!(e.to_string().contains("--no-such-option"), "{e}");
+        let e = from_pairs([pair("scheduler", "fastest")]).unwrap();
+        assert!(e.config().is_err());
+    }
+}
