@@ -145,7 +145,9 @@ pub struct StackArgs {
     /// Put a layer on top of the stack (repeatable, top first), e.g.
     /// content-cache:arc:50000 (I/O Deduplication's content-addressed cache of 50,000
     /// 4 KiB pages; add :sector for the sector-addressed baseline) or drr (dynamic
-    /// replica retrieval)
+    /// replica retrieval) or journal[:checksum][:skip=TABLE][:log-mib=N] (a data journal
+    /// with real bytes: ext3's log, transactional checksums, log skipping by a miniMimic
+    /// table)
     #[arg(long = "layer", value_name = "SPEC")]
     pub layers: Vec<String>,
     /// Greedy, SMTF, on-line and freeblock look at only the N oldest waiting requests
@@ -284,9 +286,12 @@ impl StackArgs {
                     spindle::dedup::ContentCacheSpec::parse_cli(l).map_err(|e| anyhow!("{e}"))?,
                 ),
                 Some("drr") if l == "drr" => LayerSpec::Drr(spindle::dedup::DrrSpec::default()),
+                Some("journal") => LayerSpec::Journal(
+                    spindle::stack::journal::JournalSpec::parse_cli(l).map_err(|e| anyhow!("{e}"))?,
+                ),
                 _ => {
                     return Err(anyhow!(
-                    "--layer `{l}`: expected content-cache:arc|lru:PAGES[:content|sector] or drr"
+                    "--layer `{l}`: expected content-cache:arc|lru:PAGES[:content|sector], drr or journal[:checksum][:skip=TABLE]"
                 ))
                 }
             };

@@ -59,6 +59,10 @@ const CASES: &[(&str, &str)] = &[
     ("run --layer content-cache:arc:99999999999", "got 99999999999"),
     ("run --layer content-cache:arc:10:both", "got `both`"),
     ("run --layer drr:x", "--layer `drr:x`"),
+    ("run --layer journal:bogus", "unknown option `bogus`"),
+    ("run --layer journal:log-mib=0", "log-mib 0, expected 1 to"),
+    ("run --layer journal:log-mib=x", "log-mib must be a whole number"),
+    ("run --layer journal:skip={t}/none.mm", "none.mm"),
     (
         "run --cache-kib 18446744073709551615",
         "18446744073709551615",

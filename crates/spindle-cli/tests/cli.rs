@@ -1027,3 +1027,33 @@ fn content_cache_takes_fiu_hashes_and_beats_the_sector_cache() {
     let (content, sector) = (hits(""), hits(":sector"));
     assert!(content > 2 * sector, "content {content}, sector {sector}");
 }
+
+/// `--layer journal` puts the data journal on top: with transactional checksums a
+/// synchronous write is one log write (descriptor + data + checksum), without them a
+/// record and a commit block.
+#[test]
+fn journal_layer_from_the_command_line() {
+    let log_writes = |layer: &str| -> (u64, u64) {
+        let v = json(&[
+            "run",
+            "--synthetic",
+            "closed",
+            "--count",
+            "300",
+            "--disks",
+            "1",
+            "--layer",
+            layer,
+            "--json",
+        ]);
+        let top = &v["nodes"][0];
+        assert_eq!(top["kind"], "journal");
+        let n = |k: &str| -> u64 { top["extra"][k].as_str().unwrap().parse().unwrap() };
+        (n("transactions"), n("log writes"))
+    };
+    let (tx, plain) = log_writes("journal");
+    assert!(tx > 0);
+    assert_eq!(plain, 2 * tx, "a record and a commit block per transaction");
+    let (tx, checksummed) = log_writes("journal:checksum");
+    assert_eq!(checksummed, tx, "one write per transaction with checksums");
+}

@@ -167,6 +167,40 @@ impl JournalSpec {
         }
     }
 
+    /// The `--layer` form: `journal` followed by colon-separated options `checksum`,
+    /// `skip=TABLE` (log skipping with a miniMimic table file), `log-mib=N`,
+    /// `clean-below-pct=N` and `no-refine`; values are checked when the layer is built.
+    pub fn parse_cli(s: &str) -> Result<JournalSpec, String> {
+        let want =
+            "expected journal[:checksum][:skip=TABLE][:log-mib=N][:clean-below-pct=N][:no-refine]";
+        let mut parts = s.split(':');
+        if parts.next() != Some("journal") {
+            return Err(format!("--layer `{s}`: {want}"));
+        }
+        let mut spec = JournalSpec::new(false, false, default_log_mib());
+        let number = |key: &str, v: &str| {
+            v.parse::<u64>()
+                .map_err(|_| format!("--layer `{s}`: {key} must be a whole number, got `{v}`"))
+        };
+        for part in parts {
+            match part.split_once('=') {
+                None if part == "checksum" => spec.checksum = true,
+                None if part == "no-refine" => spec.refine = false,
+                Some(("skip", table)) if !table.is_empty() => {
+                    spec.skip = true;
+                    spec.minimimic = Some(table.to_string());
+                }
+                Some(("log-mib", v)) => spec.log_mib = number("log-mib", v)?,
+                Some(("clean-below-pct", v)) => {
+                    spec.clean_below_pct =
+                        u32::try_from(number("clean-below-pct", v)?).unwrap_or(u32::MAX);
+                }
+                _ => return Err(format!("--layer `{s}`: unknown option `{part}`; {want}")),
+            }
+        }
+        Ok(spec)
+    }
+
     pub fn build(&self) -> Result<Journal, String> {
         if self.log_mib == 0 || self.log_mib > MAX_LOG_MIB {
             return Err(format!(
