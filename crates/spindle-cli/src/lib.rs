@@ -7,6 +7,7 @@ pub mod disksim_run;
 pub mod experiments;
 pub mod limits;
 pub mod mimic;
+pub mod minimimic;
 pub mod options;
 pub mod progress;
 pub mod raid;

@@ -1,7 +1,8 @@
 //! `spindle`: the command-line front end of the spindle HDD simulator.
 
 use spindle_cli::{
-    bench, disks, disksim_run, experiments, mimic, options, raid, reproduce, run, validate,
+    bench, disks, disksim_run, experiments, mimic, minimimic, options, raid, reproduce, run,
+    validate,
 };
 
 use clap::{Args, Parser, Subcommand};
@@ -458,6 +459,37 @@ enum MimicCommand {
         #[arg(long, value_name = "FILE")]
         out: std::path::PathBuf,
     },
+    /// Sample miniMimic's table (skip × size × think time) for the journal's log skipping
+    #[command(
+        long_about = "Sample miniMimic off-line: on a log region at the start of a simulated drive, time\n\
+            chains of synchronous writes, each `skip` beyond the end of the one before and issued\n\
+            `think` after it completed, for every (skip, size, think) of the grid: the thesis's\n\
+            (skip 0-300 KB and size 4-200 KB in 4 KB steps, think 0-7 ms in 200 us steps, 50\n\
+            samples: 6.84 M timed writes) or, with --quick, a coarse one. Writes the table\n\
+            (`minimimic 1` text) that `--layer journal:skip=TABLE` loads.",
+        after_help = "Examples:\n  \
+            spindle mimic skips --quick --out quick.mimic\n  \
+            spindle run --synthetic closed --layer journal:skip=quick.mimic --disks 1"
+    )]
+    Skips {
+        /// A preset or DiskSim .parv file (the thesis's SCSI Disk 1: mimic-9lzx)
+        #[arg(long, default_value = "mimic-9lzx")]
+        disk: String,
+        /// The coarse grid (14,560 timed writes) instead of the thesis's
+        #[arg(long)]
+        quick: bool,
+        /// Timed writes per cell [default: the grid's, 50 or 10 with --quick]
+        #[arg(long, value_name = "N")]
+        samples: Option<u32>,
+        /// Log size, MiB (the thesis: 40)
+        #[arg(long, value_name = "MIB", default_value_t = 40)]
+        log_mib: u64,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Where to write the table
+        #[arg(long, value_name = "FILE")]
+        out: std::path::PathBuf,
+    },
     /// Summarise a table written by `spindle mimic probe`
     Show {
         /// The table (JSON)
@@ -603,6 +635,14 @@ fn run(cli: Cli) -> anyhow::Result<String> {
             seed,
             out,
         }) => mimic::probe(&disk, distances, samples, interpolate, seed, &out),
+        Command::Mimic(MimicCommand::Skips {
+            disk,
+            quick,
+            samples,
+            log_mib,
+            seed,
+            out,
+        }) => minimimic::skips(&disk, quick, samples, log_mib, seed, &out),
         Command::Mimic(MimicCommand::Show { table }) => mimic::show(&table),
         Command::Disks(a) => disks::disks(a.json, a.flash),
         Command::DiskInfo(a) => disks::disk_info(&a.disk, a.json),

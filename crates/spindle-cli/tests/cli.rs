@@ -1057,3 +1057,35 @@ fn journal_layer_from_the_command_line() {
     let (tx, checksummed) = log_writes("journal:checksum");
     assert_eq!(checksummed, tx, "one write per transaction with checksums");
 }
+
+/// `spindle mimic skips --quick` writes a miniMimic table that `--layer journal:skip=`
+/// loads, and the journal then writes its log records at the recommended skips.
+#[test]
+fn minimimic_table_drives_log_skipping() {
+    let dir = TempDir::new("minimimic");
+    let table = dir.path("quick.mimic");
+    let t = table.to_str().unwrap();
+    let o = spindle(&["mimic", "skips", "--quick", "--samples", "3", "--out", t]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("skip"), "{}", stdout(&o));
+    let layer = format!("journal:skip={t}");
+    let v = json(&[
+        "run",
+        "--synthetic",
+        "closed",
+        "--count",
+        "200",
+        "--disk",
+        "mimic-9lzx",
+        "--layer",
+        &layer,
+        "--json",
+    ]);
+    let top = &v["nodes"][0];
+    let n = |k: &str| -> u64 { top["extra"][k].as_str().unwrap().parse().unwrap() };
+    assert!(n("log writes") > 0);
+    assert!(
+        n("writes at the recommended skip") > n("log writes") / 2,
+        "{top}"
+    );
+}

@@ -54,6 +54,17 @@ impl Grid {
         }
     }
 
+    /// A coarse grid for a quick look: skip 0–300 KB in 12 KB steps, seven sizes
+    /// from 4 to 200 KB, think 0–7 ms in 1 ms steps, 10 samples (14,560 timed writes).
+    pub fn quick() -> Grid {
+        Grid {
+            skips_kib: steps(0, 300, 12).into_iter().map(|s| s as i32).collect(),
+            sizes_kib: vec![4, 8, 16, 32, 64, 128, 200],
+            thinks_us: steps(0, 7000, 1000),
+            samples: 10,
+        }
+    }
+
     /// The thesis's grid at one size and think time (a figure's slice).
     pub fn slice(skips_kib: Vec<i32>, size_kib: u32, think_us: u32, samples: u32) -> Grid {
         Grid {
