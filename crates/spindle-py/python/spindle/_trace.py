@@ -11,7 +11,7 @@ import numpy as np
 
 from . import _core
 from ._columns import arrays, op_type
-from ._units import TimeUnitWarning, implausible, unit_ns
+from ._units import TimeUnitWarning, implausible, stacklevel, unit_ns
 
 #: Records read from the extension at a time.
 CHUNK = 65_536
@@ -127,7 +127,7 @@ class TraceReader:
                 f"{self.path}: time stamps read in {self.time_unit}: {why}. Are they in "
                 f"another unit? Give time_unit= (the format's own is {self.native_time_unit}).",
                 TimeUnitWarning,
-                stacklevel=4,
+                stacklevel=stacklevel(),
             )
 
     def __iter__(self) -> Iterator[Record]:

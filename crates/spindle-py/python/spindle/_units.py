@@ -24,9 +24,11 @@ UNITS = {
     "filetime": 100,
 }
 
-#: A mean gap between arrivals below this (ns) is implausible: more than 10 million
-#: requests per second, beyond any storage device.
-MIN_MEAN_GAP_NS = 100
+#: A mean gap between arrivals below this (ns) is implausible: more than a million
+#: requests per second, beyond the block traces of disks and arrays spindle models.
+#: Catches seconds or milliseconds read as nanoseconds (errors of 10^6 and more);
+#: smaller errors (ms read as s, µs as ns) stay plausible and are not caught.
+MIN_MEAN_GAP_NS = 1_000
 #: A median gap between distinct arrivals above this (ns) is implausible: an hour.
 MAX_MEDIAN_GAP_NS = 3600 * 10**9
 #: Fewer requests than this are not judged.
@@ -37,6 +39,22 @@ MAX_JUDGED = 1_000_000
 
 class TimeUnitWarning(UserWarning):
     """Time stamps look as if read in the wrong unit (see :func:`implausible`)."""
+
+
+def stacklevel() -> int:
+    """The ``warnings.warn`` stack level of the first caller outside this package."""
+    import inspect
+    import os
+
+    here = os.path.dirname(os.path.abspath(__file__))
+    level = 1
+    frame = inspect.currentframe()
+    # Skip this function's own frame, then every frame of the package.
+    frame = frame.f_back if frame is not None else None
+    while frame is not None and os.path.dirname(os.path.abspath(frame.f_code.co_filename)) == here:
+        level += 1
+        frame = frame.f_back
+    return level
 
 
 def unit_ns(unit: str) -> int:
@@ -54,7 +72,8 @@ def implausible(t_ns: np.ndarray) -> Optional[str]:
 
     Judged on the first :data:`MAX_JUDGED` arrivals of at least :data:`MIN_JUDGED`:
     implausible when they arrive faster than one per :data:`MIN_MEAN_GAP_NS` ns on
-    average (seconds or milliseconds read as nanoseconds), or when the median gap
+    average (a million requests per second: seconds or milliseconds read as
+    nanoseconds), or when the median gap
     between distinct arrivals exceeds an hour (nanoseconds read as seconds). Arrivals
     all at the same instant (a batch, DiskSim's validate traces) are plausible.
     """
@@ -69,7 +88,8 @@ def implausible(t_ns: np.ndarray) -> Optional[str]:
     if mean_gap < MIN_MEAN_GAP_NS:
         return (
             f"{n} requests arrive within {span} ns, a mean gap of {mean_gap:.3g} ns "
-            f"({1e9 / mean_gap:.3g} requests/s, beyond any storage device)"
+            f"({1e9 / mean_gap:.3g} requests/s, more than the {1e9 / MIN_MEAN_GAP_NS:.0e} "
+            "a disk trace can plausibly have)"
         )
     gaps = np.diff(np.sort(t))
     gaps = gaps[gaps > 0]
@@ -105,7 +125,10 @@ def to_ns(values, unit: Optional[str], what: str) -> np.ndarray:
         per = unit_ns(unit)
         if a.dtype.kind in "iu":
             if len(a) and int(a.max()) > (2**63 - 1) // per:
-                raise ValueError(f"{what} exceeds 2^63 ns")
+                raise ValueError(
+                    f"{what} read in {unit} exceeds 2^63 ns (292 years): are the times in "
+                    "a smaller unit? say so with time_unit="
+                )
             ns = a.astype(np.int64) * per
         elif a.dtype.kind in "fb" or a.dtype == object:
             f = a.astype(np.float64)
@@ -119,7 +142,10 @@ def to_ns(values, unit: Optional[str], what: str) -> np.ndarray:
                     "are the times in seconds or milliseconds? say so with time_unit="
                 )
             if len(f) and scaled.max() >= 2.0**63:
-                raise ValueError(f"{what} exceeds 2^63 ns")
+                raise ValueError(
+                    f"{what} read in {unit} exceeds 2^63 ns (292 years): are the times in "
+                    "a smaller unit? say so with time_unit="
+                )
             ns = np.rint(scaled).astype(np.int64)
         else:
             raise ValueError(f"{what}: expected numbers or timedeltas, got dtype {a.dtype}")
