@@ -29,6 +29,8 @@ fn run_json(py: Python<'_>, options: run::Pairs) -> PyResult<String> {
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add("MAX_REQUEST_ROWS", run::MAX_REQUEST_ROWS)?;
+    m.add("REQUEST_INT_COLUMNS", run::INT_COLUMNS.to_vec())?;
+    m.add("REQUEST_BOOL_COLUMNS", run::BOOL_COLUMNS.to_vec())?;
     m.add("MAX_WORKLOAD_ROWS", run::MAX_WORKLOAD_ROWS)?;
     m.add("MAX_CHUNK", trace::MAX_CHUNK)?;
     m.add("MAX_QUERY", disk::MAX_QUERY)?;
@@ -40,5 +42,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(reproduce::reproduce, m)?)?;
     m.add_class::<trace::TraceCursor>()?;
     m.add_class::<disk::DiskModel>()?;
+    m.add_class::<run::RequestRows>()?;
     Ok(())
 }

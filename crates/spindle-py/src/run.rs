@@ -1,11 +1,11 @@
 //! `spindle.run`: a stack the CLI can build, run in-process with the GIL released, its
 //! requests collected as columns.
 
-use crate::columns::{self, Col, Columns};
+use crate::columns;
 use crate::errors::to_py;
 use anyhow::{anyhow, bail};
 use pyo3::prelude::*;
-use pyo3::types::PyBytes;
+use pyo3::types::{PyByteArray, PyBytes};
 use spindle::config::{LoadedWorkload, RunConfig};
 use spindle::stack::metrics::RequestLog;
 use spindle::time::SimTime;
@@ -34,119 +34,130 @@ type WorkloadBytes<'py> = (
     Bound<'py, PyBytes>,
 );
 
-/// The requests of a run, one entry per completed request, in completion order.
-#[derive(Default)]
-struct Rows {
-    id: Vec<u64>,
-    device: Vec<u32>,
-    lbn: Vec<u64>,
-    blocks: Vec<u32>,
-    write: Vec<bool>,
-    arrival: Vec<u64>,
-    dispatch: Vec<u64>,
-    start: Vec<u64>,
-    done: Vec<u64>,
-    overhead: Vec<u64>,
-    seek: Vec<u64>,
-    rotation: Vec<u64>,
-    transfer: Vec<u64>,
-    cache_hit: Vec<bool>,
-    background: Vec<bool>,
-    process: Vec<i64>,
+/// The int64 columns of a run's request rows, in the DataFrame's order (times in ns
+/// from the start of the run, offsets and sizes in bytes).
+pub const INT_COLUMNS: [&str; 16] = [
+    "Timestamp",
+    "DiskNumber",
+    "Offset",
+    "Size",
+    "ResponseTime",
+    "RequestId",
+    "QueueTime",
+    "ServiceTime",
+    "DispatchTime",
+    "StartTime",
+    "DoneTime",
+    "OverheadTime",
+    "SeekTime",
+    "RotationTime",
+    "TransferTime",
+    "Process",
+];
+
+/// The bool columns of a run's request rows (`write` becomes the `Type` column).
+pub const BOOL_COLUMNS: [&str; 3] = ["write", "CacheHit", "Background"];
+
+/// One request row's int64 values, in [`INT_COLUMNS`] order.
+fn int_row(l: &RequestLog) -> [i64; 16] {
+    let ns = columns::ns;
+    [
+        ns(l.arrival.0),
+        i64::from(l.device),
+        ns(l.lbn.saturating_mul(512)),
+        i64::from(l.blocks) * 512,
+        ns(l.response_ns()),
+        ns(l.id),
+        ns(l.queue_ns()),
+        ns(l.service_ns()),
+        ns(l.dispatch.0),
+        ns(l.start.0),
+        ns(l.done.0),
+        ns(l.breakdown.overhead_ns),
+        ns(l.breakdown.seek_ns),
+        ns(l.breakdown.rotation_ns),
+        ns(l.breakdown.transfer_ns),
+        l.process.map_or(-1, i64::from),
+    ]
 }
 
-impl Rows {
-    fn with_capacity(n: usize) -> Rows {
-        Rows {
-            id: Vec::with_capacity(n),
-            device: Vec::with_capacity(n),
-            lbn: Vec::with_capacity(n),
-            blocks: Vec::with_capacity(n),
-            write: Vec::with_capacity(n),
-            arrival: Vec::with_capacity(n),
-            dispatch: Vec::with_capacity(n),
-            start: Vec::with_capacity(n),
-            done: Vec::with_capacity(n),
-            overhead: Vec::with_capacity(n),
-            seek: Vec::with_capacity(n),
-            rotation: Vec::with_capacity(n),
-            transfer: Vec::with_capacity(n),
-            cache_hit: Vec::with_capacity(n),
-            background: Vec::with_capacity(n),
-            process: Vec::with_capacity(n),
+/// The order of `logs` by request id (issue order): placed directly when the ids are
+/// exactly 0..n (every open and closed workload), else sorted.
+fn id_order(logs: &[RequestLog]) -> Vec<usize> {
+    let n = logs.len();
+    let mut order = vec![usize::MAX; n];
+    let mut dense = true;
+    for (i, l) in logs.iter().enumerate() {
+        match order.get_mut(l.id as usize) {
+            Some(slot) if *slot == usize::MAX && l.id < n as u64 => *slot = i,
+            _ => {
+                dense = false;
+                break;
+            }
         }
     }
+    if !dense {
+        order = (0..n).collect();
+        order.sort_by_key(|&i| logs[i].id);
+    }
+    order
+}
 
-    fn push(&mut self, l: &RequestLog) {
-        self.id.push(l.id);
-        self.device.push(l.device);
-        self.lbn.push(l.lbn);
-        self.blocks.push(l.blocks);
-        self.write.push(l.write);
-        self.arrival.push(l.arrival.0);
-        self.dispatch.push(l.dispatch.0);
-        self.start.push(l.start.0);
-        self.done.push(l.done.0);
-        self.overhead.push(l.breakdown.overhead_ns);
-        self.seek.push(l.breakdown.seek_ns);
-        self.rotation.push(l.breakdown.rotation_ns);
-        self.transfer.push(l.breakdown.transfer_ns);
-        self.cache_hit.push(l.cache_hit);
-        self.background.push(l.background);
-        self.process.push(l.process.map_or(-1, i64::from));
+/// The request rows as two column-major blocks, written straight into Python
+/// `bytearray`s that numpy and pandas then use in place: int64 (16 columns) and bool (3
+/// columns), each `n` values per column, in request-id order.
+fn request_blocks<'py>(
+    py: Python<'py>,
+    logs: &[RequestLog],
+) -> PyResult<(usize, Bound<'py, PyByteArray>, Bound<'py, PyByteArray>)> {
+    let n = logs.len();
+    let order = py.detach(|| id_order(logs));
+    let ints = PyByteArray::new_with(py, n * INT_COLUMNS.len() * 8, |buf| {
+        // The buffer is not yet visible to Python: fill it without the GIL.
+        py.detach(|| {
+            for (k, &i) in order.iter().enumerate() {
+                for (c, v) in int_row(&logs[i]).into_iter().enumerate() {
+                    let at = (c * n + k) * 8;
+                    buf[at..at + 8].copy_from_slice(&v.to_le_bytes());
+                }
+            }
+        });
+        Ok(())
+    })?;
+    let bools = PyByteArray::new_with(py, n * BOOL_COLUMNS.len(), |buf| {
+        for (k, &i) in order.iter().enumerate() {
+            let l = &logs[i];
+            buf[k] = u8::from(l.write);
+            buf[n + k] = u8::from(l.cache_hit);
+            buf[2 * n + k] = u8::from(l.background);
+        }
+        Ok(())
+    })?;
+    Ok((n, ints, bools))
+}
+
+/// A run's requests, one log per completed request, held until Python asks for them as
+/// a DataFrame: a run only copies each log (about 100 bytes), the columns are made on
+/// demand.
+#[pyclass(module = "spindle._core", frozen)]
+pub struct RequestRows {
+    logs: Vec<RequestLog>,
+}
+
+#[pymethods]
+impl RequestRows {
+    /// The rows as (n, int64 block of REQUEST_INT_COLUMNS, bool block of
+    /// REQUEST_BOOL_COLUMNS), each block one column of n values after another, in
+    /// request-id (issue) order.
+    fn blocks<'py>(
+        &self,
+        py: Python<'py>,
+    ) -> PyResult<(usize, Bound<'py, PyByteArray>, Bound<'py, PyByteArray>)> {
+        request_blocks(py, &self.logs)
     }
 
-    /// The columns in request-id (issue) order; times in ns, offsets and sizes in
-    /// bytes. The Python side names them and derives the response, queue and service
-    /// times.
-    fn columns(self) -> Columns {
-        let n = self.id.len();
-        let mut order: Vec<usize> = (0..n).collect();
-        if self.id.windows(2).any(|w| w[0] > w[1]) {
-            order.sort_by_key(|&i| self.id[i]);
-        }
-        let i64s = |v: &[u64]| Col::I64(order.iter().map(|&i| columns::ns(v[i])).collect());
-        let bools = |v: &[bool]| Col::Bool(order.iter().map(|&i| v[i]).collect());
-        vec![
-            ("id", i64s(&self.id)),
-            ("arrival", i64s(&self.arrival)),
-            (
-                "device",
-                Col::I64(order.iter().map(|&i| i64::from(self.device[i])).collect()),
-            ),
-            ("write", bools(&self.write)),
-            (
-                "offset",
-                Col::I64(
-                    order
-                        .iter()
-                        .map(|&i| columns::ns(self.lbn[i].saturating_mul(512)))
-                        .collect(),
-                ),
-            ),
-            (
-                "size",
-                Col::I64(
-                    order
-                        .iter()
-                        .map(|&i| i64::from(self.blocks[i]) * 512)
-                        .collect(),
-                ),
-            ),
-            ("dispatch", i64s(&self.dispatch)),
-            ("start", i64s(&self.start)),
-            ("done", i64s(&self.done)),
-            ("overhead", i64s(&self.overhead)),
-            ("seek", i64s(&self.seek)),
-            ("rotation", i64s(&self.rotation)),
-            ("transfer", i64s(&self.transfer)),
-            ("cache_hit", bools(&self.cache_hit)),
-            ("background", bools(&self.background)),
-            (
-                "process",
-                Col::I64(order.iter().map(|&i| self.process[i]).collect()),
-            ),
-        ]
+    fn __len__(&self) -> usize {
+        self.logs.len()
     }
 }
 
@@ -236,11 +247,8 @@ fn total(w: &LoadedWorkload) -> u64 {
     }
 }
 
-/// What a run returns: `spindle run --json`'s text and the request columns (if asked).
-type RunOut<'py> = (
-    String,
-    Option<Vec<(&'static str, &'static str, Bound<'py, PyBytes>)>>,
-);
+/// What a run returns: `spindle run --json`'s text and the request rows (if asked).
+type RunOut = (String, Option<RequestRows>);
 
 /// Runs a stack. `options`: `spindle run` flags as pairs; `config_text`: a TOML run
 /// configuration (instead of `--config FILE`); `workload`: requests given as columns
@@ -254,7 +262,7 @@ pub fn run<'py>(
     config_text: Option<String>,
     workload: Option<WorkloadBytes<'py>>,
     collect: bool,
-) -> PyResult<RunOut<'py>> {
+) -> PyResult<RunOut> {
     let mut opts = spindle_cli::options::from_pairs(options).map_err(to_py)?;
     if workload.is_some() && (opts.stack.trace.is_some() || opts.stack.synthetic.is_some()) {
         return Err(pyo3::exceptions::PyValueError::new_err(
@@ -263,55 +271,52 @@ pub fn run<'py>(
     }
     opts.stack.config_text = config_text;
     let given = workload.as_ref().map(records).transpose()?;
-    let (json, rows) = py
-        .detach(|| -> anyhow::Result<(String, Option<Rows>)> {
+    let (json, placed) = py
+        .detach(|| -> anyhow::Result<_> {
             let mut c = opts.config()?;
             let mut w = match given {
                 Some(recs) => given_workload(&mut c, recs)?,
                 None => load_workload(&c)?,
             };
             let n = total(&w);
-            let mut rows = None;
-            if collect {
-                if n > MAX_REQUEST_ROWS {
-                    bail!(
-                        "the run has {n} requests, more than the {MAX_REQUEST_ROWS} request rows a result holds: pass requests=False (metrics only) or run fewer requests"
-                    );
-                }
-                rows = Some(Rows::with_capacity(n as usize));
+            if !collect {
+                let out = run_config(&c, &mut w, "replaying", &mut |_| Ok(()))?;
+                return Ok((run_json(&c, &out)?, None));
             }
+            if n > MAX_REQUEST_ROWS {
+                bail!(
+                    "the run has {n} requests, more than the {MAX_REQUEST_ROWS} request rows a result holds: pass requests=False (metrics only) or run fewer requests"
+                );
+            }
+            let mut logs = Vec::with_capacity(n as usize);
             let out = run_config(&c, &mut w, "replaying", &mut |l| {
-                if let Some(r) = rows.as_mut() {
-                    if r.id.len() as u64 >= MAX_REQUEST_ROWS {
-                        bail!("the run completed more than the {MAX_REQUEST_ROWS} request rows a result holds: pass requests=False (metrics only)");
-                    }
-                    r.push(l);
+                if logs.len() as u64 >= MAX_REQUEST_ROWS {
+                    bail!("the run completed more than the {MAX_REQUEST_ROWS} request rows a result holds: pass requests=False (metrics only)");
                 }
+                logs.push(*l);
                 Ok(())
             })?;
-            let mut v = outcome_json(&c, &out);
-            // The per-node table as the Python side shows it: the CLI's `nodes` keeps
-            // its shape; these add whether a node is a drive and its busy time in ns.
-            v["node_reports"] = out
-                .nodes
-                .iter()
-                .map(|n| {
-                    serde_json::json!({
-                        "path": n.path, "kind": n.kind, "is_drive": n.is_drive,
-                        "reads": n.reads, "writes": n.writes, "busy_ns": n.busy_ns,
-                        "extra": n.extra.iter().cloned().collect::<std::collections::BTreeMap<_, _>>(),
-                    })
-                })
-                .collect();
-            Ok((serde_json::to_string(&v)?, rows))
+            Ok((run_json(&c, &out)?, Some(RequestRows { logs })))
         })
         .map_err(to_py)?;
-    let cols = match rows {
-        Some(r) => {
-            let cols = py.detach(|| r.columns());
-            Some(columns::to_py(py, &cols)?)
-        }
-        None => None,
-    };
-    Ok((json, cols))
+    Ok((json, placed))
+}
+
+/// The run's JSON: `spindle run --json`'s, and the per-node table as the Python side
+/// shows it (the CLI's `nodes` keeps its shape; these add whether a node is a drive and
+/// its busy time in ns).
+fn run_json(c: &RunConfig, out: &spindle_cli::run::Outcome) -> anyhow::Result<String> {
+    let mut v = outcome_json(c, out);
+    v["node_reports"] = out
+        .nodes
+        .iter()
+        .map(|n| {
+            serde_json::json!({
+                "path": n.path, "kind": n.kind, "is_drive": n.is_drive,
+                "reads": n.reads, "writes": n.writes, "busy_ns": n.busy_ns,
+                "extra": n.extra.iter().cloned().collect::<std::collections::BTreeMap<_, _>>(),
+            })
+        })
+        .collect();
+    Ok(serde_json::to_string(&v)?)
 }

@@ -7,6 +7,8 @@ Columns = List[Tuple[str, str, bytes]]
 
 __version__: str
 MAX_REQUEST_ROWS: int
+REQUEST_INT_COLUMNS: List[str]
+REQUEST_BOOL_COLUMNS: List[str]
 MAX_WORKLOAD_ROWS: int
 MAX_CHUNK: int
 MAX_QUERY: int
@@ -19,11 +21,19 @@ def run(
     config_text: Optional[str] = None,
     workload: Optional[Tuple[int, bytes, bytes, bytes, bytes, bytes]] = None,
     collect: bool = True,
-) -> Tuple[str, Optional[Columns]]:
+) -> Tuple[str, Optional["RequestRows"]]:
     """Runs a stack: ``options`` are ``spindle run`` flags as (name, value) pairs;
     ``workload`` is (n, arrival ns int64, device uint32, lbn uint64, sectors uint32,
     write uint8) as little-endian bytes. Returns the run's JSON text (config, metrics,
-    nodes, node_reports) and, if ``collect``, the request columns."""
+    nodes, node_reports) and, if ``collect``, the request rows."""
+
+class RequestRows:
+    """A run's request logs, held until asked for as columns."""
+
+    def blocks(self) -> Tuple[int, bytearray, bytearray]:
+        """(n, int64 block of REQUEST_INT_COLUMNS, bool block of REQUEST_BOOL_COLUMNS),
+        each block one column of n values after another, in request-id order."""
+    def __len__(self) -> int: ...
 
 def mimic_probe(disk: str, distances: int, samples: int, interpolate: bool, seed: int) -> str:
     """``spindle mimic probe`` in-process: the table's JSON text."""

@@ -9,7 +9,7 @@ from typing import Any, Dict, List, Optional, Tuple
 import numpy as np
 
 from . import _core
-from ._columns import arrays, op_type
+from ._columns import op_type
 from ._units import implausible, to_ns
 
 #: Most request rows a :class:`Result` holds (checked against the workload's request
@@ -206,7 +206,7 @@ class Result:
         requests: one row per request (see :attr:`requests`).
     """
 
-    def __init__(self, text: str, cols):
+    def __init__(self, text: str, request_rows):
         import pandas as pd
 
         out = json.loads(text)
@@ -223,7 +223,7 @@ class Result:
         drives = self.nodes[self.nodes["is_drive"]].reset_index(drop=True) if rows else self.nodes
         drives.index.name = "drive"
         self.drives = drives
-        self._cols = arrays(cols) if cols is not None else None
+        self._rows = request_rows
         self._requests = None
 
     @property
@@ -259,9 +259,11 @@ class Result:
         :func:`spindle.run` as a ``workload=``.
         """
         if self._requests is None:
-            if self._cols is None:
+            if self._rows is None:
                 raise RuntimeError("this run was made with requests=False: no per-request rows")
-            self._requests = _requests_frame(self._cols)
+            self._requests = _requests_frame(self._rows.blocks())
+            # The frame holds the rows now; the run's logs can go.
+            self._rows = None
         return self._requests
 
     def __repr__(self) -> str:
@@ -272,34 +274,18 @@ class Result:
         )
 
 
-def _requests_frame(c: Dict[str, np.ndarray]):
+def _requests_frame(blocks):
+    """The request rows as a DataFrame over the extension's blocks, without copying:
+    the int64 block (one column after another) becomes one pandas block as it is."""
     import pandas as pd
 
-    arrival, start, done = c["arrival"], c["start"], c["done"]
-    df = pd.DataFrame(
-        {
-            "Timestamp": arrival,
-            "DiskNumber": c["device"],
-            "Type": op_type(c["write"]),
-            "Offset": c["offset"],
-            "Size": c["size"],
-            "ResponseTime": done - arrival,
-            "RequestId": c["id"],
-            "QueueTime": start - arrival,
-            "ServiceTime": done - start,
-            "DispatchTime": c["dispatch"],
-            "StartTime": start,
-            "DoneTime": done,
-            "OverheadTime": c["overhead"],
-            "SeekTime": c["seek"],
-            "RotationTime": c["rotation"],
-            "TransferTime": c["transfer"],
-            "CacheHit": c["cache_hit"],
-            "Background": c["background"],
-            "Process": c["process"],
-        },
-        copy=True,
-    )
+    n, ints, bools = blocks
+    i = np.frombuffer(ints, dtype="<i8").reshape(len(_core.REQUEST_INT_COLUMNS), n)
+    b = np.frombuffer(bools, dtype="?").reshape(len(_core.REQUEST_BOOL_COLUMNS), n)
+    df = pd.DataFrame(i.T, columns=list(_core.REQUEST_INT_COLUMNS), copy=False)
+    df.insert(2, "Type", op_type(b[0]))
+    df.insert(len(df.columns) - 1, "CacheHit", b[1])
+    df.insert(len(df.columns) - 1, "Background", b[2])
     df.attrs["time_unit"] = "ns"
     return df
 
@@ -356,8 +342,8 @@ def run(
     w = _workload(workload, time_unit, check_time_unit) if workload is not None else None
     if workload is None and time_unit is not None:
         raise ValueError("time_unit= applies to a workload= given as a DataFrame or arrays")
-    out, cols = _core.run(_pairs(options), text, w, bool(requests))
-    return Result(out, cols)
+    out, rows = _core.run(_pairs(options), text, w, bool(requests))
+    return Result(out, rows)
 
 
 def run_json(**options) -> dict:
