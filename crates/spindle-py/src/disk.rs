@@ -15,6 +15,10 @@ pub const MAX_QUERY: usize = 50_000_000;
 
 type PyCols<'py> = Vec<(&'static str, &'static str, Bound<'py, PyBytes>)>;
 
+/// A zone as the geometry summarises it: first and last cylinder, sectors per track,
+/// first LBN, LBN count.
+type ZoneRow = (u32, u32, u32, u64, u64);
+
 /// A drive model loaded from a preset or a DiskSim `.parv` file.
 #[pyclass(module = "spindle._core", frozen)]
 pub struct DiskModel {
@@ -25,7 +29,7 @@ pub struct DiskModel {
 
 /// LBNs sent from Python as little-endian uint64 bytes.
 fn lbns(bytes: &[u8]) -> PyResult<Vec<u64>> {
-    if bytes.len() % 8 != 0 {
+    if !bytes.len().is_multiple_of(8) {
         return Err(PyValueError::new_err("LBNs: expected uint64 bytes"));
     }
     let n = bytes.len() / 8;
@@ -123,9 +127,8 @@ impl DiskModel {
     /// Zones: first and last cylinder, sectors per track, first LBN, LBN count.
     fn zones<'py>(&self, py: Python<'py>) -> PyResult<PyCols<'py>> {
         let z = self.hdd.geometry().zone_summary();
-        let col = |f: &dyn Fn(&(u32, u32, u32, u64, u64)) -> u64| {
-            Col::I64(z.iter().map(|r| columns::ns(f(r))).collect())
-        };
+        let col =
+            |f: &dyn Fn(&ZoneRow) -> u64| Col::I64(z.iter().map(|r| columns::ns(f(r))).collect());
         let cols = vec![
             ("zone", Col::I64((0..z.len() as i64).collect())),
             ("first_cylinder", col(&|r| u64::from(r.0))),

@@ -8,6 +8,14 @@ use spindle::mimic::table::MimicTable;
 
 type PyCols<'py> = Vec<(&'static str, &'static str, Bound<'py, PyBytes>)>;
 
+/// A table's metric, samples per distance, probe sectors, interpolated distances,
+/// memory bytes and probe requests.
+type Meta = (&'static str, u32, u32, u64, u64, u64);
+
+/// A table as columns: its [`Meta`], the widest entry's sample count, the entries and
+/// the intervals.
+type TableColumns<'py> = (Meta, usize, PyCols<'py>, PyCols<'py>);
+
 /// Probes a simulated drive off-line as `spindle mimic probe` does (same limits and
 /// errors) and returns the table's JSON text.
 #[pyfunction]
@@ -39,16 +47,7 @@ pub fn mimic_read(path: &str) -> PyResult<String> {
 /// interpolated distances, memory bytes, probe requests), its entries as columns
 /// (samples as a flat float column, NaN-padded to the widest entry) and its intervals.
 #[pyfunction]
-pub fn mimic_columns<'py>(
-    py: Python<'py>,
-    text: &str,
-    name: &str,
-) -> PyResult<(
-    (&'static str, u32, u32, u64, u64, u64),
-    usize,
-    PyCols<'py>,
-    PyCols<'py>,
-)> {
+pub fn mimic_columns<'py>(py: Python<'py>, text: &str, name: &str) -> PyResult<TableColumns<'py>> {
     let t = MimicTable::parse(text.as_bytes(), name).map_err(|e| from_text(e.to_string()))?;
     let width = t
         .entries
@@ -59,7 +58,7 @@ pub fn mimic_columns<'py>(
     let mut samples = Vec::with_capacity(t.entries.len() * width);
     for e in &t.entries {
         samples.extend(e.samples_ns.iter().map(|&s| f64::from(s)));
-        samples.extend(std::iter::repeat(f64::NAN).take(width - e.samples_ns.len()));
+        samples.extend(std::iter::repeat_n(f64::NAN, width - e.samples_ns.len()));
     }
     let entries = vec![
         (
