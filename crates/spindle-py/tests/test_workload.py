@@ -23,6 +23,17 @@ def test_a_trace_as_a_dataframe_replays_as_the_trace():
     pd.testing.assert_frame_equal(a.requests, b.requests)
 
 
+def test_a_trace_reader_is_a_workload(tmp_path):
+    p = tmp_path / "s.trace"
+    with open(p, "w") as f:
+        for i in range(300):
+            f.write(f"{i * 0.02:.6f} 0 {1000 + 64 * i} 8 {i % 2}\n")  # seconds, not ms
+    reader = spindle.TraceReader(p, format="disksim-ascii", time_unit="s")
+    r = spindle.run(workload=reader[100:200])
+    assert len(r.requests) == 100
+    assert r.requests["Timestamp"].iloc[1] - r.requests["Timestamp"].iloc[0] == 20_000_000
+
+
 @pytest.mark.parametrize("seed", [1, 2, 3])
 def test_a_results_requests_replay_as_a_workload(seed):
     a = spindle.run(synthetic="open", count=1500, rate=50, seed=seed)

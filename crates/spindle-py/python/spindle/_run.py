@@ -119,6 +119,10 @@ def _workload(workload, time_unit: Optional[str], check_time_unit: bool):
     """The extension's workload columns: (n, time ns, device, lbn, sectors, write)."""
     import pandas as pd
 
+    from ._trace import TraceReader
+
+    if isinstance(workload, TraceReader):
+        workload = workload.to_pandas()
     attrs_unit = None
     if isinstance(workload, pd.DataFrame):
         cols = workload
@@ -130,8 +134,8 @@ def _workload(workload, time_unit: Optional[str], check_time_unit: bool):
         cols = dict(zip(names, workload))
     else:
         raise ValueError(
-            "workload= must be a pandas DataFrame, a dict of arrays, or a tuple of arrays "
-            "(time, lbn, sectors, op[, device])"
+            "workload= must be a pandas DataFrame, a dict of arrays, a tuple of arrays "
+            "(time, lbn, sectors, op[, device]) or a spindle.TraceReader"
         )
     tcol = _pick(cols, list(_TIME_COLUMNS), "time")
     unit = _TIME_COLUMNS[tcol]
@@ -320,7 +324,8 @@ def run(
             bytes), a size (``sectors``/``blocks``, or ``Size`` in bytes), an operation
             (``op``/``Type``: R, W, Read, Write; or a bool ``write``) and optionally
             ``device``/``DiskNumber`` (default 0); or a tuple of arrays ``(time, lbn,
-            sectors, op[, device])`` with ``time_unit=``. Replayed in arrival order
+            sectors, op[, device])`` with ``time_unit=``; or a :class:`TraceReader`
+            (a trace read with its ``time_unit=``, sliced or not). Replayed in arrival order
             (sorted stably). ``device=``, ``limit=`` and ``compress=`` apply to it as to
             a trace.
         time_unit: the unit of the workload's time column: ``"ns"``, ``"us"``,
