@@ -4,7 +4,7 @@ DataFrame.
 
     python examples/python/overhead.py [--spindle target/release/spindle] [--count N]
 
-Each figure is the median of --repeat runs (wall time).
+Each figure is the best (and the median) of --repeat interleaved runs (wall time).
 """
 
 import argparse
@@ -18,14 +18,10 @@ import spindle
 OPTIONS = dict(synthetic="open", scheduler="sstf", queue_depth=4, seed=1, rate=50)
 
 
-def median_time(f, repeat):
-    times = []
-    out = None
-    for _ in range(repeat):
-        t = time.perf_counter()
-        out = f()
-        times.append(time.perf_counter() - t)
-    return statistics.median(times), out
+def timed(f):
+    t = time.perf_counter()
+    out = f()
+    return time.perf_counter() - t, out
 
 
 def main():
@@ -38,23 +34,30 @@ def main():
     argv = [a.spindle, "run", "--json"]
     for k, v in opts.items():
         argv += ["--" + k.replace("_", "-"), str(v)]
-    cli, _ = median_time(lambda: subprocess.run(argv, check=True, capture_output=True), a.repeat)
-    bare, _ = median_time(lambda: spindle.run(**opts, requests=False), a.repeat)
-    full, _ = median_time(lambda: spindle.run(**opts), a.repeat)
-    convs = []
+    # Interleaved, so that the three see the same load on a shared machine.
+    cli, bare, full, conv = [], [], [], []
     for _ in range(a.repeat):
-        r = spindle.run(**opts)
-        t = time.perf_counter()
-        df = r.requests
-        convs.append(time.perf_counter() - t)
+        cli.append(timed(lambda: subprocess.run(argv, check=True, capture_output=True))[0])
+        bare.append(timed(lambda: spindle.run(**opts, requests=False))[0])
+        t, r = timed(lambda: spindle.run(**opts))
+        full.append(t)
+        t, df = timed(lambda: r.requests)
+        conv.append(t)
         del r
-    conv = statistics.median(convs)
+    print("wall times, s: best (median) of", a.repeat)
     print(f"{' '.join(argv)}")
-    print(f"CLI                               {cli:7.3f} s")
-    print(f"spindle.run(requests=False)       {bare:7.3f} s  ({(bare / cli - 1) * 100:+.1f} % of the CLI)")
-    print(f"spindle.run() with request rows   {full:7.3f} s  ({(full / cli - 1) * 100:+.1f} % of the CLI)")
-    print(f"  rows kept by the run            {full - bare:7.3f} s  (run with rows minus run without)")
-    print(f"result.requests (DataFrame)       {conv:7.3f} s  ({len(df)} rows, {df.memory_usage(deep=True).sum() / 1e6:.0f} MB)")
+    def show(name, ts, vs=None):
+        best, med = min(ts), statistics.median(ts)
+        rel = ""
+        if vs is not None:
+            rel = f"  {(best / min(vs) - 1) * 100:+5.1f} % ({(med / statistics.median(vs) - 1) * 100:+5.1f} %) vs the CLI"
+        print(f"{name:34}{best:7.3f} ({med:.3f}){rel}")
+
+    show("CLI", cli)
+    show("spindle.run(requests=False)", bare, cli)
+    show("spindle.run() keeping the rows", full, cli)
+    show(f"result.requests ({len(df)} rows)", conv)
+    print(f"DataFrame: {df.memory_usage(deep=True).sum() / 1e6:.0f} MB")
 
 
 if __name__ == "__main__":

@@ -15,9 +15,10 @@ use spindle_cli::run::{load_workload, outcome_json, run_config};
 /// Options as (name, value-or-None) pairs, parsed as `spindle run` flags.
 pub type Pairs = Vec<(String, Option<String>)>;
 
-/// Most request rows one result holds (about 100 bytes each in Rust and again in
-/// Python: 1 GB apiece at the limit). Checked against the workload's request count
-/// before the run starts; `requests=False` lifts it (metrics only).
+/// Most request rows one result holds (a log of about 100 bytes each while the run
+/// holds them, 131 bytes in the DataFrame: 1 GB and 1.3 GB at the limit). Checked
+/// against the workload's request count before the run starts; `requests=False` lifts
+/// it (metrics only).
 pub const MAX_REQUEST_ROWS: u64 = 10_000_000;
 
 /// Most requests of a workload given as arrays (an `IoRecord` is about 60 bytes).
