@@ -8,6 +8,7 @@ Each figure is the best (and the median) of --repeat interleaved runs (wall time
 """
 
 import argparse
+import resource
 import shutil
 import statistics
 import subprocess
@@ -19,9 +20,15 @@ OPTIONS = dict(synthetic="open", scheduler="sstf", queue_depth=4, seed=1, rate=5
 
 
 def timed(f):
-    t = time.perf_counter()
+    """Wall time, CPU time (this process's threads and its children) and f's result."""
+    t, c = time.perf_counter(), cpu()
     out = f()
-    return time.perf_counter() - t, out
+    return time.perf_counter() - t, cpu() - c, out
+
+
+def cpu():
+    own, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
 
 
 def main():
@@ -37,21 +44,25 @@ def main():
     # Interleaved, so that the three see the same load on a shared machine.
     cli, bare, full, conv = [], [], [], []
     for _ in range(a.repeat):
-        cli.append(timed(lambda: subprocess.run(argv, check=True, capture_output=True))[0])
-        bare.append(timed(lambda: spindle.run(**opts, requests=False))[0])
-        t, r = timed(lambda: spindle.run(**opts))
-        full.append(t)
-        t, df = timed(lambda: r.requests)
-        conv.append(t)
+        cli.append(timed(lambda: subprocess.run(argv, check=True, capture_output=True))[:2])
+        bare.append(timed(lambda: spindle.run(**opts, requests=False))[:2])
+        t, c, r = timed(lambda: spindle.run(**opts))
+        full.append((t, c))
+        t, c, df = timed(lambda: r.requests)
+        conv.append((t, c))
         del r
-    print("wall times, s: best (median) of", a.repeat)
+    print(f"best (median) of {a.repeat}, s; wall time, then CPU time")
     print(f"{' '.join(argv)}")
     def show(name, ts, vs=None):
-        best, med = min(ts), statistics.median(ts)
-        rel = ""
-        if vs is not None:
-            rel = f"  {(best / min(vs) - 1) * 100:+5.1f} % ({(med / statistics.median(vs) - 1) * 100:+5.1f} %) vs the CLI"
-        print(f"{name:34}{best:7.3f} ({med:.3f}){rel}")
+        line = f"{name:32}"
+        for i in (0, 1):
+            t = [x[i] for x in ts]
+            best, med = min(t), statistics.median(t)
+            line += f"  {best:6.3f} ({med:6.3f})"
+            if vs is not None:
+                v = [x[i] for x in vs]
+                line += f" {(best / min(v) - 1) * 100:+5.1f} %"
+        print(line)
 
     show("CLI", cli)
     show("spindle.run(requests=False)", bare, cli)
