@@ -18,6 +18,24 @@ pub fn probe(
     seed: u64,
     out: &Path,
 ) -> Result<String> {
+    let json = probe_table(disk, distances, samples, interpolate, seed)?;
+    std::fs::write(out, serde_json::to_string_pretty(&json)? + "\n")
+        .with_context(|| format!("cannot write {}", out.display()))?;
+    Ok(summary(
+        &json,
+        &format!("{disk}: {distances} random distances asked"),
+    ) + &format!("table written to {}\n", out.display()))
+}
+
+/// Probes `disk` off-line at `distances` random distances, `samples` each, and returns
+/// the Disk Mimic table as its file holds it (JSON).
+pub fn probe_table(
+    disk: &str,
+    distances: usize,
+    samples: u32,
+    interpolate: bool,
+    seed: u64,
+) -> Result<serde_json::Value> {
     limits::count("--distances", distances as u64, limits::MAX_DISTANCES)?;
     limits::count("--samples", samples as u64, limits::MAX_MIMIC_SAMPLES)?;
     let probes = distances as u64 * samples as u64;
@@ -40,13 +58,7 @@ pub fn probe(
         let d = rng.gen_range(-(cap - 1)..cap);
         m.predict(rng.gen_bool(0.5), rng.gen_bool(0.5), d);
     }
-    let json = m.to_json();
-    std::fs::write(out, serde_json::to_string_pretty(&json)? + "\n")
-        .with_context(|| format!("cannot write {}", out.display()))?;
-    Ok(summary(
-        &json,
-        &format!("{disk}: {distances} random distances asked"),
-    ) + &format!("table written to {}\n", out.display()))
+    Ok(m.to_json())
 }
 
 pub fn show(path: &Path) -> Result<String> {

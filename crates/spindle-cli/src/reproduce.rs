@@ -15,7 +15,7 @@ use std::time::Instant;
 const WORKER_STACK: usize = 8 << 20;
 
 /// One experiment's result and its wall time in seconds.
-type Outcome = (Result<ExperimentOutput, String>, f64);
+pub type Outcome = (Result<ExperimentOutput, String>, f64);
 
 pub fn reproduce(
     ids: &[String],
@@ -133,7 +133,7 @@ fn update_readme(
 
 /// Runs every experiment on `jobs` threads, each taking the next one not yet started.
 /// Returns the outcomes in the order of `exps`.
-fn run_all(
+pub fn run_all(
     exps: &[Experiment],
     opts: &RunOpts,
     jobs: usize,

@@ -150,6 +150,10 @@ pub struct StackArgs {
     /// table)
     #[arg(long = "layer", value_name = "SPEC")]
     pub layers: Vec<String>,
+    /// A TOML run configuration given as text (the Python package's `config=`); it
+    /// takes the place of `--config FILE`.
+    #[arg(skip)]
+    pub config_text: Option<String>,
     /// Greedy, SMTF, on-line and freeblock look at only the N oldest waiting requests
     /// (an overloaded queue stays cheap) [default: all]
     #[arg(long, value_name = "N")]
@@ -160,12 +164,13 @@ impl StackArgs {
     /// The configuration: the file's, or the built-in default (DiskSim's hplajw setup:
     /// the HP trace on two HP C2249A disks, SSTF at the host), with flags applied.
     pub fn config(&self) -> Result<RunConfig> {
-        let mut c = match &self.config {
-            Some(p) => {
+        let mut c = match (&self.config_text, &self.config) {
+            (Some(text), _) => RunConfig::from_toml(text, "config").map_err(|e| anyhow!("{e}"))?,
+            (None, Some(p)) => {
                 let text = crate::limits::read_text(p, crate::limits::MAX_CONFIG_BYTES)?;
                 RunConfig::from_toml(&text, &p.display().to_string()).map_err(|e| anyhow!("{e}"))?
             }
-            None => RunConfig {
+            (None, None) => RunConfig {
                 seed: 1,
                 workload: WorkloadConfig {
                     trace: Some("sample:hplajw".into()),
@@ -850,19 +855,7 @@ pub fn run(
             .with_context(|| format!("cannot write {}", path.display()))?;
     }
     if json {
-        let nodes: Vec<serde_json::Value> = r
-            .nodes
-            .iter()
-            .map(|n| {
-                serde_json::json!({
-                    "path": n.path, "kind": n.kind, "reads": n.reads, "writes": n.writes,
-                    "busy_ms": n.busy_ns as f64 / 1e6,
-                    "extra": n.extra.iter().cloned().collect::<std::collections::BTreeMap<_, _>>(),
-                })
-            })
-            .collect();
-        let v = serde_json::json!({ "config": c, "metrics": r.metrics, "nodes": nodes });
-        return Ok(serde_json::to_string_pretty(&v)? + "\n");
+        return Ok(serde_json::to_string_pretty(&outcome_json(&c, &r))? + "\n");
     }
     let mut s = summary_text(&c, &r.metrics);
     if r.nodes.len() > 1 {
@@ -870,6 +863,23 @@ pub fn run(
         s += &nodes_text(&r.nodes, r.metrics.makespan_ms);
     }
     Ok(s)
+}
+
+/// A run as `spindle run --json` reports it: the configuration, the metrics and the
+/// per-node statistics.
+pub fn outcome_json(c: &RunConfig, r: &Outcome) -> serde_json::Value {
+    let nodes: Vec<serde_json::Value> = r
+        .nodes
+        .iter()
+        .map(|n| {
+            serde_json::json!({
+                "path": n.path, "kind": n.kind, "reads": n.reads, "writes": n.writes,
+                "busy_ms": n.busy_ns as f64 / 1e6,
+                "extra": n.extra.iter().cloned().collect::<std::collections::BTreeMap<_, _>>(),
+            })
+        })
+        .collect();
+    serde_json::json!({ "config": c, "metrics": r.metrics, "nodes": nodes })
 }
 
 /// One request as a CSV line (the `--requests-csv` format).

@@ -1,33 +1,47 @@
 //! The extension module `spindle._core`: the thin layer between Python and the
-//! command-line front end's library, so both parse the same options and report the
-//! same errors. The Python-facing API lives in `python/spindle/`.
+//! command-line front end's library, so both parse the same options, build the same
+//! stacks and report the same errors. The Python-facing API (names, docstrings,
+//! pandas) lives in `python/spindle/`; here values cross as columns of bytes.
 
-use pyo3::exceptions::PyValueError;
+mod columns;
+mod disk;
+mod errors;
+mod mimic;
+mod reproduce;
+mod run;
+mod trace;
+
 use pyo3::prelude::*;
-
-/// Options as (name, value-or-None) pairs, parsed as `spindle run` flags.
-type Pairs = Vec<(String, Option<String>)>;
 
 /// Runs `spindle run` with these options and `--json` in-process and returns its JSON
 /// text. The GIL is released while the stack simulates.
 #[pyfunction]
-fn run_json(py: Python<'_>, options: Pairs) -> PyResult<String> {
-    let opts = spindle_cli::options::from_pairs(options).map_err(value_error)?;
+fn run_json(py: Python<'_>, options: run::Pairs) -> PyResult<String> {
+    let opts = spindle_cli::options::from_pairs(options).map_err(errors::to_py)?;
     py.detach(|| -> anyhow::Result<String> {
         let sched = opts.scheduler_kind()?;
         spindle_cli::run::run(&opts.stack, sched, true, None, false)
     })
-    .map_err(value_error)
-}
-
-/// A CLI error as Python's ValueError, with the CLI's message.
-fn value_error(e: anyhow::Error) -> PyErr {
-    PyValueError::new_err(format!("{e:#}"))
+    .map_err(errors::to_py)
 }
 
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add("MAX_REQUEST_ROWS", run::MAX_REQUEST_ROWS)?;
+    m.add("REQUEST_INT_COLUMNS", run::INT_COLUMNS.to_vec())?;
+    m.add("REQUEST_BOOL_COLUMNS", run::BOOL_COLUMNS.to_vec())?;
+    m.add("MAX_WORKLOAD_ROWS", run::MAX_WORKLOAD_ROWS)?;
+    m.add("MAX_CHUNK", trace::MAX_CHUNK)?;
+    m.add("MAX_QUERY", disk::MAX_QUERY)?;
     m.add_function(wrap_pyfunction!(run_json, m)?)?;
+    m.add_function(wrap_pyfunction!(run::run, m)?)?;
+    m.add_function(wrap_pyfunction!(mimic::mimic_probe, m)?)?;
+    m.add_function(wrap_pyfunction!(mimic::mimic_read, m)?)?;
+    m.add_function(wrap_pyfunction!(mimic::mimic_columns, m)?)?;
+    m.add_function(wrap_pyfunction!(reproduce::reproduce, m)?)?;
+    m.add_class::<trace::TraceCursor>()?;
+    m.add_class::<disk::DiskModel>()?;
+    m.add_class::<run::RequestRows>()?;
     Ok(())
 }

@@ -1,34 +1,47 @@
 """spindle: a fast, faithful, disk-aware storage stack, from Python.
 
-The simulator is spindle's Rust engine; this package drives it in-process.
+The simulator is spindle's Rust engine; this package drives it in-process, with the
+command line's options, stacks and error messages:
+
+- :func:`run` runs any stack ``spindle run`` can (keywords are its flags, or
+  ``config=`` a TOML text or file) on a trace, a synthetic workload or a DataFrame, and
+  returns a :class:`Result` whose ``.requests`` is a DataFrame, one row per request;
+- :class:`TraceReader` reads block traces with their time unit explicit and checked;
+- :class:`Disk` answers a drive model's pure queries; :class:`MimicTable` holds Disk
+  Mimic tables as numpy arrays;
+- :func:`reproduce` runs the registered experiments and returns their checks.
+
+Units: times are int64 **nanoseconds** unless a name ends in ``_ms`` (float
+milliseconds); addresses are 512-byte sectors (``lbn``) or bytes (``Offset``, ``Size``).
+Bad input raises ValueError (FileNotFoundError / PermissionError / OSError for files)
+with the command line's message.
 """
 
 from __future__ import annotations
 
-import json
-
 from . import _core
+from ._disk import Disk, MimicTable
+from ._reproduce import reproduce
+from ._run import MAX_REQUEST_ROWS, MAX_WORKLOAD_ROWS, Result, _pairs, run, run_json
+from ._trace import Record, TraceReader
+from ._units import UNITS as TIME_UNITS
+from ._units import TimeUnitWarning
+from ._units import implausible as implausible_times
 
 __version__ = _core.__version__
 
-
-def _pairs(options: dict) -> list:
-    """Keywords as (flag name, value) pairs: True is a switch, False or None is left
-    out, a list repeats the flag."""
-    pairs = []
-    for name, value in options.items():
-        if value is None or value is False:
-            continue
-        if value is True:
-            pairs.append((name, None))
-        elif isinstance(value, (list, tuple)):
-            pairs.extend((name, str(v)) for v in value)
-        else:
-            pairs.append((name, str(value)))
-    return pairs
-
-
-def run_json(**options) -> dict:
-    """Runs ``spindle run`` with these options (CLI flags as keywords) and returns its
-    ``--json`` summary as a dict."""
-    return json.loads(_core.run_json(_pairs(options)))
+__all__ = [
+    "Disk",
+    "MAX_REQUEST_ROWS",
+    "MAX_WORKLOAD_ROWS",
+    "MimicTable",
+    "Record",
+    "Result",
+    "TIME_UNITS",
+    "TimeUnitWarning",
+    "TraceReader",
+    "implausible_times",
+    "reproduce",
+    "run",
+    "run_json",
+]

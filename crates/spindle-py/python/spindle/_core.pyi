@@ -1,0 +1,98 @@
+"""Type stubs of the extension module ``spindle._core`` (the Rust side). Columns cross
+as lists of ``(name, numpy dtype, bytes)``; see ``spindle._columns``."""
+
+from typing import List, Optional, Sequence, Tuple
+
+Columns = List[Tuple[str, str, bytes]]
+
+__version__: str
+MAX_REQUEST_ROWS: int
+REQUEST_INT_COLUMNS: List[str]
+REQUEST_BOOL_COLUMNS: List[str]
+MAX_WORKLOAD_ROWS: int
+MAX_CHUNK: int
+MAX_QUERY: int
+
+def run_json(options: Sequence[Tuple[str, Optional[str]]]) -> str:
+    """``spindle run --json`` in-process: its output text."""
+
+def run(
+    options: Sequence[Tuple[str, Optional[str]]],
+    config_text: Optional[str] = None,
+    workload: Optional[Tuple[int, bytes, bytes, bytes, bytes, bytes]] = None,
+    collect: bool = True,
+) -> Tuple[str, Optional["RequestRows"]]:
+    """Runs a stack: ``options`` are ``spindle run`` flags as (name, value) pairs;
+    ``workload`` is (n, arrival ns int64, device uint32, lbn uint64, sectors uint32,
+    write uint8) as little-endian bytes. Returns the run's JSON text (config, metrics,
+    nodes, node_reports) and, if ``collect``, the request rows."""
+
+class RequestRows:
+    """A run's request logs, held until asked for as columns."""
+
+    def blocks(self) -> Tuple[int, bytearray, bytearray]:
+        """(n, int64 block of REQUEST_INT_COLUMNS, bool block of REQUEST_BOOL_COLUMNS),
+        each block one column of n values after another, in request-id order."""
+    def __len__(self) -> int: ...
+
+def mimic_probe(disk: str, distances: int, samples: int, interpolate: bool, seed: int) -> str:
+    """``spindle mimic probe`` in-process: the table's JSON text."""
+
+def mimic_read(path: str) -> str:
+    """A table file, checked: its text."""
+
+def mimic_columns(
+    text: str, name: str
+) -> Tuple[Tuple[str, int, int, int, int, int], int, Columns, Columns]:
+    """A table's (metric, samples per distance, probe sectors, interpolated distances,
+    memory bytes, probe requests), sample width, entry columns and interval columns."""
+
+def reproduce(
+    ids: Sequence[str],
+    quick: bool = True,
+    seed: int = 1,
+    full_scale: bool = False,
+    durability: str = "flush",
+    jobs: Optional[int] = None,
+) -> str:
+    """Runs experiments; JSON list of {experiment, title, seconds, checks}."""
+
+class TraceCursor:
+    """A trace opened for reading in chunks of columns."""
+
+    format: str
+    file: str
+    native_unit: Tuple[str, int]
+    def __init__(
+        self,
+        spec: str,
+        format: Optional[str] = None,
+        num: int = 1,
+        den: int = 1,
+        device: Optional[int] = None,
+    ) -> None: ...
+    def skip(self, n: int) -> int:
+        """Skips up to ``n`` records; returns how many were skipped."""
+    def read(self, n: int) -> Columns:
+        """Up to ``n`` records as columns time, device, lbn, sectors, write; [] at the end."""
+
+class DiskModel:
+    """A drive model (preset or DiskSim ``.parv``)."""
+
+    name: str
+    source: str
+    capacity: int
+    cylinders: int
+    surfaces: int
+    rpm: float
+    revolution_ns: float
+    average_seek_ms: float
+    full_stroke_ms: float
+    def __init__(self, disk: str) -> None: ...
+    @staticmethod
+    def info_json(disk: str) -> str: ...
+    def zones(self) -> Columns: ...
+    def locate_many(self, lbn: bytes) -> Columns: ...
+    def lbn_of(self, cylinder: int, head: int, sector: int) -> Optional[int]: ...
+    def positioning_many(self, from_: bytes, to: bytes, write: bool, now_ns: int) -> Columns: ...
+    def seek_curve(self, max_distance: int) -> Columns: ...

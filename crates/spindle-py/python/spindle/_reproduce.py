@@ -1,0 +1,63 @@
+"""``spindle.reproduce``: the registered experiments' checks as a DataFrame."""
+
+from __future__ import annotations
+
+import json
+from typing import Iterable, Optional, Union
+
+from . import _core
+
+
+def reproduce(
+    ids: Union[str, Iterable[str]] = "all",
+    quick: bool = True,
+    seed: int = 1,
+    full_scale: bool = False,
+    durability: str = "flush",
+    jobs: Optional[int] = None,
+):
+    """Runs experiments as ``spindle reproduce IDS [--quick] --seed SEED`` does (no
+    report is written) and returns their checks as a pandas DataFrame, one row per
+    check: ``id``, ``metric``, ``paper`` (the paper's number, or the bound),
+    ``ours``, ``tolerance`` (as written, e.g. "±10 %"), ``pass`` (bool), ``kind``
+    (``reproduction``: a simulated number that can fail; ``consistency``: a check
+    that is not a reproduction, see ``why``), ``why``, ``reference`` and
+    ``experiment`` (the registered experiment that made it). ``df.attrs["seconds"]``
+    maps each experiment to its wall time.
+
+    Args:
+        ids: catalog ids or prefixes (``"PROX"`` selects a family), or ``"all"``.
+        quick: the quick mode (tests and CI use it).
+        seed: the seed of every experiment.
+        full_scale: the paper's full scale where an experiment supports it.
+        durability: ``"flush"`` or ``"cache"`` (when an array's write counts as done).
+        jobs: experiments run at once (default: the machine's cores).
+
+    ValueError for an unknown id; RuntimeError if an experiment fails.
+    """
+    import pandas as pd
+
+    if isinstance(ids, str):
+        ids = [ids]
+    out = json.loads(_core.reproduce(list(ids), quick, seed, full_scale, durability, jobs))
+    rows = []
+    for e in out:
+        for c in e["checks"]:
+            rows.append(
+                {
+                    "id": c["id"],
+                    "metric": c["metric"],
+                    "paper": c["paper"],
+                    "ours": c["ours"],
+                    "tolerance": c["tolerance"],
+                    "pass": bool(c["pass"]),
+                    "kind": c["kind"],
+                    "why": c.get("why", ""),
+                    "reference": c.get("reference", ""),
+                    "experiment": e["experiment"],
+                }
+            )
+    cols = ["id", "metric", "paper", "ours", "tolerance", "pass", "kind", "why", "reference", "experiment"]
+    df = pd.DataFrame(rows, columns=cols)
+    df.attrs["seconds"] = {e["experiment"]: e["seconds"] for e in out}
+    return df

@@ -1,0 +1,227 @@
+"""``spindle.TraceReader``: a trace file as an object, read in chunks, with its time
+unit explicit and checked."""
+
+from __future__ import annotations
+
+import os
+import warnings
+from typing import Iterator, NamedTuple, Optional, Union
+
+import numpy as np
+
+from . import _core
+from ._columns import arrays, op_type
+from ._units import TimeUnitWarning, implausible, stacklevel, unit_ns
+
+#: Records read from the extension at a time.
+CHUNK = 65_536
+#: Most records :meth:`TraceReader.to_pandas` holds (checked as it reads).
+MAX_ROWS: int = _core.MAX_REQUEST_ROWS
+
+
+class Record(NamedTuple):
+    """One request of a trace: arrival (int ns from the trace's start, in the unit the
+    reader was told), device, first 512-byte sector, size in sectors, read or write."""
+
+    time_ns: int
+    device: int
+    lbn: int
+    sectors: int
+    write: bool
+
+
+class TraceReader:
+    """A block trace, read lazily as :class:`Record` s or columns.
+
+    Args:
+        path: a file, ``FORMAT:PATH``, or a built-in trace such as ``"sample:hplajw"``.
+        format: the format, when detection should not guess: ``disksim-ascii``,
+            ``disksim-validate``, ``hp-srt``, ``msr``, ``fiu``, ``spc``, ``blkparse``,
+            ``spindle-csv``.
+        time_unit: the unit the file's time stamps are **really** in, when it differs
+            from the format's own (:attr:`native_time_unit`: ms for the DiskSim and
+            spindle CSV formats, 100-ns FILETIME ticks for MSR, s for SPC and blkparse,
+            ns for FIU; ``hp-srt`` keeps its own binary clock and takes none):
+            ``"ns"``, ``"us"``, ``"ms"``, ``"s"`` or ``"filetime"``. Times are
+            rescaled so that every time handed out is ns.
+        max_requests: read at most this many records.
+        device: keep only this trace device's records.
+        check_time_unit: warn (:class:`TimeUnitWarning`) when the first records'
+            arrival gaps are implausible in the unit used (see
+            :func:`spindle.implausible_times`).
+
+    Records come in **file order** (as the file lists them); ``spindle.run`` replays a
+    trace sorted by arrival (stably), which is the same order for a trace written in
+    time order. Formats with an absolute clock (``msr``, ``fiu``, ``hp-srt``) are timed
+    from their earliest record.
+
+    Slicing gives a reader over part of the trace (``reader[1000:2000]``); an index
+    gives one record. Errors name the file, the line and the field, as the CLI's do;
+    a missing file is FileNotFoundError.
+    """
+
+    def __init__(
+        self,
+        path: Union[str, os.PathLike],
+        format: Optional[str] = None,
+        time_unit: Optional[str] = None,
+        max_requests: Optional[int] = None,
+        device: Optional[int] = None,
+        *,
+        check_time_unit: bool = True,
+        _start: int = 0,
+    ):
+        self.path = os.fspath(path)
+        if max_requests is not None and max_requests < 0:
+            raise ValueError(f"max_requests must not be negative, got {max_requests}")
+        if device is not None and not 0 <= device < 2**32:
+            raise ValueError(f"device must be within 0..={2**32 - 1}, got {device}")
+        self.max_requests = max_requests
+        self.device = device
+        self.check_time_unit = check_time_unit
+        self._start = _start
+        probe = _core.TraceCursor(self.path, format)
+        self.format: str = probe.format
+        native, native_ns = probe.native_unit
+        self.native_time_unit: str = native
+        if time_unit is not None:
+            given_ns = unit_ns(time_unit)
+            if self.format == "hp-srt" and given_ns != native_ns:
+                raise ValueError("hp-srt traces keep their own clock: give no time_unit")
+        else:
+            given_ns = native_ns
+        self.time_unit: str = time_unit if time_unit is not None else native
+        self._scale = (given_ns, native_ns)
+        self._format_arg = format
+        self._checked = False
+
+    def _cursor(self):
+        c = _core.TraceCursor(self.path, self._format_arg, self._scale[0], self._scale[1], self.device)
+        if self._start:
+            c.skip(self._start)
+        return c
+
+    def _chunks(self) -> Iterator[dict]:
+        """The records as chunks of numpy columns (time, device, lbn, sectors, write)."""
+        cursor = self._cursor()
+        left = self.max_requests
+        while left is None or left > 0:
+            n = CHUNK if left is None else min(CHUNK, left)
+            cols = cursor.read(n)
+            if not cols:
+                return
+            chunk = arrays(cols)
+            if not self._checked:
+                self._checked = True
+                self._check(chunk["time"])
+            if left is not None:
+                left -= len(chunk["time"])
+            yield chunk
+
+    def _check(self, t: np.ndarray) -> None:
+        if not self.check_time_unit:
+            return
+        why = implausible(t)
+        if why is not None:
+            warnings.warn(
+                f"{self.path}: time stamps read in {self.time_unit}: {why}. Are they in "
+                f"another unit? Give time_unit= (the format's own is {self.native_time_unit}).",
+                TimeUnitWarning,
+                stacklevel=stacklevel(),
+            )
+
+    def __iter__(self) -> Iterator[Record]:
+        for c in self._chunks():
+            for row in zip(
+                c["time"].tolist(),
+                c["device"].tolist(),
+                c["lbn"].tolist(),
+                c["sectors"].tolist(),
+                c["write"].tolist(),
+            ):
+                yield Record(*row)
+
+    def __getitem__(self, key):
+        if isinstance(key, slice):
+            if key.step not in (None, 1):
+                raise ValueError("a TraceReader slice takes no step")
+            start, stop = key.start or 0, key.stop
+            if start < 0 or (stop is not None and stop < 0):
+                raise ValueError("a TraceReader slice counts from the start: no negative bounds")
+            avail = self.max_requests
+            n = None if stop is None else max(0, stop - start)
+            if avail is not None:
+                n = max(0, avail - start) if n is None else min(n, max(0, avail - start))
+            return TraceReader(
+                self.path,
+                self._format_arg,
+                self.time_unit if self.time_unit != self.native_time_unit else None,
+                n,
+                self.device,
+                check_time_unit=self.check_time_unit,
+                _start=self._start + start,
+            )
+        if isinstance(key, (int, np.integer)):
+            if key < 0:
+                raise IndexError("a TraceReader index counts from the start: no negative index")
+            for r in self[int(key) : int(key) + 1]:
+                return r
+            raise IndexError(f"record {key} is beyond the end of {self.path}")
+        raise TypeError(f"TraceReader indices are ints or slices, not {type(key).__name__}")
+
+    def count(self) -> int:
+        """The number of records (one pass over the file)."""
+        return sum(len(c["time"]) for c in self._chunks())
+
+    def to_numpy(self) -> dict:
+        """Every record as numpy columns: ``time_ns`` (int64 ns), ``device``, ``lbn``,
+        ``sectors`` (int64) and ``write`` (bool). At most :data:`MAX_ROWS` records
+        (give ``max_requests`` or slice for more of a large trace)."""
+        parts = []
+        rows = 0
+        for c in self._chunks():
+            rows += len(c["time"])
+            if rows > MAX_ROWS:
+                raise ValueError(
+                    f"{self.path}: more than {MAX_ROWS} records, the most read at once; "
+                    "give max_requests= or slice the reader"
+                )
+            parts.append(c)
+        names = ["time", "device", "lbn", "sectors", "write"]
+        if not parts:
+            out = {n: np.zeros(0, dtype=bool if n == "write" else np.int64) for n in names}
+        else:
+            out = {n: np.concatenate([p[n] for p in parts]) for n in names}
+        out["time_ns"] = out.pop("time")
+        return {k: out[k] for k in ("time_ns", "device", "lbn", "sectors", "write")}
+
+    def to_pandas(self):
+        """Every record as a pandas DataFrame with the MSR Cambridge trace's column
+        names (``Timestamp`` in **int64 ns** from the trace's start, not FILETIME
+        ticks; ``DiskNumber``; ``Type`` Read/Write; ``Offset`` and ``Size`` in bytes).
+        ``df.attrs["time_unit"] == "ns"``, so it can be passed to
+        ``spindle.run(workload=...)`` as it is."""
+        import pandas as pd
+
+        c = self.to_numpy()
+        df = pd.DataFrame(
+            {
+                "Timestamp": c["time_ns"],
+                "DiskNumber": c["device"],
+                "Type": op_type(c["write"]),
+                "Offset": c["lbn"] * 512,
+                "Size": c["sectors"] * 512,
+            }
+        )
+        df.attrs["time_unit"] = "ns"
+        return df
+
+    def head(self, n: int = 5):
+        """The first ``n`` records as a DataFrame (see :meth:`to_pandas`)."""
+        return self[:n].to_pandas()
+
+    def __repr__(self) -> str:
+        return (
+            f"<spindle.TraceReader {self.path!r} format={self.format} "
+            f"time_unit={self.time_unit}>"
+        )

@@ -1,0 +1,47 @@
+//! `spindle.reproduce`: registered experiments run as `spindle reproduce` runs them,
+//! their checks returned as JSON.
+
+use crate::errors::from_text;
+use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::prelude::*;
+use spindle::experiments::registry::{select, Durability, RunOpts};
+
+/// Runs the experiments `ids` select (catalog ids or prefixes; `all`), `jobs` at once,
+/// and returns `[{"experiment", "title", "seconds", "checks": [...]}]` as JSON.
+#[pyfunction]
+#[pyo3(signature = (ids, quick=true, seed=1, full_scale=false, durability="flush", jobs=None))]
+pub fn reproduce(
+    py: Python<'_>,
+    ids: Vec<String>,
+    quick: bool,
+    seed: u64,
+    full_scale: bool,
+    durability: &str,
+    jobs: Option<usize>,
+) -> PyResult<String> {
+    let durability: Durability = durability.parse().map_err(PyValueError::new_err)?;
+    if let Some(j) = jobs {
+        spindle_cli::limits::count("jobs", j as u64, spindle_cli::limits::MAX_JOBS)
+            .map_err(|e| PyValueError::new_err(e.to_string()))?;
+    }
+    let exps = select(&ids).map_err(from_text)?;
+    let opts = RunOpts {
+        quick,
+        seed,
+        full_scale,
+        durability,
+    };
+    let jobs = jobs
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+        .min(exps.len())
+        .max(1);
+    let outcomes = py.detach(|| spindle_cli::reproduce::run_all(&exps, &opts, jobs, None));
+    let mut out = Vec::new();
+    for (e, (result, secs)) in exps.iter().zip(outcomes) {
+        let o = result.map_err(|err| PyRuntimeError::new_err(format!("{}: {err}", e.id)))?;
+        out.push(serde_json::json!({
+            "experiment": e.id, "title": e.title, "seconds": secs, "checks": o.checks,
+        }));
+    }
+    serde_json::to_string(&out).map_err(|e| PyRuntimeError::new_err(e.to_string()))
+}

@@ -1,0 +1,323 @@
+//! `spindle.run`: a stack the CLI can build, run in-process with the GIL released, its
+//! requests collected as columns.
+
+use crate::columns;
+use crate::errors::to_py;
+use anyhow::{anyhow, bail};
+use pyo3::prelude::*;
+use pyo3::types::{PyByteArray, PyBytes};
+use spindle::config::{LoadedWorkload, RunConfig};
+use spindle::stack::metrics::RequestLog;
+use spindle::time::SimTime;
+use spindle::trace::IoRecord;
+use spindle_cli::run::{load_workload, outcome_json, run_config};
+
+/// Options as (name, value-or-None) pairs, parsed as `spindle run` flags.
+pub type Pairs = Vec<(String, Option<String>)>;
+
+/// Most request rows one result holds (a log of about 100 bytes each while the run
+/// holds them, 131 bytes in the DataFrame: 1 GB and 1.3 GB at the limit). Checked
+/// against the workload's request count before the run starts; `requests=False` lifts
+/// it (metrics only).
+pub const MAX_REQUEST_ROWS: u64 = 10_000_000;
+
+/// Most requests of a workload given as arrays (an `IoRecord` is about 60 bytes).
+pub const MAX_WORKLOAD_ROWS: usize = 20_000_000;
+
+/// A workload given as columns (little-endian bytes, `n` values each): arrival ns
+/// (int64), device (uint32), LBN (uint64), sectors (uint32), write (uint8 0/1).
+type WorkloadBytes<'py> = (
+    usize,
+    Bound<'py, PyBytes>,
+    Bound<'py, PyBytes>,
+    Bound<'py, PyBytes>,
+    Bound<'py, PyBytes>,
+    Bound<'py, PyBytes>,
+);
+
+/// The int64 columns of a run's request rows, in the DataFrame's order (times in ns
+/// from the start of the run, offsets and sizes in bytes).
+pub const INT_COLUMNS: [&str; 16] = [
+    "Timestamp",
+    "DiskNumber",
+    "Offset",
+    "Size",
+    "ResponseTime",
+    "RequestId",
+    "QueueTime",
+    "ServiceTime",
+    "DispatchTime",
+    "StartTime",
+    "DoneTime",
+    "OverheadTime",
+    "SeekTime",
+    "RotationTime",
+    "TransferTime",
+    "Process",
+];
+
+/// The bool columns of a run's request rows (`write` becomes the `Type` column).
+pub const BOOL_COLUMNS: [&str; 3] = ["write", "CacheHit", "Background"];
+
+/// One request row's int64 values, in [`INT_COLUMNS`] order.
+fn int_row(l: &RequestLog) -> [i64; 16] {
+    let ns = columns::ns;
+    [
+        ns(l.arrival.0),
+        i64::from(l.device),
+        ns(l.lbn.saturating_mul(512)),
+        i64::from(l.blocks) * 512,
+        ns(l.response_ns()),
+        ns(l.id),
+        ns(l.queue_ns()),
+        ns(l.service_ns()),
+        ns(l.dispatch.0),
+        ns(l.start.0),
+        ns(l.done.0),
+        ns(l.breakdown.overhead_ns),
+        ns(l.breakdown.seek_ns),
+        ns(l.breakdown.rotation_ns),
+        ns(l.breakdown.transfer_ns),
+        l.process.map_or(-1, i64::from),
+    ]
+}
+
+/// The order of `logs` by request id (issue order): placed directly when the ids are
+/// exactly 0..n (every open and closed workload), else sorted.
+fn id_order(logs: &[RequestLog]) -> Vec<usize> {
+    let n = logs.len();
+    let mut order = vec![usize::MAX; n];
+    let mut dense = true;
+    for (i, l) in logs.iter().enumerate() {
+        match order.get_mut(l.id as usize) {
+            Some(slot) if *slot == usize::MAX && l.id < n as u64 => *slot = i,
+            _ => {
+                dense = false;
+                break;
+            }
+        }
+    }
+    if !dense {
+        order = (0..n).collect();
+        order.sort_by_key(|&i| logs[i].id);
+    }
+    order
+}
+
+/// The request rows as two column-major blocks, written straight into Python
+/// `bytearray`s that numpy and pandas then use in place: int64 (16 columns) and bool (3
+/// columns), each `n` values per column, in request-id order.
+fn request_blocks<'py>(
+    py: Python<'py>,
+    logs: &[RequestLog],
+) -> PyResult<(usize, Bound<'py, PyByteArray>, Bound<'py, PyByteArray>)> {
+    let n = logs.len();
+    let order = py.detach(|| id_order(logs));
+    let ints = PyByteArray::new_with(py, n * INT_COLUMNS.len() * 8, |buf| {
+        // The buffer is not yet visible to Python: fill it without the GIL.
+        py.detach(|| {
+            for (k, &i) in order.iter().enumerate() {
+                for (c, v) in int_row(&logs[i]).into_iter().enumerate() {
+                    let at = (c * n + k) * 8;
+                    buf[at..at + 8].copy_from_slice(&v.to_le_bytes());
+                }
+            }
+        });
+        Ok(())
+    })?;
+    let bools = PyByteArray::new_with(py, n * BOOL_COLUMNS.len(), |buf| {
+        for (k, &i) in order.iter().enumerate() {
+            let l = &logs[i];
+            buf[k] = u8::from(l.write);
+            buf[n + k] = u8::from(l.cache_hit);
+            buf[2 * n + k] = u8::from(l.background);
+        }
+        Ok(())
+    })?;
+    Ok((n, ints, bools))
+}
+
+/// A run's requests, one log per completed request, held until Python asks for them as
+/// a DataFrame: a run only copies each log (about 100 bytes), the columns are made on
+/// demand.
+#[pyclass(module = "spindle._core", frozen)]
+pub struct RequestRows {
+    logs: Vec<RequestLog>,
+}
+
+#[pymethods]
+impl RequestRows {
+    /// The rows as (n, int64 block of REQUEST_INT_COLUMNS, bool block of
+    /// REQUEST_BOOL_COLUMNS), each block one column of n values after another, in
+    /// request-id (issue) order.
+    fn blocks<'py>(
+        &self,
+        py: Python<'py>,
+    ) -> PyResult<(usize, Bound<'py, PyByteArray>, Bound<'py, PyByteArray>)> {
+        request_blocks(py, &self.logs)
+    }
+
+    fn __len__(&self) -> usize {
+        self.logs.len()
+    }
+}
+
+/// Records from Python's columns, checked, in arrival order (stable, as the trace
+/// readers sort).
+fn records(w: &WorkloadBytes<'_>) -> PyResult<Vec<IoRecord>> {
+    let n = w.0;
+    if n > MAX_WORKLOAD_ROWS {
+        return Err(pyo3::exceptions::PyValueError::new_err(format!(
+            "the workload has {n} requests, more than the {MAX_WORKLOAD_ROWS} a workload given as arrays may have"
+        )));
+    }
+    let arrival = columns::read_le::<8>("time", w.1.as_bytes(), n)?;
+    let device = columns::read_le::<4>("device", w.2.as_bytes(), n)?;
+    let lbn = columns::read_le::<8>("lbn", w.3.as_bytes(), n)?;
+    let blocks = columns::read_le::<4>("sectors", w.4.as_bytes(), n)?;
+    let write = w.5.as_bytes();
+    if write.len() != n {
+        return Err(pyo3::exceptions::PyValueError::new_err(format!(
+            "workload column `op`: expected {n} values, got {}",
+            write.len()
+        )));
+    }
+    let mut recs = Vec::with_capacity(n);
+    for i in 0..n {
+        let t = i64::from_le_bytes(arrival[i]);
+        let l = u64::from_le_bytes(lbn[i]);
+        let b = u32::from_le_bytes(blocks[i]);
+        let bad = |msg: String| {
+            Err(pyo3::exceptions::PyValueError::new_err(format!(
+                "workload row {i}: {msg}"
+            )))
+        };
+        if t < 0 {
+            return bad(format!("time {t} ns is negative"));
+        }
+        if b == 0 {
+            return bad("sectors must be at least 1, got 0".into());
+        }
+        if l.checked_add(u64::from(b)).is_none() {
+            return bad(format!("LBN {l} + {b} sectors overflows"));
+        }
+        recs.push(IoRecord {
+            arrival: SimTime(t as u64),
+            device: u32::from_le_bytes(device[i]),
+            lbn: l,
+            blocks: b,
+            write: write[i] != 0,
+            content: Vec::new(),
+        });
+    }
+    recs.sort_by_key(|r| r.arrival);
+    Ok(recs)
+}
+
+/// Applies the trace options that make sense for in-memory records (`device`, `limit`,
+/// `compress`) and makes the configuration describe no file workload.
+fn given_workload(c: &mut RunConfig, mut recs: Vec<IoRecord>) -> anyhow::Result<LoadedWorkload> {
+    if c.workload.spread {
+        bail!("workload.spread (--spread) applies to open synthetic workloads (--synthetic open), not to a workload given as arrays");
+    }
+    if let Some(d) = c.workload.device {
+        recs.retain(|r| r.device == d);
+    }
+    if let Some(n) = c.workload.limit {
+        recs.truncate(n);
+    }
+    if let Some(f) = c.workload.compress {
+        spindle::workload::check_compress(f).map_err(|e| anyhow!("--{e}"))?;
+        recs = spindle::workload::compress(&recs, f);
+    }
+    if recs.is_empty() {
+        bail!("the workload given as arrays has no requests");
+    }
+    c.workload.trace = None;
+    c.workload.synthetic = None;
+    Ok(LoadedWorkload::Open(recs))
+}
+
+/// How many requests a workload will issue.
+fn total(w: &LoadedWorkload) -> u64 {
+    match w {
+        LoadedWorkload::Open(r) => r.len() as u64,
+        LoadedWorkload::Stream(s) => s.remaining(),
+        LoadedWorkload::Trace(t) => t.count,
+        LoadedWorkload::Closed(c) => c.spec().requests,
+    }
+}
+
+/// What a run returns: `spindle run --json`'s text and the request rows (if asked).
+type RunOut = (String, Option<RequestRows>);
+
+/// Runs a stack. `options`: `spindle run` flags as pairs; `config_text`: a TOML run
+/// configuration (instead of `--config FILE`); `workload`: requests given as columns
+/// (instead of the trace or synthetic workload of the options); `collect`: keep one row
+/// per request (at most `MAX_REQUEST_ROWS`).
+#[pyfunction]
+#[pyo3(signature = (options, config_text=None, workload=None, collect=true))]
+pub fn run<'py>(
+    py: Python<'py>,
+    options: Pairs,
+    config_text: Option<String>,
+    workload: Option<WorkloadBytes<'py>>,
+    collect: bool,
+) -> PyResult<RunOut> {
+    let mut opts = spindle_cli::options::from_pairs(options).map_err(to_py)?;
+    if workload.is_some() && (opts.stack.trace.is_some() || opts.stack.synthetic.is_some()) {
+        return Err(pyo3::exceptions::PyValueError::new_err(
+            "give one workload: workload= (arrays or a DataFrame), trace= or synthetic=, not several",
+        ));
+    }
+    opts.stack.config_text = config_text;
+    let given = workload.as_ref().map(records).transpose()?;
+    let (json, placed) = py
+        .detach(|| -> anyhow::Result<_> {
+            let mut c = opts.config()?;
+            let mut w = match given {
+                Some(recs) => given_workload(&mut c, recs)?,
+                None => load_workload(&c)?,
+            };
+            let n = total(&w);
+            if !collect {
+                let out = run_config(&c, &mut w, "replaying", &mut |_| Ok(()))?;
+                return Ok((run_json(&c, &out)?, None));
+            }
+            if n > MAX_REQUEST_ROWS {
+                bail!(
+                    "the run has {n} requests, more than the {MAX_REQUEST_ROWS} request rows a result holds: pass requests=False (metrics only) or run fewer requests"
+                );
+            }
+            let mut logs = Vec::with_capacity(n as usize);
+            let out = run_config(&c, &mut w, "replaying", &mut |l| {
+                if logs.len() as u64 >= MAX_REQUEST_ROWS {
+                    bail!("the run completed more than the {MAX_REQUEST_ROWS} request rows a result holds: pass requests=False (metrics only)");
+                }
+                logs.push(*l);
+                Ok(())
+            })?;
+            Ok((run_json(&c, &out)?, Some(RequestRows { logs })))
+        })
+        .map_err(to_py)?;
+    Ok((json, placed))
+}
+
+/// The run's JSON: `spindle run --json`'s, and the per-node table as the Python side
+/// shows it (the CLI's `nodes` keeps its shape; these add whether a node is a drive and
+/// its busy time in ns).
+fn run_json(c: &RunConfig, out: &spindle_cli::run::Outcome) -> anyhow::Result<String> {
+    let mut v = outcome_json(c, out);
+    v["node_reports"] = out
+        .nodes
+        .iter()
+        .map(|n| {
+            serde_json::json!({
+                "path": n.path, "kind": n.kind, "is_drive": n.is_drive,
+                "reads": n.reads, "writes": n.writes, "busy_ns": n.busy_ns,
+                "extra": n.extra.iter().cloned().collect::<std::collections::BTreeMap<_, _>>(),
+            })
+        })
+        .collect();
+    Ok(serde_json::to_string(&v)?)
+}

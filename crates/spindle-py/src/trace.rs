@@ -1,0 +1,179 @@
+//! `spindle.TraceReader`'s engine: a trace file read in chunks of columns, with the
+//! time unit of its stamps explicit.
+
+use crate::columns::{self, Col, Columns};
+use crate::errors::from_text;
+use pyo3::prelude::*;
+use pyo3::types::PyBytes;
+use spindle::trace::stream::{open_trace, resolve_stream};
+use spindle::trace::{Format, IoRecord, TraceError};
+use std::path::Path;
+use std::sync::Mutex;
+
+/// Most records one chunk holds.
+pub const MAX_CHUNK: usize = 1 << 20;
+
+/// The unit a format writes its time stamps in, as spindle reads them: a name and its
+/// length in ns (`hp-srt` keeps its own binary clock).
+pub fn native_unit(f: Format) -> (&'static str, u64) {
+    match f {
+        Format::DisksimAscii | Format::DisksimValidate | Format::SpindleCsv => ("ms", 1_000_000),
+        Format::Msr => ("filetime", 100),
+        Format::Fiu | Format::HpSrt => ("ns", 1),
+        Format::Spc | Format::Blkparse => ("s", 1_000_000_000),
+    }
+}
+
+type Records = Box<dyn Iterator<Item = Result<IoRecord, TraceError>> + Send>;
+
+/// A trace opened for reading, one chunk at a time.
+#[pyclass(module = "spindle._core")]
+pub struct TraceCursor {
+    records: Mutex<Records>,
+    format: Format,
+    file: String,
+    /// Arrival ns are scaled by `num / den` (the file's true unit over the format's).
+    num: u64,
+    den: u64,
+    device: Option<u32>,
+}
+
+#[pymethods]
+impl TraceCursor {
+    /// Opens `spec` (a path, `FORMAT:PATH` or `sample:NAME`) with `format` (None:
+    /// detected); arrivals are scaled by `num / den`; `device` keeps one device.
+    #[new]
+    #[pyo3(signature = (spec, format=None, num=1, den=1, device=None))]
+    fn new(
+        spec: &str,
+        format: Option<&str>,
+        num: u64,
+        den: u64,
+        device: Option<u32>,
+    ) -> PyResult<TraceCursor> {
+        if num == 0 || den == 0 {
+            return Err(pyo3::exceptions::PyValueError::new_err(
+                "time scale must be positive",
+            ));
+        }
+        let format = match format {
+            Some(f) => Some(f.parse::<Format>().map_err(from_text)?),
+            None => None,
+        };
+        let stream = match format.filter(|_| !spec.starts_with("sample:")) {
+            Some(f) => open_trace(Path::new(spec), Some(f)),
+            None => resolve_stream(spec),
+        }
+        .map_err(|e| from_text(e.to_string()))?;
+        Ok(TraceCursor {
+            format: stream.format(),
+            file: stream.file().to_string(),
+            records: Mutex::new(Box::new(stream)),
+            num,
+            den,
+            device,
+        })
+    }
+
+    /// The format's name (given or detected).
+    #[getter]
+    fn format(&self) -> &'static str {
+        self.format.name()
+    }
+
+    /// The file name used in errors.
+    #[getter]
+    fn file(&self) -> String {
+        self.file.clone()
+    }
+
+    /// The unit the format's time stamps are in and its length in ns.
+    #[getter]
+    fn native_unit(&self) -> (&'static str, u64) {
+        native_unit(self.format)
+    }
+
+    /// Skips up to `n` records; returns how many were skipped.
+    fn skip(&self, py: Python<'_>, n: u64) -> PyResult<u64> {
+        py.detach(|| {
+            let mut it = self.lock()?;
+            let mut skipped = 0;
+            while skipped < n {
+                match self.next_kept(&mut it)? {
+                    Some(_) => skipped += 1,
+                    None => break,
+                }
+            }
+            Ok(skipped)
+        })
+        .map_err(from_text)
+    }
+
+    /// Up to `n` next records as columns `(name, dtype, bytes)`: time (ns, int64),
+    /// device, lbn, sectors (int64) and write (bool); an empty list at the end.
+    fn read<'py>(
+        &self,
+        py: Python<'py>,
+        n: usize,
+    ) -> PyResult<Vec<(&'static str, &'static str, Bound<'py, PyBytes>)>> {
+        let n = n.min(MAX_CHUNK);
+        let cols = py
+            .detach(|| -> Result<Columns, String> {
+                let mut it = self.lock()?;
+                let (mut t, mut d, mut l, mut b, mut w) =
+                    (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
+                while t.len() < n {
+                    let Some(r) = self.next_kept(&mut it)? else {
+                        break;
+                    };
+                    let scaled =
+                        u128::from(r.arrival.0) * u128::from(self.num) / u128::from(self.den);
+                    let ns = i64::try_from(scaled).map_err(|_| {
+                        format!(
+                            "{}: an arrival of {} ns scaled by {}/{} exceeds 2^63 ns",
+                            self.file, r.arrival.0, self.num, self.den
+                        )
+                    })?;
+                    t.push(ns);
+                    d.push(i64::from(r.device));
+                    l.push(columns::ns(r.lbn));
+                    b.push(i64::from(r.blocks));
+                    w.push(r.write);
+                }
+                if t.is_empty() {
+                    return Ok(Vec::new());
+                }
+                Ok(vec![
+                    ("time", Col::I64(t)),
+                    ("device", Col::I64(d)),
+                    ("lbn", Col::I64(l)),
+                    ("sectors", Col::I64(b)),
+                    ("write", Col::Bool(w)),
+                ])
+            })
+            .map_err(from_text)?;
+        columns::to_py(py, &cols)
+    }
+}
+
+impl TraceCursor {
+    fn lock(&self) -> Result<std::sync::MutexGuard<'_, Records>, String> {
+        self.records
+            .lock()
+            .map_err(|_| format!("{}: the reader failed earlier", self.file))
+    }
+
+    /// The next record of the kept device.
+    fn next_kept(&self, it: &mut Records) -> Result<Option<IoRecord>, String> {
+        loop {
+            match it.next() {
+                None => return Ok(None),
+                Some(Err(e)) => return Err(e.to_string()),
+                Some(Ok(r)) => match self.device {
+                    Some(d) if d != r.device => {}
+                    _ => return Ok(Some(r)),
+                },
+            }
+        }
+    }
+}

@@ -1,0 +1,110 @@
+"""spindle.TraceReader: lazy reading, slicing, explicit and checked time units."""
+
+import warnings
+
+import numpy as np
+import pytest
+
+import spindle
+
+
+def test_sample_trace_reads_and_slices():
+    r = spindle.TraceReader("sample:hplajw")
+    assert r.format == "hp-srt" and r.time_unit == "ns"
+    df = r.to_pandas()
+    assert len(df) == r.count() == 44519
+    assert list(df.columns) == ["Timestamp", "DiskNumber", "Type", "Offset", "Size"]
+    assert df.attrs["time_unit"] == "ns"
+    part = r[1000:1010].to_pandas()
+    assert part.reset_index(drop=True).equals(df.iloc[1000:1010].reset_index(drop=True))
+    assert r[1000:1010][2:4].to_pandas().reset_index(drop=True).equals(df.iloc[1002:1004].reset_index(drop=True))
+    rec = r[1005]
+    assert rec.time_ns == df["Timestamp"].iloc[1005] and rec.lbn * 512 == df["Offset"].iloc[1005]
+    assert rec.write == (df["Type"].iloc[1005] == "Write")
+    assert len(r.head(3)) == 3
+    assert r[44519:].count() == 0
+    with pytest.raises(IndexError):
+        r[44519]
+
+
+def test_iteration_max_requests_and_device():
+    r = spindle.TraceReader("sample:hplajw", max_requests=100)
+    recs = list(r)
+    assert len(recs) == 100 and isinstance(recs[0], spindle.Record)
+    arr = r.to_numpy()
+    assert arr["time_ns"].tolist() == [x.time_ns for x in recs]
+    d1 = spindle.TraceReader("sample:hplajw", device=1, max_requests=50).to_numpy()
+    assert (d1["device"] == 1).all() and len(d1["device"]) == 50
+
+
+def write_ascii(path, times, unit_factor=1.0):
+    with open(path, "w") as f:
+        for i, t in enumerate(times):
+            f.write(f"{t * unit_factor:.6f} 0 {1000 + 8 * i} 8 {i % 2}\n")
+
+
+def test_time_unit_rescales_the_formats_own(tmp_path):
+    p = tmp_path / "s.trace"
+    times_s = np.arange(200) * 0.015  # 15 ms apart, written in seconds
+    write_ascii(p, times_s)
+    # DiskSim ASCII times are ms: read as such the gaps are 15 µs; told "s", 15 ms.
+    as_ms = spindle.TraceReader(p, format="disksim-ascii").to_numpy()["time_ns"]
+    as_s = spindle.TraceReader(p, format="disksim-ascii", time_unit="s").to_numpy()["time_ns"]
+    assert np.diff(as_ms)[0] == 15_000 and np.diff(as_s)[0] == 15_000_000
+    assert (as_s == as_ms * 1000).all()
+    with pytest.raises(ValueError, match="unknown time unit"):
+        spindle.TraceReader(p, time_unit="minutes")
+    with pytest.raises(ValueError, match="own clock"):
+        spindle.TraceReader("sample:hplajw", time_unit="ms")
+
+
+def test_implausible_time_stamps_warn_and_say_so(tmp_path):
+    p = tmp_path / "ns.trace"
+    times_ns = np.arange(300) * 20_000_000  # 20 ms apart, written in ns
+    write_ascii(p, times_ns)
+    with pytest.warns(spindle.TimeUnitWarning, match="more than an hour.*time_unit"):
+        spindle.TraceReader(p, format="disksim-ascii").to_pandas()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        df = spindle.TraceReader(p, format="disksim-ascii", time_unit="ns").to_pandas()
+        assert df["Timestamp"].iloc[1] == 20_000_000
+        spindle.TraceReader(p, format="disksim-ascii", check_time_unit=False).to_pandas()
+    q = tmp_path / "tiny.trace"
+    write_ascii(q, np.arange(300) * 1e-5)  # 10 ns apart read as ms
+    with pytest.warns(spindle.TimeUnitWarning, match="requests/s"):
+        list(spindle.TraceReader(q, format="disksim-ascii"))
+
+
+def test_implausible_times_judges_gaps():
+    assert spindle.implausible_times(np.arange(1000) * 10_000_000) is None
+    assert spindle.implausible_times(np.zeros(1000, dtype=np.int64)) is None
+    assert spindle.implausible_times(np.arange(10)) is None  # too few to judge
+    assert "requests/s" in spindle.implausible_times(np.arange(1000))
+    assert "hour" in spindle.implausible_times(np.arange(1000) * 7200 * 10**9)
+
+
+def test_msr_timestamps_become_ns_from_the_first(tmp_path):
+    p = tmp_path / "hm_0.csv"
+    base = 128166372003061629
+    lines = [f"{base + i * 150_000},hm,1,{'Read' if i % 3 else 'Write'},{4096 * i},4096,100" for i in range(150)]
+    p.write_text("\n".join(lines) + "\n")
+    r = spindle.TraceReader(p, format="msr")
+    assert r.native_time_unit == "filetime"
+    df = r.to_pandas()
+    assert df["Timestamp"].iloc[1] == 15_000_000  # 150,000 ticks of 100 ns
+    assert (df["Offset"] == np.arange(150) * 4096).all() and (df["DiskNumber"] == 1).all()
+    r2 = spindle.TraceReader(p)  # detected
+    assert r2.format == "msr"
+
+
+def test_errors_name_the_file_and_line(tmp_path):
+    with pytest.raises(FileNotFoundError):
+        spindle.TraceReader(tmp_path / "missing.trace")
+    p = tmp_path / "bad.trace"
+    p.write_text("0.0 0 100 8 1\n1.0 0 abc 8 1\n")
+    with pytest.raises(ValueError, match=r"bad.trace:2"):
+        spindle.TraceReader(p, format="disksim-ascii").to_pandas()
+    with pytest.raises(ValueError, match="unknown trace format"):
+        spindle.TraceReader(p, format="ascii")
+    with pytest.raises(ValueError, match="max_requests"):
+        spindle.TraceReader(p, max_requests=-1)
