@@ -5,6 +5,8 @@
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
+mod sweep;
+
 /// Options as (name, value-or-None) pairs, parsed as `spindle run` flags.
 type Pairs = Vec<(String, Option<String>)>;
 
@@ -29,5 +31,6 @@ fn value_error(e: anyhow::Error) -> PyErr {
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_function(wrap_pyfunction!(run_json, m)?)?;
+    sweep::register(m)?;
     Ok(())
 }

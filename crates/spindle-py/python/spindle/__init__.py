@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 
 from . import _core
+from .sweep import sweep
 
 __version__ = _core.__version__
 
