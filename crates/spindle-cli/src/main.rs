@@ -113,7 +113,7 @@ enum Command {
             \x20 seed = [1, 2, 3, 4]\n\
             \x20 [fixed]                          # optional: options every point shares\n\
             \x20 trace = \"sample:hplajw\"\n\
-            \x20 layer = [\"drr\"]                 # a list here repeats a repeatable flag\n\
+            \x20 layer = [\"drr\"]                  # a list here repeats a repeatable flag\n\
             \n\
             Values are strings, integers, floats or booleans (true is a switch such as spread, false\n\
             leaves it out); paths are relative to the current directory. Points are numbered in file\n\

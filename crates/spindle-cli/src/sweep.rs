@@ -985,4 +985,58 @@ mod tests {
         // Different seeds, different runs.
         assert_ne!(rows[2].metrics, rows[3].metrics);
     }
+
+    /// A fresh directory under the system's temporary one.
+    fn scratch(name: &str) -> PathBuf {
+        let d = std::env::temp_dir().join(format!("spindle-sweep-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        std::fs::create_dir_all(&d).unwrap();
+        d
+    }
+
+    #[test]
+    fn a_sweep_resumes_keeps_its_rows_when_a_point_fails_and_is_byte_stable() {
+        let d = scratch("resume");
+        let (grid, out) = (d.join("g.toml"), d.join("r.parquet"));
+        let args = |jobs| SweepArgs {
+            grid: &grid,
+            out: &out,
+            csv: None,
+            jobs: Some(jobs),
+            list: false,
+        };
+        // The second trace does not exist: its points fail when they run, the first's
+        // rows are kept (one thread: points run in order).
+        let bad = d.join("missing.trace");
+        let text = |traces: &str| {
+            format!("[grid]\ntrace = [{traces}]\nseed = [1, 2]\n[fixed]\nlimit = 200\n")
+        };
+        std::fs::write(
+            &grid,
+            text(&format!(
+                "\"sample:hplajw\", {:?}",
+                bad.display().to_string()
+            )),
+        )
+        .unwrap();
+        let e = sweep(&args(1)).unwrap_err();
+        assert!(
+            format!("{e:#}").contains("sweep stopped; 2 of 4 points are in"),
+            "{e:#}"
+        );
+        let g = Grid::from_toml(&std::fs::read_to_string(&grid).unwrap(), "g").unwrap();
+        let kept = read_rows(&out, &g).unwrap();
+        assert_eq!(kept.iter().map(|r| r.point).collect::<Vec<_>>(), [0, 1]);
+        // The good half as its own grid: nothing to run, and the same rows.
+        std::fs::write(&grid, text("\"sample:hplajw\"")).unwrap();
+        let said = sweep(&args(2)).unwrap();
+        assert!(said.contains("2 points: 0 run"), "{said}");
+        let first = std::fs::read(&out).unwrap();
+        // Run afresh: the same bytes.
+        std::fs::remove_file(&out).unwrap();
+        let said = sweep(&args(2)).unwrap();
+        assert!(said.contains("2 points: 2 run"), "{said}");
+        assert_eq!(std::fs::read(&out).unwrap(), first);
+        let _ = std::fs::remove_dir_all(&d);
+    }
 }

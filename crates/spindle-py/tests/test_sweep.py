@@ -205,3 +205,14 @@ def test_cli_bad_grid_is_exit_2_naming_file_line_and_key(tmp_path):
     assert r.returncode == 2
     assert f"{bad}:3: grid.seed: expected a list" in r.stderr
     assert not (tmp_path / "o.parquet").exists()
+
+
+def test_a_failing_point_raises_and_the_rows_done_are_kept(tmp_path):
+    out = tmp_path / "r.parquet"
+    grid = {"trace": ["sample:hplajw", str(tmp_path / "missing.trace")], "seed": [1, 2]}
+    with pytest.raises(ValueError, match=r"point 2 .*missing\.trace"):
+        spindle.sweep(grid, out=out, jobs=1, limit=200)
+    assert list(pd.read_parquet(out).point) == [0, 1]
+    # The good half resumes from them without running anything new.
+    good = spindle.sweep({"trace": ["sample:hplajw"], "seed": [1, 2]}, out=out, limit=200)
+    same(good, spindle.sweep({"trace": ["sample:hplajw"], "seed": [1, 2]}, limit=200))
