@@ -839,12 +839,13 @@ pub fn sweep(a: &SweepArgs) -> Result<String> {
             a.out.display()
         )));
     }
+    let threads = jobs.min(todo.len()).max(1);
     Ok(format!(
-        "{} points: {} run in {:.1} s on {} threads, {} already in {}; wrote {}{}\n",
+        "{} points: {} run in {:.1} s on {threads} thread{}, {} already in {}; wrote {}{}\n",
         grid.len(),
         new.len(),
         started.elapsed().as_secs_f64(),
-        jobs.min(todo.len()).max(1),
+        if threads == 1 { "" } else { "s" },
         old.len(),
         a.out.display(),
         a.out.display(),
