@@ -160,6 +160,37 @@ fn sweep_run<'py>(
     rows.iter().map(|r| py_row(py, r)).collect()
 }
 
+/// Reads a grid file's text as `spindle sweep` does: returns (axes [(name, [values])],
+/// fixed [(name, value)]) for `sweep_plan` and `sweep_run` (a repeated fixed flag comes
+/// as consecutive pairs).
+#[pyfunction]
+#[allow(clippy::type_complexity)]
+fn sweep_grid_toml<'py>(
+    py: Python<'py>,
+    text: &str,
+    file: &str,
+) -> PyResult<(
+    Vec<(String, Vec<Bound<'py, PyAny>>)>,
+    Vec<(String, Bound<'py, PyAny>)>,
+)> {
+    let g = Grid::from_toml(text, file).map_err(value_error)?;
+    let mut axes = Vec::with_capacity(g.axes.len());
+    for a in &g.axes {
+        let values = a
+            .values
+            .iter()
+            .map(|v| py_value(py, v))
+            .collect::<PyResult<Vec<_>>>()?;
+        axes.push((a.name.clone(), values));
+    }
+    let fixed = g
+        .fixed
+        .iter()
+        .map(|(n, v)| Ok((n.clone(), py_value(py, v)?)))
+        .collect::<PyResult<Vec<_>>>()?;
+    Ok((axes, fixed))
+}
+
 /// A Python exception carried through the sweep's error path.
 struct PyErrBox(PyErr);
 
@@ -181,5 +212,6 @@ impl std::error::Error for PyErrBox {}
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(sweep_plan, m)?)?;
     m.add_function(wrap_pyfunction!(sweep_run, m)?)?;
+    m.add_function(wrap_pyfunction!(sweep_grid_toml, m)?)?;
     Ok(())
 }

@@ -216,3 +216,16 @@ def test_a_failing_point_raises_and_the_rows_done_are_kept(tmp_path):
     # The good half resumes from them without running anything new.
     good = spindle.sweep({"trace": ["sample:hplajw"], "seed": [1, 2]}, out=out, limit=200)
     same(good, spindle.sweep({"trace": ["sample:hplajw"], "seed": [1, 2]}, limit=200))
+
+
+def test_the_grid_file_from_python_is_the_cli_grid(tmp_path, capsys):
+    from spindle import sweep_cli
+
+    grid_file = tmp_path / "grid.toml"
+    grid_file.write_text(GRID_TOML)
+    out = tmp_path / "r.parquet"
+    assert sweep_cli.main([str(grid_file), "--out", str(out), "--jobs", "2"]) == 0
+    same(pd.read_parquet(out), spindle.sweep(GRID, **FIXED))
+    grid_file.write_text("[grid]\nseed = 3\n")
+    assert sweep_cli.main([str(grid_file), "--out", str(out)]) == 2
+    assert f"{grid_file}:2: grid.seed: expected a list" in capsys.readouterr().err

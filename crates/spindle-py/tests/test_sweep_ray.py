@@ -10,6 +10,15 @@ ray = pytest.importorskip("ray", reason="Ray is not installed: pip install 'spin
 
 GRID = {"scheduler": ["fcfs", "sstf"], "queue_depth": [1, 4], "seed": [1, 2]}
 FIXED = {"synthetic": "open", "count": 400}
+GRID_TOML = """\
+[grid]
+scheduler = ["fcfs", "sstf"]
+queue-depth = [1, 4]
+seed = [1, 2]
+[fixed]
+synthetic = "open"
+count = 400
+"""
 
 
 def same(a, b):
@@ -42,6 +51,13 @@ def test_ray_on_a_connected_cluster_resumes_one_task_per_point(tmp_path, cluster
     same(pd.read_parquet(out), resumed)
     # It used the cluster that was there and left it running.
     assert ray.is_initialized()
+    # The CLI's grid file on Ray (python -m spindle.sweep_cli): the CLI's rows.
+    from spindle import sweep_cli
+
+    grid_file = tmp_path / "grid.toml"
+    grid_file.write_text(GRID_TOML)
+    assert sweep_cli.main([str(grid_file), "--out", str(tmp_path / "f.parquet"), "--backend", "ray"]) == 0
+    same(pd.read_parquet(tmp_path / "f.parquet"), resumed)
     # An error inside a task is the local error, raised here.
     with pytest.raises(ValueError, match="no-such-trace"):
         spindle.sweep({"seed": [1, 2]}, backend="ray", trace="/no-such-trace.csv", progress=False)

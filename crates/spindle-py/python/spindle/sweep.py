@@ -67,18 +67,23 @@ def sweep(
     and new rows (also every 30 s while running). ``csv=`` also writes CSV. Bad options
     raise ValueError with the CLI's message before any point runs.
     """
-    if backend not in ("local", "ray"):
-        raise ValueError(f"backend must be 'local' or 'ray', got {backend!r}")
     if not isinstance(grid, Mapping):
         raise ValueError(f"grid must be a dict of option name -> list of values, got {type(grid).__name__}")
+    axes = [(str(name), _values(name, values)) for name, values in grid.items()]
+    fixed_items = [(str(name), _fixed(value)) for name, value in fixed.items()]
+    return _sweep(axes, fixed_items, backend, out, csv, address, batch, jobs, progress)
+
+
+def _sweep(axes, fixed_items, backend, out, csv, address, batch, jobs, progress):
+    """`sweep` of a grid given as (name, values) axes and (name, value) options."""
+    if backend not in ("local", "ray"):
+        raise ValueError(f"backend must be 'local' or 'ray', got {backend!r}")
     if jobs is not None and (not isinstance(jobs, int) or jobs < 1):
         raise ValueError(f"jobs must be a positive integer, got {jobs!r}")
     if batch is not None and (not isinstance(batch, int) or batch < 1):
         raise ValueError(f"batch must be a positive integer, got {batch!r}")
     if address is not None and backend != "ray":
         raise ValueError("address= applies to backend='ray'")
-    axes = [(str(name), _values(name, values)) for name, values in grid.items()]
-    fixed_items = [(str(name), _fixed(value)) for name, value in fixed.items()]
     columns, points = _core.sweep_plan(axes, fixed_items)
     names = [c for c, _ in columns]
 
