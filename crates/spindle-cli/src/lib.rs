@@ -13,5 +13,6 @@ pub mod progress;
 pub mod raid;
 pub mod reproduce;
 pub mod run;
+pub mod sweep;
 pub mod table;
 pub mod validate;

@@ -23,6 +23,18 @@ impl Progress {
         Progress { bar: Some(bar) }
     }
 
+    /// No bar at all (a sweep's points run without one each).
+    pub fn hidden() -> Progress {
+        Progress { bar: None }
+    }
+
+    /// Moves the bar to `done` now (for few, long units such as a sweep's points).
+    pub fn step(&mut self, done: u64) {
+        if let Some(b) = &self.bar {
+            b.set_position(done);
+        }
+    }
+
     pub fn set(&mut self, done: u64) {
         if let Some(b) = &self.bar {
             if done.is_multiple_of(256) {

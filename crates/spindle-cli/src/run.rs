@@ -587,8 +587,8 @@ pub struct Outcome {
     pub nodes: Vec<NodeReport>,
 }
 
-/// Runs one configuration with a progress bar; `on_done` sees each request as it
-/// completes.
+/// Runs one configuration with a progress bar labelled `label` (none when it is
+/// empty); `on_done` sees each request as it completes.
 pub fn run_config(
     c: &RunConfig,
     w: &mut LoadedWorkload,
@@ -608,7 +608,11 @@ pub fn run_config(
         LoadedWorkload::Trace(t) => t.count,
         LoadedWorkload::Closed(c) => c.spec().requests,
     };
-    let mut bar = Progress::new(total, label);
+    let mut bar = if label.is_empty() {
+        Progress::hidden()
+    } else {
+        Progress::new(total, label)
+    };
     let mut trace_err = None;
     let source = match w {
         LoadedWorkload::Open(r) => Source::records(r),

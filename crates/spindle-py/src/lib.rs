@@ -9,6 +9,7 @@ mod errors;
 mod mimic;
 mod reproduce;
 mod run;
+mod sweep;
 mod trace;
 
 use pyo3::prelude::*;
@@ -43,5 +44,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<trace::TraceCursor>()?;
     m.add_class::<disk::DiskModel>()?;
     m.add_class::<run::RequestRows>()?;
+    sweep::register(m)?;
     Ok(())
 }

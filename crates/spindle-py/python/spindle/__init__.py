@@ -27,6 +27,7 @@ from ._trace import Record, TraceReader
 from ._units import UNITS as TIME_UNITS
 from ._units import TimeUnitWarning
 from ._units import implausible as implausible_times
+from .sweep import sweep
 
 __version__ = _core.__version__
 
