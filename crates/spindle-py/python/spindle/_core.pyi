@@ -1,7 +1,7 @@
 """Type stubs of the extension module ``spindle._core`` (the Rust side). Columns cross
 as lists of ``(name, numpy dtype, bytes)``; see ``spindle._columns``."""
 
-from typing import List, Optional, Sequence, Tuple
+from typing import Any, Callable, List, Optional, Sequence, Tuple, Union
 
 Columns = List[Tuple[str, str, bytes]]
 
@@ -96,3 +96,25 @@ class DiskModel:
     def lbn_of(self, cylinder: int, head: int, sector: int) -> Optional[int]: ...
     def positioning_many(self, from_: bytes, to: bytes, write: bool, now_ns: int) -> Columns: ...
     def seek_curve(self, max_distance: int) -> Columns: ...
+
+# Sweeps (python/spindle/sweep.py wraps these).
+Scalar = Union[str, int, float, bool]
+
+def sweep_plan(
+    axes: List[Tuple[str, List[Scalar]]], fixed: List[Tuple[str, Any]]
+) -> Tuple[List[Tuple[str, str]], List[Tuple[int, str, Tuple[Scalar, ...]]]]:
+    """Checks a grid and returns (columns and their kinds, points as (index, key, values))."""
+
+def sweep_run(
+    axes: List[Tuple[str, List[Scalar]]],
+    fixed: List[Tuple[str, Any]],
+    indices: List[int],
+    jobs: int = 1,
+    on_row: Optional[Callable[[Tuple[Any, ...]], None]] = None,
+) -> List[Tuple[Any, ...]]:
+    """Runs the grid's points ``indices`` on ``jobs`` threads (GIL released); one row each."""
+
+def sweep_grid_toml(
+    text: str, file: str
+) -> Tuple[List[Tuple[str, List[Scalar]]], List[Tuple[str, Any]]]:
+    """Reads a ``spindle sweep`` grid file's text with the CLI's parser: (axes, fixed)."""
