@@ -408,9 +408,15 @@ struct SeedChecksArgs {
 struct RunArgs {
     #[command(flatten)]
     opts: options::StackOptions,
-    /// Print the summary as JSON
+    /// Print the summary as JSON (the same as --output-format json)
     #[arg(long)]
     json: bool,
+    /// How to print the result: text, json (as --json) or fio-json (fio's JSON output:
+    /// per direction iops, bw_bytes, total_ios and slat/clat/lat_ns with min, max,
+    /// mean, stddev, N and percentiles keyed as fio keys them). `--format text|json|fio-json`
+    /// means the same (no trace format has these names) [default: text]
+    #[arg(long, value_name = "FORMAT", value_enum)]
+    output_format: Option<run::OutputFormat>,
     /// Write one CSV line per request to FILE, as each completes
     #[arg(long, value_name = "FILE")]
     requests_csv: Option<std::path::PathBuf>,
@@ -568,12 +574,28 @@ fn run(cli: Cli) -> anyhow::Result<String> {
             let path = a.disksim.as_deref().unwrap_or(std::path::Path::new(""));
             disksim_run::run(path, a.disksim_seeds.as_deref(), a.json)
         }
-        Command::Run(a) => {
+        Command::Run(mut a) => {
             let sched = a.opts.scheduler_kind()?;
-            run::run(
+            // `--format json|fio-json|text` is the output format (the trace formats
+            // have other names).
+            let named = a.opts.stack.format.as_deref().and_then(run::OutputFormat::from_name);
+            if named.is_some() {
+                a.opts.stack.format = None;
+            }
+            let format = match (a.json, a.output_format, named) {
+                (_, Some(f), Some(g)) if f != g => anyhow::bail!(
+                    "--output-format {f:?} and --format {g:?} disagree; give one of them"
+                ),
+                (true, Some(f), _) | (true, _, Some(f)) if f != run::OutputFormat::Json => {
+                    anyhow::bail!("--json and an output format other than json were both given")
+                }
+                (true, _, _) => run::OutputFormat::Json,
+                (false, f, g) => f.or(g).unwrap_or_default(),
+            };
+            run::run_with_format(
                 &a.opts.stack,
                 sched,
-                a.json,
+                format,
                 a.requests_csv.as_deref(),
                 a.print_stack,
             )
