@@ -15,6 +15,8 @@
 //! distances a workload never uses.
 
 pub mod minimimic;
+pub mod real_device;
+pub mod rotation;
 pub mod smtf;
 pub mod table;
 
