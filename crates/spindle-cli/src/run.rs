@@ -97,6 +97,12 @@ pub struct StackArgs {
     /// SMTF: interpolate distances with the thesis's Table 3.2 ladder
     #[arg(long)]
     pub mimic_interpolate: bool,
+    /// SMTF: load the Disk Mimic's table from FILE (written by `spindle mimic probe
+    /// --out`, of a simulated disk or a real device with --device) instead of probing
+    /// the simulated drive; distances it lacks are interpolated between the nearest
+    /// probed ones
+    #[arg(long, value_name = "FILE")]
+    pub mimic_table: Option<PathBuf>,
     /// Aging: serve requests that waited longer than this first (ms)
     #[arg(long, value_name = "MS")]
     pub max_wait_ms: Option<f64>,
@@ -260,6 +266,9 @@ impl StackArgs {
         }
         if self.mimic_interpolate {
             c.scheduler.mimic_interpolate = true;
+        }
+        if let Some(p) = &self.mimic_table {
+            c.scheduler.mimic_table = Some(p.clone());
         }
         if let Some(w) = self.window {
             c.scheduler.window = Some(w);
