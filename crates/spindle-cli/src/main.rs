@@ -119,6 +119,10 @@ enum Command {
     #[command(subcommand)]
     Mimic(MimicCommand),
 
+    /// Probe a real device's (or a simulated disk's) mechanics from timing
+    #[command(subcommand)]
+    Probe(ProbeCommand),
+
     /// List the built-in disk and flash presets with their key parameters
     #[command(
         long_about = "List every built-in disk preset with its key parameters: capacity (GB = sectors × 512 /\n\
@@ -443,12 +447,23 @@ enum MimicCommand {
             their check points. Reports distances probed and interpolated, samples and memory.",
         after_help = "Examples:\n  \
             spindle mimic probe --disk mimic-base --out table.json\n  \
-            spindle mimic probe --disk cheetah9lp --distances 500 --samples 20 --interpolate --out t.json"
+            spindle mimic probe --disk cheetah9lp --distances 500 --samples 20 --interpolate --out t.json\n  \
+            spindle mimic probe --device /dev/sdb --distances 500 --out sdb.json\n  \
+            spindle run --scheduler smtf --mimic-table sdb.json"
     )]
     Probe {
         /// A preset or DiskSim .parv file
-        #[arg(long, default_value = "mimic-base")]
+        #[arg(long, default_value = "mimic-base", conflicts_with = "device")]
         disk: String,
+        /// Probe a real file or block device instead, timing reads with O_DIRECT (only
+        /// reads, so only the read→read table, unless --allow-writes)
+        #[arg(long, value_name = "PATH")]
+        device: Option<std::path::PathBuf>,
+        /// With --device: also time writes (of zeros, destroying the data at the probed
+        /// places) and probe all four read/write pairs; refused on a device that holds a
+        /// file system or partition table, is mounted, or is held by LVM/RAID
+        #[arg(long, requires = "device")]
+        allow_writes: bool,
         /// Random distances to ask for
         #[arg(long, default_value_t = 2000)]
         distances: usize,
@@ -469,6 +484,44 @@ enum MimicCommand {
         /// The table (JSON)
         #[arg(value_name = "FILE")]
         table: std::path::PathBuf,
+    },
+}
+
+#[derive(Subcommand)]
+enum ProbeCommand {
+    /// Estimate the rotation period and sectors per track from timing (head tracking)
+    #[command(
+        long_about = "Estimate a disk's rotation from timing alone: one sector is reread back to back (on a\n\
+            rotating disk with its read cache off, completions are one revolution apart: the period\n\
+            is the modal interval), then pairs of reads k sectors apart give the sector time and so\n\
+            the sectors per track. On a file, an SSD or a disk whose read cache serves the rereads,\n\
+            it says that no rotation was found. A simulated disk (--disk) is probed with its cache\n\
+            off and its true values are shown beside the estimate.",
+        after_help = "Examples:\n  \
+            spindle probe rotation --disk hp-c2249a\n  \
+            spindle probe rotation --device /dev/sdb --at 1000000"
+    )]
+    Rotation {
+        /// A real file or block device (read only, O_DIRECT)
+        #[arg(long, value_name = "PATH", conflicts_with = "disk")]
+        device: Option<std::path::PathBuf>,
+        /// A simulated disk (preset or .parv) instead, as a test target
+        #[arg(long, value_name = "NAME")]
+        disk: Option<String>,
+        /// First LBN (512-byte sector) of the probed region
+        #[arg(long, value_name = "LBN", default_value_t = 0)]
+        at: u64,
+        /// Sectors in the probed region
+        #[arg(long, value_name = "SECTORS", default_value_t = 20_000)]
+        span: u64,
+        /// Rereads, and pairs per stage (8 to 100000)
+        #[arg(long, default_value_t = 200)]
+        samples: u32,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Print JSON
+        #[arg(long)]
+        json: bool,
     },
 }
 
@@ -619,12 +672,42 @@ fn run(cli: Cli) -> anyhow::Result<String> {
         }
         Command::Mimic(MimicCommand::Probe {
             disk,
+            device,
+            allow_writes,
             distances,
             samples,
             interpolate,
             seed,
             out,
-        }) => mimic::probe(&disk, distances, samples, interpolate, seed, &out),
+        }) => match device {
+            Some(dev) => mimic::probe_device(
+                &dev,
+                distances,
+                samples,
+                interpolate,
+                allow_writes,
+                seed,
+                &out,
+            ),
+            None => mimic::probe(&disk, distances, samples, interpolate, seed, &out),
+        },
+        Command::Probe(ProbeCommand::Rotation {
+            device,
+            disk,
+            at,
+            span,
+            samples,
+            seed,
+            json,
+        }) => mimic::rotation(
+            device.as_deref(),
+            disk.as_deref(),
+            at,
+            span,
+            samples,
+            seed,
+            json,
+        ),
         Command::Mimic(MimicCommand::Show { table }) => mimic::show(&table),
         Command::Disks(a) => disks::disks(a.json, a.flash),
         Command::DiskInfo(a) => disks::disk_info(&a.disk, a.json),

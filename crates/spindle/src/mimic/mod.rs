@@ -244,6 +244,9 @@ pub struct DiskMimic {
     /// A table loaded from a file: per operation pair its probed distances, sorted,
     /// to interpolate the distances it lacks (see [`DiskMimic::from_table`]).
     loaded: Option<HashMap<(bool, bool), Vec<i64>>>,
+    /// Probe with reads only (the random access before each pair is a read too): a
+    /// real device whose data must not be written.
+    reads_only: bool,
 }
 
 impl DiskMimic {
@@ -278,6 +281,13 @@ impl DiskMimic {
         }
         m.loaded = Some(loaded);
         m
+    }
+
+    /// The random access before each probe pair is a read, never a write (the pairs'
+    /// own operations are the caller's: ask only for read→read).
+    pub fn reads_only(mut self) -> DiskMimic {
+        self.reads_only = true;
+        self
     }
 
     /// A loaded table's answer for a distance it did not probe (see
@@ -340,6 +350,7 @@ impl DiskMimic {
             probes_issued: 0,
             interp: None,
             loaded: None,
+            reads_only: false,
         }
     }
 
@@ -838,7 +849,8 @@ impl DiskMimic {
             let x = self.rng.gen_range(lo..hi);
             let y = (x + b - 1).saturating_add_signed(dist);
             let away = self.rng.gen_range(0..cap.saturating_sub(b).max(1));
-            let away_write = self.rng.gen_bool(0.5);
+            // Drawn always, so a reads-only Mimic's other draws are the same.
+            let away_write = self.rng.gen_bool(0.5) && !self.reads_only;
             let t0 = self.clock + 1_000_000;
             let t1 = device.access(
                 t0,

@@ -218,17 +218,16 @@ impl RealDevice {
     /// partition-table signature, a mount of it or of one of its partitions, or
     /// another device holding it.
     pub fn write_refusal(&mut self) -> Result<Option<String>, DeviceError> {
+        let mut why = Vec::new();
         let sigs = self.signatures()?;
         if !sigs.is_empty() {
-            return Ok(Some(format!(
+            why.push(format!(
                 "holds {} (found its signature); writing would destroy it",
                 sigs.join(" and ")
-            )));
+            ));
         }
-        if let Some(m) = self.mounted()? {
-            return Ok(Some(m));
-        }
-        Ok(None)
+        why.extend(self.mounted()?);
+        Ok((!why.is_empty()).then(|| why.join("; it ")))
     }
 
     /// A mount of this block device (or of a partition of it), or a device holding it.
