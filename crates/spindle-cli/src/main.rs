@@ -631,7 +631,12 @@ fn run(cli: Cli) -> anyhow::Result<String> {
             let sched = a.opts.scheduler_kind()?;
             // `--format json|fio-json|text` is the output format (the trace formats
             // have other names).
-            let named = a.opts.stack.format.as_deref().and_then(run::OutputFormat::from_name);
+            let named = a
+                .opts
+                .stack
+                .format
+                .as_deref()
+                .and_then(run::OutputFormat::from_name);
             if named.is_some() {
                 a.opts.stack.format = None;
             }

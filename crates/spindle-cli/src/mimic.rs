@@ -7,9 +7,9 @@ use crate::limits;
 use anyhow::{anyhow, Context, Result};
 use rand::{Rng, SeedableRng};
 use spindle::disk::Hdd;
-use spindle::mimic::table::MimicTable;
 use spindle::mimic::real_device::RealDevice;
 use spindle::mimic::rotation;
+use spindle::mimic::table::MimicTable;
 use spindle::mimic::{DiskMimic, Metric, ProbeDevice, TABLE_3_2};
 use std::path::Path;
 
@@ -210,7 +210,7 @@ pub fn rotation(
     let mut s = format!(
         "{what}: {} back-to-back rereads of LBN {}, pairs within LBNs {}..={}\n  modal reread interval {:.3} ms ({:.0} % of the intervals within 0.5 %)\n",
         r.rereads,
-        r.first_lbn + (r.last_lbn - r.first_lbn + 1) / 2,
+        r.first_lbn + r.last_lbn.saturating_sub(r.first_lbn).saturating_add(1) / 2,
         r.first_lbn,
         r.last_lbn,
         r.modal_interval_ns / 1e6,

@@ -48,11 +48,22 @@ fn a_file_probed_with_o_direct_gives_a_table_smtf_loads() {
     data_file(&f, 16);
     let t = d.join("t.json");
     let (code, out, err) = spindle(&[
-        "mimic", "probe", "--device", f.to_str().unwrap(), "--distances", "200",
-        "--samples", "3", "--out", t.to_str().unwrap(),
+        "mimic",
+        "probe",
+        "--device",
+        f.to_str().unwrap(),
+        "--distances",
+        "200",
+        "--samples",
+        "3",
+        "--out",
+        t.to_str().unwrap(),
     ]);
     assert_eq!(code, 0, "{err}");
-    assert!(out.contains("reads only") && out.contains("O_DIRECT"), "{out}");
+    assert!(
+        out.contains("reads only") && out.contains("O_DIRECT"),
+        "{out}"
+    );
     // Same format as a simulated probe: `mimic show` checks it in full.
     let (code, show, err) = spindle(&["mimic", "show", t.to_str().unwrap()]);
     assert_eq!(code, 0, "{err}");
@@ -66,17 +77,40 @@ fn a_file_probed_with_o_direct_gives_a_table_smtf_loads() {
         .all(|e| e["prev"] == "R" && e["cur"] == "R"));
     for seed in ["1", "2"] {
         let (code, out, err) = spindle(&[
-            "run", "--scheduler", "smtf", "--mimic-table", t.to_str().unwrap(), "--disk",
-            "mimic-base", "--synthetic", "open", "--count", "500", "--seed", seed,
+            "run",
+            "--scheduler",
+            "smtf",
+            "--mimic-table",
+            t.to_str().unwrap(),
+            "--disk",
+            "mimic-base",
+            "--synthetic",
+            "open",
+            "--count",
+            "500",
+            "--seed",
+            seed,
         ]);
         assert_eq!(code, 0, "{err}");
-        assert!(out.contains("smtf scheduler") && out.contains("requests   500"), "{out}");
+        assert!(
+            out.contains("smtf scheduler") && out.contains("requests   500"),
+            "{out}"
+        );
     }
     // With writes allowed on a plain data file: all four pairs.
     let w = d.join("w.json");
     let (code, _, err) = spindle(&[
-        "mimic", "probe", "--device", f.to_str().unwrap(), "--allow-writes",
-        "--distances", "100", "--samples", "2", "--out", w.to_str().unwrap(),
+        "mimic",
+        "probe",
+        "--device",
+        f.to_str().unwrap(),
+        "--allow-writes",
+        "--distances",
+        "100",
+        "--samples",
+        "2",
+        "--out",
+        w.to_str().unwrap(),
     ]);
     assert_eq!(code, 0, "{err}");
     let wt = std::fs::read_to_string(&w).unwrap();
@@ -101,16 +135,29 @@ fn bad_devices_are_clear_errors() {
         (&d, "is a directory"),
         (&empty, "is empty (0 bytes)"),
         (&small, "a probe needs at least 65536"),
-        (Path::new("/dev/null"), "neither a regular file nor a block device"),
+        (
+            Path::new("/dev/null"),
+            "neither a regular file nor a block device",
+        ),
     ];
     for (dev, want) in cases {
         for args in [
-            vec!["mimic", "probe", "--device", dev.to_str().unwrap(), "--out", out.to_str().unwrap()],
+            vec![
+                "mimic",
+                "probe",
+                "--device",
+                dev.to_str().unwrap(),
+                "--out",
+                out.to_str().unwrap(),
+            ],
             vec!["probe", "rotation", "--device", dev.to_str().unwrap()],
         ] {
             let (code, _, err) = spindle(&args);
             assert_eq!(code, 2, "{args:?}: {err}");
-            assert!(err.contains(want) && err.contains(dev.to_str().unwrap()), "{args:?}: {err}");
+            assert!(
+                err.contains(want) && err.contains(dev.to_str().unwrap()),
+                "{args:?}: {err}"
+            );
             assert!(!err.contains("panicked"), "{err}");
         }
     }
@@ -119,7 +166,10 @@ fn bad_devices_are_clear_errors() {
     assert_eq!(code, 2, "--allow-writes needs --device: {err}");
     let (code, _, err) = spindle(&["probe", "rotation", "--disk", "hp-c2249a", "--samples", "0"]);
     assert_eq!(code, 2);
-    assert!(err.contains("--samples must be within 8..=100000, got 0"), "{err}");
+    assert!(
+        err.contains("--samples must be within 8..=100000, got 0"),
+        "{err}"
+    );
     let (code, _, err) = spindle(&["probe", "rotation"]);
     assert_eq!(code, 2);
     assert!(err.contains("--device PATH or --disk NAME"), "{err}");
@@ -143,11 +193,23 @@ fn writes_are_refused_on_a_file_system() {
     ext4_lookalike(&f);
     let before = std::fs::read(&f).unwrap();
     let (code, _, err) = spindle(&[
-        "mimic", "probe", "--device", f.to_str().unwrap(), "--allow-writes",
-        "--distances", "10", "--samples", "2", "--out", d.join("o.json").to_str().unwrap(),
+        "mimic",
+        "probe",
+        "--device",
+        f.to_str().unwrap(),
+        "--allow-writes",
+        "--distances",
+        "10",
+        "--samples",
+        "2",
+        "--out",
+        d.join("o.json").to_str().unwrap(),
     ]);
     assert_eq!(code, 2, "{err}");
-    assert!(err.contains("--allow-writes refused") && err.contains("ext2/3/4"), "{err}");
+    assert!(
+        err.contains("--allow-writes refused") && err.contains("ext2/3/4"),
+        "{err}"
+    );
     assert_eq!(std::fs::read(&f).unwrap(), before, "nothing was written");
 }
 
@@ -168,12 +230,27 @@ fn a_loop_device_is_probed_and_its_file_system_protected() {
     };
     let t = d.join("t.json");
     let probe = spindle(&[
-        "mimic", "probe", "--device", &dev, "--distances", "100", "--samples", "2",
-        "--out", t.to_str().unwrap(),
+        "mimic",
+        "probe",
+        "--device",
+        &dev,
+        "--distances",
+        "100",
+        "--samples",
+        "2",
+        "--out",
+        t.to_str().unwrap(),
     ]);
     let refused = spindle(&[
-        "mimic", "probe", "--device", &dev, "--allow-writes", "--distances", "10",
-        "--out", d.join("o.json").to_str().unwrap(),
+        "mimic",
+        "probe",
+        "--device",
+        &dev,
+        "--allow-writes",
+        "--distances",
+        "10",
+        "--out",
+        d.join("o.json").to_str().unwrap(),
     ]);
     let _ = Command::new("losetup").args(["-d", &dev]).status();
     assert_eq!(probe.0, 0, "{}", probe.2);
@@ -184,23 +261,40 @@ fn a_loop_device_is_probed_and_its_file_system_protected() {
 
 #[test]
 fn rotation_of_a_simulated_disk_is_recovered() {
-    for (disk, rpm, spt) in [("hp-c2249a", "5400.0 rpm", "96"), ("cheetah15k5", "15000.0 rpm", "")] {
+    for (disk, rpm, spt) in [
+        ("hp-c2249a", "5400.0 rpm", "96"),
+        ("cheetah15k5", "15000.0 rpm", ""),
+    ] {
         let (code, out, err) = spindle(&["probe", "rotation", "--disk", disk, "--json"]);
         assert_eq!(code, 0, "{err}");
         let v: serde_json::Value = serde_json::from_str(&out).unwrap();
-        assert_eq!(v["sectors_per_track"], v["preset_sectors_per_track"], "{out}");
+        assert_eq!(
+            v["sectors_per_track"], v["preset_sectors_per_track"],
+            "{out}"
+        );
         let got = v["rpm"].as_f64().unwrap();
         let want = v["preset_rpm"].as_f64().unwrap();
         assert!((got - want).abs() < want * 1e-3, "{out}");
         let (_, text, _) = spindle(&["probe", "rotation", "--disk", disk]);
         assert!(text.contains(rpm), "{text}");
-        assert!(text.contains(&format!("sectors per track     {spt}")), "{text}");
+        assert!(
+            text.contains(&format!("sectors per track     {spt}")),
+            "{text}"
+        );
     }
 }
 
 #[test]
 fn run_prints_fio_json() {
-    let args = ["run", "--synthetic", "open", "--count", "600", "--queue-depth", "4"];
+    let args = [
+        "run",
+        "--synthetic",
+        "open",
+        "--count",
+        "600",
+        "--queue-depth",
+        "4",
+    ];
     let with = |extra: &[&str]| {
         let mut a = args.to_vec();
         a.extend_from_slice(extra);
@@ -208,7 +302,10 @@ fn run_prints_fio_json() {
         assert_eq!(code, 0, "{err}");
         out
     };
-    for fmt in [&["--format", "fio-json"][..], &["--output-format", "fio-json"]] {
+    for fmt in [
+        &["--format", "fio-json"][..],
+        &["--output-format", "fio-json"],
+    ] {
         let v: serde_json::Value = serde_json::from_str(&with(fmt)).unwrap();
         let job = &v["jobs"][0];
         let total = job["read"]["total_ios"].as_u64().unwrap()

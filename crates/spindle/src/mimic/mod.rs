@@ -292,7 +292,7 @@ impl DiskMimic {
 
     /// A loaded table's answer for a distance it did not probe (see
     /// [`DiskMimic::from_table`]).
-    fn from_loaded(&mut self, pw: bool, cw: bool, dist: i64) -> Option<u32> {
+    fn loaded_value(&mut self, pw: bool, cw: bool, dist: i64) -> Option<u32> {
         let loaded = self.loaded.as_ref()?;
         let pair = [(pw, cw), (!pw, cw), (pw, !cw), (!pw, !cw)]
             .into_iter()
@@ -401,7 +401,9 @@ impl DiskMimic {
             return e.value(metric, &mut self.rng);
         }
         if self.device.is_none() {
-            return self.from_loaded(prev_write, cur_write, dist).unwrap_or(u32::MAX);
+            return self
+                .loaded_value(prev_write, cur_write, dist)
+                .unwrap_or(u32::MAX);
         }
         if self.interp.is_some() {
             if let Some(v) = self.interpolated(prev_write, cur_write, dist) {

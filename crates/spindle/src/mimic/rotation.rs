@@ -97,16 +97,14 @@ pub fn estimate(
     samples: u32,
     seed: u64,
 ) -> Result<Rotation, String> {
-    if samples < 8 || samples > MAX_SAMPLES {
+    if !(8..=MAX_SAMPLES).contains(&samples) {
         return Err(format!(
             "samples must be within 8..={MAX_SAMPLES}, got {samples}"
         ));
     }
     let cap = dev.capacity();
     if at >= cap {
-        return Err(format!(
-            "LBN {at} lies beyond the device's {cap} sectors"
-        ));
+        return Err(format!("LBN {at} lies beyond the device's {cap} sectors"));
     }
     let span = span.min(cap - at).max(1);
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
@@ -207,7 +205,13 @@ mod tests {
     #[test]
     fn recovers_the_presets_rotation_and_sectors_per_track() {
         let mut spt_checked = 0;
-        for name in ["hp-c2249a", "mimic-base", "cheetah15k5", "cheetah9lp", "atlas10k"] {
+        for name in [
+            "hp-c2249a",
+            "mimic-base",
+            "cheetah15k5",
+            "cheetah9lp",
+            "atlas10k",
+        ] {
             for seed in [1u64, 2, 3] {
                 let mut h = uncached(name);
                 let cap = h.capacity();
@@ -221,15 +225,22 @@ mod tests {
                     (got - want_period).abs() <= want_period * 1e-3,
                     "{name} seed {seed}: period {got} vs {want_period}"
                 );
-                let same_zone = h.locate(r.first_lbn).unwrap().zone
-                    == h.locate(r.last_lbn).unwrap().zone;
+                let same_zone =
+                    h.locate(r.first_lbn).unwrap().zone == h.locate(r.last_lbn).unwrap().zone;
                 if same_zone {
-                    assert_eq!(r.sectors_per_track, Some(want_spt), "{name} seed {seed}: {r:?}");
+                    assert_eq!(
+                        r.sectors_per_track,
+                        Some(want_spt),
+                        "{name} seed {seed}: {r:?}"
+                    );
                     spt_checked += 1;
                 }
             }
         }
-        assert!(spt_checked >= 12, "only {spt_checked} regions within one zone");
+        assert!(
+            spt_checked >= 12,
+            "only {spt_checked} regions within one zone"
+        );
     }
 
     /// A device that answers every read in a fixed time (a cache, an SSD, a file).

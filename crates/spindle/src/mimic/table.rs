@@ -313,7 +313,8 @@ mod loaded_tests {
             let w = rr.windows(2).find(|w| w[1].0 - w[0].0 >= 2).unwrap();
             let mid = w[0].0 + (w[1].0 - w[0].0) / 2;
             let want = w[0].1 as f64
-                + (mid - w[0].0) as f64 / (w[1].0 - w[0].0) as f64 * (w[1].1 as f64 - w[0].1 as f64);
+                + (mid - w[0].0) as f64 / (w[1].0 - w[0].0) as f64
+                    * (w[1].1 as f64 - w[0].1 as f64);
             assert_eq!(l.predict(false, false, mid), want.round() as u32);
             // Beyond the last: the nearest. A pair never probed (W→W): the pair with the
             // same current operation (R→W), else any.

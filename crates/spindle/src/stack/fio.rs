@@ -66,8 +66,8 @@ use serde_json::{json, Map, Value};
 
 /// fio's default percentile list (`percentile_list`), in percent.
 pub const PERCENTILES: [f64; 17] = [
-    1.0, 5.0, 10.0, 20.0, 30.0, 40.0, 50.0, 60.0, 70.0, 80.0, 90.0, 95.0, 99.0, 99.5, 99.9,
-    99.95, 99.99,
+    1.0, 5.0, 10.0, 20.0, 30.0, 40.0, 50.0, 60.0, 70.0, 80.0, 90.0, 95.0, 99.0, 99.5, 99.9, 99.95,
+    99.99,
 ];
 
 /// Bytes of one sector (a request's `blocks`).
@@ -355,7 +355,10 @@ mod tests {
             log(3, true, 1, 999_999_988, 5, 7),
         ];
         let v = summary(&logs);
-        assert_eq!(v["fio version"], json!(format!("spindle-{}", env!("CARGO_PKG_VERSION"))));
+        assert_eq!(
+            v["fio version"],
+            json!(format!("spindle-{}", env!("CARGO_PKG_VERSION")))
+        );
         let job = &v["jobs"][0];
         assert_eq!(job["jobname"], "job");
         assert_eq!(job["job options"]["rw"], "randrw");
@@ -369,12 +372,18 @@ mod tests {
         assert_eq!(r["iops"], 3.0);
         assert_eq!(r["runtime"], 1000);
         let c = &r["clat_ns"];
-        assert_eq!((c["min"].as_u64(), c["max"].as_u64()), (Some(1000), Some(3000)));
+        assert_eq!(
+            (c["min"].as_u64(), c["max"].as_u64()),
+            (Some(1000), Some(3000))
+        );
         assert_eq!(c["mean"], 2000.0);
         assert_eq!(c["stddev"], 1000.0);
         assert_eq!(c["N"], 3);
         let l = &r["lat_ns"];
-        assert_eq!((l["min"].as_u64(), l["max"].as_u64()), (Some(1000), Some(3020)));
+        assert_eq!(
+            (l["min"].as_u64(), l["max"].as_u64()),
+            (Some(1000), Some(3020))
+        );
         assert_eq!(l["mean"], 2010.0);
         assert_eq!(r["slat_ns"]["mean"], 10.0);
         assert_eq!(r["slat_ns"]["stddev"], 10.0);
@@ -401,9 +410,23 @@ mod tests {
         assert_eq!(
             keys,
             [
-                "1.000000", "5.000000", "10.000000", "20.000000", "30.000000", "40.000000",
-                "50.000000", "60.000000", "70.000000", "80.000000", "90.000000", "95.000000",
-                "99.000000", "99.500000", "99.900000", "99.950000", "99.990000"
+                "1.000000",
+                "5.000000",
+                "10.000000",
+                "20.000000",
+                "30.000000",
+                "40.000000",
+                "50.000000",
+                "60.000000",
+                "70.000000",
+                "80.000000",
+                "90.000000",
+                "95.000000",
+                "99.000000",
+                "99.500000",
+                "99.900000",
+                "99.950000",
+                "99.990000"
             ]
         );
         let v = summary(&[log(0, false, 8, 0, 1, 2)]);
@@ -412,8 +435,18 @@ mod tests {
         assert_eq!(
             dir,
             [
-                "bw", "bw_bytes", "clat_ns", "drop_ios", "io_bytes", "io_kbytes", "iops",
-                "lat_ns", "runtime", "short_ios", "slat_ns", "total_ios"
+                "bw",
+                "bw_bytes",
+                "clat_ns",
+                "drop_ios",
+                "io_bytes",
+                "io_kbytes",
+                "iops",
+                "lat_ns",
+                "runtime",
+                "short_ios",
+                "slat_ns",
+                "total_ios"
             ]
         );
         let mut lat: Vec<&String> = v["jobs"][0]["read"]["clat_ns"]
@@ -507,7 +540,10 @@ mod tests {
                         let var = xs.iter().map(|&x| (x as f64 - mean).powi(2)).sum::<f64>()
                             / (xs.len() - 1) as f64;
                         let sd = o["stddev"].as_f64().unwrap();
-                        assert!((sd - var.sqrt()).abs() <= 1e-9 * var.sqrt().max(1.0), "{sd}");
+                        assert!(
+                            (sd - var.sqrt()).abs() <= 1e-9 * var.sqrt().max(1.0),
+                            "{sd}"
+                        );
                     }
                     for p in PERCENTILES {
                         let got = o["percentile"][percentile_key(p)].as_u64().unwrap() as f64;

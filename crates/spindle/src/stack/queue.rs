@@ -105,7 +105,8 @@ impl SchedulerConfig {
                 ))
             }
             Some(p) => Some(std::sync::Arc::new(
-                crate::mimic::table::MimicTable::load(p).map_err(|e| format!("mimic-table: {e}"))?,
+                crate::mimic::table::MimicTable::load(p)
+                    .map_err(|e| format!("mimic-table: {e}"))?,
             )),
         };
         Ok(QueueSpec {
