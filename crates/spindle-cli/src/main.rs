@@ -156,6 +156,10 @@ enum Command {
     #[command(subcommand)]
     Mimic(MimicCommand),
 
+    /// Probe a real device's (or a simulated disk's) mechanics from timing
+    #[command(subcommand)]
+    Probe(ProbeCommand),
+
     /// List the built-in disk and flash presets with their key parameters
     #[command(
         long_about = "List every built-in disk preset with its key parameters: capacity (GB = sectors × 512 /\n\
@@ -445,9 +449,15 @@ struct SeedChecksArgs {
 struct RunArgs {
     #[command(flatten)]
     opts: options::StackOptions,
-    /// Print the summary as JSON
+    /// Print the summary as JSON (the same as --output-format json)
     #[arg(long)]
     json: bool,
+    /// How to print the result: text, json (as --json) or fio-json (fio's JSON output:
+    /// per direction iops, bw_bytes, total_ios and slat/clat/lat_ns with min, max,
+    /// mean, stddev, N and percentiles keyed as fio keys them). `--format text|json|fio-json`
+    /// means the same (no trace format has these names) [default: text]
+    #[arg(long, value_name = "FORMAT", value_enum)]
+    output_format: Option<run::OutputFormat>,
     /// Write one CSV line per request to FILE, as each completes
     #[arg(long, value_name = "FILE")]
     requests_csv: Option<std::path::PathBuf>,
@@ -474,12 +484,23 @@ enum MimicCommand {
             their check points. Reports distances probed and interpolated, samples and memory.",
         after_help = "Examples:\n  \
             spindle mimic probe --disk mimic-base --out table.json\n  \
-            spindle mimic probe --disk cheetah9lp --distances 500 --samples 20 --interpolate --out t.json"
+            spindle mimic probe --disk cheetah9lp --distances 500 --samples 20 --interpolate --out t.json\n  \
+            spindle mimic probe --device /dev/sdb --distances 500 --out sdb.json\n  \
+            spindle run --scheduler smtf --mimic-table sdb.json"
     )]
     Probe {
         /// A preset or DiskSim .parv file
-        #[arg(long, default_value = "mimic-base")]
+        #[arg(long, default_value = "mimic-base", conflicts_with = "device")]
         disk: String,
+        /// Probe a real file or block device instead, timing reads with O_DIRECT (only
+        /// reads, so only the read→read table, unless --allow-writes)
+        #[arg(long, value_name = "PATH")]
+        device: Option<std::path::PathBuf>,
+        /// With --device: also time writes (of zeros, destroying the data at the probed
+        /// places) and probe all four read/write pairs; refused on a device that holds a
+        /// file system or partition table, is mounted, or is held by LVM/RAID
+        #[arg(long, requires = "device")]
+        allow_writes: bool,
         /// Random distances to ask for
         #[arg(long, default_value_t = 2000)]
         distances: usize,
@@ -531,6 +552,44 @@ enum MimicCommand {
         /// The table (JSON)
         #[arg(value_name = "FILE")]
         table: std::path::PathBuf,
+    },
+}
+
+#[derive(Subcommand)]
+enum ProbeCommand {
+    /// Estimate the rotation period and sectors per track from timing (head tracking)
+    #[command(
+        long_about = "Estimate a disk's rotation from timing alone: one sector is reread back to back (on a\n\
+            rotating disk with its read cache off, completions are one revolution apart: the period\n\
+            is the modal interval), then pairs of reads k sectors apart give the sector time and so\n\
+            the sectors per track. On a file, an SSD or a disk whose read cache serves the rereads,\n\
+            it says that no rotation was found. A simulated disk (--disk) is probed with its cache\n\
+            off and its true values are shown beside the estimate.",
+        after_help = "Examples:\n  \
+            spindle probe rotation --disk hp-c2249a\n  \
+            spindle probe rotation --device /dev/sdb --at 1000000"
+    )]
+    Rotation {
+        /// A real file or block device (read only, O_DIRECT)
+        #[arg(long, value_name = "PATH", conflicts_with = "disk")]
+        device: Option<std::path::PathBuf>,
+        /// A simulated disk (preset or .parv) instead, as a test target
+        #[arg(long, value_name = "NAME")]
+        disk: Option<String>,
+        /// First LBN (512-byte sector) of the probed region
+        #[arg(long, value_name = "LBN", default_value_t = 0)]
+        at: u64,
+        /// Sectors in the probed region
+        #[arg(long, value_name = "SECTORS", default_value_t = 20_000)]
+        span: u64,
+        /// Rereads, and pairs per stage (8 to 100000)
+        #[arg(long, default_value_t = 200)]
+        samples: u32,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Print JSON
+        #[arg(long)]
+        json: bool,
     },
 }
 
@@ -655,12 +714,33 @@ fn run(cli: Cli) -> anyhow::Result<String> {
             let path = a.disksim.as_deref().unwrap_or(std::path::Path::new(""));
             disksim_run::run(path, a.disksim_seeds.as_deref(), a.json)
         }
-        Command::Run(a) => {
+        Command::Run(mut a) => {
             let sched = a.opts.scheduler_kind()?;
-            run::run(
+            // `--format json|fio-json|text` is the output format (the trace formats
+            // have other names).
+            let named = a
+                .opts
+                .stack
+                .format
+                .as_deref()
+                .and_then(run::OutputFormat::from_name);
+            if named.is_some() {
+                a.opts.stack.format = None;
+            }
+            let format = match (a.json, a.output_format, named) {
+                (_, Some(f), Some(g)) if f != g => anyhow::bail!(
+                    "--output-format {f:?} and --format {g:?} disagree; give one of them"
+                ),
+                (true, Some(f), _) | (true, _, Some(f)) if f != run::OutputFormat::Json => {
+                    anyhow::bail!("--json and an output format other than json were both given")
+                }
+                (true, _, _) => run::OutputFormat::Json,
+                (false, f, g) => f.or(g).unwrap_or_default(),
+            };
+            run::run_with_format(
                 &a.opts.stack,
                 sched,
-                a.json,
+                format,
                 a.requests_csv.as_deref(),
                 a.print_stack,
             )
@@ -691,12 +771,42 @@ fn run(cli: Cli) -> anyhow::Result<String> {
         }
         Command::Mimic(MimicCommand::Probe {
             disk,
+            device,
+            allow_writes,
             distances,
             samples,
             interpolate,
             seed,
             out,
-        }) => mimic::probe(&disk, distances, samples, interpolate, seed, &out),
+        }) => match device {
+            Some(dev) => mimic::probe_device(
+                &dev,
+                distances,
+                samples,
+                interpolate,
+                allow_writes,
+                seed,
+                &out,
+            ),
+            None => mimic::probe(&disk, distances, samples, interpolate, seed, &out),
+        },
+        Command::Probe(ProbeCommand::Rotation {
+            device,
+            disk,
+            at,
+            span,
+            samples,
+            seed,
+            json,
+        }) => mimic::rotation(
+            device.as_deref(),
+            disk.as_deref(),
+            at,
+            span,
+            samples,
+            seed,
+            json,
+        ),
         Command::Mimic(MimicCommand::Skips {
             disk,
             quick,

@@ -13,6 +13,7 @@ use spindle::runner::drive_utilization;
 use spindle::sched::SchedulerKind;
 use spindle::stack::array::{ParityLayout, ReplicaChoice};
 use spindle::stack::cache::CacheSpec;
+use spindle::stack::fio::FioSummary;
 use spindle::stack::metrics::{Metrics, MetricsSink, RequestLog};
 use spindle::stack::raid_mimic::RaidMimicSpec;
 use spindle::stack::tree::{ArraySpec, DeviceSpec, DiskSpec, Spindles, MAX_MEMBERS};
@@ -37,7 +38,8 @@ pub struct StackArgs {
     #[arg(long, value_name = "SPEC")]
     pub trace: Option<String>,
     /// Trace format when detection should not guess: disksim-ascii, disksim-validate,
-    /// hp-srt, msr, fiu, spc, blkparse, spindle-csv
+    /// hp-srt, msr, fiu, spc, blkparse, spindle-csv (`spindle run` also takes text, json
+    /// or fio-json here: the output format, as --output-format)
     #[arg(long, value_name = "FORMAT")]
     pub format: Option<String>,
     /// Keep only this trace device's requests (e.g. the busiest disk of a trace)
@@ -96,6 +98,12 @@ pub struct StackArgs {
     /// SMTF: interpolate distances with the thesis's Table 3.2 ladder
     #[arg(long)]
     pub mimic_interpolate: bool,
+    /// SMTF: load the Disk Mimic's table from FILE (written by `spindle mimic probe
+    /// --out`, of a simulated disk or a real device with --device) instead of probing
+    /// the simulated drive; distances it lacks are interpolated between the nearest
+    /// probed ones
+    #[arg(long, value_name = "FILE")]
+    pub mimic_table: Option<PathBuf>,
     /// Aging: serve requests that waited longer than this first (ms)
     #[arg(long, value_name = "MS")]
     pub max_wait_ms: Option<f64>,
@@ -266,6 +274,9 @@ impl StackArgs {
         }
         if self.mimic_interpolate {
             c.scheduler.mimic_interpolate = true;
+        }
+        if let Some(p) = &self.mimic_table {
+            c.scheduler.mimic_table = Some(p.clone());
         }
         if let Some(w) = self.window {
             c.scheduler.window = Some(w);
@@ -820,10 +831,98 @@ fn stack_text(c: &RunConfig) -> String {
     }
 }
 
+/// How `spindle run` prints its result.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum OutputFormat {
+    /// The summary as text (and the node table).
+    #[default]
+    Text,
+    /// The configuration, metrics and nodes as JSON (`--json`).
+    Json,
+    /// fio's JSON output (`fio --output-format=json`): see `spindle::stack::fio`.
+    FioJson,
+}
+
+impl OutputFormat {
+    /// The output format a `--format` value names, if it names one (`text`, `json`,
+    /// `fio-json`) rather than a trace format.
+    pub fn from_name(name: &str) -> Option<OutputFormat> {
+        match name {
+            "text" => Some(OutputFormat::Text),
+            "json" => Some(OutputFormat::Json),
+            "fio-json" => Some(OutputFormat::FioJson),
+            _ => None,
+        }
+    }
+}
+
+/// `spindle run` printing text, or with `json` the `--json` summary.
 pub fn run(
     args: &StackArgs,
     scheduler: Option<SchedulerKind>,
     json: bool,
+    csv: Option<&Path>,
+    print_stack: bool,
+) -> Result<String> {
+    let format = if json {
+        OutputFormat::Json
+    } else {
+        OutputFormat::Text
+    };
+    run_with_format(args, scheduler, format, csv, print_stack)
+}
+
+/// The fio-JSON summary (`spindle::stack::fio`) of one run of these options.
+pub fn run_fio_json(
+    args: &StackArgs,
+    scheduler: Option<SchedulerKind>,
+) -> Result<serde_json::Value> {
+    let mut c = args.config()?;
+    if let Some(s) = scheduler {
+        c.scheduler.kind = s;
+    }
+    let mut w = load_workload(&c)?;
+    let mut fio = FioSummary::new();
+    run_config(&c, &mut w, "replaying", &mut |l| {
+        fio.record(l);
+        Ok(())
+    })?;
+    Ok(fio_value(&c, &fio))
+}
+
+/// The fio-JSON summary of a finished run of `c` whose completed requests are `logs`
+/// (e.g. the per-request rows a front end kept).
+pub fn fio_json_of_logs<'a>(
+    c: &RunConfig,
+    logs: impl IntoIterator<Item = &'a RequestLog>,
+) -> serde_json::Value {
+    let mut fio = FioSummary::new();
+    for l in logs {
+        fio.record(l);
+    }
+    fio_value(c, &fio)
+}
+
+/// The fio document of a finished run of `c`: `{"fio version", "jobs": [job]}` with the
+/// run's workload, scheduler, queue depth, stack and seed as the job's options.
+pub fn fio_value(c: &RunConfig, fio: &FioSummary) -> serde_json::Value {
+    let options = [
+        ("workload", c.workload.describe()),
+        ("scheduler", c.scheduler.kind.name()),
+        ("queue_depth", c.scheduler.queue_depth.to_string()),
+        ("stack", stack_text(c)),
+        ("seed", c.seed.to_string()),
+    ]
+    .map(|(k, v)| (k.to_string(), v));
+    fio.to_json("spindle", &options)
+}
+
+/// `spindle run`: one run of these options, printed in `format`; with `csv` each
+/// request is written there as it completes; `print_stack` draws the stack and stops.
+pub fn run_with_format(
+    args: &StackArgs,
+    scheduler: Option<SchedulerKind>,
+    format: OutputFormat,
     csv: Option<&Path>,
     print_stack: bool,
 ) -> Result<String> {
@@ -847,7 +946,11 @@ pub fn run(
         }
         None => None,
     };
+    let mut fio = FioSummary::new();
     let r = run_config(&c, &mut w, "replaying", &mut |l| {
+        if format == OutputFormat::FioJson {
+            fio.record(l);
+        }
         if let Some((f, path)) = out.as_mut() {
             write_request_line(l, f).with_context(|| format!("cannot write {}", path.display()))?;
         }
@@ -858,7 +961,10 @@ pub fn run(
         f.flush()
             .with_context(|| format!("cannot write {}", path.display()))?;
     }
-    if json {
+    if format == OutputFormat::FioJson {
+        return Ok(serde_json::to_string_pretty(&fio_value(&c, &fio))? + "\n");
+    }
+    if format == OutputFormat::Json {
         return Ok(serde_json::to_string_pretty(&outcome_json(&c, &r))? + "\n");
     }
     let mut s = summary_text(&c, &r.metrics);

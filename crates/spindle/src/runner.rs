@@ -64,6 +64,7 @@ impl StackSpec {
             mimic_samples: self.mimic_samples,
             mimic_interpolation: self.mimic_interpolation.clone(),
             mimic_seed: self.mimic_seed,
+            mimic_table: None,
             background_outstanding: self.background_outstanding,
             window: None,
             merge_sectors: None,

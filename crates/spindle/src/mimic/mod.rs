@@ -15,6 +15,8 @@
 //! distances a workload never uses.
 
 pub mod minimimic;
+pub mod real_device;
+pub mod rotation;
 pub mod smtf;
 pub mod table;
 
@@ -239,9 +241,83 @@ pub struct DiskMimic {
     clock: SimTime,
     probes_issued: u64,
     interp: Option<Interp>,
+    /// A table loaded from a file: per operation pair its probed distances, sorted,
+    /// to interpolate the distances it lacks (see [`DiskMimic::from_table`]).
+    loaded: Option<HashMap<(bool, bool), Vec<i64>>>,
+    /// Probe with reads only (the random access before each pair is a read too): a
+    /// real device whose data must not be written.
+    reads_only: bool,
 }
 
 impl DiskMimic {
+    /// A Mimic whose table is `t` (a file `spindle mimic probe` wrote, of a simulated
+    /// or a real device), with no device to probe. A distance the table holds is
+    /// answered from its samples by `metric`; one it lacks, by linear interpolation
+    /// between the nearest probed distances either side for the same operation pair
+    /// (the nearest one's value beyond the last); a pair the table lacks (writes, when
+    /// only reads were probed) uses the pair with the same current operation, else any
+    /// probed pair.
+    pub fn from_table(t: &table::MimicTable, metric: Metric, seed: u64) -> DiskMimic {
+        let mut m = DiskMimic::with_device(None, t.samples_per_distance, metric, seed);
+        m.probe_blocks = t.probe_sectors;
+        let mut loaded: HashMap<(bool, bool), Vec<i64>> = HashMap::default();
+        for e in &t.entries {
+            m.table.insert(
+                (e.prev_write, e.cur_write, e.distance),
+                Entry {
+                    samples: e.samples_ns.clone(),
+                    mean: e.mean_ns,
+                    count: e.samples_ns.len() as u64,
+                },
+            );
+            loaded
+                .entry((e.prev_write, e.cur_write))
+                .or_default()
+                .push(e.distance);
+        }
+        for v in loaded.values_mut() {
+            v.sort_unstable();
+            v.dedup();
+        }
+        m.loaded = Some(loaded);
+        m
+    }
+
+    /// The random access before each probe pair is a read, never a write (the pairs'
+    /// own operations are the caller's: ask only for read→read).
+    pub fn reads_only(mut self) -> DiskMimic {
+        self.reads_only = true;
+        self
+    }
+
+    /// A loaded table's answer for a distance it did not probe (see
+    /// [`DiskMimic::from_table`]).
+    fn loaded_value(&mut self, pw: bool, cw: bool, dist: i64) -> Option<u32> {
+        let loaded = self.loaded.as_ref()?;
+        let pair = [(pw, cw), (!pw, cw), (pw, !cw), (!pw, !cw)]
+            .into_iter()
+            .find(|k| loaded.get(k).is_some_and(|v| !v.is_empty()))?;
+        let ds = loaded.get(&pair)?;
+        let i = ds.partition_point(|&d| d < dist);
+        let metric = self.metric;
+        let mut at = |d: i64| {
+            self.table
+                .get(&(pair.0, pair.1, d))
+                .map(|e| e.value(metric, &mut self.rng) as f64)
+        };
+        let v = match (i.checked_sub(1).map(|j| ds[j]), ds.get(i).copied()) {
+            (_, Some(r)) if r == dist => at(r)?,
+            (Some(l), Some(r)) => {
+                let (vl, vr) = (at(l)?, at(r)?);
+                vl + (dist - l) as f64 / (r - l) as f64 * (vr - vl)
+            }
+            (Some(l), None) => at(l)?,
+            (None, Some(r)) => at(r)?,
+            (None, None) => return None,
+        };
+        Some(v.round().clamp(0.0, u32::MAX as f64) as u32)
+    }
+
     /// A Mimic that probes `device` off-line, `samples` per distance.
     pub fn offline(
         device: Box<dyn ProbeDevice + Send>,
@@ -273,6 +349,8 @@ impl DiskMimic {
             clock: SimTime::ZERO,
             probes_issued: 0,
             interp: None,
+            loaded: None,
+            reads_only: false,
         }
     }
 
@@ -323,7 +401,9 @@ impl DiskMimic {
             return e.value(metric, &mut self.rng);
         }
         if self.device.is_none() {
-            return u32::MAX;
+            return self
+                .loaded_value(prev_write, cur_write, dist)
+                .unwrap_or(u32::MAX);
         }
         if self.interp.is_some() {
             if let Some(v) = self.interpolated(prev_write, cur_write, dist) {
@@ -771,7 +851,8 @@ impl DiskMimic {
             let x = self.rng.gen_range(lo..hi);
             let y = (x + b - 1).saturating_add_signed(dist);
             let away = self.rng.gen_range(0..cap.saturating_sub(b).max(1));
-            let away_write = self.rng.gen_bool(0.5);
+            // Drawn always, so a reads-only Mimic's other draws are the same.
+            let away_write = self.rng.gen_bool(0.5) && !self.reads_only;
             let t0 = self.clock + 1_000_000;
             let t1 = device.access(
                 t0,

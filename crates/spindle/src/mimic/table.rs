@@ -273,3 +273,55 @@ mod tests {
         }
     }
 }
+
+#[cfg(test)]
+mod loaded_tests {
+    use super::*;
+    use crate::disk::hdd::Hdd;
+    use crate::disk::presets::preset;
+    use crate::mimic::DiskMimic;
+    use rand::{Rng, SeedableRng};
+
+    /// A table probed of a simulated disk, written, read back and loaded answers the
+    /// probed distances from their samples and the others between neighbours.
+    #[test]
+    fn a_loaded_table_answers_as_probed_and_interpolates_the_rest() {
+        for seed in [1u64, 2, 3] {
+            let hdd = Hdd::new(preset("mimic-base").unwrap()).unwrap();
+            let cap = hdd.capacity() as i64;
+            let mut m = DiskMimic::offline(Box::new(hdd), 3, Metric::Mean, seed);
+            let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+            let mut asked = Vec::new();
+            for _ in 0..200 {
+                let (pw, d) = (rng.gen_bool(0.5), rng.gen_range(-(cap - 1)..cap));
+                asked.push((pw, d, m.predict(pw, false, d)));
+            }
+            let text = serde_json::to_vec(&m.to_json()).unwrap();
+            let t = MimicTable::parse(&text, "t.json").unwrap();
+            let mut l = DiskMimic::from_table(&t, Metric::Mean, seed);
+            for &(pw, d, v) in &asked {
+                assert_eq!(l.predict(pw, false, d), v);
+            }
+            // Between two probed R→R distances: on the chord.
+            let mut rr: Vec<(i64, u32)> = t
+                .entries
+                .iter()
+                .filter(|e| !e.prev_write && !e.cur_write)
+                .map(|e| (e.distance, e.mean_ns))
+                .collect();
+            rr.sort_unstable();
+            let w = rr.windows(2).find(|w| w[1].0 - w[0].0 >= 2).unwrap();
+            let mid = w[0].0 + (w[1].0 - w[0].0) / 2;
+            let want = w[0].1 as f64
+                + (mid - w[0].0) as f64 / (w[1].0 - w[0].0) as f64
+                    * (w[1].1 as f64 - w[0].1 as f64);
+            assert_eq!(l.predict(false, false, mid), want.round() as u32);
+            // Beyond the last: the nearest. A pair never probed (W→W): the pair with the
+            // same current operation (R→W), else any.
+            let last = rr.last().unwrap();
+            assert_eq!(l.predict(false, false, cap + 5), last.1);
+            assert!(l.predict(true, true, 0) < u32::MAX);
+            assert_eq!(l.probes_issued(), 0);
+        }
+    }
+}

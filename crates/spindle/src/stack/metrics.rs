@@ -242,27 +242,47 @@ impl MetricsSink {
     /// count): the middle of the histogram bucket holding that rank, clamped to the exact
     /// smallest and largest response times; exact for the first and the last rank.
     fn at_ranks(&self, ranks: &[u64]) -> Vec<u64> {
-        debug_assert!(ranks.windows(2).all(|w| w[0] <= w[1]));
-        let mut out = Vec::with_capacity(ranks.len());
-        let mut buckets = self.hist.iter_recorded();
-        let (mut seen, mut value) = (0u64, 0u64);
-        for &r in ranks {
-            while seen < r {
-                let Some(b) = buckets.next() else { break };
-                seen += b.count_at_value();
-                value = self.hist.median_equivalent(b.value_iterated_to());
-            }
-            let v = if r >= self.requests {
-                self.max_response_ns
-            } else if r <= 1 {
-                self.min_response_ns
-            } else {
-                value.clamp(self.min_response_ns, self.max_response_ns)
-            };
-            out.push(v);
-        }
-        out
+        hist_at_ranks(
+            &self.hist,
+            self.requests,
+            self.min_response_ns,
+            self.max_response_ns,
+            ranks,
+        )
     }
+}
+
+/// The value at each of `ranks` (1-based, ascending, at most `n`) of the `n` values
+/// recorded in `hist`, whose exact smallest and largest are `min` and `max`: the middle
+/// of the bucket holding that rank, clamped to `min..=max`; exact for the first and the
+/// last rank.
+pub(crate) fn hist_at_ranks(
+    hist: &Histogram<u64>,
+    n: u64,
+    min: u64,
+    max: u64,
+    ranks: &[u64],
+) -> Vec<u64> {
+    debug_assert!(ranks.windows(2).all(|w| w[0] <= w[1]));
+    let mut out = Vec::with_capacity(ranks.len());
+    let mut buckets = hist.iter_recorded();
+    let (mut seen, mut value) = (0u64, 0u64);
+    for &r in ranks {
+        while seen < r {
+            let Some(b) = buckets.next() else { break };
+            seen += b.count_at_value();
+            value = hist.median_equivalent(b.value_iterated_to());
+        }
+        let v = if r >= n {
+            max
+        } else if r <= 1 {
+            min
+        } else {
+            value.clamp(min, max)
+        };
+        out.push(v);
+    }
+    out
 }
 
 /// The header line of [`write_requests_csv`].

@@ -40,6 +40,10 @@ pub struct SchedulerConfig {
     /// kind) goes with it as one request, up to this many KiB (default: no merging).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub merge_kib: Option<u32>,
+    /// SMTF: the Disk Mimic's table, loaded from this file (`spindle mimic probe
+    /// --out`, of a simulated or a real device) instead of probing the drive.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mimic_table: Option<std::path::PathBuf>,
 }
 
 /// Largest merged request, KiB.
@@ -92,7 +96,21 @@ impl SchedulerConfig {
                 ));
             }
         }
+        let mimic_table = match &self.mimic_table {
+            None => None,
+            Some(_) if !matches!(self.kind, SchedulerKind::Smtf(_)) => {
+                return Err(format!(
+                    "mimic-table applies to the smtf schedulers, not {}",
+                    self.kind.name()
+                ))
+            }
+            Some(p) => Some(std::sync::Arc::new(
+                crate::mimic::table::MimicTable::load(p)
+                    .map_err(|e| format!("mimic-table: {e}"))?,
+            )),
+        };
         Ok(QueueSpec {
+            mimic_table,
             kind: self.kind,
             depth: self.queue_depth,
             max_wait_ms: self.max_wait_ms,
@@ -140,6 +158,7 @@ impl Default for SchedulerConfig {
             background_outstanding: default_background(),
             window: None,
             merge_kib: None,
+            mimic_table: None,
         }
     }
 }
@@ -183,6 +202,8 @@ pub struct QueueSpec {
     pub mimic_interpolation: Vec<(u32, f64)>,
     /// SMTF: mixed into the seed of the off-line Mimic's draws (0: default seed).
     pub mimic_seed: u64,
+    /// SMTF: a table loaded from a file, used instead of probing the drive.
+    pub mimic_table: Option<std::sync::Arc<crate::mimic::table::MimicTable>>,
     /// Freeblock: background candidate reads kept outstanding.
     pub background_outstanding: u32,
     /// Greedy, SMTF, on-line and freeblock choices look at only this many of the
@@ -210,6 +231,7 @@ impl QueueSpec {
             mimic_samples: 10,
             mimic_interpolation: Vec::new(),
             mimic_seed: 0,
+            mimic_table: None,
             background_outstanding: 0,
             window: None,
             merge_sectors: None,
@@ -280,10 +302,16 @@ impl QueueSpec {
                 // Off-line configuration: the Mimic probes an identical drive of its
                 // own and sees only request and completion times.
                 let seed = 0x5EED ^ i ^ self.mimic_seed;
-                let mut m = DiskMimic::offline(probe()?, self.mimic_samples, metric, seed);
-                if !self.mimic_interpolation.is_empty() {
-                    m = m.with_interpolation(&self.mimic_interpolation);
-                }
+                let m = match &self.mimic_table {
+                    Some(t) => DiskMimic::from_table(t, metric, seed),
+                    None => {
+                        let mut m = DiskMimic::offline(probe()?, self.mimic_samples, metric, seed);
+                        if !self.mimic_interpolation.is_empty() {
+                            m = m.with_interpolation(&self.mimic_interpolation);
+                        }
+                        m
+                    }
+                };
                 q = q.with_mimic(m);
             }
             _ => {}
