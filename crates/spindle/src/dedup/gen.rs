@@ -29,8 +29,15 @@
 //!   is new content with probability `unique write content / write volume` (Table 1),
 //!   otherwise it repeats one of the last 4,096 written contents. Requests of a day are
 //!   spread evenly over it with a random jitter (the paper's per-day volumes, Table 1 /
-//!   7), reads and writes interleaved in proportion; `accel` compresses time as the
-//!   paper's replay did (up to 100×).
+//!   7), reads and writes interleaved in proportion. Reads are issued when drawn; writes
+//!   are issued as **write-back flushes**: the traces were captured below an active page
+//!   cache (§2), where writes "are committed to persistent storage in the background"
+//!   (§2) by the kernel's periodic write-back, so each write waits for the end of its
+//!   [`FLUSH_S`]-second window (Linux's default write-back and ext3 commit interval)
+//!   and the window's writes arrive together. The window is counted at the workload's
+//!   traced request rate (`FLUSH_S / scale` seconds of generated time), so a scaled
+//!   trace replayed at `1/scale` flushes every `FLUSH_S` seconds with the traced
+//!   number of writes. `accel` compresses time as the paper's replay did (up to 100×).
 //!
 //! `scale` multiplies every page count (volumes, unique counts, Table 2's pages) but not
 //! the file system's size, so the geometry of the disk stays the paper's while runs stay
@@ -188,6 +195,9 @@ const WRITE_RING: usize = 4096;
 /// Days per F4 interval.
 pub const INTERVAL_DAYS: u32 = 3;
 const DAY_NS: u64 = 86_400 * 1_000_000_000;
+/// Write-back interval, seconds at the traced request rate: Linux's default
+/// (`dirty_writeback_centisecs` = 500) and ext3's default commit interval, both 5 s.
+pub const FLUSH_S: f64 = 5.0;
 
 /// What to generate (`[[layer]] kind = "drr"` `preload = {…}` takes the same table).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -513,6 +523,9 @@ pub struct ContentTrace {
     ring: Vec<u64>,
     ring_at: usize,
     fresh: u64,
+    /// The next request as drawn (trace time, ns) and writes waiting for their flush.
+    ahead: Option<(f64, IoRecord)>,
+    pending: std::collections::VecDeque<IoRecord>,
 }
 
 impl ContentTrace {
@@ -547,6 +560,8 @@ impl ContentTrace {
             ring: Vec::with_capacity(WRITE_RING),
             ring_at: 0,
             fresh: 0,
+            ahead: None,
+            pending: std::collections::VecDeque::new(),
             layout,
         };
         t.new_interval();
@@ -634,11 +649,13 @@ impl ContentTrace {
     }
 }
 
-impl Iterator for ContentTrace {
-    type Item = IoRecord;
-
-    fn next(&mut self) -> Option<IoRecord> {
+impl ContentTrace {
+    /// The next request as drawn, with its trace time (ns) before acceleration.
+    fn draw(&mut self) -> Option<(f64, IoRecord)> {
         let n = self.reads_day + self.writes_day;
+        if self.day >= self.spec.days {
+            return None;
+        }
         if self.i >= n {
             self.day += 1;
             self.i = 0;
@@ -660,14 +677,50 @@ impl Iterator for ContentTrace {
         };
         let slot = DAY_NS as f64 / n as f64;
         let t = self.day as f64 * DAY_NS as f64 + (i as f64 + self.rng.gen::<f64>()) * slot;
-        Some(IoRecord {
-            arrival: SimTime((t / self.spec.accel) as u64),
-            device: 0,
-            lbn: page * PAGE_SECTORS,
-            blocks: PAGE_SECTORS as u32,
-            write: !read,
-            content: vec![digest],
-        })
+        Some((
+            t,
+            IoRecord {
+                arrival: SimTime((t / self.spec.accel) as u64),
+                device: 0,
+                lbn: page * PAGE_SECTORS,
+                blocks: PAGE_SECTORS as u32,
+                write: !read,
+                content: vec![digest],
+            },
+        ))
+    }
+
+    /// The end of the write-back window holding trace time `t` (ns).
+    fn flush_at(&self, t: f64) -> SimTime {
+        let w = FLUSH_S * 1e9 / self.spec.scale;
+        SimTime((((t / w).floor() + 1.0) * w / self.spec.accel) as u64)
+    }
+}
+
+impl Iterator for ContentTrace {
+    type Item = IoRecord;
+
+    fn next(&mut self) -> Option<IoRecord> {
+        loop {
+            if self.ahead.is_none() {
+                self.ahead = self.draw();
+            }
+            // A flush goes before the next drawn request once it is due.
+            let flush_due = match (self.pending.front(), &self.ahead) {
+                (Some(p), Some((_, a))) => p.arrival <= a.arrival,
+                (Some(_), None) => true,
+                (None, _) => false,
+            };
+            if flush_due {
+                return self.pending.pop_front();
+            }
+            let (t, mut r) = self.ahead.take()?;
+            if !r.write {
+                return Some(r);
+            }
+            r.arrival = self.flush_at(t);
+            self.pending.push_back(r);
+        }
     }
 }
 
