@@ -857,6 +857,56 @@ mod tests {
     }
 
     #[test]
+    fn writes_arrive_in_write_back_flushes() {
+        for seed in [1, 2, 3] {
+            let mut spec = ContentTraceSpec::new(FiuWorkload::Homes, 0.001, 1, seed);
+            spec.accel = 100.0;
+            let w = FLUSH_S * 1e9 / spec.scale / spec.accel;
+            let recs: Vec<IoRecord> = spec.trace().unwrap().collect();
+            assert!(recs.windows(2).all(|p| p[0].arrival <= p[1].arrival));
+            let mut flushes = HashSet::new();
+            for r in recs.iter().filter(|r| r.write) {
+                // At the end of its window (up to float rounding).
+                let k = (r.arrival.0 as f64 / w).round();
+                assert!((r.arrival.0 as f64 - k * w).abs() < 2.0, "{:?}", r.arrival);
+                flushes.insert(k as u64);
+            }
+            // Each flush carries the writes of its window (homes: about 320 at the
+            // traced rate).
+            let writes = recs.iter().filter(|r| r.write).count();
+            let per = writes as f64 / flushes.len() as f64;
+            assert!(per > 250.0 && per < 400.0, "{per} writes per flush");
+        }
+    }
+
+    #[test]
+    fn read_sets_keep_the_published_ratios_for_any_seed() {
+        for seed in [11, 12, 13, 14] {
+            for w in FiuWorkload::ALL {
+                let spec = ContentTraceSpec::new(w, 0.0005, 7, seed);
+                let p = w.published();
+                let (mut sectors, mut contents) = (HashSet::new(), HashSet::new());
+                let (mut writes, mut wcontents) = (0u64, HashSet::new());
+                for r in spec.trace().unwrap() {
+                    if r.write {
+                        writes += 1;
+                        wcontents.insert(r.content[0]);
+                    } else {
+                        sectors.insert(r.lbn);
+                        contents.insert(r.content[0]);
+                    }
+                }
+                let ratio = sectors.len() as f64 / contents.len() as f64;
+                let want = p.reads_sectors_gb / p.reads_content_gb;
+                assert!((ratio / want - 1.0).abs() < 0.01, "{w:?} {seed}: {ratio} vs {want}");
+                let share = wcontents.len() as f64 / writes as f64;
+                let want = p.writes_content_gb / p.writes_total_gb;
+                assert!((share / want - 1.0).abs() < 0.01, "{w:?} {seed}: {share} vs {want}");
+            }
+        }
+    }
+
+    #[test]
     fn bad_specs_are_refused() {
         let mut s = ContentTraceSpec::new(FiuWorkload::Homes, 0.0, 7, 0);
         assert!(s

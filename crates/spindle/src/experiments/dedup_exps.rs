@@ -1152,7 +1152,9 @@ mod tests {
                 "seed {seed}: the replicator's requests are logged apart"
             );
             assert_eq!(extra(&nodes, "drr", "duplication requests") as u64, bg);
-            assert!(extra(&nodes, "drr", "copies mapped") > 0.0, "{nodes:?}");
+            // Copies entered the map (the last round may have found nothing popular
+            // and dropped the previous round's copies, so the count at the end may be 0).
+            assert!(extra(&nodes, "drr", "copies placed") > 0.0, "{nodes:?}");
             assert!(extra(&nodes, "drr", "redirected") > 0.0);
         }
     }
