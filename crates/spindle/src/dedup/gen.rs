@@ -681,7 +681,8 @@ impl ContentTrace {
         for i in 0..n {
             let take_new = (i + 1) * (n - keep) / n > i * (n - keep) / n;
             let next = if take_new { b.next() } else { a.next() };
-            self.set.extend(next.or_else(|| a.next()).or_else(|| b.next()));
+            self.set
+                .extend(next.or_else(|| a.next()).or_else(|| b.next()));
         }
         self.cursor = 0;
     }
@@ -898,10 +899,16 @@ mod tests {
                 }
                 let ratio = sectors.len() as f64 / contents.len() as f64;
                 let want = p.reads_sectors_gb / p.reads_content_gb;
-                assert!((ratio / want - 1.0).abs() < 0.01, "{w:?} {seed}: {ratio} vs {want}");
+                assert!(
+                    (ratio / want - 1.0).abs() < 0.01,
+                    "{w:?} {seed}: {ratio} vs {want}"
+                );
                 let share = wcontents.len() as f64 / writes as f64;
                 let want = p.writes_content_gb / p.writes_total_gb;
-                assert!((share / want - 1.0).abs() < 0.01, "{w:?} {seed}: {share} vs {want}");
+                assert!(
+                    (share / want - 1.0).abs() < 0.01,
+                    "{w:?} {seed}: {share} vs {want}"
+                );
             }
         }
     }

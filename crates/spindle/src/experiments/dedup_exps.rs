@@ -1324,7 +1324,10 @@ mod instrument {
         let quick = std::env::var("FULL").is_err();
         let sched = std::env::var("SCHED").unwrap_or("kind = \"look\"\nqueue-depth = 1".into());
         let keep = std::env::var("WRITES").map(|v| v != "0").unwrap_or(true);
-        let k: f64 = std::env::var("K").ok().and_then(|v| v.parse().ok()).unwrap_or(1.0);
+        let k: f64 = std::env::var("K")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(1.0);
         println!("sched {sched}; writes {keep}; extra compression {k}");
         for w in FiuWorkload::ALL {
             let s = spec(w, quick, 7, 1);
