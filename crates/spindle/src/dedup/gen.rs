@@ -18,19 +18,30 @@
 //! * [`ContentTrace`], an iterator of one-page requests with their content digests, day
 //!   after day. Reads: each 3-day interval (F4's unit) has a read set of sectors; a
 //!   fraction `overlap` (F4) of it is carried over from the previous interval's read
-//!   set, the rest is new. A new read sector is, with probability `1/c − 1` (c = Table
-//!   1's unique read content over unique read sectors), another copy of a content
-//!   already in the set (the same file read in two places); otherwise a content is
-//!   chosen whose copy count is geometric with mean 2.5 (F3's workload static
-//!   similarity), and one of its copies. The set's size is chosen so that a week's
-//!   unique read sectors are Table 1's. Within an interval the set is read in shuffled
-//!   rounds (every sector about `reads / unique sectors` times a week, Table 1). Writes:
-//!   cyclic over the journal, whose size is Table 1's unique write sectors; each write
-//!   is new content with probability `unique write content / write volume` (Table 1),
-//!   otherwise it repeats one of the last 4,096 written contents. Requests of a day are
+//!   set, the rest is new. Each new read sector first draws its copy count k, geometric
+//!   with mean 2.5 (F3's workload static similarity, an average over the blocks read).
+//!   It is then another copy (not yet in the set) of a content with k copies already in
+//!   the set (the same file read in two places) while such sectors are fewer than a
+//!   share `1 − rc/rs` of the new sectors (rc/rs = Table 1's unique read content over
+//!   unique read sectors; kept as a running quota); otherwise a copy of a content with
+//!   k copies never read before (each class of contents is walked in a seeded
+//!   pseudo-random order, so new content is new to the trace). The set's size is chosen
+//!   so that a week's unique read sectors are Table 1's. Within an interval the set is
+//!   read in shuffled rounds (every sector about `reads / unique sectors` times a week,
+//!   Table 1). Writes: cyclic over the journal, whose size is Table 1's unique write
+//!   sectors; a running quota makes a share `unique write content / write volume`
+//!   (Table 1) of them new content, the others repeat one of the last 4,096 written
+//!   contents. Requests of a day are
 //!   spread evenly over it with a random jitter (the paper's per-day volumes, Table 1 /
-//!   7), reads and writes interleaved in proportion; `accel` compresses time as the
-//!   paper's replay did (up to 100×).
+//!   7), reads and writes interleaved in proportion. Reads are issued when drawn; writes
+//!   are issued as **write-back flushes**: the traces were captured below an active page
+//!   cache (§2), where writes "are committed to persistent storage in the background"
+//!   (§2) by the kernel's periodic write-back, so each write waits for the end of its
+//!   [`FLUSH_S`]-second window (Linux's default write-back and ext3 commit interval)
+//!   and the window's writes arrive together. The window is counted at the workload's
+//!   traced request rate (`FLUSH_S / scale` seconds of generated time), so a scaled
+//!   trace replayed at `1/scale` flushes every `FLUSH_S` seconds with the traced
+//!   number of writes. `accel` compresses time as the paper's replay did (up to 100×).
 //!
 //! `scale` multiplies every page count (volumes, unique counts, Table 2's pages) but not
 //! the file system's size, so the geometry of the disk stays the paper's while runs stay
@@ -188,6 +199,11 @@ const WRITE_RING: usize = 4096;
 /// Days per F4 interval.
 pub const INTERVAL_DAYS: u32 = 3;
 const DAY_NS: u64 = 86_400 * 1_000_000_000;
+/// The golden ratio's fractional part: the step of the copy-count sequence.
+const WEYL: f64 = 0.618_033_988_749_894_9;
+/// Write-back interval, seconds at the traced request rate: Linux's default
+/// (`dirty_writeback_centisecs` = 500) and ext3's default commit interval, both 5 s.
+pub const FLUSH_S: f64 = 5.0;
 
 /// What to generate (`[[layer]] kind = "drr"` `preload = {…}` takes the same table).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -432,6 +448,10 @@ impl Layout {
         &self.classes[i]
     }
 
+    fn class_index(&self, c: u64) -> usize {
+        self.classes.partition_point(|k| k.first_content <= c) - 1
+    }
+
     fn class_of_content(&self, c: u64) -> &Class {
         let i = self.classes.partition_point(|k| k.first_content <= c) - 1;
         &self.classes[i]
@@ -478,18 +498,18 @@ impl Layout {
         })
     }
 
-    /// A content whose copy count is drawn geometric with mean `mean` (capped), uniform
-    /// within its count; the nearest count present when the drawn one has no content.
-    fn pick_content(&self, rng: &mut ChaCha8Rng, mean: f64) -> u64 {
+    /// The class of copy count k = 1 + ⌊ln(1 − u)/ln(1 − 1/mean)⌋ (geometric with mean
+    /// `mean` for u uniform in [0, 1), capped); the nearest larger count present when
+    /// the drawn one has no content (the largest if none).
+    fn class_for(&self, u: f64, mean: f64) -> usize {
         let p = (1.0 / mean).clamp(1e-9, 1.0);
-        let mut k = 1u64;
-        while k < MAX_COPIES && rng.gen::<f64>() >= p {
-            k += 1;
-        }
-        let i = self.classes.partition_point(|c| c.copies < k);
-        let class = self.classes.get(i).or(self.classes.last()).copied();
-        let Some(class) = class else { return 0 };
-        class.first_content + rng.gen_range(0..class.count)
+        let k = if p >= 1.0 {
+            1
+        } else {
+            (1.0 + ((1.0 - u).ln() / (1.0 - p).ln()).floor()).min(MAX_COPIES as f64) as u64
+        };
+        let i = self.classes.partition_point(|c| c.copies < k.max(1));
+        i.min(self.classes.len().saturating_sub(1))
     }
 }
 
@@ -513,6 +533,15 @@ pub struct ContentTrace {
     ring: Vec<u64>,
     ring_at: usize,
     fresh: u64,
+    /// Writes drawn (for the new-content quota).
+    written: u64,
+    /// The copy-count sequence's last point.
+    weyl: f64,
+    /// Per class of the layout: contents in a seeded order and how many were taken.
+    order: Vec<(Scatter, u64)>,
+    /// The next request as drawn (trace time, ns) and writes waiting for their flush.
+    ahead: Option<(f64, IoRecord)>,
+    pending: std::collections::VecDeque<IoRecord>,
 }
 
 impl ContentTrace {
@@ -547,8 +576,19 @@ impl ContentTrace {
             ring: Vec::with_capacity(WRITE_RING),
             ring_at: 0,
             fresh: 0,
+            written: 0,
+            weyl: 0.0,
+            order: layout
+                .classes
+                .iter()
+                .enumerate()
+                .map(|(i, c)| (Scatter::new(c.count, mix(spec.seed ^ 0xc1a5 ^ i as u64)), 0))
+                .collect(),
+            ahead: None,
+            pending: std::collections::VecDeque::new(),
             layout,
         };
+        t.weyl = t.rng.gen::<f64>();
         t.new_interval();
         Ok(t)
     }
@@ -562,6 +602,16 @@ impl ContentTrace {
         (self.reads_day, self.writes_day)
     }
 
+    /// A content of class `i` never read before (classes walked in a seeded order; an
+    /// exhausted class starts over).
+    fn fresh_content(&mut self, i: usize) -> u64 {
+        let class = self.layout.classes[i];
+        let (scatter, taken) = &mut self.order[i];
+        let c = class.first_content + scatter.fwd(*taken % class.count);
+        *taken += 1;
+        c
+    }
+
     /// A new read set: `overlap` of it carried over, the rest new.
     fn new_interval(&mut self) {
         let keep = if self.set.is_empty() {
@@ -569,36 +619,71 @@ impl ContentTrace {
         } else {
             ((self.set_size as f64 * self.p.overlap).round() as usize).min(self.set.len())
         };
+        // The previous set's pages: a dropped page is not drawn again as a new one.
+        let before: rustc_hash::FxHashSet<u64> = self.set.iter().copied().collect();
         self.set.shuffle(&mut self.rng);
         self.set.truncate(keep);
-        let dup = (self.p.reads_sectors_gb / self.p.reads_content_gb - 1.0).max(0.0);
-        // Distinct sectors (a page drawn twice is drawn again; after many tries, kept).
+        let dup = (1.0 - self.p.reads_content_gb / self.p.reads_sectors_gb).max(0.0);
         let mut member: rustc_hash::FxHashSet<u64> = self.set.iter().copied().collect();
-        let mut tries = 0usize;
-        while self.set.len() < self.set_size {
-            tries += 1;
-            let page = if !self.set.is_empty() && self.rng.gen::<f64>() < dup {
-                let other = self.set[self.rng.gen_range(0..self.set.len())];
-                match self.layout.content_at(other) {
-                    Some(c) if self.layout.copies(c) > 1 => {
-                        let k = self.layout.copies(c);
-                        self.layout.copy_page(c, self.rng.gen_range(0..k))
-                    }
-                    _ => continue,
+        // Contents of the set with more than one copy, by class.
+        let mut by_class: Vec<Vec<u64>> = vec![Vec::new(); self.layout.classes.len()];
+        for &page in &self.set {
+            if let Some(c) = self.layout.content_at(page) {
+                let i = self.layout.class_index(c);
+                if self.layout.classes[i].copies > 1 {
+                    by_class[i].push(c);
                 }
-            } else {
-                let c = self
-                    .layout
-                    .pick_content(&mut self.rng, self.p.read_similarity);
-                let k = self.layout.copies(c);
-                self.layout.copy_page(c, self.rng.gen_range(0..k))
-            };
-            if !member.insert(page) && tries < 100 * self.set_size {
-                continue;
             }
+        }
+        let (mut new, mut dups) = (0u64, 0u64);
+        while self.set.len() < self.set_size {
+            // u from a Weyl sequence with a random start: uniform, and evenly spread
+            // however few sectors a small stand-in draws.
+            self.weyl = (self.weyl + WEYL) % 1.0;
+            let i = self.layout.class_for(self.weyl, self.p.read_similarity);
+            let k = self.layout.classes[i].copies;
+            let mut page = None;
+            if k > 1 && (dups as f64) < dup * (new + 1) as f64 && !by_class[i].is_empty() {
+                // Another copy of a content in the set, if one is free (a few tries).
+                for _ in 0..4 {
+                    let c = by_class[i][self.rng.gen_range(0..by_class[i].len())];
+                    let p = self.layout.copy_page(c, self.rng.gen_range(0..k));
+                    if !member.contains(&p) && !before.contains(&p) {
+                        page = Some(p);
+                        dups += 1;
+                        break;
+                    }
+                }
+            }
+            let page = match page {
+                Some(p) => p,
+                None => {
+                    let c = self.fresh_content(i);
+                    if k > 1 {
+                        by_class[i].push(c);
+                    }
+                    self.layout.copy_page(c, self.rng.gen_range(0..k))
+                }
+            };
+            new += 1;
+            member.insert(page);
             self.set.push(page);
         }
+        // The first round reads kept and new sectors shuffled apart and interleaved in
+        // proportion, so any day's share of new sectors is the set's (no sampling noise
+        // in a week's unique sectors); later rounds are plain shuffles.
+        let mut fresh = self.set.split_off(keep);
+        fresh.shuffle(&mut self.rng);
         self.set.shuffle(&mut self.rng);
+        let kept = std::mem::take(&mut self.set);
+        let n = kept.len() + fresh.len();
+        let (mut a, mut b) = (kept.into_iter(), fresh.into_iter());
+        for i in 0..n {
+            let take_new = (i + 1) * (n - keep) / n > i * (n - keep) / n;
+            let next = if take_new { b.next() } else { a.next() };
+            self.set
+                .extend(next.or_else(|| a.next()).or_else(|| b.next()));
+        }
         self.cursor = 0;
     }
 
@@ -616,8 +701,13 @@ impl ContentTrace {
     fn next_write(&mut self) -> (u64, Digest) {
         let page = self.layout.journal_start + self.journal_at;
         self.journal_at = (self.journal_at + 1) % self.layout.journal_pages;
-        let new = self.p.writes_content_gb / self.p.writes_total_gb;
-        let id = if self.ring.is_empty() || self.rng.gen::<f64>() < new {
+        let share = self.p.writes_content_gb / self.p.writes_total_gb;
+        let n = self.written;
+        self.written += 1;
+        // Running quota: the (n+1)-th write is new when it brings the new ones to
+        // ⌊(n+1)·share⌋.
+        let quota = ((n + 1) as f64 * share).floor() > (n as f64 * share).floor();
+        let id = if self.ring.is_empty() || quota {
             self.fresh += 1;
             let id = self.fresh;
             if self.ring.len() < WRITE_RING {
@@ -634,11 +724,13 @@ impl ContentTrace {
     }
 }
 
-impl Iterator for ContentTrace {
-    type Item = IoRecord;
-
-    fn next(&mut self) -> Option<IoRecord> {
+impl ContentTrace {
+    /// The next request as drawn, with its trace time (ns) before acceleration.
+    fn draw(&mut self) -> Option<(f64, IoRecord)> {
         let n = self.reads_day + self.writes_day;
+        if self.day >= self.spec.days {
+            return None;
+        }
         if self.i >= n {
             self.day += 1;
             self.i = 0;
@@ -660,14 +752,50 @@ impl Iterator for ContentTrace {
         };
         let slot = DAY_NS as f64 / n as f64;
         let t = self.day as f64 * DAY_NS as f64 + (i as f64 + self.rng.gen::<f64>()) * slot;
-        Some(IoRecord {
-            arrival: SimTime((t / self.spec.accel) as u64),
-            device: 0,
-            lbn: page * PAGE_SECTORS,
-            blocks: PAGE_SECTORS as u32,
-            write: !read,
-            content: vec![digest],
-        })
+        Some((
+            t,
+            IoRecord {
+                arrival: SimTime((t / self.spec.accel) as u64),
+                device: 0,
+                lbn: page * PAGE_SECTORS,
+                blocks: PAGE_SECTORS as u32,
+                write: !read,
+                content: vec![digest],
+            },
+        ))
+    }
+
+    /// The end of the write-back window holding trace time `t` (ns).
+    fn flush_at(&self, t: f64) -> SimTime {
+        let w = FLUSH_S * 1e9 / self.spec.scale;
+        SimTime((((t / w).floor() + 1.0) * w / self.spec.accel) as u64)
+    }
+}
+
+impl Iterator for ContentTrace {
+    type Item = IoRecord;
+
+    fn next(&mut self) -> Option<IoRecord> {
+        loop {
+            if self.ahead.is_none() {
+                self.ahead = self.draw();
+            }
+            // A flush goes before the next drawn request once it is due.
+            let flush_due = match (self.pending.front(), &self.ahead) {
+                (Some(p), Some((_, a))) => p.arrival <= a.arrival,
+                (Some(_), None) => true,
+                (None, _) => false,
+            };
+            if flush_due {
+                return self.pending.pop_front();
+            }
+            let (t, mut r) = self.ahead.take()?;
+            if !r.write {
+                return Some(r);
+            }
+            r.arrival = self.flush_at(t);
+            self.pending.push_back(r);
+        }
     }
 }
 
@@ -725,6 +853,62 @@ mod tests {
             for x in recs.iter().filter(|x| !x.write) {
                 let c = l.content_at(x.lbn / PAGE_SECTORS).unwrap();
                 assert_eq!(x.content, vec![l.digest(c)]);
+            }
+        }
+    }
+
+    #[test]
+    fn writes_arrive_in_write_back_flushes() {
+        for seed in [1, 2, 3] {
+            let mut spec = ContentTraceSpec::new(FiuWorkload::Homes, 0.001, 1, seed);
+            spec.accel = 100.0;
+            let w = FLUSH_S * 1e9 / spec.scale / spec.accel;
+            let recs: Vec<IoRecord> = spec.trace().unwrap().collect();
+            assert!(recs.windows(2).all(|p| p[0].arrival <= p[1].arrival));
+            let mut flushes = HashSet::new();
+            for r in recs.iter().filter(|r| r.write) {
+                // At the end of its window (up to float rounding).
+                let k = (r.arrival.0 as f64 / w).round();
+                assert!((r.arrival.0 as f64 - k * w).abs() < 2.0, "{:?}", r.arrival);
+                flushes.insert(k as u64);
+            }
+            // Each flush carries the writes of its window (homes: about 320 at the
+            // traced rate).
+            let writes = recs.iter().filter(|r| r.write).count();
+            let per = writes as f64 / flushes.len() as f64;
+            assert!(per > 250.0 && per < 400.0, "{per} writes per flush");
+        }
+    }
+
+    #[test]
+    fn read_sets_keep_the_published_ratios_for_any_seed() {
+        for seed in [11, 12, 13, 14] {
+            for w in FiuWorkload::ALL {
+                let spec = ContentTraceSpec::new(w, 0.0005, 7, seed);
+                let p = w.published();
+                let (mut sectors, mut contents) = (HashSet::new(), HashSet::new());
+                let (mut writes, mut wcontents) = (0u64, HashSet::new());
+                for r in spec.trace().unwrap() {
+                    if r.write {
+                        writes += 1;
+                        wcontents.insert(r.content[0]);
+                    } else {
+                        sectors.insert(r.lbn);
+                        contents.insert(r.content[0]);
+                    }
+                }
+                let ratio = sectors.len() as f64 / contents.len() as f64;
+                let want = p.reads_sectors_gb / p.reads_content_gb;
+                assert!(
+                    (ratio / want - 1.0).abs() < 0.01,
+                    "{w:?} {seed}: {ratio} vs {want}"
+                );
+                let share = wcontents.len() as f64 / writes as f64;
+                let want = p.writes_content_gb / p.writes_total_gb;
+                assert!(
+                    (share / want - 1.0).abs() < 0.01,
+                    "{w:?} {seed}: {share} vs {want}"
+                );
             }
         }
     }

@@ -117,6 +117,8 @@ pub struct SelectiveStats {
     pub read_pages: u64,
     pub write_pages: u64,
     pub requests: u64,
+    /// Copies that entered the duplicate map, over all rounds.
+    pub placed: u64,
     /// Drive time of the replicator's requests, ns.
     pub busy_ns: u64,
 }
@@ -349,6 +351,7 @@ impl Selective {
                     if let Some(d) = self.chosen[first + k as usize].1 {
                         map.preload(first_page + k, &d);
                         self.placed.push(first_page + k);
+                        self.stats.placed += 1;
                     }
                 }
             }
@@ -374,6 +377,7 @@ impl Selective {
                 format!("{:.3} s", s.busy_ns as f64 / 1e9),
             ),
             ("copies mapped".into(), self.placed.len().to_string()),
+            ("copies placed".into(), s.placed.to_string()),
         ]
     }
 }
