@@ -872,49 +872,36 @@ pub fn run(
     run_with_format(args, scheduler, format, csv, print_stack)
 }
 
-/// The fio-JSON summary (`spindle::stack::fio`) of one run of these options.
-pub fn run_fio_json(
-    args: &StackArgs,
-    scheduler: Option<SchedulerKind>,
-) -> Result<serde_json::Value> {
-    let mut c = args.config()?;
-    if let Some(s) = scheduler {
-        c.scheduler.kind = s;
-    }
-    let mut w = load_workload(&c)?;
-    let mut fio = FioSummary::new();
-    run_config(&c, &mut w, "replaying", &mut |l| {
-        fio.record(l);
-        Ok(())
-    })?;
-    Ok(fio_value(&c, &fio))
-}
-
-/// The fio-JSON summary of a finished run of `c` whose completed requests are `logs`
-/// (e.g. the per-request rows a front end kept).
+/// The fio-JSON summary of a finished run whose job options (see [`fio_job_options`])
+/// are `options` and whose completed requests are `logs` (the rows a front end kept).
 pub fn fio_json_of_logs<'a>(
-    c: &RunConfig,
+    options: &[(String, String)],
     logs: impl IntoIterator<Item = &'a RequestLog>,
 ) -> serde_json::Value {
     let mut fio = FioSummary::new();
     for l in logs {
         fio.record(l);
     }
-    fio_value(c, &fio)
+    fio.to_json("spindle", options)
 }
 
-/// The fio document of a finished run of `c`: `{"fio version", "jobs": [job]}` with the
-/// run's workload, scheduler, queue depth, stack and seed as the job's options.
-pub fn fio_value(c: &RunConfig, fio: &FioSummary) -> serde_json::Value {
-    let options = [
+/// A run's settings as fio's `job options`: workload, scheduler, queue depth, stack
+/// and seed.
+pub fn fio_job_options(c: &RunConfig) -> Vec<(String, String)> {
+    [
         ("workload", c.workload.describe()),
         ("scheduler", c.scheduler.kind.name()),
         ("queue_depth", c.scheduler.queue_depth.to_string()),
         ("stack", stack_text(c)),
         ("seed", c.seed.to_string()),
     ]
-    .map(|(k, v)| (k.to_string(), v));
-    fio.to_json("spindle", &options)
+    .map(|(k, v)| (k.to_string(), v))
+    .to_vec()
+}
+
+/// The fio document of a finished run of `c`: `{"fio version", "jobs": [job]}`.
+pub fn fio_value(c: &RunConfig, fio: &FioSummary) -> serde_json::Value {
+    fio.to_json("spindle", &fio_job_options(c))
 }
 
 /// `spindle run`: one run of these options, printed in `format`; with `csv` each

@@ -7,10 +7,13 @@ use anyhow::{anyhow, bail};
 use pyo3::prelude::*;
 use pyo3::types::{PyByteArray, PyBytes};
 use spindle::config::{LoadedWorkload, RunConfig};
+use spindle::stack::fio::FioSummary;
 use spindle::stack::metrics::RequestLog;
 use spindle::time::SimTime;
 use spindle::trace::IoRecord;
-use spindle_cli::run::{load_workload, outcome_json, run_config};
+use spindle_cli::run::{
+    fio_job_options, fio_json_of_logs, fio_value, load_workload, outcome_json, run_config,
+};
 
 /// Options as (name, value-or-None) pairs, parsed as `spindle run` flags.
 pub type Pairs = Vec<(String, Option<String>)>;
@@ -143,6 +146,8 @@ fn request_blocks<'py>(
 #[pyclass(module = "spindle._core", frozen)]
 pub struct RequestRows {
     logs: Vec<RequestLog>,
+    /// The run's settings, the fio summary's job options.
+    options: Vec<(String, String)>,
 }
 
 #[pymethods]
@@ -159,6 +164,13 @@ impl RequestRows {
 
     fn __len__(&self) -> usize {
         self.logs.len()
+    }
+
+    /// The run as fio's JSON summarises a job (`spindle run --format fio-json`), made
+    /// from the kept rows.
+    fn fio_json(&self, py: Python<'_>) -> PyResult<String> {
+        let v = py.detach(|| fio_json_of_logs(&self.options, &self.logs));
+        serde_json::to_string(&v).map_err(|e| to_py(e.into()))
     }
 }
 
@@ -281,8 +293,13 @@ pub fn run<'py>(
             };
             let n = total(&w);
             if !collect {
-                let out = run_config(&c, &mut w, "replaying", &mut |_| Ok(()))?;
-                return Ok((run_json(&c, &out)?, None));
+                // No rows to make the fio summary from later: it is kept as the run goes.
+                let mut fio = FioSummary::new();
+                let out = run_config(&c, &mut w, "replaying", &mut |l| {
+                    fio.record(l);
+                    Ok(())
+                })?;
+                return Ok((run_json(&c, &out, Some(fio_value(&c, &fio)))?, None));
             }
             if n > MAX_REQUEST_ROWS {
                 bail!(
@@ -297,7 +314,13 @@ pub fn run<'py>(
                 logs.push(*l);
                 Ok(())
             })?;
-            Ok((run_json(&c, &out)?, Some(RequestRows { logs })))
+            Ok((
+                run_json(&c, &out, None)?,
+                Some(RequestRows {
+                    logs,
+                    options: fio_job_options(&c),
+                }),
+            ))
         })
         .map_err(to_py)?;
     Ok((json, placed))
@@ -306,8 +329,15 @@ pub fn run<'py>(
 /// The run's JSON: `spindle run --json`'s, and the per-node table as the Python side
 /// shows it (the CLI's `nodes` keeps its shape; these add whether a node is a drive and
 /// its busy time in ns).
-fn run_json(c: &RunConfig, out: &spindle_cli::run::Outcome) -> anyhow::Result<String> {
+fn run_json(
+    c: &RunConfig,
+    out: &spindle_cli::run::Outcome,
+    fio: Option<serde_json::Value>,
+) -> anyhow::Result<String> {
     let mut v = outcome_json(c, out);
+    if let Some(fio) = fio {
+        v["fio"] = fio;
+    }
     v["node_reports"] = out
         .nodes
         .iter()

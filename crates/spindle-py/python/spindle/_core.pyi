@@ -34,6 +34,8 @@ class RequestRows:
         """(n, int64 block of REQUEST_INT_COLUMNS, bool block of REQUEST_BOOL_COLUMNS),
         each block one column of n values after another, in request-id order."""
     def __len__(self) -> int: ...
+    def fio_json(self) -> str:
+        """The run as fio's JSON summarises a job, made from the kept rows."""
 
 def mimic_probe(disk: str, distances: int, samples: int, interpolate: bool, seed: int) -> str:
     """``spindle mimic probe`` in-process: the table's JSON text."""

@@ -229,6 +229,20 @@ class Result:
         self.drives = drives
         self._rows = request_rows
         self._requests = None
+        self._fio = out.get("fio")
+
+    def summary(self) -> Dict[str, Any]:
+        """The run as fio's JSON output summarises a job (``spindle run --format
+        fio-json``): ``{"fio version", "jobs": [{"jobname", "job options", "read",
+        "write", ...}]}``, per direction ``iops``, ``bw_bytes``, ``total_ios``,
+        ``io_bytes``, ``runtime`` (ms) and ``slat_ns``, ``clat_ns``, ``lat_ns`` with
+        ``min``, ``max``, ``mean``, ``stddev``, ``N`` and ``percentile`` keyed as fio keys
+        it (``"99.000000"``). Here ``lat`` is the response time (arrival to completion),
+        ``slat`` the wait in the host queue and ``clat`` issue to completion.
+        """
+        if self._fio is None:
+            self._fio = json.loads(self._rows.fio_json())
+        return self._fio
 
     @property
     def requests(self):
