@@ -24,7 +24,7 @@ use crate::disk::drive::Drive;
 use crate::engine::{self, RunOptions, Source};
 use crate::node::Device;
 use crate::sched::SchedulerKind;
-use crate::stack::array::{Array, ParityLayout, RaidLevel, Volumes, WriteOrder};
+use crate::stack::array::{Array, ParityLayout, ParityUpdate, RaidLevel, Volumes, WriteOrder};
 use crate::stack::drive_node::DriveNode;
 use crate::stack::queue::QueueSpec;
 use crate::stack::tree::Built;
@@ -61,13 +61,15 @@ pub struct System {
 /// unit) RAID-5 left-symmetric — DiskSim's table puts row 0's parity on the last
 /// device and moves it one device left per row, data following it, as spindle's.
 ///
-/// Differences, stated rather than tuned: DiskSim writes a parity row by
-/// reconstruct-write (reading the row's unwritten units) once it covers at least
-/// `RMW vs. reconstruct` × devices units, spindle's arrays always read-modify-write a
-/// partial row. With `Synch writes for safety = 0` DiskSim lets each data write follow
-/// its own member's read and a parity write its row's reads: the array runs with
-/// [`WriteOrder::PerMember`] (a parity write waits for all of the request's reads,
-/// the same for one-row writes).
+/// Parity updates follow DiskSim's logorg ([`ParityUpdate::DiskSim`]): per row,
+/// read-modify-write below `RMW vs. reconstruct` × devices units touched,
+/// reconstruct-write from there, no reads when every unit is touched; DiskSim's
+/// parity spans and its joining of a request's member requests 32 sectors apart.
+/// `Synch writes for safety = 0` lets each write follow its own member's reads (and a
+/// parity write its row's), 1 holds every write until all reads are back. Each disk's
+/// driver queue lets a write that follows its own read on that disk into the queue
+/// before it chooses again ([`crate::node::Device::follow_up`]), and its C-LOOK
+/// sweeps from the last request's start, as DiskSim's driver does.
 #[derive(Clone, Debug)]
 pub struct ArrayOrg {
     pub name: String,
@@ -76,6 +78,12 @@ pub struct ArrayOrg {
     pub unit_sectors: u64,
     /// The member disks, as topology indices, in the logorg's `devices` order.
     pub members: Vec<u32>,
+    /// Parity arrays: DiskSim's parity update (read-modify-write below
+    /// `RMW vs. reconstruct` × devices units of a row, reconstruct-write from there).
+    pub parity_update: ParityUpdate,
+    /// `Synch writes for safety`: 1 holds every write until all of the request's
+    /// reads are back, 0 lets each follow its own member's and row's reads.
+    pub write_order: WriteOrder,
 }
 
 /// What a run measured, DiskSim's way and spindle's.
@@ -348,15 +356,39 @@ fn array_org(
             )
         }
     };
+    let mut write_order = WriteOrder::PerRow;
+    let mut parity_update = ParityUpdate::ReadModifyWrite;
     if level != RaidLevel::Raid0 {
         if let Some(p) = b.get("Synch writes for safety") {
-            if p.value != Value::Int(0) {
+            write_order = match p.value {
+                Value::Int(0) => WriteOrder::PerRow,
+                Value::Int(1) => WriteOrder::AfterAllReads,
+                ref v => {
+                    return at(
+                        &p.loc,
+                        format!("disksim_logorg `{name}`: `Synch writes for safety` must be 0 or 1, got {v:?}"),
+                    )
+                }
+            };
+        }
+        // DiskSim's reconstruct point: the fraction times the devices, truncated
+        // (`disksim_logorg_loadparams`).
+        let p = get("RMW vs. reconstruct")?;
+        let frac = match p.value {
+            Value::Float(f) if (0.0..=1.0).contains(&f) => f,
+            Value::Int(i) if (0..=1).contains(&i) => i as f64,
+            ref v => {
                 return at(
                     &p.loc,
-                    format!("disksim_logorg `{name}`: `Synch writes for safety` other than 0 is not modelled"),
-                );
+                    format!("disksim_logorg `{name}`: `RMW vs. reconstruct` must be a fraction 0..=1, got {v:?}"),
+                )
             }
-        }
+        };
+        let devices = logorg_devices(b)?.len();
+        parity_update = ParityUpdate::DiskSim {
+            rmw_point: (frac * devices as f64) as u32,
+            seq_give: 32,
+        };
     }
     if level == RaidLevel::Raid5 {
         let (rot, loc) = int("Parity rotation type")?;
@@ -408,6 +440,8 @@ fn array_org(
         parity_layout: ParityLayout::LeftSymmetric,
         unit_sectors: unit as u64,
         members,
+        parity_update,
+        write_order,
     })
 }
 
@@ -648,7 +682,8 @@ pub fn build_tree(sys: &System, urgent: &Urgent) -> Result<Built, String> {
         let array = Array::new(a.level, members, a.unit_sectors)
             .map_err(|e| format!("logorg `{}`: {e}", a.name))?
             .with_parity_layout(a.parity_layout)
-            .with_write_order(WriteOrder::PerMember);
+            .with_parity_update(a.parity_update)
+            .with_write_order(a.write_order);
         units.push(Box::new(array));
     }
     units.extend(queued.into_iter().flatten());
@@ -815,6 +850,16 @@ mod tests {
         let a = &sys.arrays[0];
         assert_eq!((a.level, a.unit_sectors), (RaidLevel::Raid5, 64));
         assert_eq!(a.members, (0..9).collect::<Vec<u32>>());
+        // `RMW vs. reconstruct = 0.5` of 9 devices: reconstruct-write from 4 units;
+        // `Synch writes for safety = 0`: each write follows its own reads.
+        assert_eq!(
+            a.parity_update,
+            ParityUpdate::DiskSim {
+                rmw_point: 4,
+                seq_give: 32
+            }
+        );
+        assert_eq!(a.write_order, WriteOrder::PerRow);
         for seed in [3, 42, 77] {
             let r = run_system(&sys, seed).expect("runs");
             // One unit, the array: every request the generator issued to `org0`.
@@ -887,8 +932,13 @@ mod tests {
             ),
             (
                 "Synch writes for safety =  0",
-                "Synch writes for safety =  1",
+                "Synch writes for safety =  2",
                 "Synch writes for safety",
+            ),
+            (
+                "RMW vs. reconstruct =  0.5",
+                "RMW vs. reconstruct =  1.5",
+                "RMW vs. reconstruct",
             ),
         ];
         let mut errs = Vec::new();
