@@ -91,8 +91,10 @@ pub fn disksim_suite(o: &super::registry::RunOpts) -> Result<ExperimentOutput, S
          32 sectors apart; a write follows its own member's reads (a parity write its row's too), \
          and a write that follows its own read reaches that disk's driver queue before the queue \
          chooses again, its C-LOOK sweeping from the last request's start (DiskSim's CYCLE_LBN). \
-         syntharrays' generator addresses array member disks directly, which \
-         spindle refuses.",
+         syntharrays' generator names member disks: as in DiskSim, device number d goes to the \
+         Array logorg in slot d (org0..org3). Not modelled: bus contention; disks sharing a bus \
+         (syntharrays puts each array's four disks on one) never wait for one another's \
+         transfers, where DiskSim's do.",
         o.seed,
     );
     let dir = bundled_disksim_dir();
