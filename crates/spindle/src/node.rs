@@ -145,6 +145,13 @@ pub trait Device {
     fn report(&self, path: &str, out: &mut Vec<NodeReport>);
     /// SMTF queues: the Disk Mimic's (predicted, observed) service times, ns.
     fn predictions(&self, _out: &mut Vec<(u32, u64)>) {}
+    /// The caller will answer the completion of request `id` (sent here) at the same
+    /// instant with a request of its own to this device: an array's write that waits
+    /// for this read. A queue that honours it chooses its next request only once that
+    /// request is in, as DiskSim's driver does for a logorg's dependent requests
+    /// (`iodriver_access_complete` skips its own choice when a released request goes
+    /// to the same device). Default: ignored.
+    fn follow_up(&mut self, _id: u64) {}
     /// Why this node (or one below it) stopped serving, if it did: a breach of the
     /// simulation's own invariants inside it (a bug, never bad input). The engine
     /// ends the run with it as the error. Parts with one child pass their child's on.

@@ -26,6 +26,12 @@ pub struct DriverQueue {
     accepted: usize,
     /// Requests out at the disk: id and when it was sent.
     sent: rustc_hash::FxHashMap<u64, SimTime>,
+    /// Requests whose completion the caller answers with a request of its own here
+    /// ([`Device::follow_up`]).
+    followed: rustc_hash::FxHashSet<u64>,
+    /// Set when such a request completed: the next choice waits for this instant's
+    /// submissions (a zero-time wake).
+    hold: Option<SimTime>,
     scratch: Vec<Done>,
 }
 
@@ -39,12 +45,14 @@ impl DriverQueue {
         depth: u32,
     ) -> DriverQueue {
         DriverQueue {
-            base: HostQueue::new(base.0, base.1),
-            priority: priority.map(|(k, u)| (HostQueue::new(k, None), u)),
+            base: HostQueue::new(base.0, base.1).with_position_at_start(),
+            priority: priority.map(|(k, u)| (HostQueue::new(k, None).with_position_at_start(), u)),
             child,
             depth: depth.max(1) as usize,
             accepted: 0,
             sent: Default::default(),
+            followed: Default::default(),
+            hold: None,
             scratch: Vec::new(),
         }
     }
@@ -80,18 +88,36 @@ impl Device for DriverQueue {
             Some((q, urgent)) if urgent.borrow_mut().remove(&req.id) => q.push(req, now),
             _ => self.base.push(req, now),
         }
+        // A request arriving chooses at once, the held choice included (DiskSim's
+        // `handle_new_request`).
+        self.hold = None;
         self.dispatch(now);
     }
 
     fn next_wake(&self) -> Option<SimTime> {
-        self.child.next_wake()
+        match (self.child.next_wake(), self.hold) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    fn follow_up(&mut self, id: u64) {
+        self.followed.insert(id);
     }
 
     fn wake(&mut self, now: SimTime, out: &mut Vec<Done>) {
+        if self.child.next_wake().is_none_or(|t| t > now) {
+            // The held choice: nothing came for this device at that instant.
+            self.hold = None;
+            self.dispatch(now);
+            return;
+        }
         let mut got = std::mem::take(&mut self.scratch);
         got.clear();
         self.child.wake(now, &mut got);
+        let mut held = false;
         for d in got.drain(..) {
+            held |= self.followed.remove(&d.req.id);
             match self.sent.remove(&d.req.id) {
                 Some(at) => {
                     self.accepted -= 1;
@@ -104,7 +130,12 @@ impl Device for DriverQueue {
             }
         }
         self.scratch = got;
-        self.dispatch(now);
+        if held {
+            self.hold = Some(now);
+        } else {
+            self.hold = None;
+            self.dispatch(now);
+        }
     }
 
     fn oracle(&self) -> Option<&Hdd> {
@@ -215,5 +246,47 @@ mod tests {
         // Request 0 went to the disk at once; 3, urgent, overtakes 1 and 2.
         assert_eq!(order(true), [0, 3, 1, 2]);
         assert_eq!(order(false), [0, 1, 2, 3]);
+    }
+
+    /// DiskSim's C-LOOK sweeps on from where the last request started, and a request
+    /// the caller announced with `follow_up` is in the queue before the next choice:
+    /// a write of the block just read goes before a queued request further on. Without
+    /// the announcement the queued request goes first.
+    #[test]
+    fn a_followed_read_lets_its_write_go_next() {
+        for follow in [true, false] {
+            let mut q = DriverQueue::new(
+                Box::new(Fifo::default()),
+                (SchedulerKind::CLook, None),
+                None,
+                1,
+            );
+            q.submit(SimTime::ZERO, req(0, 100));
+            if follow {
+                q.follow_up(0);
+            }
+            q.submit(SimTime::ZERO, req(1, 500));
+            let mut order = Vec::new();
+            while let Some(t) = q.next_wake() {
+                let mut out = Vec::new();
+                q.wake(t, &mut out);
+                for d in &out {
+                    order.push(d.req.id);
+                    if d.req.id == 0 {
+                        // The caller answers the read with a write of the same block.
+                        q.submit(
+                            t,
+                            Request {
+                                id: 2,
+                                write: true,
+                                ..req(2, 100)
+                            },
+                        );
+                    }
+                }
+            }
+            let want: &[u64] = if follow { &[0, 2, 1] } else { &[0, 1, 2] };
+            assert_eq!(order, want, "follow {follow}");
+        }
     }
 }

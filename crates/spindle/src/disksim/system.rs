@@ -24,7 +24,7 @@ use crate::disk::drive::Drive;
 use crate::engine::{self, RunOptions, Source};
 use crate::node::Device;
 use crate::sched::SchedulerKind;
-use crate::stack::array::{Array, ParityLayout, RaidLevel, Volumes, WriteOrder};
+use crate::stack::array::{Array, ParityLayout, ParityUpdate, RaidLevel, Volumes, WriteOrder};
 use crate::stack::drive_node::DriveNode;
 use crate::stack::queue::QueueSpec;
 use crate::stack::tree::Built;
@@ -61,13 +61,15 @@ pub struct System {
 /// unit) RAID-5 left-symmetric — DiskSim's table puts row 0's parity on the last
 /// device and moves it one device left per row, data following it, as spindle's.
 ///
-/// Differences, stated rather than tuned: DiskSim writes a parity row by
-/// reconstruct-write (reading the row's unwritten units) once it covers at least
-/// `RMW vs. reconstruct` × devices units, spindle's arrays always read-modify-write a
-/// partial row. With `Synch writes for safety = 0` DiskSim lets each data write follow
-/// its own member's read and a parity write its row's reads: the array runs with
-/// [`WriteOrder::PerMember`] (a parity write waits for all of the request's reads,
-/// the same for one-row writes).
+/// Parity updates follow DiskSim's logorg ([`ParityUpdate::DiskSim`]): per row,
+/// read-modify-write below `RMW vs. reconstruct` × devices units touched,
+/// reconstruct-write from there, no reads when every unit is touched; DiskSim's
+/// parity spans and its joining of a request's member requests 32 sectors apart.
+/// `Synch writes for safety = 0` lets each write follow its own member's reads (and a
+/// parity write its row's), 1 holds every write until all reads are back. Each disk's
+/// driver queue lets a write that follows its own read on that disk into the queue
+/// before it chooses again ([`crate::node::Device::follow_up`]), and its C-LOOK
+/// sweeps from the last request's start, as DiskSim's driver does.
 #[derive(Clone, Debug)]
 pub struct ArrayOrg {
     pub name: String,
@@ -76,6 +78,14 @@ pub struct ArrayOrg {
     pub unit_sectors: u64,
     /// The member disks, as topology indices, in the logorg's `devices` order.
     pub members: Vec<u32>,
+    /// Its place among the file's logorgs: the device number DiskSim's driver hands it.
+    pub slot: usize,
+    /// Parity arrays: DiskSim's parity update (read-modify-write below
+    /// `RMW vs. reconstruct` × devices units of a row, reconstruct-write from there).
+    pub parity_update: ParityUpdate,
+    /// `Synch writes for safety`: 1 holds every write until all of the request's
+    /// reads are back, 0 lets each follow its own member's and row's reads.
+    pub write_order: WriteOrder,
 }
 
 /// What a run measured, DiskSim's way and spindle's.
@@ -103,7 +113,7 @@ pub fn load_system(path: &Path) -> Result<System, ImportError> {
     refuse_unrepresentable(&file)?;
     let (queue, priority) = driver_queue(&file, &disks)?;
     let names: Vec<&str> = disks.iter().map(|d| d.instance.as_str()).collect();
-    let (orgs, arrays) = logorg_disks(&file, &names)?;
+    let (orgs, arrays, slots) = logorg_disks(&file, &names)?;
     if let (Some(a), Some(_)) = (arrays.first(), priority) {
         return Err(ImportError::File {
             file: path.display().to_string(),
@@ -122,8 +132,8 @@ pub fn load_system(path: &Path) -> Result<System, ImportError> {
         }
         let disk = names.iter().position(|n| *n == name).or_else(|| {
             orgs.iter()
-                .find(|(o, _)| o == name)
-                .map(|(_, i)| *i as usize)
+                .find(|(o, _, _)| o == name)
+                .map(|(_, i, _)| *i as usize)
         });
         let Some(d) = disk else {
             return at(
@@ -132,10 +142,21 @@ pub fn load_system(path: &Path) -> Result<System, ImportError> {
             );
         };
         if let Some(a) = in_array(d) {
-            return at(
-                loc,
-                format!("`{name}` addresses a member of the Array logorg `{}` directly: not modelled yet (a generator must name the logorg)", a.name),
-            );
+            // DiskSim hands a request for device number `d` to the first logorg that
+            // claims it (`logorg_maprequest`): an Array logorg claims the number of its
+            // own slot among the logorgs, whatever its member disks. A generator naming
+            // an array's member disk thus addresses the array in slot `d`.
+            let claim = (0..slots).find(|&s| {
+                arrays.iter().any(|x| x.slot == s) && s == d
+                    || orgs.iter().any(|o| o.2 == s && o.1 as usize == d)
+            });
+            return match claim.and_then(|s| arrays.iter().position(|x| x.slot == s)) {
+                Some(i) => Ok(i as u32),
+                None => at(
+                    loc,
+                    format!("`{name}` is a member of the Array logorg `{}` and no Array logorg is in slot {d} (DiskSim's driver would find no logorg for the request)", a.name),
+                ),
+            };
         }
         let unit = free.iter().position(|&f| f == d).unwrap_or(d);
         Ok((arrays.len() + unit) as u32)
@@ -228,19 +249,22 @@ fn refuse_unrepresentable(file: &ParamFile) -> Result<(), ImportError> {
     Ok(())
 }
 
-/// Each one-disk logorg's name and its disk's number, and the Array logorgs; anything
-/// else refused naming the key.
+/// Each one-disk logorg's name, its disk's number and its slot, the Array logorgs,
+/// and how many logorgs there are; anything else refused naming the key. A logorg's
+/// slot is its place among the file's logorgs (DiskSim's `sysorgs` index).
 #[allow(clippy::type_complexity)]
 fn logorg_disks(
     file: &ParamFile,
     disks: &[&str],
-) -> Result<(Vec<(String, u32)>, Vec<ArrayOrg>), ImportError> {
+) -> Result<(Vec<(String, u32, usize)>, Vec<ArrayOrg>, usize), ImportError> {
     let mut out = Vec::new();
     let mut arrays: Vec<ArrayOrg> = Vec::new();
+    let mut slot = 0;
     for b in file.blocks.iter().map(|b| b.resolved(file)) {
         if b.type_name != "disksim_logorg" {
             continue;
         }
+        slot += 1;
         let name = b.name.clone().unwrap_or_default();
         let get = |key: &str| {
             b.get(key).ok_or_else(|| ImportError::At {
@@ -251,7 +275,11 @@ fn logorg_disks(
         let is = |p: &super::param::Param, want: &str| matches!(&p.value, Value::Str(s) if s.eq_ignore_ascii_case(want));
         let mode = get("Addressing mode")?;
         if is(mode, "Array") {
-            arrays.push(array_org(&b, &name, disks, &arrays)?);
+            let a = array_org(&b, &name, disks, &arrays)?;
+            arrays.push(ArrayOrg {
+                slot: slot - 1,
+                ..a
+            });
             continue;
         }
         for (key, want) in [
@@ -280,9 +308,9 @@ fn logorg_disks(
                 format!("disksim_logorg `{name}`: `{dev}` is not a disk of the topology"),
             );
         };
-        out.push((name, i as u32));
+        out.push((name, i as u32, slot - 1));
     }
-    Ok((out, arrays))
+    Ok((out, arrays, slot))
 }
 
 /// An `Addressing mode = Array` logorg as a spindle array, or the key it cannot map.
@@ -348,15 +376,39 @@ fn array_org(
             )
         }
     };
+    let mut write_order = WriteOrder::PerRow;
+    let mut parity_update = ParityUpdate::ReadModifyWrite;
     if level != RaidLevel::Raid0 {
         if let Some(p) = b.get("Synch writes for safety") {
-            if p.value != Value::Int(0) {
+            write_order = match p.value {
+                Value::Int(0) => WriteOrder::PerRow,
+                Value::Int(1) => WriteOrder::AfterAllReads,
+                ref v => {
+                    return at(
+                        &p.loc,
+                        format!("disksim_logorg `{name}`: `Synch writes for safety` must be 0 or 1, got {v:?}"),
+                    )
+                }
+            };
+        }
+        // DiskSim's reconstruct point: the fraction times the devices, truncated
+        // (`disksim_logorg_loadparams`).
+        let p = get("RMW vs. reconstruct")?;
+        let frac = match p.value {
+            Value::Float(f) if (0.0..=1.0).contains(&f) => f,
+            Value::Int(i) if (0..=1).contains(&i) => i as f64,
+            ref v => {
                 return at(
                     &p.loc,
-                    format!("disksim_logorg `{name}`: `Synch writes for safety` other than 0 is not modelled"),
-                );
+                    format!("disksim_logorg `{name}`: `RMW vs. reconstruct` must be a fraction 0..=1, got {v:?}"),
+                )
             }
-        }
+        };
+        let devices = logorg_devices(b)?.len();
+        parity_update = ParityUpdate::DiskSim {
+            rmw_point: (frac * devices as f64) as u32,
+            seq_give: 32,
+        };
     }
     if level == RaidLevel::Raid5 {
         let (rot, loc) = int("Parity rotation type")?;
@@ -408,6 +460,9 @@ fn array_org(
         parity_layout: ParityLayout::LeftSymmetric,
         unit_sectors: unit as u64,
         members,
+        slot: 0,
+        parity_update,
+        write_order,
     })
 }
 
@@ -648,7 +703,8 @@ pub fn build_tree(sys: &System, urgent: &Urgent) -> Result<Built, String> {
         let array = Array::new(a.level, members, a.unit_sectors)
             .map_err(|e| format!("logorg `{}`: {e}", a.name))?
             .with_parity_layout(a.parity_layout)
-            .with_write_order(WriteOrder::PerMember);
+            .with_parity_update(a.parity_update)
+            .with_write_order(a.write_order);
         units.push(Box::new(array));
     }
     units.extend(queued.into_iter().flatten());
@@ -748,13 +804,6 @@ mod tests {
     #[test]
     fn what_spindle_cannot_represent_is_refused_with_file_line_and_block() {
         let dir = bundled_disksim_dir();
-        let e = load_system(&dir.join("syntharrays.parv"))
-            .unwrap_err()
-            .to_string();
-        assert!(
-            e.contains("syntharrays.parv:277:") && e.contains("`org0`") && e.contains("modelled"),
-            "{e}"
-        );
         let e = load_system(&dir.join("synthcachemem.parv"))
             .unwrap_err()
             .to_string();
@@ -815,6 +864,16 @@ mod tests {
         let a = &sys.arrays[0];
         assert_eq!((a.level, a.unit_sectors), (RaidLevel::Raid5, 64));
         assert_eq!(a.members, (0..9).collect::<Vec<u32>>());
+        // `RMW vs. reconstruct = 0.5` of 9 devices: reconstruct-write from 4 units;
+        // `Synch writes for safety = 0`: each write follows its own reads.
+        assert_eq!(
+            a.parity_update,
+            ParityUpdate::DiskSim {
+                rmw_point: 4,
+                seq_give: 32
+            }
+        );
+        assert_eq!(a.write_order, WriteOrder::PerRow);
         for seed in [3, 42, 77] {
             let r = run_system(&sys, seed).expect("runs");
             // One unit, the array: every request the generator issued to `org0`.
@@ -823,6 +882,66 @@ mod tests {
             assert!(r.completed >= 9_990, "{r:?}");
             assert!(r.mean_ms > 5.0 && r.mean_ms < 200.0, "{r:?}");
         }
+    }
+
+    /// syntharrays' generator names disk0..disk3, members of org0: DiskSim hands
+    /// device number d to the Array logorg in slot d, so its requests go to org0..org3
+    /// (RAID-0, RAID-0 of whole disks, RAID-4, RAID-5), about a quarter each. A member
+    /// disk whose number is no Array logorg's slot is refused naming the place.
+    #[test]
+    fn syntharrays_generator_addresses_the_arrays_by_slot() {
+        let dir = bundled_disksim_dir();
+        let sys = load_system(&dir.join("syntharrays.parv")).expect("loads");
+        let kinds: Vec<(RaidLevel, usize)> = sys.arrays.iter().map(|a| (a.level, a.slot)).collect();
+        assert_eq!(
+            kinds,
+            vec![
+                (RaidLevel::Raid0, 0),
+                (RaidLevel::Raid0, 1),
+                (RaidLevel::Raid4, 2),
+                (RaidLevel::Raid5, 3)
+            ]
+        );
+        // `RMW vs. reconstruct = 0.5` of 4 devices: reconstruct from 2 units.
+        assert_eq!(
+            sys.arrays[3].parity_update,
+            ParityUpdate::DiskSim {
+                rmw_point: 2,
+                seq_give: 32
+            }
+        );
+        for seed in [1, 42] {
+            let r = run_system(&sys, seed).expect("runs");
+            assert_eq!(r.per_device.len(), 4);
+            for &n in &r.per_device {
+                assert!(n > 2_000 && n < 3_000, "{r:?}");
+            }
+        }
+        let base = std::fs::read_to_string(dir.join("syntharrays.parv")).unwrap();
+        let tmp = std::env::temp_dir().join(format!("spindle-slots-{}", std::process::id()));
+        std::fs::create_dir_all(&tmp).unwrap();
+        for ext in ["diskspecs", "model", "seek"] {
+            let from = dir.join(format!("hp_c3323a.{ext}"));
+            if from.exists() {
+                std::fs::copy(&from, tmp.join(format!("hp_c3323a.{ext}"))).unwrap();
+            }
+        }
+        let f = tmp.join("slot4.parv");
+        std::fs::write(
+            &f,
+            base.replacen(
+                "devices = [ disk0 .. disk3 ],\n   Blocking",
+                "devices = [ disk4 ],\n   Blocking",
+                1,
+            ),
+        )
+        .unwrap();
+        let e = load_system(&f).map(|_| ()).unwrap_err().to_string();
+        std::fs::remove_dir_all(&tmp).ok();
+        assert!(
+            e.contains("slot4.parv:277:") && e.contains("`disk4`") && e.contains("slot 4"),
+            "{e}"
+        );
     }
 
     /// DiskSim's left-symmetric table (rotation type 1, parity unit = stripe unit),
@@ -887,8 +1006,13 @@ mod tests {
             ),
             (
                 "Synch writes for safety =  0",
-                "Synch writes for safety =  1",
+                "Synch writes for safety =  2",
                 "Synch writes for safety",
+            ),
+            (
+                "RMW vs. reconstruct =  0.5",
+                "RMW vs. reconstruct =  1.5",
+                "RMW vs. reconstruct",
             ),
         ];
         let mut errs = Vec::new();

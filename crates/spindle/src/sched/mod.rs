@@ -236,8 +236,10 @@ pub struct HostQueue {
     next_seq: u64,
     /// Scanning policies consider only this many of the oldest waiting requests.
     window: Option<usize>,
-    /// End LBN of the last request sent to the drive.
+    /// End LBN of the last request sent to the drive (its start with `from_start`).
     last_lbn: u64,
+    /// C-LOOK and LOOK take their position from the start of the last request sent.
+    from_start: bool,
     /// LOOK's sweep direction.
     ascending: bool,
     /// SMTF's model of the drive and what it last sent.
@@ -270,6 +272,7 @@ impl HostQueue {
             next_seq: 0,
             window: None,
             last_lbn: 0,
+            from_start: false,
             ascending: true,
             mimic: None,
             last: LastRequest::default(),
@@ -277,6 +280,15 @@ impl HostQueue {
             predictions: Vec::new(),
             pool: None,
         }
+    }
+
+    /// C-LOOK and LOOK sweep on from where the last request sent *starts* rather than
+    /// where it ends, as DiskSim's `CYCLE_LBN` and `ELEVATOR_LBN` do (`lastblkno =
+    /// blkno` in disksim_ioqueue.c): a request for the same address comes next, not
+    /// after a whole sweep (an array's write that follows its own read).
+    pub fn with_position_at_start(mut self) -> HostQueue {
+        self.from_start = true;
+        self
     }
 
     /// Gives an SMTF queue its Disk Mimic.
@@ -367,7 +379,12 @@ impl HostQueue {
             None => self.choose(self.kind, oracle, now),
         };
         let w = self.take(seq);
-        self.last_lbn = w.req.lbn + w.req.blocks as u64;
+        self.last_lbn =
+            if self.from_start && matches!(self.kind, SchedulerKind::CLook | SchedulerKind::Look) {
+                w.req.lbn
+            } else {
+                w.req.lbn + w.req.blocks as u64
+            };
         self.sent.push_back((w.req, self.last));
         if self.sent.len() > 4096 {
             self.sent.pop_front();

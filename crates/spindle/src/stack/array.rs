@@ -271,16 +271,46 @@ impl ReplicaChoice {
     }
 }
 
-/// When a RAID-4/5 read-modify-write's member writes go.
+/// When a RAID-4/5 update's member writes go, relative to its reads.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum WriteOrder {
     /// Every write once all of the request's reads are back (one barrier per request).
     #[default]
     AfterAllReads,
     /// A data write once the request's reads on its own member are back; a parity
-    /// write once all of the request's reads are back (DiskSim's unsynchronized
-    /// parity writes, which tie a parity write to its row's reads only).
+    /// write once all of the request's reads are back.
     PerMember,
+    /// A write once the request's reads on its own member are back and, for the
+    /// parity of a row it reads, that row's reads too (DiskSim's unsynchronized writes,
+    /// `logorg_parity_table_dodeps_nosync`). The same as `PerMember` for one-row writes.
+    PerRow,
+}
+
+/// How a RAID-4/5 write that covers part of a stripe row brings the row's parity
+/// up to date.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ParityUpdate {
+    /// spindle's own arrays: every row the write does not cover whole is
+    /// read-modify-written (old data and parity read first), one parity request per
+    /// row over the span of the row's written offsets.
+    #[default]
+    ReadModifyWrite,
+    /// DiskSim's logorg (`logorg_parity_table` in disksim_redun.c), per row: a row
+    /// whose every data unit the write touches is written without reading (DiskSim
+    /// writes parity over the touched span even where a unit is only partly written);
+    /// one touching fewer than `rmw_point` units is read-modify-written; any other is
+    /// reconstruct-written (the row's other data over the parity span is read, the
+    /// written units' own data is not). The parity span is the written offsets' span,
+    /// except that a one-row write of two units whose offset ranges do not overlap is
+    /// two one-unit updates. A request's member requests of one kind on one member
+    /// less than `seq_give` sectors apart join into one that reads or writes through
+    /// the gap (`logorg_join_seqreqs`).
+    DiskSim {
+        /// DiskSim's `RMW vs. reconstruct` × devices, truncated.
+        rmw_point: u32,
+        /// `LOGORG_PARITY_SEQGIVE` (32 sectors).
+        seq_give: u32,
+    },
 }
 
 /// A member request: (member, LBN, sectors, write).
@@ -288,18 +318,32 @@ type MemberOp = (usize, u64, u32, bool);
 /// A member write: (member, LBN, sectors).
 type MemberWrite = (usize, u64, u32);
 
+/// An array request's member requests: `first` go at once; each of `then` once the
+/// reads of `first` it waits for are back.
+#[derive(Debug, Default, PartialEq)]
+struct Plan {
+    first: Vec<MemberOp>,
+    then: Vec<MemberWrite>,
+    /// For each of `then`, the indices in `first` of the reads it waits for.
+    waits: Vec<Vec<u32>>,
+    /// Rows reconstruct-written.
+    reconstructs: u64,
+}
+
+/// Marks a member request issued after the first phase (no dependents).
+const LATER: u32 = u32::MAX;
+
 /// A request of the array in progress.
 #[derive(Clone, Debug)]
 struct Parent {
     req: Request,
-    /// Member requests of the current phase not yet completed.
-    remaining: u32,
-    /// Writes to issue once the reads of a read-modify-write are back.
-    then_write: Vec<MemberWrite>,
-    /// With [`WriteOrder::PerMember`]: which of `then_write` are parity writes, and the
-    /// reads still out per member.
-    then_parity: Vec<bool>,
-    reads_left: Vec<u32>,
+    /// Member requests, issued or still waiting, not yet completed.
+    left: u32,
+    /// Writes still to issue: the write and how many of its reads are still out.
+    then: Vec<(MemberWrite, u32)>,
+    /// For each first-phase member request, the writes (indices into `then`) that
+    /// wait for it.
+    dependents: Vec<Vec<u32>>,
     start: Option<SimTime>,
     dispatch: Option<SimTime>,
     breakdown: Breakdown,
@@ -313,6 +357,7 @@ struct ArrayStats {
     member_reads: u64,
     member_writes: u64,
     read_modify_writes: u64,
+    reconstruct_writes: u64,
 }
 
 pub struct Array {
@@ -321,8 +366,9 @@ pub struct Array {
     /// Stripe unit, sectors.
     unit: u64,
     capacity: u64,
-    /// Member request id → parent id.
-    children: FxHashMap<u64, (u64, usize)>,
+    /// Member request id → parent id, and its index in the parent's first phase
+    /// ([`LATER`] for a write issued after it).
+    children: FxHashMap<u64, (u64, u32)>,
     parents: FxHashMap<u64, Parent>,
     next_child: u64,
     scratch: Vec<Done>,
@@ -331,8 +377,10 @@ pub struct Array {
     replica: ReplicaChoice,
     /// RAID-5: where data goes around the parity.
     parity_layout: ParityLayout,
-    /// RAID-4/5: when a read-modify-write's writes go.
+    /// RAID-4/5: when an update's writes go.
     write_order: WriteOrder,
+    /// RAID-4/5: how a partial-row write updates parity.
+    parity_update: ParityUpdate,
 }
 
 impl Array {
@@ -382,6 +430,7 @@ impl Array {
             replica: ReplicaChoice::default(),
             parity_layout: ParityLayout::default(),
             write_order: WriteOrder::default(),
+            parity_update: ParityUpdate::default(),
         })
     }
 
@@ -394,6 +443,12 @@ impl Array {
     /// A RAID-4/5's read-modify-writes issue their writes by `order`.
     pub fn with_write_order(mut self, order: WriteOrder) -> Array {
         self.write_order = order;
+        self
+    }
+
+    /// A RAID-4/5's partial-row writes update parity by `update`.
+    pub fn with_parity_update(mut self, update: ParityUpdate) -> Array {
+        self.parity_update = update;
         self
     }
 
@@ -469,10 +524,22 @@ impl Array {
         out
     }
 
-    fn issue(&mut self, now: SimTime, parent: u64, member: usize, lbn: u64, blocks: u32, w: bool) {
+    /// Sends a member request for `parent` (its first-phase index `index`, or
+    /// [`LATER`]); its id.
+    #[allow(clippy::too_many_arguments)]
+    fn issue(
+        &mut self,
+        now: SimTime,
+        parent: u64,
+        index: u32,
+        member: usize,
+        lbn: u64,
+        blocks: u32,
+        w: bool,
+    ) -> u64 {
         let id = self.next_child;
         self.next_child += 1;
-        self.children.insert(id, (parent, member));
+        self.children.insert(id, (parent, index));
         if w {
             self.stats.member_writes += 1;
         } else {
@@ -487,12 +554,155 @@ impl Array {
                 write: w,
             },
         );
+        id
     }
 
-    /// Member requests for a parent: (member, LBN, sectors, write) now, and writes for
-    /// after the reads.
+    /// The member requests of `req` and what waits for what.
+    fn plan(&self, req: &Request, now: SimTime) -> Plan {
+        if let (
+            ParityUpdate::DiskSim {
+                rmw_point,
+                seq_give,
+            },
+            true,
+            true,
+        ) = (self.parity_update, req.write, self.level.has_parity())
+        {
+            return self.plan_disksim(req, rmw_point, seq_give);
+        }
+        let (first, then, is_parity) = self.plan_rmw(req, now);
+        let reads_on = |m: usize| -> Vec<u32> {
+            (0..first.len() as u32)
+                .filter(|&i| first[i as usize].0 == m && !first[i as usize].3)
+                .collect()
+        };
+        let all: Vec<u32> = (0..first.len() as u32).collect();
+        let waits = then
+            .iter()
+            .zip(&is_parity)
+            .map(|(&(m, _, _), &parity)| match self.write_order {
+                WriteOrder::AfterAllReads => all.clone(),
+                WriteOrder::PerMember | WriteOrder::PerRow if parity => all.clone(),
+                WriteOrder::PerMember | WriteOrder::PerRow => reads_on(m),
+            })
+            .collect();
+        Plan {
+            first,
+            then,
+            waits,
+            reconstructs: 0,
+        }
+    }
+
+    /// [`ParityUpdate::DiskSim`]'s member requests for a write.
+    fn plan_disksim(&self, req: &Request, rmw_point: u32, seq_give: u32) -> Plan {
+        type Piece = (u64, usize, u64, u32);
+        let pieces = self.pieces(req.lbn, u64::from(req.blocks.max(1)));
+        let ndata = self.data_members();
+        let off = |p: &Piece| p.2 % self.unit;
+        let mut rows: Vec<&[Piece]> = Vec::new();
+        let mut i = 0;
+        while i < pieces.len() {
+            let row = pieces[i].0;
+            let j = i + pieces[i..].iter().take_while(|p| p.0 == row).count();
+            rows.push(&pieces[i..j]);
+            i = j;
+        }
+        // DiskSim's one exception to one update per row: a one-row write of two units
+        // whose offset ranges do not overlap updates each unit's parity on its own.
+        if let [[a, b]] = rows.as_slice() {
+            if off(a) > off(b) + u64::from(b.3) {
+                rows = vec![&rows[0][..1], &rows[0][1..]];
+            }
+        }
+        // (member, LBN, sectors, row-group mask): the mask ties a parity write to
+        // the reads of its own row.
+        let mut reads: Vec<(usize, u64, u64, u64)> = Vec::new();
+        let mut writes: Vec<(usize, u64, u64, u64)> = Vec::new();
+        let (mut group, mut reconstructs) = (0u32, 0u64);
+        for u in rows {
+            let row = u[0].0;
+            let base = row * self.unit;
+            let lo = u.iter().map(off).min().unwrap_or(0);
+            let hi = u.iter().map(|p| off(p) + u64::from(p.3)).max().unwrap_or(0);
+            let parity = self.placement(row, 0).1.unwrap_or(0);
+            let whole = u.len() as u64 >= ndata;
+            let mask = if whole { 0 } else { 1u64 << group.min(63) };
+            group += u32::from(!whole);
+            for p in u {
+                writes.push((p.1, p.2, u64::from(p.3), 0));
+            }
+            writes.push((parity, base + lo, hi - lo, mask));
+            if whole {
+                continue;
+            }
+            if (u.len() as u64) < u64::from(rmw_point) {
+                for p in u {
+                    reads.push((p.1, p.2, u64::from(p.3), mask));
+                }
+                reads.push((parity, base + lo, hi - lo, mask));
+            } else {
+                // Reconstruct: the row's other data over the parity span.
+                reconstructs += 1;
+                for k in 0..ndata {
+                    let m = self.placement(row, k).0;
+                    match u.iter().find(|p| p.1 == m) {
+                        Some(p) => {
+                            let (a, b) = (off(p), off(p) + u64::from(p.3));
+                            if a > lo {
+                                reads.push((m, base + lo, a - lo, mask));
+                            }
+                            if b < hi {
+                                reads.push((m, base + b, hi - b, mask));
+                            }
+                        }
+                        None => reads.push((m, base + lo, hi - lo, mask)),
+                    }
+                }
+            }
+        }
+        let reads = join_near(reads, u64::from(seq_give));
+        let writes = join_near(writes, u64::from(seq_give));
+        let waits_of = |&(m, _, _, mask): &(usize, u64, u64, u64)| -> Vec<u32> {
+            (0..reads.len() as u32)
+                .filter(|&i| {
+                    let r = &reads[i as usize];
+                    match self.write_order {
+                        WriteOrder::AfterAllReads => true,
+                        WriteOrder::PerMember => r.0 == m || mask != 0,
+                        WriteOrder::PerRow => r.0 == m || r.3 & mask != 0,
+                    }
+                })
+                .collect()
+        };
+        let mut plan = Plan {
+            reconstructs,
+            ..Plan::default()
+        };
+        plan.first = reads
+            .iter()
+            .map(|&(m, lbn, n, _)| (m, lbn, n as u32, false))
+            .collect();
+        for w in &writes {
+            let waits = waits_of(w);
+            if waits.is_empty() {
+                plan.first.push((w.0, w.1, w.2 as u32, true));
+            } else {
+                plan.then.push((w.0, w.1, w.2 as u32));
+                plan.waits.push(waits);
+            }
+        }
+        plan
+    }
+
+    /// [`ParityUpdate::ReadModifyWrite`]'s member requests: (member, LBN, sectors,
+    /// write) now, writes for after the reads, and which of those are parity writes.
     #[allow(clippy::type_complexity)]
-    fn plan(&self, req: &Request, now: SimTime) -> (Vec<MemberOp>, Vec<MemberWrite>, Vec<bool>) {
+    fn plan_rmw(
+        &self,
+        req: &Request,
+        now: SimTime,
+    ) -> (Vec<MemberOp>, Vec<MemberWrite>, Vec<bool>) {
         let sectors = u64::from(req.blocks.max(1));
         let mut now_ops = Vec::new();
         let mut later = Vec::new();
@@ -558,6 +768,28 @@ impl Array {
     }
 }
 
+/// Joins member requests (member, LBN, sectors, mask) on one member at most `give`
+/// sectors apart into one through the gap, their masks together; sorted by member and
+/// LBN. A join that would pass `u32::MAX` sectors is not made.
+fn join_near(mut v: Vec<(usize, u64, u64, u64)>, give: u64) -> Vec<(usize, u64, u64, u64)> {
+    v.sort_unstable();
+    let mut out: Vec<(usize, u64, u64, u64)> = Vec::with_capacity(v.len());
+    for (m, lbn, n, mask) in v {
+        match out.last_mut() {
+            Some(last)
+                if last.0 == m
+                    && lbn <= last.1 + last.2 + give
+                    && (lbn + n).max(last.1 + last.2) - last.1 <= u64::from(u32::MAX) =>
+            {
+                last.2 = (lbn + n).max(last.1 + last.2) - last.1;
+                last.3 |= mask;
+            }
+            _ => out.push((m, lbn, n, mask)),
+        }
+    }
+    out
+}
+
 /// Joins pieces that are contiguous on the same member.
 fn merge(pieces: impl Iterator<Item = (usize, u64, u32)>) -> Vec<(u64, usize, u64, u32)> {
     let mut v: Vec<(usize, u64, u32)> = pieces.collect();
@@ -591,35 +823,48 @@ impl Device for Array {
         } else {
             self.stats.reads += 1;
         }
-        let (first, later, then_parity) = self.plan(&req, now);
-        let mut reads_left = Vec::new();
-        if self.write_order == WriteOrder::PerMember && !later.is_empty() {
-            reads_left = vec![0u32; self.members.len()];
-            for &(m, _, _, w) in &first {
-                if !w {
-                    reads_left[m] += 1;
-                }
-            }
-        }
-        if !later.is_empty() {
+        let plan = self.plan(&req, now);
+        if !plan.then.is_empty() {
             self.stats.read_modify_writes += 1;
         }
+        self.stats.reconstruct_writes += plan.reconstructs;
+        let mut dependents = vec![Vec::new(); plan.first.len()];
+        for (j, w) in plan.waits.iter().enumerate() {
+            for &i in w {
+                dependents[i as usize].push(j as u32);
+            }
+        }
+        // A read that a write to its own member waits for: the member may hold its
+        // next choice until that write is in.
+        let followed: Vec<bool> = plan
+            .first
+            .iter()
+            .zip(&dependents)
+            .map(|(&(m, ..), d)| d.iter().any(|&j| plan.then[j as usize].0 == m))
+            .collect();
         self.parents.insert(
             req.id,
             Parent {
                 req,
-                remaining: first.len() as u32,
-                then_write: later,
-                then_parity,
-                reads_left,
+                left: (plan.first.len() + plan.then.len()) as u32,
+                then: plan
+                    .then
+                    .iter()
+                    .zip(&plan.waits)
+                    .map(|(&w, r)| (w, r.len() as u32))
+                    .collect(),
+                dependents,
                 start: None,
                 dispatch: None,
                 breakdown: Breakdown::default(),
                 cache_hit: true,
             },
         );
-        for (m, lbn, n, w) in first {
-            self.issue(now, req.id, m, lbn, n, w);
+        for (i, (m, lbn, n, w)) in plan.first.into_iter().enumerate() {
+            let id = self.issue(now, req.id, i as u32, m, lbn, n, w);
+            if followed[i] {
+                self.members[m].follow_up(id);
+            }
         }
     }
 
@@ -633,9 +878,10 @@ impl Device for Array {
             self.scratch = got;
             return;
         }
+        let mut go = Vec::new();
         for d in got.drain(..) {
             // A member's own background work is not the array's.
-            let Some((pid, member)) = self.children.remove(&d.req.id) else {
+            let Some((pid, index)) = self.children.remove(&d.req.id) else {
                 continue;
             };
             let Some(p) = self.parents.get_mut(&pid) else {
@@ -651,44 +897,23 @@ impl Device for Array {
             p.breakdown.rotation_ns += d.breakdown.rotation_ns;
             p.breakdown.transfer_ns += d.breakdown.transfer_ns;
             p.cache_hit &= d.cache_hit;
-            p.remaining -= 1;
-            if !p.reads_left.is_empty() && !d.req.write && !p.then_write.is_empty() {
-                // Per member: this member's data writes once its reads are back, all
-                // the rest once every read is.
-                p.reads_left[member] -= 1;
-                let all_read = p.reads_left.iter().all(|&r| r == 0);
-                let mine = p.reads_left[member] == 0;
-                let mut go = Vec::new();
-                let mut i = 0;
-                while i < p.then_write.len() {
-                    if all_read || (mine && p.then_write[i].0 == member && !p.then_parity[i]) {
-                        go.push(p.then_write.remove(i));
-                        p.then_parity.remove(i);
-                    } else {
-                        i += 1;
+            p.left -= 1;
+            // The writes this one was the last read for, in plan order.
+            go.clear();
+            if let Some(deps) = p.dependents.get(index as usize) {
+                for &j in deps {
+                    let t = &mut p.then[j as usize];
+                    t.1 -= 1;
+                    if t.1 == 0 {
+                        go.push(t.0);
                     }
                 }
-                p.remaining += go.len() as u32;
-                let left = p.remaining;
-                for (m, lbn, n) in go {
-                    self.issue(now, pid, m, lbn, n, true);
-                }
-                if left > 0 {
-                    continue;
-                }
             }
-            let Some(p) = self.parents.get_mut(&pid) else {
-                continue;
-            };
-            if p.remaining > 0 {
-                continue;
+            let left = p.left;
+            for &(m, lbn, n) in &go {
+                self.issue(now, pid, LATER, m, lbn, n, true);
             }
-            if !p.then_write.is_empty() {
-                let writes = std::mem::take(&mut p.then_write);
-                p.remaining = writes.len() as u32;
-                for (m, lbn, n) in writes {
-                    self.issue(now, pid, m, lbn, n, true);
-                }
+            if left > 0 {
                 continue;
             }
             if let Some(p) = self.parents.remove(&pid) {
@@ -724,6 +949,12 @@ impl Device for Array {
         } else {
             format!(", stripe unit {} KiB", self.unit / 2)
         };
+        let stripe = match self.parity_update {
+            ParityUpdate::DiskSim { rmw_point, .. } if self.level.has_parity() => format!(
+                "{stripe}, DiskSim parity updates (reconstruct-write from {rmw_point} units)"
+            ),
+            _ => stripe,
+        };
         tree_line(
             depth,
             out,
@@ -752,6 +983,12 @@ impl Device for Array {
                 "read-modify-writes".into(),
                 s.read_modify_writes.to_string(),
             ));
+            if let ParityUpdate::DiskSim { .. } = self.parity_update {
+                extra.push((
+                    "reconstruct-written rows".into(),
+                    s.reconstruct_writes.to_string(),
+                ));
+            }
         }
         out.push(NodeReport {
             path: path.to_string(),
@@ -964,6 +1201,161 @@ mod tests {
             assert_eq!(got, want, "{order:?}");
             assert_eq!(done.len(), 1);
             assert_eq!((done[0].req.id, done[0].done), (7, SimTime(20_000_000)));
+        }
+    }
+
+    /// A RAID-5 of `n` fixed-latency members (1 ms each) with unit 64 and DiskSim's
+    /// parity updates.
+    fn disksim_raid5(n: usize, rmw_point: u32) -> super::Array {
+        use super::{Array, Device, ParityUpdate, RaidLevel, WriteOrder};
+        let log = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
+        let members: Vec<Box<dyn Device>> = (0..n)
+            .map(|me| {
+                Box::new(Fixed {
+                    lat: 1_000_000,
+                    due: Vec::new(),
+                    writes: log.clone(),
+                    me,
+                }) as Box<dyn Device>
+            })
+            .collect();
+        Array::new(RaidLevel::Raid5, members, 64)
+            .unwrap()
+            .with_parity_update(ParityUpdate::DiskSim {
+                rmw_point,
+                seq_give: 32,
+            })
+            .with_write_order(WriteOrder::PerRow)
+    }
+
+    fn write(lbn: u64, blocks: u32) -> super::Request {
+        super::Request {
+            id: 1,
+            lbn,
+            blocks,
+            write: true,
+        }
+    }
+
+    /// DiskSim's choice per row (9 members, 8 data units a row, reconstruct from 4):
+    /// fewer than 4 units touched read the old data and parity; 4 to 7 read the row's
+    /// other data over the parity span; all 8 read nothing.
+    #[test]
+    fn disksim_parity_updates_choose_rmw_or_reconstruct_by_units_touched() {
+        let a = disksim_raid5(9, 4);
+        // Row 0: data units 0..7 on members 0..7, parity on member 8.
+        // One unit, sectors 8..16: read-modify-write.
+        let p = a.plan(&write(8, 8), SimTime(0));
+        assert_eq!(p.first, vec![(0, 8, 8, false), (8, 8, 8, false)]);
+        assert_eq!(p.then, vec![(0, 8, 8), (8, 8, 8)]);
+        // The data write waits for its own read, the parity write for both.
+        assert_eq!(p.waits, vec![vec![0], vec![0, 1]]);
+        assert_eq!(p.reconstructs, 0);
+        // Four whole units: reconstruct from units 4..7; the data writes go at once.
+        let p = a.plan(&write(0, 256), SimTime(0));
+        assert_eq!(p.reconstructs, 1);
+        let reads: Vec<_> = p.first.iter().filter(|o| !o.3).copied().collect();
+        assert_eq!(
+            reads,
+            vec![
+                (4, 0, 64, false),
+                (5, 0, 64, false),
+                (6, 0, 64, false),
+                (7, 0, 64, false)
+            ]
+        );
+        let now_writes: Vec<_> = p.first.iter().filter(|o| o.3).map(|o| o.0).collect();
+        assert_eq!(now_writes, vec![0, 1, 2, 3]);
+        assert_eq!(p.then, vec![(8, 0, 64)]);
+        assert_eq!(p.waits, vec![vec![0, 1, 2, 3]]);
+        // Every unit touched, the first only partly: no reads at all.
+        let p = a.plan(&write(32, 512 - 32), SimTime(0));
+        assert!(p.first.iter().all(|o| o.3) && p.then.is_empty(), "{p:?}");
+        assert!(p.first.contains(&(8, 0, 64, true)));
+        // Reconstruct with a partly written unit: its unwritten part of the span is read.
+        let p = a.plan(&write(32, 4 * 64), SimTime(0));
+        assert_eq!(p.reconstructs, 1);
+        // (sectors 32..288: unit 0 from 32, units 1..3 whole, unit 4 up to 32)
+        assert!(p.first.contains(&(0, 0, 32, false)), "{p:?}");
+        assert!(p.first.contains(&(4, 32, 32, false)), "{p:?}");
+        assert!(p.first.contains(&(5, 0, 64, false)), "{p:?}");
+        // Those two data writes wait for their own member's read; the parity write for
+        // every read of the row.
+        assert_eq!(p.then, vec![(0, 32, 32), (4, 0, 32), (8, 0, 64)]);
+        assert_eq!(p.waits, vec![vec![0], vec![1], vec![0, 1, 2, 3, 4]]);
+        // With spindle's own policy the same write reads old data and parity.
+        let b = disksim_raid5(9, 4).with_parity_update(super::ParityUpdate::ReadModifyWrite);
+        let p = b.plan(&write(0, 256), SimTime(0));
+        assert_eq!(p.first.len(), 5);
+        assert!(p.first.iter().all(|o| !o.3));
+    }
+
+    /// A one-row write over two units whose offsets do not overlap updates each unit's
+    /// parity on its own; the two parity ranges join when at most 32 sectors apart.
+    #[test]
+    fn disksim_parity_spans_split_and_join_as_disksim_does() {
+        let a = disksim_raid5(9, 4);
+        // Sectors 60..68: unit 0 [60,64), unit 1 [0,4); parity ranges [60,64) and
+        // [0,4), 56 apart: two parity reads and two parity writes.
+        let p = a.plan(&write(60, 8), SimTime(0));
+        let parity: Vec<_> = p.first.iter().filter(|o| o.0 == 8).copied().collect();
+        assert_eq!(parity, vec![(8, 0, 4, false), (8, 60, 4, false)]);
+        assert_eq!(p.then.iter().filter(|w| w.0 == 8).count(), 2);
+        // Sectors 40..84: [40,64) and [0,20), 20 apart: one parity request [0,64).
+        let p = a.plan(&write(40, 44), SimTime(0));
+        let parity: Vec<_> = p.first.iter().filter(|o| o.0 == 8).copied().collect();
+        assert_eq!(parity, vec![(8, 0, 64, false)]);
+        assert_eq!(
+            p.then.iter().filter(|w| w.0 == 8).collect::<Vec<_>>(),
+            vec![&(8, 0, 64)]
+        );
+        // Overlapping offsets (sectors 10..84: [10,64) and [0,20)): one span [0,64).
+        let p = a.plan(&write(10, 74), SimTime(0));
+        assert!(p.first.contains(&(8, 0, 64, false)), "{p:?}");
+    }
+
+    /// No lost write: for many random writes under DiskSim's policy, every written
+    /// sector reaches its data member and its row's parity member, and every member
+    /// write is issued (the request completes).
+    #[test]
+    fn disksim_parity_updates_write_every_sector_and_its_parity() {
+        use super::Device;
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(5);
+        for rmw_point in [0, 2, 4, 9] {
+            for _ in 0..300 {
+                let mut a = disksim_raid5(5, rmw_point);
+                let lbn = rng.gen_range(0..4096u64);
+                let n = rng.gen_range(1..700u32);
+                let p = a.plan(&write(lbn, n), SimTime(0));
+                let all: Vec<(usize, u64, u32)> = p
+                    .first
+                    .iter()
+                    .filter(|o| o.3)
+                    .map(|o| (o.0, o.1, o.2))
+                    .chain(p.then.iter().copied())
+                    .collect();
+                let covered = |m: usize, s: u64| {
+                    all.iter()
+                        .any(|w| w.0 == m && w.1 <= s && s < w.1 + u64::from(w.2))
+                };
+                for s in lbn..lbn + u64::from(n) {
+                    let (row, k) = (s / 64 / 4, s / 64 % 4);
+                    let (m, par) = a.placement(row, k);
+                    let dev = row * 64 + s % 64;
+                    assert!(covered(m, dev), "data {s} rmw {rmw_point} ({lbn}+{n})");
+                    assert!(
+                        covered(par.unwrap(), dev),
+                        "parity {s} rmw {rmw_point} ({lbn}+{n})"
+                    );
+                }
+                a.submit(SimTime(0), write(lbn, n));
+                let mut done = Vec::new();
+                while let Some(t) = a.next_wake() {
+                    a.wake(t, &mut done);
+                }
+                assert_eq!(done.len(), 1, "({lbn}+{n})");
+                assert_eq!(a.stats.member_writes as usize, all.len());
+            }
         }
     }
 }
