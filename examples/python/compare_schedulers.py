@@ -1,6 +1,7 @@
 """Compare host schedulers on the HP hplajw trace and plot their response-time CDFs.
 
-    python examples/python/compare_schedulers.py [--out schedulers.png] [--queue-depth 1] [--compress 2]
+    python examples/python/compare_schedulers.py [--out schedulers.png] [--html report.html]
+        [--queue-depth 1] [--compress 2]
 
 Each scheduler replays the same trace (DiskSim's hplajw setup: the trace on two HP
 C2249A disks) through spindle in-process; the per-request DataFrame gives each
@@ -8,6 +9,8 @@ request's response time (int64 ns), plotted as an empirical CDF with matplotlib.
 """
 
 import argparse
+import base64
+import html
 
 import matplotlib
 
@@ -24,6 +27,7 @@ SCHEDULERS = ["fcfs", "sstf", "clook", "greedy"]
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--out", default="schedulers.png")
+    ap.add_argument("--html", default=None, help="also write the table and the plot as one HTML page")
     ap.add_argument("--trace", default="sample:hplajw")
     ap.add_argument("--queue-depth", type=int, default=1, help="requests outstanding at each drive (1: the host scheduler orders everything)")
     ap.add_argument("--limit", type=int, default=None, help="replay only the first N requests")
@@ -56,8 +60,22 @@ def main():
     ax.legend()
     fig.tight_layout()
     fig.savefig(a.out, dpi=120)
-    print(pd.DataFrame(rows).to_string(index=False, float_format="%.3f"))
+    table = pd.DataFrame(rows)
+    print(table.to_string(index=False, float_format="%.3f"))
     print(f"plot written to {a.out}")
+    if a.html:
+        with open(a.out, "rb") as f:
+            png = base64.b64encode(f.read()).decode()
+        title = html.escape(ax.get_title())
+        page = (
+            f"<!doctype html><meta charset=utf-8><title>Schedulers: {title}</title>"
+            f"<h1>Schedulers on {title}</h1>"
+            f"{table.to_html(index=False, float_format='%.3f')}"
+            f"<p><img alt='response-time CDFs' src='data:image/png;base64,{png}'>"
+        )
+        with open(a.html, "w", encoding="utf-8") as f:
+            f.write(page)
+        print(f"page written to {a.html}")
 
 
 if __name__ == "__main__":
