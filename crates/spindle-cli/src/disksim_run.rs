@@ -4,14 +4,17 @@
 
 use crate::table::{Align, Table};
 use anyhow::{anyhow, bail, Result};
-use spindle::disksim::system::{load_system, run_system};
+use spindle::disksim::system::{describe_system, load_system, run_system};
 use std::path::Path;
 
 /// Most seeds one invocation runs.
 const MAX_SEEDS: usize = 1000;
 
-pub fn run(path: &Path, seeds: Option<&str>, json: bool) -> Result<String> {
+pub fn run(path: &Path, seeds: Option<&str>, json: bool, print_stack: bool) -> Result<String> {
     let sys = load_system(path).map_err(|e| anyhow!("{e}"))?;
+    if print_stack {
+        return describe_system(&sys).map_err(|e| anyhow!("{}: {e}", path.display()));
+    }
     let seeds: Vec<u64> = match seeds {
         None => vec![sys.synth.seed],
         Some(list) => list

@@ -712,7 +712,7 @@ fn run(cli: Cli) -> anyhow::Result<String> {
     match cli.command {
         Command::Run(a) if a.disksim.is_some() => {
             let path = a.disksim.as_deref().unwrap_or(std::path::Path::new(""));
-            disksim_run::run(path, a.disksim_seeds.as_deref(), a.json)
+            disksim_run::run(path, a.disksim_seeds.as_deref(), a.json, a.print_stack)
         }
         Command::Run(mut a) => {
             let sched = a.opts.scheduler_kind()?;

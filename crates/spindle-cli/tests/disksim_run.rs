@@ -67,3 +67,16 @@ fn unrepresentable_configurations_and_bad_seeds_exit_2_naming_the_place() {
     assert_eq!(code, 2);
     assert!(err.contains("`x`"), "{err}");
 }
+
+/// `--print-stack` draws the imported tree (arrays over driver queues over disks)
+/// and runs nothing.
+#[test]
+fn print_stack_draws_the_imported_tree() {
+    let file = format!("{DISKSIM}/syntharrays.parv");
+    let (code, out, err) = spindle(&["run", "--disksim", &file, "--print-stack"]);
+    assert_eq!(code, 0, "{err}");
+    for part in ["raid0", "raid4", "raid5", "disksim driver queue: clook", "disk disk15"] {
+        assert!(out.contains(part), "{part} missing from\n{out}");
+    }
+    assert!(!out.contains("mean over"), "{out}");
+}

@@ -716,6 +716,20 @@ pub fn build_tree(sys: &System, urgent: &Urgent) -> Result<Built, String> {
     })
 }
 
+/// The stack `sys` runs (as `spindle run --print-stack` draws one): its arrays, the
+/// driver queues and the disks, and the generator above them.
+pub fn describe_system(sys: &System) -> Result<String, String> {
+    let built = build_tree(sys, &Urgent::default())?;
+    let mut s = format!(
+        "workload DiskSim synthetic generator: {} generators on {} processors, seed {}\n",
+        sys.synth.generators.len(),
+        sys.synth.cpus,
+        sys.synth.seed
+    );
+    built.root.describe(1, &mut s);
+    Ok(s)
+}
+
 /// Runs `sys` with the generator seeded by `seed`.
 pub fn run_system(sys: &System, seed: u64) -> Result<SystemResult, String> {
     let spec = SynthSpec {
