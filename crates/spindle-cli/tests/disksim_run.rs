@@ -75,7 +75,13 @@ fn print_stack_draws_the_imported_tree() {
     let file = format!("{DISKSIM}/syntharrays.parv");
     let (code, out, err) = spindle(&["run", "--disksim", &file, "--print-stack"]);
     assert_eq!(code, 0, "{err}");
-    for part in ["raid0", "raid4", "raid5", "disksim driver queue: clook", "disk disk15"] {
+    for part in [
+        "raid0",
+        "raid4",
+        "raid5",
+        "disksim driver queue: clook",
+        "disk disk15",
+    ] {
         assert!(out.contains(part), "{part} missing from\n{out}");
     }
     assert!(!out.contains("mean over"), "{out}");
