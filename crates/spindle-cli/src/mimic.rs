@@ -22,8 +22,7 @@ pub fn probe(
     out: &Path,
 ) -> Result<String> {
     let json = probe_table(disk, distances, samples, interpolate, seed)?;
-    std::fs::write(out, serde_json::to_string_pretty(&json)? + "\n")
-        .with_context(|| format!("cannot write {}", out.display()))?;
+    write_table(&json, out)?;
     Ok(summary(
         &json,
         &format!("{disk}: {distances} random distances asked"),
@@ -116,8 +115,7 @@ pub fn probe_device(
         anyhow::bail!("{e}");
     }
     let json = m.to_json();
-    std::fs::write(out, serde_json::to_string_pretty(&json)? + "\n")
-        .with_context(|| format!("cannot write {}", out.display()))?;
+    write_table(&json, out)?;
     let stats = entry_stats(&json);
     Ok(summary(
         &json,
@@ -245,6 +243,12 @@ pub fn rotation(
         s += &format!("  {n}\n");
     }
     Ok(s)
+}
+
+/// Writes a probed table to its file (pretty JSON, the format `mimic show` reads).
+fn write_table(json: &serde_json::Value, out: &Path) -> Result<()> {
+    std::fs::write(out, serde_json::to_string_pretty(json)? + "\n")
+        .with_context(|| format!("cannot write {}", out.display()))
 }
 
 fn check_counts(distances: usize, samples: u32) -> Result<()> {

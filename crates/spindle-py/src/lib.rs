@@ -14,18 +14,6 @@ mod trace;
 
 use pyo3::prelude::*;
 
-/// Runs `spindle run` with these options and `--json` in-process and returns its JSON
-/// text. The GIL is released while the stack simulates.
-#[pyfunction]
-fn run_json(py: Python<'_>, options: run::Pairs) -> PyResult<String> {
-    let opts = spindle_cli::options::from_pairs(options).map_err(errors::to_py)?;
-    py.detach(|| -> anyhow::Result<String> {
-        let sched = opts.scheduler_kind()?;
-        spindle_cli::run::run(&opts.stack, sched, true, None, false)
-    })
-    .map_err(errors::to_py)
-}
-
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
@@ -35,7 +23,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("MAX_WORKLOAD_ROWS", run::MAX_WORKLOAD_ROWS)?;
     m.add("MAX_CHUNK", trace::MAX_CHUNK)?;
     m.add("MAX_QUERY", disk::MAX_QUERY)?;
-    m.add_function(wrap_pyfunction!(run_json, m)?)?;
     m.add_function(wrap_pyfunction!(run::run, m)?)?;
     m.add_function(wrap_pyfunction!(mimic::mimic_probe, m)?)?;
     m.add_function(wrap_pyfunction!(mimic::mimic_read, m)?)?;

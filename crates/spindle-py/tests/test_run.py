@@ -1,5 +1,7 @@
 """spindle.run: options as the CLI's flags, results as DataFrames, same seed same rows."""
 
+import json
+import subprocess
 import threading
 
 import numpy as np
@@ -7,6 +9,8 @@ import pandas as pd
 import pytest
 
 import spindle
+
+from test_sweep import spindle_bin
 
 ACCEPT = dict(synthetic="open", count=20000, scheduler="sstf", queue_depth=4)
 
@@ -45,9 +49,18 @@ def test_request_columns_are_consistent_with_the_metrics(seed):
     assert df.attrs["time_unit"] == "ns"
 
 
+def cli_json(**opts):
+    """`spindle run --json` of the built CLI, as a dict."""
+    args = [spindle_bin(), "run", "--json"]
+    for k, v in opts.items():
+        args += ["--" + k.replace("_", "-"), str(v)]
+    return json.loads(subprocess.run(args, capture_output=True, text=True, check=True).stdout)
+
+
 def test_metrics_and_config_are_the_clis_json():
     opts = dict(trace="sample:hplajw", scheduler="clook", queue_depth=2, limit=3000)
-    cli = spindle.run_json(**opts)
+    cli = cli_json(**opts)
+    assert spindle.run_json(**opts) == cli
     r = spindle.run(**opts)
     assert r.metrics == cli["metrics"]
     assert r.config == cli["config"]

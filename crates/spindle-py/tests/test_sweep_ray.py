@@ -6,19 +6,12 @@ import pytest
 
 import spindle
 
+from test_sweep import GRID_TOML
+
 ray = pytest.importorskip("ray", reason="Ray is not installed: pip install 'spindle[ray]' to run the Ray backend tests")
 
 GRID = {"scheduler": ["fcfs", "sstf"], "queue_depth": [1, 4], "seed": [1, 2]}
 FIXED = {"synthetic": "open", "count": 400}
-GRID_TOML = """\
-[grid]
-scheduler = ["fcfs", "sstf"]
-queue-depth = [1, 4]
-seed = [1, 2]
-[fixed]
-synthetic = "open"
-count = 400
-"""
 
 
 def same(a, b):

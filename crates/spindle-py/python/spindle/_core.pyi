@@ -13,9 +13,6 @@ MAX_WORKLOAD_ROWS: int
 MAX_CHUNK: int
 MAX_QUERY: int
 
-def run_json(options: Sequence[Tuple[str, Optional[str]]]) -> str:
-    """``spindle run --json`` in-process: its output text."""
-
 def run(
     options: Sequence[Tuple[str, Optional[str]]],
     config_text: Optional[str] = None,

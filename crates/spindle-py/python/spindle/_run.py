@@ -367,5 +367,8 @@ def run(
 
 def run_json(**options) -> dict:
     """Runs ``spindle run`` with these options (CLI flags as keywords) and returns its
-    ``--json`` output as a dict: exactly what the command line prints."""
-    return json.loads(_core.run_json(_pairs(options)))
+    ``--json`` output as a dict: exactly what the command line prints (config,
+    metrics, nodes)."""
+    out, _ = _core.run(_pairs(options), None, None, False)
+    full = json.loads(out)
+    return {k: full[k] for k in ("config", "metrics", "nodes")}
