@@ -679,7 +679,7 @@ pub fn bench_stack(cfg: &BenchConfig) -> Result<StackBench, String> {
     }
     let best = rates.iter().copied().fold(0.0, f64::max);
     Ok(StackBench {
-        setup: "3 × hp-c2249a, SSTF per drive, open Poisson 100/s, 8 sectors, 66 % reads".into(),
+        setup: "3 × hp-c2249a, SSTF per drive, open Poisson 100/s, 8 sectors, 66 % reads, all addressed to the first drive (the CLI default without --spread: a saturated queue)".into(),
         requests,
         runs: rates.len(),
         requests_per_s: median(&mut rates),

@@ -12,13 +12,16 @@
 //! pushed) as a scan of the whole queue. The scanning policies can be limited to the
 //! oldest few requests with [`HostQueue::with_window`].
 
+pub mod keyset;
+
 use crate::disk::hdd::{Hdd, Request};
 use crate::mimic::smtf::{self, LastRequest};
 use crate::mimic::{DiskMimic, Metric};
 use crate::time::SimTime;
+use keyset::KeySet;
 use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
-use std::collections::{BTreeSet, VecDeque};
+use std::collections::VecDeque;
 use std::str::FromStr;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -226,12 +229,12 @@ pub struct HostQueue {
     waiting: FxHashMap<u64, Waiting>,
     /// Sequence numbers in push order; kept only for the policies that look at the
     /// queue in arrival order (FCFS and the scanning ones), the others use `by_lbn`.
-    order: BTreeSet<u64>,
+    order: KeySet<u64>,
     ordered: bool,
     /// (LBN, sequence number) of every waiting request.
-    by_lbn: BTreeSet<(u64, u64)>,
+    by_lbn: KeySet<(u64, u64)>,
     /// (arrival time, sequence number) of every waiting request; kept only with aging.
-    by_since: BTreeSet<(SimTime, u64)>,
+    by_since: KeySet<(SimTime, u64)>,
     /// Sequence number of the next request pushed.
     next_seq: u64,
     /// Scanning policies consider only this many of the oldest waiting requests.
@@ -259,7 +262,7 @@ impl HostQueue {
             kind,
             max_wait_ns: max_wait_ms.map(crate::time::ms_to_ns),
             waiting: FxHashMap::default(),
-            order: BTreeSet::new(),
+            order: KeySet::new(),
             ordered: !matches!(
                 kind,
                 SchedulerKind::Sstf
@@ -267,8 +270,8 @@ impl HostQueue {
                     | SchedulerKind::CLook
                     | SchedulerKind::Freeblock
             ),
-            by_lbn: BTreeSet::new(),
-            by_since: BTreeSet::new(),
+            by_lbn: KeySet::new(),
+            by_since: KeySet::new(),
             next_seq: 0,
             window: None,
             last_lbn: 0,
@@ -385,9 +388,11 @@ impl HostQueue {
             } else {
                 w.req.lbn + w.req.blocks as u64
             };
-        self.sent.push_back((w.req, self.last));
-        if self.sent.len() > 4096 {
-            self.sent.pop_front();
+        if self.learns() {
+            self.sent.push_back((w.req, self.last));
+            if self.sent.len() > 4096 {
+                self.sent.pop_front();
+            }
         }
         self.last = LastRequest::of(&w.req);
         Some(w)
@@ -436,9 +441,21 @@ impl HostQueue {
         w
     }
 
+    /// Whether completions teach it anything (SMTF's demerit, the on-line Mimics): the
+    /// others keep no record of what they sent.
+    fn learns(&self) -> bool {
+        matches!(
+            self.kind,
+            SchedulerKind::Smtf(_) | SchedulerKind::OnlineSet(_) | SchedulerKind::OnlinePriority(_)
+        )
+    }
+
     /// The drive finished request `id`, which took `service_ns` as the host saw it:
     /// on-line Mimics learn from it.
     pub fn completed(&mut self, id: u64, service_ns: u64) {
+        if !self.learns() {
+            return;
+        }
         let Some(pos) = self.sent.iter().position(|(r, _)| r.id == id) else {
             return;
         };
@@ -527,7 +544,7 @@ impl HostQueue {
     /// The oldest request past the aging bound, if any (ties to the earliest pushed).
     fn aged(&self, now: SimTime) -> Option<u64> {
         let bound = self.max_wait_ns?;
-        let &(since, seq) = self.by_since.first()?;
+        let (since, seq) = self.by_since.first()?;
         (now.0.saturating_sub(since.0) > bound).then_some(seq)
     }
 
@@ -554,7 +571,7 @@ impl HostQueue {
     /// C-LOOK: the next request at or above the last position, else the lowest.
     fn clook_next(&self) -> Option<u64> {
         self.at_or_above(self.last_lbn)
-            .or_else(|| self.by_lbn.first().copied())
+            .or_else(|| self.by_lbn.first())
             .map(|(_, seq)| seq)
     }
 
@@ -580,9 +597,9 @@ impl HostQueue {
     /// fallback that a non-empty queue never needs.
     fn oldest(&self) -> u64 {
         if self.ordered {
-            self.order.first().copied()
+            self.order.first()
         } else {
-            self.by_lbn.first().map(|&(_, seq)| seq)
+            self.by_lbn.first().map(|(_, seq)| seq)
         }
         .expect("choose runs on a non-empty queue")
     }

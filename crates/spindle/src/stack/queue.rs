@@ -584,7 +584,12 @@ impl Device for QueueNode {
                 ..d
             });
             // Requests merged behind it complete with it.
-            for r in self.merged.remove(&id).unwrap_or_default() {
+            let riders = if self.merged.is_empty() {
+                Vec::new()
+            } else {
+                self.merged.remove(&id).unwrap_or_default()
+            };
+            for r in riders {
                 self.foreground -= 1;
                 out.push(Done {
                     req: r.req,
@@ -602,6 +607,9 @@ impl Device for QueueNode {
                 }
             }
             // Requests that waited on this one may go now (as if issued now).
+            if self.held.is_empty() {
+                continue;
+            }
             if let Some(list) = self.held.remove(&id) {
                 for r in list {
                     self.held_now -= 1;
