@@ -277,6 +277,11 @@ pub fn registry() -> Vec<Experiment> {
             run: super::logskip_exps::logskip_f5_3,
         },
         Experiment {
+            id: "LOGSKIP-F5.4",
+            title: "Mean service time vs request size × skip distance (Figure 5.4)",
+            run: super::logskip_exps::logskip_f5_4,
+        },
+        Experiment {
             id: "LOGSKIP-F5.5",
             title: "Recommended skip distance vs request size (Figure 5.5)",
             run: super::logskip_exps::logskip_f5_5,
@@ -285,6 +290,16 @@ pub fn registry() -> Vec<Experiment> {
             id: "LOGSKIP-F5.6",
             title: "Mean service time vs think time (Figure 5.6)",
             run: super::logskip_exps::logskip_f5_6,
+        },
+        Experiment {
+            id: "LOGSKIP-F5.7",
+            title: "Mean service time vs think time × skip distance (Figure 5.7)",
+            run: super::logskip_exps::logskip_f5_7,
+        },
+        Experiment {
+            id: "LOGSKIP-F5.8",
+            title: "miniMimic recommendation surface, SCSI Disk 1 (Figure 5.8)",
+            run: super::logskip_exps::logskip_f5_8,
         },
         Experiment {
             id: "LOGSKIP-F5.11",
