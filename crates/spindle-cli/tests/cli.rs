@@ -558,6 +558,7 @@ fn reproduce_quick_writes_report_and_is_deterministic() {
         ("consistency_only", "consistency-only"),
         ("not_implemented", "not-implemented"),
         ("non_quantitative", "non-quantitative"),
+        ("description", "description"),
     ] {
         assert_eq!(summary["catalog"][key], count(status), "{key}");
     }

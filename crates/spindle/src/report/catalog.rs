@@ -58,8 +58,11 @@ impl Document {
 pub struct CatalogEntry {
     pub id: &'static str,
     pub document: Document,
-    /// False for diagrams with nothing to measure.
+    /// False for diagrams and algorithm descriptions (nothing to measure).
     pub quantitative: bool,
+    /// An algorithm description (ALG-*): it specifies parts spindle builds, it is not a
+    /// result to reproduce.
+    pub algorithm: bool,
     pub title: &'static str,
 }
 
@@ -73,12 +76,14 @@ pub fn catalog() -> Vec<CatalogEntry> {
             let mut f = l.split('\t');
             let id = f.next()?;
             let document = Document::from_code(f.next()?)?;
-            let quantitative = f.next()? == "q";
+            let code = f.next()?;
+            let (quantitative, algorithm) = (code == "q", code == "a");
             let title = f.next().unwrap_or("");
             Some(CatalogEntry {
                 id,
                 document,
                 quantitative,
+                algorithm,
                 title,
             })
         })
@@ -97,7 +102,13 @@ mod tests {
         ids.sort_unstable();
         ids.dedup();
         assert_eq!(ids.len(), 115);
-        assert_eq!(c.iter().filter(|e| !e.quantitative).count(), 11);
+        assert_eq!(
+            c.iter().filter(|e| !e.quantitative && !e.algorithm).count(),
+            11
+        );
+        let algorithms: Vec<&str> = c.iter().filter(|e| e.algorithm).map(|e| e.id).collect();
+        assert_eq!(algorithms.len(), 8);
+        assert!(algorithms.iter().all(|id| id.starts_with("ALG-")));
         for id in [
             "MIMD-EQ7",
             "MIMD-RULE3",

@@ -26,16 +26,20 @@ pub enum Status {
     NotImplemented,
     /// A diagram with nothing to measure.
     NonQuantitative,
+    /// An algorithm description: it specifies parts spindle builds (their checks are
+    /// under the figures that use them).
+    Description,
 }
 
 impl Status {
-    pub const ALL: [Status; 6] = [
+    pub const ALL: [Status; 7] = [
         Status::Reproduced,
         Status::Partly,
         Status::Missed,
         Status::ConsistencyOnly,
         Status::NotImplemented,
         Status::NonQuantitative,
+        Status::Description,
     ];
 
     /// How the report names it.
@@ -47,6 +51,7 @@ impl Status {
             Status::ConsistencyOnly => "consistency checks only",
             Status::NotImplemented => "not yet implemented",
             Status::NonQuantitative => "non-quantitative",
+            Status::Description => "algorithm description",
         }
     }
 }
@@ -76,6 +81,7 @@ pub struct StatusCounts {
     pub consistency_only: usize,
     pub not_implemented: usize,
     pub non_quantitative: usize,
+    pub description: usize,
 }
 
 impl StatusCounts {
@@ -88,6 +94,7 @@ impl StatusCounts {
             Status::ConsistencyOnly => &mut self.consistency_only,
             Status::NotImplemented => &mut self.not_implemented,
             Status::NonQuantitative => &mut self.non_quantitative,
+            Status::Description => &mut self.description,
         } += 1;
     }
 
@@ -100,6 +107,7 @@ impl StatusCounts {
             Status::ConsistencyOnly => self.consistency_only,
             Status::NotImplemented => self.not_implemented,
             Status::NonQuantitative => self.non_quantitative,
+            Status::Description => self.description,
         }
     }
 }
@@ -146,14 +154,15 @@ impl Coverage {
         let c = &self.counts;
         format!(
             "{} of {} catalog ids reproduced, {} partly, {} missed, {} not yet implemented \
-             ({} with consistency checks only, {} non-quantitative)",
+             ({} with consistency checks only, {} non-quantitative, {} algorithm descriptions)",
             c.reproduced,
             c.ids,
             c.partly,
             c.missed,
             c.not_implemented,
             c.consistency_only,
-            c.non_quantitative
+            c.non_quantitative,
+            c.description
         )
     }
 
@@ -197,7 +206,9 @@ pub fn coverage(outputs: &[ExperimentOutput], stems: &[String]) -> Coverage {
             .filter(|(c, _)| c.is_reproduction() && c.pass)
             .count();
         let consistency = mine.len() - repro;
-        let status = if !e.quantitative {
+        let status = if e.algorithm && mine.is_empty() {
+            Status::Description
+        } else if !e.quantitative && !e.algorithm {
             Status::NonQuantitative
         } else if repro > 0 {
             if passed == repro {

@@ -101,14 +101,15 @@ fn summary_top(h: &mut String, cov: &Coverage) {
         h,
         "<p class=\"headline\"><strong>{} of {} catalog ids reproduced</strong>, {} partly, {} missed, \
          {} not yet implemented <span class=\"muted\">({} with consistency checks only, {} \
-         non-quantitative diagrams)</span></p>",
+         non-quantitative diagrams, {} algorithm descriptions)</span></p>",
         c.reproduced,
         c.ids,
         c.partly,
         c.missed,
         c.not_implemented,
         c.consistency_only,
-        c.non_quantitative
+        c.non_quantitative,
+        c.description
     );
     let k = &cov.checks;
     let _ = writeln!(

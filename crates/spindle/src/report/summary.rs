@@ -119,7 +119,7 @@ fn status_row(name: &str, c: &StatusCounts) -> Vec<String> {
     r
 }
 
-const STATUS_HEAD: [&str; 8] = [
+const STATUS_HEAD: [&str; 9] = [
     "document",
     "ids",
     "reproduced",
@@ -128,6 +128,7 @@ const STATUS_HEAD: [&str; 8] = [
     "consistency only",
     "not implemented",
     "non-quant.",
+    "algorithm descr.",
 ];
 
 /// The summary `spindle reproduce` prints at the end: the headline, the check counts,
@@ -178,7 +179,7 @@ pub fn summary_text(cov: &Coverage) -> String {
     s += &text_table(
         &STATUS_HEAD,
         &rows,
-        &[false, true, true, true, true, true, true, true],
+        &[false, true, true, true, true, true, true, true, true],
     );
     s
 }
@@ -206,8 +207,8 @@ pub fn summary_markdown(cov: &Coverage, run: &str) -> String {
         cov.headline(),
         cov.checks_line()
     );
-    s += "| document | ids | reproduced | partly | missed | consistency only | not implemented | non-quant. |\n";
-    s += "|---|---|---|---|---|---|---|---|\n";
+    s += "| document | ids | reproduced | partly | missed | consistency only | not implemented | non-quant. | algorithm descr. |\n";
+    s += "|---|---|---|---|---|---|---|---|---|\n";
     for (d, c) in cov
         .by_document
         .iter()
