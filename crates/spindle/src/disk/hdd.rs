@@ -16,6 +16,7 @@
 //! Rotation is a pure function of absolute simulated time: angle(t) = t mod period
 //! (period kept in picoseconds so long runs do not drift).
 
+use super::bus::{BusUse, Reconnect};
 use super::geometry::{Geometry, GeometryError, Location, TrackMemo};
 use super::params::{DiskParams, ReadAhead};
 use super::rotation::SpeedDrift;
@@ -365,6 +366,10 @@ pub struct Hdd {
     ready: Vec<SimTime>,
     /// The track last looked up by the media and read-ahead paths (a pure cache).
     memo: TrackMemo,
+    /// On a bus shared with other drives: report how each request used it.
+    on_bus: bool,
+    /// How the last request used the bus (with `on_bus`).
+    bus_use: Option<BusUse>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -464,7 +469,21 @@ impl Hdd {
             avail: Vec::new(),
             ready: Vec::new(),
             memo: TrackMemo::default(),
+            on_bus: false,
+            bus_use: None,
         })
+    }
+
+    /// Puts the drive on a bus shared with other drives: from now on each request
+    /// reports how it used the bus ([`Hdd::take_bus_use`]).
+    pub fn set_on_bus(&mut self, on: bool) {
+        self.on_bus = on;
+    }
+
+    /// How the last request serviced used the bus: when the drive let it go after
+    /// the command, and the reconnection that follows (None off a shared bus).
+    pub fn take_bus_use(&mut self) -> Option<BusUse> {
+        self.bus_use.take()
     }
 
     pub fn params(&self) -> &DiskParams {
@@ -1324,6 +1343,7 @@ impl Hdd {
             ..req
         };
         let arrival = arrival.min(start);
+        self.bus_use = None;
         let c = if req.write {
             self.write(arrival, start, req)
         } else {
@@ -1403,6 +1423,13 @@ impl Hdd {
                     done = t;
                 }
                 let done = done + complete;
+                if self.on_bus {
+                    // Connected from the command to the completion.
+                    self.bus_use = Some(BusUse {
+                        release: done,
+                        reconnect: None,
+                    });
+                }
                 // A whole hit on an idle mechanism may restart read-ahead.
                 if whole
                     && self.params.cache.read_ahead_on_idle_hit
@@ -1497,15 +1524,16 @@ impl Hdd {
                 avail.get((i - cached) as usize).copied().unwrap_or(after.t)
             }
         };
+        let disconnect_at = arrival + self.tm.ovh.read_miss_disconnect[prev_w as usize];
+        let mut reconnect_at = None;
         let mut f = if ctrl.never_disconnect {
             (arrival + self.tm.ovh.read_miss[prev_w as usize] + prep).max(t0)
         } else {
             // Reconnect once `w` blocks wait (or all of them).
             let k = w.min(n) - 1;
-            avail_at(k, &self.avail)
-                .max(arrival + self.tm.ovh.read_miss_disconnect[prev_w as usize])
-                + reselect
-                + prep
+            let at = avail_at(k, &self.avail).max(disconnect_at);
+            reconnect_at = Some(at);
+            at + reselect + prep
         };
         let mut i = 0;
         while i < n {
@@ -1519,6 +1547,32 @@ impl Hdd {
             i += 1;
         }
         let done = f + complete;
+        if self.on_bus {
+            self.bus_use = Some(match reconnect_at {
+                None => BusUse {
+                    release: done,
+                    reconnect: None,
+                },
+                Some(at) => BusUse {
+                    release: disconnect_at,
+                    reconnect: Some(Reconnect {
+                        at,
+                        done,
+                        // Holding the bus through the read, the blocks pace the
+                        // transfer; a drive that disconnects when the buffer runs dry
+                        // is moved as a whole by a late grant.
+                        avail: if hold {
+                            (0..n).map(|i| avail_at(i, &self.avail)).collect()
+                        } else {
+                            Vec::new()
+                        },
+                        pre_ns: reselect + prep,
+                        block_ns: bus,
+                        complete_ns: complete,
+                    }),
+                },
+            });
+        }
 
         // The segment now holds what was read; read-ahead continues from the end.
         let seg_size = self.params.cache.segment_blocks as u64;
@@ -1779,15 +1833,37 @@ impl Hdd {
         }
 
         self.next_media_at = media_end.t + self.tm.turnaround_ns;
-        let done = if write_back {
-            data_in + complete
+        // Written-through data: the drive reconnects at `reconnect_at` to complete.
+        let (reconnect_at, done) = if write_back {
+            (None, data_in + complete)
         } else if let Some(x) = extra {
-            media_end.t.max(data_in + ms_to_ns(x.second_disconnect_ms))
-                + self.tm.ovh.other_reselect
-                + complete
+            let at = media_end.t.max(data_in + ms_to_ns(x.second_disconnect_ms));
+            (Some(at), at + self.tm.ovh.other_reselect + complete)
         } else {
-            media_end.t.max(data_in + self.tm.ovh.write_disconnect) + reselect + complete
+            let at = media_end.t.max(data_in + self.tm.ovh.write_disconnect);
+            (Some(at), at + reselect + complete)
         };
+        if self.on_bus {
+            // Connected through the command and the data (all of it when the drive
+            // never disconnects).
+            self.bus_use = Some(match reconnect_at {
+                Some(at) if !never_disconnect => BusUse {
+                    release: data_in,
+                    reconnect: Some(Reconnect {
+                        at,
+                        done,
+                        avail: Vec::new(),
+                        pre_ns: 0,
+                        block_ns: bus,
+                        complete_ns: complete,
+                    }),
+                },
+                _ => BusUse {
+                    release: done,
+                    reconnect: None,
+                },
+            });
+        }
 
         // The segment holds the written data; with write-back it stays dirty until the
         // media write ends.

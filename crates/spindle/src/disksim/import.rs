@@ -41,6 +41,8 @@ fn at<T>(loc: &Loc, msg: impl Into<String>) -> Result<T, ImportError> {
 pub struct ImportedDisk {
     pub instance: String,
     pub params: DiskParams,
+    /// The bus it hangs on in the topology (its instance name), if any.
+    pub bus: Option<String>,
 }
 
 /// Reads the auxiliary files a parameter file names (the `.seek` curve): from disk, or
@@ -120,6 +122,7 @@ fn import_system(
                 return Ok(vec![ImportedDisk {
                     instance: name,
                     params,
+                    bus: None,
                 }]);
             }
         }
@@ -168,6 +171,7 @@ fn import_system(
         out.push(ImportedDisk {
             instance: disk,
             params,
+            bus,
         });
     }
     Ok(out)

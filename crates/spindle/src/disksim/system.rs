@@ -20,6 +20,7 @@ use super::driverq::{DriverQueue, Urgent};
 use super::import::{import_parv, ImportError, ImportedDisk};
 use super::param::{parse_file, Block, Loc, ParamFile, Topology, Value};
 use super::synthio::read_synthio;
+use crate::disk::bus::SharedBus;
 use crate::disk::drive::Drive;
 use crate::engine::{self, RunOptions, Source};
 use crate::node::Device;
@@ -28,7 +29,7 @@ use crate::stack::array::{Array, ParityLayout, ParityUpdate, RaidLevel, Volumes,
 use crate::stack::drive_node::DriveNode;
 use crate::stack::queue::QueueSpec;
 use crate::stack::tree::Built;
-use crate::time::SimTime;
+use crate::time::{ms_to_ns, SimTime};
 use crate::workload::synth::{SynthLoop, SynthSpec};
 use std::path::Path;
 
@@ -53,6 +54,21 @@ pub struct System {
     /// `Addressing mode = Array` logorgs, each one unit of the run (before the disks
     /// that belong to none); empty when every logorg is one whole disk.
     pub arrays: Vec<ArrayOrg>,
+    /// Exclusive buses (`disksim_bus` type 1) that several disks hang on: their disks
+    /// wait for one another's use of the bus ([`crate::disk::bus`]). A bus with one
+    /// disk, or an interleaved one (type 2), never makes a disk wait in DiskSim.
+    pub buses: Vec<BusOrg>,
+}
+
+/// A DiskSim exclusive bus shared by several disks.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BusOrg {
+    /// Its instance name.
+    pub name: String,
+    /// `Arbitration time`, ms: every grant comes this long after the bus frees.
+    pub arbitration_ms: f64,
+    /// Its disks, as topology indices.
+    pub members: Vec<u32>,
 }
 
 /// A DiskSim `Addressing mode = Array` logorg as a spindle timing array: `Striped`
@@ -99,6 +115,9 @@ pub struct SystemResult {
     /// Completed requests per unit: per disk in topology order, or with Array logorgs
     /// per array, then per disk in none.
     pub per_device: Vec<u64>,
+    /// Their mean response time per unit, ms (DiskSim's per-logorg and per-disk
+    /// "Response time average"; 0 for a unit that completed none).
+    pub per_device_ms: Vec<f64>,
     /// Every request issued, including those still in flight at the stop that spindle
     /// runs to completion.
     pub issued: u64,
@@ -171,13 +190,79 @@ pub fn load_system(path: &Path) -> Result<System, ImportError> {
         file: path.display().to_string(),
         msg: format!("disksim_synthio: {e}"),
     })?;
+    let buses = shared_buses(&file, &disks)?;
     Ok(System {
         disks,
         queue,
         priority,
         synth,
         arrays,
+        buses,
     })
+}
+
+/// The exclusive buses more than one disk hangs on, in order of their first disk.
+/// `Arbitration type` 1 (slot priority) and 2 (first come first served) are both
+/// served first come first served (see [`crate::disk::bus`]).
+fn shared_buses(file: &ParamFile, disks: &[ImportedDisk]) -> Result<Vec<BusOrg>, ImportError> {
+    let mut out: Vec<BusOrg> = Vec::new();
+    for (i, d) in disks.iter().enumerate() {
+        let Some(bus) = &d.bus else { continue };
+        if let Some(b) = out.iter_mut().find(|b| &b.name == bus) {
+            b.members.push(i as u32);
+            continue;
+        }
+        if disks.iter().filter(|o| o.bus.as_ref() == Some(bus)).count() < 2 {
+            continue;
+        }
+        let Some(block) = file
+            .instantiations
+            .iter()
+            .find(|x| x.names.contains(bus))
+            .and_then(|x| file.block(&x.spec))
+            .map(|b| b.resolved(file))
+        else {
+            // The disk import already refused a bus never instantiated.
+            continue;
+        };
+        let int = |key: &str, default: i64| -> Result<i64, ImportError> {
+            match block.get(key).map(|p| (&p.value, &p.loc)) {
+                None => Ok(default),
+                Some((Value::Int(i), _)) => Ok(*i),
+                Some((v, loc)) => at(
+                    loc,
+                    format!("disksim_bus `{bus}`: `{key}` must be an integer, got {v:?}"),
+                ),
+            }
+        };
+        let ty = int("type", 1)?;
+        if !(1..=2).contains(&ty) {
+            let loc = block.get("type").map_or(&block.loc, |p| &p.loc);
+            return at(loc, format!("disksim_bus `{bus}`: `type` must be 1 (exclusive) or 2 (interleaved), got {ty}"));
+        }
+        let arb = int("Arbitration type", 1)?;
+        if !(1..=2).contains(&arb) {
+            let loc = block.get("Arbitration type").map_or(&block.loc, |p| &p.loc);
+            return at(loc, format!("disksim_bus `{bus}`: `Arbitration type` must be 1 (slot priority) or 2 (FIFO), got {arb}"));
+        }
+        if ty == 2 {
+            continue;
+        }
+        let arbitration_ms = match block.get("Arbitration time").map(|p| (&p.value, &p.loc)) {
+            None => 0.0,
+            Some((Value::Float(f), _)) if (0.0..=crate::disk::params::MAX_TIME_MS).contains(f) => *f,
+            Some((Value::Int(i), _)) if (0..=crate::disk::params::MAX_TIME_MS as i64).contains(i) => *i as f64,
+            Some((v, loc)) => {
+                return at(loc, format!("disksim_bus `{bus}`: `Arbitration time` must be a time within 0..={} ms, got {v:?}", crate::disk::params::MAX_TIME_MS))
+            }
+        };
+        out.push(BusOrg {
+            name: bus.clone(),
+            arbitration_ms,
+            members: vec![i as u32],
+        });
+    }
+    Ok(out)
 }
 
 /// Blocks whose behaviour spindle does not model yet; misspelt names in the
@@ -677,10 +762,22 @@ fn driver_queue(
 /// queues), then the disks in no array.
 pub fn build_tree(sys: &System, urgent: &Urgent) -> Result<Built, String> {
     let mut queued: Vec<Option<Box<dyn Device>>> = Vec::with_capacity(sys.disks.len());
+    let buses: Vec<SharedBus> = sys
+        .buses
+        .iter()
+        .map(|b| SharedBus::new(b.name.clone(), ms_to_ns(b.arbitration_ms)))
+        .collect();
     for (i, d) in sys.disks.iter().enumerate() {
         let mut p = d.params.clone();
         p.firmware.queue_depth = p.firmware.queue_depth.max(sys.queue.depth);
-        let drive = Drive::new(p).map_err(|e| format!("disk {i} ({}): {e}", d.instance))?;
+        let mut drive = Drive::new(p).map_err(|e| format!("disk {i} ({}): {e}", d.instance))?;
+        if let Some(b) = sys
+            .buses
+            .iter()
+            .position(|b| b.members.contains(&(i as u32)))
+        {
+            drive = drive.with_bus(buses[b].clone());
+        }
         queued.push(Some(Box::new(DriverQueue::new(
             Box::new(DriveNode::new(drive, d.instance.clone())),
             (sys.queue.kind, sys.queue.max_wait_ms),
@@ -755,6 +852,7 @@ pub fn run_system(sys: &System, seed: u64) -> Result<SystemResult, String> {
     }
     let stop = src.stopped_at().unwrap_or(SimTime(u64::MAX));
     let mut per_device = vec![0u64; built.units.units.len()];
+    let mut per_sum = vec![0u128; built.units.units.len()];
     let mut sum = 0u128;
     let mut n = 0u64;
     for &(dev, arrival, done) in &logs {
@@ -763,9 +861,21 @@ pub fn run_system(sys: &System, seed: u64) -> Result<SystemResult, String> {
             sum += u128::from(done.0 - arrival.0);
             if let Some(c) = per_device.get_mut(dev as usize) {
                 *c += 1;
+                per_sum[dev as usize] += u128::from(done.0 - arrival.0);
             }
         }
     }
+    let per_device_ms = per_device
+        .iter()
+        .zip(&per_sum)
+        .map(|(&c, &s)| {
+            if c == 0 {
+                0.0
+            } else {
+                s as f64 / c as f64 / 1e6
+            }
+        })
+        .collect();
     Ok(SystemResult {
         completed: n,
         mean_ms: if n == 0 {
@@ -774,6 +884,7 @@ pub fn run_system(sys: &System, seed: u64) -> Result<SystemResult, String> {
             sum as f64 / n as f64 / 1e6
         },
         per_device,
+        per_device_ms,
         issued: totals.requests,
         stop_ms: stop.0 as f64 / 1e6,
     })
@@ -783,6 +894,41 @@ pub fn run_system(sys: &System, seed: u64) -> Result<SystemResult, String> {
 mod tests {
     use super::*;
     use crate::disksim::import::bundled_disksim_dir;
+
+    #[test]
+    #[ignore]
+    fn zz_debug_arrays() {
+        for f in ["syntharrays", "synthraid5"] {
+            let sys = load_system(&bundled_disksim_dir().join(format!("{f}.parv"))).unwrap();
+            for seed in [42u64] {
+                let r = run_system(&sys, seed).unwrap();
+                eprintln!("{f} {seed} {:.3} {:?}", r.mean_ms, r.per_device_ms);
+            }
+            let urgent = Urgent::default();
+            let mut built = build_tree(&sys, &urgent).unwrap();
+            let spec = SynthSpec {
+                seed: 42,
+                ..sys.synth.clone()
+            };
+            let mut src = SynthLoop::new(&spec).unwrap().with_urgent(urgent.clone());
+            engine::run(
+                built.root.as_mut(),
+                &built.units,
+                Source::Closed(&mut src),
+                RunOptions::default(),
+                &mut |_| {},
+            )
+            .unwrap();
+            let mut rep = Vec::new();
+            built.root.report("", &mut rep);
+            for r in rep {
+                eprintln!(
+                    "{} {} {}/{} {:?}",
+                    r.path, r.kind, r.reads, r.writes, r.extra
+                );
+            }
+        }
+    }
 
     #[test]
     fn synthopen_runs_on_the_last_disk_only() {
