@@ -370,7 +370,31 @@ pub struct Hdd {
     on_bus: bool,
     /// How the last request used the bus (with `on_bus`).
     bus_use: Option<BusUse>,
+    /// Where reads found their data, DiskSim's way (when someone asked to know).
+    tally: Option<BufferTally>,
 }
+
+/// Reads by how the buffer served them, in DiskSim's categories
+/// (`disk_buffer_stats`): whole hits, partial hits on a segment still being read
+/// ahead into (DiskSim's "ongoing read-ahead hits"), partial hits on a segment at
+/// rest (its "partial read hits"), and misses.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct BufferStats {
+    pub reads: u64,
+    pub full_read_hits: u64,
+    pub read_ahead_hits: u64,
+    pub partial_read_hits: u64,
+}
+
+impl BufferStats {
+    /// DiskSim's "Buffer hit ratio" count for reads: whole, ongoing and partial hits.
+    pub fn hits(&self) -> u64 {
+        self.full_read_hits + self.read_ahead_hits + self.partial_read_hits
+    }
+}
+
+/// A count of [`BufferStats`] several drives add to (a DiskSim run's totals).
+pub type BufferTally = Arc<std::sync::Mutex<BufferStats>>;
 
 #[derive(Debug, thiserror::Error)]
 pub enum DiskError {
@@ -471,7 +495,21 @@ impl Hdd {
             memo: TrackMemo::default(),
             on_bus: false,
             bus_use: None,
+            tally: None,
         })
+    }
+
+    /// Counts where this drive's reads found their data into `tally`.
+    pub fn set_tally(&mut self, tally: BufferTally) {
+        self.tally = Some(tally);
+    }
+
+    fn count_read(&self, f: impl FnOnce(&mut BufferStats)) {
+        if let Some(t) = &self.tally {
+            let mut s = t.lock().unwrap_or_else(|e| e.into_inner());
+            s.reads += 1;
+            f(&mut s);
+        }
     }
 
     /// Puts the drive on a bus shared with other drives: from now on each request
@@ -1380,6 +1418,17 @@ impl Hdd {
         if let Some(seg) = hit {
             let whole = self.segs[seg].end >= end;
             let joins_prefetch = Some(seg) == prefetching;
+            self.count_read(|s| match (whole, joins_prefetch) {
+                (true, _) => s.full_read_hits += 1,
+                (false, true) => s.read_ahead_hits += 1,
+                (false, false) => s.partial_read_hits += 1,
+            });
+        } else {
+            self.count_read(|_| {});
+        }
+        if let Some(seg) = hit {
+            let whole = self.segs[seg].end >= end;
+            let joins_prefetch = Some(seg) == prefetching;
             if whole || joins_prefetch {
                 // Served from the buffer (a partial hit on the segment being prefetched
                 // rides the ongoing read-ahead).
@@ -1641,12 +1690,12 @@ impl Hdd {
         self.avail.last().copied()
     }
 
-    /// Empties the clean segments other than `keep` that hold any of `lbn..end`: they
-    /// hold data a write has just replaced.
-    fn drop_stale_segments(&mut self, lbn: u64, end: u64, keep: Option<usize>) {
+    /// Empties the clean segments other than those in `keep` that hold any of
+    /// `lbn..end`: they hold data a write has just replaced.
+    fn drop_stale_segments(&mut self, lbn: u64, end: u64, keep: [Option<usize>; 2]) {
         for (i, s) in self.segs.iter_mut().enumerate() {
             // `&`, not `&&`: one well-predicted branch instead of three.
-            if (Some(i) != keep) & !s.dirty & s.overlaps(lbn, end) {
+            if !keep.contains(&Some(i)) & !s.dirty & s.overlaps(lbn, end) {
                 *s = Segment {
                     write_only: s.write_only,
                     used: s.used,
@@ -1670,7 +1719,7 @@ impl Hdd {
         let ovh = o.write_hit[self.last_was_write as usize];
         let bus_start = (arrival.min(t0) + ovh + o.data_prep).max(t0);
         let done = bus_start + n * self.tm.bus_write_ns + o.write_complete;
-        self.drop_stale_segments(lbn, end, self.prefetching_seg());
+        self.drop_stale_segments(lbn, end, [self.prefetching_seg(), None]);
         self.last_was_write = true;
         Completion {
             id: req.id,
@@ -1742,11 +1791,21 @@ impl Hdd {
             self.tm.ovh.write_miss[prev_w as usize]
         };
         let mut ovh_done = arrival + ovh;
+        // DiskSim's choice: the segment is picked while the read-ahead still runs, so
+        // never the one it fills, and that one keeps its data.
+        let mut spared = None;
         let (seg, stop, was_flush, cursor) = match append_to {
             Some((seg, cursor)) => (seg, cursor.t, false, cursor),
             None => {
+                let early = self.params.cache.disksim_write_segment.then(|| {
+                    spared = self.prefetching_seg();
+                    self.victim_for_write(lbn, n)
+                });
                 let (stop, was_flush) = self.stop_background(t0);
-                let seg = self.victim_for_write(lbn, n);
+                let seg = early.unwrap_or_else(|| self.victim_for_write(lbn, n));
+                if spared == Some(seg) {
+                    spared = None;
+                }
                 (seg, stop, was_flush, self.idle)
             }
         };
@@ -1868,7 +1927,7 @@ impl Hdd {
         // The segment holds the written data; with write-back it stays dirty until the
         // media write ends.
         let seg_size = segment_blocks as u64;
-        self.drop_stale_segments(lbn, end, Some(seg));
+        self.drop_stale_segments(lbn, end, [Some(seg), spared]);
         let s = &mut self.segs[seg];
         if append_to.is_some() {
             s.end = end;

@@ -596,6 +596,7 @@ pub fn import_disk_block(
         low_water: d.time_or("Low (write) water mark", 0.0)?,
         watermark_by_reqsize: d.flag("Set watermark by reqsize")?,
         almost_read_hits: d.flag("Allow almost read hits")?,
+        disksim_write_segment: false,
     };
 
     let depth = d.int_in("Max queue length", 1, 1, MAX_FIRMWARE_QUEUE_DEPTH as i64)? as u32;

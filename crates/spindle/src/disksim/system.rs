@@ -22,6 +22,7 @@ use super::param::{parse_file, Block, Loc, ParamFile, Topology, Value};
 use super::synthio::read_synthio;
 use crate::disk::bus::SharedBus;
 use crate::disk::drive::Drive;
+use crate::disk::hdd::{BufferStats, BufferTally};
 use crate::engine::{self, RunOptions, Source};
 use crate::node::Device;
 use crate::sched::SchedulerKind;
@@ -118,6 +119,9 @@ pub struct SystemResult {
     /// Their mean response time per unit, ms (DiskSim's per-logorg and per-disk
     /// "Response time average"; 0 for a unit that completed none).
     pub per_device_ms: Vec<f64>,
+    /// Where the disks' reads found their data (DiskSim's buffer statistics),
+    /// over the whole run.
+    pub buffer: BufferStats,
     /// Every request issued, including those still in flight at the stop that spindle
     /// runs to completion.
     pub issued: u64,
@@ -128,7 +132,16 @@ pub struct SystemResult {
 /// Loads `path` as a runnable system, refusing what spindle cannot represent.
 pub fn load_system(path: &Path) -> Result<System, ImportError> {
     let file = parse_file(path)?;
-    let disks = import_parv(path)?;
+    let mut disks = import_parv(path)?;
+    for d in &mut disks {
+        // DiskSim 4.0 reads `Use separate write segment` and drops it (its loader
+        // sets nothing; `dedicatedwriteseg` stays unset): every segment serves reads
+        // and writes alike, so a whole DiskSim configuration runs that way. (The
+        // drive importer keeps honouring the flag for the drives spindle validated
+        // with it.)
+        d.params.cache.separate_write_segment = false;
+        d.params.cache.disksim_write_segment = true;
+    }
     refuse_unrepresentable(&file)?;
     let (queue, priority) = driver_queue(&file, &disks)?;
     let names: Vec<&str> = disks.iter().map(|d| d.instance.as_str()).collect();
@@ -761,6 +774,15 @@ fn driver_queue(
 /// device `i` is disk `i`; otherwise the arrays come first (each over its disks'
 /// queues), then the disks in no array.
 pub fn build_tree(sys: &System, urgent: &Urgent) -> Result<Built, String> {
+    build_tree_counting(sys, urgent, None)
+}
+
+/// [`build_tree`], its drives counting their buffer hits into `tally`.
+fn build_tree_counting(
+    sys: &System,
+    urgent: &Urgent,
+    tally: Option<&BufferTally>,
+) -> Result<Built, String> {
     let mut queued: Vec<Option<Box<dyn Device>>> = Vec::with_capacity(sys.disks.len());
     let buses: Vec<SharedBus> = sys
         .buses
@@ -777,6 +799,9 @@ pub fn build_tree(sys: &System, urgent: &Urgent) -> Result<Built, String> {
             .position(|b| b.members.contains(&(i as u32)))
         {
             drive = drive.with_bus(buses[b].clone());
+        }
+        if let Some(t) = tally {
+            drive.hdd_mut().set_tally(t.clone());
         }
         queued.push(Some(Box::new(DriverQueue::new(
             Box::new(DriveNode::new(drive, d.instance.clone())),
@@ -837,7 +862,8 @@ pub fn run_system(sys: &System, seed: u64) -> Result<SystemResult, String> {
     let mut src = SynthLoop::new(&spec)
         .map_err(|e| e.to_string())?
         .with_urgent(urgent.clone());
-    let mut built = build_tree(sys, &urgent)?;
+    let tally = BufferTally::default();
+    let mut built = build_tree_counting(sys, &urgent, Some(&tally))?;
     let mut logs = Vec::new();
     let totals = engine::run(
         built.root.as_mut(),
@@ -876,6 +902,7 @@ pub fn run_system(sys: &System, seed: u64) -> Result<SystemResult, String> {
             }
         })
         .collect();
+    let buffer = *tally.lock().unwrap_or_else(|e| e.into_inner());
     Ok(SystemResult {
         completed: n,
         mean_ms: if n == 0 {
@@ -885,6 +912,7 @@ pub fn run_system(sys: &System, seed: u64) -> Result<SystemResult, String> {
         },
         per_device,
         per_device_ms,
+        buffer,
         issued: totals.requests,
         stop_ms: stop.0 as f64 / 1e6,
     })
@@ -902,7 +930,10 @@ mod tests {
             let sys = load_system(&bundled_disksim_dir().join(format!("{f}.parv"))).unwrap();
             for seed in [42u64] {
                 let r = run_system(&sys, seed).unwrap();
-                eprintln!("{f} {seed} {:.3} {:?}", r.mean_ms, r.per_device_ms);
+                eprintln!(
+                    "{f} {seed} {:.3} {:?} {:?}",
+                    r.mean_ms, r.per_device_ms, r.buffer
+                );
             }
             let urgent = Urgent::default();
             let mut built = build_tree(&sys, &urgent).unwrap();
