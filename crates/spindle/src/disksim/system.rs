@@ -986,7 +986,10 @@ mod tests {
             assert!(b.partial_read_hits * 40 > b.reads, "{b:?}");
             assert!(b.read_ahead_hits * 40 > b.reads, "{b:?}");
             let p = run_system(&plain, seed).expect("runs").buffer;
-            assert!(p.partial_read_hits * 10 < b.partial_read_hits, "{p:?} vs {b:?}");
+            assert!(
+                p.partial_read_hits * 10 < b.partial_read_hits,
+                "{p:?} vs {b:?}"
+            );
         }
     }
 
