@@ -19,6 +19,7 @@
 use super::driverq::{DriverQueue, Urgent};
 use super::import::{import_parv, ImportError, ImportedDisk};
 use super::param::{parse_file, Block, Loc, ParamFile, Topology, Value};
+use super::simpledisk::{read_simpledisk, SimpleDisk, SimpleDiskSpec};
 use super::synthio::read_synthio;
 use crate::disk::bus::SharedBus;
 use crate::disk::drive::Drive;
@@ -59,6 +60,9 @@ pub struct System {
     /// wait for one another's use of the bus ([`crate::disk::bus`]). A bus with one
     /// disk, or an interleaved one (type 2), never makes a disk wait in DiskSim.
     pub buses: Vec<BusOrg>,
+    /// `disksim_simpledisk` devices (when the topology has them, in place of
+    /// `disks`), numbered after the disks.
+    pub simple: Vec<SimpleDiskSpec>,
 }
 
 /// A DiskSim exclusive bus shared by several disks.
@@ -132,7 +136,12 @@ pub struct SystemResult {
 /// Loads `path` as a runnable system, refusing what spindle cannot represent.
 pub fn load_system(path: &Path) -> Result<System, ImportError> {
     let file = parse_file(path)?;
-    let mut disks = import_parv(path)?;
+    let simple = simple_disks(&file)?;
+    let mut disks = if simple.is_empty() {
+        import_parv(path)?
+    } else {
+        Vec::new()
+    };
     for d in &mut disks {
         // DiskSim 4.0 reads `Use separate write segment` and drops it (its loader
         // sets nothing; `dedicatedwriteseg` stays unset): every segment serves reads
@@ -143,8 +152,17 @@ pub fn load_system(path: &Path) -> Result<System, ImportError> {
         d.params.cache.disksim_write_segment = true;
     }
     refuse_unrepresentable(&file)?;
-    let (queue, priority) = driver_queue(&file, &disks)?;
-    let names: Vec<&str> = disks.iter().map(|d| d.instance.as_str()).collect();
+    let depths: Vec<u32> = disks
+        .iter()
+        .map(|d| d.params.firmware.queue_depth)
+        .chain(simple.iter().map(|s| s.max_queue))
+        .collect();
+    let (queue, priority) = driver_queue(&file, &depths)?;
+    let names: Vec<&str> = disks
+        .iter()
+        .map(|d| d.instance.as_str())
+        .chain(simple.iter().map(|s| s.instance.as_str()))
+        .collect();
     let (orgs, arrays, slots) = logorg_disks(&file, &names)?;
     if let (Some(a), Some(_)) = (arrays.first(), priority) {
         return Err(ImportError::File {
@@ -211,7 +229,85 @@ pub fn load_system(path: &Path) -> Result<System, ImportError> {
         synth,
         arrays,
         buses,
+        simple,
     })
+}
+
+/// The topology's `disksim_simpledisk` devices, in topology order; a topology mixing
+/// them with `disksim_disk`s is refused.
+fn simple_disks(file: &ParamFile) -> Result<Vec<SimpleDiskSpec>, ImportError> {
+    fn walk<'a>(
+        t: &'a Topology,
+        bus: Option<&'a str>,
+        out: &mut Vec<(&'a Topology, Option<&'a str>)>,
+    ) {
+        if t.type_name == "disksim_simpledisk" || t.type_name == "disksim_disk" {
+            out.push((t, bus));
+        }
+        let bus = if t.type_name == "disksim_bus" {
+            Some(t.name.as_str())
+        } else {
+            bus
+        };
+        for c in &t.children {
+            walk(c, bus, out);
+        }
+    }
+    let mut found = Vec::new();
+    for t in &file.topologies {
+        walk(t, None, &mut found);
+    }
+    if !found
+        .iter()
+        .any(|(t, _)| t.type_name == "disksim_simpledisk")
+    {
+        return Ok(Vec::new());
+    }
+    let block_of = |name: &str| {
+        file.instantiations
+            .iter()
+            .find(|x| x.names.iter().any(|n| n == name))
+            .and_then(|x| file.block(&x.spec))
+    };
+    let mut out = Vec::new();
+    for (t, bus) in found {
+        if t.type_name == "disksim_disk" {
+            return at(
+                &t.loc,
+                format!("`{}`: a topology mixing disksim_disk and disksim_simpledisk devices is not modelled", t.name),
+            );
+        }
+        let Some(b) = block_of(&t.name) else {
+            return at(
+                &t.loc,
+                format!(
+                    "simple disk `{}` appears in the topology but is never instantiated",
+                    t.name
+                ),
+            );
+        };
+        // The bus's block time, the larger of its read and write times (the two are
+        // equal in DiskSim's files; a different pair is refused).
+        let mut bus_ms = 0.0;
+        if let Some(bb) = bus.and_then(block_of).map(|bb| bb.resolved(file)) {
+            super::import::check_names(&bb, file)?;
+            let t = |k: &str| match bb.get(k).map(|p| &p.value) {
+                Some(Value::Float(f)) => *f,
+                Some(Value::Int(i)) => *i as f64,
+                _ => 0.0,
+            };
+            let (r, w) = (
+                t("Read block transfer time"),
+                t("Write block transfer time"),
+            );
+            if r != w || !(0.0..=crate::disk::params::MAX_TIME_MS).contains(&r) {
+                return at(&bb.loc, format!("bus `{}`: a simple disk's bus needs equal read and write block times within 0..={} ms, got {r} and {w}", bus.unwrap_or("?"), crate::disk::params::MAX_TIME_MS));
+            }
+            bus_ms = r;
+        }
+        out.push(read_simpledisk(b, file, &t.name, bus_ms)?);
+    }
+    Ok(out)
 }
 
 /// The exclusive buses more than one disk hangs on, in order of their first disk.
@@ -596,7 +692,7 @@ fn policy(p: &super::param::Param, what: &str, name: &str) -> Result<SchedulerKi
 /// The one I/O driver's queue, and its priority queue's policy if it has one.
 fn driver_queue(
     file: &ParamFile,
-    disks: &[ImportedDisk],
+    depths: &[u32],
 ) -> Result<(QueueSpec, Option<SchedulerKind>), ImportError> {
     let drivers: Vec<&Topology> = file
         .topologies
@@ -751,12 +847,7 @@ fn driver_queue(
         }
     }
     let depth = if use_queueing {
-        disks
-            .iter()
-            .map(|d| d.params.firmware.queue_depth)
-            .min()
-            .unwrap_or(1)
-            .max(1)
+        depths.iter().copied().min().unwrap_or(1).max(1)
     } else {
         1
     };
@@ -810,6 +901,14 @@ fn build_tree_counting(
             sys.queue.depth,
         ))));
     }
+    for sd in &sys.simple {
+        queued.push(Some(Box::new(DriverQueue::new(
+            Box::new(SimpleDisk::new(sd.clone())),
+            (sys.queue.kind, sys.queue.max_wait_ms),
+            sys.priority.map(|k| (k, urgent.clone())),
+            sys.queue.depth,
+        ))));
+    }
     let mut units: Vec<Box<dyn Device>> = Vec::with_capacity(queued.len());
     for a in &sys.arrays {
         let members = a
@@ -834,7 +933,7 @@ fn build_tree_counting(
     Ok(Built {
         units: v.units(),
         root: Box::new(v),
-        drives: sys.disks.len(),
+        drives: sys.disks.len() + sys.simple.len(),
     })
 }
 
@@ -991,6 +1090,42 @@ mod tests {
                 "{p:?} vs {b:?}"
             );
         }
+    }
+
+    /// synthsimpledisk's one simple disk: 0.5 ms of command overhead and 9.5 ms of
+    /// access a request, no transfer time; one request at a time behind the driver's
+    /// priority queue. Every response is at least that 10 ms. A bus latency, which is
+    /// not modelled, is refused naming the place.
+    #[test]
+    fn synthsimpledisk_runs_its_fixed_time_disk() {
+        let dir = bundled_disksim_dir();
+        let sys = load_system(&dir.join("synthsimpledisk.parv")).expect("loads");
+        assert!(sys.disks.is_empty());
+        assert_eq!(sys.simple.len(), 1);
+        let sd = &sys.simple[0];
+        assert_eq!(
+            (sd.blocks, sd.access_ms, sd.overhead_ms, sd.block_ms),
+            (100_000, 9.5, 0.5, 0.0)
+        );
+        assert_eq!(sys.queue.depth, 1);
+        for seed in [2, 42] {
+            let r = run_system(&sys, seed).expect("runs");
+            assert!(r.completed >= 9_900, "{r:?}");
+            assert!(r.mean_ms >= 10.0 && r.mean_ms < 100.0, "{r:?}");
+        }
+        let base = std::fs::read_to_string(dir.join("synthsimpledisk.parv")).unwrap();
+        let tmp = std::env::temp_dir().join(format!("spindle-sd-{}", std::process::id()));
+        std::fs::create_dir_all(&tmp).unwrap();
+        let f = tmp.join("latency.parv");
+        let from = "Bus transaction latency =  0.0";
+        assert!(base.contains(from));
+        std::fs::write(&f, base.replacen(from, "Bus transaction latency =  0.1", 1)).unwrap();
+        let e = load_system(&f).map(|_| ()).unwrap_err().to_string();
+        std::fs::remove_dir_all(&tmp).ok();
+        assert!(
+            e.contains("latency.parv:") && e.contains("Bus transaction latency"),
+            "{e}"
+        );
     }
 
     #[test]
