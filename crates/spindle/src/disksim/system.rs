@@ -12,9 +12,12 @@
 //! scheduling policy is FCFS (1), elevator (2), C-LOOK (3) or SSTF (4) on LBNs;
 //! priority scheme 1 serves time-critical and time-limited requests first by their
 //! own policy; timeout scheme 1 becomes an aging bound (see `driver_queue`).
-//! Pass-through controllers (type 1) only. Other logorgs, controller caches,
-//! intelligent controllers and other policies are refused with the file, line and
-//! block name.
+//! Pass-through controllers (type 1) only. An exclusive bus (type 1) that several
+//! disks hang on is shared as DiskSim's disks use it ([`crate::disk::bus`]); the
+//! disks' buffers follow DiskSim's segment use (no dedicated write segment, a write
+//! never takes the segment being read ahead into). `disksim_simpledisk` devices run
+//! as [`super::simpledisk`]. Other logorgs, controller caches, intelligent
+//! controllers and other policies are refused with the file, line and block name.
 
 use super::driverq::{DriverQueue, Urgent};
 use super::import::{import_parv, ImportError, ImportedDisk};
