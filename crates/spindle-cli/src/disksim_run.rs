@@ -38,10 +38,17 @@ pub fn run(path: &Path, seeds: Option<&str>, json: bool, print_stack: bool) -> R
         rows.push((seed, r));
     }
     let mean = rows.iter().map(|(_, r)| r.mean_ms).sum::<f64>() / rows.len() as f64;
+    // The disks, then any DiskSim simple disks.
+    let names: Vec<String> = sys
+        .disks
+        .iter()
+        .map(|d| d.instance.clone())
+        .chain(sys.simple.iter().map(|s| s.instance.clone()))
+        .collect();
     if json {
         let v = serde_json::json!({
             "file": path.display().to_string(),
-            "disks": sys.disks.iter().map(|d| d.instance.clone()).collect::<Vec<_>>(),
+            "disks": names,
             "scheduler": sys.queue.kind.name(),
             "runs": rows.iter().map(|(seed, r)| serde_json::json!({
                 "seed": seed,
@@ -76,8 +83,8 @@ pub fn run(path: &Path, seeds: Option<&str>, json: bool, print_stack: bool) -> R
     Ok(format!(
         "{}: {} disks ({}), driver queue {}, {} generators on {} processors\n{}mean over {} seeds: {:.3} ms (Overall I/O System Response time average, requests completed by the generator's stop)\n",
         path.display(),
-        sys.disks.len(),
-        sys.disks.iter().map(|d| d.instance.as_str()).collect::<Vec<_>>().join(", "),
+        names.len(),
+        names.join(", "),
         sys.queue.kind.name(),
         sys.synth.generators.len(),
         sys.synth.cpus,

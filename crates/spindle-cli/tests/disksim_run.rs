@@ -55,7 +55,7 @@ fn synthmixed_runs_time_shared_with_its_priority_queue() {
 fn unrepresentable_configurations_and_bad_seeds_exit_2_naming_the_place() {
     for (file, want) in [
         ("synthcachemem.parv", "synthcachemem.parv:"),
-        ("synthsimpledisk.parv", "synthsimpledisk.parv"),
+        ("synthcachedev.parv", "synthcachedev.parv:"),
     ] {
         let path = format!("{DISKSIM}/{file}");
         let (code, _, err) = spindle(&["run", "--disksim", &path]);

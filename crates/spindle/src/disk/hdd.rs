@@ -16,6 +16,7 @@
 //! Rotation is a pure function of absolute simulated time: angle(t) = t mod period
 //! (period kept in picoseconds so long runs do not drift).
 
+use super::bus::{BusUse, Reconnect};
 use super::geometry::{Geometry, GeometryError, Location, TrackMemo};
 use super::params::{DiskParams, ReadAhead};
 use super::rotation::SpeedDrift;
@@ -365,7 +366,35 @@ pub struct Hdd {
     ready: Vec<SimTime>,
     /// The track last looked up by the media and read-ahead paths (a pure cache).
     memo: TrackMemo,
+    /// On a bus shared with other drives: report how each request used it.
+    on_bus: bool,
+    /// How the last request used the bus (with `on_bus`).
+    bus_use: Option<BusUse>,
+    /// Where reads found their data, DiskSim's way (when someone asked to know).
+    tally: Option<BufferTally>,
 }
+
+/// Reads by how the buffer served them, in DiskSim's categories
+/// (`disk_buffer_stats`): whole hits, partial hits on a segment still being read
+/// ahead into (DiskSim's "ongoing read-ahead hits"), partial hits on a segment at
+/// rest (its "partial read hits"), and misses.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct BufferStats {
+    pub reads: u64,
+    pub full_read_hits: u64,
+    pub read_ahead_hits: u64,
+    pub partial_read_hits: u64,
+}
+
+impl BufferStats {
+    /// DiskSim's "Buffer hit ratio" count for reads: whole, ongoing and partial hits.
+    pub fn hits(&self) -> u64 {
+        self.full_read_hits + self.read_ahead_hits + self.partial_read_hits
+    }
+}
+
+/// A count of [`BufferStats`] several drives add to (a DiskSim run's totals).
+pub type BufferTally = Arc<std::sync::Mutex<BufferStats>>;
 
 #[derive(Debug, thiserror::Error)]
 pub enum DiskError {
@@ -464,7 +493,35 @@ impl Hdd {
             avail: Vec::new(),
             ready: Vec::new(),
             memo: TrackMemo::default(),
+            on_bus: false,
+            bus_use: None,
+            tally: None,
         })
+    }
+
+    /// Counts where this drive's reads found their data into `tally`.
+    pub fn set_tally(&mut self, tally: BufferTally) {
+        self.tally = Some(tally);
+    }
+
+    fn count_read(&self, f: impl FnOnce(&mut BufferStats)) {
+        if let Some(t) = &self.tally {
+            let mut s = t.lock().unwrap_or_else(|e| e.into_inner());
+            s.reads += 1;
+            f(&mut s);
+        }
+    }
+
+    /// Puts the drive on a bus shared with other drives: from now on each request
+    /// reports how it used the bus ([`Hdd::take_bus_use`]).
+    pub fn set_on_bus(&mut self, on: bool) {
+        self.on_bus = on;
+    }
+
+    /// How the last request serviced used the bus: when the drive let it go after
+    /// the command, and the reconnection that follows (None off a shared bus).
+    pub fn take_bus_use(&mut self) -> Option<BusUse> {
+        self.bus_use.take()
     }
 
     pub fn params(&self) -> &DiskParams {
@@ -1324,6 +1381,7 @@ impl Hdd {
             ..req
         };
         let arrival = arrival.min(start);
+        self.bus_use = None;
         let c = if req.write {
             self.write(arrival, start, req)
         } else {
@@ -1357,6 +1415,17 @@ impl Hdd {
             _ => None,
         };
 
+        if let Some(seg) = hit {
+            let whole = self.segs[seg].end >= end;
+            let joins_prefetch = Some(seg) == prefetching;
+            self.count_read(|s| match (whole, joins_prefetch) {
+                (true, _) => s.full_read_hits += 1,
+                (false, true) => s.read_ahead_hits += 1,
+                (false, false) => s.partial_read_hits += 1,
+            });
+        } else {
+            self.count_read(|_| {});
+        }
         if let Some(seg) = hit {
             let whole = self.segs[seg].end >= end;
             let joins_prefetch = Some(seg) == prefetching;
@@ -1403,6 +1472,13 @@ impl Hdd {
                     done = t;
                 }
                 let done = done + complete;
+                if self.on_bus {
+                    // Connected from the command to the completion.
+                    self.bus_use = Some(BusUse {
+                        release: done,
+                        reconnect: None,
+                    });
+                }
                 // A whole hit on an idle mechanism may restart read-ahead.
                 if whole
                     && self.params.cache.read_ahead_on_idle_hit
@@ -1497,15 +1573,16 @@ impl Hdd {
                 avail.get((i - cached) as usize).copied().unwrap_or(after.t)
             }
         };
+        let disconnect_at = arrival + self.tm.ovh.read_miss_disconnect[prev_w as usize];
+        let mut reconnect_at = None;
         let mut f = if ctrl.never_disconnect {
             (arrival + self.tm.ovh.read_miss[prev_w as usize] + prep).max(t0)
         } else {
             // Reconnect once `w` blocks wait (or all of them).
             let k = w.min(n) - 1;
-            avail_at(k, &self.avail)
-                .max(arrival + self.tm.ovh.read_miss_disconnect[prev_w as usize])
-                + reselect
-                + prep
+            let at = avail_at(k, &self.avail).max(disconnect_at);
+            reconnect_at = Some(at);
+            at + reselect + prep
         };
         let mut i = 0;
         while i < n {
@@ -1519,6 +1596,32 @@ impl Hdd {
             i += 1;
         }
         let done = f + complete;
+        if self.on_bus {
+            self.bus_use = Some(match reconnect_at {
+                None => BusUse {
+                    release: done,
+                    reconnect: None,
+                },
+                Some(at) => BusUse {
+                    release: disconnect_at,
+                    reconnect: Some(Reconnect {
+                        at,
+                        done,
+                        // Holding the bus through the read, the blocks pace the
+                        // transfer; a drive that disconnects when the buffer runs dry
+                        // is moved as a whole by a late grant.
+                        avail: if hold {
+                            (0..n).map(|i| avail_at(i, &self.avail)).collect()
+                        } else {
+                            Vec::new()
+                        },
+                        pre_ns: reselect + prep,
+                        block_ns: bus,
+                        complete_ns: complete,
+                    }),
+                },
+            });
+        }
 
         // The segment now holds what was read; read-ahead continues from the end.
         let seg_size = self.params.cache.segment_blocks as u64;
@@ -1587,12 +1690,12 @@ impl Hdd {
         self.avail.last().copied()
     }
 
-    /// Empties the clean segments other than `keep` that hold any of `lbn..end`: they
-    /// hold data a write has just replaced.
-    fn drop_stale_segments(&mut self, lbn: u64, end: u64, keep: Option<usize>) {
+    /// Empties the clean segments other than those in `keep` that hold any of
+    /// `lbn..end`: they hold data a write has just replaced.
+    fn drop_stale_segments(&mut self, lbn: u64, end: u64, keep: [Option<usize>; 2]) {
         for (i, s) in self.segs.iter_mut().enumerate() {
             // `&`, not `&&`: one well-predicted branch instead of three.
-            if (Some(i) != keep) & !s.dirty & s.overlaps(lbn, end) {
+            if !keep.contains(&Some(i)) & !s.dirty & s.overlaps(lbn, end) {
                 *s = Segment {
                     write_only: s.write_only,
                     used: s.used,
@@ -1616,7 +1719,7 @@ impl Hdd {
         let ovh = o.write_hit[self.last_was_write as usize];
         let bus_start = (arrival.min(t0) + ovh + o.data_prep).max(t0);
         let done = bus_start + n * self.tm.bus_write_ns + o.write_complete;
-        self.drop_stale_segments(lbn, end, self.prefetching_seg());
+        self.drop_stale_segments(lbn, end, [self.prefetching_seg(), None]);
         self.last_was_write = true;
         Completion {
             id: req.id,
@@ -1688,11 +1791,21 @@ impl Hdd {
             self.tm.ovh.write_miss[prev_w as usize]
         };
         let mut ovh_done = arrival + ovh;
+        // DiskSim's choice: the segment is picked while the read-ahead still runs, so
+        // never the one it fills, and that one keeps its data.
+        let mut spared = None;
         let (seg, stop, was_flush, cursor) = match append_to {
             Some((seg, cursor)) => (seg, cursor.t, false, cursor),
             None => {
+                let early = self.params.cache.disksim_write_segment.then(|| {
+                    spared = self.prefetching_seg();
+                    self.victim_for_write(lbn, n)
+                });
                 let (stop, was_flush) = self.stop_background(t0);
-                let seg = self.victim_for_write(lbn, n);
+                let seg = early.unwrap_or_else(|| self.victim_for_write(lbn, n));
+                if spared == Some(seg) {
+                    spared = None;
+                }
                 (seg, stop, was_flush, self.idle)
             }
         };
@@ -1779,20 +1892,42 @@ impl Hdd {
         }
 
         self.next_media_at = media_end.t + self.tm.turnaround_ns;
-        let done = if write_back {
-            data_in + complete
+        // Written-through data: the drive reconnects at `reconnect_at` to complete.
+        let (reconnect_at, done) = if write_back {
+            (None, data_in + complete)
         } else if let Some(x) = extra {
-            media_end.t.max(data_in + ms_to_ns(x.second_disconnect_ms))
-                + self.tm.ovh.other_reselect
-                + complete
+            let at = media_end.t.max(data_in + ms_to_ns(x.second_disconnect_ms));
+            (Some(at), at + self.tm.ovh.other_reselect + complete)
         } else {
-            media_end.t.max(data_in + self.tm.ovh.write_disconnect) + reselect + complete
+            let at = media_end.t.max(data_in + self.tm.ovh.write_disconnect);
+            (Some(at), at + reselect + complete)
         };
+        if self.on_bus {
+            // Connected through the command and the data (all of it when the drive
+            // never disconnects).
+            self.bus_use = Some(match reconnect_at {
+                Some(at) if !never_disconnect => BusUse {
+                    release: data_in,
+                    reconnect: Some(Reconnect {
+                        at,
+                        done,
+                        avail: Vec::new(),
+                        pre_ns: 0,
+                        block_ns: bus,
+                        complete_ns: complete,
+                    }),
+                },
+                _ => BusUse {
+                    release: done,
+                    reconnect: None,
+                },
+            });
+        }
 
         // The segment holds the written data; with write-back it stays dirty until the
         // media write ends.
         let seg_size = segment_blocks as u64;
-        self.drop_stale_segments(lbn, end, Some(seg));
+        self.drop_stale_segments(lbn, end, [Some(seg), spared]);
         let s = &mut self.segs[seg];
         if append_to.is_some() {
             s.end = end;

@@ -137,6 +137,17 @@ pub struct Cache {
     /// read streams on instead of waiting a revolution).
     #[serde(default)]
     pub almost_read_hits: bool,
+    /// DiskSim's choice of a write's segment (`disk_buffer_select_write_segment`),
+    /// made when the write arrives: never the segment a read-ahead is filling, which
+    /// keeps the data it holds when the read-ahead stops for the write (DiskSim only
+    /// empties clean segments no request is using). Set for whole DiskSim
+    /// configurations; off, a write may take over the stopped read-ahead's segment.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub disksim_write_segment: bool,
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
 }
 
 impl Cache {
@@ -163,6 +174,7 @@ impl Cache {
             low_water: 0.0,
             watermark_by_reqsize: true,
             almost_read_hits: false,
+            disksim_write_segment: false,
         }
     }
 }

@@ -41,6 +41,8 @@ fn at<T>(loc: &Loc, msg: impl Into<String>) -> Result<T, ImportError> {
 pub struct ImportedDisk {
     pub instance: String,
     pub params: DiskParams,
+    /// The bus it hangs on in the topology (its instance name), if any.
+    pub bus: Option<String>,
 }
 
 /// Reads the auxiliary files a parameter file names (the `.seek` curve): from disk, or
@@ -120,6 +122,7 @@ fn import_system(
                 return Ok(vec![ImportedDisk {
                     instance: name,
                     params,
+                    bus: None,
                 }]);
             }
         }
@@ -168,6 +171,7 @@ fn import_system(
         out.push(ImportedDisk {
             instance: disk,
             params,
+            bus,
         });
     }
     Ok(out)
@@ -592,6 +596,7 @@ pub fn import_disk_block(
         low_water: d.time_or("Low (write) water mark", 0.0)?,
         watermark_by_reqsize: d.flag("Set watermark by reqsize")?,
         almost_read_hits: d.flag("Allow almost read hits")?,
+        disksim_write_segment: false,
     };
 
     let depth = d.int_in("Max queue length", 1, 1, MAX_FIRMWARE_QUEUE_DEPTH as i64)? as u32;

@@ -92,9 +92,14 @@ pub fn disksim_suite(o: &super::registry::RunOpts) -> Result<ExperimentOutput, S
          and a write that follows its own read reaches that disk's driver queue before the queue \
          chooses again, its C-LOOK sweeping from the last request's start (DiskSim's CYCLE_LBN). \
          syntharrays' generator names member disks: as in DiskSim, device number d goes to the \
-         Array logorg in slot d (org0..org3). Not modelled: bus contention; disks sharing a bus \
-         (syntharrays puts each array's four disks on one) never wait for one another's \
-         transfers, where DiskSim's do.",
+         Array logorg in slot d (org0..org3). Buses: an exclusive bus (type 1) several disks \
+         hang on is shared as DiskSim's disks use it (syntharrays puts each array's four disks on \
+         one): a command reaches its disk once the bus is free and the disk keeps the bus through \
+         its command overhead (a write also through its data), then reconnects for read data and \
+         completions, waiting again; first come first served, where DiskSim's slot priority differs \
+         only among requests waiting at once. Disk buffers: every segment serves reads and writes \
+         (DiskSim ignores `Use separate write segment`), and a write never takes the segment being \
+         read ahead into, which keeps its data (DiskSim's write-segment choice).",
         o.seed,
     );
     let dir = bundled_disksim_dir();

@@ -94,11 +94,14 @@ impl Device for DriveNode {
     fn describe(&self, depth: usize, out: &mut String) {
         let p = self.drive.hdd().params();
         let gb = self.capacity() as f64 * 512.0 / 1e9;
-        let cache = if self.drive.caches_writes() {
-            ", write cache"
+        let mut cache = if self.drive.caches_writes() {
+            ", write cache".to_string()
         } else {
-            ""
+            String::new()
         };
+        if let Some(bus) = self.drive.bus() {
+            cache.push_str(&format!(", on shared bus {}", bus.name()));
+        }
         tree_line(
             depth,
             out,
@@ -114,6 +117,13 @@ impl Device for DriveNode {
         let mut extra = Vec::new();
         if self.drive.caches_writes() {
             extra.push(("destages".into(), d.count.to_string()));
+        }
+        if let Some(bus) = self.drive.bus() {
+            extra.push(("bus".into(), bus.name()));
+            extra.push((
+                "bus wait ms".into(),
+                format!("{:.3}", self.drive.bus_wait_ns() as f64 / 1e6),
+            ));
         }
         out.push(NodeReport {
             path: path.to_string(),
