@@ -1336,7 +1336,16 @@ impl Raid4 {
             if self.gen(p) == 0 {
                 continue;
             }
-            let b = self.reconstruct(&mut exec, &mut f, p)?;
+            let b = match self.reconstruct(&mut exec, &mut f, p) {
+                Ok(b) => b,
+                // A latent fault on another member makes this row unrecoverable: the
+                // rebuild goes on without it (its block stays unwritten on the
+                // replacement, so reads of it are refused, never guessed).
+                Err(e) => {
+                    e.internal()?;
+                    continue;
+                }
+            };
             let e = Entry::describe(self.owner(p), disk as u32, row, self.gen(p), &b[..]);
             cbs.entry(zone_of(row)).or_default().entries[checksum_slot(row)] = Some(e);
             writes.push(Io {

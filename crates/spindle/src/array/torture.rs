@@ -307,7 +307,7 @@ enum Target {
 #[derive(Default)]
 struct Model {
     value: BTreeMap<u64, Block>,
-    maybe: BTreeMap<u64, Block>,
+    maybe: BTreeMap<u64, Vec<Block>>,
 }
 
 impl Model {
@@ -322,23 +322,22 @@ impl Model {
             self.maybe.remove(&v);
             return 0;
         }
-        if let Some(old) = self.maybe.get(&v) {
-            if got == old {
-                // The cut-off write did not land: the old contents stand from now on.
-                let old = old.clone();
-                self.maybe.remove(&v);
-                self.value.insert(v, old);
-                return 0;
-            }
+        if self.maybe.get(&v).is_some_and(|old| old.contains(got)) {
+            // A cut-off write did not land: these contents stand from now on.
+            self.maybe.remove(&v);
+            self.value.insert(v, got.clone());
+            return 0;
         }
         want.iter().zip(got.iter()).filter(|(a, b)| a != b).count() as u64
     }
 }
 
+/// A block of random bytes, all 4 KiB of it: a torn write (only its first sectors new)
+/// must differ from both the old and the new contents.
 fn payload(rng: &mut ChaCha8Rng) -> Block {
-    let mut b = [0u8; 48];
+    let mut b = zero_block();
     rng.fill(&mut b[..]);
-    crate::store::block_from(&b)
+    b
 }
 
 fn member_faults(seed: u64, members: &[(String, FaultSpec)]) -> Vec<MemberFaults> {
@@ -512,11 +511,10 @@ pub fn run_torture(
                         a.faults.power_restored();
                         let dirty: Vec<u64> = w.iter().map(|(v, _)| *v).collect();
                         for (v, b) in &w {
-                            // Old or new, until a read settles it.
+                            // Any value it could hold before, or the new one, until a
+                            // read settles it (cut-off writes of one block accumulate).
                             let old = model.expected(*v);
-                            if !model.maybe.contains_key(v) {
-                                model.maybe.insert(*v, old);
-                            }
+                            model.maybe.entry(*v).or_default().push(old);
                             model.value.insert(*v, b.clone());
                         }
                         a.recover_after_crash(&dirty)?;
