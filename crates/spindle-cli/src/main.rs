@@ -76,6 +76,10 @@ enum Command {
             \x20 sync-writes = true         # each RAID-4 batch ends with a cache flush\n\
             \x20 data = \"real-bytes\"        # real-bytes | timing-only\n\
             \n\
+            A [device] entry may carry a faults table (lost, misdirected, torn writes, bit flips,\n\
+            drive failure, power cut): the stack run here is timing-only, so it is refused before\n\
+            the run (file and line); `spindle torture --stack FILE` runs it on byte-exact arrays.\n\
+            \n\
             Trace devices map to disks in order (device d → disk d mod n, laid end to end when\n\
             there are fewer disks than devices). Times in ms; sizes in 512-byte sectors.",
         after_help = "Examples:\n  \

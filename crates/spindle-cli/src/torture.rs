@@ -46,7 +46,11 @@ impl Rates {
             ..FaultSpec::default()
         };
         f.validate("--rate").map_err(|e| anyhow!("{e}"))?;
-        Ok((f, self.get("fail", self.fail)?, self.get("crash", self.crash)?))
+        Ok((
+            f,
+            self.get("fail", self.fail)?,
+            self.get("crash", self.crash)?,
+        ))
     }
 }
 
@@ -109,7 +113,10 @@ pub fn torture(a: &TortureArgs, rates: &Rates) -> Result<String> {
             match a.array.as_str() {
                 "raid4" => {
                     if a.members < 2 {
-                        bail!("--members must be at least 2 for a raid4, got {}", a.members);
+                        bail!(
+                            "--members must be at least 2 for a raid4, got {}",
+                            a.members
+                        );
                     }
                     if a.stripe_unit_kib == 0 || !a.stripe_unit_kib.is_multiple_of(4) {
                         bail!(
@@ -136,8 +143,8 @@ pub fn torture(a: &TortureArgs, rates: &Rates) -> Result<String> {
         bail!("--crash: the byte-exact mirror has no crash resync yet (use a raid4)");
     }
     let mut bar = Progress::new(c.ops as u64, "torture");
-    let r = run_torture(&stack, &c, &mut |done| bar.step(done as u64))
-        .map_err(|e| anyhow!("{e}"))?;
+    let r =
+        run_torture(&stack, &c, &mut |done| bar.step(done as u64)).map_err(|e| anyhow!("{e}"))?;
     bar.finish();
     let report = render(&r, &c, a.json)?;
     if r.wrong_reads > 0 {
@@ -180,7 +187,10 @@ fn render(r: &TortureReport, c: &TortureConfig, json: bool) -> Result<String> {
         ("reads right", r.reads_right),
         ("reads refused (unrecoverable)", r.reads_refused),
         ("writes refused (unrecoverable)", r.writes_refused),
-        ("rows unrecoverable after the final scrub", r.unrecoverable_after_scrub),
+        (
+            "rows unrecoverable after the final scrub",
+            r.unrecoverable_after_scrub,
+        ),
         ("damage left after the final scrub", r.damaged_left),
         ("WRONG READS", r.wrong_reads),
         ("WRONG BYTES (must be 0)", r.wrong_bytes),

@@ -7,7 +7,10 @@ use std::process::{Command, Output};
 const BIN: &str = env!("CARGO_BIN_EXE_spindle");
 
 fn spindle(args: &[&str]) -> Output {
-    Command::new(BIN).args(args).output().expect("the spindle binary runs")
+    Command::new(BIN)
+        .args(args)
+        .output()
+        .expect("the spindle binary runs")
 }
 
 fn temp(name: &str, text: &str) -> PathBuf {
@@ -21,14 +24,24 @@ fn temp(name: &str, text: &str) -> PathBuf {
 #[test]
 fn same_seed_same_output_byte_for_byte() {
     for extra in [&[][..], &["--json"][..]] {
-        let mut args = vec!["torture", "--rate", "0.02", "--crash", "0", "--ops", "400", "--seed", "5"];
+        let mut args = vec![
+            "torture", "--rate", "0.02", "--crash", "0", "--ops", "400", "--seed", "5",
+        ];
         args.extend_from_slice(extra);
         let a = spindle(&args);
         let b = spindle(&args);
-        assert_eq!(a.status.code(), Some(0), "{}", String::from_utf8_lossy(&a.stderr));
+        assert_eq!(
+            a.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&a.stderr)
+        );
         assert_eq!(a.stdout, b.stdout);
         let text = String::from_utf8_lossy(&a.stdout);
-        assert!(text.contains("wrong_bytes") || text.contains("WRONG BYTES"), "{text}");
+        assert!(
+            text.contains("wrong_bytes") || text.contains("WRONG BYTES"),
+            "{text}"
+        );
     }
 }
 
@@ -40,13 +53,29 @@ fn stack_file_runs_with_member_faults() {
          [device.member]\nkind = \"disk\"\ndisk = \"wd-re3\"\n\
          faults = { lost = 0.02, torn = 0.02, flips = 0.02, fail-at-ms = 500.0 }\n",
     );
-    let o = spindle(&["torture", "--stack", f.to_str().unwrap(), "--ops", "400", "--json"]);
-    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    let o = spindle(&[
+        "torture",
+        "--stack",
+        f.to_str().unwrap(),
+        "--ops",
+        "400",
+        "--json",
+    ]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(v["wrong_bytes"], 0);
     assert!(v["stack"].as_str().unwrap().starts_with("2+1 RAID-4"));
     let kinds = v["kinds"].as_array().unwrap();
-    for (i, name) in [(0, "lost writes"), (2, "torn writes"), (4, "drive failures")] {
+    for (i, name) in [
+        (0, "lost writes"),
+        (2, "torn writes"),
+        (4, "drive failures"),
+    ] {
         assert_eq!(kinds[i]["kind"], name);
         assert!(kinds[i]["injected"].as_u64().unwrap() > 0, "{name}: {v}");
     }
@@ -60,8 +89,20 @@ fn stack_file_power_cut_at_a_time() {
         "crash.toml",
         "[device]\nkind = \"raid4\"\ncount = 5\n[device.member]\nkind = \"disk\"\ndisk = \"wd-re3\"\nfaults = { crash-at-ms = 300.0 }\n",
     );
-    let o = spindle(&["torture", "--stack", f.to_str().unwrap(), "--ops", "300", "--json"]);
-    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    let o = spindle(&[
+        "torture",
+        "--stack",
+        f.to_str().unwrap(),
+        "--ops",
+        "300",
+        "--json",
+    ]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(v["wrong_bytes"], 0);
     assert_eq!(v["kinds"][5]["kind"], "power cuts");
@@ -78,7 +119,10 @@ fn compositions_that_cannot_work_are_refused_before_the_run() {
     let o = spindle(&["run", "--config", run.to_str().unwrap()]);
     let e = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(2), "{e}");
-    assert!(e.contains("run.toml:9:") && e.contains("timing-only") && e.contains("lost"), "{e}");
+    assert!(
+        e.contains("run.toml:9:") && e.contains("timing-only") && e.contains("lost"),
+        "{e}"
+    );
     // Torture refuses a timing-only kind and faults the mirror cannot detect.
     let raid5 = spindle(&["torture", "--stack", run.to_str().unwrap()]);
     let e = String::from_utf8_lossy(&raid5.stderr);

@@ -3,9 +3,9 @@
 //! and silent bit flips. Every injected fault is recorded with the locations it
 //! damaged, so tests can check that each one was detected or overwritten.
 
+use crate::store::SECTORS_PER_BLOCK;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use crate::store::SECTORS_PER_BLOCK;
 use rustc_hash::FxHashMap;
 
 /// What happens to one write as the drive completes it.

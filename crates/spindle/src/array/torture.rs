@@ -181,9 +181,9 @@ impl TortureStack {
                 None => disk = Some((plain.clone(), plain.params(&path)?)),
                 Some((first, _)) if *first != plain => {
                     return Err(format!(
-                        "{path}: the byte-exact {}'s members must be identical drives (faults aside)",
-                        spec.kind()
-                    ))
+                    "{path}: the byte-exact {}'s members must be identical drives (faults aside)",
+                    spec.kind()
+                ))
                 }
                 Some(_) => {}
             }
@@ -382,7 +382,8 @@ pub fn run_torture(
                 ..Raid4Config::default()
             };
             let mut a = Raid4::new(stack.disk.clone(), cfg)?;
-            a.faults = FaultInjector::new(c.seed).with_members(member_faults(c.seed, &stack.members));
+            a.faults =
+                FaultInjector::new(c.seed).with_members(member_faults(c.seed, &stack.members));
             Target::Raid4(Box::new(a))
         }
         Shape::Mirror { replicas } => {
@@ -410,7 +411,9 @@ pub fn run_torture(
     let mut flip_rngs: Vec<ChaCha8Rng> = stack
         .members
         .iter()
-        .map(|(p, f)| ChaCha8Rng::seed_from_u64(device_seed(f.seed.unwrap_or(c.seed), &format!("{p}.flips"))))
+        .map(|(p, f)| {
+            ChaCha8Rng::seed_from_u64(device_seed(f.seed.unwrap_or(c.seed), &format!("{p}.flips")))
+        })
         .collect();
     let mut fail_at: Vec<Option<SimTime>> = stack
         .members
@@ -495,8 +498,8 @@ pub fn run_torture(
             let w: Vec<(u64, Block)> = (0..k)
                 .map(|_| (rng.gen_range(0..span), payload(&mut rng)))
                 .collect();
-            let cut = (c.crash > 0.0 && rng.gen_bool(c.crash))
-                || crash_at.is_some_and(|t| now >= t);
+            let cut =
+                (c.crash > 0.0 && rng.gen_bool(c.crash)) || crash_at.is_some_and(|t| now >= t);
             match &mut target {
                 Target::Raid4(a) => {
                     if cut {
@@ -674,10 +677,7 @@ fn read_check(
         let got: Vec<(u64, Option<Block>)> = match target {
             Target::Raid4(a) => {
                 let (out, _) = a.read_batch(part)?;
-                part.iter()
-                    .zip(out)
-                    .map(|(v, o)| (*v, o.ok()))
-                    .collect()
+                part.iter().zip(out).map(|(v, o)| (*v, o.ok())).collect()
             }
             Target::Mirror(m) => {
                 let mut distinct = part.to_vec();
@@ -756,8 +756,8 @@ mod tests {
     fn raid4_survives_power_cuts() {
         for (p, seed) in [(0.01, 1), (0.05, 2), (0.05, 3)] {
             let stack = TortureStack::raid4(wd(), 4, 16, &FaultSpec::default());
-            let r = run_torture(&stack, &campaign(seed, 1200, 0.0, p), &mut |_| {})
-                .expect("campaign");
+            let r =
+                run_torture(&stack, &campaign(seed, 1200, 0.0, p), &mut |_| {}).expect("campaign");
             assert!(r.kinds[5].injected > 0);
             assert_eq!(r.wrong_bytes, 0, "p {p} seed {seed}: {r:?}");
         }
@@ -785,7 +785,10 @@ mod tests {
         assert!(r.kinds[4].injected > 0);
         assert_eq!(r.wrong_bytes, 0);
         let e = TortureStack::from_device(&spec, &FaultSpec::uniform(0.01)).unwrap_err();
-        assert!(e.contains("device.member 0.faults") && e.contains("checksums"), "{e}");
+        assert!(
+            e.contains("device.member 0.faults") && e.contains("checksums"),
+            "{e}"
+        );
         let raid5 = DeviceSpec::Raid5(ArraySpec::of(4, member));
         let e = TortureStack::from_device(&raid5, &FaultSpec::default()).unwrap_err();
         assert!(e.contains("timing-only"), "{e}");
@@ -815,8 +818,8 @@ mod tests {
             flips: 2.0,
             ..FaultSpec::default()
         });
-        let e = TortureStack::from_device(&DeviceSpec::Raid4(a), &FaultSpec::default())
-            .unwrap_err();
+        let e =
+            TortureStack::from_device(&DeviceSpec::Raid4(a), &FaultSpec::default()).unwrap_err();
         assert!(e.contains("device.faults.flips"), "{e}");
     }
 
@@ -827,7 +830,9 @@ mod tests {
         d.faults = Some(FaultSpec::uniform(0.01));
         let spec = DeviceSpec::Raid5(ArraySpec::of(4, DeviceSpec::Disk(d)));
         let q = crate::stack::queue::QueueSpec::new(crate::sched::SchedulerKind::Fcfs);
-        let e = crate::stack::tree::build(&spec, &q, None).err().expect("refused");
+        let e = crate::stack::tree::build(&spec, &q, None)
+            .err()
+            .expect("refused");
         assert!(
             e.contains("device.member 0.faults") && e.contains("timing-only"),
             "{e}"

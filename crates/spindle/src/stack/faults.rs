@@ -188,7 +188,10 @@ mod tests {
         assert!(f.validate("device").is_ok());
         f.lost = 1.5;
         let e = f.validate("device.member 0").unwrap_err();
-        assert!(e.contains("device.member 0.faults.lost") && e.contains("1.5"), "{e}");
+        assert!(
+            e.contains("device.member 0.faults.lost") && e.contains("1.5"),
+            "{e}"
+        );
         let f = FaultSpec {
             fail_at_ms: Some(f64::NAN),
             ..FaultSpec::default()
@@ -199,7 +202,10 @@ mod tests {
     #[test]
     fn device_seeds_differ_by_path_and_repeat() {
         assert_eq!(device_seed(1, "a"), device_seed(1, "a"));
-        assert_ne!(device_seed(1, "device.member 0"), device_seed(1, "device.member 1"));
+        assert_ne!(
+            device_seed(1, "device.member 0"),
+            device_seed(1, "device.member 1")
+        );
         assert_ne!(device_seed(1, "a"), device_seed(2, "a"));
     }
 
