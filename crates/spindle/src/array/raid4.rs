@@ -1338,11 +1338,18 @@ impl Raid4 {
             }
             let b = match self.reconstruct(&mut exec, &mut f, p) {
                 Ok(b) => b,
-                // A latent fault on another member makes this row unrecoverable: the
-                // rebuild goes on without it (its block stays unwritten on the
-                // replacement, so reads of it are refused, never guessed).
+                // A latent fault on another (present) member makes this row
+                // unrecoverable: the rebuild goes on without it (its block stays
+                // unwritten on the replacement, so reads of it are refused, never
+                // guessed). A second member missing stops the rebuild, as before.
                 Err(e) => {
-                    e.internal()?;
+                    let e = e.internal()?;
+                    let others_present = (0..self.members.len())
+                        .filter(|&d| d != disk)
+                        .all(|d| self.readable(Place { disk: d, row }));
+                    if !others_present {
+                        return Err(e);
+                    }
                     continue;
                 }
             };
