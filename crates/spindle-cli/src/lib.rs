@@ -15,4 +15,5 @@ pub mod reproduce;
 pub mod run;
 pub mod sweep;
 pub mod table;
+pub mod torture;
 pub mod validate;

@@ -331,6 +331,7 @@ impl RunConfig {
                 firmware: d.firmware.clone(),
                 firmware_queue_depth: d.firmware_queue_depth,
                 write_cache_kib: d.write_cache_kib,
+                faults: None,
             };
             for _ in 0..d.count {
                 members.push(DeviceSpec::Disk(disk.clone()));
@@ -372,6 +373,24 @@ impl RunConfig {
                 None => e,
             })
         };
+        // Faults act on bytes, which this stack does not carry: refused before the run,
+        // naming the file and line of the table.
+        if let Some((path, f)) = self.device.as_ref().and_then(|d| d.first_faults("device")) {
+            let msg = f
+                .validate(&path)
+                .err()
+                .unwrap_or_else(|| f.refuse_timing_only(&path));
+            let at = self.source.as_ref().map_or(String::new(), |file| {
+                match std::fs::read_to_string(file)
+                    .ok()
+                    .and_then(|t| crate::stack::faults::faults_line(&t))
+                {
+                    Some(line) => format!("{file}:{line}: "),
+                    None => format!("{file}: "),
+                }
+            });
+            return Err(ConfigError::Invalid(format!("{at}{msg}")));
+        }
         let mut b = match &self.layout {
             Some(layout) => {
                 let node = self.layout_node(layout, &queue).map_err(fail)?;
@@ -447,6 +466,7 @@ impl RunConfig {
                     firmware: d.firmware.clone(),
                     firmware_queue_depth: d.firmware_queue_depth,
                     write_cache_kib: d.write_cache_kib,
+                    faults: None,
                 };
                 (
                     spec.params("disks")?,

@@ -3,9 +3,10 @@
 //! and silent bit flips. Every injected fault is recorded with the locations it
 //! damaged, so tests can check that each one was detected or overwritten.
 
+use crate::store::SECTORS_PER_BLOCK;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use rustc_hash::FxHashSet;
+use rustc_hash::FxHashMap;
 
 /// What happens to one write as the drive completes it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -15,6 +16,37 @@ pub enum WriteFate {
     Lost,
     /// Stored at this block instead.
     Misdirected(u64),
+    /// Power or firmware failure mid-write: only the first this many 512-byte
+    /// sectors of the 4 KiB block reach the media (1..=7), the rest keep old bytes.
+    Torn(u32),
+}
+
+/// One member's own fault stream (a `faults` table on a stack entry): its rates and
+/// its own seeded generator, so that members draw independently of each other.
+#[derive(Clone, Debug)]
+pub struct MemberFaults {
+    pub rng: ChaCha8Rng,
+    pub lost_write: f64,
+    pub misdirected_write: f64,
+    pub torn_write: f64,
+}
+
+/// The kinds of fault that damage a stored block.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum FaultClass {
+    Lost = 0,
+    Misdirected = 1,
+    Torn = 2,
+    Flip = 3,
+}
+
+/// What became of the locations one kind of fault damaged.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct KindTally {
+    /// Rewritten by a repair after a detection.
+    pub repaired: u64,
+    /// Overwritten by an ordinary write before any read met them.
+    pub overwritten: u64,
 }
 
 /// Counts of injected faults by kind.
@@ -23,11 +55,18 @@ pub struct Injected {
     pub lost_writes: u64,
     pub misdirected_writes: u64,
     pub bit_flips: u64,
+    /// Left out of the output when 0 (older reports had no torn writes).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub torn_writes: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 impl Injected {
     pub fn total(&self) -> u64 {
-        self.lost_writes + self.misdirected_writes + self.bit_flips
+        self.lost_writes + self.misdirected_writes + self.bit_flips + self.torn_writes
     }
 }
 
@@ -48,10 +87,17 @@ pub struct FaultInjector {
     pub masked_locations: u64,
     /// (member, block) locations whose contents are wrong because of a fault and
     /// have not been rewritten since.
-    damaged: FxHashSet<(usize, u64)>,
+    damaged: FxHashMap<(usize, u64), FaultClass>,
+    /// The kind of the last fault at each location ever damaged (kept after repair),
+    /// to attribute detections to what caused them.
+    last_kind: FxHashMap<(usize, u64), FaultClass>,
+    /// Per kind of fault: damaged locations repaired and overwritten.
+    pub by_kind: [KindTally; 4],
     /// Device writes (array members and whatever else asks `write_survives`) still
     /// to persist before a simulated power cut; `None`: no crash planned.
     crash_budget: Option<u64>,
+    /// Per-member streams (empty: every member draws from `rng` with the rates above).
+    members: Vec<MemberFaults>,
 }
 
 impl FaultInjector {
@@ -64,9 +110,41 @@ impl FaultInjector {
             injected: Injected::default(),
             repaired_locations: 0,
             masked_locations: 0,
-            damaged: FxHashSet::default(),
+            damaged: FxHashMap::default(),
+            last_kind: FxHashMap::default(),
+            by_kind: [KindTally::default(); 4],
             crash_budget: None,
+            members: Vec::new(),
         }
+    }
+
+    /// Gives each member its own rates and seeded stream (member `i` uses
+    /// `members[i]`; members beyond the list inject nothing).
+    pub fn with_members(mut self, members: Vec<MemberFaults>) -> FaultInjector {
+        self.members = members;
+        self
+    }
+
+    /// Member `disk`'s own stream, if it has one (for the caller's own fault sites).
+    pub fn member_rng(&mut self, disk: usize) -> Option<&mut ChaCha8Rng> {
+        self.members.get_mut(disk).map(|m| &mut m.rng)
+    }
+
+    /// Stops injecting write faults (every rate to 0, per-member ones too); what was
+    /// injected and damaged is kept.
+    pub fn stop(&mut self) {
+        self.lost_write = 0.0;
+        self.misdirected_write = 0.0;
+        for m in &mut self.members {
+            m.lost_write = 0.0;
+            m.misdirected_write = 0.0;
+            m.torn_write = 0.0;
+        }
+    }
+
+    /// Cancels a planned (or happened) power cut: the power is back.
+    pub fn power_restored(&mut self) {
+        self.crash_budget = None;
     }
 
     /// Plans a power cut: the next `writes` device writes persist, every later one is
@@ -108,6 +186,9 @@ impl FaultInjector {
         if !self.write_survives() {
             return WriteFate::Lost;
         }
+        if !self.members.is_empty() {
+            return self.member_fate(disk, block, repair);
+        }
         if self.lost_write <= 0.0 && self.misdirected_write <= 0.0 {
             self.persisted(disk, block, repair);
             return WriteFate::Persist;
@@ -115,7 +196,7 @@ impl FaultInjector {
         let x: f64 = self.rng.gen();
         if x < self.lost_write {
             self.injected.lost_writes += 1;
-            self.damaged.insert((disk, block));
+            self.damage(disk, block, FaultClass::Lost);
             WriteFate::Lost
         } else if x < self.lost_write + self.misdirected_write {
             let off = self.rng.gen_range(1..=self.misdirect_reach.max(1));
@@ -125,8 +206,8 @@ impl FaultInjector {
                 block + off
             };
             self.injected.misdirected_writes += 1;
-            self.damaged.insert((disk, block));
-            self.damaged.insert((disk, to));
+            self.damage(disk, block, FaultClass::Misdirected);
+            self.damage(disk, to, FaultClass::Misdirected);
             WriteFate::Misdirected(to)
         } else {
             self.persisted(disk, block, repair);
@@ -134,20 +215,71 @@ impl FaultInjector {
         }
     }
 
+    /// `fate` for an injector with per-member streams.
+    fn member_fate(&mut self, disk: usize, block: u64, repair: bool) -> WriteFate {
+        let reach = self.misdirect_reach.max(1);
+        let Some(m) = self.members.get_mut(disk) else {
+            self.persisted(disk, block, repair);
+            return WriteFate::Persist;
+        };
+        if m.lost_write <= 0.0 && m.misdirected_write <= 0.0 && m.torn_write <= 0.0 {
+            self.persisted(disk, block, repair);
+            return WriteFate::Persist;
+        }
+        let x: f64 = m.rng.gen();
+        if x < m.lost_write {
+            self.injected.lost_writes += 1;
+            self.damage(disk, block, FaultClass::Lost);
+            WriteFate::Lost
+        } else if x < m.lost_write + m.misdirected_write {
+            let off = m.rng.gen_range(1..=reach);
+            let to = if m.rng.gen_bool(0.5) && block >= off {
+                block - off
+            } else {
+                block + off
+            };
+            self.injected.misdirected_writes += 1;
+            self.damage(disk, block, FaultClass::Misdirected);
+            self.damage(disk, to, FaultClass::Misdirected);
+            WriteFate::Misdirected(to)
+        } else if x < m.lost_write + m.misdirected_write + m.torn_write {
+            let sectors = m.rng.gen_range(1..SECTORS_PER_BLOCK as u32);
+            self.injected.torn_writes += 1;
+            self.damage(disk, block, FaultClass::Torn);
+            WriteFate::Torn(sectors)
+        } else {
+            self.persisted(disk, block, repair);
+            WriteFate::Persist
+        }
+    }
+
     fn persisted(&mut self, disk: usize, block: u64, repair: bool) {
-        if self.damaged.remove(&(disk, block)) {
+        if let Some(kind) = self.damaged.remove(&(disk, block)) {
+            let t = &mut self.by_kind[kind as usize];
             if repair {
                 self.repaired_locations += 1;
+                t.repaired += 1;
             } else {
                 self.masked_locations += 1;
+                t.overwritten += 1;
             }
         }
+    }
+
+    fn damage(&mut self, disk: usize, block: u64, kind: FaultClass) {
+        self.damaged.insert((disk, block), kind);
+        self.last_kind.insert((disk, block), kind);
+    }
+
+    /// The kind of the last fault injected at (disk, block), if any ever was.
+    pub fn kind_at(&self, disk: usize, block: u64) -> Option<FaultClass> {
+        self.last_kind.get(&(disk, block)).copied()
     }
 
     /// Records a bit flip the caller applied at (disk, block).
     pub fn note_bit_flip(&mut self, disk: usize, block: u64) {
         self.injected.bit_flips += 1;
-        self.damaged.insert((disk, block));
+        self.damage(disk, block, FaultClass::Flip);
     }
 
     /// Forgets damage at a location (its member was replaced, or it was rewritten by
@@ -158,12 +290,13 @@ impl FaultInjector {
 
     /// Forgets all damage on a member (it was replaced).
     pub fn forget_disk(&mut self, disk: usize) {
-        self.damaged.retain(|&(d, _)| d != disk);
+        self.damaged.retain(|&(d, _), _| d != disk);
+        self.last_kind.retain(|&(d, _), _| d != disk);
     }
 
     /// Locations currently damaged, sorted.
     pub fn damaged(&self) -> Vec<(usize, u64)> {
-        let mut v: Vec<_> = self.damaged.iter().copied().collect();
+        let mut v: Vec<_> = self.damaged.keys().copied().collect();
         v.sort_unstable();
         v
     }

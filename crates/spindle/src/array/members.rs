@@ -192,6 +192,13 @@ fn persist(store: &mut BlockStore, disk: usize, io: Io, faults: &mut FaultInject
             WriteFate::Persist => store.write(io.block, &bytes),
             WriteFate::Lost => {}
             WriteFate::Misdirected(to) => store.write(to, &bytes),
+            WriteFate::Torn(sectors) => {
+                // The first sectors are new, the rest keep what the media held.
+                let mut b = store.read(io.block);
+                let n = sectors as usize * 512;
+                b[..n].copy_from_slice(&bytes[..n]);
+                store.write(io.block, &b);
+            }
         }
     }
 }

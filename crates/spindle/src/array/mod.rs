@@ -10,10 +10,11 @@ pub mod layout;
 pub mod members;
 pub mod mirror;
 pub mod raid4;
+pub mod torture;
 
 pub use campaign::{run_fault_campaign, FaultCampaign, FaultReport};
 pub use error::ArrayError;
-pub use faults::{FaultInjector, Injected};
+pub use faults::{FaultInjector, Injected, MemberFaults};
 pub use layout::Layout;
 pub use mirror::{FailAt, Mirror, MirrorBatch, MirrorOp};
 pub use raid4::{BatchReport, Detection, FaultKind, MemberState, Raid4, Raid4Config};

@@ -1336,7 +1336,23 @@ impl Raid4 {
             if self.gen(p) == 0 {
                 continue;
             }
-            let b = self.reconstruct(&mut exec, &mut f, p)?;
+            let b = match self.reconstruct(&mut exec, &mut f, p) {
+                Ok(b) => b,
+                // A latent fault on another (present) member makes this row
+                // unrecoverable: the rebuild goes on without it (its block stays
+                // unwritten on the replacement, so reads of it are refused, never
+                // guessed). A second member missing stops the rebuild, as before.
+                Err(e) => {
+                    let e = e.internal()?;
+                    let others_present = (0..self.members.len())
+                        .filter(|&d| d != disk)
+                        .all(|d| self.readable(Place { disk: d, row }));
+                    if !others_present {
+                        return Err(e);
+                    }
+                    continue;
+                }
+            };
             let e = Entry::describe(self.owner(p), disk as u32, row, self.gen(p), &b[..]);
             cbs.entry(zone_of(row)).or_default().entries[checksum_slot(row)] = Some(e);
             writes.push(Io {

@@ -7,6 +7,7 @@
 pub mod array;
 pub mod cache;
 pub mod drive_node;
+pub mod faults;
 pub mod fio;
 pub mod journal;
 pub mod layer;

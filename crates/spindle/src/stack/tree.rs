@@ -24,9 +24,12 @@
 //! one `member`, or its `members` one by one; members may be arrays themselves.
 //! A `raid5` may set `parity-layout = "left-asymmetric"` (default left-symmetric).
 //! Layers (`[[layer]]`, top first): `cache`, `raid-mimic`, `split`.
+//! Any entry may carry a `faults` table (see [`super::faults`]): the tree built here is
+//! timing-only, so it refuses them; `spindle torture` runs them on byte-exact arrays.
 
 use super::array::{Array, ParityLayout, RaidLevel, ReplicaChoice, Volumes};
 use super::drive_node::{load_disk, DriveNode};
+use super::faults::FaultSpec;
 use super::mimd::{IntraForm, Layout, MirrorLayouts, Organization, RotPlacement};
 use super::queue::{QueueSpec, SchedulerConfig};
 use crate::disk::drive::Drive;
@@ -75,6 +78,9 @@ pub struct DiskSpec {
     /// Override the drive's write cache, KiB (0: write-through).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub write_cache_kib: Option<u64>,
+    /// Fault injection around this drive ([`super::faults`]; byte-exact stacks only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub faults: Option<FaultSpec>,
 }
 
 impl DiskSpec {
@@ -85,6 +91,7 @@ impl DiskSpec {
             firmware: None,
             firmware_queue_depth: None,
             write_cache_kib: None,
+            faults: None,
         }
     }
 
@@ -190,6 +197,10 @@ pub struct ArraySpec {
     /// tracker off by this many degrees (default 0: the drive model's own state).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub prediction_error_deg: Option<f64>,
+    /// Fault injection around this array, i.e. each member below it that has no table
+    /// of its own ([`super::faults`]; byte-exact stacks only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub faults: Option<FaultSpec>,
 }
 
 /// Where the member drives' platters stand at time zero relative to each other.
@@ -243,6 +254,7 @@ impl ArraySpec {
             cylinders: None,
             reorder_queue: None,
             prediction_error_deg: None,
+            faults: None,
         }
     }
 
@@ -341,6 +353,30 @@ impl DeviceSpec {
         }
     }
 
+    /// This entry's `faults` table, if any.
+    pub fn faults(&self) -> Option<&FaultSpec> {
+        match self {
+            DeviceSpec::Disk(d) => d.faults.as_ref(),
+            _ => self.array().and_then(|a| a.faults.as_ref()),
+        }
+    }
+
+    /// The first `faults` table in the tree (depth first, members in order), with the
+    /// path of its entry (`device.member 2`).
+    pub fn first_faults(&self, path: &str) -> Option<(String, &FaultSpec)> {
+        if let Some(f) = self.faults() {
+            return Some((path.to_string(), f));
+        }
+        let a = self.array()?;
+        if let Some(m) = &a.member {
+            return m.first_faults(&format!("{path}.member"));
+        }
+        a.members
+            .iter()
+            .enumerate()
+            .find_map(|(i, m)| m.first_faults(&format!("{path}.member {i}")))
+    }
+
     /// Every drive in the tree, in order.
     pub fn disks(&self) -> Vec<DiskSpec> {
         if let DeviceSpec::Disk(d) = self {
@@ -414,6 +450,11 @@ fn build_node(
     drives: &mut usize,
     path: &str,
 ) -> Result<Box<dyn Device>, String> {
+    // Faults act on bytes: this tree carries none (refused before the run).
+    if let Some(f) = spec.faults() {
+        f.validate(path)?;
+        return Err(f.refuse_timing_only(path));
+    }
     match spec {
         DeviceSpec::Disk(d) => {
             let queue = d.queue(default_queue, path)?;

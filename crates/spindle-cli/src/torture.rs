@@ -1,0 +1,217 @@
+//! `spindle torture`: a seeded fault campaign over a byte-exact stack (see
+//! [`spindle::array::torture`]), from the command line.
+
+use crate::disks::load_disk;
+use crate::limits;
+use crate::progress::Progress;
+use crate::raid::WrongData;
+use crate::table::{Align, Table};
+use anyhow::{anyhow, bail, Result};
+use serde::Deserialize;
+use spindle::array::torture::{
+    run_torture, TortureConfig, TortureReport, TortureStack, MAX_TORTURE_OPS, MAX_TORTURE_SPAN,
+};
+use spindle::stack::faults::{faults_line, FaultSpec};
+use spindle::stack::tree::DeviceSpec;
+use std::path::Path;
+
+/// Fault rates from the command line: each kind's own flag, else `--rate`, else 0.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Rates {
+    pub rate: Option<f64>,
+    pub lost: Option<f64>,
+    pub misdirected: Option<f64>,
+    pub torn: Option<f64>,
+    pub flips: Option<f64>,
+    pub fail: Option<f64>,
+    pub crash: Option<f64>,
+}
+
+impl Rates {
+    fn get(&self, name: &str, own: Option<f64>) -> Result<f64> {
+        let p = own.or(self.rate).unwrap_or(0.0);
+        if !(0.0..=1.0).contains(&p) {
+            bail!("--{name} must be a probability within 0..=1, got {p}");
+        }
+        Ok(p)
+    }
+
+    /// The members' faults, and the campaign's failure and crash rates.
+    fn resolve(&self) -> Result<(FaultSpec, f64, f64)> {
+        let f = FaultSpec {
+            lost: self.get("lost", self.lost)?,
+            misdirected: self.get("misdirected", self.misdirected)?,
+            torn: self.get("torn", self.torn)?,
+            flips: self.get("flips", self.flips)?,
+            ..FaultSpec::default()
+        };
+        f.validate("--rate").map_err(|e| anyhow!("{e}"))?;
+        Ok((
+            f,
+            self.get("fail", self.fail)?,
+            self.get("crash", self.crash)?,
+        ))
+    }
+}
+
+/// The command's options.
+#[derive(Clone, Debug)]
+pub struct TortureArgs {
+    pub stack: Option<std::path::PathBuf>,
+    pub array: String,
+    pub members: usize,
+    pub disk: String,
+    pub stripe_unit_kib: u64,
+    pub config: TortureConfig,
+    pub json: bool,
+}
+
+/// The part of a stack file the campaign reads: its `[device]` tree (the keys of
+/// `spindle run`'s TOML; a run file works as it is).
+#[derive(Deserialize)]
+struct StackFile {
+    device: Option<DeviceSpec>,
+    layout: Option<toml::Value>,
+    layer: Option<toml::Value>,
+}
+
+fn stack_from_file(path: &Path, default: &FaultSpec) -> Result<TortureStack> {
+    let file = path.display().to_string();
+    let text = limits::read_text(path, limits::MAX_CONFIG_BYTES)?;
+    let parsed: StackFile = toml::from_str(&text).map_err(|e| anyhow!("{file}: {e}"))?;
+    if parsed.layout.is_some() || parsed.layer.is_some() {
+        bail!(
+            "{file}: torture runs the [device] tree only: the layout engine ([layout]) and [[layer]]s are not wired to the campaign yet"
+        );
+    }
+    let Some(device) = parsed.device else {
+        bail!("{file}: no [device]: torture needs a byte-exact array (kind = \"raid4\", \"raid1\" or \"mirror\")");
+    };
+    TortureStack::from_device(&device, default).map_err(|e| {
+        // Name the line of the faults table when the error is about one.
+        match faults_line(&text).filter(|_| e.contains(".faults")) {
+            Some(line) => anyhow!("{file}:{line}: {e}"),
+            None => anyhow!("{file}: {e}"),
+        }
+    })
+}
+
+/// Runs the campaign. Fails with `WrongData` (after the report) if any read returned
+/// wrong bytes.
+pub fn torture(a: &TortureArgs, rates: &Rates) -> Result<String> {
+    let (faults, fail, crash) = rates.resolve()?;
+    let mut c = a.config.clone();
+    c.fail = fail;
+    c.crash = crash;
+    limits::count("--ops", c.ops as u64, MAX_TORTURE_OPS as u64)?;
+    limits::count("--span", c.span_blocks, MAX_TORTURE_SPAN)?;
+    let stack = match &a.stack {
+        Some(path) => stack_from_file(path, &faults)?,
+        None => {
+            limits::count("--members", a.members as u64, 16)?;
+            let disk = load_disk(&a.disk)?.params;
+            match a.array.as_str() {
+                "raid4" => {
+                    if a.members < 2 {
+                        bail!(
+                            "--members must be at least 2 for a raid4, got {}",
+                            a.members
+                        );
+                    }
+                    if a.stripe_unit_kib == 0 || !a.stripe_unit_kib.is_multiple_of(4) {
+                        bail!(
+                            "--stripe-unit-kib must be a positive multiple of 4, got {}",
+                            a.stripe_unit_kib
+                        );
+                    }
+                    TortureStack::raid4(disk, a.members - 1, a.stripe_unit_kib / 4, &faults)
+                }
+                "mirror" => {
+                    let spec = DeviceSpec::Mirror(spindle::stack::tree::ArraySpec::of(
+                        a.members as u32,
+                        DeviceSpec::Disk(spindle::stack::tree::DiskSpec::new(&a.disk)),
+                    ));
+                    TortureStack::from_device(&spec, &faults).map_err(|e| {
+                        anyhow!("{e} (the command-line rates apply to every member)")
+                    })?
+                }
+                other => bail!("--array must be raid4 or mirror, got `{other}`"),
+            }
+        }
+    };
+    if c.crash > 0.0 && matches!(stack.shape, spindle::array::torture::Shape::Mirror { .. }) {
+        bail!("--crash: the byte-exact mirror has no crash resync yet (use a raid4)");
+    }
+    let mut bar = Progress::new(c.ops as u64, "torture");
+    let r =
+        run_torture(&stack, &c, &mut |done| bar.step(done as u64)).map_err(|e| anyhow!("{e}"))?;
+    bar.finish();
+    let report = render(&r, &c, a.json)?;
+    if r.wrong_reads > 0 {
+        return Err(WrongData {
+            report,
+            blocks: r.wrong_reads,
+        }
+        .into());
+    }
+    Ok(report)
+}
+
+fn render(r: &TortureReport, c: &TortureConfig, json: bool) -> Result<String> {
+    if json {
+        return Ok(serde_json::to_string_pretty(r)? + "\n");
+    }
+    let mut t = Table::new(&[
+        ("fault", Align::Left),
+        ("injected", Align::Right),
+        ("detected", Align::Right),
+        ("repaired", Align::Right),
+        ("overwritten", Align::Right),
+    ]);
+    for k in &r.kinds {
+        t.row(vec![
+            k.kind.clone(),
+            k.injected.to_string(),
+            k.detected.to_string(),
+            k.repaired.to_string(),
+            k.overwritten.to_string(),
+        ]);
+    }
+    let mut s = Table::new(&[("", Align::Left), ("count", Align::Right)]);
+    for (k, v) in [
+        ("detections in all", r.detections_total),
+        (
+            "detections where no fault was injected",
+            r.detections_unattributed,
+        ),
+        ("reads right", r.reads_right),
+        ("reads refused (unrecoverable)", r.reads_refused),
+        ("writes refused (unrecoverable)", r.writes_refused),
+        (
+            "rows unrecoverable after the final scrub",
+            r.unrecoverable_after_scrub,
+        ),
+        ("damage left after the final scrub", r.damaged_left),
+        ("WRONG READS", r.wrong_reads),
+        ("WRONG BYTES (must be 0)", r.wrong_bytes),
+    ] {
+        s.row(vec![k.to_string(), v.to_string()]);
+    }
+    Ok(format!(
+        "{} operations on a {} over {} blocks (seed {}), {:.1} s simulated:\n{}\n{}\
+         final read-back: {} of {} blocks right, {} refused (unrecoverable rows)\n\
+         detected: verification failures at locations of that kind (one fault can be met more than once);\n\
+         repaired: rewritten by a repair (drive failures: rebuilds done; power cuts: recoveries done);\n\
+         overwritten: rewritten by a later write before any read met it.\n",
+        r.ops,
+        r.stack,
+        c.span_blocks,
+        r.seed,
+        r.simulated_s,
+        t.render(),
+        s.render(),
+        r.final_reads_right,
+        r.final_reads_total,
+        r.final_reads_refused,
+    ))
+}
