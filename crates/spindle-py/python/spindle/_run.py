@@ -280,8 +280,8 @@ class Result:
             if self._rows is None:
                 raise RuntimeError("this run was made with requests=False: no per-request rows")
             self._requests = _requests_frame(self._rows.blocks())
-            # The frame holds the rows now; the run's logs can go.
-            self._rows = None
+            # The compact rows stay (about a quarter of the frame): summary() is made
+            # from them, in the order the run completed the requests.
         return self._requests
 
     def __repr__(self) -> str:
