@@ -164,6 +164,12 @@ impl RequestRows {
         self.rows.len()
     }
 
+    /// Bytes the kept rows take.
+    #[getter]
+    fn nbytes(&self) -> usize {
+        self.rows.bytes()
+    }
+
     /// The run as fio's JSON summarises a job (`spindle run --format fio-json`), made
     /// from the kept rows (in completion order, as the command line counts them).
     fn fio_json(&self, py: Python<'_>) -> PyResult<String> {
@@ -264,15 +270,17 @@ type RunOut = (String, Option<RequestRows>);
 /// Runs a stack. `options`: `spindle run` flags as pairs; `config_text`: a TOML run
 /// configuration (instead of `--config FILE`); `workload`: requests given as columns
 /// (instead of the trace or synthetic workload of the options); `collect`: keep one row
-/// per request (at most `MAX_REQUEST_ROWS`).
+/// per request (at most `MAX_REQUEST_ROWS`); `fio`: without rows, keep the fio summary
+/// as the run goes (with rows it is made from them when asked).
 #[pyfunction]
-#[pyo3(signature = (options, config_text=None, workload=None, collect=true))]
+#[pyo3(signature = (options, config_text=None, workload=None, collect=true, fio=true))]
 pub fn run<'py>(
     py: Python<'py>,
     options: Pairs,
     config_text: Option<String>,
     workload: Option<WorkloadBytes<'py>>,
     collect: bool,
+    fio: bool,
 ) -> PyResult<RunOut> {
     let mut opts = spindle_cli::options::from_pairs(options).map_err(to_py)?;
     if workload.is_some() && (opts.stack.trace.is_some() || opts.stack.synthetic.is_some()) {
@@ -290,6 +298,10 @@ pub fn run<'py>(
                 None => load_workload(&c)?,
             };
             let n = total(&w);
+            if !collect && !fio {
+                let out = run_config(&c, &mut w, "replaying", &mut |_| Ok(()))?;
+                return Ok((run_json(&c, &out, None)?, None));
+            }
             if !collect {
                 // No rows to make the fio summary from later: it is kept as the run goes.
                 let mut fio = FioSummary::new();

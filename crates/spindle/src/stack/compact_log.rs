@@ -32,42 +32,54 @@ enum Packed {
 }
 
 impl Packed {
-    /// Appends `v` as the value of row `len` (the rows before it are `len`); `cap` is
-    /// the number of rows expected, reserved when the column gets wider.
-    #[inline]
-    fn push(&mut self, v: u64, len: usize, cap: usize) {
+    /// Appends `vals` as the values of rows `len..` (`len` rows before them); `cap`
+    /// is the number of rows expected, reserved when the column gets wider.
+    fn extend(&mut self, vals: &[u64], len: usize, cap: usize) {
+        let Some(&first) = vals.first() else { return };
+        let top = vals.iter().copied().fold(0, u64::max);
         match self {
-            Packed::Same(c) if *c == v => {}
-            Packed::U8(x) if v <= u64::from(u8::MAX) => x.push(v as u8),
-            Packed::U16(x) if v <= u64::from(u16::MAX) => x.push(v as u16),
-            Packed::U32(x) if v <= u64::from(u32::MAX) => x.push(v as u32),
-            Packed::U64(x) => x.push(v),
-            Packed::Empty => *self = Packed::Same(v),
-            _ => self.widen(v, len, cap),
+            Packed::Empty if vals.iter().all(|&v| v == first) => {
+                *self = Packed::Same(first);
+                return;
+            }
+            Packed::Same(c) if vals.iter().all(|&v| v == *c) => return,
+            Packed::U8(x) if top <= u64::from(u8::MAX) => {
+                return x.extend(vals.iter().map(|&v| v as u8));
+            }
+            Packed::U16(x) if top <= u64::from(u16::MAX) => {
+                return x.extend(vals.iter().map(|&v| v as u16));
+            }
+            Packed::U32(x) if top <= u64::from(u32::MAX) => {
+                return x.extend(vals.iter().map(|&v| v as u32));
+            }
+            Packed::U64(x) => return x.extend_from_slice(vals),
+            _ => {}
         }
+        self.widen(top, len, cap);
+        self.extend(vals, len, cap);
     }
 
-    /// Rewrites the column in a width that also holds `v`, then appends it.
+    /// Rewrites the column's `len` values in a width that also holds `top`.
     #[cold]
-    fn widen(&mut self, v: u64, len: usize, cap: usize) {
+    fn widen(&mut self, top: u64, len: usize, cap: usize) {
         let old: Vec<u64> = (0..len).map(|i| self.get(i)).collect();
-        let top = old.iter().copied().max().unwrap_or(0).max(v);
-        let cap = cap.max(len + 1);
-        fn fill<T: TryFrom<u64>>(old: &[u64], v: u64, cap: usize) -> Vec<T> {
+        let top = old.iter().copied().fold(top, u64::max);
+        let cap = cap.max(len);
+        fn narrow<T: TryFrom<u64>>(old: &[u64], cap: usize) -> Vec<T> {
             let mut x = Vec::with_capacity(cap);
-            x.extend(old.iter().chain([&v]).map(|&o| {
+            x.extend(old.iter().map(|&o| {
                 T::try_from(o).unwrap_or_else(|_| unreachable!("the width holds the largest value"))
             }));
             x
         }
         *self = if top <= u64::from(u8::MAX) {
-            Packed::U8(fill(&old, v, cap))
+            Packed::U8(narrow(&old, cap))
         } else if top <= u64::from(u16::MAX) {
-            Packed::U16(fill(&old, v, cap))
+            Packed::U16(narrow(&old, cap))
         } else if top <= u64::from(u32::MAX) {
-            Packed::U32(fill(&old, v, cap))
+            Packed::U32(narrow(&old, cap))
         } else {
-            Packed::U64(fill(&old, v, cap))
+            Packed::U64(narrow(&old, cap))
         };
     }
 
@@ -138,14 +150,23 @@ const WRITE: u64 = 1;
 const CACHE_HIT: u64 = 2;
 const BACKGROUND: u64 = 4;
 
+/// Rows gathered before they are added to the columns, a chunk at a time: checking a
+/// column's width once per chunk instead of once per value makes keeping a row cost
+/// about a hundred instructions.
+const CHUNK: usize = 256;
+
 /// Request rows in completion order, compactly (see the module doc).
 #[derive(Debug)]
 pub struct CompactLog {
     cols: [Packed; NCOLS],
+    /// Rows in `cols`.
     len: usize,
     /// Rows expected (reserved when a column gets wider).
     cap: usize,
     last_arrival: u64,
+    /// Rows not yet in `cols`, column after column (`CHUNK` values each).
+    buf: Vec<u64>,
+    pending: usize,
 }
 
 impl CompactLog {
@@ -156,25 +177,27 @@ impl CompactLog {
             len: 0,
             cap: expected,
             last_arrival: 0,
+            buf: vec![0; NCOLS * CHUNK],
+            pending: 0,
         }
     }
 
     pub fn len(&self) -> usize {
-        self.len
+        self.len + self.pending
     }
 
     pub fn is_empty(&self) -> bool {
-        self.len == 0
+        self.len() == 0
     }
 
-    /// Bytes the columns hold.
+    /// Bytes the columns hold (not counting the chunk of rows being gathered).
     pub fn bytes(&self) -> usize {
         self.cols.iter().map(Packed::bytes).sum()
     }
 
     #[inline]
     pub fn push(&mut self, l: &RequestLog) {
-        let (n, cap) = (self.len, self.cap);
+        let n = self.len();
         let flags = u64::from(l.write) * WRITE
             + u64::from(l.cache_hit) * CACHE_HIT
             + u64::from(l.background) * BACKGROUND;
@@ -194,18 +217,40 @@ impl CompactLog {
             l.breakdown.rotation_ns,
             l.breakdown.transfer_ns,
         ];
-        for (c, v) in self.cols.iter_mut().zip(values) {
-            c.push(v, n, cap);
+        for (c, v) in values.into_iter().enumerate() {
+            self.buf[c * CHUNK + self.pending] = v;
         }
         self.last_arrival = l.arrival.0;
-        self.len += 1;
+        self.pending += 1;
+        if self.pending == CHUNK {
+            self.flush();
+        }
+    }
+
+    /// Adds the gathered rows to the columns.
+    fn flush(&mut self) {
+        for (c, col) in self.cols.iter_mut().enumerate() {
+            col.extend(&self.buf[c * CHUNK..c * CHUNK + self.pending], self.len, self.cap);
+        }
+        self.len += self.pending;
+        self.pending = 0;
+    }
+
+    /// Value of column `c` in row `i`.
+    #[inline]
+    fn value(&self, c: usize, i: usize) -> u64 {
+        if i < self.len {
+            self.cols[c].get(i)
+        } else {
+            self.buf[c * CHUNK + (i - self.len)]
+        }
     }
 
     /// Row `i`, whose arrival is `arrival` (arrivals are stored as differences: see
     /// [`CompactLog::arrivals`]).
     #[inline]
     pub fn get(&self, i: usize, arrival: u64) -> RequestLog {
-        let c = |k: usize| self.cols[k].get(i);
+        let c = |k: usize| self.value(k, i);
         let dispatch = undiff(arrival, c(WAIT));
         let start = undiff(dispatch, c(TO_START));
         let done = undiff(start, c(SERVICE));
@@ -237,9 +282,9 @@ impl CompactLog {
     /// Every row's arrival, in completion order.
     pub fn arrivals(&self) -> Vec<u64> {
         let mut t = 0u64;
-        (0..self.len)
+        (0..self.len())
             .map(|i| {
-                t = undiff(t, self.cols[ARRIVAL].get(i));
+                t = undiff(t, self.value(ARRIVAL, i));
                 t
             })
             .collect()
@@ -248,16 +293,16 @@ impl CompactLog {
     /// The rows in completion order.
     pub fn iter(&self) -> impl Iterator<Item = RequestLog> + '_ {
         let mut t = 0u64;
-        (0..self.len).map(move |i| {
-            t = undiff(t, self.cols[ARRIVAL].get(i));
+        (0..self.len()).map(move |i| {
+            t = undiff(t, self.value(ARRIVAL, i));
             self.get(i, t)
         })
     }
 
     /// Every row's request id, in completion order.
     pub fn ids(&self) -> Vec<u64> {
-        (0..self.len)
-            .map(|i| undiff(i as u64, self.cols[ID].get(i)))
+        (0..self.len())
+            .map(|i| undiff(i as u64, self.value(ID, i)))
             .collect()
     }
 }
@@ -325,7 +370,11 @@ mod tests {
             (5, u64::MAX, 0, u64::MAX),
             (u64::MAX / 2, 1, u64::MAX, 0),
         ];
-        let mut logs = Vec::new();
+        // Ordinary rows before and after, so that the extremes widen filled columns.
+        let mut logs: Vec<RequestLog> = (0..600).map(|i| log(i, i * 7919)).collect();
+        for l in &logs {
+            r.push(l);
+        }
         for (k, &(a, d, s, e)) in cases.iter().enumerate() {
             l.id = if k % 2 == 0 { u64::MAX - k as u64 } else { k as u64 };
             (l.arrival, l.dispatch, l.start, l.done) = (SimTime(a), SimTime(d), SimTime(s), SimTime(e));
@@ -337,6 +386,12 @@ mod tests {
             r.push(&l);
             logs.push(l);
         }
+        for i in 0..300 {
+            let l = log(700 + i, i * 31);
+            r.push(&l);
+            logs.push(l);
+        }
+        assert_eq!(r.len(), logs.len());
         for (a, b) in logs.iter().zip(r.iter()) {
             assert!(same(a, &b), "{a:?} != {b:?}");
         }
@@ -356,6 +411,7 @@ mod tests {
             l.lbn = i * 977 % 100_000;
             r.push(&l);
         }
+        r.flush();
         // lbn (u32) and arrival (difference 20 ms, u32): 8 bytes a row; the rest constant.
         assert_eq!(r.bytes(), 8 * 1000);
     }
