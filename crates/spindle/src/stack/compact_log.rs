@@ -36,26 +36,23 @@ impl Packed {
     /// is the number of rows expected, reserved when the column gets wider.
     fn extend(&mut self, vals: &[u64], len: usize, cap: usize) {
         let Some(&first) = vals.first() else { return };
-        let top = vals.iter().copied().fold(0, u64::max);
+        // One pass: the values are all equal when no bit differs (`or == and`), and all
+        // fit a width of 2^k − 1 when their `or` does.
+        let (or, and) = vals.iter().fold((0, u64::MAX), |(o, a), &v| (o | v, a & v));
+        let same = or == and;
         match self {
-            Packed::Empty if vals.iter().all(|&v| v == first) => {
+            Packed::Empty if same => {
                 *self = Packed::Same(first);
                 return;
             }
-            Packed::Same(c) if vals.iter().all(|&v| v == *c) => return,
-            Packed::U8(x) if top <= u64::from(u8::MAX) => {
-                return x.extend(vals.iter().map(|&v| v as u8));
-            }
-            Packed::U16(x) if top <= u64::from(u16::MAX) => {
-                return x.extend(vals.iter().map(|&v| v as u16));
-            }
-            Packed::U32(x) if top <= u64::from(u32::MAX) => {
-                return x.extend(vals.iter().map(|&v| v as u32));
-            }
+            Packed::Same(c) if same && *c == first => return,
+            Packed::U8(x) if or <= u64::from(u8::MAX) => return narrow_into(x, vals),
+            Packed::U16(x) if or <= u64::from(u16::MAX) => return narrow_into(x, vals),
+            Packed::U32(x) if or <= u64::from(u32::MAX) => return narrow_into(x, vals),
             Packed::U64(x) => return x.extend_from_slice(vals),
             _ => {}
         }
-        self.widen(top, len, cap);
+        self.widen(or, len, cap);
         self.extend(vals, len, cap);
     }
 
@@ -104,6 +101,17 @@ impl Packed {
             Packed::U32(x) => x.capacity() * 4,
             Packed::U64(x) => x.capacity() * 8,
         }
+    }
+}
+
+/// Appends `vals`, each known to fit `T`.
+#[inline]
+fn narrow_into<T: Copy + Default + TryFrom<u64>>(x: &mut Vec<T>, vals: &[u64]) {
+    let at = x.len();
+    x.resize(at + vals.len(), T::default());
+    for (d, &v) in x[at..].iter_mut().zip(vals) {
+        // Checked by the caller (the values' `or` fits): never the default.
+        *d = T::try_from(v).unwrap_or_default();
     }
 }
 
@@ -164,8 +172,8 @@ pub struct CompactLog {
     /// Rows expected (reserved when a column gets wider).
     cap: usize,
     last_arrival: u64,
-    /// Rows not yet in `cols`, column after column (`CHUNK` values each).
-    buf: Vec<u64>,
+    /// Rows not yet in `cols`, column after column.
+    buf: Box<[[u64; CHUNK]; NCOLS]>,
     pending: usize,
 }
 
@@ -177,7 +185,7 @@ impl CompactLog {
             len: 0,
             cap: expected,
             last_arrival: 0,
-            buf: vec![0; NCOLS * CHUNK],
+            buf: Box::new([[0; CHUNK]; NCOLS]),
             pending: 0,
         }
     }
@@ -217,8 +225,10 @@ impl CompactLog {
             l.breakdown.rotation_ns,
             l.breakdown.transfer_ns,
         ];
-        for (c, v) in values.into_iter().enumerate() {
-            self.buf[c * CHUNK + self.pending] = v;
+        // `pending` is below CHUNK (a power of two): the mask only spares the bounds checks.
+        let k = self.pending & (CHUNK - 1);
+        for (col, v) in self.buf.iter_mut().zip(values) {
+            col[k] = v;
         }
         self.last_arrival = l.arrival.0;
         self.pending += 1;
@@ -230,7 +240,7 @@ impl CompactLog {
     /// Adds the gathered rows to the columns.
     fn flush(&mut self) {
         for (c, col) in self.cols.iter_mut().enumerate() {
-            col.extend(&self.buf[c * CHUNK..c * CHUNK + self.pending], self.len, self.cap);
+            col.extend(&self.buf[c][..self.pending], self.len, self.cap);
         }
         self.len += self.pending;
         self.pending = 0;
@@ -242,7 +252,7 @@ impl CompactLog {
         if i < self.len {
             self.cols[c].get(i)
         } else {
-            self.buf[c * CHUNK + (i - self.len)]
+            self.buf[c][i - self.len]
         }
     }
 
@@ -376,8 +386,13 @@ mod tests {
             r.push(l);
         }
         for (k, &(a, d, s, e)) in cases.iter().enumerate() {
-            l.id = if k % 2 == 0 { u64::MAX - k as u64 } else { k as u64 };
-            (l.arrival, l.dispatch, l.start, l.done) = (SimTime(a), SimTime(d), SimTime(s), SimTime(e));
+            l.id = if k % 2 == 0 {
+                u64::MAX - k as u64
+            } else {
+                k as u64
+            };
+            (l.arrival, l.dispatch, l.start, l.done) =
+                (SimTime(a), SimTime(d), SimTime(s), SimTime(e));
             l.device = u32::MAX;
             l.blocks = u32::MAX;
             l.lbn = u64::MAX;

@@ -543,7 +543,19 @@ mod tests {
     /// histogram, bucket for bucket, so the percentiles are the same to the bit.
     #[test]
     fn buckets_are_the_histograms_buckets() {
-        let mut edges = vec![0u64, 1, 2, 1023, 1024, 2047, 2048, 2049, 4095, 4096, u64::MAX];
+        let mut edges = vec![
+            0u64,
+            1,
+            2,
+            1023,
+            1024,
+            2047,
+            2048,
+            2049,
+            4095,
+            4096,
+            u64::MAX,
+        ];
         for k in 1..64 {
             let p = 1u64 << k;
             edges.extend([p - 1, p, p + 1, p + p / 3]);
@@ -557,7 +569,11 @@ mod tests {
             for &v in &values {
                 direct.record(v).unwrap();
                 b.record(v);
-                assert_eq!(Buckets::value(Buckets::index(v)), direct.lowest_equivalent(v), "{v}");
+                assert_eq!(
+                    Buckets::value(Buckets::index(v)),
+                    direct.lowest_equivalent(v),
+                    "{v}"
+                );
             }
             let ours = b.histogram();
             let rec = |h: &Histogram<u64>| -> Vec<(u64, u64)> {
