@@ -327,7 +327,7 @@ mod tests {
             device: (x % 3) as u32,
             lbn: x.wrapping_mul(2654435761) >> (x % 40),
             blocks: 1 + (x % 300) as u32,
-            write: x % 5 == 0,
+            write: x.is_multiple_of(5),
             arrival: SimTime(i * 1000 + x % 7),
             dispatch: SimTime(i * 1000 + 10 + x % 70_000),
             start: SimTime(i * 1000 + 100_000 + x % 70_000),
@@ -338,9 +338,9 @@ mod tests {
                 rotation_ns: x % 8_000_000,
                 transfer_ns: x >> 20,
             },
-            cache_hit: x % 11 == 0,
-            process: (x % 4 > 0).then_some((x % 100) as u32),
-            background: x % 13 == 0,
+            cache_hit: x.is_multiple_of(11),
+            process: (!x.is_multiple_of(4)).then_some((x % 100) as u32),
+            background: x.is_multiple_of(13),
         }
     }
 
