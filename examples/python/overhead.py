@@ -42,14 +42,16 @@ def main():
     for k, v in opts.items():
         argv += ["--" + k.replace("_", "-"), str(v)]
     # Interleaved, so that the three see the same load on a shared machine.
-    cli, bare, full, conv = [], [], [], []
+    cli, bare, online, full, conv = [], [], [], [], []
     for _ in range(a.repeat):
         cli.append(timed(lambda: subprocess.run(argv, check=True, capture_output=True))[:2])
         bare.append(timed(lambda: spindle.run(**opts, requests=False))[:2])
+        online.append(timed(lambda: spindle.run(**opts, requests=False, summary=True))[:2])
         t, c, r = timed(lambda: spindle.run(**opts))
         full.append((t, c))
         t, c, df = timed(lambda: r.requests)
         conv.append((t, c))
+        kept = r._rows.nbytes
         del r
     print(f"best (median) of {a.repeat}, s; wall time, then CPU time")
     print(f"{' '.join(argv)}")
@@ -66,9 +68,10 @@ def main():
 
     show("CLI", cli)
     show("spindle.run(requests=False)", bare, cli)
+    show("  ... summary=True", online, cli)
     show("spindle.run() keeping the rows", full, cli)
     show(f"result.requests ({len(df)} rows)", conv)
-    print(f"DataFrame: {df.memory_usage(deep=True).sum() / 1e6:.0f} MB")
+    print(f"rows kept by the run: {kept / 1e6:.0f} MB; DataFrame: {df.memory_usage(deep=True).sum() / 1e6:.0f} MB")
 
 
 if __name__ == "__main__":

@@ -874,13 +874,13 @@ pub fn run(
 
 /// The fio-JSON summary of a finished run whose job options (see [`fio_job_options`])
 /// are `options` and whose completed requests are `logs` (the rows a front end kept).
-pub fn fio_json_of_logs<'a>(
+pub fn fio_json_of_logs(
     options: &[(String, String)],
-    logs: impl IntoIterator<Item = &'a RequestLog>,
+    logs: impl IntoIterator<Item = impl std::borrow::Borrow<RequestLog>>,
 ) -> serde_json::Value {
     let mut fio = FioSummary::new();
     for l in logs {
-        fio.record(l);
+        fio.record(l.borrow());
     }
     fio.to_json("spindle", options)
 }

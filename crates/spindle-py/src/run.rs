@@ -7,6 +7,7 @@ use anyhow::{anyhow, bail};
 use pyo3::prelude::*;
 use pyo3::types::{PyByteArray, PyBytes};
 use spindle::config::{LoadedWorkload, RunConfig};
+use spindle::stack::compact_log::CompactLog;
 use spindle::stack::fio::FioSummary;
 use spindle::stack::metrics::RequestLog;
 use spindle::time::SimTime;
@@ -18,8 +19,8 @@ use spindle_cli::run::{
 /// Options as (name, value-or-None) pairs, parsed as `spindle run` flags.
 pub type Pairs = Vec<(String, Option<String>)>;
 
-/// Most request rows one result holds (a log of about 100 bytes each while the run
-/// holds them, 131 bytes in the DataFrame: 1 GB and 1.3 GB at the limit). Checked
+/// Most request rows one result holds (about 35 bytes each while the run holds them,
+/// at most 104; 131 bytes in the DataFrame: 1.3 GB at the limit). Checked
 /// against the workload's request count before the run starts; `requests=False` lifts
 /// it (metrics only).
 pub const MAX_REQUEST_ROWS: u64 = 10_000_000;
@@ -85,15 +86,15 @@ fn int_row(l: &RequestLog) -> [i64; 16] {
     ]
 }
 
-/// The order of `logs` by request id (issue order): placed directly when the ids are
-/// exactly 0..n (every open and closed workload), else sorted.
-fn id_order(logs: &[RequestLog]) -> Vec<usize> {
-    let n = logs.len();
+/// The order of rows whose request ids are `ids` by id (issue order): placed directly
+/// when the ids are exactly 0..n (every open and closed workload), else sorted.
+fn id_order(ids: &[u64]) -> Vec<usize> {
+    let n = ids.len();
     let mut order = vec![usize::MAX; n];
     let mut dense = true;
-    for (i, l) in logs.iter().enumerate() {
-        match order.get_mut(l.id as usize) {
-            Some(slot) if *slot == usize::MAX && l.id < n as u64 => *slot = i,
+    for (i, &id) in ids.iter().enumerate() {
+        match order.get_mut(id as usize) {
+            Some(slot) if *slot == usize::MAX && id < n as u64 => *slot = i,
             _ => {
                 dense = false;
                 break;
@@ -102,7 +103,7 @@ fn id_order(logs: &[RequestLog]) -> Vec<usize> {
     }
     if !dense {
         order = (0..n).collect();
-        order.sort_by_key(|&i| logs[i].id);
+        order.sort_by_key(|&i| ids[i]);
     }
     order
 }
@@ -112,40 +113,37 @@ fn id_order(logs: &[RequestLog]) -> Vec<usize> {
 /// columns), each `n` values per column, in request-id order.
 fn request_blocks<'py>(
     py: Python<'py>,
-    logs: &[RequestLog],
+    rows: &CompactLog,
 ) -> PyResult<(usize, Bound<'py, PyByteArray>, Bound<'py, PyByteArray>)> {
-    let n = logs.len();
-    let order = py.detach(|| id_order(logs));
+    let n = rows.len();
+    let (order, arrivals) = py.detach(|| (id_order(&rows.ids()), rows.arrivals()));
+    let mut bools = vec![0u8; n * BOOL_COLUMNS.len()];
     let ints = PyByteArray::new_with(py, n * INT_COLUMNS.len() * 8, |buf| {
         // The buffer is not yet visible to Python: fill it without the GIL.
         py.detach(|| {
             for (k, &i) in order.iter().enumerate() {
-                for (c, v) in int_row(&logs[i]).into_iter().enumerate() {
+                let l = rows.get(i, arrivals[i]);
+                for (c, v) in int_row(&l).into_iter().enumerate() {
                     let at = (c * n + k) * 8;
                     buf[at..at + 8].copy_from_slice(&v.to_le_bytes());
                 }
+                bools[k] = u8::from(l.write);
+                bools[n + k] = u8::from(l.cache_hit);
+                bools[2 * n + k] = u8::from(l.background);
             }
         });
         Ok(())
     })?;
-    let bools = PyByteArray::new_with(py, n * BOOL_COLUMNS.len(), |buf| {
-        for (k, &i) in order.iter().enumerate() {
-            let l = &logs[i];
-            buf[k] = u8::from(l.write);
-            buf[n + k] = u8::from(l.cache_hit);
-            buf[2 * n + k] = u8::from(l.background);
-        }
-        Ok(())
-    })?;
+    let bools = PyByteArray::new(py, &bools);
     Ok((n, ints, bools))
 }
 
-/// A run's requests, one log per completed request, held until Python asks for them as
-/// a DataFrame: a run only copies each log (about 100 bytes), the columns are made on
-/// demand.
+/// A run's requests, kept compactly (see [`CompactLog`]: about a third of a
+/// `RequestLog` a request) until Python asks for them as a DataFrame: the columns are
+/// made on demand.
 #[pyclass(module = "spindle._core", frozen)]
 pub struct RequestRows {
-    logs: Vec<RequestLog>,
+    rows: CompactLog,
     /// The run's settings, the fio summary's job options.
     options: Vec<(String, String)>,
 }
@@ -159,17 +157,23 @@ impl RequestRows {
         &self,
         py: Python<'py>,
     ) -> PyResult<(usize, Bound<'py, PyByteArray>, Bound<'py, PyByteArray>)> {
-        request_blocks(py, &self.logs)
+        request_blocks(py, &self.rows)
     }
 
     fn __len__(&self) -> usize {
-        self.logs.len()
+        self.rows.len()
+    }
+
+    /// Bytes the kept rows take.
+    #[getter]
+    fn nbytes(&self) -> usize {
+        self.rows.bytes()
     }
 
     /// The run as fio's JSON summarises a job (`spindle run --format fio-json`), made
-    /// from the kept rows.
+    /// from the kept rows (in completion order, as the command line counts them).
     fn fio_json(&self, py: Python<'_>) -> PyResult<String> {
-        let v = py.detach(|| fio_json_of_logs(&self.options, &self.logs));
+        let v = py.detach(|| fio_json_of_logs(&self.options, self.rows.iter()));
         serde_json::to_string(&v).map_err(|e| to_py(e.into()))
     }
 }
@@ -266,15 +270,17 @@ type RunOut = (String, Option<RequestRows>);
 /// Runs a stack. `options`: `spindle run` flags as pairs; `config_text`: a TOML run
 /// configuration (instead of `--config FILE`); `workload`: requests given as columns
 /// (instead of the trace or synthetic workload of the options); `collect`: keep one row
-/// per request (at most `MAX_REQUEST_ROWS`).
+/// per request (at most `MAX_REQUEST_ROWS`); `fio`: without rows, keep the fio summary
+/// as the run goes (with rows it is made from them when asked).
 #[pyfunction]
-#[pyo3(signature = (options, config_text=None, workload=None, collect=true))]
+#[pyo3(signature = (options, config_text=None, workload=None, collect=true, fio=true))]
 pub fn run<'py>(
     py: Python<'py>,
     options: Pairs,
     config_text: Option<String>,
     workload: Option<WorkloadBytes<'py>>,
     collect: bool,
+    fio: bool,
 ) -> PyResult<RunOut> {
     let mut opts = spindle_cli::options::from_pairs(options).map_err(to_py)?;
     if workload.is_some() && (opts.stack.trace.is_some() || opts.stack.synthetic.is_some()) {
@@ -292,6 +298,10 @@ pub fn run<'py>(
                 None => load_workload(&c)?,
             };
             let n = total(&w);
+            if !collect && !fio {
+                let out = run_config(&c, &mut w, "replaying", &mut |_| Ok(()))?;
+                return Ok((run_json(&c, &out, None)?, None));
+            }
             if !collect {
                 // No rows to make the fio summary from later: it is kept as the run goes.
                 let mut fio = FioSummary::new();
@@ -306,18 +316,18 @@ pub fn run<'py>(
                     "the run has {n} requests, more than the {MAX_REQUEST_ROWS} request rows a result holds: pass requests=False (metrics only) or run fewer requests"
                 );
             }
-            let mut logs = Vec::with_capacity(n as usize);
+            let mut rows = CompactLog::with_capacity(n as usize);
             let out = run_config(&c, &mut w, "replaying", &mut |l| {
-                if logs.len() as u64 >= MAX_REQUEST_ROWS {
+                if rows.len() as u64 >= MAX_REQUEST_ROWS {
                     bail!("the run completed more than the {MAX_REQUEST_ROWS} request rows a result holds: pass requests=False (metrics only)");
                 }
-                logs.push(*l);
+                rows.push(l);
                 Ok(())
             })?;
             Ok((
                 run_json(&c, &out, None)?,
                 Some(RequestRows {
-                    logs,
+                    rows,
                     options: fio_job_options(&c),
                 }),
             ))

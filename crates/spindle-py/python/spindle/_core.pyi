@@ -18,19 +18,24 @@ def run(
     config_text: Optional[str] = None,
     workload: Optional[Tuple[int, bytes, bytes, bytes, bytes, bytes]] = None,
     collect: bool = True,
+    fio: bool = True,
 ) -> Tuple[str, Optional["RequestRows"]]:
     """Runs a stack: ``options`` are ``spindle run`` flags as (name, value) pairs;
     ``workload`` is (n, arrival ns int64, device uint32, lbn uint64, sectors uint32,
     write uint8) as little-endian bytes. Returns the run's JSON text (config, metrics,
-    nodes, node_reports) and, if ``collect``, the request rows."""
+    nodes, node_reports, and ``fio`` when not ``collect`` but ``fio``) and, if
+    ``collect``, the request rows."""
 
 class RequestRows:
-    """A run's request logs, held until asked for as columns."""
+    """A run's request logs, kept compactly until asked for as columns."""
 
     def blocks(self) -> Tuple[int, bytearray, bytearray]:
         """(n, int64 block of REQUEST_INT_COLUMNS, bool block of REQUEST_BOOL_COLUMNS),
         each block one column of n values after another, in request-id order."""
     def __len__(self) -> int: ...
+    @property
+    def nbytes(self) -> int:
+        """Bytes the kept rows take (about 35 a row; at most 104)."""
     def fio_json(self) -> str:
         """The run as fio's JSON summarises a job, made from the kept rows."""
 

@@ -210,7 +210,7 @@ class Result:
         requests: one row per request (see :attr:`requests`).
     """
 
-    def __init__(self, text: str, request_rows):
+    def __init__(self, text: str, request_rows, rerun=None):
         import pandas as pd
 
         out = json.loads(text)
@@ -230,6 +230,9 @@ class Result:
         self._rows = request_rows
         self._requests = None
         self._fio = out.get("fio")
+        # Without rows and without a summary kept as it ran: the run again, made with
+        # the summary, when summary() is asked (a run is the same for the same inputs).
+        self._rerun = rerun
 
     def summary(self) -> Dict[str, Any]:
         """The run as fio's JSON output summarises a job (``spindle run --format
@@ -239,9 +242,29 @@ class Result:
         ``min``, ``max``, ``mean``, ``stddev``, ``N`` and ``percentile`` keyed as fio keys
         it (``"99.000000"``). Here ``lat`` is the response time (arrival to completion),
         ``slat`` the wait in the host queue and ``clat`` issue to completion.
+
+        Made from the request rows when they were kept; for a run made with
+        ``requests=False`` it was kept as the run went with ``summary=True``, and is made
+        by running the same inputs again (once) with the default ``summary=None``.
         """
         if self._fio is None:
-            self._fio = json.loads(self._rows.fio_json())
+            if self._rows is not None:
+                self._fio = json.loads(self._rows.fio_json())
+            elif self._rerun is not None:
+                out = json.loads(self._rerun())
+                if out["metrics"] != self.metrics or out["config"] != self.config:
+                    raise RuntimeError(
+                        "summary(): running the inputs again gave other metrics (a trace or "
+                        "configuration file changed since the run?); pass summary=True to "
+                        "spindle.run to keep the summary as the run goes"
+                    )
+                self._fio = out["fio"]
+                self._rerun = None
+            else:
+                raise RuntimeError(
+                    "this run was made with requests=False and summary=False: no fio "
+                    "summary; pass summary=True (or keep the rows) to have one"
+                )
         return self._fio
 
     @property
@@ -280,8 +303,8 @@ class Result:
             if self._rows is None:
                 raise RuntimeError("this run was made with requests=False: no per-request rows")
             self._requests = _requests_frame(self._rows.blocks())
-            # The frame holds the rows now; the run's logs can go.
-            self._rows = None
+            # The compact rows stay (about a quarter of the frame): summary() is made
+            # from them, in the order the run completed the requests.
         return self._requests
 
     def __repr__(self) -> str:
@@ -315,6 +338,7 @@ def run(
     time_unit: Optional[str] = None,
     check_time_unit: bool = True,
     requests: bool = True,
+    summary: Optional[bool] = None,
     **options,
 ) -> Result:
     """Runs a workload through a stack, in-process, and returns a :class:`Result`.
@@ -352,6 +376,11 @@ def run(
         requests: keep one row per request (:attr:`Result.requests`); at most
             :data:`MAX_REQUEST_ROWS`, checked before the run. ``False`` keeps only the
             metrics, for runs of any size.
+        summary: with ``requests=False``, how :meth:`Result.summary` (fio's JSON) is
+            made: ``True`` keeps it as the run goes (a few % of the run's time);
+            ``None`` (the default) keeps nothing and makes it, when asked, by running
+            the same inputs again, checked to give the same metrics; ``False`` has no
+            summary. With the rows kept it is always made from them, when asked.
 
     The GIL is released while the stack simulates.
     """
@@ -361,14 +390,21 @@ def run(
     w = _workload(workload, time_unit, check_time_unit) if workload is not None else None
     if workload is None and time_unit is not None:
         raise ValueError("time_unit= applies to a workload= given as a DataFrame or arrays")
-    out, rows = _core.run(_pairs(options), text, w, bool(requests))
-    return Result(out, rows)
+    if summary not in (None, True, False):
+        raise ValueError(f"summary= must be None, True or False, got {summary!r}")
+    pairs = _pairs(options)
+    keep = bool(requests)
+    out, rows = _core.run(pairs, text, w, keep, bool(summary) and not keep)
+    rerun = None
+    if not keep and summary is None:
+        rerun = lambda: _core.run(pairs, text, w, False, True)[0]  # noqa: E731
+    return Result(out, rows, rerun)
 
 
 def run_json(**options) -> dict:
     """Runs ``spindle run`` with these options (CLI flags as keywords) and returns its
     ``--json`` output as a dict: exactly what the command line prints (config,
     metrics, nodes)."""
-    out, _ = _core.run(_pairs(options), None, None, False)
+    out, _ = _core.run(_pairs(options), None, None, False, False)
     full = json.loads(out)
     return {k: full[k] for k in ("config", "metrics", "nodes")}

@@ -6,6 +6,7 @@
 
 pub mod array;
 pub mod cache;
+pub mod compact_log;
 pub mod drive_node;
 pub mod faults;
 pub mod fio;
