@@ -139,7 +139,7 @@ fn compositions_that_cannot_work_are_refused_before_the_run() {
     // Bad values name the flag and the value.
     for (args, want) in [
         (&["torture", "--lost", "2"][..], "--lost"),
-        (&["torture", "--rate", "NaN"][..], "--lost"),
+        (&["torture", "--rate", "NaN"][..], "--rate"),
         (&["torture", "--ops", "0"][..], "--ops"),
         (&["torture", "--array", "raid6"][..], "raid6"),
     ] {
