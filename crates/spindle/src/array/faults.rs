@@ -186,71 +186,42 @@ impl FaultInjector {
         if !self.write_survives() {
             return WriteFate::Lost;
         }
-        if !self.members.is_empty() {
-            return self.member_fate(disk, block, repair);
-        }
-        if self.lost_write <= 0.0 && self.misdirected_write <= 0.0 {
-            self.persisted(disk, block, repair);
-            return WriteFate::Persist;
-        }
-        let x: f64 = self.rng.gen();
-        if x < self.lost_write {
-            self.injected.lost_writes += 1;
-            self.damage(disk, block, FaultClass::Lost);
-            WriteFate::Lost
-        } else if x < self.lost_write + self.misdirected_write {
-            let off = self.rng.gen_range(1..=self.misdirect_reach.max(1));
-            let to = if self.rng.gen_bool(0.5) && block >= off {
-                block - off
-            } else {
-                block + off
-            };
-            self.injected.misdirected_writes += 1;
-            self.damage(disk, block, FaultClass::Misdirected);
-            self.damage(disk, to, FaultClass::Misdirected);
-            WriteFate::Misdirected(to)
-        } else {
-            self.persisted(disk, block, repair);
-            WriteFate::Persist
-        }
-    }
-
-    /// `fate` for an injector with per-member streams.
-    fn member_fate(&mut self, disk: usize, block: u64, repair: bool) -> WriteFate {
         let reach = self.misdirect_reach.max(1);
-        let Some(m) = self.members.get_mut(disk) else {
-            self.persisted(disk, block, repair);
-            return WriteFate::Persist;
-        };
-        if m.lost_write <= 0.0 && m.misdirected_write <= 0.0 && m.torn_write <= 0.0 {
-            self.persisted(disk, block, repair);
-            return WriteFate::Persist;
-        }
-        let x: f64 = m.rng.gen();
-        if x < m.lost_write {
-            self.injected.lost_writes += 1;
-            self.damage(disk, block, FaultClass::Lost);
-            WriteFate::Lost
-        } else if x < m.lost_write + m.misdirected_write {
-            let off = m.rng.gen_range(1..=reach);
-            let to = if m.rng.gen_bool(0.5) && block >= off {
-                block - off
+        let fate = if self.members.is_empty() {
+            if self.lost_write <= 0.0 && self.misdirected_write <= 0.0 {
+                WriteFate::Persist
             } else {
-                block + off
-            };
-            self.injected.misdirected_writes += 1;
-            self.damage(disk, block, FaultClass::Misdirected);
-            self.damage(disk, to, FaultClass::Misdirected);
-            WriteFate::Misdirected(to)
-        } else if x < m.lost_write + m.misdirected_write + m.torn_write {
-            let sectors = m.rng.gen_range(1..SECTORS_PER_BLOCK as u32);
-            self.injected.torn_writes += 1;
-            self.damage(disk, block, FaultClass::Torn);
-            WriteFate::Torn(sectors)
+                let rates = (self.lost_write, self.misdirected_write, 0.0);
+                draw(&mut self.rng, rates, reach, block)
+            }
         } else {
-            self.persisted(disk, block, repair);
-            WriteFate::Persist
+            match self.members.get_mut(disk) {
+                Some(m)
+                    if m.lost_write > 0.0 || m.misdirected_write > 0.0 || m.torn_write > 0.0 =>
+                {
+                    let rates = (m.lost_write, m.misdirected_write, m.torn_write);
+                    draw(&mut m.rng, rates, reach, block)
+                }
+                _ => WriteFate::Persist,
+            }
+        };
+        match fate {
+            WriteFate::Lost => {
+                self.injected.lost_writes += 1;
+                self.damage(disk, block, FaultClass::Lost);
+            }
+            WriteFate::Misdirected(to) => {
+                self.injected.misdirected_writes += 1;
+                self.damage(disk, block, FaultClass::Misdirected);
+                self.damage(disk, to, FaultClass::Misdirected);
+            }
+            WriteFate::Torn(_) => {
+                self.injected.torn_writes += 1;
+                self.damage(disk, block, FaultClass::Torn);
+            }
+            WriteFate::Persist => self.persisted(disk, block, repair),
         }
+        fate
     }
 
     fn persisted(&mut self, disk: usize, block: u64, repair: bool) {
@@ -304,5 +275,27 @@ impl FaultInjector {
     /// A random draw for callers that pick fault sites (same seeded stream).
     pub fn rng(&mut self) -> &mut ChaCha8Rng {
         &mut self.rng
+    }
+}
+
+/// One write's draw from a fault stream with (lost, misdirected, torn) rates: which
+/// fault, if any, and where a misdirected write lands (up to `reach` blocks away).
+fn draw(rng: &mut ChaCha8Rng, rates: (f64, f64, f64), reach: u64, block: u64) -> WriteFate {
+    let (lost, misdirected, torn) = rates;
+    let x: f64 = rng.gen();
+    if x < lost {
+        WriteFate::Lost
+    } else if x < lost + misdirected {
+        let off = rng.gen_range(1..=reach);
+        let to = if rng.gen_bool(0.5) && block >= off {
+            block - off
+        } else {
+            block + off
+        };
+        WriteFate::Misdirected(to)
+    } else if x < lost + misdirected + torn {
+        WriteFate::Torn(rng.gen_range(1..SECTORS_PER_BLOCK as u32))
+    } else {
+        WriteFate::Persist
     }
 }
