@@ -171,12 +171,7 @@ pub fn run_fault_campaign(disk: &DiskParams, c: &FaultCampaign) -> Result<FaultR
     let (errors, _) = a.scrub()?;
     r.unrecoverable_after_scrub = errors.len() as u64;
     r.unrecoverable_examples = errors.iter().take(5).map(|e| e.to_string()).collect();
-    r.damaged_left = a
-        .faults
-        .damaged()
-        .into_iter()
-        .filter(|&(d, b)| a.location_in_use(d, b))
-        .count() as u64;
+    r.damaged_left = a.damaged_in_use();
     let (_, second) = a.scrub()?;
     r.second_scrub_detections = second.detections;
     let all: Vec<u64> = model.keys().copied().collect();

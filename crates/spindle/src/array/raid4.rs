@@ -363,6 +363,16 @@ impl Raid4 {
         })
     }
 
+    /// Locations the fault injector damaged that still hold something a read would
+    /// check (what a final scrub left unrepaired).
+    pub fn damaged_in_use(&self) -> u64 {
+        self.faults
+            .damaged()
+            .into_iter()
+            .filter(|&(d, b)| self.location_in_use(d, b))
+            .count() as u64
+    }
+
     /// Whether a physical location holds something a read would check: a written
     /// block or the checksum block of a zone in use (for fault-injection accounting).
     pub fn location_in_use(&self, disk: usize, block: u64) -> bool {

@@ -600,12 +600,7 @@ pub fn run_torture(
         a.faults.stop();
         let (errors, _) = a.scrub()?;
         r.unrecoverable_after_scrub = errors.len() as u64;
-        r.damaged_left = a
-            .faults
-            .damaged()
-            .into_iter()
-            .filter(|&(d, b)| a.location_in_use(d, b))
-            .count() as u64;
+        r.damaged_left = a.damaged_in_use();
         for det in &a.detections()[seen_detections..] {
             match a.faults.kind_at(det.disk, det.block) {
                 Some(k) => detected[k as usize] += 1,

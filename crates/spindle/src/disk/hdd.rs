@@ -1415,16 +1415,15 @@ impl Hdd {
             _ => None,
         };
 
-        if let Some(seg) = hit {
-            let whole = self.segs[seg].end >= end;
-            let joins_prefetch = Some(seg) == prefetching;
-            self.count_read(|s| match (whole, joins_prefetch) {
-                (true, _) => s.full_read_hits += 1,
-                (false, true) => s.read_ahead_hits += 1,
-                (false, false) => s.partial_read_hits += 1,
+        if self.tally.is_some() {
+            // Only DiskSim runs ask where reads found their data.
+            let kind = hit.map(|seg| (self.segs[seg].end >= end, Some(seg) == prefetching));
+            self.count_read(|s| match kind {
+                Some((true, _)) => s.full_read_hits += 1,
+                Some((false, true)) => s.read_ahead_hits += 1,
+                Some((false, false)) => s.partial_read_hits += 1,
+                None => {}
             });
-        } else {
-            self.count_read(|_| {});
         }
         if let Some(seg) = hit {
             let whole = self.segs[seg].end >= end;
