@@ -19,7 +19,6 @@ use crate::mimic::smtf::{self, LastRequest};
 use crate::mimic::{DiskMimic, Metric};
 use crate::time::SimTime;
 use keyset::KeySet;
-use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
 use std::str::FromStr;
@@ -213,6 +212,31 @@ impl BackgroundPool {
     }
 }
 
+/// A waiting request's place: its push sequence number (which orders tickets, so
+/// ties go to the earliest pushed) and its slot in the queue's slab (which finds it
+/// without a hash lookup).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+struct Ticket {
+    seq: u64,
+    slot: usize,
+}
+
+/// The waiting request in `slots` that ticket `t` names (a free function, so it can
+/// borrow the slab while the Mimic is borrowed mutably).
+fn held<'a>(slots: &'a [Option<Waiting>], t: &Ticket) -> &'a Waiting {
+    slots[t.slot]
+        .as_ref()
+        .expect("a ticket names a waiting request")
+}
+
+impl Ticket {
+    const MIN: Ticket = Ticket { seq: 0, slot: 0 };
+    const MAX: Ticket = Ticket {
+        seq: u64::MAX,
+        slot: usize::MAX,
+    };
+}
+
 /// One drive's host queue and its scheduling state.
 ///
 /// Waiting requests are kept in arrival order (by a push sequence number) and indexed by
@@ -225,16 +249,19 @@ pub struct HostQueue {
     kind: SchedulerKind,
     /// Requests waiting longer than this are served first (oldest first).
     max_wait_ns: Option<u64>,
-    /// Waiting requests by sequence number.
-    waiting: FxHashMap<u64, Waiting>,
-    /// Sequence numbers in push order; kept only for the policies that look at the
+    /// Waiting requests in slots; a freed slot is reused, so the slab never holds
+    /// more slots than the most requests ever waiting at once.
+    slots: Vec<Option<Waiting>>,
+    free: Vec<usize>,
+    len: usize,
+    /// Waiting requests in push order; kept only for the policies that look at the
     /// queue in arrival order (FCFS and the scanning ones), the others use `by_lbn`.
-    order: KeySet<u64>,
+    order: KeySet<Ticket>,
     ordered: bool,
-    /// (LBN, sequence number) of every waiting request.
-    by_lbn: KeySet<(u64, u64)>,
-    /// (arrival time, sequence number) of every waiting request; kept only with aging.
-    by_since: KeySet<(SimTime, u64)>,
+    /// (LBN, ticket) of every waiting request.
+    by_lbn: KeySet<(u64, Ticket)>,
+    /// (arrival time, ticket) of every waiting request; kept only with aging.
+    by_since: KeySet<(SimTime, Ticket)>,
     /// Sequence number of the next request pushed.
     next_seq: u64,
     /// Scanning policies consider only this many of the oldest waiting requests.
@@ -261,7 +288,9 @@ impl HostQueue {
         HostQueue {
             kind,
             max_wait_ns: max_wait_ms.map(crate::time::ms_to_ns),
-            waiting: FxHashMap::default(),
+            slots: Vec::new(),
+            free: Vec::new(),
+            len: 0,
             order: KeySet::new(),
             ordered: !matches!(
                 kind,
@@ -336,8 +365,27 @@ impl HostQueue {
     }
 
     pub fn push(&mut self, req: Request, now: SimTime) {
-        let seq = self.next_seq;
+        let w = Waiting {
+            req,
+            since: now,
+            background: false,
+        };
+        let slot = match self.free.pop() {
+            Some(slot) => {
+                self.slots[slot] = Some(w);
+                slot
+            }
+            None => {
+                self.slots.push(Some(w));
+                self.slots.len() - 1
+            }
+        };
+        let seq = Ticket {
+            seq: self.next_seq,
+            slot,
+        };
         self.next_seq += 1;
+        self.len += 1;
         self.by_lbn.insert((req.lbn, seq));
         if self.max_wait_ns.is_some() {
             self.by_since.insert((now, seq));
@@ -345,29 +393,26 @@ impl HostQueue {
         if self.ordered {
             self.order.insert(seq);
         }
-        self.waiting.insert(
-            seq,
-            Waiting {
-                req,
-                since: now,
-                background: false,
-            },
-        );
     }
 
     pub fn len(&self) -> usize {
-        self.waiting.len()
+        self.len
     }
 
     pub fn is_empty(&self) -> bool {
-        self.waiting.is_empty()
+        self.len == 0
+    }
+
+    /// The waiting request holding `t`.
+    fn get(&self, t: &Ticket) -> &Waiting {
+        held(&self.slots, t)
     }
 
     /// Removes and returns the request to send to the drive at `now`. Greedy asks
     /// `oracle` (the simulated drive) for each candidate's positioning time; without an
     /// oracle it falls back to SSTF. The other policies ignore `oracle`.
     pub fn pop(&mut self, oracle: Option<&Hdd>, now: SimTime) -> Option<Waiting> {
-        if self.waiting.is_empty() {
+        if self.is_empty() {
             return None;
         }
         if self.kind == SchedulerKind::Freeblock {
@@ -412,12 +457,11 @@ impl HostQueue {
     ) -> Option<Waiting> {
         let seq = self
             .by_lbn
-            .range((lbn, 0)..=(lbn.saturating_add(gap), u64::MAX))
+            .range((lbn, Ticket::MIN)..=(lbn.saturating_add(gap), Ticket::MAX))
             .map(|&(_, seq)| seq)
             .find(|seq| {
-                self.waiting.get(seq).is_some_and(|w| {
-                    w.req.write == write && w.req.lbn + u64::from(w.req.blocks.max(1)) <= max_end
-                })
+                let w = self.get(seq);
+                w.req.write == write && w.req.lbn + u64::from(w.req.blocks.max(1)) <= max_end
             })?;
         let w = self.take(seq);
         self.last_lbn = w.req.lbn + w.req.blocks as u64;
@@ -426,11 +470,12 @@ impl HostQueue {
     }
 
     /// Removes waiting request `seq` from the queue and its indexes.
-    fn take(&mut self, seq: u64) -> Waiting {
-        let w = self
-            .waiting
-            .remove(&seq)
+    fn take(&mut self, seq: Ticket) -> Waiting {
+        let w = self.slots[seq.slot]
+            .take()
             .expect("the scheduler picks a waiting request");
+        self.free.push(seq.slot);
+        self.len -= 1;
         self.by_lbn.remove(&(w.req.lbn, seq));
         if self.max_wait_ns.is_some() {
             self.by_since.remove(&(w.since, seq));
@@ -483,7 +528,7 @@ impl HostQueue {
     /// finished run alive.
     fn free_background(&mut self, now: SimTime) -> Option<Waiting> {
         let next = self.clook_next()?;
-        let fr_j = self.waiting[&next].req;
+        let fr_j = self.get(&next).req;
         let last = self.last;
         let (m, pool) = (self.mimic.as_mut()?, self.pool.as_mut()?);
         let direct = m.predict(last.write, fr_j.write, last.distance_to(&fr_j)) as u64;
@@ -524,14 +569,15 @@ impl HostQueue {
     /// The waiting request with the fastest mimicked time among the candidates whose
     /// distance the Mimic has seen (ties to the earliest); `default` when none has been
     /// seen.
-    fn fastest_known(&mut self, default: Option<u64>) -> Option<u64> {
+    fn fastest_known(&mut self, default: Option<Ticket>) -> Option<Ticket> {
         let last = self.last;
         let Some(m) = self.mimic.as_mut() else {
             return default;
         };
         let mut best = (u32::MAX, default);
         let n = self.window.unwrap_or(usize::MAX);
-        for (seq, w) in self.order.iter().take(n).map(|q| (*q, &self.waiting[q])) {
+        let slots = &self.slots;
+        for (seq, w) in self.order.iter().take(n).map(|q| (*q, held(slots, q))) {
             if let Some(t) = m.lookup(last.write, w.req.write, last.distance_to(&w.req)) {
                 if t < best.0 {
                     best = (t, Some(seq));
@@ -542,22 +588,22 @@ impl HostQueue {
     }
 
     /// The oldest request past the aging bound, if any (ties to the earliest pushed).
-    fn aged(&self, now: SimTime) -> Option<u64> {
+    fn aged(&self, now: SimTime) -> Option<Ticket> {
         let bound = self.max_wait_ns?;
         let (since, seq) = self.by_since.first()?;
         (now.0.saturating_sub(since.0) > bound).then_some(seq)
     }
 
     /// The earliest-pushed request at the lowest LBN at or above `lbn`: (LBN, seq).
-    fn at_or_above(&self, lbn: u64) -> Option<(u64, u64)> {
-        self.by_lbn.range((lbn, 0)..).next().copied()
+    fn at_or_above(&self, lbn: u64) -> Option<(u64, Ticket)> {
+        self.by_lbn.range((lbn, Ticket::MIN)..).next().copied()
     }
 
     /// The earliest-pushed request at the highest LBN below `lbn`: (LBN, seq).
-    fn below(&self, lbn: u64) -> Option<(u64, u64)> {
+    fn below(&self, lbn: u64) -> Option<(u64, Ticket)> {
         // Walk down from the highest entry below `lbn` over its LBN's entries (usually
         // one): the last is the earliest pushed. One descent instead of two.
-        let mut range = self.by_lbn.range(..(lbn, 0));
+        let mut range = self.by_lbn.range(..(lbn, Ticket::MIN));
         let mut best = *range.next_back()?;
         for &(l, seq) in range.rev() {
             if l != best.0 {
@@ -569,7 +615,7 @@ impl HostQueue {
     }
 
     /// C-LOOK: the next request at or above the last position, else the lowest.
-    fn clook_next(&self) -> Option<u64> {
+    fn clook_next(&self) -> Option<Ticket> {
         self.at_or_above(self.last_lbn)
             .or_else(|| self.by_lbn.first())
             .map(|(_, seq)| seq)
@@ -577,7 +623,7 @@ impl HostQueue {
 
     /// SSTF: the request nearest the last position; on equal distance the earlier
     /// pushed (the nearest above and the nearest below are the only candidates).
-    fn nearest(&self) -> Option<u64> {
+    fn nearest(&self) -> Option<Ticket> {
         let last = self.last_lbn;
         match (self.at_or_above(last), self.below(last)) {
             (Some((a, sa)), Some((b, sb))) => {
@@ -595,7 +641,7 @@ impl HostQueue {
 
     /// The oldest waiting request (any request, for the policies that keep no order): a
     /// fallback that a non-empty queue never needs.
-    fn oldest(&self) -> u64 {
+    fn oldest(&self) -> Ticket {
         if self.ordered {
             self.order.first()
         } else {
@@ -605,7 +651,7 @@ impl HostQueue {
     }
 
     /// Sequence number of the waiting request `kind` sends next (the queue is not empty).
-    fn choose(&mut self, kind: SchedulerKind, oracle: Option<&Hdd>, now: SimTime) -> u64 {
+    fn choose(&mut self, kind: SchedulerKind, oracle: Option<&Hdd>, now: SimTime) -> Ticket {
         match kind {
             SchedulerKind::Fcfs => self.oldest(),
             SchedulerKind::Sstf => self.nearest().unwrap_or_else(|| self.oldest()),
@@ -634,7 +680,7 @@ impl HostQueue {
                     // Ties go to the earliest arrival: only a strictly faster one wins.
                     let mut best = (u64::MAX, self.oldest());
                     let n = self.limit();
-                    for (seq, w) in self.order.iter().take(n).map(|q| (*q, &self.waiting[q])) {
+                    for (seq, w) in self.order.iter().take(n).map(|q| (*q, self.get(q))) {
                         let t = hdd.positioning_from_state(now, w.req.lbn, w.req.write);
                         if t < best.0 {
                             best = (t, seq);
@@ -649,8 +695,8 @@ impl HostQueue {
                 let first = self.oldest();
                 match self.mimic.as_mut() {
                     Some(m) => {
-                        let waiting = &self.waiting;
-                        let candidates = self.order.iter().take(limit).map(|q| &waiting[q].req);
+                        let slots = &self.slots;
+                        let candidates = self.order.iter().take(limit).map(|q| &held(slots, q).req);
                         let i = smtf::choose(m, self.last, candidates);
                         self.order.iter().nth(i).copied().unwrap_or(first)
                     }
@@ -663,7 +709,7 @@ impl HostQueue {
                 let Some(m) = self.mimic.as_mut() else {
                     return pick;
                 };
-                let r = &self.waiting[&pick].req;
+                let r = &held(&self.slots, &pick).req;
                 if m.lookup(last.write, r.write, last.distance_to(r)).is_none() {
                     return pick;
                 }
