@@ -5,6 +5,7 @@ use crate::progress::Progress;
 use crate::table::{Align, Table};
 use anyhow::{anyhow, bail, Context, Result};
 use spindle::config::{DiskConfig, LoadedWorkload, RunConfig, WorkloadConfig};
+use spindle::dedup::{ContentTraceSpec, FiuWorkload};
 use spindle::engine::{self, RunOptions, Source};
 use spindle::layers::LayerSpec;
 use spindle::layout::{LayoutConfig, LayoutPolicy};
@@ -55,10 +56,23 @@ pub struct StackArgs {
     /// Replay only the first N requests
     #[arg(long, value_name = "N")]
     pub limit: Option<usize>,
-    /// Synthetic workload instead of a trace: `open` (arrivals at --rate) or `closed`
-    /// (--processes each issuing, waiting, thinking --think-ms)
+    /// Synthetic workload instead of a trace: `open` (arrivals at --rate), `closed`
+    /// (--processes each issuing, waiting, thinking --think-ms), or I/O
+    /// Deduplication's generated stand-in for an FIU trace, `web-vm`, `mail` or `homes`
+    /// (4 KiB requests with content digests, from the paper's published workload
+    /// characteristics only; --scale, --days; on one wd5000aakb unless --disk or
+    /// --config says otherwise)
     #[arg(long, value_name = "KIND")]
     pub synthetic: Option<String>,
+    /// With --synthetic web-vm, mail or homes: multiply the published page counts by
+    /// this, within (0, 1] (1 = the published week: 3.6 M requests for web-vm)
+    /// [default: 1]
+    #[arg(long, value_name = "F")]
+    pub scale: Option<f64>,
+    /// With --synthetic web-vm, mail or homes: days of trace, 1 to 366
+    /// [default: 7]
+    #[arg(long, value_name = "N")]
+    pub days: Option<u32>,
     /// Synthetic addresses: uniform, sequential or zipf
     #[arg(long, value_name = "PATTERN", default_value = "uniform")]
     pub pattern: String,
@@ -153,7 +167,8 @@ pub struct StackArgs {
     /// Put a layer on top of the stack (repeatable, top first), e.g.
     /// content-cache:arc:50000 (I/O Deduplication's content-addressed cache of 50,000
     /// 4 KiB pages; add :sector for the sector-addressed baseline) or drr (dynamic
-    /// replica retrieval) or journal[:checksum][:skip=TABLE][:log-mib=N] (a data journal
+    /// replica retrieval; over --synthetic web-vm, mail or homes it starts knowing the
+    /// generated disk image's duplicates, as the paper preloads them) or journal[:checksum][:skip=TABLE][:log-mib=N] (a data journal
     /// with real bytes: ext3's log, transactional checksums, log skipping by a miniMimic
     /// table)
     #[arg(long = "layer", value_name = "SPEC")]
@@ -236,10 +251,44 @@ impl StackArgs {
         if let Some(t) = &self.trace {
             c.workload.trace = Some(t.clone());
             c.workload.synthetic = None;
+            c.workload.content_trace = None;
+        }
+        let fiu = self
+            .synthetic
+            .as_deref()
+            .is_some_and(|k| FiuWorkload::parse(k).is_ok());
+        if !fiu && (self.scale.is_some() || self.days.is_some()) {
+            bail!("--scale and --days apply to --synthetic web-vm, mail or homes");
         }
         if let Some(kind) = &self.synthetic {
             c.workload.trace = None;
-            c.workload.synthetic = Some(self.synthetic_spec(kind)?);
+            c.workload.synthetic = None;
+            c.workload.content_trace = None;
+            match FiuWorkload::parse(kind) {
+                Ok(w) => {
+                    let spec = ContentTraceSpec::new(
+                        w,
+                        self.scale.unwrap_or(1.0),
+                        self.days.unwrap_or(7),
+                        self.seed,
+                    );
+                    spec.check()
+                        .map_err(|e| anyhow!("--synthetic {kind}: {e}"))?;
+                    c.workload.content_trace = Some(spec);
+                    // The stand-in lays out the paper's file systems (70-500 GB): the
+                    // paper's drive holds them; the built-in default disk does not.
+                    if self.disk.is_none() && self.config.is_none() && self.config_text.is_none() {
+                        c.disks = vec![DiskConfig {
+                            disk: "wd5000aakb".into(),
+                            count: 1,
+                            firmware: None,
+                            firmware_queue_depth: None,
+                            write_cache_kib: None,
+                        }];
+                    }
+                }
+                Err(_) => c.workload.synthetic = Some(self.synthetic_spec(kind)?),
+            }
         }
         if let Some(d) = self.device {
             c.workload.device = Some(d);
@@ -307,11 +356,22 @@ impl StackArgs {
                 ),
                 _ => {
                     return Err(anyhow!(
-                    "--layer `{l}`: expected content-cache:arc|lru:PAGES[:content|sector], drr or journal[:checksum][:skip=TABLE]"
+                    "--layer `{l}`: expected content-cache:arc|lru:PAGES[:content|sector], drr (over --synthetic web-vm, mail or homes its duplicate map is preloaded from the generated disk image) or journal[:checksum][:skip=TABLE]"
                 ))
                 }
             };
             c.layer.insert(i, spec);
+        }
+        // Over the generated stand-in, DRR knows the disk image's duplicates from the
+        // start, as the paper preloads them (DEDUP-F10, F11).
+        if let Some(w) = &c.workload.content_trace {
+            for l in &mut c.layer {
+                if let LayerSpec::Drr(d) = l {
+                    if d.preload.is_none() && self.layers.iter().any(|l| l == "drr") {
+                        d.preload = Some(w.clone());
+                    }
+                }
+            }
         }
         if let Some(level) = &self.array {
             let mut disks = c.device_tree().map_err(|e| anyhow!("{e}"))?.disks();
@@ -540,7 +600,11 @@ impl StackArgs {
                 seed: self.seed,
                 device: 0,
             }),
-            other => return Err(anyhow!("--synthetic must be open or closed, got `{other}`")),
+            other => {
+                return Err(anyhow!(
+                    "--synthetic must be open, closed, web-vm, mail or homes, got `{other}`"
+                ))
+            }
         })
     }
 }
@@ -654,8 +718,10 @@ pub fn run_config(
         LoadedWorkload::Closed(c) => Source::Closed(c),
     };
     let source = match (feed.as_ref(), source) {
+        // The content unit is the 4 KiB page: runs of eight 512-byte records with
+        // sector digests (FIU homes) become one page record; others pass unchanged.
         (Some(feed), Source::Open { requests, stride }) => Source::Open {
-            requests: Box::new(feed.tap(requests)),
+            requests: Box::new(feed.tap(spindle::dedup::combine_sectors(requests))),
             stride,
         },
         (_, source) => source,

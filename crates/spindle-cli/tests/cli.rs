@@ -1090,3 +1090,142 @@ fn minimimic_table_drives_log_skipping() {
         "{top}"
     );
 }
+
+/// `--synthetic web-vm` runs I/O Deduplication's generated stand-in on the paper's
+/// drive: every request completes, and a DRR layer over it starts with the disk
+/// image's duplicates, so it redirects reads to nearer copies.
+#[test]
+fn content_trace_stand_in_runs_under_dedup_layers() {
+    for seed in ["1", "2", "3"] {
+        let base = [
+            "run",
+            "--synthetic",
+            "web-vm",
+            "--scale",
+            "0.002",
+            "--days",
+            "2",
+            "--seed",
+            seed,
+        ];
+        let mut args = base.to_vec();
+        args.extend([
+            "--layer",
+            "content-cache:arc:500",
+            "--layer",
+            "drr",
+            "--json",
+        ]);
+        let v = json(&args);
+        let nodes = v["nodes"].as_array().unwrap();
+        assert_eq!(nodes[0]["kind"], "content-cache");
+        assert_eq!(nodes[1]["kind"], "drr");
+        let disk = nodes.last().unwrap();
+        assert!(disk["kind"].as_str().unwrap().contains("wd5000aakb"));
+        let redirected: u64 = nodes[1]["extra"]["redirected"]
+            .as_str()
+            .unwrap()
+            .parse()
+            .unwrap();
+        assert!(redirected > 0, "seed {seed}: DRR redirected nothing");
+        // The same seed gives the same run.
+        assert_eq!(json(&args), v);
+    }
+}
+
+#[test]
+fn content_trace_bad_values_are_clear_errors() {
+    let e = failure(&["run", "--synthetic", "web-vm", "--scale", "2"]);
+    assert!(e.contains("scale must be within (0, 1]"), "{e}");
+    let e = failure(&["run", "--synthetic", "mail", "--days", "0"]);
+    assert!(e.contains("days must be within 1..=366"), "{e}");
+    let e = failure(&["run", "--synthetic", "open", "--days", "3"]);
+    assert!(
+        e.contains("--scale and --days apply to --synthetic web-vm"),
+        "{e}"
+    );
+    let e = failure(&[
+        "run",
+        "--synthetic",
+        "homes",
+        "--scale",
+        "0.01",
+        "--disk",
+        "hp-c2249a",
+    ]);
+    assert!(e.contains("use a larger disk"), "{e}");
+    let e = failure(&["run", "--synthetic", "webvm"]);
+    assert!(e.contains("open, closed, web-vm, mail or homes"), "{e}");
+}
+
+/// FIU homes traces carry a digest per 512-byte sector: the content cache sees them
+/// merged into 4 KiB pages, and two pages with the same eight sectors are one content.
+#[test]
+fn fiu_sector_digests_combine_into_pages_for_the_content_cache() {
+    let dir = TempDir::new("homes");
+    let path = dir.path("homes.fiu");
+    let mut text = String::new();
+    let mut t = 1_000_000_000u64;
+    // The same eight sector contents read at page 0, then at page 100; then page 0's
+    // again with one sector changed, at page 200 (a different page: no hit).
+    for (page, changed) in [(0u64, false), (100, false), (200, true)] {
+        for s in 0..8u64 {
+            t += 5_000_000;
+            let content = if changed && s == 3 { 99 } else { s + 1 };
+            text.push_str(&format!(
+                "{t} 100 proc {} 1 R 6 0 {content:032x}\n",
+                page * 8 + s
+            ));
+        }
+    }
+    std::fs::write(&path, text).unwrap();
+    let v = json(&[
+        "run",
+        "--trace",
+        path.to_str().unwrap(),
+        "--format",
+        "fiu",
+        "--disks",
+        "1",
+        "--layer",
+        "content-cache:arc:100",
+        "--json",
+    ]);
+    let top = &v["nodes"][0];
+    assert_eq!(top["reads"], 3, "eight sector records make one page read");
+    assert_eq!(top["extra"]["contents tracked"], "2");
+}
+
+/// `[workload.content-trace]` in TOML: the stand-in under cache, DRR and selective
+/// duplication (examples/dedup/web-vm.toml at a small scale); `--limit` cuts it.
+#[test]
+fn content_trace_from_toml_under_selective_duplication() {
+    let dir = TempDir::new("wv");
+    let path = dir.path("wv.toml");
+    let text = std::fs::read_to_string(format!("{EXAMPLES_DIR}/dedup/web-vm.toml"))
+        .unwrap()
+        .replace("scale = 1.0", "scale = 0.002")
+        .replace("pages = 262144", "pages = 500")
+        .replace("days = 7", "days = 2")
+        .replace("scratch-pages = 532227", "scratch-pages = 1100");
+    std::fs::write(&path, text).unwrap();
+    let p = path.to_str().unwrap();
+    let v = json(&["run", "--config", p, "--json"]);
+    let nodes = v["nodes"].as_array().unwrap();
+    let kinds: Vec<&str> = nodes.iter().map(|n| n["kind"].as_str().unwrap()).collect();
+    assert_eq!(
+        &kinds[..3],
+        ["content-cache", "drr", "queue look"],
+        "{kinds:?}"
+    );
+    let rounds: u64 = nodes[1]["extra"]["duplication rounds"]
+        .as_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(rounds >= 1, "{:?}", nodes[1]);
+    let v = json(&["run", "--config", p, "--limit", "500", "--json"]);
+    let top = &v["nodes"][0];
+    let taken = top["reads"].as_u64().unwrap() + top["writes"].as_u64().unwrap();
+    assert_eq!(taken, 500, "{top}");
+}

@@ -251,6 +251,7 @@ fn given_workload(c: &mut RunConfig, mut recs: Vec<IoRecord>) -> anyhow::Result<
     }
     c.workload.trace = None;
     c.workload.synthetic = None;
+    c.workload.content_trace = None;
     Ok(LoadedWorkload::Open(recs))
 }
 

@@ -105,6 +105,10 @@ pub struct WorkloadConfig {
     /// A synthetic workload instead of a trace (`[workload.synthetic]`, with
     /// `kind = "synthetic"` for open loop or `kind = "closed"`).
     pub synthetic: Option<WorkloadSpec>,
+    /// I/O Deduplication's stand-in for an FIU trace (`[workload.content-trace]`):
+    /// 4 KiB requests with content digests, generated from the published workload
+    /// characteristics only (see `dedup::gen`).
+    pub content_trace: Option<crate::dedup::ContentTraceSpec>,
 }
 
 /// A trace's records as they are read; an error ends the stream.
@@ -113,7 +117,8 @@ pub type TraceRecords = Box<dyn Iterator<Item = Result<IoRecord, TraceError>> + 
 /// A trace read as the run goes.
 pub struct TraceWorkload {
     pub records: TraceRecords,
-    /// How many records the run will see.
+    /// How many records the run will see (an upper bound when a content layer merges
+    /// FIU sector records into pages, `dedup::combine_sectors`).
     pub count: u64,
     /// The end of the highest address the kept records touch (the engine's stride).
     pub stride: u64,
@@ -133,6 +138,14 @@ pub enum LoadedWorkload {
 impl WorkloadConfig {
     /// A short description for summaries.
     pub fn describe(&self) -> String {
+        if let Some(c) = &self.content_trace {
+            return format!(
+                "{} stand-in content trace (generated), scale {}, {} days",
+                c.workload.name(),
+                c.scale,
+                c.days
+            );
+        }
         match (&self.synthetic, &self.trace) {
             (Some(WorkloadSpec::Synthetic(o)), _) => {
                 format!("synthetic open loop, {} requests", o.count)
@@ -157,9 +170,62 @@ impl WorkloadConfig {
         }
     }
 
+    /// The generated stand-in of an FIU trace, checked against the first unit's
+    /// `capacity` (sectors) before a request is drawn.
+    fn load_content_trace(
+        &self,
+        spec: &crate::dedup::ContentTraceSpec,
+        capacity: u64,
+    ) -> Result<LoadedWorkload, ConfigError> {
+        let invalid = |e: String| ConfigError::Invalid(format!("workload.content-trace: {e}"));
+        let trace = spec.trace().map_err(invalid)?;
+        let needed = trace.layout().fs_pages * crate::dedup::PAGE_SECTORS;
+        if needed > capacity {
+            return Err(invalid(format!(
+                "the {} stand-in lays out a {:.0} GB file system ({needed} sectors), but the \
+                 stack's first unit holds {capacity} sectors: use a larger disk (e.g. \
+                 wd5000aakb, the paper's drive)",
+                spec.workload.name(),
+                needed as f64 * 512.0 / 1e9,
+            )));
+        }
+        if self.device.is_some_and(|d| d != 0) {
+            return Err(invalid(
+                "the stand-in addresses device 0 only; drop workload.device".into(),
+            ));
+        }
+        let (reads, writes) = trace.per_day();
+        let mut count = (reads + writes) * u64::from(spec.days);
+        let mut records: TraceRecords = Box::new(trace.map(Ok));
+        if let Some(n) = self.limit {
+            count = count.min(n as u64);
+            records = Box::new(limit(records, n));
+        }
+        if let Some(f) = self.compress {
+            crate::workload::check_compress(f)
+                .map_err(|e| ConfigError::Invalid(format!("workload.{e}")))?;
+            records = Box::new(compress_stream(records, f));
+        }
+        Ok(LoadedWorkload::Trace(Box::new(TraceWorkload {
+            records,
+            count,
+            // One device: nothing shares a unit.
+            stride: 0,
+        })))
+    }
+
     /// Loads the trace or builds the synthetic workload; `capacity` (sectors) bounds
     /// synthetic addresses.
     pub fn load(&self, capacity: u64) -> Result<LoadedWorkload, ConfigError> {
+        if let Some(spec) = &self.content_trace {
+            if self.trace.is_some() || self.synthetic.is_some() {
+                return Err(ConfigError::Invalid(
+                    "give one of workload.trace, [workload.synthetic] or [workload.content-trace]"
+                        .into(),
+                ));
+            }
+            return self.load_content_trace(spec, capacity);
+        }
         if let Some(spec) = &self.synthetic {
             if self.trace.is_some() {
                 return Err(ConfigError::Invalid(
