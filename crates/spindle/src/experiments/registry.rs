@@ -302,6 +302,11 @@ pub fn registry() -> Vec<Experiment> {
             run: super::logskip_exps::logskip_f5_8,
         },
         Experiment {
+            id: "LOGSKIP-F5.10",
+            title: "miniMimic recommendation surface, IDE disk (Figure 5.10)",
+            run: super::logskip_exps::logskip_f5_10,
+        },
+        Experiment {
             id: "LOGSKIP-F5.11",
             title: "miniMimic predicted vs actual service times (Figure 5.11)",
             run: super::logskip_exps::logskip_f5_11,
@@ -312,9 +317,19 @@ pub fn registry() -> Vec<Experiment> {
             run: super::logskip_exps::logskip_f5_12,
         },
         Experiment {
+            id: "LOGSKIP-F5.14",
+            title: "Log bandwidth vs transaction size, IDE disk (Figure 5.14)",
+            run: super::logskip_exps::logskip_f5_14,
+        },
+        Experiment {
             id: "LOGSKIP-F5.15",
             title: "Log bandwidth vs think time, SCSI Disk 1 (Figure 5.15)",
             run: super::logskip_exps::logskip_f5_15,
+        },
+        Experiment {
+            id: "LOGSKIP-F5.17",
+            title: "Log bandwidth vs think time, IDE disk (Figure 5.17)",
+            run: super::logskip_exps::logskip_f5_17,
         },
         Experiment {
             id: "RAID5-F6.1",

@@ -100,13 +100,14 @@ fn summary_top(h: &mut String, cov: &Coverage) {
     let _ = writeln!(
         h,
         "<p class=\"headline\"><strong>{} of {} catalog ids reproduced</strong>, {} partly, {} missed, \
-         {} not yet implemented <span class=\"muted\">({} with consistency checks only, {} \
-         non-quantitative diagrams, {} algorithm descriptions)</span></p>",
+         {} not yet implemented, {} not reproducible here <span class=\"muted\">({} with \
+         consistency checks only, {} non-quantitative diagrams, {} algorithm descriptions)</span></p>",
         c.reproduced,
         c.ids,
         c.partly,
         c.missed,
         c.not_implemented,
+        c.not_reproducible,
         c.consistency_only,
         c.non_quantitative,
         c.description
@@ -211,11 +212,14 @@ fn coverage_table(h: &mut String, cov: &Coverage) {
         } else {
             "—".into()
         };
-        let links: Vec<String> = e
+        let mut links: Vec<String> = e
             .sections
             .iter()
             .map(|s| format!("<a href=\"#{s}\">{s}</a>", s = escape(s)))
             .collect();
+        if let Some(why) = super::coverage::not_reproducible(&e.id) {
+            links.push(escape(why));
+        }
         let _ = writeln!(
             h,
             "<tr><td class=\"id\">{}</td><td>{}</td><td><span class=\"badge {class}\">{}</span></td>\

@@ -119,7 +119,7 @@ fn status_row(name: &str, c: &StatusCounts) -> Vec<String> {
     r
 }
 
-const STATUS_HEAD: [&str; 9] = [
+const STATUS_HEAD: [&str; 2 + Status::ALL.len()] = [
     "document",
     "ids",
     "reproduced",
@@ -127,6 +127,7 @@ const STATUS_HEAD: [&str; 9] = [
     "missed",
     "consistency only",
     "not implemented",
+    "not reproducible",
     "non-quant.",
     "algorithm descr.",
 ];
@@ -176,11 +177,9 @@ pub fn summary_text(cov: &Coverage) -> String {
         .map(|(d, c)| status_row(d, c))
         .collect();
     rows.push(status_row("all", &cov.counts));
-    s += &text_table(
-        &STATUS_HEAD,
-        &rows,
-        &[false, true, true, true, true, true, true, true, true],
-    );
+    // The document's name left, every count right.
+    let right: Vec<bool> = (0..STATUS_HEAD.len()).map(|i| i > 0).collect();
+    s += &text_table(&STATUS_HEAD, &rows, &right);
     s
 }
 
@@ -207,8 +206,8 @@ pub fn summary_markdown(cov: &Coverage, run: &str) -> String {
         cov.headline(),
         cov.checks_line()
     );
-    s += "| document | ids | reproduced | partly | missed | consistency only | not implemented | non-quant. | algorithm descr. |\n";
-    s += "|---|---|---|---|---|---|---|---|---|\n";
+    let _ = writeln!(s, "| {} |", STATUS_HEAD.join(" | "));
+    let _ = writeln!(s, "|{}", "---|".repeat(STATUS_HEAD.len()));
     for (d, c) in cov
         .by_document
         .iter()
@@ -242,6 +241,15 @@ pub fn summary_markdown(cov: &Coverage, run: &str) -> String {
         .collect();
     if !pending.is_empty() {
         let _ = writeln!(s, "\nNot yet implemented: {}.", pending.join(", "));
+    }
+    for e in cov
+        .ids
+        .iter()
+        .filter(|e| e.status == Status::NotReproducible)
+    {
+        if let Some(why) = super::coverage::not_reproducible(&e.id) {
+            let _ = writeln!(s, "\nNot reproducible here: {}: {}.", e.id, md(why));
+        }
     }
     s
 }
