@@ -102,9 +102,9 @@ impl fmt::Display for Value {
                         f.write_str(", ")?;
                     }
                     match v {
-                        Value::Str(s) => f.write_str(
-                            &serde_json::to_string(s).map_err(|_| fmt::Error)?,
-                        )?,
+                        Value::Str(s) => {
+                            f.write_str(&serde_json::to_string(s).map_err(|_| fmt::Error)?)?
+                        }
                         v => write!(f, "{v}")?,
                     }
                 }

@@ -13,7 +13,21 @@ use spindle_cli::sweep::{run_points, Grid, Row, Value, NESTED_TOO_DEEP};
 /// nested in one of its elements is refused here (`depth` counts the lists around `v`).
 fn value(v: &Bound<'_, PyAny>, at: &str, depth: usize) -> PyResult<Value> {
     if v.is_instance_of::<PyList>() || v.is_instance_of::<PyTuple>() {
-        if depth >= 2 {
+        let is_list =
+            |x: &Bound<'_, PyAny>| x.is_instance_of::<PyList>() || x.is_instance_of::<PyTuple>();
+        // Three lists deep anywhere: refused naming the whole value, as the grid file's is.
+        let mut deep = depth >= 2;
+        if depth == 0 {
+            for item in v.try_iter()? {
+                let item = item?;
+                if is_list(&item) {
+                    for inner in item.try_iter()? {
+                        deep |= is_list(&inner?);
+                    }
+                }
+            }
+        }
+        if deep {
             return Err(PyValueError::new_err(format!(
                 "{at}: value {} is {NESTED_TOO_DEEP}",
                 v.repr()?
