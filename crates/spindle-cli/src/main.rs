@@ -121,14 +121,24 @@ enum Command {
             \x20 layer = [\"drr\"]                  # a list here repeats a repeatable flag\n\
             \n\
             Values are strings, integers, floats or booleans (true is a switch such as spread, false\n\
-            leaves it out); paths are relative to the current directory. Points are numbered in file\n\
-            order, the last key varying fastest (like nested loops); rows are written in that order,\n\
-            so the same grid gives the same file byte for byte. A point's key is a hash of all its\n\
-            options (fixed ones included), so running again skips the points already in --out (the\n\
-            sweep resumes; a grown grid runs only its new points) and rewrites the file with the old\n\
-            and new rows; a file holding points of another grid is refused. A running sweep saves its\n\
-            rows every 30 s. Every point's options are checked before any runs. Limits: 100,000\n\
-            points, 32 keys, a 1 MiB grid file.\n\
+            leaves it out); paths are relative to the current directory. A repeatable flag (layer)\n\
+            takes a list as one value, so its key may be a list of lists, each inner list one point's\n\
+            flags in order (top first):\n\
+            \n\
+            \x20 layer = [[\"drr\"], [\"content-cache:arc:50000\", \"drr\"]]\n\
+            \n\
+            runs each point with --layer drr and with --layer content-cache:arc:50000 --layer drr;\n\
+            every value of such a key is a non-empty list of strings or numbers (no deeper lists, no\n\
+            lists for a flag that takes one value), and its column holds each list as JSON text\n\
+            ([\"drr\"]).\n\
+            \n\
+            Points are numbered in file order, the last key varying fastest (like nested loops); rows\n\
+            are written in that order, so the same grid gives the same file byte for byte. A point's\n\
+            key is a hash of all its options (fixed ones included), so running again skips the points\n\
+            already in --out (the sweep resumes; a grown grid runs only its new points) and rewrites\n\
+            the file with the old and new rows; a file holding points of another grid is refused. A\n\
+            running sweep saves its rows every 30 s. Every point's options are checked before any\n\
+            runs. Limits: 100,000 points, 32 keys, a 1 MiB grid file.\n\
             \n\
             Points run on --jobs threads in this process: a point is single-threaded Rust with no\n\
             shared state, so threads need no start-up or copying. The same grid from Python\n\

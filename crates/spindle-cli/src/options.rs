@@ -54,6 +54,18 @@ pub fn flag_name(name: &str) -> String {
     format!("--{}", name.trim_start_matches('-').replace('_', "-"))
 }
 
+/// Whether the `spindle run` option `name` (`layer`, `queue_depth`) is a repeatable
+/// flag (each use adds a value, as `--layer`); `None` if there is no such option.
+/// Read from the parser itself, so a flag made repeatable later takes lists at once.
+pub fn takes_list(name: &str) -> Option<bool> {
+    let flag = flag_name(name);
+    let cmd = <Parsed as clap::CommandFactory>::command();
+    let arg = cmd
+        .get_arguments()
+        .find(|a| a.get_long().is_some_and(|l| flag[2..] == *l))?;
+    Some(matches!(arg.get_action(), clap::ArgAction::Append))
+}
+
 /// Parses pairs (name, value) as `spindle run` flags; a pair without a value is a
 /// switch (`--spread`). Errors are the CLI's own, naming the flag and what it expects.
 pub fn from_pairs<I>(pairs: I) -> Result<StackOptions>
@@ -104,5 +116,14 @@ mod tests {
         assert!(e.to_string().contains("--no-such-option"), "{e}");
         let e = from_pairs([pair("scheduler", "fastest")]).unwrap();
         assert!(e.config().is_err());
+    }
+
+    #[test]
+    fn the_parser_says_which_flags_repeat() {
+        assert_eq!(takes_list("layer"), Some(true));
+        assert_eq!(takes_list("--layer"), Some(true));
+        assert_eq!(takes_list("queue_depth"), Some(false));
+        assert_eq!(takes_list("spread"), Some(false));
+        assert_eq!(takes_list("no_such_option"), None);
     }
 }

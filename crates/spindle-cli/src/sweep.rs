@@ -16,7 +16,7 @@
 //! * **Determinism.** A point runs from its options alone (the simulator is seeded), so
 //!   the same point gives the same row, bit for bit, on any thread or machine.
 
-use crate::options::{flag_name, from_pairs, MAX_PAIRS};
+use crate::options::{flag_name, from_pairs, takes_list, MAX_PAIRS};
 use crate::run::{load_workload, run_config, Outcome};
 use anyhow::{anyhow, bail, Context, Result};
 use std::collections::{BTreeMap, HashMap};
@@ -44,7 +44,14 @@ pub enum Value {
     Int(i64),
     Float(f64),
     Str(String),
+    /// The values of a repeatable flag (`--layer`), one grid value: the flag is given
+    /// once per element, in order. Elements are strings or numbers ([`Grid::new`]
+    /// refuses anything else); its column holds it as JSON text (`["drr"]`).
+    List(Vec<Value>),
 }
+
+/// How a grid value that is a list within a list is refused, on every front.
+pub const NESTED_TOO_DEEP: &str = "nested too deep: a grid value is one value or a list of strings or numbers (a list only for a repeatable flag such as layer: layer = [[\"drr\"], [\"content-cache:arc:50000\", \"drr\"]])";
 
 impl Value {
     fn kind(&self) -> Kind {
@@ -52,12 +59,13 @@ impl Value {
             Value::Bool(_) => Kind::Bool,
             Value::Int(_) => Kind::Int,
             Value::Float(_) => Kind::Float,
-            Value::Str(_) => Kind::Str,
+            // A list's column holds its JSON text.
+            Value::Str(_) | Value::List(_) => Kind::Str,
         }
     }
 
     /// The flag's value on the command line; `None` for a switch (`true`). `false`
-    /// leaves the flag out (see [`push_flag`]).
+    /// leaves the flag out and a list repeats it (see [`push_flag`]).
     fn arg(&self) -> Option<String> {
         match self {
             Value::Bool(_) => None,
@@ -65,6 +73,7 @@ impl Value {
             // Rust's shortest round-trip form: the flag parses back to the same f64.
             Value::Float(f) => Some(f.to_string()),
             Value::Str(s) => Some(s.clone()),
+            Value::List(_) => Some(self.to_string()),
         }
     }
 
@@ -72,6 +81,7 @@ impl Value {
     fn as_column(&self, kind: Kind) -> Value {
         match (self, kind) {
             (Value::Int(i), Kind::Float) => Value::Float(*i as f64),
+            (Value::List(_), _) => Value::Str(self.to_string()),
             (v, _) => v.clone(),
         }
     }
@@ -84,6 +94,22 @@ impl fmt::Display for Value {
             Value::Int(i) => write!(f, "{i}"),
             Value::Float(x) => write!(f, "{x:?}"),
             Value::Str(s) => write!(f, "{s:?}"),
+            // JSON (and TOML) text, the same on every platform: `["a", 2]`.
+            Value::List(items) => {
+                f.write_str("[")?;
+                for (i, v) in items.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(", ")?;
+                    }
+                    match v {
+                        Value::Str(s) => {
+                            f.write_str(&serde_json::to_string(s).map_err(|_| fmt::Error)?)?
+                        }
+                        v => write!(f, "{v}")?,
+                    }
+                }
+                f.write_str("]")
+            }
         }
     }
 }
@@ -146,7 +172,11 @@ impl Point {
             .axes
             .iter()
             .zip(&self.params)
-            .map(|(a, v)| format!("{}={v}", a.name))
+            .map(|(a, v)| match (&a.values[0], v) {
+                // A list's column text is JSON already: shown as it is.
+                (Value::List(_), Value::Str(s)) => format!("{}={s}", a.name),
+                _ => format!("{}={v}", a.name),
+            })
             .collect();
         format!("point {} ({})", self.index, v.join(", "))
     }
@@ -230,10 +260,17 @@ pub fn column_name(option: &str) -> String {
     option.trim().trim_start_matches('-').replace('-', "_")
 }
 
-/// Appends the flag pair(s) of `name = value`: `true` is a switch, `false` leaves it out.
+/// Appends the flag pair(s) of `name = value`: `true` is a switch, `false` leaves it out,
+/// a list gives the flag once per element, in order.
 fn push_flag(pairs: &mut Vec<(String, Option<String>)>, name: &str, value: &Value) {
-    if *value != Value::Bool(false) {
-        pairs.push((name.to_string(), value.arg()));
+    match value {
+        Value::Bool(false) => {}
+        Value::List(items) => {
+            for v in items {
+                pairs.push((name.to_string(), v.arg()));
+            }
+        }
+        v => pairs.push((name.to_string(), v.arg())),
     }
 }
 
@@ -261,6 +298,41 @@ fn key_of(pairs: &[(String, Option<String>)]) -> String {
         text.push('\n');
     }
     format!("{:016x}", fnv1a(text.as_bytes()))
+}
+
+/// An axis whose values are lists (a repeatable flag's values, one list a point): every
+/// value a list, each of one or more strings or numbers, and the option repeatable.
+fn check_lists(name: &str, at: &str, values: &[Value]) -> Result<()> {
+    let Some(list) = values.iter().find(|v| matches!(v, Value::List(_))) else {
+        return Ok(());
+    };
+    if let Some(one) = values.iter().find(|v| !matches!(v, Value::List(_))) {
+        bail!(
+            "{at}: value {one} is a single value but {list} is a list; on an axis of lists every value is a list (write [{one}])"
+        );
+    }
+    for v in values {
+        let Value::List(items) = v else { continue };
+        if items.is_empty() {
+            bail!("{at}: value [] is an empty list; each value of an axis of lists gives the flag one or more times ({name} = [[\"drr\"], [\"content-cache:arc:50000\", \"drr\"]])");
+        }
+        for item in items {
+            match item {
+                Value::List(_) => bail!("{at}: value {v} is {NESTED_TOO_DEEP}"),
+                Value::Bool(_) => bail!(
+                    "{at}: value {v} holds {item}; a list holds the values of a repeatable flag (strings or numbers), not switches"
+                ),
+                _ => {}
+            }
+        }
+    }
+    let flag = flag_name(name);
+    if takes_list(name) == Some(false) {
+        bail!(
+            "{at}: value {list} is a list, but {flag} takes one value; only a repeatable flag (such as --layer) takes a list as one grid value (a plain list gives one value a point: {name} = [a, b], not [[a], [b]])"
+        );
+    }
+    Ok(())
 }
 
 fn is_reserved(name: &str) -> bool {
@@ -304,6 +376,7 @@ impl Grid {
             len = len.checked_mul(values.len()).filter(|&n| n <= MAX_POINTS).ok_or_else(|| {
                 anyhow!("{at}: the grid would have more than {MAX_POINTS} points (the limit of one sweep); split it into smaller sweeps")
             })?;
+            check_lists(&name, &at, &values)?;
             let mut kind = values[0].kind();
             for v in &values {
                 kind = match (kind, v.kind()) {
@@ -335,6 +408,12 @@ impl Grid {
                 .last()
                 .is_some_and(|(n, _): &(String, Value)| *n == column_name(&name));
             let name = if repeated {
+                if takes_list(&name) == Some(false) {
+                    bail!(
+                        "{at}: a list of values, but {} takes one value; to run each value, make it an axis of the grid",
+                        flag_name(&name)
+                    );
+                }
                 column_name(&name)
             } else {
                 check_name(&name, &at)?
@@ -384,7 +463,7 @@ impl Grid {
             let values = match spanned.into_inner() {
                 toml::Value::Array(items) => items
                     .into_iter()
-                    .map(|v| scalar(v, &at))
+                    .map(|v| grid_value(v, &at))
                     .collect::<Result<Vec<_>>>()?,
                 other => bail!(
                     "{at}: expected a list of values (e.g. {name} = [1, 2]), got {}; put a single value in [fixed]",
@@ -468,6 +547,33 @@ impl Grid {
         }
         Ok(())
     }
+}
+
+/// One value of a grid axis: a scalar, or a list (of scalars: [`Grid::new`] names a
+/// list nested in it as too deep, and anything deeper is refused here).
+fn grid_value(v: toml::Value, at: &str) -> Result<Value> {
+    let toml::Value::Array(items) = v else {
+        return scalar(v, at);
+    };
+    let text = toml::Value::Array(items.clone()).to_string();
+    let element = |v: toml::Value| match v {
+        toml::Value::Array(inner) => {
+            if inner.iter().any(|v| v.is_array()) {
+                bail!("{at}: value {text} is {NESTED_TOO_DEEP}");
+            }
+            inner
+                .into_iter()
+                .map(|v| scalar(v, at))
+                .collect::<Result<Vec<_>>>()
+                .map(Value::List)
+        }
+        v => scalar(v, at),
+    };
+    items
+        .into_iter()
+        .map(element)
+        .collect::<Result<Vec<_>>>()
+        .map(Value::List)
 }
 
 /// A TOML scalar as a value; anything else is an error at `at`.
@@ -744,14 +850,20 @@ fn tmp_path(path: &Path) -> PathBuf {
 /// Writes rows as CSV: a header of the columns, one line per row; floats in their
 /// shortest form that reads back to the same number.
 pub fn write_csv(path: &Path, grid: &Grid, rows: &[Row]) -> Result<()> {
+    let quoted = |s: String| {
+        if s.contains([',', '"', '\n', '\r']) {
+            format!("\"{}\"", s.replace('"', "\"\""))
+        } else {
+            s
+        }
+    };
     let cell = |v: &Value| match v {
         Value::Bool(b) => b.to_string(),
         Value::Int(i) => i.to_string(),
         Value::Float(f) => format!("{f:?}"),
-        Value::Str(s) if s.contains([',', '"', '\n', '\r']) => {
-            format!("\"{}\"", s.replace('"', "\"\""))
-        }
-        Value::Str(s) => s.clone(),
+        Value::Str(s) => quoted(s.clone()),
+        // Columns hold a list as its text (`as_column`).
+        Value::List(_) => quoted(v.to_string()),
     };
     let header: Vec<String> = grid.columns().into_iter().map(|(n, _)| n).collect();
     let mut text = header.join(",") + "\n";
@@ -937,13 +1049,90 @@ mod tests {
             ("[grids]\nseed = [1]\n", "g.toml:1: unknown field `grids`"),
             (
                 "[grid]\nseed = [[1]]\n",
-                "expected a string, number or boolean",
+                "g.toml:2: grid.seed: value [1] is a list, but --seed takes one value",
+            ),
+            (
+                "[grid]\nseed = [{a = 1}]\n",
+                "expected a string, number or boolean, got a table",
+            ),
+            (
+                "[grid]\nlayer = [[\"drr\"], \"drr\"]\n",
+                "g.toml:2: grid.layer: value \"drr\" is a single value but [\"drr\"] is a list",
+            ),
+            (
+                "[grid]\nlayer = [[\"drr\"], []]\n",
+                "g.toml:2: grid.layer: value [] is an empty list",
+            ),
+            (
+                "[grid]\nlayer = [[[\"drr\"]]]\n",
+                "g.toml:2: grid.layer: value [[\"drr\"]] is nested too deep",
+            ),
+            (
+                "[grid]\nlayer = [[[[\"drr\"]]]]\n",
+                "g.toml:2: grid.layer: value [[[\"drr\"]]] is nested too deep",
+            ),
+            (
+                "[grid]\nlayer = [[true]]\n",
+                "grid.layer: value [true] holds true",
+            ),
+            (
+                "[grid]\nlayer = [[\"drr\"], [\"drr\"]]\n",
+                "grid.layer: value [\"drr\"] is given twice",
+            ),
+            (
+                "[grid]\nseed = [1]\n[fixed]\nqueue_depth = [1, 2]\n",
+                "g.toml:4: fixed.queue_depth: a list of values, but --queue-depth takes one value",
             ),
         ];
         for (text, want) in cases {
             let e = grid(text).unwrap_err().to_string();
             assert!(e.contains(want), "{text:?}: {e}");
         }
+    }
+
+    #[test]
+    fn a_list_value_repeats_its_flag_in_order_and_runs_as_those_flags() {
+        let g = grid(
+            "[grid]\nlayer = [[\"content-cache:arc:500\"], [\"content-cache:arc:500\", \"journal\"]]\nseed = [1, 2]\n[fixed]\ntrace = \"sample:hplajw\"\nlimit = 300\ndisks = 2\narray = \"raid1\"\n",
+        )
+        .unwrap();
+        g.check().unwrap();
+        assert_eq!(g.len(), 4);
+        assert_eq!(g.axes[0].kind, Kind::Str);
+        let p = g.point(2);
+        let layer = |v: &str| ("layer".to_string(), Some(v.to_string()));
+        assert_eq!(
+            p.pairs[4..],
+            [
+                layer("content-cache:arc:500"),
+                layer("journal"),
+                ("seed".into(), Some("1".into()))
+            ]
+        );
+        // The column holds the list as JSON text; messages show it so.
+        assert_eq!(
+            p.params[0],
+            Value::Str("[\"content-cache:arc:500\", \"journal\"]".into())
+        );
+        assert!(p
+            .describe(&g)
+            .contains("layer=[\"content-cache:arc:500\", \"journal\"], seed=1"));
+        // The order of a repeated flag is the stack's order: part of the key.
+        let swapped = grid(
+            "[grid]\nlayer = [[\"journal\", \"content-cache:arc:500\"]]\nseed = [1]\n[fixed]\ntrace = \"sample:hplajw\"\nlimit = 300\ndisks = 2\narray = \"raid1\"\n",
+        )
+        .unwrap();
+        assert_ne!(swapped.point(0).key, p.key);
+        // A list on an axis is the same run, and the same key, as that list in [fixed].
+        let fixed = grid(
+            "[grid]\nseed = [1]\n[fixed]\ntrace = \"sample:hplajw\"\nlimit = 300\ndisks = 2\narray = \"raid1\"\nlayer = [\"content-cache:arc:500\", \"journal\"]\n",
+        )
+        .unwrap();
+        assert_eq!(fixed.point(0).key, p.key);
+        let (a, b) = (run_point(&g, 2).unwrap(), run_point(&fixed, 0).unwrap());
+        assert_eq!(a.metrics, b.metrics);
+        // And the layers matter: a run with only the cache differs.
+        assert_ne!(run_point(&g, 0).unwrap().metrics, a.metrics);
     }
 
     #[test]

@@ -19,8 +19,9 @@ use spindle_cli::run::{
 /// Options as (name, value-or-None) pairs, parsed as `spindle run` flags.
 pub type Pairs = Vec<(String, Option<String>)>;
 
-/// Most request rows one result holds (about 35 bytes each while the run holds them,
-/// at most 104; 131 bytes in the DataFrame: 1.3 GB at the limit). Checked
+/// Most request rows one result holds (about 38 bytes each while the run holds them,
+/// at most 104, plus up to 2 MiB a column for huge-page rounding; 131 bytes in the
+/// DataFrame: 1.3 GB at the limit). Checked
 /// against the workload's request count before the run starts; `requests=False` lifts
 /// it (metrics only).
 pub const MAX_REQUEST_ROWS: u64 = 10_000_000;

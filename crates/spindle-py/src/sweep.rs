@@ -5,10 +5,45 @@
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyFloat, PyInt, PyList, PyString, PyTuple};
-use spindle_cli::sweep::{run_points, Grid, Row, Value};
+use spindle_cli::options::MAX_PAIRS;
+use spindle_cli::sweep::{run_points, Grid, Row, Value, NESTED_TOO_DEEP};
 
-/// A Python scalar as a grid value; `at` names it in the error.
-fn value(v: &Bound<'_, PyAny>, at: &str) -> PyResult<Value> {
+/// A Python value as a grid value; `at` names it in the error. A list (or tuple) is one
+/// value of a repeatable flag (`layer`): `Grid::new` checks its elements, and a list
+/// nested in one of its elements is refused here (`depth` counts the lists around `v`).
+fn value(v: &Bound<'_, PyAny>, at: &str, depth: usize) -> PyResult<Value> {
+    if v.is_instance_of::<PyList>() || v.is_instance_of::<PyTuple>() {
+        let is_list =
+            |x: &Bound<'_, PyAny>| x.is_instance_of::<PyList>() || x.is_instance_of::<PyTuple>();
+        // Three lists deep anywhere: refused naming the whole value, as the grid file's is.
+        let mut deep = depth >= 2;
+        if depth == 0 {
+            for item in v.try_iter()? {
+                let item = item?;
+                if is_list(&item) {
+                    for inner in item.try_iter()? {
+                        deep |= is_list(&inner?);
+                    }
+                }
+            }
+        }
+        if deep {
+            return Err(PyValueError::new_err(format!(
+                "{at}: value {} is {NESTED_TOO_DEEP}",
+                v.repr()?
+            )));
+        }
+        let mut items = Vec::new();
+        for item in v.try_iter()? {
+            if items.len() >= MAX_PAIRS {
+                return Err(PyValueError::new_err(format!(
+                    "{at}: a list of more than {MAX_PAIRS} values (the most options one run takes)"
+                )));
+            }
+            items.push(value(&item?, at, depth + 1)?);
+        }
+        return Ok(Value::List(items));
+    }
     if v.is_instance_of::<PyBool>() {
         Ok(Value::Bool(v.extract()?))
     } else if v.is_instance_of::<PyInt>() {
@@ -21,7 +56,7 @@ fn value(v: &Bound<'_, PyAny>, at: &str) -> PyResult<Value> {
         Ok(Value::Str(v.extract()?))
     } else {
         Err(PyValueError::new_err(format!(
-            "{at}: expected a str, int, float or bool, got {}",
+            "{at}: expected a str, int, float, bool or (for a repeatable flag such as layer) a list of them, got {}",
             v.get_type().name()?
         )))
     }
@@ -38,7 +73,7 @@ fn grid(
         let at = format!("grid[{name:?}]");
         let values = values
             .iter()
-            .map(|v| value(v, &at))
+            .map(|v| value(v, &at, 0))
             .collect::<PyResult<Vec<_>>>()?;
         a.push((name, at, values));
     }
@@ -50,10 +85,11 @@ fn grid(
         }
         if v.is_instance_of::<PyList>() || v.is_instance_of::<PyTuple>() {
             for item in v.try_iter()? {
-                f.push((name.clone(), at.clone(), value(&item?, &at)?));
+                // A fixed list repeats the flag: its items are single values.
+                f.push((name.clone(), at.clone(), value(&item?, &at, 2)?));
             }
         } else {
-            f.push((name.clone(), at.clone(), value(&v, &at)?));
+            f.push((name.clone(), at.clone(), value(&v, &at, 0)?));
         }
     }
     Grid::new(a, f).map_err(value_error)
@@ -69,6 +105,13 @@ fn py_value<'py>(py: Python<'py>, v: &Value) -> PyResult<Bound<'py, PyAny>> {
         Value::Int(i) => i.into_pyobject(py)?.into_any(),
         Value::Float(f) => f.into_pyobject(py)?.into_any(),
         Value::Str(s) => s.into_pyobject(py)?.into_any(),
+        Value::List(items) => {
+            let items = items
+                .iter()
+                .map(|v| py_value(py, v))
+                .collect::<PyResult<Vec<_>>>()?;
+            PyList::new(py, items)?.into_any()
+        }
     })
 }
 

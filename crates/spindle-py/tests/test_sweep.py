@@ -128,7 +128,7 @@ def test_out_of_another_sweep_is_refused(tmp_path):
         ({"queue_depth": [1], "queue-depth": [2]}, {}, "given twice"),
         ({"seed": [1]}, {"seed": 2}, "keyword seed: option `seed` is given twice"),
         ({"requests": [1]}, {}, "names a result column"),
-        ({"seed": [{"a": 1}]}, {}, "expected a str, int, float or bool, got dict"),
+        ({"seed": [{"a": 1}]}, {}, r"expected a str, int, float, bool or .* a list of them, got dict"),
         ({"seed": list(range(1000)), "count": list(range(1, 1001))}, {}, "more than 100000 points"),
     ],
 )
@@ -229,3 +229,109 @@ def test_the_grid_file_from_python_is_the_cli_grid(tmp_path, capsys):
     grid_file.write_text("[grid]\nseed = 3\n")
     assert sweep_cli.main([str(grid_file), "--out", str(out)]) == 2
     assert f"{grid_file}:2: grid.seed: expected a list" in capsys.readouterr().err
+
+
+# A repeatable flag's axis: each value a list, one point's `--layer` flags (top first).
+LAYERS = [["content-cache:arc:500"], ["journal", "content-cache:arc:500"], ["journal"]]
+LAYER_FIXED = {"trace": "sample:hplajw", "limit": 300, "disks": 2, "array": "raid1"}
+LAYER_TOML = """\
+[grid]
+layer = [["content-cache:arc:500"], ["journal", "content-cache:arc:500"], ["journal"]]
+seed = [1, 2]
+[fixed]
+trace = "sample:hplajw"
+limit = 300
+disks = 2
+array = "raid1"
+"""
+
+
+def test_a_list_valued_axis_gives_the_same_rows_from_the_cli_python_and_the_grid_file(tmp_path):
+    import json
+
+    from spindle import sweep_cli
+
+    py = spindle.sweep({"layer": LAYERS, "seed": [1, 2]}, **LAYER_FIXED)
+    assert len(py) == 6
+    # The column holds each list as JSON text, in the grid's order.
+    assert [json.loads(v) for v in py.layer[::2]] == LAYERS
+    assert py.layer[0] == '["content-cache:arc:500"]'
+    # Each row is the run with those flags, in that order.
+    for _, row in py.iterrows():
+        run = spindle.run(layer=json.loads(row.layer), seed=int(row.seed), **LAYER_FIXED)
+        assert run.metrics["mean_response_ms"] == row.mean_response_ms
+        assert run.metrics["requests"] == row.requests == 300
+    # The layers matter (each list is a different stack).
+    assert py.mean_response_ms[py.seed == 1].nunique() == 3
+    # Tuples and numpy arrays are lists too.
+    import numpy as np
+
+    same(spindle.sweep({"layer": [tuple(l) for l in LAYERS[:2]] + [np.array(LAYERS[2])], "seed": [1, 2]},
+                       **LAYER_FIXED), py)
+    # The CLI on the same grid file: the same rows, bit for bit, in Parquet and CSV.
+    grid_file = tmp_path / "layers.toml"
+    grid_file.write_text(LAYER_TOML)
+    out, csv = tmp_path / "cli.parquet", tmp_path / "cli.csv"
+    r = subprocess.run([spindle_bin(), "sweep", str(grid_file), "--out", str(out), "--csv", str(csv)],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    same(pd.read_parquet(out), py)
+    exact = {} if int(pd.__version__.split(".")[0]) >= 3 else {"float_precision": "round_trip"}
+    same(pd.read_csv(csv, dtype={"key": "str", "layer": "str"}, **exact), py)
+    # Python resumes from the CLI's file without running anything; the grid file from
+    # Python (python -m spindle.sweep_cli) gives the same rows.
+    same(spindle.sweep({"layer": LAYERS, "seed": [1, 2]}, out=out, **LAYER_FIXED), py)
+    assert sweep_cli.main([str(grid_file), "--out", str(tmp_path / "py.parquet")]) == 0
+    same(pd.read_parquet(tmp_path / "py.parquet"), py)
+    # A list on an axis is the same run (the same key) as that list given as a keyword.
+    fixed = spindle.sweep({"seed": [1]}, layer=LAYERS[1], **LAYER_FIXED)
+    assert list(fixed.key) == list(py.key[(py.seed == 1) & (py.layer == json.dumps(LAYERS[1]).replace('","', '", "'))])
+
+
+@pytest.mark.parametrize(
+    "values, message",
+    [
+        ([["journal"], "journal"], r'grid\["layer"\]: value "journal" is a single value but \["journal"\] is a list'),
+        ([["journal"], []], r'grid\["layer"\]: value \[\] is an empty list'),
+        ([[["journal"]]], r'grid\["layer"\]: value \[\["journal"\]\] is nested too deep'),
+        ([[[["journal"]]]], r"grid\[\"layer\"\]: value \[\[\['journal'\]\]\] is nested too deep"),
+        ([[True]], r'grid\["layer"\]: value \[true\] holds true'),
+        ([["journal"], ("journal",)], r'value \["journal"\] is given twice'),
+        ([["bogus"]], r'point 0 \(layer=\["bogus"\]\).*--layer `bogus`'),
+    ],
+)
+def test_bad_list_values_name_the_axis_and_the_value(values, message):
+    with pytest.raises(ValueError, match=message):
+        spindle.sweep({"layer": values}, **LAYER_FIXED)
+
+
+def test_a_list_for_an_option_that_takes_one_value_is_refused():
+    with pytest.raises(ValueError, match=r'grid\["seed"\]: value \[1\] is a list, but --seed takes one value'):
+        spindle.sweep({"seed": [[1], [2]]}, **FIXED)
+    with pytest.raises(ValueError, match="keyword queue_depth: a list of values, but --queue-depth takes one value"):
+        spindle.sweep({"seed": [1]}, queue_depth=[1, 2], **FIXED)
+
+
+@pytest.mark.parametrize(
+    "axis, message",
+    [
+        ('layer = [["journal"], []]', r"grid\.layer: value \[\] is an empty list"),
+        ('layer = [[["journal"]]]', r'grid\.layer: value \[\["journal"\]\] is nested too deep'),
+        ('layer = [["journal"], "journal"]', r'grid\.layer: value "journal" is a single value'),
+        ("seed = [[1], [2]]", r"grid\.seed: value \[1\] is a list, but --seed takes one value"),
+    ],
+)
+def test_bad_list_values_in_a_grid_file_are_exit_2_from_both_fronts(tmp_path, capsys, axis, message):
+    import re
+
+    from spindle import sweep_cli
+
+    grid_file = tmp_path / "bad.toml"
+    grid_file.write_text(f"[grid]\n{axis}\n[fixed]\nlimit = 10\n")
+    want = re.compile(re.escape(f"{grid_file}:2: ") + message)
+    r = subprocess.run([spindle_bin(), "sweep", str(grid_file), "--out", str(tmp_path / "o.parquet")],
+                       capture_output=True, text=True)
+    assert r.returncode == 2 and want.search(r.stderr), r.stderr
+    assert sweep_cli.main([str(grid_file), "--out", str(tmp_path / "o.parquet")]) == 2
+    assert want.search(capsys.readouterr().err)
+    assert not (tmp_path / "o.parquet").exists()

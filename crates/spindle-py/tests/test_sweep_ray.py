@@ -56,3 +56,10 @@ def test_ray_on_a_connected_cluster_resumes_one_task_per_point(tmp_path, cluster
         spindle.sweep({"seed": [1, 2]}, backend="ray", trace="/no-such-trace.csv", progress=False)
     with pytest.raises(ValueError, match="no-such-trace"):
         spindle.sweep({"seed": [1, 2]}, trace="/no-such-trace.csv")
+
+
+def test_a_list_valued_axis_on_ray_gives_the_local_rows():
+    from test_sweep import LAYER_FIXED, LAYERS
+
+    grid = {"layer": LAYERS, "seed": [1, 2]}
+    same(spindle.sweep(grid, backend="ray", jobs=2, progress=False, **LAYER_FIXED), spindle.sweep(grid, **LAYER_FIXED))

@@ -103,14 +103,16 @@ class DiskModel:
 
 # Sweeps (python/spindle/sweep.py wraps these).
 Scalar = Union[str, int, float, bool]
+#: A grid value: a scalar, or (for a repeatable flag such as ``layer``) a list of them.
+GridValue = Union[Scalar, List[Union[str, int, float]]]
 
 def sweep_plan(
-    axes: List[Tuple[str, List[Scalar]]], fixed: List[Tuple[str, Any]]
+    axes: List[Tuple[str, List[GridValue]]], fixed: List[Tuple[str, Any]]
 ) -> Tuple[List[Tuple[str, str]], List[Tuple[int, str, Tuple[Scalar, ...]]]]:
     """Checks a grid and returns (columns and their kinds, points as (index, key, values))."""
 
 def sweep_run(
-    axes: List[Tuple[str, List[Scalar]]],
+    axes: List[Tuple[str, List[GridValue]]],
     fixed: List[Tuple[str, Any]],
     indices: List[int],
     jobs: int = 1,
@@ -120,5 +122,5 @@ def sweep_run(
 
 def sweep_grid_toml(
     text: str, file: str
-) -> Tuple[List[Tuple[str, List[Scalar]]], List[Tuple[str, Any]]]:
+) -> Tuple[List[Tuple[str, List[GridValue]]], List[Tuple[str, Any]]]:
     """Reads a ``spindle sweep`` grid file's text with the CLI's parser: (axes, fixed)."""

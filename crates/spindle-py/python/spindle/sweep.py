@@ -50,6 +50,13 @@ def sweep(
     (``trace="sample:hplajw"``, ``synthetic="open"``, ``count=5000``; a list repeats
     a flag such as ``layer``).
 
+    A repeatable flag (``layer``) takes a list as one value: ``{"layer":
+    [["drr"], ["content-cache:arc:50000", "drr"]]}`` runs each point once with
+    ``--layer drr`` and once with ``--layer content-cache:arc:50000 --layer drr``
+    (top first). Every value of such an axis is a non-empty list of str or int; its
+    column holds each list as JSON text (``'["drr"]'``, ``json.loads`` gives the list
+    back), as ``spindle sweep`` writes it.
+
     Columns: ``point`` (the index), ``key`` (a hash of all the point's options), the
     grid's keys, then the metrics (requests, reads, writes, mean/p50/p90/p99/max
     response ms, mean service, queue, overhead, seek, rotation and transfer ms,
@@ -137,7 +144,17 @@ def _values(name: Any, values: Any) -> list:
             f"grid[{name!r}]: expected a list of values, got {type(values).__name__} {values!r}; "
             "give a single value as a keyword"
         )
-    return [_scalar(v) for v in values]
+    return [_value(v) for v in values]
+
+
+def _value(v: Any, depth: int = 0) -> Any:
+    """A grid value: a scalar, or a list (one point's values of a repeatable flag). Lists
+    deeper than the extension accepts are passed on for it to refuse."""
+    if isinstance(v, (list, tuple)) and depth < 2:
+        return [_value(x, depth + 1) for x in v]
+    if type(v).__module__ == "numpy" and getattr(v, "ndim", 0) > 0:
+        return v.tolist()
+    return _scalar(v)
 
 
 def _fixed(value: Any) -> Any:

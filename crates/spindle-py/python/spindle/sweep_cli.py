@@ -19,8 +19,9 @@ def main(argv=None) -> int:
     p = argparse.ArgumentParser(
         prog="python -m spindle.sweep_cli",
         description="Run a `spindle sweep` grid file (a [grid] table of lists, an optional "
-        "[fixed] table; see `spindle sweep --help`) locally or on Ray; the rows are those "
-        "of `spindle sweep`.",
+        "[fixed] table; a repeatable flag's axis may be a list of lists, each inner list one "
+        'point\'s values: layer = [["drr"], ["content-cache:arc:50000", "drr"]]; see '
+        "`spindle sweep --help`) locally or on Ray; the rows are those of `spindle sweep`.",
     )
     p.add_argument("grid", metavar="GRID.toml")
     p.add_argument("--out", required=True, metavar="FILE.parquet", help="Parquet file of the rows; points already in it are skipped")
