@@ -5,9 +5,7 @@
 //! Why: a 1 M-request run from Python kept one 104-byte `RequestLog` per request, and
 //! faulting in those 100 MB of fresh pages was most of what a run from Python cost over
 //! the command line (which keeps nothing). Here a typical row takes about 38 bytes (a
-//! column whose values are all the same takes none), and every row comes back exactly;
-//! large columns sit on huge pages (see [`column`]), so that the memory costs a few
-//! hundred page faults rather than thousands.
+//! column whose values are all the same takes none), and every row comes back exactly.
 //!
 //! Rows are kept in completion order (the order the engine hands them out, which the fio
 //! summary depends on through its running variance). A row is stored as:
@@ -65,7 +63,7 @@ impl Packed {
         let top = old.iter().copied().fold(top, u64::max);
         let cap = cap.max(len);
         fn narrow<T: Word>(old: &[u64], cap: usize) -> Vec<T> {
-            let mut x = column(cap);
+            let mut x = Vec::with_capacity(cap);
             x.extend(old.iter().map(|&o| T::of(o)));
             x
         }
@@ -128,57 +126,6 @@ word!(u8, u16, u32, u64);
 fn narrow_into<T: Word>(x: &mut Vec<T>, vals: &[u64]) {
     x.extend(vals.iter().map(|&v| T::of(v)));
 }
-
-/// Columns of at least this many bytes are backed by huge pages where the system allows.
-const HUGE_FROM: usize = 2 << 20;
-
-/// An empty column with room for `cap` values.
-///
-/// Why: a 1 M-row run's columns take about 38 MB, and faulting that in 4 KiB at a time
-/// as the columns grow (about 9,300 faults) cost about as much as packing the rows.
-/// A large column asks for transparent huge pages instead (2 MiB a fault): its size is
-/// rounded so that the allocation is a whole number of 2 MiB (`malloc` then maps it on
-/// its own, and Linux aligns such a mapping to 2 MiB), and the first 2 MiB, which the
-/// allocator's header has already touched, is collapsed into a huge page at once. All
-/// of it is advice: where it is not taken (another system or allocator, huge pages
-/// off) the column is an ordinary one, holding the same values.
-fn column<T: Word>(cap: usize) -> Vec<T> {
-    let size = std::mem::size_of::<T>();
-    if cap.saturating_mul(size) < HUGE_FROM {
-        return Vec::with_capacity(cap);
-    }
-    // glibc maps a request of k·2 MiB − 32 bytes as exactly k·2 MiB (16 bytes of header,
-    // rounded to pages).
-    let bytes = (cap * size + 32).next_multiple_of(HUGE_FROM) - 32;
-    let mut x = Vec::with_capacity(bytes / size);
-    huge_pages(x.spare_capacity_mut());
-    x
-}
-
-/// Advises the kernel to back `mem` with huge pages (see [`column`]).
-#[cfg(target_os = "linux")]
-fn huge_pages<T>(mem: &mut [std::mem::MaybeUninit<T>]) {
-    const PAGE: usize = 4096;
-    // Not yet in the `libc` crate: Linux's uapi value (since 6.1).
-    const MADV_COLLAPSE: libc::c_int = 25;
-    let start = mem.as_mut_ptr() as usize;
-    let (first, end) = (
-        start & !(PAGE - 1),
-        (start + std::mem::size_of_val(mem)).next_multiple_of(PAGE),
-    );
-    // SAFETY: advice on pages of this allocation (the first may also hold the
-    // allocator's header): neither changes what the memory holds, and a refusal (an old
-    // kernel, huge pages off) only leaves ordinary pages.
-    unsafe {
-        libc::madvise(first as *mut libc::c_void, end - first, libc::MADV_HUGEPAGE);
-        if first % HUGE_FROM == 0 && end - first >= HUGE_FROM {
-            libc::madvise(first as *mut libc::c_void, HUGE_FROM, MADV_COLLAPSE);
-        }
-    }
-}
-
-#[cfg(not(target_os = "linux"))]
-fn huge_pages<T>(_: &mut [std::mem::MaybeUninit<T>]) {}
 
 /// A signed difference as an unsigned value that is small when the difference is small
 /// either way (0, −1, 1, −2 … → 0, 1, 2, 3 …).
@@ -504,9 +451,9 @@ mod tests {
     }
 
     #[test]
-    fn large_columns_on_huge_pages_hold_every_value() {
-        // 300,000 rows of u64 and u32 columns: several MiB each, so `column` sizes them
-        // for huge pages; a column that widens late is copied into a new one.
+    fn large_columns_hold_every_value() {
+        // 300,000 rows of u64 and u32 columns, several MiB each; a column that widens
+        // late is copied into a new one.
         let n = 300_000u64;
         let mut r = CompactLog::with_capacity(n as usize);
         let mut x = 0x2545_f491_4f6c_dd1du64;
@@ -529,8 +476,6 @@ mod tests {
         for (a, b) in logs.iter().zip(r.iter()) {
             assert!(same(a, &b), "{a:?} != {b:?}");
         }
-        let v: Vec<u32> = column(1 << 20);
-        assert!(v.capacity() >= 1 << 20 && v.is_empty());
     }
 
     #[test]
