@@ -536,7 +536,10 @@ fn acknowledged_writes_read_back_after_a_power_cut_whatever_their_checksum_block
         a.faults.power_restored();
         a.recover_after_crash(&[21]).expect("recover");
         let (out, _) = a.read_batch(&[v, 21]).expect("in range");
-        assert!(out[0].as_ref() != Ok(&old), "case {case}: stale bytes returned");
+        assert!(
+            out[0].as_ref() != Ok(&old),
+            "case {case}: stale bytes returned"
+        );
         assert!(
             out[0].as_ref() == Ok(&new),
             "case {case}: block {v}: {:?}",

@@ -518,7 +518,8 @@ pub fn run_torture(
                         a.faults.power_restored();
                         let dirty: Vec<u64> = w.iter().map(|(v, _)| *v).collect();
                         // A block written twice in one batch gets its last value only.
-                        let latest: BTreeMap<u64, &Block> = w.iter().map(|(v, b)| (*v, b)).collect();
+                        let latest: BTreeMap<u64, &Block> =
+                            w.iter().map(|(v, b)| (*v, b)).collect();
                         for (v, b) in latest {
                             // Any value it could hold before, or the new one, until a
                             // read settles it (cut-off writes of one block accumulate).
