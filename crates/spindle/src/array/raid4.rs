@@ -217,6 +217,8 @@ pub struct Raid4 {
     /// Volume blocks whose stored bytes a recovery could not prove to be any version
     /// written (reads are refused until the block is written again).
     lost: FxHashSet<u64>,
+    /// Blocks recoveries have marked lost, in all.
+    lost_by_recovery: u64,
     pub faults: FaultInjector,
     now: SimTime,
     detections: Vec<Detection>,
@@ -314,6 +316,7 @@ impl Raid4 {
             in_doubt: BTreeMap::new(),
             batch_seq: 0,
             lost: FxHashSet::default(),
+            lost_by_recovery: 0,
             faults: FaultInjector::none(),
             now: SimTime::ZERO,
             detections: Vec::new(),
@@ -360,6 +363,12 @@ impl Raid4 {
 
     pub fn state(&self, disk: usize) -> Option<MemberState> {
         self.state.get(disk).copied()
+    }
+
+    /// Blocks power-cut recoveries could not prove to hold any version written (each
+    /// refused until written again), in all.
+    pub fn lost_by_recovery(&self) -> u64 {
+        self.lost_by_recovery
     }
 
     /// Every fault detected so far.
@@ -1334,7 +1343,7 @@ impl Raid4 {
                 out.push(Err(ArrayError::Unrecoverable {
                     row: p.row,
                     why: format!(
-                        "block {v} was cut off by a power cut and its bytes match no version written"
+                        "block {v}: after a power cut its bytes could not be proven to be any version written"
                     ),
                 }));
                 continue;
@@ -1781,7 +1790,9 @@ impl Raid4 {
                     continue;
                 }
                 if contents.as_ref().is_none_or(|c| c.1) {
-                    self.lost.insert(v);
+                    if self.lost.insert(v) {
+                        self.lost_by_recovery += 1;
+                    }
                 } else {
                     self.lost.remove(&v);
                 }
