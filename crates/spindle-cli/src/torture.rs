@@ -190,6 +190,10 @@ fn render(r: &TortureReport, c: &TortureConfig, json: bool) -> Result<String> {
         ("reads refused (unrecoverable)", r.reads_refused),
         ("writes refused (unrecoverable)", r.writes_refused),
         (
+            "blocks a power-cut recovery could not prove (refused until rewritten)",
+            r.blocks_lost_in_power_cuts,
+        ),
+        (
             "rows unrecoverable after the final scrub",
             r.unrecoverable_after_scrub,
         ),

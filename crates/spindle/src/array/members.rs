@@ -152,6 +152,11 @@ impl Member {
         self.buffered.newest.len()
     }
 
+    /// Whether a write of `block` is still only in the drive's cache.
+    pub fn is_buffered(&self, block: u64) -> bool {
+        self.buffered.newest.contains_key(&block)
+    }
+
     /// A power cut: the drive's cache and the writes it held are lost.
     pub fn power_cut(&mut self) {
         self.destaged.clear();

@@ -9,8 +9,27 @@
 //! that window is reported and the rows it takes are refused, never guessed.
 //!
 //! The expected write generation of every block is host metadata (the layer above keeps
-//! it in its block pointers, as WAFL does); it is what lets a read tell a lost write,
-//! even one whose checksum-block update was lost too, from current data.
+//! it in its block pointers, as WAFL and ZFS do); it is what lets a read tell a lost
+//! write, even one whose checksum-block update was lost too, from current data. Being
+//! the parent's metadata it is durable: a power cut does not lose it, so recovery never
+//! rebuilds it from checksum blocks (a lost or damaged one would make its rows look
+//! never written, and a lost data write whose checksum-block write was lost too would
+//! verify again).
+//!
+//! Power cuts (decision): a write is acknowledged when its batch returns with the power
+//! on (with `sync_writes` off, once the drives have also destaged it); acknowledged
+//! writes are never revisited. For the blocks that may have been cut off — the rows
+//! the caller's intent names in `recover_after_crash` — the array keeps, as part of
+//! that intent, each block's old and new generation and checksum entry (`InDoubt`; the
+//! layer above knows the data's before it issues the batch, the parity's are the
+//! array's own, as a RAID with a write journal logs them; no simulated I/O). Recovery
+//! settles each block of those rows to a version it can prove: bytes that match the
+//! old or new entry (or the on-disk entry of a generation it may have), or bytes
+//! rebuilt from a parity proven at one version with every other member known at that
+//! same version. A block it cannot prove is marked lost: its reads are refused until
+//! it is written again, never answered with bytes that may be stale or zeros. The rows
+//! are then stamped with generations above any they ever had (no older copy verifies
+//! again) and parity is recomputed.
 //!
 //! A batch of user writes runs in two phases on every member: all the reads it needs
 //! (old data, old parity, checksum blocks), then all its writes, each phase one strand
@@ -190,6 +209,16 @@ pub struct Raid4 {
     gens: FxHashMap<Owner, u64>,
     /// Rows that hold any written data or parity.
     rows_in_use: BTreeSet<u64>,
+    /// Per stripe row with writes that may not be on the media yet: every version each
+    /// written block may hold after a power cut (see the module comment).
+    in_doubt: BTreeMap<u64, FxHashMap<Owner, Vec<Version>>>,
+    /// Write batches issued (numbers the versions in `in_doubt`).
+    batch_seq: u64,
+    /// Volume blocks whose stored bytes a recovery could not prove to be any version
+    /// written (reads are refused until the block is written again).
+    lost: FxHashSet<u64>,
+    /// Blocks recoveries have marked lost, in all.
+    lost_by_recovery: u64,
     pub faults: FaultInjector,
     now: SimTime,
     detections: Vec<Detection>,
@@ -210,6 +239,23 @@ struct WritePlan {
     /// Checksum blocks (member, zone) it reads besides those of `want`.
     meta: Vec<(usize, u64)>,
 }
+
+/// One version a block may hold on the media after a power cut.
+#[derive(Clone, Copy, Debug)]
+struct Version {
+    /// The write batch that wrote it; 0: the version durable before the batches in
+    /// doubt. Parity written by batch `seq` encodes each data block's version with the
+    /// largest `seq` not above it.
+    seq: u64,
+    generation: u64,
+    /// Its checksum entry; `None`: all zeros (generation 0) or not at hand.
+    entry: Option<Entry>,
+    /// Bytes a recovery could not prove (reads of this version are refused).
+    lost: bool,
+}
+
+/// A block's contents as a recovery settles them: the bytes, and whether they are lost.
+type Settled = Option<(Block, bool)>;
 
 /// Raw results of one read round: member bytes and decoded checksum blocks.
 #[derive(Default)]
@@ -267,6 +313,10 @@ impl Raid4 {
             state: vec![MemberState::Healthy; layout.members()],
             gens: FxHashMap::default(),
             rows_in_use: BTreeSet::new(),
+            in_doubt: BTreeMap::new(),
+            batch_seq: 0,
+            lost: FxHashSet::default(),
+            lost_by_recovery: 0,
             faults: FaultInjector::none(),
             now: SimTime::ZERO,
             detections: Vec::new(),
@@ -315,6 +365,12 @@ impl Raid4 {
         self.state.get(disk).copied()
     }
 
+    /// Blocks power-cut recoveries could not prove to hold any version written (each
+    /// refused until written again), in all.
+    pub fn lost_by_recovery(&self) -> u64 {
+        self.lost_by_recovery
+    }
+
     /// Every fault detected so far.
     pub fn detections(&self) -> &[Detection] {
         &self.detections
@@ -346,6 +402,37 @@ impl Raid4 {
 
     fn gen(&self, p: Place) -> u64 {
         self.gens.get(&self.owner(p)).copied().unwrap_or(0)
+    }
+
+    /// Whether `e` describes `p` (owner, member, row) at `generation`.
+    fn entry_fits(&self, e: &Entry, p: Place, generation: u64) -> bool {
+        e.generation == generation
+            && e.owner == self.owner(p)
+            && e.disk == p.disk as u32
+            && e.row == p.row
+    }
+
+    /// Whether `p` holds a data block a recovery marked lost.
+    fn is_lost(&self, p: Place) -> bool {
+        match self.owner(p) {
+            Owner::Data(v) => self.lost.contains(&v),
+            Owner::Parity(_) => false,
+        }
+    }
+
+    /// Forgets the versions of rows whose writes are all on the media (every drive's
+    /// cache holds none of their blocks): with `sync_writes`, every row after a batch.
+    fn prune_in_doubt(&mut self) {
+        if self.buffered_blocks() == 0 {
+            self.in_doubt.clear();
+            return;
+        }
+        let members = &self.members;
+        self.in_doubt.retain(|&row, _| {
+            members
+                .iter()
+                .any(|m| m.is_buffered(data_block(row)) || m.is_buffered(checksum_block(row)))
+        });
     }
 
     fn readable(&self, p: Place) -> bool {
@@ -996,6 +1083,7 @@ impl Raid4 {
         if self.cfg.data == DataMode::TimingOnly {
             return self.write_timing_only(latest.keys().copied().collect());
         }
+        self.prune_in_doubt();
         let WritePlan {
             by_row,
             rmw_rows,
@@ -1054,20 +1142,33 @@ impl Raid4 {
         let gen_of: FxHashMap<Owner, u64> = new_gens.iter().copied().collect();
         let mut cbs: BTreeMap<(usize, u64), ChecksumBlock> = BTreeMap::new();
         let mut ios = Vec::new();
+        // Each block's old and new version, for a recovery if the power is cut.
+        let mut doubt: Vec<(Place, Owner, Version, Entry)> = Vec::with_capacity(blocks.len());
         for (p, data) in blocks {
+            let owner = self.owner(p);
+            let g = gen_of.get(&owner).copied().unwrap_or(1);
+            let new_entry = Entry::describe(owner, p.disk as u32, p.row, g, &data[..]);
+            let old_gen = self.gen(p);
+            let mut old = Version {
+                seq: 0,
+                generation: old_gen,
+                entry: None,
+                lost: self.is_lost(p),
+            };
             if self.state[p.disk] == MemberState::Failed {
+                doubt.push((p, owner, old, new_entry));
                 continue;
             }
             let key = (p.disk, zone_of(p.row));
             if let std::collections::btree_map::Entry::Vacant(slot) = cbs.entry(key) {
                 slot.insert(self.checksum_block_for_update(&mut exec, &mut f, p.disk, key.1)?);
             }
-            let owner = self.owner(p);
-            let g = gen_of.get(&owner).copied().unwrap_or(1);
             if let Some(cb) = cbs.get_mut(&key) {
-                cb.entries[checksum_slot(p.row)] =
-                    Some(Entry::describe(owner, p.disk as u32, p.row, g, &data[..]));
+                let slot = &mut cb.entries[checksum_slot(p.row)];
+                old.entry = slot.filter(|e| old_gen > 0 && self.entry_fits(e, p, old_gen));
+                *slot = Some(new_entry);
             }
+            doubt.push((p, owner, old, new_entry));
             ios.push(Io {
                 disk: p.disk,
                 block: data_block(p.row),
@@ -1085,11 +1186,29 @@ impl Raid4 {
                 tag: 0,
             });
         }
+        self.batch_seq += 1;
+        for (p, owner, old, new_entry) in doubt {
+            let versions = self
+                .in_doubt
+                .entry(p.row)
+                .or_default()
+                .entry(owner)
+                .or_insert_with(|| vec![old]);
+            versions.push(Version {
+                seq: self.batch_seq,
+                generation: new_entry.generation,
+                entry: Some(new_entry),
+                lost: false,
+            });
+        }
         let detections_before = self.detections.len();
         let own_reads_suffice = self.detections.len() == detections_at_start;
         self.run_writes(&mut exec, ios, start, own_reads_suffice)?;
         for (o, g) in new_gens {
             self.gens.insert(o, g);
+        }
+        for v in latest.keys() {
+            self.lost.remove(v);
         }
         self.rows_in_use.extend(by_row.keys().copied());
         let mut report = self.finish(exec, start, latest.len() as u64, 0, detections_before);
@@ -1219,7 +1338,16 @@ impl Raid4 {
         let mut f = Fetch::default();
         self.fetch(&mut exec, &mut f, &places, &[])?;
         let mut out = Vec::with_capacity(places.len());
-        for &p in &places {
+        for (&p, v) in places.iter().zip(blocks) {
+            if self.lost.contains(v) {
+                out.push(Err(ArrayError::Unrecoverable {
+                    row: p.row,
+                    why: format!(
+                        "block {v}: after a power cut its bytes could not be proven to be any version written"
+                    ),
+                }));
+                continue;
+            }
             out.push(match self.logical(&mut exec, &mut f, p) {
                 Err(e) => Err(e.internal()?),
                 ok => ok,
@@ -1414,38 +1542,18 @@ impl Raid4 {
         Ok(())
     }
 
-    /// After a power cut: forgets host state and rebuilds it from the media, then
-    /// resynchronizes the stripe rows that held `dirty` volume blocks (writes that
-    /// may have been cut off): each member block of those rows keeps the bytes it
-    /// has, gets a fresh checksum entry, and parity is recomputed, so no row is left
-    /// half-written. The expected generation of every block becomes the one its
-    /// checksum entry records.
+    /// After a power cut: the drives' caches are gone; the expected generations (host
+    /// metadata) are not. Resynchronizes the stripe rows that held `dirty` volume
+    /// blocks (the writes that may have been cut off): every block of those rows is
+    /// settled to a version it can be proven to hold, or marked lost (see the module
+    /// comment); each gets a fresh generation and entry, and parity is recomputed, so
+    /// no row is left half-written.
     pub fn recover_after_crash(&mut self, dirty: &[u64]) -> Result<(), ArrayError> {
         for m in &mut self.members {
             m.power_cut();
         }
-        self.gens.clear();
-        self.rows_in_use.clear();
-        for (disk, m) in self.members.iter().enumerate() {
-            let mut zones: Vec<u64> = m
-                .store
-                .written()
-                .filter(|b| b % ZONE_BLOCKS == DATA_PER_ZONE)
-                .map(|b| b / ZONE_BLOCKS)
-                .collect();
-            zones.sort_unstable();
-            for zone in zones {
-                let raw = m.store.read(zone * ZONE_BLOCKS + DATA_PER_ZONE);
-                let Ok(cb) = ChecksumBlock::decode(&raw, disk as u32, zone) else {
-                    continue;
-                };
-                for e in cb.entries.iter().flatten() {
-                    let g = self.gens.entry(e.owner).or_insert(0);
-                    *g = (*g).max(e.generation);
-                    self.rows_in_use.insert(e.row);
-                }
-            }
-        }
+        // Rows not named by the caller are acknowledged: their versions are settled.
+        let in_doubt = std::mem::take(&mut self.in_doubt);
         let mut rows: Vec<u64> = dirty
             .iter()
             .filter(|&&v| v < self.layout.volume_blocks())
@@ -1462,77 +1570,258 @@ impl Raid4 {
             .collect();
         let mut f = Fetch::default();
         self.fetch(&mut exec, &mut f, &places, &[])?;
-        let mut cbs: BTreeMap<(usize, u64), ChecksumBlock> = BTreeMap::new();
-        for &p in &places {
-            let key = (p.disk, zone_of(p.row));
-            if let std::collections::btree_map::Entry::Vacant(slot) = cbs.entry(key) {
-                let cb = match f.meta.get(&key) {
-                    Some(Ok(cb)) => cb.clone(),
-                    _ => ChecksumBlock::default(),
-                };
-                slot.insert(cb);
-            }
-        }
+        let zones: BTreeSet<(usize, u64)> =
+            places.iter().map(|p| (p.disk, zone_of(p.row))).collect();
         let mut writes = Vec::new();
-        for &row in &rows {
-            let parity = self.layout.parity_of(row);
-            let mut acc = zero_block();
-            for disk in (0..members).filter(|&d| d != parity) {
-                let p = Place { disk, row };
-                let data = f.data.get(&p).cloned().unwrap_or_else(zero_block);
-                xor_into(&mut acc, &data);
-                self.stamp(&mut cbs, &mut writes, p, data, false);
+        if self.cfg.data == DataMode::TimingOnly {
+            // No bytes to settle: the same resync I/O (parity and checksum blocks).
+            for &row in &rows {
+                let p = Place {
+                    disk: self.layout.parity_of(row),
+                    row,
+                };
+                if self.readable(p) {
+                    writes.push(Io {
+                        disk: p.disk,
+                        block: data_block(row),
+                        write: true,
+                        data: None,
+                        tag: TAG_REPAIR,
+                    });
+                }
             }
-            self.stamp(
-                &mut cbs,
-                &mut writes,
-                Place { disk: parity, row },
-                acc,
-                true,
-            );
-            self.rows_in_use.insert(row);
+        } else {
+            let mut cbs: BTreeMap<(usize, u64), ChecksumBlock> = zones
+                .iter()
+                .map(|&key| (key, self.recovery_base(&f, key)))
+                .collect();
+            for &row in &rows {
+                self.resync_row(row, in_doubt.get(&row), &f, &mut cbs, &mut writes);
+                self.rows_in_use.insert(row);
+            }
+            for ((disk, zone), cb) in &cbs {
+                writes.push(Io {
+                    disk: *disk,
+                    block: zone * ZONE_BLOCKS + DATA_PER_ZONE,
+                    write: true,
+                    data: Some(cb.encode(*disk as u32, *zone)),
+                    tag: TAG_REPAIR,
+                });
+            }
         }
-        for ((disk, zone), cb) in &cbs {
-            writes.push(Io {
-                disk: *disk,
-                block: zone * ZONE_BLOCKS + DATA_PER_ZONE,
-                write: true,
-                data: Some(cb.encode(*disk as u32, *zone)),
-                tag: TAG_REPAIR,
-            });
+        if self.cfg.data == DataMode::TimingOnly {
+            for &(disk, zone) in &zones {
+                writes.push(Io {
+                    disk,
+                    block: zone * ZONE_BLOCKS + DATA_PER_ZONE,
+                    write: true,
+                    data: None,
+                    tag: TAG_REPAIR,
+                });
+            }
         }
         self.run(&mut exec, writes)?;
         self.now = exec.now.max(self.now);
         Ok(())
     }
 
-    /// Gives `p` a new generation describing `data`; queues the data write when asked.
-    fn stamp(
+    /// The checksum block a recovery rewrites for (disk, zone): the one on the media,
+    /// or, if it fails its own checksum or belongs elsewhere, the salvaged entries that
+    /// still describe a current generation (the rest are regenerated by the reads and
+    /// scrubs that meet them).
+    fn recovery_base(&self, f: &Fetch, (disk, zone): (usize, u64)) -> ChecksumBlock {
+        if let Some(Ok(cb)) = f.meta.get(&(disk, zone)) {
+            return cb.clone();
+        }
+        let mut cb = f.salvaged.get(&(disk, zone)).cloned().unwrap_or_default();
+        for (i, slot) in cb.entries.iter_mut().enumerate() {
+            let p = Place {
+                disk,
+                row: zone * DATA_PER_ZONE + i as u64,
+            };
+            let g = self.gen(p);
+            if slot.is_some_and(|e| g == 0 || !self.entry_fits(&e, p, g)) {
+                *slot = None;
+            }
+        }
+        cb
+    }
+
+    /// The index of the version among `versions` that the bytes of `p` are proven to
+    /// be: they match its entry (kept with the intent, or on the media), or they are
+    /// all zeros and it is generation 0. `None` when unreadable or unproven.
+    fn prove(&self, f: &Fetch, p: Place, versions: &[Version]) -> Option<usize> {
+        if !self.readable(p) {
+            return None;
+        }
+        let raw = f.data.get(&p)?;
+        let key = (p.disk, zone_of(p.row));
+        let on_media = match f.meta.get(&key) {
+            Some(Ok(cb)) => Some(cb),
+            Some(Err(ChecksumBlockError::Corrupt)) => f.salvaged.get(&key),
+            _ => None,
+        }
+        .and_then(|cb| cb.entries[checksum_slot(p.row)]);
+        (0..versions.len()).rev().find(|&i| {
+            let v = &versions[i];
+            if v.generation == 0 {
+                return raw.iter().all(|&b| b == 0);
+            }
+            let fits = |e: &Entry| self.entry_fits(e, p, v.generation) && e.matches(&raw[..]);
+            v.entry.as_ref().is_some_and(fits) || on_media.as_ref().is_some_and(fits)
+        })
+    }
+
+    /// Settles one stripe row after a power cut (see `recover_after_crash`): queues
+    /// the data and parity writes and fills in the row's entries in `cbs`.
+    fn resync_row(
         &mut self,
+        row: u64,
+        doubt: Option<&FxHashMap<Owner, Vec<Version>>>,
+        f: &Fetch,
         cbs: &mut BTreeMap<(usize, u64), ChecksumBlock>,
         writes: &mut Vec<Io>,
-        p: Place,
-        data: Block,
-        write_data: bool,
     ) {
-        if self.state[p.disk] == MemberState::Failed {
-            return;
+        let members = self.members.len();
+        let parity = self.layout.parity_of(row);
+        let place = |disk| Place { disk, row };
+        // Per member: the versions it may hold (one unless the row is in doubt) and
+        // the one its bytes prove.
+        let versions: Vec<Vec<Version>> = (0..members)
+            .map(|d| {
+                let p = place(d);
+                doubt
+                    .and_then(|m| m.get(&self.owner(p)))
+                    .cloned()
+                    .unwrap_or_else(|| {
+                        vec![Version {
+                            seq: 0,
+                            generation: self.gen(p),
+                            entry: None,
+                            lost: self.is_lost(p),
+                        }]
+                    })
+            })
+            .collect();
+        let proven: Vec<Option<usize>> = (0..members)
+            .map(|d| self.prove(f, place(d), &versions[d]))
+            .collect();
+        let raws: Vec<Option<&Block>> = (0..members)
+            .map(|d| f.data.get(&place(d)).filter(|_| self.readable(place(d))))
+            .collect();
+        let raw = |d: usize| raws[d];
+        // The version of `d` in force when parity of batch `seq` was computed.
+        let in_force = |d: usize, seq: u64| versions[d].iter().rposition(|v| v.seq <= seq);
+        // Member `d`'s contents at batch `seq`, where known.
+        let known_at = |d: usize, seq: u64| -> Option<Block> {
+            let i = in_force(d, seq)?;
+            if versions[d][i].generation == 0 {
+                return Some(zero_block());
+            }
+            (proven[d] == Some(i)).then(|| raw(d).cloned()).flatten()
+        };
+        let data: Vec<usize> = self.layout.data_members(row).collect();
+        let parity_seq = proven[parity].map(|i| versions[parity][i].seq);
+        // Rebuilds `d` from a parity proven at one version and every other data member
+        // known at that same version; checked against `d`'s entry for it where at hand.
+        let rebuilt = |d: usize| -> Settled {
+            let seq = parity_seq?;
+            let mut acc = raw(parity)?.clone();
+            for &o in data.iter().filter(|&&o| o != d) {
+                let k = known_at(o, seq)?;
+                xor_into(&mut acc, &k);
+            }
+            let v = versions[d][in_force(d, seq)?];
+            let p = place(d);
+            let agrees = if v.generation == 0 {
+                acc.iter().all(|&b| b == 0)
+            } else {
+                match v.entry {
+                    Some(e) => self.entry_fits(&e, p, v.generation) && e.matches(&acc[..]),
+                    None => true,
+                }
+            };
+            agrees.then_some((acc, v.lost))
+        };
+        let mut settled: Vec<Settled> = vec![None; members];
+        for &d in &data {
+            settled[d] = match proven[d] {
+                Some(i) => raw(d).map(|b| (b.clone(), versions[d][i].lost)),
+                None => rebuilt(d).or_else(|| {
+                    // Never written before the batches in doubt: its old contents
+                    // are zeros by definition.
+                    (versions[d][0].generation == 0).then(|| (zero_block(), false))
+                }),
+            };
         }
-        let owner = self.owner(p);
-        let g = self.gens.get(&owner).copied().unwrap_or(0) + 1;
-        self.gens.insert(owner, g);
-        if let Some(cb) = cbs.get_mut(&(p.disk, zone_of(p.row))) {
-            cb.entries[checksum_slot(p.row)] =
-                Some(Entry::describe(owner, p.disk as u32, p.row, g, &data[..]));
+        // Unprovable members that can be read keep their bytes, marked lost, so that
+        // the row's parity still covers them.
+        for &d in &data {
+            if settled[d].is_none() {
+                if let Some(b) = raw(d) {
+                    settled[d] = Some((b.clone(), true));
+                }
+            }
         }
-        if write_data {
-            writes.push(Io {
-                disk: p.disk,
-                block: data_block(p.row),
-                write: true,
-                data: Some(data),
-                tag: TAG_REPAIR,
-            });
+        let parity_block = if data.iter().all(|&d| settled[d].is_some()) {
+            let mut acc = zero_block();
+            for &d in &data {
+                if let Some((b, _)) = &settled[d] {
+                    xor_into(&mut acc, b);
+                }
+            }
+            Some(acc)
+        } else {
+            // A member that is down and cannot be rebuilt: the parity as it stands
+            // defines its (lost) contents.
+            raw(parity).cloned()
+        };
+        for d in 0..members {
+            let p = place(d);
+            let owner = self.owner(p);
+            let contents = if d == parity {
+                parity_block.clone().map(|b| (b, false))
+            } else {
+                settled[d].clone()
+            };
+            if let Owner::Data(v) = owner {
+                if versions[d].len() == 1 && versions[d][0].generation == 0 {
+                    // Never written and not in doubt: zeros, whatever the media holds.
+                    continue;
+                }
+                if contents.as_ref().is_none_or(|c| c.1) {
+                    if self.lost.insert(v) {
+                        self.lost_by_recovery += 1;
+                    }
+                } else {
+                    self.lost.remove(&v);
+                }
+            }
+            let top = versions[d]
+                .iter()
+                .map(|v| v.generation)
+                .chain([self.gen(p)])
+                .max()
+                .unwrap_or(0);
+            let g = top + 1;
+            self.gens.insert(owner, g);
+            let Some((b, _)) = contents else { continue };
+            if !self.readable(p) {
+                continue;
+            }
+            if let Some(cb) = cbs.get_mut(&(d, zone_of(row))) {
+                cb.entries[checksum_slot(row)] =
+                    Some(Entry::describe(owner, d as u32, row, g, &b[..]));
+            }
+            if raw(d) != Some(&b) {
+                writes.push(Io {
+                    disk: d,
+                    block: data_block(row),
+                    write: true,
+                    data: Some(b),
+                    tag: TAG_REPAIR,
+                });
+            }
         }
     }
 
