@@ -19,9 +19,11 @@
 //! as [`super::simpledisk`]. Other logorgs, controller caches, intelligent
 //! controllers and other policies are refused with the file, line and block name.
 
+use super::cachedev::{CacheDev, CacheDevSpec};
+use super::cachemem::{CacheMem, CacheMemSpec};
 use super::driverq::{DriverQueue, Urgent};
 use super::import::{import_parv, ImportError, ImportedDisk};
-use super::param::{parse_file, Block, Loc, ParamFile, Topology, Value};
+use super::param::{parse_file, Block, Loc, Param, ParamFile, Topology, Value};
 use super::simpledisk::{read_simpledisk, SimpleDisk, SimpleDiskSpec};
 use super::synthio::read_synthio;
 use crate::disk::bus::SharedBus;
@@ -66,6 +68,42 @@ pub struct System {
     /// `disksim_simpledisk` devices (when the topology has them, in place of
     /// `disks`), numbered after the disks.
     pub simple: Vec<SimpleDiskSpec>,
+    /// An intelligent controller (type 3) with its cache, in front of its disk.
+    pub ctlr_cache: Option<CtlrCacheOrg>,
+}
+
+/// An intelligent controller (`disksim_ctlr` type 3) and its cache: the unit of its
+/// cached disk is the driver queue over the cache over the controller's own queue to
+/// the disk(s).
+#[derive(Clone, Debug)]
+pub struct CtlrCacheOrg {
+    /// The controller's instance name.
+    pub name: String,
+    pub cache: CtlrCache,
+    /// The disk whose requests the cache serves (topology index).
+    pub disk: u32,
+    /// The controller's queue to each disk: its policy, and requests at the disk
+    /// (`Max per-disk pending count`).
+    pub queue: SchedulerKind,
+    pub pending: u32,
+}
+
+impl CtlrCacheOrg {
+    /// Whether disk `i` hangs on this controller.
+    pub fn covers(&self, i: u32) -> bool {
+        i == self.disk || matches!(self.cache, CtlrCache::Dev { cache_disk, .. } if cache_disk == i)
+    }
+}
+
+/// Which cache an intelligent controller has.
+#[derive(Clone, Debug)]
+pub enum CtlrCache {
+    Mem(CacheMemSpec),
+    /// `cache_disk`: the disk that holds the cached disk's data (topology index).
+    Dev {
+        spec: CacheDevSpec,
+        cache_disk: u32,
+    },
 }
 
 /// A DiskSim exclusive bus shared by several disks.
@@ -167,6 +205,30 @@ pub fn load_system(path: &Path) -> Result<System, ImportError> {
         .chain(simple.iter().map(|s| s.instance.as_str()))
         .collect();
     let (orgs, arrays, slots) = logorg_disks(&file, &names)?;
+    let ctlr_cache = ctlr_cache(&file, &names)?;
+    if let Some(c) = &ctlr_cache {
+        let under: Vec<u32> = match &c.cache {
+            CtlrCache::Mem(_) => vec![c.disk],
+            CtlrCache::Dev { cache_disk, .. } => vec![c.disk, *cache_disk],
+        };
+        if let Some(a) = arrays
+            .iter()
+            .find(|a| a.members.iter().any(|m| under.contains(m)))
+        {
+            return Err(ImportError::File {
+                file: path.display().to_string(),
+                msg: format!("disksim_logorg `{}`: an Array logorg over the disks of the intelligent controller `{}` is not modelled", a.name, c.name),
+            });
+        }
+    }
+    // A cache disk is no unit of its own: the controller's cache uses it.
+    let cache_disk = match &ctlr_cache {
+        Some(CtlrCacheOrg {
+            cache: CtlrCache::Dev { cache_disk, .. },
+            ..
+        }) => Some(*cache_disk as usize),
+        _ => None,
+    };
     if let (Some(a), Some(_)) = (arrays.first(), priority) {
         return Err(ImportError::File {
             file: path.display().to_string(),
@@ -177,7 +239,7 @@ pub fn load_system(path: &Path) -> Result<System, ImportError> {
     // no arrays, unit `i` is disk `i` as before.
     let in_array = |d: usize| arrays.iter().find(|a| a.members.contains(&(d as u32)));
     let free: Vec<usize> = (0..names.len())
-        .filter(|&d| in_array(d).is_none())
+        .filter(|&d| in_array(d).is_none() && Some(d) != cache_disk)
         .collect();
     let synth = read_synthio(&file, &mut |name, loc| {
         if let Some(i) = arrays.iter().position(|a| a.name == name) {
@@ -211,6 +273,12 @@ pub fn load_system(path: &Path) -> Result<System, ImportError> {
                 ),
             };
         }
+        if Some(d) == cache_disk {
+            return at(
+                loc,
+                format!("`{name}` is the cache device of a disksim_cachedev: requests for it are not modelled"),
+            );
+        }
         let unit = free.iter().position(|&f| f == d).unwrap_or(d);
         Ok((arrays.len() + unit) as u32)
     })?;
@@ -233,6 +301,7 @@ pub fn load_system(path: &Path) -> Result<System, ImportError> {
         arrays,
         buses,
         simple,
+        ctlr_cache,
     })
 }
 
@@ -407,10 +476,12 @@ fn refuse_unrepresentable(file: &ParamFile) -> Result<(), ImportError> {
                     Value::Int(i) => Some(i),
                     _ => None,
                 });
-                if ty != Some(1) {
+                // An intelligent controller (type 3) is read by `ctlr_cache`.
+                let smart = ty == Some(3) && r.get("Cache").is_some();
+                if ty != Some(1) && !smart {
                     return at(
                         r.get("type").map_or(&b.loc, |p| &p.loc),
-                        format!("disksim_ctlr `{name}`: only pass-through controllers (type 1) are modelled"),
+                        format!("disksim_ctlr `{name}`: only pass-through controllers (type 1) and intelligent ones (type 3) with a cache are modelled"),
                     );
                 }
                 if let Some(p) = r.get("Maximum queue length") {
@@ -433,10 +504,10 @@ fn refuse_unrepresentable(file: &ParamFile) -> Result<(), ImportError> {
                         }
                     }
                 }
-                if let Some(p) = r.get("Cache") {
+                if let (Some(p), false) = (r.get("Cache"), smart) {
                     return at(
                         &p.loc,
-                        format!("disksim_ctlr `{name}`: controller caches are not modelled yet"),
+                        format!("disksim_ctlr `{name}`: a cache is modelled only in an intelligent controller (type 3)"),
                     );
                 }
             }
@@ -444,6 +515,273 @@ fn refuse_unrepresentable(file: &ParamFile) -> Result<(), ImportError> {
         }
     }
     Ok(())
+}
+
+/// The intelligent controller (type 3) of the topology and its cache, if it has one;
+/// what spindle cannot represent of it refused naming the key.
+fn ctlr_cache(file: &ParamFile, names: &[&str]) -> Result<Option<CtlrCacheOrg>, ImportError> {
+    fn walk<'a>(t: &'a Topology, out: &mut Vec<&'a Topology>) {
+        if t.type_name == "disksim_ctlr" {
+            out.push(t);
+        }
+        for c in &t.children {
+            walk(c, out);
+        }
+    }
+    fn disks_under<'a>(t: &'a Topology, out: &mut Vec<&'a Topology>) {
+        if t.type_name == "disksim_disk" || t.type_name == "disksim_simpledisk" {
+            out.push(t);
+        }
+        for c in &t.children {
+            disks_under(c, out);
+        }
+    }
+    let mut ctlrs = Vec::new();
+    for t in &file.topologies {
+        walk(t, &mut ctlrs);
+    }
+    let mut found: Option<CtlrCacheOrg> = None;
+    for t in ctlrs {
+        let Some(b) = file
+            .instantiations
+            .iter()
+            .find(|x| x.names.contains(&t.name))
+            .and_then(|x| file.block(&x.spec))
+            .map(|b| b.resolved(file))
+        else {
+            continue;
+        };
+        if b.get("type").map(|p| &p.value) != Some(&Value::Int(3)) {
+            continue;
+        }
+        let ctlr = t.name.clone();
+        if found.is_some() {
+            return at(
+                &t.loc,
+                format!("disksim_ctlr `{ctlr}`: more than one intelligent controller is not modelled"),
+            );
+        }
+        let Some(Value::Block(cache)) = b.get("Cache").map(|p| &p.value) else {
+            return at(
+                &b.loc,
+                format!("disksim_ctlr `{ctlr}`: an intelligent controller needs its `Cache`"),
+            );
+        };
+        let cache = cache.resolved(file);
+        super::import::check_names(&cache, file)?;
+        let int = |blk: &Block, key: &str| -> Result<(i64, Loc), ImportError> {
+            match blk.get(key) {
+                Some(Param {
+                    value: Value::Int(i),
+                    loc,
+                    ..
+                }) => Ok((*i, loc.clone())),
+                Some(p) => at(
+                    &p.loc,
+                    format!("disksim_ctlr `{ctlr}`: `{key}` must be an integer, got {:?}", p.value),
+                ),
+                None => at(
+                    &blk.loc,
+                    format!("disksim_ctlr `{ctlr}`: its {} lacks `{key}`", blk.type_name),
+                ),
+            }
+        };
+        let float = |blk: &Block, key: &str| -> Result<(f64, Loc), ImportError> {
+            match blk.get(key) {
+                Some(Param {
+                    value: Value::Int(i),
+                    loc,
+                    ..
+                }) => Ok((*i as f64, loc.clone())),
+                Some(Param {
+                    value: Value::Float(f),
+                    loc,
+                    ..
+                }) if f.is_finite() => Ok((*f, loc.clone())),
+                Some(p) => at(
+                    &p.loc,
+                    format!("disksim_ctlr `{ctlr}`: `{key}` must be a number, got {:?}", p.value),
+                ),
+                None => at(
+                    &blk.loc,
+                    format!("disksim_ctlr `{ctlr}`: its {} lacks `{key}`", blk.type_name),
+                ),
+            }
+        };
+        // Only these values are modelled: refuse any other, naming it.
+        let only = |blk: &Block, key: &str, want: &[i64], what: &str| -> Result<i64, ImportError> {
+            let (v, loc) = int(blk, key)?;
+            if !want.contains(&v) {
+                return at(
+                    &loc,
+                    format!("disksim_ctlr `{ctlr}`: {} `{key}` = {v} is not modelled ({what})", blk.type_name),
+                );
+            }
+            Ok(v)
+        };
+        // The controller's own queue to each disk.
+        let Some(Value::Block(q)) = b.get("Scheduler").map(|p| &p.value) else {
+            return at(
+                &b.loc,
+                format!("disksim_ctlr `{ctlr}` lacks its Scheduler (disksim_ioqueue)"),
+            );
+        };
+        let q = q.resolved(file);
+        let policy_p = q.get("Scheduling policy").ok_or_else(|| ImportError::At {
+            loc: q.loc.to_string(),
+            msg: format!("disksim_ctlr `{ctlr}`: its ioqueue lacks `Scheduling policy`"),
+        })?;
+        let queue = policy(policy_p, "controller scheduling policy", &ctlr)?;
+        only(&q, "Scheduling priority scheme", &[0], "only 0 at a controller")?;
+        only(&q, "Scheduling timeout scheme", &[0], "only 0 at a controller")?;
+        only(&q, "Overlapping request scheme", &[0], "only 0")?;
+        for key in ["Write initiation delay", "Read initiation delay"] {
+            let (v, loc) = float(&q, key)?;
+            if v != 0.0 {
+                return at(&loc, format!("disksim_ctlr `{ctlr}`: `{key}` other than 0 is not modelled"));
+            }
+        }
+        let (pending, ploc) = int(&b, "Max per-disk pending count")?;
+        if !(1..=1024).contains(&pending) {
+            return at(
+                &ploc,
+                format!("disksim_ctlr `{ctlr}`: `Max per-disk pending count` must be 1..=1024, got {pending}"),
+            );
+        }
+        let mut under = Vec::new();
+        disks_under(t, &mut under);
+        let index = |name: &str, loc: &Loc| -> Result<u32, ImportError> {
+            match names.iter().position(|n| *n == name) {
+                Some(i) => Ok(i as u32),
+                None => at(loc, format!("disksim_ctlr `{ctlr}`: `{name}` is not a disk of the topology")),
+            }
+        };
+        if let Some(sd) = under.iter().find(|d| d.type_name != "disksim_disk") {
+            return at(
+                &sd.loc,
+                format!("disksim_ctlr `{ctlr}`: a simple disk behind an intelligent controller is not modelled"),
+            );
+        }
+        let (kind, disk) = match cache.type_name.as_str() {
+            "disksim_cachemem" => {
+                let [d] = under.as_slice() else {
+                    return at(
+                        &t.loc,
+                        format!("disksim_ctlr `{ctlr}`: a disksim_cachemem over {} disks is not modelled (only one)", under.len()),
+                    );
+                };
+                let (size, sloc) = int(&cache, "Cache size")?;
+                let (line, lloc) = int(&cache, "Line size")?;
+                if !(1..=i64::from(super::cachemem::MAX_LINE_SECTORS)).contains(&line) {
+                    return at(&lloc, format!("disksim_ctlr `{ctlr}`: `Line size` must be 1..={} sectors, got {line}", super::cachemem::MAX_LINE_SECTORS));
+                }
+                if size < line || size % line != 0 || size / line > super::cachemem::MAX_LINES as i64 {
+                    return at(&sloc, format!("disksim_ctlr `{ctlr}`: `Cache size` must be a whole number of lines, 1..={} of them, got {size} sectors", super::cachemem::MAX_LINES));
+                }
+                only(&cache, "Bit granularity", &[1], "only 1: a valid and dirty bit per sector")?;
+                let (lockgran, gloc) = int(&cache, "Lock granularity")?;
+                if lockgran != line {
+                    return at(&gloc, format!("disksim_ctlr `{ctlr}`: a `Lock granularity` ({lockgran}) other than the line size ({line}) is not modelled"));
+                }
+                only(&cache, "Shared read locks", &[1], "only 1")?;
+                only(&cache, "Replacement policy", &[2], "only 2, segmented LRU with one segment")?;
+                match cache.get("SLRU segments").map(|p| (&p.value, &p.loc)) {
+                    Some((Value::List(items), _))
+                        if items.len() == 1
+                            && matches!(items[0].value, Value::Float(f) if f == 1.0) => {}
+                    Some((_, loc)) => {
+                        return at(loc, format!("disksim_ctlr `{ctlr}`: `SLRU segments` other than [ 1.0 ] (plain LRU) is not modelled"))
+                    }
+                    None => {
+                        return at(&cache.loc, format!("disksim_ctlr `{ctlr}`: its disksim_cachemem lacks `SLRU segments`"))
+                    }
+                }
+                only(&cache, "Allocation policy", &[0], "only 0")?;
+                only(&cache, "Write scheme", &[3], "only 3, write-back")?;
+                only(&cache, "Flush policy", &[0], "only 0, on demand")?;
+                let (idle, iloc) = float(&cache, "Flush idle delay")?;
+                if idle >= 0.0 {
+                    return at(&iloc, format!("disksim_ctlr `{ctlr}`: idle flushes (`Flush idle delay` {idle}) of a disksim_cachemem are not modelled (only -1.0)"));
+                }
+                // `Flush period` is read only by the periodic flush policy (1), refused above.
+                float(&cache, "Flush period")?;
+                only(&cache, "Read prefetch type", &[0], "only 0, no prefetch")?;
+                only(&cache, "Write prefetch type", &[0], "only 0, no prefetch")?;
+                only(&cache, "Line-by-line fetches", &[0], "only 0")?;
+                let (cluster, cloc) = int(&cache, "Flush max line cluster")?;
+                let (gather, gloc) = int(&cache, "Max gather")?;
+                let (maxreq, mloc) = int(&cache, "Max request size")?;
+                for (v, loc, key) in [(cluster, &cloc, "Flush max line cluster"), (gather, &gloc, "Max gather"), (maxreq, &mloc, "Max request size")] {
+                    if !(0..=1 << 20).contains(&v) {
+                        return at(loc, format!("disksim_ctlr `{ctlr}`: `{key}` must be 0..=1048576, got {v}"));
+                    }
+                }
+                let spec = CacheMemSpec {
+                    lines: (size / line) as u64,
+                    line_sectors: line as u32,
+                    max_request: maxreq as u32,
+                    flush_cluster: cluster as u32,
+                    max_gather: gather as u32,
+                };
+                if let Err(e) = spec.validate() {
+                    return at(&cache.loc, format!("disksim_ctlr `{ctlr}`: its disksim_cachemem: {e}"));
+                }
+                (CtlrCache::Mem(spec), index(&d.name, &d.loc)?)
+            }
+            "disksim_cachedev" => {
+                let dev = |key: &str| -> Result<(String, Loc), ImportError> {
+                    match cache.get(key) {
+                        Some(Param { value: Value::Str(s), loc, .. }) => Ok((s.clone(), loc.clone())),
+                        Some(p) => at(&p.loc, format!("disksim_ctlr `{ctlr}`: `{key}` must name a disk")),
+                        None => at(&cache.loc, format!("disksim_ctlr `{ctlr}`: its disksim_cachedev lacks `{key}`")),
+                    }
+                };
+                let (real, rloc) = dev("Cached device")?;
+                let (cdev, cloc) = dev("Cache device")?;
+                let real_i = index(&real, &rloc)?;
+                let cache_i = index(&cdev, &cloc)?;
+                if real_i == cache_i || under.len() != 2 || !under.iter().all(|d| d.name == real || d.name == cdev) {
+                    return at(&cache.loc, format!("disksim_ctlr `{ctlr}`: a disksim_cachedev is modelled only when the controller holds exactly its cached and its cache device"));
+                }
+                let (size, sloc) = int(&cache, "Cache size")?;
+                if size < 1 {
+                    return at(&sloc, format!("disksim_ctlr `{ctlr}`: `Cache size` must be at least 1 sector, got {size}"));
+                }
+                let (maxreq, mloc) = int(&cache, "Max request size")?;
+                if !(1..=1 << 20).contains(&maxreq) {
+                    return at(&mloc, format!("disksim_ctlr `{ctlr}`: `Max request size` must be 1..=1048576, got {maxreq}"));
+                }
+                let scheme = only(&cache, "Write scheme", &[2, 3], "2 write-through and 3 write-back are")?;
+                only(&cache, "Flush policy", &[0], "only 0: DiskSim's periodic flush of a cachedev is unimplemented")?;
+                float(&cache, "Flush period")?;
+                let (idle, iloc) = float(&cache, "Flush idle delay")?;
+                if !(idle == -1.0 || (0.0..=crate::disk::params::MAX_TIME_MS).contains(&idle)) {
+                    return at(&iloc, format!("disksim_ctlr `{ctlr}`: `Flush idle delay` must be -1.0 or 0..={} ms, got {idle}", crate::disk::params::MAX_TIME_MS));
+                }
+                let spec = CacheDevSpec {
+                    size: size as u64,
+                    max_request: maxreq as u32,
+                    write_through: scheme == 2,
+                    idle_ms: (idle > 0.0).then_some(idle),
+                };
+                (CtlrCache::Dev { spec, cache_disk: cache_i }, real_i)
+            }
+            other => {
+                return at(
+                    &cache.loc,
+                    format!("disksim_ctlr `{ctlr}`: a `{other}` cache is not modelled (disksim_cachemem and disksim_cachedev are)"),
+                )
+            }
+        };
+        found = Some(CtlrCacheOrg {
+            name: ctlr,
+            cache: kind,
+            disk,
+            queue,
+            pending: pending as u32,
+        });
+    }
+    Ok(found)
 }
 
 /// Each one-disk logorg's name, its disk's number and its slot, the Array logorgs,
@@ -883,6 +1221,10 @@ fn build_tree_counting(
         .iter()
         .map(|b| SharedBus::new(b.name.clone(), ms_to_ns(b.arbitration_ms)))
         .collect();
+    // With an intelligent controller, its disks sit behind its own queues and its
+    // cache, and only the cached disk's unit gets a driver queue (one request at the
+    // controller: `Maximum queue length = 0`).
+    let mut ctlr_disks: Vec<Option<Box<dyn Device>>> = Vec::new();
     for (i, d) in sys.disks.iter().enumerate() {
         let mut p = d.params.clone();
         p.firmware.queue_depth = p.firmware.queue_depth.max(sys.queue.depth);
@@ -897,12 +1239,51 @@ fn build_tree_counting(
         if let Some(t) = tally {
             drive.hdd_mut().set_tally(t.clone());
         }
+        let node = Box::new(DriveNode::new(drive, d.instance.clone()));
+        if let Some(c) = sys.ctlr_cache.as_ref().filter(|c| c.covers(i as u32)) {
+            ctlr_disks.resize_with(sys.disks.len(), || None);
+            ctlr_disks[i] = Some(Box::new(DriverQueue::new(
+                node,
+                (c.queue, None),
+                None,
+                c.pending,
+            )));
+            queued.push(None);
+            continue;
+        }
         queued.push(Some(Box::new(DriverQueue::new(
-            Box::new(DriveNode::new(drive, d.instance.clone())),
+            node,
             (sys.queue.kind, sys.queue.max_wait_ms),
             sys.priority.map(|k| (k, urgent.clone())),
             sys.queue.depth,
         ))));
+    }
+    if let Some(c) = &sys.ctlr_cache {
+        let mut take = |i: u32| {
+            ctlr_disks
+                .get_mut(i as usize)
+                .and_then(Option::take)
+                .ok_or_else(|| format!("controller `{}`: disk {i} absent", c.name))
+        };
+        let cache: Box<dyn Device> = match &c.cache {
+            CtlrCache::Mem(spec) => Box::new(
+                CacheMem::new(spec.clone(), take(c.disk)?)
+                    .map_err(|e| format!("controller `{}`: {e}", c.name))?,
+            ),
+            CtlrCache::Dev { spec, cache_disk } => {
+                let real = take(c.disk)?;
+                Box::new(
+                    CacheDev::new(spec.clone(), real, take(*cache_disk)?)
+                        .map_err(|e| format!("controller `{}`: {e}", c.name))?,
+                )
+            }
+        };
+        queued[c.disk as usize] = Some(Box::new(DriverQueue::new(
+            cache,
+            (sys.queue.kind, sys.queue.max_wait_ms),
+            sys.priority.map(|k| (k, urgent.clone())),
+            1,
+        )));
     }
     for sd in &sys.simple {
         queued.push(Some(Box::new(DriverQueue::new(
