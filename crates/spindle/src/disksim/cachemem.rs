@@ -30,7 +30,7 @@ use crate::disk::hdd::Request;
 use crate::node::{tree_line, Device, Done, NodeReport};
 use crate::time::SimTime;
 use rustc_hash::FxHashMap;
-use std::collections::VecDeque;
+use std::collections::{BTreeMap, VecDeque};
 
 /// Most lines a cache may have (its per-line state is allocated up front).
 pub const MAX_LINES: u64 = 1 << 22;
@@ -143,6 +143,8 @@ pub struct CacheMem {
     lines: Vec<Line>,
     map: FxHashMap<u64, usize>,
     free: VecDeque<usize>,
+    /// The lines in LRU order: position → line.
+    order: BTreeMap<u64, usize>,
     clock: u64,
     waiting: VecDeque<(SimTime, Request)>,
     active: Option<Active>,
@@ -172,6 +174,7 @@ impl CacheMem {
             ],
             map: FxHashMap::default(),
             free: (0..n).collect(),
+            order: BTreeMap::new(),
             clock: 0,
             waiting: VecDeque::new(),
             active: None,
@@ -220,23 +223,21 @@ impl CacheMem {
             self.map_line(s, ln);
             return Some(s);
         }
-        let mut order: Vec<(u64, usize)> = self
-            .lines
-            .iter()
-            .enumerate()
-            .filter_map(|(i, l)| l.lru.map(|t| (t, i)))
-            .collect();
-        order.sort_unstable();
-        for (_, s) in order {
-            if self.lines[s].lock != Lock::None {
-                continue;
-            }
+        let victim = self
+            .order
+            .values()
+            .copied()
+            .find(|&s| self.lines[s].lock == Lock::None);
+        if let Some(s) = victim {
             if self.lines[s].dirty != 0 {
                 self.flush_line(now, s);
                 return None;
             }
             let old = self.lines[s].tag;
             self.map.remove(&old);
+            if let Some(t) = self.lines[s].lru {
+                self.order.remove(&t);
+            }
             self.map_line(s, ln);
             return Some(s);
         }
@@ -503,6 +504,10 @@ impl CacheMem {
             let stop = (size - i).min(ls - off);
             if let Some(s) = self.find(atom) {
                 self.clock += 1;
+                if let Some(t) = self.lines[s].lru {
+                    self.order.remove(&t);
+                }
+                self.order.insert(self.clock, s);
                 let l = &mut self.lines[s];
                 l.lru = Some(self.clock);
                 if a.piece.write {
