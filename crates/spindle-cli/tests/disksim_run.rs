@@ -56,7 +56,10 @@ fn synthmixed_runs_time_shared_with_its_priority_queue() {
 #[test]
 fn controller_caches_run_and_show_in_the_stack() {
     for (file, part) in [
-        ("synthcachemem.parv", "controller cache (cachemem): 128 lines of 64 sectors"),
+        (
+            "synthcachemem.parv",
+            "controller cache (cachemem): 128 lines of 64 sectors",
+        ),
         ("synthcachedev.parv", "controller cache (cachedev)"),
     ] {
         let path = format!("{DISKSIM}/{file}");
@@ -89,7 +92,9 @@ fn unrepresentable_configurations_and_bad_seeds_exit_2_naming_the_place() {
     std::fs::remove_dir_all(&tmp).ok();
     assert_eq!(code, 2, "{err}");
     assert!(
-        err.contains("writethrough.parv:") && err.contains("Write scheme") && !err.contains("panicked"),
+        err.contains("writethrough.parv:")
+            && err.contains("Write scheme")
+            && !err.contains("panicked"),
         "{err}"
     );
     let path = format!("{DISKSIM}/synthclosed.parv");

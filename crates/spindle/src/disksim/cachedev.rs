@@ -80,7 +80,11 @@ impl Bits {
     /// The lowest run of set bits below `limit`: first and length.
     fn first_run(&mut self, limit: u64) -> Option<(u64, u64)> {
         let skip = self.1;
-        let Some(w) = self.0[skip..].iter().position(|&w| w != 0).map(|w| w + skip) else {
+        let Some(w) = self.0[skip..]
+            .iter()
+            .position(|&w| w != 0)
+            .map(|w| w + skip)
+        else {
             self.1 = self.0.len();
             return None;
         };
@@ -97,13 +101,33 @@ impl Bits {
 #[derive(Clone, Copy)]
 enum Op {
     /// A host piece's read of `n` sectors (`hit`: from the cache disk).
-    Read { host: u64, hit: bool, n: u64 },
-    Populate { lbn: u64, n: u64 },
+    Read {
+        host: u64,
+        hit: bool,
+        n: u64,
+    },
+    Populate {
+        lbn: u64,
+        n: u64,
+    },
     /// A host piece's write of `n` sectors (`cached`: to the cache disk).
-    Write { host: u64, cached: bool, n: u64 },
-    Through { lbn: u64, n: u64 },
-    IdleRead { lbn: u64, n: u64 },
-    IdleWrite { lbn: u64, n: u64 },
+    Write {
+        host: u64,
+        cached: bool,
+        n: u64,
+    },
+    Through {
+        lbn: u64,
+        n: u64,
+    },
+    IdleRead {
+        lbn: u64,
+        n: u64,
+    },
+    IdleWrite {
+        lbn: u64,
+        n: u64,
+    },
 }
 
 struct Host {
@@ -204,7 +228,18 @@ impl CacheDev {
             } else {
                 self.stats.write_misses += 1;
             }
-            self.issue(now, cached, lbn, n, true, Op::Write { host: id, cached, n });
+            self.issue(
+                now,
+                cached,
+                lbn,
+                n,
+                true,
+                Op::Write {
+                    host: id,
+                    cached,
+                    n,
+                },
+            );
         } else {
             self.stats.reads += 1;
             let hit = end < self.spec.size && (lbn..end).all(|s| self.valid.get(s));

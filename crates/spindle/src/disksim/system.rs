@@ -558,7 +558,9 @@ fn ctlr_cache(file: &ParamFile, names: &[&str]) -> Result<Option<CtlrCacheOrg>, 
         if found.is_some() {
             return at(
                 &t.loc,
-                format!("disksim_ctlr `{ctlr}`: more than one intelligent controller is not modelled"),
+                format!(
+                    "disksim_ctlr `{ctlr}`: more than one intelligent controller is not modelled"
+                ),
             );
         }
         let Some(Value::Block(cache)) = b.get("Cache").map(|p| &p.value) else {
@@ -578,7 +580,10 @@ fn ctlr_cache(file: &ParamFile, names: &[&str]) -> Result<Option<CtlrCacheOrg>, 
                 }) => Ok((*i, loc.clone())),
                 Some(p) => at(
                     &p.loc,
-                    format!("disksim_ctlr `{ctlr}`: `{key}` must be an integer, got {:?}", p.value),
+                    format!(
+                        "disksim_ctlr `{ctlr}`: `{key}` must be an integer, got {:?}",
+                        p.value
+                    ),
                 ),
                 None => at(
                     &blk.loc,
@@ -600,7 +605,10 @@ fn ctlr_cache(file: &ParamFile, names: &[&str]) -> Result<Option<CtlrCacheOrg>, 
                 }) if f.is_finite() => Ok((*f, loc.clone())),
                 Some(p) => at(
                     &p.loc,
-                    format!("disksim_ctlr `{ctlr}`: `{key}` must be a number, got {:?}", p.value),
+                    format!(
+                        "disksim_ctlr `{ctlr}`: `{key}` must be a number, got {:?}",
+                        p.value
+                    ),
                 ),
                 None => at(
                     &blk.loc,
@@ -614,7 +622,10 @@ fn ctlr_cache(file: &ParamFile, names: &[&str]) -> Result<Option<CtlrCacheOrg>, 
             if !want.contains(&v) {
                 return at(
                     &loc,
-                    format!("disksim_ctlr `{ctlr}`: {} `{key}` = {v} is not modelled ({what})", blk.type_name),
+                    format!(
+                        "disksim_ctlr `{ctlr}`: {} `{key}` = {v} is not modelled ({what})",
+                        blk.type_name
+                    ),
                 );
             }
             Ok(v)
@@ -632,13 +643,26 @@ fn ctlr_cache(file: &ParamFile, names: &[&str]) -> Result<Option<CtlrCacheOrg>, 
             msg: format!("disksim_ctlr `{ctlr}`: its ioqueue lacks `Scheduling policy`"),
         })?;
         let queue = policy(policy_p, "controller scheduling policy", &ctlr)?;
-        only(&q, "Scheduling priority scheme", &[0], "only 0 at a controller")?;
-        only(&q, "Scheduling timeout scheme", &[0], "only 0 at a controller")?;
+        only(
+            &q,
+            "Scheduling priority scheme",
+            &[0],
+            "only 0 at a controller",
+        )?;
+        only(
+            &q,
+            "Scheduling timeout scheme",
+            &[0],
+            "only 0 at a controller",
+        )?;
         only(&q, "Overlapping request scheme", &[0], "only 0")?;
         for key in ["Write initiation delay", "Read initiation delay"] {
             let (v, loc) = float(&q, key)?;
             if v != 0.0 {
-                return at(&loc, format!("disksim_ctlr `{ctlr}`: `{key}` other than 0 is not modelled"));
+                return at(
+                    &loc,
+                    format!("disksim_ctlr `{ctlr}`: `{key}` other than 0 is not modelled"),
+                );
             }
         }
         let (pending, ploc) = int(&b, "Max per-disk pending count")?;
@@ -653,7 +677,10 @@ fn ctlr_cache(file: &ParamFile, names: &[&str]) -> Result<Option<CtlrCacheOrg>, 
         let index = |name: &str, loc: &Loc| -> Result<u32, ImportError> {
             match names.iter().position(|n| *n == name) {
                 Some(i) => Ok(i as u32),
-                None => at(loc, format!("disksim_ctlr `{ctlr}`: `{name}` is not a disk of the topology")),
+                None => at(
+                    loc,
+                    format!("disksim_ctlr `{ctlr}`: `{name}` is not a disk of the topology"),
+                ),
             }
         };
         if let Some(sd) = under.iter().find(|d| d.type_name != "disksim_disk") {
@@ -1545,7 +1572,9 @@ mod tests {
 
     /// Runs `sys` with `seed` and returns the controller cache's report figures and the
     /// requests each drive served.
-    fn cache_report(sys: &System, seed: u64) -> (Vec<(String, String)>, Vec<(String, u64)>) {
+    type Figures = Vec<(String, String)>;
+
+    fn cache_report(sys: &System, seed: u64) -> (Figures, Vec<(String, u64)>) {
         let spec = SynthSpec {
             seed,
             ..sys.synth.clone()
@@ -1607,7 +1636,12 @@ mod tests {
             panic!("no cachemem: {:?}", sys.ctlr_cache);
         };
         assert_eq!(
-            (spec.lines, spec.line_sectors, spec.flush_cluster, spec.max_gather),
+            (
+                spec.lines,
+                spec.line_sectors,
+                spec.flush_cluster,
+                spec.max_gather
+            ),
             (128, 64, 8, 7)
         );
         assert_eq!((*queue, *pending), (SchedulerKind::CLook, 1));
@@ -1625,7 +1659,10 @@ mod tests {
             assert_eq!(drives.len(), 1);
             assert_eq!(drives[0].1, fills + destages, "{drives:?}");
             let r = run_system(&sys, seed).expect("runs");
-            assert!(r.completed >= 10_990 && r.mean_ms > 10.0 && r.mean_ms < 60.0, "{r:?}");
+            assert!(
+                r.completed >= 10_990 && r.mean_ms > 10.0 && r.mean_ms < 60.0,
+                "{r:?}"
+            );
         }
     }
 
@@ -1686,12 +1723,37 @@ mod tests {
         let dev = std::fs::read_to_string(dir.join("synthcachedev.parv")).unwrap();
         let cases = [
             (&mem, "Write scheme = 3", "Write scheme = 2", "Write scheme"),
-            (&mem, "Flush idle delay = -1.0", "Flush idle delay = 5.0", "Flush idle delay"),
-            (&mem, "Read prefetch type  = 0", "Read prefetch type  = 2", "Read prefetch type"),
+            (
+                &mem,
+                "Flush idle delay = -1.0",
+                "Flush idle delay = 5.0",
+                "Flush idle delay",
+            ),
+            (
+                &mem,
+                "Read prefetch type  = 0",
+                "Read prefetch type  = 2",
+                "Read prefetch type",
+            ),
             (&mem, "Line size = 64", "Line size = 128", "Line size"),
-            (&mem, "SLRU segments = [ 1.0 ]", "SLRU segments = [ 0.5, 0.5 ]", "SLRU segments"),
-            (&mem, "Max per-disk pending count = 1", "Max per-disk pending count = 0", "Max per-disk pending count"),
-            (&mem, "Maximum queue length = 0", "Maximum queue length = 3", "controller queue"),
+            (
+                &mem,
+                "SLRU segments = [ 1.0 ]",
+                "SLRU segments = [ 0.5, 0.5 ]",
+                "SLRU segments",
+            ),
+            (
+                &mem,
+                "Max per-disk pending count = 1",
+                "Max per-disk pending count = 0",
+                "Max per-disk pending count",
+            ),
+            (
+                &mem,
+                "Maximum queue length = 0",
+                "Maximum queue length = 3",
+                "controller queue",
+            ),
             (&mem, "Max gather = 7", "Max gathr = 7", "Max gathr"),
             (&dev, "Write scheme = 3", "Write scheme = 1", "Write scheme"),
             (&dev, "Flush policy = 0", "Flush policy = 1", "Flush policy"),
@@ -1701,11 +1763,18 @@ mod tests {
             assert!(base.contains(from), "{from}");
             let f = tmp.join(format!("case{i}.parv"));
             std::fs::write(&f, base.replacen(from, to, 1)).unwrap();
-            errs.push((load_system(&f).map(|_| ()).unwrap_err().to_string(), *key, i));
+            errs.push((
+                load_system(&f).map(|_| ()).unwrap_err().to_string(),
+                *key,
+                i,
+            ));
         }
         std::fs::remove_dir_all(&tmp).ok();
         for (e, key, i) in errs {
-            assert!(e.contains(&format!("case{i}.parv:")) && e.contains(key), "{e}");
+            assert!(
+                e.contains(&format!("case{i}.parv:")) && e.contains(key),
+                "{e}"
+            );
         }
     }
 
