@@ -427,3 +427,147 @@ impl Device for CacheDev {
         self.real.failure().or_else(|| self.cache.failure())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::cell::RefCell;
+    use std::collections::VecDeque;
+    use std::rc::Rc;
+
+    /// A disk serving what it is given in order, 1 ms each, logging (lbn, blocks, write).
+    struct Disk {
+        busy: VecDeque<(SimTime, Request)>,
+        log: Rc<RefCell<Vec<(u64, u32, bool)>>>,
+    }
+
+    impl Device for Disk {
+        fn capacity(&self) -> u64 {
+            10_000
+        }
+        fn outstanding(&self) -> usize {
+            self.busy.len()
+        }
+        fn can_accept(&self) -> bool {
+            true
+        }
+        fn submit(&mut self, now: SimTime, req: Request) {
+            self.log.borrow_mut().push((req.lbn, req.blocks, req.write));
+            let start = self.busy.back().map_or(now, |b| b.0.max(now));
+            self.busy.push_back((SimTime(start.0 + 1_000_000), req));
+        }
+        fn next_wake(&self) -> Option<SimTime> {
+            self.busy.front().map(|b| b.0)
+        }
+        fn wake(&mut self, now: SimTime, out: &mut Vec<Done>) {
+            if let Some((t, req)) = self.busy.front().copied().filter(|b| b.0 <= now) {
+                self.busy.pop_front();
+                // As a drive reports it: the id only.
+                out.push(Done::served(
+                    Request {
+                        lbn: 0,
+                        blocks: 0,
+                        ..req
+                    },
+                    SimTime(t.0 - 1_000_000),
+                    t,
+                ));
+            }
+        }
+        fn describe(&self, _: usize, _: &mut String) {}
+        fn report(&self, _: &str, _: &mut Vec<NodeReport>) {}
+    }
+
+    type Log = Rc<RefCell<Vec<(u64, u32, bool)>>>;
+
+    fn cache(idle_ms: Option<f64>) -> (CacheDev, Log, Log) {
+        let (real, cached) = (Log::default(), Log::default());
+        let d = |log: &Log| {
+            Box::new(Disk {
+                busy: VecDeque::new(),
+                log: log.clone(),
+            })
+        };
+        let spec = CacheDevSpec {
+            size: 1_000,
+            max_request: 8,
+            write_through: false,
+            idle_ms,
+        };
+        let c = CacheDev::new(spec, d(&real), d(&cached)).unwrap();
+        (c, real, cached)
+    }
+
+    /// Runs `req` to its completion, returning when it completed.
+    fn serve(c: &mut CacheDev, now: &mut SimTime, req: Request) -> SimTime {
+        c.submit(*now, req);
+        loop {
+            let t = c.next_wake().expect("completes");
+            *now = (*now).max(t);
+            let mut out = Vec::new();
+            c.wake(*now, &mut out);
+            if let Some(d) = out.first() {
+                assert_eq!(d.req, req);
+                return d.done;
+            }
+        }
+    }
+
+    fn req(id: u64, lbn: u64, blocks: u32, write: bool) -> Request {
+        Request {
+            id,
+            lbn,
+            blocks,
+            write,
+        }
+    }
+
+    /// A read misses, is copied to the cache disk, then hits; a write goes to the
+    /// cache disk; with an idle delay its dirty run is copied back once the disks are
+    /// idle, and a request longer than `Max request size` goes in pieces.
+    #[test]
+    fn reads_populate_writes_stay_and_idle_time_copies_them_back() {
+        for idle in [Some(5.0), None] {
+            let (mut c, real, cached) = cache(idle);
+            let mut now = SimTime::ZERO;
+            assert_eq!(
+                serve(&mut c, &mut now, req(1, 10, 4, false)),
+                SimTime(1_000_000)
+            );
+            assert_eq!(real.borrow().as_slice(), &[(10, 4, false)]);
+            // The population write follows the read.
+            assert_eq!(cached.borrow().as_slice(), &[(10, 4, true)]);
+            now = SimTime(3_000_000);
+            while let Some(t) = c.next_wake().filter(|&t| t <= now) {
+                let mut out = Vec::new();
+                c.wake(t, &mut out);
+                assert!(out.is_empty());
+            }
+            serve(&mut c, &mut now, req(2, 10, 4, false));
+            assert_eq!(cached.borrow().last(), Some(&(10, 4, false)));
+            // Ten sectors: two pieces of at most 8, both to the cache disk.
+            serve(&mut c, &mut now, req(3, 100, 10, true));
+            assert_eq!(&cached.borrow()[2..], &[(100, 8, true), (108, 2, true)]);
+            // Past the cache's size: to the cached disk.
+            serve(&mut c, &mut now, req(4, 995, 5, true));
+            assert_eq!(real.borrow().last(), Some(&(995, 5, true)));
+            // Let everything drain.
+            while let Some(t) = c.next_wake() {
+                let mut out = Vec::new();
+                c.wake(t, &mut out);
+                assert!(out.is_empty());
+            }
+            let s = c.stats();
+            assert_eq!((s.read_hits, s.read_misses, s.populate_writes), (1, 1, 1));
+            assert_eq!((s.write_hits, s.write_misses), (2, 1));
+            if idle.is_some() {
+                assert_eq!((s.destage_reads, s.destage_writes), (1, 1));
+                assert_eq!(real.borrow().last(), Some(&(100, 10, true)));
+                assert_eq!(c.dirty.first_run(1_000), None);
+            } else {
+                assert_eq!((s.destage_reads, s.destage_writes), (0, 0));
+                assert_eq!(c.dirty.first_run(1_000), Some((100, 10)));
+            }
+        }
+    }
+}
