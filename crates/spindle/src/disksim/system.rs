@@ -16,8 +16,11 @@
 //! disks hang on is shared as DiskSim's disks use it ([`crate::disk::bus`]); the
 //! disks' buffers follow DiskSim's segment use (no dedicated write segment, a write
 //! never takes the segment being read ahead into). `disksim_simpledisk` devices run
-//! as [`super::simpledisk`]. Other logorgs, controller caches, intelligent
-//! controllers and other policies are refused with the file, line and block name.
+//! as [`super::simpledisk`]. An intelligent controller (type 3) with a
+//! `disksim_cachemem` ([`super::cachemem`]) or `disksim_cachedev` ([`super::cachedev`])
+//! puts its cache between the driver queue (one request at the controller) and its own
+//! queue to each of its disks ([`CtlrCacheOrg`]). Other logorgs, caches and policies
+//! are refused with the file, line and block name.
 
 use super::cachedev::{CacheDev, CacheDevSpec};
 use super::cachemem::{CacheMem, CacheMemSpec};
