@@ -51,17 +51,52 @@ fn synthmixed_runs_time_shared_with_its_priority_queue() {
     assert!(run["stop_ms"].as_f64().unwrap() > 200_000.0, "{run}");
 }
 
+/// The two configurations with an intelligent controller's cache run, and
+/// `--print-stack` shows the cache between the driver queue and the disks.
 #[test]
-fn unrepresentable_configurations_and_bad_seeds_exit_2_naming_the_place() {
-    for (file, want) in [
-        ("synthcachemem.parv", "synthcachemem.parv:"),
-        ("synthcachedev.parv", "synthcachedev.parv:"),
+fn controller_caches_run_and_show_in_the_stack() {
+    for (file, part) in [
+        (
+            "synthcachemem.parv",
+            "controller cache (cachemem): 128 lines of 64 sectors",
+        ),
+        ("synthcachedev.parv", "controller cache (cachedev)"),
     ] {
         let path = format!("{DISKSIM}/{file}");
-        let (code, _, err) = spindle(&["run", "--disksim", &path]);
-        assert_eq!(code, 2, "{file}: {err}");
-        assert!(err.contains(want) && !err.contains("panicked"), "{err}");
+        let (code, out, err) = spindle(&["run", "--disksim", &path, "--json"]);
+        assert_eq!(code, 0, "{file}: {err}");
+        let v: serde_json::Value = serde_json::from_str(&out).expect("json");
+        let run = &v["runs"][0];
+        assert!(run["completed"].as_u64().unwrap() > 9_900, "{run}");
+        let (code, out, err) = spindle(&["run", "--disksim", &path, "--print-stack"]);
+        assert_eq!(code, 0, "{file}: {err}");
+        assert!(out.contains(part), "{part} missing from\n{out}");
     }
+}
+
+#[test]
+fn unrepresentable_configurations_and_bad_seeds_exit_2_naming_the_place() {
+    // A write-through controller memory cache is not modelled.
+    let tmp = std::env::temp_dir().join(format!("spindle-cli-wt-{}", std::process::id()));
+    std::fs::create_dir_all(&tmp).unwrap();
+    for ext in ["diskspecs", "model", "seek"] {
+        let from = std::path::Path::new(DISKSIM).join(format!("hp_c3323a.{ext}"));
+        if from.exists() {
+            std::fs::copy(&from, tmp.join(format!("hp_c3323a.{ext}"))).unwrap();
+        }
+    }
+    let base = std::fs::read_to_string(format!("{DISKSIM}/synthcachemem.parv")).unwrap();
+    let f = tmp.join("writethrough.parv");
+    std::fs::write(&f, base.replacen("Write scheme = 3", "Write scheme = 2", 1)).unwrap();
+    let (code, _, err) = spindle(&["run", "--disksim", f.to_str().unwrap()]);
+    std::fs::remove_dir_all(&tmp).ok();
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("writethrough.parv:")
+            && err.contains("Write scheme")
+            && !err.contains("panicked"),
+        "{err}"
+    );
     let path = format!("{DISKSIM}/synthclosed.parv");
     let (code, _, err) = spindle(&["run", "--disksim", &path, "--disksim-seeds", "1,x"]);
     assert_eq!(code, 2);

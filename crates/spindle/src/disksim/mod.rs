@@ -1,8 +1,11 @@
 //! DiskSim 4.0 parameter files: the libparam language ([`param`]) and the import of
 //! `disksim_disk` / `dm_disk` blocks into spindle disks ([`import`]), refusing names
 //! outside DiskSim's parameter tables ([`names`]); the synthetic generator blocks into
-//! a workload ([`synthio`]); DiskSim's simple disk ([`simpledisk`]).
+//! a workload ([`synthio`]); DiskSim's simple disk ([`simpledisk`]); an intelligent
+//! controller's caches ([`cachemem`], [`cachedev`]).
 
+pub mod cachedev;
+pub mod cachemem;
 pub mod driverq;
 pub mod import;
 pub mod names;

@@ -99,7 +99,23 @@ pub fn disksim_suite(o: &super::registry::RunOpts) -> Result<ExperimentOutput, S
          completions, waiting again; first come first served, where DiskSim's slot priority differs \
          only among requests waiting at once. Disk buffers: every segment serves reads and writes \
          (DiskSim ignores `Use separate write segment`), and a write never takes the segment being \
-         read ahead into, which keeps its data (DiskSim's write-segment choice).",
+         read ahead into, which keeps its data (DiskSim's write-segment choice). Intelligent \
+         controllers (type 3) and their caches: the driver keeps one request at the controller \
+         (`Maximum queue length = 0`), the controller one at each disk through its own C-LOOK \
+         queue. synthcachemem's disksim_cachemem is DiskSim's: 128 fully associative lines of 64 \
+         sectors, a valid and a dirty bit per sector, least recently used replaced first, \
+         write-back; a read fetches only the sectors it lacks, a write completes once its lines \
+         are allocated, and a replaced dirty line is written back first (each stretch of valid \
+         sectors one write, extended into adjacent lines' dirty data up to 8 lines) while the \
+         request waits. synthcachedev's disksim_cachedev is DiskSim's too: the second disk caches \
+         the first at the same addresses; writes go to it, a read is served there only when all \
+         its sectors are valid, a read miss is copied there after it completes, and after 100 ms \
+         with the cached disk's queue empty the lowest dirty run is copied back, run after run. \
+         Not modelled: the controller queue's joining of sequential requests (DiskSim's \
+         `Sequential stream scheme`), which needs adjacent requests waiting at once for a disk: \
+         synthcachemem's controller queue holds a second request only while a replaced line is \
+         written back in pieces, which are never adjacent; synthcachedev's cache disk can hold a \
+         population write beside a host request.",
         o.seed,
     );
     let dir = bundled_disksim_dir();
