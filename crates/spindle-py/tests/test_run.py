@@ -116,7 +116,7 @@ def test_bad_options_are_value_errors_with_the_cli_message():
         spindle.run(no_such_option=1)
     with pytest.raises(ValueError, match="unknown scheduler `fastest`"):
         spindle.run(scheduler="fastest")
-    with pytest.raises(ValueError, match="--synthetic must be open or closed"):
+    with pytest.raises(ValueError, match="--synthetic must be open, closed"):
         spindle.run(synthetic="half-open")
     with pytest.raises(ValueError, match="config: TOML parse error"):
         spindle.run(config="seed = \n")
