@@ -1084,6 +1084,12 @@ fn bandwidth_by_size(
     Ok(bw)
 }
 
+/// Whether column `i` of `bw` (rows in `CONFIGS` order) is in the thesis's order:
+/// chksm/skip ≥ skip ≥ chksm ≥ none.
+fn thesis_order(bw: &[Vec<f64>], i: usize) -> bool {
+    bw[3][i] >= bw[2][i] && bw[2][i] >= bw[1][i] && bw[1][i] >= bw[0][i]
+}
+
 /// LOGSKIP-F5.12: log bandwidth against transaction size, no think time.
 pub fn logskip_f5_12(o: &RunOpts) -> Result<ExperimentOutput, String> {
     let mut out = ExperimentOutput::new(
@@ -1146,8 +1152,7 @@ pub fn logskip_f5_12(o: &RunOpts) -> Result<ExperimentOutput, String> {
         best_both,
         70.0,
     ));
-    let ordered = (0..sizes.len())
-        .all(|i| bw[3][i] >= bw[2][i] && bw[2][i] >= bw[1][i] && bw[1][i] >= bw[0][i]);
+    let ordered = (0..sizes.len()).all(|i| thesis_order(&bw, i));
     out.checks.push(Check::holds(
         "LOGSKIP-F5.12",
         "chksm/skip ≥ skip ≥ chksm ≥ none at every size",
@@ -1301,9 +1306,7 @@ pub fn logskip_f5_14(o: &RunOpts) -> Result<ExperimentOutput, String> {
         per_txn_ms(10.0)
     ));
     let below16: Vec<usize> = (0..sizes.len()).filter(|&i| sizes[i] < 16).collect();
-    let ordered = below16
-        .iter()
-        .all(|&i| bw[3][i] >= bw[2][i] && bw[2][i] >= bw[1][i] && bw[1][i] >= bw[0][i]);
+    let ordered = below16.iter().all(|&i| thesis_order(&bw, i));
     out.checks.push(Check::holds(
         "LOGSKIP-F5.14",
         "chksm/skip ≥ skip ≥ chksm ≥ none below 16 blocks (as on SCSI)",
