@@ -21,6 +21,25 @@ fn temp(name: &str, text: &str) -> PathBuf {
     p
 }
 
+/// `spindle torture --stack f --ops n --json`, which must exit 0: its JSON.
+fn torture_stack(f: &std::path::Path, ops: u32) -> serde_json::Value {
+    let o = spindle(&[
+        "torture",
+        "--stack",
+        f.to_str().unwrap(),
+        "--ops",
+        &ops.to_string(),
+        "--json",
+    ]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    serde_json::from_slice(&o.stdout).unwrap()
+}
+
 #[test]
 fn same_seed_same_output_byte_for_byte() {
     for extra in [&[][..], &["--json"][..]] {
@@ -53,21 +72,7 @@ fn stack_file_runs_with_member_faults() {
          [device.member]\nkind = \"disk\"\ndisk = \"wd-re3\"\n\
          faults = { lost = 0.02, torn = 0.02, flips = 0.02, fail-at-ms = 500.0 }\n",
     );
-    let o = spindle(&[
-        "torture",
-        "--stack",
-        f.to_str().unwrap(),
-        "--ops",
-        "400",
-        "--json",
-    ]);
-    assert_eq!(
-        o.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
-    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let v = torture_stack(&f, 400);
     assert_eq!(v["wrong_bytes"], 0);
     assert!(v["stack"].as_str().unwrap().starts_with("2+1 RAID-4"));
     let kinds = v["kinds"].as_array().unwrap();
@@ -81,29 +86,15 @@ fn stack_file_runs_with_member_faults() {
     }
 }
 
-/// A scheduled power cut on its own (with latent faults or a member down, the RAID-4's
-/// crash recovery still returns wrong data: see the report of issue 16).
+/// A scheduled power cut on its own, from the stack file (power cuts combined with
+/// other faults are `torture`'s campaign tests in the library).
 #[test]
 fn stack_file_power_cut_at_a_time() {
     let f = temp(
         "crash.toml",
         "[device]\nkind = \"raid4\"\ncount = 5\n[device.member]\nkind = \"disk\"\ndisk = \"wd-re3\"\nfaults = { crash-at-ms = 300.0 }\n",
     );
-    let o = spindle(&[
-        "torture",
-        "--stack",
-        f.to_str().unwrap(),
-        "--ops",
-        "300",
-        "--json",
-    ]);
-    assert_eq!(
-        o.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
-    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let v = torture_stack(&f, 300);
     assert_eq!(v["wrong_bytes"], 0);
     assert_eq!(v["kinds"][5]["kind"], "power cuts");
     assert_eq!(v["kinds"][5]["injected"], 1);

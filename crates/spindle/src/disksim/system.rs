@@ -1761,19 +1761,12 @@ mod tests {
             (&dev, "Write scheme = 3", "Write scheme = 1", "Write scheme"),
             (&dev, "Flush policy = 0", "Flush policy = 1", "Flush policy"),
         ];
-        let mut errs = Vec::new();
-        for (i, (base, from, to, key)) in cases.iter().enumerate() {
-            assert!(base.contains(from), "{from}");
-            let f = tmp.join(format!("case{i}.parv"));
-            std::fs::write(&f, base.replacen(from, to, 1)).unwrap();
-            errs.push((
-                load_system(&f).map(|_| ()).unwrap_err().to_string(),
-                *key,
-                i,
-            ));
-        }
-        std::fs::remove_dir_all(&tmp).ok();
-        for (e, key, i) in errs {
+        let edits: Vec<(&str, &str, &str)> = cases
+            .iter()
+            .map(|(b, f, t, _)| (b.as_str(), *f, *t))
+            .collect();
+        let errs = load_errors(&tmp, &edits);
+        for (i, (e, (.., key))) in errs.iter().zip(&cases).enumerate() {
             assert!(
                 e.contains(&format!("case{i}.parv:")) && e.contains(key),
                 "{e}"
@@ -1937,6 +1930,23 @@ mod tests {
         }
     }
 
+    /// Loads each `(base, from, to)` edit of a configuration, written as `case{i}.parv`
+    /// in `tmp` (removed afterwards), and returns each load's error text.
+    fn load_errors(tmp: &Path, edits: &[(&str, &str, &str)]) -> Vec<String> {
+        let errs = edits
+            .iter()
+            .enumerate()
+            .map(|(i, (base, from, to))| {
+                assert!(base.contains(from), "{from}");
+                let f = tmp.join(format!("case{i}.parv"));
+                std::fs::write(&f, base.replacen(from, to, 1)).unwrap();
+                load_system(&f).map(|_| ()).unwrap_err().to_string()
+            })
+            .collect();
+        std::fs::remove_dir_all(tmp).ok();
+        errs
+    }
+
     #[test]
     fn array_keys_spindle_cannot_map_are_refused_by_name() {
         let dir = bundled_disksim_dir();
@@ -1981,19 +1991,12 @@ mod tests {
                 "RMW vs. reconstruct",
             ),
         ];
-        let mut errs = Vec::new();
-        for (i, (from, to, key)) in cases.iter().enumerate() {
-            assert!(base.contains(from), "{from}");
-            let f = tmp.join(format!("case{i}.parv"));
-            std::fs::write(&f, base.replacen(from, to, 1)).unwrap();
-            errs.push((
-                load_system(&f).map(|_| ()).unwrap_err().to_string(),
-                *key,
-                i,
-            ));
-        }
-        std::fs::remove_dir_all(&tmp).ok();
-        for (e, key, i) in errs {
+        let edits: Vec<(&str, &str, &str)> = cases
+            .iter()
+            .map(|(f, t, _)| (base.as_str(), *f, *t))
+            .collect();
+        let errs = load_errors(&tmp, &edits);
+        for (i, (e, (.., key))) in errs.iter().zip(&cases).enumerate() {
             assert!(
                 e.contains(&format!("case{i}.parv:"))
                     && e.contains("disksim_logorg `org0`")
