@@ -1,10 +1,11 @@
 //! `spindle run --disksim FILE.parv`: a DiskSim configuration with its synthetic
 //! generator, reported DiskSim's way (requests completed by the generator's stop, their
-//! mean response time, per disk) for one or more seeds.
+//! mean response time, and both per unit: each Array logorg, else each disk the I/O
+//! driver queues for) for one or more seeds.
 
 use crate::table::{Align, Table};
 use anyhow::{anyhow, bail, Result};
-use spindle::disksim::system::{describe_system, load_system, run_system};
+use spindle::disksim::system::{describe_system, load_system, run_system, unit_names};
 use std::path::Path;
 
 /// Most seeds one invocation runs.
@@ -45,10 +46,12 @@ pub fn run(path: &Path, seeds: Option<&str>, json: bool, print_stack: bool) -> R
         .map(|d| d.instance.clone())
         .chain(sys.simple.iter().map(|s| s.instance.clone()))
         .collect();
+    let units = unit_names(&sys);
     if json {
         let v = serde_json::json!({
             "file": path.display().to_string(),
             "disks": names,
+            "units": units,
             "scheduler": sys.queue.kind.name(),
             "runs": rows.iter().map(|(seed, r)| serde_json::json!({
                 "seed": seed,
@@ -56,6 +59,10 @@ pub fn run(path: &Path, seeds: Option<&str>, json: bool, print_stack: bool) -> R
                 "issued": r.issued,
                 "mean_response_ms": r.mean_ms,
                 "per_device": r.per_device,
+                "per_device_ms": r.per_device_ms,
+                "per_disk": r.per_disk.iter().map(|(d, n, ms)| serde_json::json!({
+                    "disk": d, "completed": n, "mean_response_ms": ms,
+                })).collect::<Vec<_>>(),
                 "stop_ms": r.stop_ms,
             })).collect::<Vec<_>>(),
             "mean_response_ms": mean,
@@ -66,16 +73,17 @@ pub fn run(path: &Path, seeds: Option<&str>, json: bool, print_stack: bool) -> R
         ("seed", Align::Right),
         ("completed", Align::Right),
         ("mean response ms", Align::Right),
-        ("per disk", Align::Left),
+        ("per unit: completed, mean ms", Align::Left),
     ]);
     for (seed, r) in &rows {
         t.row(vec![
             seed.to_string(),
             r.completed.to_string(),
             format!("{:.3}", r.mean_ms),
-            r.per_device
+            units
                 .iter()
-                .map(u64::to_string)
+                .zip(r.per_device.iter().zip(&r.per_device_ms))
+                .map(|(u, (n, ms))| format!("{u} {n} {ms:.3}"))
                 .collect::<Vec<_>>()
                 .join(" / "),
         ]);

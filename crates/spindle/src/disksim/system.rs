@@ -24,7 +24,7 @@
 
 use super::cachedev::{CacheDev, CacheDevSpec};
 use super::cachemem::{CacheMem, CacheMemSpec};
-use super::driverq::{DriverQueue, Urgent};
+use super::driverq::{DriverQueue, Urgent, DRIVER_QUEUE_KIND};
 use super::import::{import_parv, ImportError, ImportedDisk};
 use super::param::{parse_file, Block, Loc, Param, ParamFile, Topology, Value};
 use super::simpledisk::{read_simpledisk, SimpleDisk, SimpleDiskSpec};
@@ -167,6 +167,11 @@ pub struct SystemResult {
     /// Their mean response time per unit, ms (DiskSim's per-logorg and per-disk
     /// "Response time average"; 0 for a unit that completed none).
     pub per_device_ms: Vec<f64>,
+    /// Each disk's driver queue, in topology order: the disk, the requests completed
+    /// through it and their mean response time there, ms (DiskSim's "IOdriver #0
+    /// device #n Response time average"; an array's member requests included, and,
+    /// unlike DiskSim, those completing after the generator's stop too).
+    pub per_disk: Vec<(String, u64, f64)>,
     /// Where the disks' reads found their data (DiskSim's buffer statistics),
     /// over the whole run.
     pub buffer: BufferStats,
@@ -1272,21 +1277,22 @@ fn build_tree_counting(
         let node = Box::new(DriveNode::new(drive, d.instance.clone()));
         if let Some(c) = sys.ctlr_cache.as_ref().filter(|c| c.covers(i as u32)) {
             ctlr_disks.resize_with(sys.disks.len(), || None);
-            ctlr_disks[i] = Some(Box::new(DriverQueue::new(
-                node,
-                (c.queue, None),
-                None,
-                c.pending,
-            )));
+            ctlr_disks[i] = Some(Box::new(
+                DriverQueue::new(node, (c.queue, None), None, c.pending)
+                    .with_label(&format!("{} at the controller", d.instance)),
+            ));
             queued.push(None);
             continue;
         }
-        queued.push(Some(Box::new(DriverQueue::new(
-            node,
-            (sys.queue.kind, sys.queue.max_wait_ms),
-            sys.priority.map(|k| (k, urgent.clone())),
-            sys.queue.depth,
-        ))));
+        queued.push(Some(Box::new(
+            DriverQueue::new(
+                node,
+                (sys.queue.kind, sys.queue.max_wait_ms),
+                sys.priority.map(|k| (k, urgent.clone())),
+                sys.queue.depth,
+            )
+            .with_label(&d.instance),
+        )));
     }
     if let Some(c) = &sys.ctlr_cache {
         let mut take = |i: u32| {
@@ -1308,20 +1314,27 @@ fn build_tree_counting(
                 )
             }
         };
-        queued[c.disk as usize] = Some(Box::new(DriverQueue::new(
-            cache,
-            (sys.queue.kind, sys.queue.max_wait_ms),
-            sys.priority.map(|k| (k, urgent.clone())),
-            1,
-        )));
+        let cached = sys.disks.get(c.disk as usize).map_or("", |d| &d.instance);
+        queued[c.disk as usize] = Some(Box::new(
+            DriverQueue::new(
+                cache,
+                (sys.queue.kind, sys.queue.max_wait_ms),
+                sys.priority.map(|k| (k, urgent.clone())),
+                1,
+            )
+            .with_label(cached),
+        ));
     }
     for sd in &sys.simple {
-        queued.push(Some(Box::new(DriverQueue::new(
-            Box::new(SimpleDisk::new(sd.clone())),
-            (sys.queue.kind, sys.queue.max_wait_ms),
-            sys.priority.map(|k| (k, urgent.clone())),
-            sys.queue.depth,
-        ))));
+        queued.push(Some(Box::new(
+            DriverQueue::new(
+                Box::new(SimpleDisk::new(sd.clone())),
+                (sys.queue.kind, sys.queue.max_wait_ms),
+                sys.priority.map(|k| (k, urgent.clone())),
+                sys.queue.depth,
+            )
+            .with_label(&sd.instance),
+        )));
     }
     let mut units: Vec<Box<dyn Device>> = Vec::with_capacity(queued.len());
     for a in &sys.arrays {
@@ -1349,6 +1362,24 @@ fn build_tree_counting(
         root: Box::new(v),
         drives: sys.disks.len() + sys.simple.len(),
     })
+}
+
+/// The name of each unit a run reports (its `per_device` order): the Array logorgs,
+/// then each disk the I/O driver queues for directly (with a controller cache, only
+/// the cached disk), then the simple disks. Mirrors [`build_tree_counting`]'s order.
+pub fn unit_names(sys: &System) -> Vec<String> {
+    let mut names: Vec<String> = sys.arrays.iter().map(|a| a.name.clone()).collect();
+    for (i, d) in sys.disks.iter().enumerate() {
+        let i = i as u32;
+        let in_array = sys.arrays.iter().any(|a| a.members.contains(&i));
+        let behind_ctlr = sys.ctlr_cache.as_ref().is_some_and(|c| c.covers(i));
+        let cached = sys.ctlr_cache.as_ref().is_some_and(|c| c.disk == i);
+        if cached || (!in_array && !behind_ctlr) {
+            names.push(d.instance.clone());
+        }
+    }
+    names.extend(sys.simple.iter().map(|s| s.instance.clone()));
+    names
 }
 
 /// The stack `sys` runs (as `spindle run --print-stack` draws one): its arrays, the
@@ -1416,7 +1447,37 @@ pub fn run_system(sys: &System, seed: u64) -> Result<SystemResult, String> {
         })
         .collect();
     let buffer = *tally.lock().unwrap_or_else(|e| e.into_inner());
+    let mut reports = Vec::new();
+    built.root.report("", &mut reports);
+    let per_disk = reports
+        .iter()
+        .filter_map(|r| {
+            let disk = r.kind.strip_prefix(DRIVER_QUEUE_KIND)?;
+            if disk.ends_with(" at the controller") {
+                return None;
+            }
+            let get = |k: &str| {
+                r.extra
+                    .iter()
+                    .find(|(n, _)| n == k)
+                    .map(|(_, v)| v.as_str())
+            };
+            let n = get("completed")?.parse().ok()?;
+            let ms = get("mean response ms")?.parse().ok()?;
+            Some((disk.to_string(), n, ms))
+        })
+        .collect::<Vec<(String, u64, f64)>>();
+    // Topology order: the disks, then the simple disks.
+    let order: Vec<&str> = sys
+        .disks
+        .iter()
+        .map(|d| d.instance.as_str())
+        .chain(sys.simple.iter().map(|s| s.instance.as_str()))
+        .collect();
+    let mut per_disk = per_disk;
+    per_disk.sort_by_key(|(name, _, _)| order.iter().position(|o| o == name));
     Ok(SystemResult {
+        per_disk,
         completed: n,
         mean_ms: if n == 0 {
             0.0
@@ -1435,6 +1496,50 @@ pub fn run_system(sys: &System, seed: u64) -> Result<SystemResult, String> {
 mod tests {
     use super::*;
     use crate::disksim::import::bundled_disksim_dir;
+
+    /// Every configuration names as many units as its tree has, the arrays first; a
+    /// run reports each disk's driver queue once, in topology order, and the member
+    /// requests of an array's disks outnumber the array's own.
+    #[test]
+    fn units_and_driver_queues_are_named_in_order() {
+        let dir = bundled_disksim_dir();
+        for c in [
+            "synthopen",
+            "synthclosed",
+            "synthmixed",
+            "synthraid5",
+            "syntharrays",
+            "synthcachemem",
+            "synthcachedev",
+            "synthsimpledisk",
+        ] {
+            let sys = load_system(&dir.join(format!("{c}.parv"))).expect("loads");
+            let built = build_tree(&sys, &Urgent::default()).expect("builds");
+            let names = unit_names(&sys);
+            assert_eq!(names.len(), built.units.units.len(), "{c}: {names:?}");
+            assert!(
+                names.iter().zip(&sys.arrays).all(|(n, a)| n == &a.name),
+                "{c}"
+            );
+        }
+        let sys = load_system(&dir.join("syntharrays.parv")).expect("loads");
+        let r = run_system(&sys, 7).expect("runs");
+        let disks: Vec<&str> = r.per_disk.iter().map(|(d, _, _)| d.as_str()).collect();
+        let want: Vec<String> = (0..16).map(|i| format!("disk{i}")).collect();
+        assert_eq!(disks, want);
+        // org1's huge stripe unit never reaches its last disk.
+        assert_eq!(r.per_disk[7].1, 0);
+        let members: u64 = r.per_disk.iter().map(|(_, n, _)| n).sum();
+        assert!(
+            members > r.issued,
+            "{members} member requests for {}",
+            r.issued
+        );
+        assert!(r
+            .per_disk
+            .iter()
+            .all(|(_, n, ms)| (*n == 0) == (*ms == 0.0)));
+    }
 
     /// syntharrays hangs each array's four disks on an exclusive bus of their own
     /// (bus5..bus8); synthraid5 gives each disk its own bus, synthopen puts three on

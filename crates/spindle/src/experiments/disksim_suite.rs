@@ -4,8 +4,9 @@
 
 use super::Check;
 use crate::disksim::import::bundled_disksim_dir;
-use crate::disksim::system::{load_system, run_system};
+use crate::disksim::system::{load_system, run_system, unit_names, SystemResult};
 use crate::report::{ExperimentOutput, Table};
+use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 const ID: &str = "DISKSIM-SUITE";
@@ -17,15 +18,37 @@ const WIDEN: f64 = 0.02;
 /// five-seed mean instead.
 const MIXED_TOL: f64 = 0.15;
 
-/// One row of the figures file: the configuration and DiskSim's mean per seed.
+/// One row of a figures file: its key columns (the configuration, and in the units
+/// file the unit's kind and name) and DiskSim's mean per seed.
 #[derive(Debug)]
 struct Figures {
     config: String,
+    keys: Vec<String>,
     seed42: f64,
     others: Vec<f64>,
 }
 
+impl Figures {
+    /// DiskSim's range over the five seeds and their mean.
+    fn spread(&self) -> (f64, f64, f64) {
+        let lo = self.others.iter().copied().fold(f64::INFINITY, f64::min);
+        let hi = self
+            .others
+            .iter()
+            .copied()
+            .fold(f64::NEG_INFINITY, f64::max);
+        let mean = self.others.iter().sum::<f64>() / self.others.len() as f64;
+        (lo, hi, mean)
+    }
+}
+
 fn read_figures(text: &str) -> Result<Vec<Figures>, String> {
+    read_seed_table(text, "suite-figures.tsv", 1)
+}
+
+/// Reads a tab-separated table of `keys` key columns then one column per seed (a
+/// header row names the seeds: 42, then [`SEEDS`]); `#` lines are comments.
+fn read_seed_table(text: &str, file: &str, keys: usize) -> Result<Vec<Figures>, String> {
     let mut out = Vec::new();
     let mut header: Option<Vec<u64>> = None;
     for (n, line) in text.lines().enumerate() {
@@ -35,35 +58,35 @@ fn read_figures(text: &str) -> Result<Vec<Figures>, String> {
         }
         let cols: Vec<&str> = line.split('\t').collect();
         let Some(seeds) = &header else {
-            let s = cols[1..]
+            let s = cols
+                .get(keys..)
+                .unwrap_or_default()
                 .iter()
                 .map(|c| c.parse::<u64>())
                 .collect::<Result<Vec<_>, _>>()
-                .map_err(|e| format!("suite-figures.tsv:{}: seed header: {e}", n + 1))?;
+                .map_err(|e| format!("{file}:{}: seed header: {e}", n + 1))?;
             if s.first() != Some(&42) || s[1..] != SEEDS {
-                return Err(format!(
-                    "suite-figures.tsv:{}: seeds must be 42 then {SEEDS:?}",
-                    n + 1
-                ));
+                return Err(format!("{file}:{}: seeds must be 42 then {SEEDS:?}", n + 1));
             }
             header = Some(s);
             continue;
         };
-        if cols.len() != seeds.len() + 1 {
+        if cols.len() != seeds.len() + keys {
             return Err(format!(
-                "suite-figures.tsv:{}: expected {} columns, got {}",
+                "{file}:{}: expected {} columns, got {}",
                 n + 1,
-                seeds.len() + 1,
+                seeds.len() + keys,
                 cols.len()
             ));
         }
-        let v = cols[1..]
+        let v = cols[keys..]
             .iter()
             .map(|c| c.parse::<f64>())
             .collect::<Result<Vec<_>, _>>()
-            .map_err(|e| format!("suite-figures.tsv:{}: {e}", n + 1))?;
+            .map_err(|e| format!("{file}:{}: {e}", n + 1))?;
         out.push(Figures {
             config: cols[0].to_string(),
+            keys: cols[..keys].iter().map(|c| c.to_string()).collect(),
             seed42: v[0],
             others: v[1..].to_vec(),
         });
@@ -115,7 +138,13 @@ pub fn disksim_suite(o: &super::registry::RunOpts) -> Result<ExperimentOutput, S
          `Sequential stream scheme`), which needs adjacent requests waiting at once for a disk: \
          synthcachemem's controller queue holds a second request only while a replaced line is \
          written back in pieces, which are never adjacent; synthcachedev's cache disk can hold a \
-         population write beside a host request.",
+         population write beside a host request. Per array and per disk, for the two \
+         configurations with several: DiskSim's 'System logorg #n' and 'IOdriver #0 device #n' \
+         response averages (data/disksim/suite-units.tsv, same runs and seeds) against the same five \
+         spindle runs, each array a check and each configuration's disks one check (met when every \
+         disk is in range); spindle's per-disk figure is a member request's time at its driver \
+         queue and disk, counting every member request completed, including the few that finish \
+         after the generator's stop, which DiskSim leaves out.",
         o.seed,
     );
     let dir = bundled_disksim_dir();
@@ -132,10 +161,10 @@ pub fn disksim_suite(o: &super::registry::RunOpts) -> Result<ExperimentOutput, S
         "status",
     ]);
     out.csv = "config,spindle_mean_ms,spindle_seed42_ms,disksim_mean_ms,disksim_min_ms,disksim_max_ms,disksim_seed42_ms,status\n".into();
+    // Each configuration's five runs, for the per-unit comparison below.
+    let mut runs: BTreeMap<String, (Vec<String>, Vec<SystemResult>)> = BTreeMap::new();
     for f in &figures {
-        let lo = f.others.iter().copied().fold(f64::INFINITY, f64::min);
-        let hi = f.others.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-        let ds_mean = f.others.iter().sum::<f64>() / f.others.len() as f64;
+        let (lo, hi, ds_mean) = f.spread();
         let path = dir.join(format!("{}.parv", f.config));
         let sys = match load_system(&path) {
             Ok(s) => s,
@@ -162,11 +191,12 @@ pub fn disksim_suite(o: &super::registry::RunOpts) -> Result<ExperimentOutput, S
                 continue;
             }
         };
-        let mut means = Vec::new();
-        for s in SEEDS {
-            means.push(run_system(&sys, s)?.mean_ms);
-        }
-        let mean = means.iter().sum::<f64>() / means.len() as f64;
+        let results = SEEDS
+            .iter()
+            .map(|&s| run_system(&sys, s))
+            .collect::<Result<Vec<_>, _>>()?;
+        let mean = results.iter().map(|r| r.mean_ms).sum::<f64>() / results.len() as f64;
+        runs.insert(f.config.clone(), (unit_names(&sys), results));
         let at42 = run_system(&sys, 42)?.mean_ms;
         let relative = f.config == "synthmixed";
         let check = if relative {
@@ -208,7 +238,115 @@ pub fn disksim_suite(o: &super::registry::RunOpts) -> Result<ExperimentOutput, S
         );
     }
     out.tables.push(table);
+    per_unit(&mut out, &dir, &runs)?;
     Ok(out)
+}
+
+/// The per-array and per-disk figures DiskSim prints beside the overall one, for the
+/// configurations with several (data/disksim/suite-units.tsv), against the same runs:
+/// each array a check of its own; a configuration's disks one check, met when every
+/// disk is within DiskSim's range widened by 2 %.
+fn per_unit(
+    out: &mut ExperimentOutput,
+    dir: &std::path::Path,
+    runs: &BTreeMap<String, (Vec<String>, Vec<SystemResult>)>,
+) -> Result<(), String> {
+    let file = "suite-units.tsv";
+    let text = std::fs::read_to_string(dir.join(file))
+        .map_err(|e| format!("{}: {e}", dir.join(file).display()))?;
+    let rows = read_seed_table(&text, file, 3)?;
+    let mut table = Table::new(&[
+        "configuration",
+        "unit",
+        "spindle, 5-seed mean ms",
+        "DiskSim, 5-seed mean ms",
+        "DiskSim, 5-seed range ms",
+        "status",
+    ]);
+    // Per configuration: disks within range, disks compared, the worst miss.
+    let mut disks: BTreeMap<&str, (usize, usize, Vec<String>)> = BTreeMap::new();
+    for f in &rows {
+        let Some((units, results)) = runs.get(&f.config) else {
+            continue; // a configuration spindle refused: shown above
+        };
+        let (kind, unit) = (f.keys[1].as_str(), f.keys[2].as_str());
+        let ours: Vec<f64> = match kind {
+            "array" => {
+                let i = units
+                    .iter()
+                    .position(|u| u == unit)
+                    .ok_or_else(|| format!("{file}: {} has no array `{unit}`", f.config))?;
+                results.iter().map(|r| r.per_device_ms[i]).collect()
+            }
+            "disk" => results
+                .iter()
+                .map(|r| {
+                    r.per_disk
+                        .iter()
+                        .find(|(d, _, _)| d == unit)
+                        .map(|&(_, _, ms)| ms)
+                        .ok_or_else(|| format!("{file}: {} has no disk `{unit}`", f.config))
+                })
+                .collect::<Result<_, _>>()?,
+            other => return Err(format!("{file}: unknown kind `{other}` (array or disk)")),
+        };
+        let mean = ours.iter().sum::<f64>() / ours.len() as f64;
+        let (lo, hi, ds_mean) = f.spread();
+        let (lo_w, hi_w) = (lo * (1.0 - WIDEN), hi * (1.0 + WIDEN));
+        let within = (lo_w..=hi_w).contains(&mean);
+        if kind == "array" {
+            out.checks.push(
+                Check::range(
+                    ID,
+                    &format!(
+                        "{} array {unit}: 5-seed mean response (ms) within DiskSim's range ±2 %",
+                        f.config
+                    ),
+                    lo_w,
+                    hi_w,
+                    mean,
+                )
+                .reference("DiskSim's per-logorg figure on the same file (measured with the built DiskSim)"),
+            );
+        } else {
+            let e = disks.entry(f.config.as_str()).or_default();
+            e.1 += 1;
+            if within {
+                e.0 += 1;
+            } else {
+                e.2.push(format!("{unit} {mean:.2} vs {lo:.2}–{hi:.2}"));
+            }
+        }
+        let status = if within { "met" } else { "MISS" };
+        table.rows.push(vec![
+            f.config.clone(),
+            format!("{kind} {unit}"),
+            format!("{mean:.3}"),
+            format!("{ds_mean:.3}"),
+            format!("{lo:.3}–{hi:.3}"),
+            status.into(),
+        ]);
+    }
+    for (config, (ok, n, missed)) in disks {
+        let mut what = "DiskSim's per-device (IOdriver) figures on the same file".to_string();
+        if !missed.is_empty() {
+            what += &format!("; outside: {}", missed.join("; "));
+        }
+        out.checks.push(
+            Check::range(
+                ID,
+                &format!(
+                    "{config}: disks whose 5-seed mean driver-queue response is within DiskSim's range ±2 % (of {n})"
+                ),
+                n as f64,
+                n as f64,
+                ok as f64,
+            )
+            .reference(&what),
+        );
+    }
+    out.tables.push(table);
+    Ok(())
 }
 
 #[cfg(test)]
