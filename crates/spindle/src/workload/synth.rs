@@ -626,25 +626,32 @@ impl SynthLoop {
 
     /// Draw generator `g`'s next request after `prev` (none: the first).
     fn draw(&mut self, g: usize) -> Option<Drawn> {
-        let gen = self.spec.generators[g].clone();
+        // The scalars this draw needs, copied out (not the whole generator, whose
+        // device list would be cloned per request) so `self` stays free to borrow.
+        let gen = &self.spec.generators[g];
+        let (p_seq, p_local, p_read) = (gen.p_seq, gen.p_local, gen.p_read);
+        let (p_critical, p_limited) = (gen.p_critical, gen.p_limited);
+        let (seq_think, local_think, general_think) =
+            (gen.seq_think, gen.local_think, gen.general_think);
+        let bf = i64::from(gen.blocking);
+        let n = gen.devices.len();
+        let blocks = gen.blocks_per_device();
         let prev = self.procs[g].prev;
         let u: f64 = self.procs[g].rng.gen();
-        let blocks = gen.blocks_per_device();
         let mut d = match prev {
-            Some(p) if u <= gen.p_seq && p.block + 2 * p.count < blocks => Drawn {
+            Some(p) if u <= p_seq && p.block + 2 * p.count < blocks => Drawn {
                 block: p.block + p.count,
-                think: self.time_draw(g, gen.seq_think, "sequential think time")?,
+                think: self.time_draw(g, seq_think, "sequential think time")?,
                 ..p
             },
-            Some(p) if u > gen.p_seq && u < gen.p_seq + gen.p_local => {
-                let think = self.time_draw(g, gen.local_think, "local think time")?;
-                let bf = i64::from(gen.blocking);
+            Some(p) if u > p_seq && u < p_seq + p_local => {
+                let think = self.time_draw(g, local_think, "local think time")?;
                 let from = p.block as i64;
                 let (block, count) = self.place(g, |r, gen| {
                     let dist = gen.local_distance.draw(r).clamp(-1e15, 1e15) as i64;
                     from + dist / bf
                 })?;
-                let read = self.procs[g].rng.gen::<f64>() < gen.p_read;
+                let read = self.procs[g].rng.gen::<f64>() < p_read;
                 Drawn {
                     device: p.device,
                     block,
@@ -657,11 +664,10 @@ impl SynthLoop {
                 }
             }
             _ => {
-                let think = self.time_draw(g, gen.general_think, "general think time")?;
-                let n = gen.devices.len();
-                let device = gen.devices[self.procs[g].rng.gen_range(0..n)];
+                let think = self.time_draw(g, general_think, "general think time")?;
+                let device = self.spec.generators[g].devices[self.procs[g].rng.gen_range(0..n)];
                 let (block, count) = self.place(g, |r, _| r.gen_range(0..blocks) as i64)?;
-                let read = self.procs[g].rng.gen::<f64>() < gen.p_read;
+                let read = self.procs[g].rng.gen::<f64>() < p_read;
                 Drawn {
                     device,
                     block,
@@ -674,9 +680,9 @@ impl SynthLoop {
                 }
             }
         };
-        let class = self.procs[g].rng.gen::<f64>() - gen.p_critical;
+        let class = self.procs[g].rng.gen::<f64>() - p_critical;
         d.critical = class < 0.0;
-        d.limited = !d.critical && class < gen.p_limited;
+        d.limited = !d.critical && class < p_limited;
         let p = &mut self.procs[g];
         d.seq = p.next_seq;
         p.next_seq += 1;
