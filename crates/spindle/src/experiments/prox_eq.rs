@@ -244,3 +244,52 @@ pub fn prox_eq2(o: &super::registry::RunOpts) -> Result<crate::report::Experimen
     out.tables.push(t);
     Ok(out)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::experiments::registry::{Durability, RunOpts};
+
+    #[test]
+    fn cheetah_bands_read_back() {
+        let o = RunOpts {
+            quick: true,
+            seed: 3,
+            full_scale: false,
+            durability: Durability::Flush,
+        };
+        let out = prox_eq2(&o).expect("run");
+        assert_eq!(out.checks.len(), 3);
+        assert!(out.checks.iter().all(|c| c.pass && !c.is_reproduction()));
+    }
+
+    #[test]
+    fn eq_checks_use_the_rows_given() {
+        let disk = crate::disk::presets::preset("wd-re3").unwrap();
+        let rev = 60_000.0 / disk.mech.rpm;
+        let row = |ampl: f64, iopr: f64| T2Row {
+            amplification: ampl,
+            ios_per_rev: iopr,
+            ..T2Row::default()
+        };
+        let staged = vec![
+            (1.0, row(6.0, 5.0)),
+            (2.0, row(5.5, 7.2)),
+            (8.0, row(4.6, 8.7)),
+        ];
+        let (checks, table, _) =
+            prox_eq_checks(&row(8.0, 2.0), &staged, &disk, true, 1).expect("checks");
+        assert_eq!(table.rows.len(), 4);
+        // EQ3 checks only the middle row (2 %), both of its numbers exactly the paper's.
+        let eq3: Vec<&Check> = checks.iter().filter(|c| c.id == "PROX-EQ3").collect();
+        assert_eq!(eq3.len(), 2);
+        assert!(eq3.iter().all(|c| c.pass && c.ours == c.paper));
+        // EQ4's equivalent uses the 1 % row: 6 I/Os of rev/5 ms each, over a random I/O.
+        let eq4 = checks
+            .iter()
+            .find(|c| c.id == "PROX-EQ4" && c.metric.contains("about one"))
+            .unwrap();
+        let t_random = 6.0 * rev / 5.0 / eq4.ours;
+        assert!(t_random > 5.0 && t_random < 25.0, "{t_random}");
+    }
+}
