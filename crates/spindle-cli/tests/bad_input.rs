@@ -19,6 +19,11 @@ const CASES: &[(&str, &str)] = &[
     ("run --disks 4294967295", "4294967295"),
     ("run --disk wd-re3 --disks 100000", "100000"),
     (
+        "run --disk st34502lw:smaller-platters=0",
+        "C must be within 1..=64",
+    ),
+    ("disk-info st34502lw:smaller-platters=abc", "got `abc`"),
+    (
         "run --queue-depth 0",
         "queue-depth must be within 1..=65536, got 0",
     ),

@@ -2,6 +2,7 @@
 //! set ([`params`]), the mechanism with its controller and cache ([`hdd`]), the
 //! firmware command queue ([`drive`]) and the built-in drives ([`presets`]).
 
+pub mod altered;
 pub mod bus;
 pub mod drive;
 pub mod geometry;

@@ -231,6 +231,10 @@ pub const PRESETS: &[&str] = &[
 
 /// A preset by name.
 pub fn preset(name: &str) -> Result<DiskParams, String> {
+    // Altered geometry (`<preset>:smaller-platters=<C>`, disk/altered.rs).
+    if let Some(p) = super::altered::from_name(name, &preset) {
+        return p;
+    }
     if let Some(d) = DISKSIM_DRIVES.iter().find(|d| d.preset == name) {
         return disksim_preset(d.stem);
     }

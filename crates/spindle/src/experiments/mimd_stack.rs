@@ -433,8 +433,8 @@ pub fn mimd_f5(quick: bool, seed: u64) -> Result<ExperimentOutput, String> {
              (replicated splitting into x bands of cylinders × y even rotational replicas on \
              other tracks of the same cylinder; x the divisor of D nearest √D from above, so \
              3 = 3×1, 4 = 2×2, 6 = 3×2, 12 = 4×3); and, beside the figure's curves, D-way \
-             splitting and replicated splitting with 2 copies. Not built: the altered-geometry \
-             curves (smaller platters, more heads per surface), so MIMD-RULE2 is not measured; \
+             splitting and replicated splitting with 2 copies. Smaller platters (MIMD-RULE2) are \
+             measured in their own section; more heads per surface are not built: \
              MIMD-RULE3 is shown through the paper's own equivalence (D synchronized mirrors \
              emulate D heads per surface). Unsynchronized spindles drift against each other, \
              so that curve pools 8 seeded phase arrangements. The overhead, as the paper \

@@ -4,8 +4,10 @@
 
 pub mod dedup_exps;
 pub mod disksim_suite;
+pub mod freeblk_eq;
 pub mod logskip_exps;
 pub mod mimd_eq;
+pub mod mimd_geometry;
 pub mod mimd_headtrack;
 pub mod mimd_prototype;
 pub mod mimd_stack;
@@ -13,6 +15,7 @@ pub mod mimd_throughput;
 pub mod mimd_trace;
 pub mod mimic_exps;
 pub mod prox_dle;
+pub mod prox_eq;
 pub mod prox_full;
 pub mod prox_raid;
 pub mod raid5_exps;

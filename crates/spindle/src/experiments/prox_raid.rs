@@ -326,6 +326,12 @@ pub fn prox_t2(o: &RunOpts) -> Result<ExperimentOutput, String> {
     ));
     out.checks
         .extend(super::prox_dle::staged_checks(&staged.rows));
+    // PROX-EQ3/EQ4 from this table's own rows.
+    let (eq_checks, eq_table, eq_note) =
+        super::prox_eq::prox_eq_checks(&row, &staged.rows, &disk, o.quick, o.seed)?;
+    out.checks.extend(eq_checks);
+    out.tables.push(eq_table);
+    out.description.push_str(&eq_note);
     // PROXS-T1: service time per user write, baseline over 1 % staging.
     let one_pct = staged
         .rows

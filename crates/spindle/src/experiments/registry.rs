@@ -131,6 +131,11 @@ pub fn registry() -> Vec<Experiment> {
             run: super::strand_exps::prox_f4,
         },
         Experiment {
+            id: "PROX-EQ2",
+            title: "Serpentine band size of the Cheetah 15K.5 (§2.1), read back from the layout",
+            run: super::prox_eq::prox_eq2,
+        },
+        Experiment {
             id: "PROX-T2",
             title: "Random updates on a 4+1 RAID-4 with checksums (Table 2)",
             run: super::prox_raid::prox_t2,
@@ -189,6 +194,11 @@ pub fn registry() -> Vec<Experiment> {
             id: "MIMD-T1",
             title: "Table 1's Cheetah 9LP against the simulated st34502lw",
             run: |o| super::mimd_prototype::mimd_t1(o.quick, o.seed),
+        },
+        Experiment {
+            id: "MIMD-RULE2",
+            title: "Smaller platters and the Square Root Rule 2 (§2.2.1), on the disk model",
+            run: |o| super::mimd_geometry::mimd_rule2(o.quick, o.seed),
         },
         Experiment {
             id: "MIMD-DUAL",
@@ -260,6 +270,11 @@ pub fn registry() -> Vec<Experiment> {
             id: "FREEBLK-F4.1",
             title: "Workload benefits with freeblock scheduling (Figure 4.1)",
             run: super::mimic_exps::freeblk_f4_1,
+        },
+        Experiment {
+            id: "FREEBLK-EQ",
+            title: "The \"free\" admission rule measured per admitted background read (§4.3)",
+            run: super::freeblk_eq::freeblk_eq,
         },
         Experiment {
             id: "LOGSKIP-F5.1",

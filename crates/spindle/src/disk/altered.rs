@@ -1,0 +1,175 @@
+//! Altered-geometry drives (MimdRAID §2.2.1, the Square Root Rule 2; issue 19): a
+//! built-in drive rebuilt with smaller platters, so users can ask what shrinking the
+//! platters gives, and `spindle reproduce MIMD-RULE2` measures it.
+//!
+//! Name form: `<preset>:smaller-platters=<C>`, e.g. `st34502lw:smaller-platters=4`,
+//! usable wherever a disk preset is (`disk = "…"` in TOML, `--disk` on the CLI).
+//!
+//! What "platter capacity ÷ C" means here, following the paper's argument ("platter
+//! capacity ↓ C means area ↓ C, diameter ↓ √C, maximum seek ↓ √C, and, at constant
+//! internal data rate / linear velocity, RPM ↑ √C"), with s = √C:
+//! * **Areal density unchanged**: tracks per inch and bits per inch stay as they are.
+//!   So every radial extent shrinks by s (each zone keeps its share of the stroke and
+//!   has 1/s of its cylinders) and every track's circumference shrinks by s (sectors
+//!   per track ÷ s). Capacity falls by s² = C (up to rounding of whole cylinders and
+//!   sectors).
+//! * **RPM × s**: a track of 1/s the sectors turning s times as fast passes the head
+//!   at the same linear velocity and the same data rate (sectors per ms).
+//! * **Seek in physical terms**: the track pitch is unchanged, so a move of d
+//!   cylinders is the same physical distance as on the full-size drive and costs the
+//!   same time: the seek curve t(d) is kept as it is, and only the stroke (the
+//!   number of cylinders) shrinks by s. Not modelled: a shorter, lighter arm would
+//!   also accelerate faster; keeping the curve is the conservative choice (seek
+//!   times improve only through shorter distances).
+//! * **Skews in sectors unchanged**: a switch takes the same time and the same
+//!   number of sectors pass under the head in it (same data rate); a skew longer than
+//!   the shorter track wraps round (modulo the track), which lands the head on the
+//!   same sector. Angular offsets keep their angle (÷ s).
+//! * Everything else (heads, controller overheads, bus, cache, firmware) is the base
+//!   drive's. Defect lists name physical sectors of the base drive's platters and are
+//!   dropped; the altered drive has no spare sectors.
+
+use super::geometry::{Sparing, ZoneSpec};
+use super::hdd::Hdd;
+use super::params::{DiskParams, MAX_RPM};
+
+/// The name suffix of a smaller-platter drive.
+pub const SMALLER_PLATTERS: &str = ":smaller-platters=";
+
+/// Largest platter-capacity divisor C (platters of 1/8 the diameter).
+pub const MAX_PLATTER_SCALE: f64 = 64.0;
+
+/// The drive `name` names, if it is an altered-geometry name (`None` otherwise).
+/// `base` resolves the base preset.
+pub fn from_name(
+    name: &str,
+    base: &dyn Fn(&str) -> Result<DiskParams, String>,
+) -> Option<Result<DiskParams, String>> {
+    let (stem, c) = name.split_once(SMALLER_PLATTERS)?;
+    Some(parse_scale(c).and_then(|c| smaller_platters(&base(stem)?, c)))
+}
+
+/// C as written after `:smaller-platters=`: a number within 1..=64.
+fn parse_scale(text: &str) -> Result<f64, String> {
+    let c: f64 = text.trim().parse().map_err(|_| {
+        format!(
+            "smaller-platters: C must be a number within 1..={MAX_PLATTER_SCALE} (platter \
+             capacity ÷ C), got `{text}`"
+        )
+    })?;
+    check_scale(c)?;
+    Ok(c)
+}
+
+fn check_scale(c: f64) -> Result<(), String> {
+    if c.is_finite() && (1.0..=MAX_PLATTER_SCALE).contains(&c) {
+        Ok(())
+    } else {
+        Err(format!(
+            "smaller-platters: C must be within 1..={MAX_PLATTER_SCALE} (platter capacity ÷ C; \
+             C < 1 would be larger platters than the drive's form factor holds), got {c}"
+        ))
+    }
+}
+
+/// `base` with platters of 1/C the capacity (see the module comment for every rule).
+pub fn smaller_platters(base: &DiskParams, c: f64) -> Result<DiskParams, String> {
+    check_scale(c)?;
+    let s = c.sqrt();
+    let mut p = base.clone();
+    let shrink = |x: u64| (x as f64 / s).round() as u64;
+    let mut zones: Vec<ZoneSpec> = Vec::with_capacity(base.geometry.zones.len());
+    let mut next_free = 0u32;
+    for (i, z) in base.geometry.zones.iter().enumerate() {
+        let first = (shrink(u64::from(z.first_cyl)) as u32).max(next_free);
+        let end = shrink(u64::from(z.last_cyl) + 1) as u32;
+        // A zone keeps at least one cylinder (its share of the stroke rounds to ≥ 1).
+        let last = end.saturating_sub(1).max(first);
+        let spt = shrink(u64::from(z.spt)) as u32;
+        if spt == 0 {
+            return Err(format!(
+                "smaller-platters: C = {c} leaves zone {i} of {} with no sector per track \
+                 ({} ÷ √C rounds to 0)",
+                base.name, z.spt
+            ));
+        }
+        zones.push(ZoneSpec {
+            first_cyl: first,
+            last_cyl: last,
+            spt,
+            offset_sectors: (shrink(u64::from(z.offset_sectors)) % u64::from(spt)) as u32,
+            empty_front: 0,
+            track_skew: z.track_skew % spt,
+            cyl_skew: z.cyl_skew % spt,
+            spares: 0,
+            slips: Vec::new(),
+            remaps: Vec::new(),
+        });
+        next_free = last + 1;
+    }
+    p.geometry.zones = zones;
+    p.geometry.sparing = Sparing::None;
+    p.mech.rpm = base.mech.rpm * s;
+    if p.mech.rpm > MAX_RPM {
+        return Err(format!(
+            "smaller-platters: C = {c} would spin {} at {:.0} rpm, above the model's {MAX_RPM} rpm",
+            base.name, p.mech.rpm
+        ));
+    }
+    p.name = format!("{}{SMALLER_PLATTERS}{c}", base.name);
+    p.provenance = format!(
+        "{} with platters of 1/{c} the capacity (MimdRAID Square Root Rule 2, derived in \
+         disk/altered.rs): same areal density, so cylinders and sectors per track ÷ √C; \
+         rpm × √C (constant linear velocity and data rate); seek curve in cylinders kept \
+         (same track pitch, stroke ÷ √C); overheads, bus and cache the base drive's. Base: {}",
+        base.name, base.provenance
+    );
+    // The geometry must build (every size checked before allocating).
+    Hdd::new(p.clone()).map_err(|e| format!("smaller-platters: {e}"))?;
+    Ok(p)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::disk::presets::preset;
+
+    fn cyls(p: &DiskParams) -> u32 {
+        p.geometry.zones.last().map_or(0, |z| z.last_cyl + 1)
+    }
+
+    #[test]
+    fn capacity_rpm_and_stroke_scale_as_documented() {
+        let base = preset("st34502lw").unwrap();
+        let cap0 = Hdd::new(base.clone()).unwrap().capacity() as f64;
+        for c in [1.0, 2.0, 4.0, 9.0, 16.0] {
+            let name = format!("st34502lw{SMALLER_PLATTERS}{c}");
+            let p = preset(&name).unwrap();
+            assert_eq!(p.name, name);
+            let cap = Hdd::new(p.clone()).unwrap().capacity() as f64;
+            let s = f64::sqrt(c);
+            assert!((cap0 / cap / c - 1.0).abs() < 0.02, "C={c}: {}", cap0 / cap);
+            assert!((p.mech.rpm / base.mech.rpm - s).abs() < 1e-9);
+            let stroke = cyls(&base) as f64 / cyls(&p) as f64;
+            assert!((stroke / s - 1.0).abs() < 0.01, "C={c}: stroke ÷ {stroke}");
+            assert_eq!(p.mech.seek, base.mech.seek);
+            // Same data rate: sectors per ms in the outer zone within rounding.
+            let rate = |q: &DiskParams| q.geometry.zones[0].spt as f64 * q.mech.rpm;
+            assert!((rate(&p) / rate(&base) - 1.0).abs() < 0.01);
+        }
+        // C = 1 changes nothing but the name and provenance.
+        let one = preset(&format!("st34502lw{SMALLER_PLATTERS}1")).unwrap();
+        assert_eq!(Hdd::new(one.clone()).unwrap().capacity() as f64, cap0);
+        assert_eq!(one.mech, base.mech);
+    }
+
+    #[test]
+    fn bad_scale_is_refused_with_a_clear_error() {
+        for bad in ["0", "0.5", "-4", "65", "NaN", "inf", "four", ""] {
+            let e = preset(&format!("st34502lw{SMALLER_PLATTERS}{bad}")).unwrap_err();
+            assert!(e.contains("smaller-platters: C must be"), "{bad}: {e}");
+        }
+        let e = preset(&format!("nosuchdisk{SMALLER_PLATTERS}4")).unwrap_err();
+        assert!(e.contains("unknown disk preset `nosuchdisk`"), "{e}");
+    }
+}
