@@ -81,6 +81,8 @@ fn bundled_job(d: &DiskSimDrive) -> Result<Job> {
 fn file_job(parv: &Path) -> Result<Job> {
     let params = import_first_disk(parv)
         .map_err(|e| anyhow!("cannot import DiskSim parameter file: {e}"))?;
+    spindle::disksim::system::refuse_around_a_validated_disk(parv)
+        .map_err(|e| anyhow!("cannot validate with this DiskSim parameter file: {e}"))?;
     let trace_path: PathBuf = parv.with_extension("trace");
     if !trace_path.is_file() {
         bail!(

@@ -491,6 +491,13 @@ pub fn import_disk_block(
         |v| v == 1.0,
         "delaying partial-hit transfers",
     )?;
+    // The drive always stops a running read-ahead for a write that takes a segment
+    // (DiskSim's behaviour with 1).
+    d.require(
+        "Write hit stop prefetch",
+        |v| v == 1.0,
+        "a read-ahead running on past a write",
+    )?;
 
     let scale = d.float_or("Time scale for overheads", 1.0)?;
     if !(0.0..=1e6).contains(&scale) {
@@ -603,6 +610,36 @@ pub fn import_disk_block(
     let policy = match d.b.get("Scheduler").map(|p| &p.value) {
         Some(Value::Block(b)) => {
             let s = P::new(b, file);
+            // Only the policy of the drive's own queue is modelled; its other schemes
+            // (which DiskSim applies once the drive holds several requests) must be off.
+            for (key, what) in [
+                (
+                    "Scheduling priority scheme",
+                    "a priority queue inside the drive",
+                ),
+                (
+                    "Sequential stream scheme",
+                    "joining sequential requests inside the drive",
+                ),
+                (
+                    "Overlapping request scheme",
+                    "overlapping-request handling inside the drive",
+                ),
+                (
+                    "Scheduling timeout scheme",
+                    "request timeouts inside the drive",
+                ),
+                (
+                    "Write initiation delay",
+                    "an initiation delay inside the drive",
+                ),
+                (
+                    "Read initiation delay",
+                    "an initiation delay inside the drive",
+                ),
+            ] {
+                s.require(key, |v| v == 0.0, what)?;
+            }
             match s.int_or("Scheduling policy", 1)? {
                 1 => FirmwarePolicy::Fcfs,
                 8 => FirmwarePolicy::Sptf,

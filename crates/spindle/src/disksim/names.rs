@@ -244,6 +244,17 @@ pub fn known(type_name: &str) -> Option<&'static [&'static str]> {
             "Sizes",
         ],
         "disksim_pf" => &["Number of processors", "Process-Flow Time Scale"],
+        "disksim_global" => &[
+            "Init Seed",
+            "Init Seed with time",
+            "Real Seed",
+            "Real Seed with time",
+            "Statistic warm-up time",
+            "Statistic warm-up IOs",
+            "Stat definition file",
+            "Output file for trace of I/O requests simulated",
+            "Detailed execution trace",
+        ],
         _ => return None,
     })
 }

@@ -107,6 +107,17 @@ pub fn read_simpledisk(
             format!("disksim_simpledisk `{name}`: a `Bus transaction latency` other than 0 is not modelled"),
         );
     }
+    if let Some(p) = b.get("Never disconnect") {
+        // The simple disk always disconnects between command and completion.
+        if !matches!(p.value, Value::Int(0)) {
+            return at(
+                &p.loc,
+                format!(
+                    "disksim_simpledisk `{name}`: `Never disconnect` other than 0 is not modelled"
+                ),
+            );
+        }
+    }
     let (q, qloc) = num("Max queue length")?;
     if !(1.0..=1024.0).contains(&q) || q.fract() != 0.0 {
         return at(

@@ -114,13 +114,14 @@ pub fn read_synthio(
     }
 
     let cpus = read_cpus(file, &sio.loc)?;
-    let seed = file
+    let seed = match file
         .blocks
         .iter()
-        .map(|b| b.resolved(file))
-        .find(|b| b.type_name == "disksim_global")
-        .and_then(|g| g.get("Init Seed").and_then(|p| number(&p.value)))
-        .map_or(0, |s| s.max(0.0) as u64);
+        .find(|b| b.resolved(file).type_name == "disksim_global")
+    {
+        Some(g) => global_seed(g, file)?,
+        None => 0,
+    };
     let spec = SynthSpec {
         generators,
         requests: requests.0 as u64,
@@ -383,6 +384,51 @@ pub fn topology_devices(file: &ParamFile) -> Vec<String> {
         walk(t, &mut out);
     }
     out
+}
+
+/// The generator's seed from `disksim_global`, as DiskSim takes it: `Init Seed` and
+/// `Real Seed` both set it, and the one written last wins. What the run cannot honour
+/// is refused: seeds from the clock (not reproducible) and statistics warm-up (spindle
+/// counts every request).
+fn global_seed(g: &Block, file: &ParamFile) -> Result<u64, ImportError> {
+    check_names(g, file)?;
+    let g = g.resolved(file);
+    for key in [
+        "Init Seed with time",
+        "Real Seed with time",
+        "Statistic warm-up time",
+        "Statistic warm-up IOs",
+    ] {
+        if let Some(p) = g.get(key) {
+            if number(&p.value) != Some(0.0) {
+                return at(
+                    &p.loc,
+                    format!("disksim_global: `{key}` other than 0 is not modelled"),
+                );
+            }
+        }
+    }
+    let mut seed = 0u64;
+    for p in g
+        .params
+        .iter()
+        .filter(|p| p.name == "Init Seed" || p.name == "Real Seed")
+    {
+        match number(&p.value) {
+            Some(v) if v >= 0.0 && v.fract() == 0.0 && v <= i32::MAX as f64 => seed = v as u64,
+            _ => {
+                return at(
+                    &p.loc,
+                    format!(
+                        "disksim_global: `{}` must be a whole number 0..={}",
+                        p.name,
+                        i32::MAX
+                    ),
+                )
+            }
+        }
+    }
+    Ok(seed)
 }
 
 #[cfg(test)]

@@ -401,9 +401,6 @@ fn shared_buses(file: &ParamFile, disks: &[ImportedDisk]) -> Result<Vec<BusOrg>,
             b.members.push(i as u32);
             continue;
         }
-        if disks.iter().filter(|o| o.bus.as_ref() == Some(bus)).count() < 2 {
-            continue;
-        }
         let Some(block) = file
             .instantiations
             .iter()
@@ -414,6 +411,18 @@ fn shared_buses(file: &ParamFile, disks: &[ImportedDisk]) -> Result<Vec<BusOrg>,
             // The disk import already refused a bus never instantiated.
             continue;
         };
+        if disks.iter().filter(|o| o.bus.as_ref() == Some(bus)).count() < 2 {
+            // A bus of one disk is its own: nothing to share, but an arbitration time
+            // would still delay each grant in DiskSim, and spindle models buses only
+            // where disks share them.
+            let exclusive = !matches!(block.get("type").map(|p| &p.value), Some(Value::Int(2)));
+            if let Some(p) = block.get("Arbitration time") {
+                if exclusive && !matches!(p.value, Value::Float(0.0) | Value::Int(0)) {
+                    return at(&p.loc, format!("disksim_bus `{bus}`: an `Arbitration time` other than 0 on a bus with one disk is not modelled"));
+                }
+            }
+            continue;
+        }
         let int = |key: &str, default: i64| -> Result<i64, ImportError> {
             match block.get(key).map(|p| (&p.value, &p.loc)) {
                 None => Ok(default),
@@ -452,6 +461,76 @@ fn shared_buses(file: &ParamFile, disks: &[ImportedDisk]) -> Result<Vec<BusOrg>,
         });
     }
     Ok(out)
+}
+
+/// What `spindle validate` cannot honour around a validation file's disk, refused: the
+/// replay runs the disk alone, as DiskSim's validation files set up the path to it
+/// (a type-1 driver with no constant access time, pass-through controllers with no
+/// delays, buses with no arbitration time), so any other driver, controller or bus
+/// setting would change DiskSim's result and not spindle's. Misspelt names in those
+/// blocks are refused as in whole configurations.
+pub fn refuse_around_a_validated_disk(path: &Path) -> Result<(), ImportError> {
+    let file = parse_file(path)?;
+    refuse_unrepresentable(&file)?;
+    let used: Vec<&str> = file
+        .instantiations
+        .iter()
+        .map(|i| i.spec.as_str())
+        .collect();
+    for b in &file.blocks {
+        let r = b.resolved(&file);
+        let name = b.name.as_deref().unwrap_or("?");
+        if !used.contains(&name) {
+            continue;
+        }
+        match r.type_name.as_str() {
+            "disksim_iodriver" => driver_basics(&r, name)?,
+            "disksim_ctlr" => {
+                if let Some(p) = r.get("type").filter(|p| p.value != Value::Int(1)) {
+                    return at(
+                        &p.loc,
+                        format!("disksim_ctlr `{name}`: validation replays the disk alone; only a pass-through controller (type 1) is modelled there"),
+                    );
+                }
+            }
+            "disksim_bus" => {
+                super::import::check_names(b, &file)?;
+                if let Some(p) = r.get("Arbitration time") {
+                    if !matches!(p.value, Value::Float(0.0) | Value::Int(0)) {
+                        return at(
+                            &p.loc,
+                            format!("disksim_bus `{name}`: validation replays the disk alone; an `Arbitration time` other than 0 is not modelled there"),
+                        );
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+/// A driver's type and constant access time, the two settings spindle refuses.
+fn driver_basics(block: &Block, name: &str) -> Result<(), ImportError> {
+    if let Some(p) = block.get("type") {
+        if p.value != Value::Int(1) {
+            return at(
+                &p.loc,
+                format!("disksim_iodriver `{name}`: only type 1 is modelled"),
+            );
+        }
+    }
+    if let Some(p) = block.get("Constant access time") {
+        if !matches!(p.value, Value::Float(0.0) | Value::Int(0)) {
+            return at(
+                &p.loc,
+                format!(
+                    "disksim_iodriver `{name}`: a `Constant access time` other than 0.0 is not modelled"
+                ),
+            );
+        }
+    }
+    Ok(())
 }
 
 /// Blocks whose behaviour spindle does not model yet; misspelt names in the
@@ -1105,24 +1184,7 @@ fn driver_queue(
         })?
         .resolved(file);
     let name = block.name.clone().unwrap_or_default();
-    if let Some(p) = block.get("type") {
-        if p.value != Value::Int(1) {
-            return at(
-                &p.loc,
-                format!("disksim_iodriver `{name}`: only type 1 is modelled"),
-            );
-        }
-    }
-    if let Some(p) = block.get("Constant access time") {
-        if !matches!(p.value, Value::Float(0.0) | Value::Int(0)) {
-            return at(
-                &p.loc,
-                format!(
-                    "disksim_iodriver `{name}`: a constant access time is not modelled (only 0.0)"
-                ),
-            );
-        }
-    }
+    driver_basics(&block, &name)?;
     // Queueing in the subsystem: the driver hands each disk as many requests as the
     // disk queues; without, one at a time (DiskSim's `check_send_out_request`).
     let use_queueing = match block.get("Use queueing in subsystem") {
@@ -2050,6 +2112,138 @@ mod tests {
             .collect();
         std::fs::remove_dir_all(tmp).ok();
         errs
+    }
+
+    /// Copies `stem`'s companion files (.diskspecs, .model, .seek) into `tmp`.
+    fn companions(tmp: &Path, stem: &str) {
+        let dir = bundled_disksim_dir();
+        for ext in ["diskspecs", "model", "seek"] {
+            let from = dir.join(format!("{stem}.{ext}"));
+            if from.exists() {
+                std::fs::copy(&from, tmp.join(format!("{stem}.{ext}"))).unwrap();
+            }
+        }
+    }
+
+    /// Settings that move DiskSim's result but that spindle does not model (found by
+    /// changing each in a copy of a file and running both) are refused naming the key;
+    /// the seed is the one written last, as in DiskSim.
+    #[test]
+    fn settings_that_would_change_disksims_result_are_refused() {
+        let dir = bundled_disksim_dir();
+        let tmp = std::env::temp_dir().join(format!("spindle-unmodelled-{}", std::process::id()));
+        std::fs::create_dir_all(&tmp).unwrap();
+        companions(&tmp, "hp_c3323a");
+        let closed = std::fs::read_to_string(dir.join("synthclosed.parv")).unwrap();
+        let simple = std::fs::read_to_string(dir.join("synthsimpledisk.parv")).unwrap();
+        let bus1 = "Arbitration time = 0.0,\nRead block transfer time = 0.0512";
+        let cases: [(&str, &str, &str, &str); 5] = [
+            (
+                &closed,
+                bus1,
+                "Arbitration time = 0.5,\nRead block transfer time = 0.0512",
+                "Arbitration time",
+            ),
+            (
+                &closed,
+                "Real Seed = 42,",
+                "Real Seed = 42,\nStatistic warm-up IOs = 2000,",
+                "Statistic warm-up IOs",
+            ),
+            (
+                &closed,
+                "Real Seed = 42,",
+                "Real Seed = 42,\nInit Seed with time = 1,",
+                "Init Seed with time",
+            ),
+            (&closed, "Real Seed = 42,", "Real Sed = 42,", "Real Sed"),
+            (
+                &simple,
+                "Never disconnect =  0",
+                "Never disconnect =  1",
+                "Never disconnect",
+            ),
+        ];
+        let edits: Vec<(&str, &str, &str)> = cases.iter().map(|c| (c.0, c.1, c.2)).collect();
+        let errs = load_errors(&tmp, &edits);
+        for (e, c) in errs.iter().zip(&cases) {
+            assert!(e.contains(c.3), "{}: {e}", c.3);
+            assert!(e.contains(".parv:"), "names the file and line: {e}");
+        }
+        // The drive's own queue, in the sourced .diskspecs.
+        let specs = std::fs::read_to_string(dir.join("hp_c3323a.diskspecs")).unwrap();
+        for (from, to, key) in [
+            (
+                "Scheduling priority scheme = 0",
+                "Scheduling priority scheme = 1",
+                "Scheduling priority scheme",
+            ),
+            (
+                "Sequential stream scheme = 0",
+                "Sequential stream scheme = 3",
+                "Sequential stream scheme",
+            ),
+            (
+                "Write hit stop prefetch = 1",
+                "Write hit stop prefetch = 0",
+                "Write hit stop prefetch",
+            ),
+        ] {
+            let tmp =
+                std::env::temp_dir().join(format!("spindle-diskq-{}-{key}", std::process::id()));
+            std::fs::create_dir_all(&tmp).unwrap();
+            companions(&tmp, "hp_c3323a");
+            assert!(specs.contains(from), "{from}");
+            std::fs::write(tmp.join("hp_c3323a.diskspecs"), specs.replacen(from, to, 1)).unwrap();
+            std::fs::write(tmp.join("case.parv"), &closed).unwrap();
+            let e = load_system(&tmp.join("case.parv"))
+                .map(|_| ())
+                .unwrap_err()
+                .to_string();
+            std::fs::remove_dir_all(&tmp).ok();
+            assert!(e.contains(key) && e.contains("diskspecs:"), "{key}: {e}");
+        }
+        // DiskSim's generator takes the seed written last.
+        let tmp = std::env::temp_dir().join(format!("spindle-seed-{}", std::process::id()));
+        std::fs::create_dir_all(&tmp).unwrap();
+        companions(&tmp, "hp_c3323a");
+        std::fs::write(
+            tmp.join("s.parv"),
+            closed.replacen("Real Seed = 42,", "Real Seed = 7,", 1),
+        )
+        .unwrap();
+        let sys = load_system(&tmp.join("s.parv")).expect("loads");
+        std::fs::remove_dir_all(&tmp).ok();
+        assert_eq!(sys.synth.seed, 7);
+    }
+
+    /// `spindle validate` replays the disk alone: a validation file whose driver,
+    /// controller or bus would add time in DiskSim is refused naming the key.
+    #[test]
+    fn validation_files_with_an_unmodelled_path_to_the_disk_are_refused() {
+        let dir = bundled_disksim_dir();
+        let base = std::fs::read_to_string(dir.join("cheetah9LP.parv")).unwrap();
+        let bus1 = "Arbitration time = 0.0,\nRead block transfer time = 0.0,\nWrite block transfer time = 0.0,\nPrint stats =  1";
+        for (from, to, key) in [
+            ("Constant access time = 0.0", "Constant access time = 5.0", "Constant access time"),
+            ("disksim_ctlr CTLR0 {\ntype = 1,", "disksim_ctlr CTLR0 {\ntype = 2,", "type 1"),
+            ("Scale for delays = 0.0", "Scale for delays = 1.0", "Scale for delays"),
+            ("Scale for delays = 0.0", "Scale fr delays = 0.0", "Scale fr delays"),
+            (bus1, "Arbitration time = 0.5,\nRead block transfer time = 0.0,\nWrite block transfer time = 0.0,\nPrint stats =  1", "Arbitration time"),
+        ] {
+            let tmp = std::env::temp_dir().join(format!("spindle-val-{}-{}", std::process::id(), key.len()));
+            std::fs::create_dir_all(&tmp).unwrap();
+            companions(&tmp, "cheetah9LP");
+            assert!(base.contains(from), "{from}");
+            std::fs::write(tmp.join("c.parv"), base.replacen(from, to, 1)).unwrap();
+            let e = refuse_around_a_validated_disk(&tmp.join("c.parv"))
+                .map(|_| ())
+                .unwrap_err()
+                .to_string();
+            std::fs::remove_dir_all(&tmp).ok();
+            assert!(e.contains(key) && e.contains(".parv:"), "{key}: {e}");
+        }
+        refuse_around_a_validated_disk(&dir.join("cheetah9LP.parv")).expect("as shipped");
     }
 
     #[test]
