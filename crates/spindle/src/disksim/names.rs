@@ -244,6 +244,8 @@ pub fn known(type_name: &str) -> Option<&'static [&'static str]> {
             "Sizes",
         ],
         "disksim_pf" => &["Number of processors", "Process-Flow Time Scale"],
+        "disksim_syncset" => &["devices"],
+        "disksim_iosim" => &["I/O Mappings", "I/O Trace Time Scale"],
         "disksim_global" => &[
             "Init Seed",
             "Init Seed with time",

@@ -533,14 +533,54 @@ fn driver_basics(block: &Block, name: &str) -> Result<(), ImportError> {
     Ok(())
 }
 
-/// Blocks whose behaviour spindle does not model yet; misspelt names in the
-/// logorg, controller and driver blocks.
+/// The block types a DiskSim 4.0 parameter file may define at its top level.
+const KNOWN_BLOCK_TYPES: [&str; 21] = [
+    "disksim_global",
+    "disksim_stats",
+    "disksim_iodriver",
+    "disksim_bus",
+    "disksim_ctlr",
+    "disksim_disk",
+    "disksim_simpledisk",
+    "disksim_logorg",
+    "disksim_syncset",
+    "disksim_iosim",
+    "disksim_pf",
+    "disksim_synthio",
+    "disksim_synthgen",
+    "disksim_ioqueue",
+    "disksim_cachemem",
+    "disksim_cachedev",
+    "dm_disk",
+    "dm_layout_g1",
+    "dm_layout_g2",
+    "dm_layout_g4",
+    "dm_mech_g1",
+];
+
+/// Blocks whose behaviour spindle does not model yet; unknown block types; misspelt
+/// names in the logorg, controller, driver, syncset and iosim blocks.
 fn refuse_unrepresentable(file: &ParamFile) -> Result<(), ImportError> {
     let used: Vec<String> = file.instantiations.iter().map(|i| i.spec.clone()).collect();
     for b in &file.blocks {
+        let ty = b.resolved(file).type_name;
+        if !KNOWN_BLOCK_TYPES.contains(&ty.as_str()) {
+            // DiskSim stops on a block type it does not know.
+            return at(
+                &b.loc,
+                format!(
+                    "unknown block type `{ty}` (DiskSim's are {})",
+                    KNOWN_BLOCK_TYPES.join(", ")
+                ),
+            );
+        }
         if matches!(
-            b.resolved(file).type_name.as_str(),
-            "disksim_logorg" | "disksim_ctlr" | "disksim_iodriver"
+            ty.as_str(),
+            "disksim_logorg"
+                | "disksim_ctlr"
+                | "disksim_iodriver"
+                | "disksim_syncset"
+                | "disksim_iosim"
         ) {
             super::import::check_names(b, file)?;
         }
@@ -1249,7 +1289,10 @@ fn driver_queue(
     // where DiskSim schedules them by `Timeout scheduling`: the two differ only among
     // requests that have waited that long (and with a priority scheme DiskSim moves
     // them into the priority queue instead).
-    let max_wait_ms = match q.get("Scheduling timeout scheme") {
+    // DiskSim 4.0 reads the timeout scheme and ignores it (its loader prints
+    // "ignoring" and never sets the scheme), so a whole configuration runs without
+    // aging whatever it says; the values are still checked.
+    let _timeout_ms: Option<f64> = match q.get("Scheduling timeout scheme") {
         None => None,
         Some(p) if p.value == Value::Int(0) => None,
         Some(p) if p.value == Value::Int(1) => {
@@ -1292,7 +1335,7 @@ fn driver_queue(
     Ok((
         QueueSpec {
             depth,
-            max_wait_ms,
+            max_wait_ms: None,
             ..QueueSpec::new(kind)
         },
         priority,
@@ -1724,11 +1767,11 @@ mod tests {
     fn synthmixed_imports_its_driver_queue_and_runs_time_shared() {
         let sys = load_system(&bundled_disksim_dir().join("synthmixed.parv")).expect("loads");
         // No queueing in the subsystem: one request at the disk at a time; priority
-        // scheme 1 with C-LOOK; a 30-tick (30 s) timeout.
+        // scheme 1 with C-LOOK; its 30-tick timeout is ignored, as DiskSim 4.0 does.
         assert_eq!(sys.queue.depth, 1);
         assert_eq!(sys.queue.kind, SchedulerKind::CLook);
         assert_eq!(sys.priority, Some(SchedulerKind::CLook));
-        assert_eq!(sys.queue.max_wait_ms, Some(30_000.0));
+        assert_eq!(sys.queue.max_wait_ms, None);
         assert_eq!((sys.synth.cpus, sys.synth.generators.len()), (5, 5));
         for seed in [5, 42] {
             let r = run_system(&sys, seed).expect("runs");
@@ -2137,7 +2180,13 @@ mod tests {
         let closed = std::fs::read_to_string(dir.join("synthclosed.parv")).unwrap();
         let simple = std::fs::read_to_string(dir.join("synthsimpledisk.parv")).unwrap();
         let bus1 = "Arbitration time = 0.0,\nRead block transfer time = 0.0512";
-        let cases: [(&str, &str, &str, &str); 5] = [
+        let cases: [(&str, &str, &str, &str); 6] = [
+            (
+                &closed,
+                "disksim_global Global {",
+                "disksim_frobnicator F {\n}\n\ndisksim_global Global {",
+                "unknown block type `disksim_frobnicator`",
+            ),
             (
                 &closed,
                 bus1,
