@@ -72,6 +72,14 @@ pub fn import_parv(path: &Path) -> Result<Vec<ImportedDisk>, ImportError> {
     import_system(&file, path, &read_from_disk)
 }
 
+/// Loads every disk of a `.parv` system already parsed from `path`.
+pub(crate) fn import_parsed(
+    file: &ParamFile,
+    path: &Path,
+) -> Result<Vec<ImportedDisk>, ImportError> {
+    import_system(file, path, &read_from_disk)
+}
+
 /// Loads every disk of a parameter text that is already in memory (sources spliced in),
 /// reading auxiliary files through `reader`. `path` names the text in messages.
 pub fn import_parv_text(

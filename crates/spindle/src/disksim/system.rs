@@ -25,7 +25,7 @@
 use super::cachedev::{CacheDev, CacheDevSpec};
 use super::cachemem::{CacheMem, CacheMemSpec};
 use super::driverq::{DriverQueue, Urgent, DRIVER_QUEUE_KIND};
-use super::import::{import_parv, ImportError, ImportedDisk};
+use super::import::{import_parsed, ImportError, ImportedDisk};
 use super::param::{parse_file, Block, Loc, Param, ParamFile, Topology, Value};
 use super::simpledisk::{read_simpledisk, SimpleDisk, SimpleDiskSpec};
 use super::synthio::read_synthio;
@@ -187,7 +187,7 @@ pub fn load_system(path: &Path) -> Result<System, ImportError> {
     let file = parse_file(path)?;
     let simple = simple_disks(&file)?;
     let mut disks = if simple.is_empty() {
-        import_parv(path)?
+        import_parsed(&file, path)?
     } else {
         Vec::new()
     };
