@@ -14,7 +14,6 @@
 
 use super::replace::Replacer;
 use crate::dedup::cache::{eq1_bytes, Addressing, CacheConfig, HitBy, Memory, MAX_PAGES, MAX_TRACKED};
-use crate::dedup::Policy;
 use super::table::{Chains, NIL};
 use crate::dedup::Digest;
 
