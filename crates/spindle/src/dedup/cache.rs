@@ -221,23 +221,24 @@ impl<P> ContentCache<P> {
     }
 
     /// Records a sector lookup of `page` compares (the cost of a lookup in hash-chain
-    /// probes, DEDUP-F12/F13): its position in its chain, or the chain's length.
-    pub fn sector_probes(&self, page: u64) -> u32 {
+    /// probes, DEDUP-F12/F13): its position in its chain, or the chain's length; and
+    /// whether it was found.
+    pub fn sector_probes(&self, page: u64) -> (u32, bool) {
         let mut n = 0;
         let mut i = self.by_sector.head(self.by_sector.bucket(page));
         while i != NIL {
             n += 1;
             let e = &self.entries[i as usize];
             if { e.page } == page {
-                break;
+                return (n, true);
             }
             i = e.chain;
         }
-        n
+        (n, false)
     }
 
     /// Records a content lookup of `digest` compares (see [`Self::sector_probes`]).
-    pub fn content_probes(&self, digest: &Digest) -> u32 {
+    pub fn content_probes(&self, digest: &Digest) -> (u32, bool) {
         let mut n = 0;
         let mut i = self
             .by_content
@@ -246,11 +247,11 @@ impl<P> ContentCache<P> {
             n += 1;
             let c = &self.contents[i as usize];
             if c.digest == *digest {
-                break;
+                return (n, true);
             }
             i = c.chain;
         }
-        n
+        (n, false)
     }
 
     /// Whether a read of `page` would hit, without touching anything.
@@ -404,7 +405,8 @@ impl<P> ContentCache<P> {
     fn renumber(&mut self) {
         for i in 0..self.entries.len() {
             let Entry { seen, content, .. } = self.entries[i];
-            let same = content != NIL && self.repl.cached(content) && seen == self.repl.stamp(content);
+            let same =
+                content != NIL && self.repl.cached(content) && seen == self.repl.stamp(content);
             self.entries[i].seen = u32::from(same);
         }
         for c in 0..self.repl.slots() as u32 {
@@ -544,6 +546,11 @@ impl<P> ContentCache<P> {
     /// Sector entries tracked.
     pub fn entries(&self) -> usize {
         self.entries.len()
+    }
+
+    /// Content records tracked (with a sector list, a page, or a ghost).
+    pub fn contents(&self) -> usize {
+        self.contents.len() - self.free.len()
     }
 
     pub fn memory(&self) -> Memory {

@@ -171,7 +171,13 @@ fn eq1_matches_the_papers_worked_example() {
 
 /// One random operation sequence through the compact cache and the reference (the
 /// structure before compaction): every answer must be the same.
-fn equivalent(seed: u64, policy: Policy, addressing: Addressing, buckets_log2: u32, epoch_limit: u32) {
+fn equivalent(
+    seed: u64,
+    policy: Policy,
+    addressing: Addressing,
+    buckets_log2: u32,
+    epoch_limit: u32,
+) {
     const VOLUME_PAGES: u64 = 600;
     const CONTENTS: u8 = 90;
     let cfg = CacheConfig {
@@ -197,7 +203,8 @@ fn equivalent(seed: u64, policy: Policy, addressing: Addressing, buckets_log2: u
             rng.gen_range(0..VOLUME_PAGES)
         };
         let d = digest(rng.gen_range(0..CONTENTS));
-        let ctx = format!("seed {seed} {policy:?} {addressing:?} 2^{buckets_log2} step {step} page {p}");
+        let ctx =
+            format!("seed {seed} {policy:?} {addressing:?} 2^{buckets_log2} step {step} page {p}");
         match rng.gen_range(0..100) {
             0..=49 => {
                 let a = new.read(p).map(|(by, v)| (by, *v));
@@ -209,7 +216,11 @@ fn equivalent(seed: u64, policy: Policy, addressing: Addressing, buckets_log2: u
                     old.fill(p, &d, || step);
                 }
             }
-            50..=79 => assert_eq!(new.write(p, &d, step), old.write(p, &d, step), "write: {ctx}"),
+            50..=79 => assert_eq!(
+                new.write(p, &d, step),
+                old.write(p, &d, step),
+                "write: {ctx}"
+            ),
             80..=89 => {
                 new.preload(p, &d);
                 old.preload(p, &d);
@@ -228,7 +239,10 @@ fn equivalent(seed: u64, policy: Policy, addressing: Addressing, buckets_log2: u
         assert_eq!(new.entries(), old.entries(), "entries: {ctx}");
     }
     let (a, b) = (new.memory(), old.memory());
-    assert_eq!((a.cached, a.entries, a.contents), (b.cached, b.entries, b.contents));
+    assert_eq!(
+        (a.cached, a.entries, a.contents),
+        (b.cached, b.entries, b.contents)
+    );
     assert!(a.metadata_bytes < b.metadata_bytes, "{a:?} vs {b:?}");
 }
 
@@ -300,11 +314,13 @@ fn probe_counts_walk_the_chains() {
     for i in 0..320u64 {
         c.write(i, &[(i % 40) as u8; 16], ());
     }
-    let hits: u32 = (0..320).map(|i| c.sector_probes(i)).sum();
+    assert!((0..320).all(|i| c.sector_probes(i).1));
+    assert!((1000..1032).all(|i| !c.sector_probes(i).1));
+    let hits: u32 = (0..320).map(|i| c.sector_probes(i).0).sum();
     // Each chain of n records costs 1 + 2 + … + n on lookups of its own records.
     assert!(hits > 320 * 3, "{hits}");
-    let misses: u32 = (1000..1032).map(|i| c.sector_probes(i)).sum();
+    let misses: u32 = (1000..1032).map(|i| c.sector_probes(i).0).sum();
     assert!(misses > 32 * 5, "{misses}");
-    assert_eq!(c.content_probes(&[7; 16]).min(1), 1);
-    assert!((0..40u8).all(|k| c.content_probes(&[k; 16]) >= 1));
+    assert!((0..40u8).all(|k| c.content_probes(&[k; 16]).0 >= 1 && c.content_probes(&[k; 16]).1));
+    assert!(!c.content_probes(&[99; 16]).1);
 }

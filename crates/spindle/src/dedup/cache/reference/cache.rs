@@ -13,8 +13,10 @@
 //! data occupy two pages.
 
 use super::replace::Replacer;
-use crate::dedup::cache::{eq1_bytes, Addressing, CacheConfig, HitBy, Memory, MAX_PAGES, MAX_TRACKED};
 use super::table::{Chains, NIL};
+use crate::dedup::cache::{
+    eq1_bytes, Addressing, CacheConfig, HitBy, Memory, MAX_PAGES, MAX_TRACKED,
+};
 use crate::dedup::Digest;
 
 /// A page (`vc_entry`): which content it holds and its place in that content's sector
@@ -413,4 +415,3 @@ impl<P> ContentCache<P> {
         }
     }
 }
-

@@ -255,4 +255,3 @@ impl Replacer {
         }
     }
 }
-

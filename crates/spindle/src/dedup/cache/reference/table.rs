@@ -90,4 +90,3 @@ impl Chains {
         (self.heads.capacity() + self.next.capacity()) * std::mem::size_of::<u32>()
     }
 }
-
