@@ -14,10 +14,10 @@
 //!
 //! **Compact metadata, as the paper's 4-byte pointers (§4.6, Eq. 1).** Every link is a
 //! `u32` slot index into one of two slabs (sector entries, content records), never a
-//! pointer or a `usize`; each hash chain's link lives in the record it chains, so the
-//! tables are only their bucket heads (4 B per bucket per table: Eq. 1's 8 B per
-//! bucket); records are packed (an entry is 28 B, a content record 24 B, its
-//! replacement node 16 B) and nothing is allocated per record. Residency stamps are
+//! pointer or a `usize`; the hash tables are 4-byte bucket heads (Eq. 1's 8 B per
+//! bucket for the two tables) and a 4-byte chain link per record; records hold no
+//! padding (an entry is 24 B, a content record 20 B, its replacement node 16 B) and
+//! nothing is allocated per record. Residency stamps are
 //! 32-bit and renumbered before they wrap. Limits: at most [`MAX_TRACKED`] entries and
 //! as many contents (`u32` slots, [`NIL`] reserved), checked before a slab grows (past
 //! it a page's content is simply not tracked: never stale); the page count is checked
@@ -25,7 +25,7 @@
 //! bytes from the slabs' allocated capacities, not from the formula.
 
 use super::replace::{Policy, Replacer};
-use super::table::{Buckets, Chained, NIL};
+use super::table::{Chains, NIL};
 use super::Digest;
 use serde::{Deserialize, Serialize};
 
@@ -62,55 +62,30 @@ pub struct CacheConfig {
     pub buckets_log2: u32,
 }
 
-/// A page (`vc_entry`): which content it holds, its place in that content's sector
-/// list and its sector-table chain link. `seen` is the residency (epoch) of its
-/// content this sector last touched. Packed to 4-byte alignment: 28 bytes.
+/// A page (`vc_entry`): which content it holds and its place in that content's sector
+/// list. `seen` is the residency (epoch) of its content this sector last touched.
+/// 24 bytes (its sector-table link is in the table's link array).
 #[derive(Clone, Copy, Debug)]
-#[repr(C, packed(4))]
 struct Entry {
     page: u64,
     seen: u32,
     content: u32,
     prev: u32,
     next: u32,
-    chain: u32,
 }
 
-impl Chained for Entry {
-    #[inline]
-    fn link(&self) -> u32 {
-        self.chain
-    }
-    #[inline]
-    fn set_link(&mut self, next: u32) {
-        self.chain = next;
-    }
-}
-
-/// A content: its digest, the head of its sector list (`NIL`: no sector holds it)
-/// and its content-table chain link: 24 bytes. (The epoch of its current residency
-/// is kept with its replacement node.)
+/// A content: its digest and the head of its sector list (`NIL`: no sector holds
+/// it): 20 bytes. (The epoch of its current residency is kept with its replacement
+/// node; its content-table link in the table's link array.)
 #[derive(Clone, Copy, Debug)]
 struct Content {
     digest: Digest,
     head: u32,
-    chain: u32,
-}
-
-impl Chained for Content {
-    #[inline]
-    fn link(&self) -> u32 {
-        self.chain
-    }
-    #[inline]
-    fn set_link(&mut self, next: u32) {
-        self.chain = next;
-    }
 }
 
 // The record sizes the module documentation states (and DEDUP-MEM relies on).
-const _: () = assert!(std::mem::size_of::<Entry>() == 28);
-const _: () = assert!(std::mem::size_of::<Content>() == 24);
+const _: () = assert!(std::mem::size_of::<Entry>() == 24);
+const _: () = assert!(std::mem::size_of::<Content>() == 20);
 
 /// The last residency stamp before they are renumbered (stamps are `u32`).
 const EPOCH_LIMIT: u32 = u32::MAX - 1;
@@ -139,8 +114,8 @@ pub struct Memory {
 
 pub struct ContentCache<P> {
     cfg: CacheConfig,
-    by_sector: Buckets,
-    by_content: Buckets,
+    by_sector: Chains,
+    by_content: Chains,
     entries: Vec<Entry>,
     contents: Vec<Content>,
     free: Vec<u32>,
@@ -172,8 +147,8 @@ impl<P> ContentCache<P> {
             ));
         }
         Ok(ContentCache {
-            by_sector: Buckets::new(cfg.buckets_log2)?,
-            by_content: Buckets::new(cfg.buckets_log2)?,
+            by_sector: Chains::new(cfg.buckets_log2)?,
+            by_content: Chains::new(cfg.buckets_log2)?,
             entries: Vec::new(),
             contents: Vec::new(),
             free: Vec::new(),
@@ -195,11 +170,10 @@ impl<P> ContentCache<P> {
     fn entry_of(&self, page: u64) -> u32 {
         let mut i = self.by_sector.head(self.by_sector.bucket(page));
         while i != NIL {
-            let e = &self.entries[i as usize];
-            if { e.page } == page {
+            if self.entries[i as usize].page == page {
                 return i;
             }
-            i = e.chain;
+            i = self.by_sector.next(i);
         }
         NIL
     }
@@ -211,11 +185,10 @@ impl<P> ContentCache<P> {
             .by_content
             .head(self.by_content.bucket(digest_key(digest)));
         while i != NIL {
-            let c = &self.contents[i as usize];
-            if c.digest == *digest {
+            if self.contents[i as usize].digest == *digest {
                 return i;
             }
-            i = c.chain;
+            i = self.by_content.next(i);
         }
         NIL
     }
@@ -228,11 +201,10 @@ impl<P> ContentCache<P> {
         let mut i = self.by_sector.head(self.by_sector.bucket(page));
         while i != NIL {
             n += 1;
-            let e = &self.entries[i as usize];
-            if { e.page } == page {
+            if self.entries[i as usize].page == page {
                 return (n, true);
             }
-            i = e.chain;
+            i = self.by_sector.next(i);
         }
         (n, false)
     }
@@ -245,11 +217,10 @@ impl<P> ContentCache<P> {
             .head(self.by_content.bucket(digest_key(digest)));
         while i != NIL {
             n += 1;
-            let c = &self.contents[i as usize];
-            if c.digest == *digest {
+            if self.contents[i as usize].digest == *digest {
                 return (n, true);
             }
-            i = c.chain;
+            i = self.by_content.next(i);
         }
         (n, false)
     }
@@ -440,10 +411,9 @@ impl<P> ContentCache<P> {
                 content: NIL,
                 prev: NIL,
                 next: NIL,
-                chain: NIL,
             });
             let b = self.by_sector.bucket(page);
-            self.by_sector.push(&mut self.entries, b, e);
+            self.by_sector.push(b, e);
         }
         let old = self.entries[e as usize].content;
         if old != NIL && self.contents[old as usize].digest == key {
@@ -502,11 +472,7 @@ impl<P> ContentCache<P> {
     }
 
     fn new_content(&mut self, digest: Digest) -> Option<u32> {
-        let rec = Content {
-            digest,
-            head: NIL,
-            chain: NIL,
-        };
+        let rec = Content { digest, head: NIL };
         let c = match self.free.pop() {
             Some(c) => {
                 self.contents[c as usize] = rec;
@@ -522,7 +488,7 @@ impl<P> ContentCache<P> {
             }
         };
         let b = self.by_content.bucket(digest_key(&digest));
-        self.by_content.push(&mut self.contents, b, c);
+        self.by_content.push(b, c);
         Some(c)
     }
 
@@ -532,7 +498,7 @@ impl<P> ContentCache<P> {
             let b = self
                 .by_content
                 .bucket(digest_key(&self.contents[c as usize].digest));
-            self.by_content.remove(&mut self.contents, b, c);
+            self.by_content.remove(b, c);
             self.data[c as usize] = None;
             self.free.push(c);
         }

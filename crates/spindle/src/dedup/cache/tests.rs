@@ -274,9 +274,10 @@ fn renumbered_stamps_keep_sector_and_content_hits_apart() {
 
 #[test]
 fn footprint_is_the_slabs_capacities() {
-    // The Eq. 1 example at 1/64 scale: 2^12 pages, WSS 4, 2^14 buckets. Entries 28 B,
-    // content records 24 B + 1 B (page slot) + 16 B (replacement node), 2 × 4 B per
-    // bucket: 2^14·28 + 2^12·41 + 2^14·8 = 757,760 B, against Eq. 1's 774,144 B.
+    // The Eq. 1 example at 1/64 scale: 2^12 pages, WSS 4, 2^14 buckets. Entries 24 B
+    // + a 4-B chain link, content records 20 B + 4 B (link) + 1 B (page slot) + 16 B
+    // (replacement node), 2 × 4 B per bucket: 2^14·28 + 2^12·41 + 2^14·8 = 757,760 B,
+    // against Eq. 1's 774,144 B.
     let p = 1u64 << 12;
     let mut c: ContentCache<()> = ContentCache::new(CacheConfig {
         pages: p,
