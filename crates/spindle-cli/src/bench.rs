@@ -100,9 +100,15 @@ fn human(r: &BenchReport) -> String {
         .iter()
         .map(|f| format!("2^{}: {}", f.buckets_log2, n(f.lookups_per_s)))
         .collect();
+    let ns: Vec<String> = cc
+        .by_buckets
+        .iter()
+        .map(|f| format!("2^{}: {:.0}", f.buckets_log2, f.ns_per_lookup))
+        .collect();
     out.push_str(&format!(
         "dedup   {} content-cache lookups/s with 2^{} buckets, MD5 excluded (target {}: {})\n\
          \x20       lookups/s by hash-table buckets: {}\n\
+         \x20       ns per lookup by buckets (host; DEDUP-F13's cycles): {}\n\
          \x20       {}; read hit ratio {:.1} %, median of {} runs\n\
          \x20       MD5 of one 4 KiB page: {:.0} ns (timed apart)\n",
         n(cc.lookups_per_s),
@@ -110,6 +116,7 @@ fn human(r: &BenchReport) -> String {
         n(cc.target_lookups_per_s),
         mark(cc.lookups_per_s >= cc.target_lookups_per_s),
         figures.join(", "),
+        ns.join(", "),
         cc.setup,
         cc.read_hit_ratio * 100.0,
         cc.runs,

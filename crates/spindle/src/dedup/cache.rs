@@ -11,6 +11,18 @@
 //! In [`Addressing::Sector`] mode the same structure is the vanilla baseline: every
 //! sector's content is keyed by the sector itself, so two sectors holding the same
 //! data occupy two pages.
+//!
+//! **Compact metadata, as the paper's 4-byte pointers (§4.6, Eq. 1).** Every link is a
+//! `u32` slot index into one of two slabs (sector entries, content records), never a
+//! pointer or a `usize`; the hash tables are 4-byte bucket heads (Eq. 1's 8 B per
+//! bucket for the two tables) and a 4-byte chain link per record; records hold no
+//! padding (an entry is 24 B, a content record 20 B, its replacement node 16 B) and
+//! nothing is allocated per record. Residency stamps are
+//! 32-bit and renumbered before they wrap. Limits: at most [`MAX_TRACKED`] entries and
+//! as many contents (`u32` slots, [`NIL`] reserved), checked before a slab grows (past
+//! it a page's content is simply not tracked: never stale); the page count is checked
+//! against [`MAX_PAGES`] when the cache is made. [`ContentCache::memory`] measures the
+//! bytes from the slabs' allocated capacities, not from the formula.
 
 use super::replace::{Policy, Replacer};
 use super::table::{Chains, NIL};
@@ -52,23 +64,31 @@ pub struct CacheConfig {
 
 /// A page (`vc_entry`): which content it holds and its place in that content's sector
 /// list. `seen` is the residency (epoch) of its content this sector last touched.
+/// 24 bytes (its sector-table link is in the table's link array).
 #[derive(Clone, Copy, Debug)]
 struct Entry {
     page: u64,
-    seen: u64,
+    seen: u32,
     content: u32,
     prev: u32,
     next: u32,
 }
 
-/// A content: its digest and its sector list. (The epoch of its current residency
-/// is kept with its replacement node.)
+/// A content: its digest and the head of its sector list (`NIL`: no sector holds
+/// it): 20 bytes. (The epoch of its current residency is kept with its replacement
+/// node; its content-table link in the table's link array.)
 #[derive(Clone, Copy, Debug)]
 struct Content {
     digest: Digest,
     head: u32,
-    count: u32,
 }
+
+// The record sizes the module documentation states (and DEDUP-MEM relies on).
+const _: () = assert!(std::mem::size_of::<Entry>() == 24);
+const _: () = assert!(std::mem::size_of::<Content>() == 20);
+
+/// The last residency stamp before they are renumbered (stamps are `u32`).
+const EPOCH_LIMIT: u32 = u32::MAX - 1;
 
 /// Memory held by the structure, and the paper's model of it (DEDUP-EQ-MEM).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
@@ -101,7 +121,9 @@ pub struct ContentCache<P> {
     free: Vec<u32>,
     data: Vec<Option<P>>,
     repl: Replacer,
-    epoch: u64,
+    epoch: u32,
+    /// Renumber stamps when `epoch` reaches this ([`EPOCH_LIMIT`]; tests lower it).
+    epoch_limit: u32,
     dropped: Vec<u32>,
 }
 
@@ -133,6 +155,7 @@ impl<P> ContentCache<P> {
             data: Vec::new(),
             repl: Replacer::new(cfg.policy, cfg.pages as usize),
             epoch: 0,
+            epoch_limit: EPOCH_LIMIT,
             dropped: Vec::new(),
             cfg,
         })
@@ -168,6 +191,38 @@ impl<P> ContentCache<P> {
             i = self.by_content.next(i);
         }
         NIL
+    }
+
+    /// Records a sector lookup of `page` compares (the cost of a lookup in hash-chain
+    /// probes, DEDUP-F12/F13): its position in its chain, or the chain's length; and
+    /// whether it was found.
+    pub fn sector_probes(&self, page: u64) -> (u32, bool) {
+        let mut n = 0;
+        let mut i = self.by_sector.head(self.by_sector.bucket(page));
+        while i != NIL {
+            n += 1;
+            if self.entries[i as usize].page == page {
+                return (n, true);
+            }
+            i = self.by_sector.next(i);
+        }
+        (n, false)
+    }
+
+    /// Records a content lookup of `digest` compares (see [`Self::sector_probes`]).
+    pub fn content_probes(&self, digest: &Digest) -> (u32, bool) {
+        let mut n = 0;
+        let mut i = self
+            .by_content
+            .head(self.by_content.bucket(digest_key(digest)));
+        while i != NIL {
+            n += 1;
+            if self.contents[i as usize].digest == *digest {
+                return (n, true);
+            }
+            i = self.by_content.next(i);
+        }
+        (n, false)
     }
 
     /// Whether a read of `page` would hit, without touching anything.
@@ -295,6 +350,9 @@ impl<P> ContentCache<P> {
     }
 
     fn admit(&mut self, c: u32, data: P) {
+        if self.epoch >= self.epoch_limit {
+            self.renumber();
+        }
         self.epoch += 1;
         self.data[c as usize] = Some(data);
         let mut dropped = std::mem::take(&mut self.dropped);
@@ -308,6 +366,30 @@ impl<P> ContentCache<P> {
             self.maybe_free(x);
         }
         self.dropped = dropped;
+    }
+
+    /// Renumbers residency stamps so they start again from 1. Only whether an entry's
+    /// `seen` equals its cached content's stamp matters (a sector or a content hit), so
+    /// that equality is kept and nothing else: cached contents get stamp 1, entries that
+    /// touched their cached content's residency get 1, all others 0. Once per 2^32
+    /// admissions, a walk of the slabs.
+    fn renumber(&mut self) {
+        for i in 0..self.entries.len() {
+            let Entry { seen, content, .. } = self.entries[i];
+            let same =
+                content != NIL && self.repl.cached(content) && seen == self.repl.stamp(content);
+            self.entries[i].seen = u32::from(same);
+        }
+        for c in 0..self.repl.slots() as u32 {
+            let stamp = u32::from(self.repl.cached(c));
+            self.repl.set_stamp(c, stamp);
+        }
+        self.epoch = 1;
+    }
+
+    #[cfg(test)]
+    fn set_epoch_limit(&mut self, limit: u32) {
+        self.epoch_limit = limit;
     }
 
     /// Puts `page` in `digest`'s sector list (creating what is missing); its entry and
@@ -350,19 +432,15 @@ impl<P> ContentCache<P> {
         }
         self.unlink(e);
         let head = self.contents[c as usize].head;
-        self.entries[e as usize] = Entry {
-            page,
-            seen: 0,
-            content: c,
-            prev: NIL,
-            next: head,
-        };
+        let entry = &mut self.entries[e as usize];
+        entry.seen = 0;
+        entry.content = c;
+        entry.prev = NIL;
+        entry.next = head;
         if head != NIL {
             self.entries[head as usize].prev = e;
         }
-        let rec = &mut self.contents[c as usize];
-        rec.head = e;
-        rec.count += 1;
+        self.contents[c as usize].head = e;
         Some((e, c))
     }
 
@@ -385,7 +463,6 @@ impl<P> ContentCache<P> {
         if next != NIL {
             self.entries[next as usize].prev = prev;
         }
-        self.contents[c as usize].count -= 1;
         let entry = &mut self.entries[e as usize];
         entry.content = NIL;
         entry.prev = NIL;
@@ -395,11 +472,7 @@ impl<P> ContentCache<P> {
     }
 
     fn new_content(&mut self, digest: Digest) -> Option<u32> {
-        let rec = Content {
-            digest,
-            head: NIL,
-            count: 0,
-        };
+        let rec = Content { digest, head: NIL };
         let c = match self.free.pop() {
             Some(c) => {
                 self.contents[c as usize] = rec;
@@ -421,7 +494,7 @@ impl<P> ContentCache<P> {
 
     /// Frees content `c` once no sector, page or ghost refers to it.
     fn maybe_free(&mut self, c: u32) {
-        if self.contents[c as usize].count == 0 && !self.repl.tracked(c) {
+        if self.contents[c as usize].head == NIL && !self.repl.tracked(c) {
             let b = self
                 .by_content
                 .bucket(digest_key(&self.contents[c as usize].digest));
@@ -439,6 +512,11 @@ impl<P> ContentCache<P> {
     /// Sector entries tracked.
     pub fn entries(&self) -> usize {
         self.entries.len()
+    }
+
+    /// Content records tracked (with a sector list, a page, or a ghost).
+    pub fn contents(&self) -> usize {
+        self.contents.len() - self.free.len()
     }
 
     pub fn memory(&self) -> Memory {
@@ -475,5 +553,7 @@ pub fn eq1_bytes(pages: u64, entries: u64, buckets: u64) -> u64 {
     13 * pages + 36 * entries + 8 * buckets
 }
 
+#[cfg(test)]
+mod reference;
 #[cfg(test)]
 mod tests;

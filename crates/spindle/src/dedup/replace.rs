@@ -37,8 +37,9 @@ struct Node {
     next: u32,
     list: u8,
     /// The cache's stamp of this content's current residency (kept here, beside the
-    /// list links, so a hit touches one node).
-    stamp: u64,
+    /// list links, so a hit touches one node). 32 bits keep a node at 16 bytes; the
+    /// cache renumbers stamps before they wrap.
+    stamp: u32,
 }
 
 const FREE: Node = Node {
@@ -113,6 +114,11 @@ impl Replacer {
         self.lists[B1 as usize].len + self.lists[B2 as usize].len
     }
 
+    /// Content indices with a node (cached, ghost or free): `0..slots()`.
+    pub fn slots(&self) -> usize {
+        self.nodes.len()
+    }
+
     /// Bytes of list nodes.
     pub fn bytes(&self) -> usize {
         self.nodes.capacity() * std::mem::size_of::<Node>()
@@ -157,12 +163,12 @@ impl Replacer {
 
     /// The stamp of `x`'s residency (0 if never set).
     #[inline]
-    pub fn stamp(&self, x: u32) -> u64 {
+    pub fn stamp(&self, x: u32) -> u32 {
         self.nodes.get(x as usize).map_or(0, |n| n.stamp)
     }
 
     /// Sets `x`'s stamp (`x` was inserted).
-    pub fn set_stamp(&mut self, x: u32, stamp: u64) {
+    pub fn set_stamp(&mut self, x: u32, stamp: u32) {
         self.nodes[x as usize].stamp = stamp;
     }
 

@@ -421,6 +421,16 @@ pub fn registry() -> Vec<Experiment> {
             title: "Memory overhead of the content cache (Eq. 1)",
             run: |o| super::dedup_exps::dedup_mem(o.quick, o.seed),
         },
+        Experiment {
+            id: "DEDUP-F12",
+            title: "Lookup cost vs content-cache size (probe counts, stand-in trace)",
+            run: |o| super::dedup_exps::dedup_f12(o.quick, o.seed),
+        },
+        Experiment {
+            id: "DEDUP-F13",
+            title: "Lookup cost vs hash buckets, and Eq. CPU's O(N)/O(1) (probe counts, stand-in trace)",
+            run: |o| super::dedup_exps::dedup_f13(o.quick, o.seed),
+        },
     ]
 }
 

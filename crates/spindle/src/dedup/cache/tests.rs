@@ -168,3 +168,160 @@ fn eq1_matches_the_papers_worked_example() {
     let b = eq1_bytes(1 << 18, 4 << 18, 1_000_000);
     assert_eq!(b, 49_156_608);
 }
+
+/// One random operation sequence through the compact cache and the reference (the
+/// structure before compaction): every answer must be the same.
+fn equivalent(
+    seed: u64,
+    policy: Policy,
+    addressing: Addressing,
+    buckets_log2: u32,
+    epoch_limit: u32,
+) {
+    const VOLUME_PAGES: u64 = 600;
+    const CONTENTS: u8 = 90;
+    let cfg = CacheConfig {
+        pages: 24,
+        policy,
+        addressing,
+        buckets_log2,
+    };
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut new: ContentCache<u32> = ContentCache::new(cfg).unwrap();
+    new.set_epoch_limit(epoch_limit);
+    let mut old: reference::ContentCache<u32> = reference::ContentCache::new(cfg).unwrap();
+    let digest = |k: u8| {
+        let mut d = [k; 16];
+        d[15] = 0x5a;
+        d
+    };
+    let (mut rn, mut ro) = (Vec::new(), Vec::new());
+    for step in 0..30_000u32 {
+        let p = if rng.gen_bool(0.5) {
+            rng.gen_range(0..40)
+        } else {
+            rng.gen_range(0..VOLUME_PAGES)
+        };
+        let d = digest(rng.gen_range(0..CONTENTS));
+        let ctx =
+            format!("seed {seed} {policy:?} {addressing:?} 2^{buckets_log2} step {step} page {p}");
+        match rng.gen_range(0..100) {
+            0..=49 => {
+                let a = new.read(p).map(|(by, v)| (by, *v));
+                let b = old.read(p).map(|(by, v)| (by, *v));
+                assert_eq!(a, b, "read: {ctx}");
+                if a.is_none() {
+                    let d = new.known(p).unwrap_or(d);
+                    new.fill(p, &d, || step);
+                    old.fill(p, &d, || step);
+                }
+            }
+            50..=79 => assert_eq!(
+                new.write(p, &d, step),
+                old.write(p, &d, step),
+                "write: {ctx}"
+            ),
+            80..=89 => {
+                new.preload(p, &d);
+                old.preload(p, &d);
+            }
+            _ => {
+                new.invalidate(p);
+                old.invalidate(p);
+            }
+        }
+        assert_eq!(new.probe(p), old.probe(p), "probe: {ctx}");
+        assert_eq!(new.known(p), old.known(p), "known: {ctx}");
+        new.replicas(p, &mut rn);
+        old.replicas(p, &mut ro);
+        assert_eq!(rn, ro, "replicas: {ctx}");
+        assert_eq!(new.cached(), old.cached(), "cached: {ctx}");
+        assert_eq!(new.entries(), old.entries(), "entries: {ctx}");
+    }
+    let (a, b) = (new.memory(), old.memory());
+    assert_eq!(
+        (a.cached, a.entries, a.contents),
+        (b.cached, b.entries, b.contents)
+    );
+    assert!(a.metadata_bytes < b.metadata_bytes, "{a:?} vs {b:?}");
+}
+
+#[test]
+fn compact_structure_answers_as_the_reference_on_random_sequences() {
+    for seed in 0..5 {
+        for policy in [Policy::Arc, Policy::Lru] {
+            for addressing in [Addressing::Content, Addressing::Sector] {
+                for buckets_log2 in [5, 10] {
+                    equivalent(seed, policy, addressing, buckets_log2, u32::MAX - 1);
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn renumbered_stamps_keep_sector_and_content_hits_apart() {
+    // Stamps renumbered every few admissions (instead of once per 2^32): the hits and
+    // how they were found stay those of the reference's 64-bit stamps.
+    for seed in 10..14 {
+        for policy in [Policy::Arc, Policy::Lru] {
+            for limit in [2, 7, 100] {
+                equivalent(seed, policy, Addressing::Content, 6, limit);
+            }
+        }
+    }
+}
+
+#[test]
+fn footprint_is_the_slabs_capacities() {
+    // The Eq. 1 example at 1/64 scale: 2^12 pages, WSS 4, 2^14 buckets. Entries 24 B
+    // + a 4-B chain link, content records 20 B + 4 B (link) + 1 B (page slot) + 16 B
+    // (replacement node), 2 × 4 B per bucket: 2^14·28 + 2^12·41 + 2^14·8 = 757,760 B,
+    // against Eq. 1's 774,144 B.
+    let p = 1u64 << 12;
+    let mut c: ContentCache<()> = ContentCache::new(CacheConfig {
+        pages: p,
+        policy: Policy::Arc,
+        addressing: Addressing::Content,
+        buckets_log2: 14,
+    })
+    .unwrap();
+    for i in 0..p {
+        let mut d = [0u8; 16];
+        d[..8].copy_from_slice(&i.to_le_bytes());
+        for k in 1..4 {
+            c.preload(i * 4 + k, &d);
+        }
+        c.fill(i * 4, &d, || ());
+    }
+    let m = c.memory();
+    assert_eq!((m.cached, m.entries, m.contents), (p, 4 * p, p));
+    assert_eq!(m.eq1_bytes, 774_144);
+    assert_eq!(m.metadata_bytes, 757_760);
+    let dev = m.metadata_bytes as f64 / m.eq1_bytes as f64 - 1.0;
+    assert!(dev.abs() <= 0.10, "{dev}");
+}
+
+#[test]
+fn probe_counts_walk_the_chains() {
+    // 2^5 buckets, 320 pages: chains average 10 records; a miss walks a whole chain.
+    let mut c: ContentCache<()> = ContentCache::new(CacheConfig {
+        pages: 1000,
+        policy: Policy::Lru,
+        addressing: Addressing::Content,
+        buckets_log2: 5,
+    })
+    .unwrap();
+    for i in 0..320u64 {
+        c.write(i, &[(i % 40) as u8; 16], ());
+    }
+    assert!((0..320).all(|i| c.sector_probes(i).1));
+    assert!((1000..1032).all(|i| !c.sector_probes(i).1));
+    let hits: u32 = (0..320).map(|i| c.sector_probes(i).0).sum();
+    // Each chain of n records costs 1 + 2 + … + n on lookups of its own records.
+    assert!(hits > 320 * 3, "{hits}");
+    let misses: u32 = (1000..1032).map(|i| c.sector_probes(i).0).sum();
+    assert!(misses > 32 * 5, "{misses}");
+    assert!((0..40u8).all(|k| c.content_probes(&[k; 16]).0 >= 1 && c.content_probes(&[k; 16]).1));
+    assert!(!c.content_probes(&[99; 16]).1);
+}
