@@ -554,6 +554,4 @@ pub fn eq1_bytes(pages: u64, entries: u64, buckets: u64) -> u64 {
 }
 
 #[cfg(test)]
-mod reference;
-#[cfg(test)]
 mod tests;

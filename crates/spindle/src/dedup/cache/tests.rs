@@ -169,27 +169,27 @@ fn eq1_matches_the_papers_worked_example() {
     assert_eq!(b, 49_156_608);
 }
 
-/// One random operation sequence through the compact cache and the reference (the
-/// structure before compaction): every answer must be the same.
-fn equivalent(
-    seed: u64,
-    policy: Policy,
-    addressing: Addressing,
-    buckets_log2: u32,
-    epoch_limit: u32,
-) {
+/// One random operation sequence through two caches that differ only in how they are
+/// built (hash buckets, how often residency stamps are renumbered): every answer must
+/// be the same, since neither may change what the cache holds or how a hit is found.
+/// (When the structure was compacted, the same comparison against the old structure
+/// passed; the DEDUP results stayed byte-identical.)
+fn equivalent(seed: u64, policy: Policy, addressing: Addressing, a: (u32, u32), b: (u32, u32)) {
     const VOLUME_PAGES: u64 = 600;
     const CONTENTS: u8 = 90;
-    let cfg = CacheConfig {
-        pages: 24,
-        policy,
-        addressing,
-        buckets_log2,
+    let cache = |(buckets_log2, epoch_limit): (u32, u32)| {
+        let mut c: ContentCache<u32> = ContentCache::new(CacheConfig {
+            pages: 24,
+            policy,
+            addressing,
+            buckets_log2,
+        })
+        .unwrap();
+        c.set_epoch_limit(epoch_limit);
+        c
     };
+    let (mut new, mut old) = (cache(a), cache(b));
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    let mut new: ContentCache<u32> = ContentCache::new(cfg).unwrap();
-    new.set_epoch_limit(epoch_limit);
-    let mut old: reference::ContentCache<u32> = reference::ContentCache::new(cfg).unwrap();
     let digest = |k: u8| {
         let mut d = [k; 16];
         d[15] = 0x5a;
@@ -204,13 +204,13 @@ fn equivalent(
         };
         let d = digest(rng.gen_range(0..CONTENTS));
         let ctx =
-            format!("seed {seed} {policy:?} {addressing:?} 2^{buckets_log2} step {step} page {p}");
+            format!("seed {seed} {policy:?} {addressing:?} {a:?} vs {b:?} step {step} page {p}");
         match rng.gen_range(0..100) {
             0..=49 => {
-                let a = new.read(p).map(|(by, v)| (by, *v));
-                let b = old.read(p).map(|(by, v)| (by, *v));
-                assert_eq!(a, b, "read: {ctx}");
-                if a.is_none() {
+                let x = new.read(p).map(|(by, v)| (by, *v));
+                let y = old.read(p).map(|(by, v)| (by, *v));
+                assert_eq!(x, y, "read: {ctx}");
+                if x.is_none() {
                     let d = new.known(p).unwrap_or(d);
                     new.fill(p, &d, || step);
                     old.fill(p, &d, || step);
@@ -234,26 +234,31 @@ fn equivalent(
         assert_eq!(new.known(p), old.known(p), "known: {ctx}");
         new.replicas(p, &mut rn);
         old.replicas(p, &mut ro);
+        rn.sort_unstable();
+        ro.sort_unstable();
         assert_eq!(rn, ro, "replicas: {ctx}");
         assert_eq!(new.cached(), old.cached(), "cached: {ctx}");
         assert_eq!(new.entries(), old.entries(), "entries: {ctx}");
     }
-    let (a, b) = (new.memory(), old.memory());
+    let (x, y) = (new.memory(), old.memory());
     assert_eq!(
-        (a.cached, a.entries, a.contents),
-        (b.cached, b.entries, b.contents)
+        (x.cached, x.entries, x.contents),
+        (y.cached, y.entries, y.contents)
     );
-    assert!(a.metadata_bytes < b.metadata_bytes, "{a:?} vs {b:?}");
 }
 
 #[test]
-fn compact_structure_answers_as_the_reference_on_random_sequences() {
+fn the_bucket_count_changes_no_answer() {
     for seed in 0..5 {
         for policy in [Policy::Arc, Policy::Lru] {
             for addressing in [Addressing::Content, Addressing::Sector] {
-                for buckets_log2 in [5, 10] {
-                    equivalent(seed, policy, addressing, buckets_log2, u32::MAX - 1);
-                }
+                equivalent(
+                    seed,
+                    policy,
+                    addressing,
+                    (5, u32::MAX - 1),
+                    (10, u32::MAX - 1),
+                );
             }
         }
     }
@@ -262,11 +267,17 @@ fn compact_structure_answers_as_the_reference_on_random_sequences() {
 #[test]
 fn renumbered_stamps_keep_sector_and_content_hits_apart() {
     // Stamps renumbered every few admissions (instead of once per 2^32): the hits and
-    // how they were found stay those of the reference's 64-bit stamps.
+    // how they were found stay those of a cache that never renumbers.
     for seed in 10..14 {
         for policy in [Policy::Arc, Policy::Lru] {
             for limit in [2, 7, 100] {
-                equivalent(seed, policy, Addressing::Content, 6, limit);
+                equivalent(
+                    seed,
+                    policy,
+                    Addressing::Content,
+                    (6, limit),
+                    (6, u32::MAX - 1),
+                );
             }
         }
     }
