@@ -291,6 +291,17 @@ pub struct TortureReport {
     /// (or, for a block with an earlier fault in a row the cut tore, its acknowledged
     /// ones): their reads are refused until they are written again.
     pub blocks_lost_in_power_cuts: u64,
+    /// Stripe rows the array settled after they held more faults than parity repairs
+    /// (their unprovable blocks pinned and refused, parity recomputed: see
+    /// `Raid4::heal`), and the blocks so marked lost.
+    pub rows_settled: u64,
+    pub blocks_settled_lost: u64,
+    /// Lost blocks (settled or lost in power cuts) the campaign wrote again, which
+    /// read back from then on.
+    pub lost_blocks_rewritten: u64,
+    /// Periodic scrubs run (the final one aside) and the faults they repaired.
+    pub scrubs: u64,
+    pub scrub_repairs: u64,
     /// Block reads that returned wrong bytes: must be 0.
     pub wrong_reads: u64,
     /// Bytes that differed in those reads: must be 0.
@@ -389,6 +400,8 @@ pub fn run_torture(
                 ..Raid4Config::default()
             };
             let mut a = Raid4::new(stack.disk.clone(), cfg)?;
+            // Rows with two faults are settled, so refused blocks heal when rewritten.
+            a.heal = true;
             a.faults =
                 FaultInjector::new(c.seed).with_members(member_faults(c.seed, &stack.members));
             Target::Raid4(Box::new(a))
@@ -591,7 +604,9 @@ pub fn run_torture(
                 }
             }
             if c.scrub_every > 0 && i % c.scrub_every == c.scrub_every - 1 {
-                a.scrub()?;
+                let (_, rep) = a.scrub()?;
+                r.scrubs += 1;
+                r.scrub_repairs += rep.repairs;
             }
             for det in &a.detections()[seen_detections..] {
                 match a.faults.kind_at(det.disk, det.block) {
@@ -630,6 +645,10 @@ pub fn run_torture(
         }
         r.detections_total = a.detections().len() as u64;
         r.blocks_lost_in_power_cuts = a.lost_by_recovery();
+        let s = a.settlements();
+        r.rows_settled = s.rows;
+        r.blocks_settled_lost = s.blocks_lost;
+        r.lost_blocks_rewritten = s.blocks_rewritten;
     }
     let all: Vec<u64> = model.value.keys().copied().collect();
     let before = (r.reads_right, r.reads_refused);
