@@ -203,6 +203,9 @@ pub struct Raid4 {
     params: DiskParams,
     /// Each member's host queue (scheduler) over its drive.
     member_queue: QueueSpec,
+    /// A fresh drive as `params` builds it, cloned for each replacement (building one
+    /// from the parameters is costly, and a campaign replaces drives often).
+    spare: Drive,
     members: Vec<Member>,
     state: Vec<MemberState>,
     /// Expected write generation per block owner (0: never written).
@@ -281,6 +284,11 @@ struct Fetch {
     /// The entries of checksum blocks that failed their own checksum (see
     /// `ChecksumBlock::salvage`).
     salvaged: FxHashMap<(usize, u64), ChecksumBlock>,
+    /// Checksum zones `repair_zone` has regenerated in this operation: what it could
+    /// not repair then it cannot now (nothing has changed but its own writes), so a
+    /// second row of the zone that fails is refused at once rather than regenerating
+    /// the zone again (that made a zone with many unrecoverable rows quadratic).
+    repaired: FxHashSet<(usize, u64)>,
 }
 
 /// Rotational phase of member `i` at time zero: spindles of an array are not
@@ -324,6 +332,7 @@ impl Raid4 {
             layout,
             cfg,
             params,
+            spare: drive,
             member_queue: queue,
             members,
             state: vec![MemberState::Healthy; layout.members()],
@@ -780,6 +789,21 @@ impl Raid4 {
                 f.data.insert(p, fixed.clone());
                 Ok(fixed)
             }
+            Err((block, kind)) if f.repaired.contains(&(p.disk, zone_of(p.row))) => {
+                self.detections.push(Detection {
+                    disk: p.disk,
+                    block,
+                    kind,
+                    repaired: false,
+                });
+                Err(ArrayError::Unrecoverable {
+                    row: p.row,
+                    why: format!(
+                        "member {} still fails verification after its zone was repaired ({kind:?})",
+                        p.disk
+                    ),
+                })
+            }
             Err((block, kind)) => {
                 let fixed = self.repair_zone(exec, f, p.disk, zone_of(p.row));
                 self.detections.push(Detection {
@@ -975,6 +999,7 @@ impl Raid4 {
             tag: TAG_REPAIR,
         });
         f.meta.insert((disk, zone), Ok(cb));
+        f.repaired.insert((disk, zone));
         self.run(exec, writes)?;
         Ok(())
     }
@@ -1136,6 +1161,9 @@ impl Raid4 {
             self.fetch(exec, f, &[], &[(disk, zone)])?;
         }
         let bad = match f.meta.get(&(disk, zone)) {
+            // Regenerated in this operation: its rows that are still stale are
+            // unrecoverable, and a second regeneration would find the same.
+            Some(Ok(_)) if f.repaired.contains(&(disk, zone)) => None,
             Some(Ok(cb)) => {
                 // Entries older than expected mean a lost checksum-block write.
                 (zone * DATA_PER_ZONE..(zone + 1) * DATA_PER_ZONE).find_map(|row| {
@@ -1655,8 +1683,7 @@ impl Raid4 {
         if self.state.get(disk) != Some(&MemberState::Failed) {
             return Err(ArrayError::NothingToRebuild(disk));
         }
-        let mut drive =
-            Drive::new(self.params.clone()).map_err(|e| ArrayError::Disk(e.to_string()))?;
+        let mut drive = self.spare.clone();
         drive.hdd_mut().set_spindle_phase(member_phase(disk));
         self.members[disk] =
             Member::new(drive, &self.member_queue, disk).map_err(ArrayError::Disk)?;
