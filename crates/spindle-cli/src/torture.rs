@@ -199,7 +199,10 @@ fn render(r: &TortureReport, c: &TortureConfig, json: bool) -> Result<String> {
             "rows settled (two faults: unprovable blocks pinned and refused, parity recomputed)",
             r.rows_settled,
         ),
-        ("blocks those settlements marked lost", r.blocks_settled_lost),
+        (
+            "blocks those settlements marked lost",
+            r.blocks_settled_lost,
+        ),
         (
             "lost blocks written again (read back from then on)",
             r.lost_blocks_rewritten,
