@@ -842,6 +842,31 @@ mod tests {
         }
     }
 
+    /// Rows that take two faults are settled, so the volume does not saturate with
+    /// refused blocks: lost blocks are written again and read back, and most of the
+    /// volume reads back at the end (before settling, long runs ended with most of it
+    /// refused).
+    #[test]
+    fn raid4_heals_rows_with_two_faults() {
+        for seed in [1, 2] {
+            let stack = TortureStack::raid4(wd(), 4, 16, &FaultSpec::uniform(0.05));
+            let c = TortureConfig {
+                span_blocks: 600,
+                ..campaign(seed, 1500, 0.0, 0.0)
+            };
+            let r = run_torture(&stack, &c, &mut |_| {}).expect("campaign");
+            assert_eq!(r.wrong_bytes, 0, "seed {seed}: {r:?}");
+            assert!(r.rows_settled > 0 && r.lost_blocks_rewritten > 0, "{r:?}");
+            assert_eq!(r.unrecoverable_after_scrub, 0, "{r:?}");
+            assert!(
+                r.final_reads_refused * 4 < r.final_reads_total,
+                "seed {seed}: {} of {} refused",
+                r.final_reads_refused,
+                r.final_reads_total
+            );
+        }
+    }
+
     #[test]
     fn same_seed_same_report_and_members_draw_apart() {
         let stack = TortureStack::raid4(wd(), 4, 16, &FaultSpec::uniform(0.02));
