@@ -18,6 +18,11 @@
 //! cut off (the batch the power cut hit) may read back as its old or its new contents,
 //! or be refused (recovery could not prove either); anything else is wrong. The first
 //! read settles which, and the campaign reads the cut-off blocks right after recovery.
+//! The RAID-4 runs with healing on (`Raid4::heal`): a row that takes two faults is
+//! settled — its unprovable blocks refused until written again, its parity recomputed
+//! — so refused blocks heal when the campaign rewrites them and the volume does not
+//! saturate with refusals over a long run.
+//!
 //! A second member failure while one is out loses the rows that need both, which
 //! RAID-4 cannot survive by design, so a failure (drawn or scheduled) waits until the
 //! array is whole again.
