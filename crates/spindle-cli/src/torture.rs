@@ -193,6 +193,20 @@ fn render(r: &TortureReport, c: &TortureConfig, json: bool) -> Result<String> {
             "blocks a power-cut recovery could not prove (refused until rewritten)",
             r.blocks_lost_in_power_cuts,
         ),
+        ("scrubs (the final one aside)", r.scrubs),
+        ("faults those scrubs repaired", r.scrub_repairs),
+        (
+            "rows settled (two faults: unprovable blocks pinned and refused, parity recomputed)",
+            r.rows_settled,
+        ),
+        (
+            "blocks those settlements marked lost",
+            r.blocks_settled_lost,
+        ),
+        (
+            "lost blocks written again (read back from then on)",
+            r.lost_blocks_rewritten,
+        ),
         (
             "rows unrecoverable after the final scrub",
             r.unrecoverable_after_scrub,

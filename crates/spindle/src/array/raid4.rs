@@ -203,6 +203,9 @@ pub struct Raid4 {
     params: DiskParams,
     /// Each member's host queue (scheduler) over its drive.
     member_queue: QueueSpec,
+    /// A fresh drive as `params` builds it, cloned for each replacement (building one
+    /// from the parameters is costly, and a campaign replaces drives often).
+    spare: Drive,
     members: Vec<Member>,
     state: Vec<MemberState>,
     /// Expected write generation per block owner (0: never written).
@@ -219,6 +222,11 @@ pub struct Raid4 {
     lost: FxHashSet<u64>,
     /// Blocks recoveries have marked lost, in all.
     lost_by_recovery: u64,
+    /// Whether rows that hold more faults than parity can repair are settled (see
+    /// `settle_row`); off by default.
+    pub heal: bool,
+    /// Rows settled and blocks they marked lost, in all.
+    settled: Settlements,
     pub faults: FaultInjector,
     now: SimTime,
     detections: Vec<Detection>,
@@ -254,6 +262,17 @@ struct Version {
     lost: bool,
 }
 
+/// What `settle_row` has done, in all.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Settlements {
+    /// Rows settled: each held blocks no parity could rebuild, and is consistent again.
+    pub rows: u64,
+    /// Blocks those settlements marked lost (refused until written again).
+    pub blocks_lost: u64,
+    /// Lost blocks written again (their reads are served from then on).
+    pub blocks_rewritten: u64,
+}
+
 /// A block's contents as a recovery settles them: the bytes, and whether they are lost.
 type Settled = Option<(Block, bool)>;
 
@@ -265,6 +284,11 @@ struct Fetch {
     /// The entries of checksum blocks that failed their own checksum (see
     /// `ChecksumBlock::salvage`).
     salvaged: FxHashMap<(usize, u64), ChecksumBlock>,
+    /// Checksum zones `repair_zone` has regenerated in this operation: what it could
+    /// not repair then it cannot now (nothing has changed but its own writes), so a
+    /// second row of the zone that fails is refused at once rather than regenerating
+    /// the zone again (that made a zone with many unrecoverable rows quadratic).
+    repaired: FxHashSet<(usize, u64)>,
 }
 
 /// Rotational phase of member `i` at time zero: spindles of an array are not
@@ -308,6 +332,7 @@ impl Raid4 {
             layout,
             cfg,
             params,
+            spare: drive,
             member_queue: queue,
             members,
             state: vec![MemberState::Healthy; layout.members()],
@@ -317,6 +342,8 @@ impl Raid4 {
             batch_seq: 0,
             lost: FxHashSet::default(),
             lost_by_recovery: 0,
+            heal: false,
+            settled: Settlements::default(),
             faults: FaultInjector::none(),
             now: SimTime::ZERO,
             detections: Vec::new(),
@@ -363,6 +390,17 @@ impl Raid4 {
 
     pub fn state(&self, disk: usize) -> Option<MemberState> {
         self.state.get(disk).copied()
+    }
+
+    /// What row settlements have done (see `heal`), in all.
+    pub fn settlements(&self) -> Settlements {
+        self.settled
+    }
+
+    /// Volume blocks whose reads are refused until they are written again (lost in a
+    /// power cut or pinned by a settlement).
+    pub fn lost_blocks(&self) -> usize {
+        self.lost.len()
     }
 
     /// Blocks power-cut recoveries could not prove to hold any version written (each
@@ -751,6 +789,21 @@ impl Raid4 {
                 f.data.insert(p, fixed.clone());
                 Ok(fixed)
             }
+            Err((block, kind)) if f.repaired.contains(&(p.disk, zone_of(p.row))) => {
+                self.detections.push(Detection {
+                    disk: p.disk,
+                    block,
+                    kind,
+                    repaired: false,
+                });
+                Err(ArrayError::Unrecoverable {
+                    row: p.row,
+                    why: format!(
+                        "member {} still fails verification after its zone was repaired ({kind:?})",
+                        p.disk
+                    ),
+                })
+            }
             Err((block, kind)) => {
                 let fixed = self.repair_zone(exec, f, p.disk, zone_of(p.row));
                 self.detections.push(Detection {
@@ -946,8 +999,146 @@ impl Raid4 {
             tag: TAG_REPAIR,
         });
         f.meta.insert((disk, zone), Ok(cb));
+        f.repaired.insert((disk, zone));
         self.run(exec, writes)?;
         Ok(())
+    }
+
+    /// Settles a stripe row that holds more faults than its parity can repair (two
+    /// blocks that fail verification, or one whose rebuild disagrees with its entry),
+    /// as an array's bad-block list does. Decision: every block of the row that
+    /// verifies, or can be rebuilt, keeps its contents (single faults are repaired on
+    /// the way); every block that cannot is *pinned*: the bytes it holds become its
+    /// contents under a fresh generation and entry, and it is marked lost (its reads
+    /// are refused until the host writes it again). Parity is then recomputed over the
+    /// known and pinned contents, so the row is consistent again: a later write of a
+    /// pinned block updates parity from its pinned bytes like any other, and a later
+    /// single fault anywhere in the row is repairable again. Without this a row with
+    /// two faults stays unrecoverable for good: every write that needs one of its bad
+    /// blocks for parity is refused, and every fault that lands on it later is lost too.
+    ///
+    /// Only when every member of the row is readable: with a member down, its block is
+    /// defined by the parity and the other blocks, so pinning another block would change
+    /// it; such rows stay refused until the member is rebuilt. Nor while the row may
+    /// hold writes a power cut could still take (a recovery settles those). Returns the
+    /// blocks pinned (0: the row needed no settling, or was repaired) or why it cannot
+    /// be settled.
+    fn settle_row(
+        &mut self,
+        exec: &mut Executor,
+        f: &mut Fetch,
+        row: u64,
+    ) -> Result<u64, ArrayError> {
+        let members = self.members.len();
+        let place = |disk| Place { disk, row };
+        if let Some(d) = (0..members).find(|&d| !self.readable(place(d))) {
+            return Err(ArrayError::Unrecoverable {
+                row,
+                why: format!("member {d} is down, so the row cannot be settled"),
+            });
+        }
+        self.prune_in_doubt();
+        if self.in_doubt.contains_key(&row) {
+            return Err(ArrayError::Unrecoverable {
+                row,
+                why: "the row holds writes a power cut may still take".into(),
+            });
+        }
+        let parity = self.layout.parity_of(row);
+        let data: Vec<usize> = self.layout.data_members(row).collect();
+        // Each data member's contents (`None`: unknown) and whether it is pinned.
+        let mut contents: Vec<Option<Block>> = vec![None; members];
+        let mut unknown: Vec<usize> = data.clone();
+        // A block repaired may let another be rebuilt (one whose metadata was bad
+        // served on trial): try again while that happens.
+        loop {
+            let before = unknown.len();
+            let mut still = Vec::new();
+            for d in unknown {
+                match self.logical(exec, f, place(d)) {
+                    Ok(b) => contents[d] = Some(b),
+                    Err(e) => {
+                        e.internal()?;
+                        still.push(d);
+                    }
+                }
+            }
+            unknown = still;
+            if unknown.is_empty() || unknown.len() == before {
+                break;
+            }
+        }
+        let parity_ok = match self.logical(exec, f, place(parity)) {
+            Ok(_) => true,
+            Err(e) => e.internal().map(|_| false)?,
+        };
+        if unknown.is_empty() && parity_ok {
+            return Ok(0);
+        }
+        // Every data block is known but the parity cannot be proven (its rebuild
+        // disagrees with its entry): recomputing it from the data is right.
+        let pinned = unknown;
+        for &d in &pinned {
+            let p = place(d);
+            if !f.data.contains_key(&p) {
+                self.fetch(exec, f, &[p], &[])?;
+            }
+            let Some(raw) = f.data.get(&p) else {
+                return Err(ArrayError::Internal(format!(
+                    "row {row}: member {d} was read but holds nothing"
+                )));
+            };
+            contents[d] = Some(raw.clone());
+        }
+        let mut p_new = zero_block();
+        for &d in &data {
+            if let Some(b) = &contents[d] {
+                xor_into(&mut p_new, b);
+            }
+        }
+        contents[parity] = Some(p_new.clone());
+        // Checksum blocks are fetched (and repaired if bad) before the generations
+        // move, so the rows being settled read as stale, not as fresh.
+        let changed: Vec<usize> = pinned.iter().copied().chain([parity]).collect();
+        let zone = zone_of(row);
+        let mut cbs = Vec::with_capacity(changed.len());
+        for &d in &changed {
+            cbs.push((d, self.checksum_block_for_update(exec, f, d, zone)?));
+        }
+        let mut writes = Vec::with_capacity(changed.len() + 1);
+        for (d, mut cb) in cbs {
+            let p = place(d);
+            let owner = self.owner(p);
+            let g = self.gen(p) + 1;
+            self.gens.insert(owner, g);
+            let Some(b) = &contents[d] else { continue };
+            cb.entries[checksum_slot(row)] = Some(Entry::describe(owner, d as u32, row, g, &b[..]));
+            writes.push(Io {
+                disk: d,
+                block: zone * ZONE_BLOCKS + DATA_PER_ZONE,
+                write: true,
+                data: Some(cb.encode(d as u32, zone)),
+                tag: TAG_REPAIR,
+            });
+            f.meta.insert((d, zone), Ok(cb));
+            if let Owner::Data(v) = owner {
+                // The bytes stay where they are: they are pinned, not repaired.
+                if self.lost.insert(v) {
+                    self.settled.blocks_lost += 1;
+                }
+            }
+        }
+        writes.push(Io {
+            disk: parity,
+            block: data_block(row),
+            write: true,
+            data: Some(p_new.clone()),
+            tag: TAG_REPAIR,
+        });
+        f.data.insert(place(parity), p_new);
+        self.run(exec, writes)?;
+        self.settled.rows += 1;
+        Ok(pinned.len() as u64)
     }
 
     /// The decoded checksum block of (disk, zone), repairing it first if it is bad.
@@ -970,6 +1161,9 @@ impl Raid4 {
             self.fetch(exec, f, &[], &[(disk, zone)])?;
         }
         let bad = match f.meta.get(&(disk, zone)) {
+            // Regenerated in this operation: its rows that are still stale are
+            // unrecoverable, and a second regeneration would find the same.
+            Some(Ok(_)) if f.repaired.contains(&(disk, zone)) => None,
             Some(Ok(cb)) => {
                 // Entries older than expected mean a lost checksum-block write.
                 (zone * DATA_PER_ZONE..(zone + 1) * DATA_PER_ZONE).find_map(|row| {
@@ -1103,29 +1297,21 @@ impl Raid4 {
         for (&row, ws) in &by_row {
             let parity = self.layout.parity_of(row);
             if self.parity_up(row) {
-                let mut p = if rmw_rows.contains(&row) {
-                    let mut acc = self.logical(&mut exec, &mut f, Place { disk: parity, row })?;
-                    for &(disk, v) in ws {
-                        let old = self.logical(&mut exec, &mut f, Place { disk, row })?;
-                        xor_into(&mut acc, &old);
-                        xor_into(&mut acc, latest[&v]);
+                let rmw = rmw_rows.contains(&row);
+                let mut p = match self.row_parity(&mut exec, &mut f, row, ws, &latest, rmw) {
+                    // A row with more faults than parity repairs: settled (its bad
+                    // blocks pinned and marked lost), then its parity is updated as
+                    // any other's; the blocks written here are no longer lost.
+                    Err(e @ ArrayError::Unrecoverable { .. }) if self.heal => {
+                        match self.settle_row(&mut exec, &mut f, row) {
+                            Ok(_) => self.row_parity(&mut exec, &mut f, row, ws, &latest, rmw)?,
+                            Err(s) => {
+                                s.internal()?;
+                                return Err(e);
+                            }
+                        }
                     }
-                    acc
-                } else {
-                    let mut acc = zero_block();
-                    let others: Vec<usize> = self
-                        .layout
-                        .data_members(row)
-                        .filter(|d| ws.iter().all(|w| w.0 != *d))
-                        .collect();
-                    for disk in others {
-                        let old = self.logical(&mut exec, &mut f, Place { disk, row })?;
-                        xor_into(&mut acc, &old);
-                    }
-                    for &(_, v) in ws {
-                        xor_into(&mut acc, latest[&v]);
-                    }
-                    acc
+                    r => r?,
                 };
                 let g = self.gen(Place { disk: parity, row }) + 1;
                 new_gens.push((Owner::Parity(row), g));
@@ -1208,12 +1394,53 @@ impl Raid4 {
             self.gens.insert(o, g);
         }
         for v in latest.keys() {
-            self.lost.remove(v);
+            if self.lost.remove(v) {
+                self.settled.blocks_rewritten += 1;
+            }
         }
         self.rows_in_use.extend(by_row.keys().copied());
         let mut report = self.finish(exec, start, latest.len() as u64, 0, detections_before);
         report.reads_done_ns = reads_done.0;
         Ok(report)
+    }
+
+    /// The new parity of `row` when the blocks `ws` are written with `latest`'s bytes:
+    /// by subtraction from the old parity and data (`rmw`), or by addition of the
+    /// members not written.
+    fn row_parity(
+        &mut self,
+        exec: &mut Executor,
+        f: &mut Fetch,
+        row: u64,
+        ws: &[(usize, u64)],
+        latest: &BTreeMap<u64, &Block>,
+        rmw: bool,
+    ) -> Result<Block, ArrayError> {
+        let parity = self.layout.parity_of(row);
+        if rmw {
+            let mut acc = self.logical(exec, f, Place { disk: parity, row })?;
+            for &(disk, v) in ws {
+                let old = self.logical(exec, f, Place { disk, row })?;
+                xor_into(&mut acc, &old);
+                xor_into(&mut acc, latest[&v]);
+            }
+            Ok(acc)
+        } else {
+            let mut acc = zero_block();
+            let others: Vec<usize> = self
+                .layout
+                .data_members(row)
+                .filter(|d| ws.iter().all(|w| w.0 != *d))
+                .collect();
+            for disk in others {
+                let old = self.logical(exec, f, Place { disk, row })?;
+                xor_into(&mut acc, &old);
+            }
+            for &(_, v) in ws {
+                xor_into(&mut acc, latest[&v]);
+            }
+            Ok(acc)
+        }
     }
 
     /// Writes volume blocks without bytes: only on a timing-only array.
@@ -1349,7 +1576,17 @@ impl Raid4 {
                 continue;
             }
             out.push(match self.logical(&mut exec, &mut f, p) {
-                Err(e) => Err(e.internal()?),
+                Err(e) => {
+                    let e = e.internal()?;
+                    if self.heal {
+                        // Settled now, so that the row's other blocks can be repaired
+                        // again; this block, if pinned, is refused until rewritten.
+                        if let Err(s) = self.settle_row(&mut exec, &mut f, p.row) {
+                            s.internal()?;
+                        }
+                    }
+                    Err(e)
+                }
                 ok => ok,
             });
         }
@@ -1374,12 +1611,26 @@ impl Raid4 {
                 .flat_map(|&row| (0..self.members.len()).map(move |disk| Place { disk, row }))
                 .collect();
             self.fetch(&mut exec, &mut f, &places, &[])?;
+            let mut bad: BTreeMap<u64, Vec<ArrayError>> = BTreeMap::new();
             for &p in &places {
                 if self.readable(p) {
                     if let Err(e) = self.logical(&mut exec, &mut f, p) {
-                        errors.push(e.internal()?);
+                        bad.entry(p.row).or_default().push(e.internal()?);
                     }
                 }
+            }
+            for (row, errs) in bad {
+                // A row parity cannot repair is settled where it can be; what stays
+                // unrecoverable is reported.
+                if self.heal {
+                    match self.settle_row(&mut exec, &mut f, row) {
+                        Ok(_) => continue,
+                        Err(e) => {
+                            e.internal()?;
+                        }
+                    }
+                }
+                errors.extend(errs);
             }
             for &(disk, zone) in &places
                 .iter()
@@ -1432,8 +1683,7 @@ impl Raid4 {
         if self.state.get(disk) != Some(&MemberState::Failed) {
             return Err(ArrayError::NothingToRebuild(disk));
         }
-        let mut drive =
-            Drive::new(self.params.clone()).map_err(|e| ArrayError::Disk(e.to_string()))?;
+        let mut drive = self.spare.clone();
         drive.hdd_mut().set_spindle_phase(member_phase(disk));
         self.members[disk] =
             Member::new(drive, &self.member_queue, disk).map_err(ArrayError::Disk)?;
