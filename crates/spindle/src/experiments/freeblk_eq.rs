@@ -34,29 +34,14 @@ fn req(l: &RequestLog) -> Request {
 
 /// FREEBLK-EQ.
 pub fn freeblk_eq(o: &RunOpts) -> Result<ExperimentOutput, String> {
-    use crate::workload::{ClosedLoop, ClosedSpec, GenSpec, Pattern, Sizes, Think};
+    use crate::workload::ClosedLoop;
     let fg_requests: u64 = if o.quick { 2000 } else { 20_000 };
     let disk = preset("mimic-base")?;
     let cap = Hdd::new(disk.clone())
         .map_err(|e| e.to_string())?
         .capacity();
     // FREEBLK-F4.1's "with freeblock" case.
-    let spec = ClosedSpec {
-        processes: 10,
-        think: Think::None,
-        requests: fg_requests,
-        gen: GenSpec {
-            pattern: Pattern::Uniform,
-            sizes: Sizes::Fixed { sectors: 8 },
-            read_fraction: 1.0,
-            align: None,
-            start: 0,
-            span: None,
-            capacity: Some(cap),
-        },
-        seed: o.seed,
-        device: 0,
-    };
+    let spec = super::mimic_exps::freeblock_foreground(cap, 10, fg_requests, o.seed);
     let stack = StackSpec {
         background_outstanding: 1000,
         ..StackSpec::one_disk(disk.clone(), SchedulerKind::Freeblock)

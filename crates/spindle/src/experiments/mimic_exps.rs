@@ -991,7 +991,7 @@ pub fn mimic_f3_3(o: &RunOpts) -> Result<ExperimentOutput, String> {
 /// FREEBLK-F4.1: foreground and background bandwidth with and without freeblock
 /// scheduling.
 pub fn freeblk_f4_1(o: &RunOpts) -> Result<ExperimentOutput, String> {
-    use crate::workload::{ClosedLoop, ClosedSpec, GenSpec, Pattern, Sizes, Think};
+    use crate::workload::{ClosedLoop, ClosedSpec};
     let fg_requests: u64 = if o.quick { 2000 } else { 20_000 };
     let mut out = ExperimentOutput::new(
         "FREEBLK-F4.1",
@@ -1011,22 +1011,8 @@ pub fn freeblk_f4_1(o: &RunOpts) -> Result<ExperimentOutput, String> {
     let cap = Hdd::new(disk.clone())
         .map_err(|e| e.to_string())?
         .capacity();
-    let closed = |processes: u32, requests: u64| ClosedSpec {
-        processes,
-        think: Think::None,
-        requests,
-        gen: GenSpec {
-            pattern: Pattern::Uniform,
-            sizes: Sizes::Fixed { sectors: 8 },
-            read_fraction: 1.0,
-            align: None,
-            start: 0,
-            span: None,
-            capacity: Some(cap),
-        },
-        seed: o.seed,
-        device: 0,
-    };
+    let closed =
+        |processes: u32, requests: u64| freeblock_foreground(cap, processes, requests, o.seed);
     let run = |spec: &ClosedSpec, stack: &StackSpec| -> Result<crate::runner::RunResult, String> {
         let mut w = ClosedLoop::new(spec).map_err(|e| e.to_string())?;
         simulate(stack, Source::Closed(&mut w), &mut |_| {}).map_err(|e| e.to_string())
@@ -1795,4 +1781,31 @@ pub fn mimic_mem(o: &RunOpts) -> Result<ExperimentOutput, String> {
         x_categories: Vec::new(),
     });
     Ok(out)
+}
+
+/// FREEBLK-F4.1's foreground: `processes` closed-loop readers of random 4 KiB blocks
+/// over a disk of `cap` sectors, no think time.
+pub(crate) fn freeblock_foreground(
+    cap: u64,
+    processes: u32,
+    requests: u64,
+    seed: u64,
+) -> crate::workload::ClosedSpec {
+    use crate::workload::{ClosedSpec, GenSpec, Pattern, Sizes, Think};
+    ClosedSpec {
+        processes,
+        think: Think::None,
+        requests,
+        gen: GenSpec {
+            pattern: Pattern::Uniform,
+            sizes: Sizes::Fixed { sectors: 8 },
+            read_fraction: 1.0,
+            align: None,
+            start: 0,
+            span: None,
+            capacity: Some(cap),
+        },
+        seed,
+        device: 0,
+    }
 }
