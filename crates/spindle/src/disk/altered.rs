@@ -30,7 +30,6 @@
 //!   dropped; the altered drive has no spare sectors.
 
 use super::geometry::{Sparing, ZoneSpec};
-use super::hdd::Hdd;
 use super::params::{DiskParams, MAX_RPM};
 
 /// The name suffix of a smaller-platter drive.
@@ -124,14 +123,17 @@ pub fn smaller_platters(base: &DiskParams, c: f64) -> Result<DiskParams, String>
          (same track pitch, stroke ÷ √C); overheads, bus and cache the base drive's. Base: {}",
         base.name, base.provenance
     );
-    // The geometry must build (every size checked before allocating).
-    Hdd::new(p.clone()).map_err(|e| format!("smaller-platters: {e}"))?;
+    // The parameters must hold and the geometry must build (every size checked before
+    // allocating).
+    p.validate().map_err(|e| format!("smaller-platters: {e}"))?;
+    super::geometry::Geometry::new(&p.geometry).map_err(|e| format!("smaller-platters: {e}"))?;
     Ok(p)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::disk::hdd::Hdd;
     use crate::disk::presets::preset;
 
     fn cyls(p: &DiskParams) -> u32 {
