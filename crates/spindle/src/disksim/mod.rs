@@ -13,3 +13,17 @@ pub mod param;
 pub mod simpledisk;
 pub mod synthio;
 pub mod system;
+
+/// DiskSim's eight synthetic configurations of its `valid/` suite, bundled in
+/// `data/disksim/` (the tests that read each of them share this list).
+#[cfg(test)]
+pub(crate) const SUITE: [&str; 8] = [
+    "synthopen",
+    "synthclosed",
+    "synthmixed",
+    "synthraid5",
+    "syntharrays",
+    "synthcachemem",
+    "synthcachedev",
+    "synthsimpledisk",
+];

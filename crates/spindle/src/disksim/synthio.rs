@@ -455,16 +455,7 @@ mod tests {
 
     #[test]
     fn every_synth_file_of_disksims_suite_reads() {
-        for name in [
-            "synthopen",
-            "synthclosed",
-            "synthmixed",
-            "synthraid5",
-            "syntharrays",
-            "synthcachemem",
-            "synthcachedev",
-            "synthsimpledisk",
-        ] {
+        for name in crate::disksim::SUITE {
             let path = bundled_disksim_dir().join(format!("{name}.parv"));
             let file = parse_file(&path).expect("parses");
             let spec = read(&file)

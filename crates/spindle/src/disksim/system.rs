@@ -1608,16 +1608,7 @@ mod tests {
     #[test]
     fn units_and_driver_queues_are_named_in_order() {
         let dir = bundled_disksim_dir();
-        for c in [
-            "synthopen",
-            "synthclosed",
-            "synthmixed",
-            "synthraid5",
-            "syntharrays",
-            "synthcachemem",
-            "synthcachedev",
-            "synthsimpledisk",
-        ] {
+        for c in crate::disksim::SUITE {
             let sys = load_system(&dir.join(format!("{c}.parv"))).expect("loads");
             let built = build_tree(&sys, &Urgent::default()).expect("builds");
             let names = unit_names(&sys);
