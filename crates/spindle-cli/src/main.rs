@@ -248,7 +248,7 @@ enum Command {
             \n\
             • replay: requests per second of the closed-loop validation replay of DiskSim's\n\
             \x20 cheetah9LP trace (10,000 requests), parsing and drive construction excluded; target\n\
-            \x20 2,000,000 requests/s. DiskSim 4.0's optimized build replays the same traces at\n\
+            \x20 8,000,000 requests/s. DiskSim 4.0's optimized build replays the same traces at\n\
             \x20 19,000-49,000 requests/s on the development machine.\n\
             • sptf: nanoseconds for one shortest-positioning-time-first choice among 64 queued\n\
             \x20 random requests on the cheetah15k5 preset; target 5,000 ns.\n\

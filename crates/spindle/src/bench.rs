@@ -27,7 +27,7 @@ use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 /// Replay throughput the simulator aims for (requests per second).
-pub const TARGET_REPLAY_REQUESTS_PER_S: f64 = 2_000_000.0;
+pub const TARGET_REPLAY_REQUESTS_PER_S: f64 = 8_000_000.0;
 /// Longest acceptable SPTF decision among 64 queued requests (ns).
 pub const TARGET_SPTF_DECISION_NS_64: f64 = 5_000.0;
 /// DiskSim 4.0 (optimized build) replays the same validation traces at this many

@@ -103,6 +103,30 @@ impl<K: Ord + Copy> KeySet<K> {
         }
     }
 
+    /// The smallest key at or above `k`.
+    pub fn at_or_above(&self, k: &K) -> Option<K> {
+        match &self.repr {
+            Repr::Small(v) => v.get(v.partition_point(|x| x < k)).copied(),
+            Repr::Large(b) => b.range(k..).next().copied(),
+        }
+    }
+
+    /// The largest key below `k`.
+    pub fn last_below(&self, k: &K) -> Option<K> {
+        match &self.repr {
+            Repr::Small(v) => v[..v.partition_point(|x| x < k)].last().copied(),
+            Repr::Large(b) => b.range(..k).next_back().copied(),
+        }
+    }
+
+    /// The largest key.
+    pub fn last(&self) -> Option<K> {
+        match &self.repr {
+            Repr::Small(v) => v.last().copied(),
+            Repr::Large(b) => b.last().copied(),
+        }
+    }
+
     /// The keys in ascending order.
     pub fn iter(&self) -> Iter<'_, K> {
         self.range(..)
@@ -176,6 +200,9 @@ mod tests {
                 prop_assert_eq!(s.len(), b.len());
             }
             prop_assert_eq!(s.first(), b.first().copied());
+            prop_assert_eq!(s.last(), b.last().copied());
+            prop_assert_eq!(s.at_or_above(&(probe, 1)), b.range((probe, 1)..).next().copied());
+            prop_assert_eq!(s.last_below(&(probe, 1)), b.range(..(probe, 1)).next_back().copied());
             prop_assert!(s.iter().eq(b.iter()));
             prop_assert!(s.range((probe, 0)..).eq(b.range((probe, 0)..)));
             prop_assert!(s.range(..(probe, 0)).rev().eq(b.range(..(probe, 0)).rev()));

@@ -13,12 +13,14 @@
 //! oldest few requests with [`HostQueue::with_window`].
 
 pub mod keyset;
+pub mod lbn_index;
 
 use crate::disk::hdd::{Hdd, Request};
 use crate::mimic::smtf::{self, LastRequest};
 use crate::mimic::{DiskMimic, Metric};
 use crate::time::SimTime;
 use keyset::KeySet;
+use lbn_index::LbnIndex;
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
 use std::str::FromStr;
@@ -229,12 +231,8 @@ fn held<'a>(slots: &'a [Option<Waiting>], t: &Ticket) -> &'a Waiting {
         .expect("a ticket names a waiting request")
 }
 
-impl Ticket {
-    const MIN: Ticket = Ticket { seq: 0, slot: 0 };
-    const MAX: Ticket = Ticket {
-        seq: u64::MAX,
-        slot: usize::MAX,
-    };
+impl lbn_index::Tag for Ticket {
+    const LEAST: Ticket = Ticket { seq: 0, slot: 0 };
 }
 
 /// One drive's host queue and its scheduling state.
@@ -259,7 +257,7 @@ pub struct HostQueue {
     order: KeySet<Ticket>,
     ordered: bool,
     /// (LBN, ticket) of every waiting request.
-    by_lbn: KeySet<(u64, Ticket)>,
+    by_lbn: LbnIndex<Ticket>,
     /// (arrival time, ticket) of every waiting request; kept only with aging.
     by_since: KeySet<(SimTime, Ticket)>,
     /// Sequence number of the next request pushed.
@@ -299,7 +297,7 @@ impl HostQueue {
                     | SchedulerKind::CLook
                     | SchedulerKind::Freeblock
             ),
-            by_lbn: KeySet::new(),
+            by_lbn: LbnIndex::new(),
             by_since: KeySet::new(),
             next_seq: 0,
             window: None,
@@ -386,7 +384,7 @@ impl HostQueue {
         };
         self.next_seq += 1;
         self.len += 1;
-        self.by_lbn.insert((req.lbn, seq));
+        self.by_lbn.insert(req.lbn, seq);
         if self.max_wait_ns.is_some() {
             self.by_since.insert((now, seq));
         }
@@ -455,10 +453,12 @@ impl HostQueue {
         write: bool,
         max_end: u64,
     ) -> Option<Waiting> {
+        let end = lbn.saturating_add(gap);
         let seq = self
             .by_lbn
-            .range((lbn, Ticket::MIN)..=(lbn.saturating_add(gap), Ticket::MAX))
-            .map(|&(_, seq)| seq)
+            .from(lbn)
+            .take_while(|&(l, _)| l <= end)
+            .map(|(_, seq)| seq)
             .find(|seq| {
                 let w = self.get(seq);
                 w.req.write == write && w.req.lbn + u64::from(w.req.blocks.max(1)) <= max_end
@@ -476,7 +476,7 @@ impl HostQueue {
             .expect("the scheduler picks a waiting request");
         self.free.push(seq.slot);
         self.len -= 1;
-        self.by_lbn.remove(&(w.req.lbn, seq));
+        self.by_lbn.remove(w.req.lbn, seq);
         if self.max_wait_ns.is_some() {
             self.by_since.remove(&(w.since, seq));
         }
@@ -596,22 +596,12 @@ impl HostQueue {
 
     /// The earliest-pushed request at the lowest LBN at or above `lbn`: (LBN, seq).
     fn at_or_above(&self, lbn: u64) -> Option<(u64, Ticket)> {
-        self.by_lbn.range((lbn, Ticket::MIN)..).next().copied()
+        self.by_lbn.at_or_above(lbn)
     }
 
     /// The earliest-pushed request at the highest LBN below `lbn`: (LBN, seq).
     fn below(&self, lbn: u64) -> Option<(u64, Ticket)> {
-        // Walk down from the highest entry below `lbn` over its LBN's entries (usually
-        // one): the last is the earliest pushed. One descent instead of two.
-        let mut range = self.by_lbn.range(..(lbn, Ticket::MIN));
-        let mut best = *range.next_back()?;
-        for &(l, seq) in range.rev() {
-            if l != best.0 {
-                break;
-            }
-            best = (l, seq);
-        }
-        Some(best)
+        self.by_lbn.below(lbn)
     }
 
     /// C-LOOK: the next request at or above the last position, else the lowest.
