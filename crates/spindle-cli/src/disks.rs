@@ -35,12 +35,23 @@ pub struct Loaded {
 
 /// Whether a command-line argument names a DiskSim parameter file rather than a preset.
 pub fn is_parv_path(arg: &str) -> bool {
-    arg.ends_with(".parv") || Path::new(arg).exists()
+    !is_drive_file(arg) && (arg.ends_with(".parv") || Path::new(arg).exists())
 }
 
-/// Loads a preset by name or imports the first disk of a DiskSim `.parv`.
+/// Whether a command-line argument names a spindle drive file (TOML).
+pub fn is_drive_file(arg: &str) -> bool {
+    arg.ends_with(".toml")
+}
+
+/// Loads a preset by name, a spindle drive file, or the first disk of a DiskSim `.parv`.
 pub fn load_disk(arg: &str) -> Result<Loaded> {
-    if is_parv_path(arg) {
+    if is_drive_file(arg) {
+        let params = DiskParams::read_drive_file(Path::new(arg)).map_err(|e| anyhow!(e))?;
+        Ok(Loaded {
+            params,
+            source: arg.to_string(),
+        })
+    } else if is_parv_path(arg) {
         let path = Path::new(arg);
         let params = import_first_disk(path)
             .map_err(|e| anyhow!("cannot import DiskSim parameter file: {e}"))?;

@@ -234,13 +234,40 @@ enum Command {
             With no FILE, validates the four DiskSim drives (cheetah9LP, ibm18es, atlas10k,\n\
             hp_c2247a) from the copies built into the binary. A FILE may also be one of those names.\n\
             \n\
+            A FILE may also be a spindle drive file (.toml, e.g. from `spindle calibrate`): its trace\n\
+            is FILE.trace beside it, else the built-in trace of the drive it was calibrated from.\n\
+            \n\
+            With --calibrated, each drive is calibrated on the first half of its trace (see `spindle\n\
+            calibrate`) and judged on the second half only: the table shows the uncalibrated and the\n\
+            calibrated rms on that half beside DiskSim's rms on the same half.\n\
+            \n\
             Any import or trace error stops with the file, line and problem, exit status 2.",
         after_help = "Examples:\n  \
             spindle validate\n  \
+            spindle validate --calibrated\n  \
             spindle validate data/disksim/cheetah9LP.parv\n  \
             spindle validate my-drive.parv --json      # needs my-drive.trace beside it"
     )]
     Validate(ValidateArgs),
+
+    /// Fit a drive's approximate parameters to its measured request times
+    #[command(
+        long_about = "Calibration from measurements. Fits what a drive file leaves approximate to the\n\
+            drive's measured request times (a DiskSim validate-format trace): an offset on the\n\
+            read-hit, read-miss and write command overheads, a scale and an offset (settle) on the\n\
+            seek curve, the head-switch time and the write settle. The fit minimizes the rms\n\
+            demerit of a closed-loop replay (deterministic pattern search, at most 400 replays).\n\
+            \n\
+            By default it fits on the first half of the trace and reports the demerit on the second\n\
+            half, which the fit never saw; --all-requests fits on every request (for a drive file to\n\
+            use, with no held-out figure). --out writes the calibrated drive as a spindle drive file\n\
+            (TOML) that `spindle run --disk FILE.toml` and `spindle validate FILE.toml` accept.",
+        after_help = "Examples:\n  \
+            spindle calibrate cheetah9LP\n  \
+            spindle calibrate cheetah9LP --out cheetah9LP-calibrated.toml\n  \
+            spindle calibrate my-drive.parv --all-requests --out my-drive.toml   # my-drive.trace beside it"
+    )]
+    Calibrate(CalibrateArgs),
 
     /// Time the simulator's hot paths (replay throughput, SPTF and host scheduler decisions)
     #[command(
@@ -800,6 +827,22 @@ struct DiskInfoArgs {
 }
 
 #[derive(Args)]
+struct CalibrateArgs {
+    /// A built-in DiskSim drive name or a DiskSim .parv file (with FILE.trace beside it)
+    #[arg(value_name = "DISK")]
+    disk: String,
+    /// Write the calibrated drive file (TOML) here
+    #[arg(long, value_name = "FILE")]
+    out: Option<std::path::PathBuf>,
+    /// Fit on every request of the trace (no held-out half to judge on)
+    #[arg(long)]
+    all_requests: bool,
+    /// Print JSON instead of text
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Args)]
 struct ValidateArgs {
     /// DiskSim .parv files (each with FILE.trace beside it) or built-in drive names
     /// [default: the four built-in DiskSim drives]
@@ -808,6 +851,9 @@ struct ValidateArgs {
     /// Print a JSON array (disk, requests, rms_ms, mean_measured_ms, mean_simulated_ms, ...)
     #[arg(long)]
     json: bool,
+    /// Calibrate each drive on the first half of its trace and judge it on the second
+    #[arg(long)]
+    calibrated: bool,
 }
 
 #[derive(Args)]
@@ -930,7 +976,11 @@ fn run(cli: Cli) -> anyhow::Result<String> {
         Command::Mimic(MimicCommand::Show { table }) => mimic::show(&table),
         Command::Disks(a) => disks::disks(a.json, a.flash),
         Command::DiskInfo(a) => disks::disk_info(&a.disk, a.json),
+        Command::Validate(a) if a.calibrated => validate::validate_calibrated_cmd(&a.files, a.json),
         Command::Validate(a) => validate::validate_cmd(&a.files, a.json),
+        Command::Calibrate(a) => {
+            validate::calibrate_cmd(&a.disk, a.out.as_deref(), a.all_requests, a.json)
+        }
         Command::Bench(a) => bench::bench(a.json, a.quick),
         Command::Strands(a) => experiments::strands(&a.disk, a.trials, a.seed, a.blocks, a.json),
         Command::RandomIo(a) => {

@@ -29,7 +29,7 @@ pub struct StackArgs {
     /// A TOML run configuration (see `spindle run --help`); flags override it
     #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
-    /// Disk preset or DiskSim .parv file [default: hp-c2249a]
+    /// Disk preset, DiskSim .parv file or spindle drive file (.toml, e.g. from `spindle calibrate`) [default: hp-c2249a]
     #[arg(long, value_name = "DISK")]
     pub disk: Option<String>,
     /// Number of such disks [default: 2 for the default disk, else 1]

@@ -1229,3 +1229,41 @@ fn content_trace_from_toml_under_selective_duplication() {
     let taken = top["reads"].as_u64().unwrap() + top["writes"].as_u64().unwrap();
     assert_eq!(taken, 500, "{top}");
 }
+
+/// `spindle calibrate` writes a drive file that `validate` and `run` accept; the
+/// held-out figure is on the second half only, and a broken drive file is refused.
+#[test]
+fn a_calibrated_drive_file_validates_and_runs() {
+    let dir = TempDir::new("calibrate");
+    let file = dir.0.join("c.toml");
+    let path = file.to_str().expect("utf-8 path");
+    let v = json(&["calibrate", "hp_c2247a", "--out", path, "--json"]);
+    assert_eq!(v["test_requests"].as_u64(), Some(5000), "{v}");
+    assert!(
+        v["test_rms_calibrated_ms"]
+            .as_f64()
+            .is_some_and(|r| r > 0.0),
+        "{v}"
+    );
+    let o = spindle(&["validate", path]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stdout(&o).contains("a calibrated drive file"),
+        "{}",
+        stdout(&o)
+    );
+    let o = spindle(&[
+        "run",
+        "--disk",
+        path,
+        "--synthetic",
+        "open",
+        "--count",
+        "200",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let bad = dir.0.join("bad.toml");
+    std::fs::write(&bad, "name = \"x\"\nprovenance = 3\n").expect("write");
+    let err = failure(&["validate", bad.to_str().expect("utf-8 path")]);
+    assert!(err.contains("bad.toml:2"), "{err}");
+}

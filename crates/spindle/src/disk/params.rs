@@ -425,3 +425,40 @@ impl DiskParams {
         Ok(())
     }
 }
+
+/// Largest drive file `read_drive_file` reads (bytes).
+pub const MAX_DRIVE_FILE_BYTES: u64 = 16 << 20;
+
+impl DiskParams {
+    /// The parameters as a spindle drive file (TOML), e.g. a calibrated drive.
+    pub fn to_drive_file(&self) -> Result<String, String> {
+        toml::to_string(self).map_err(|e| format!("cannot write the drive as TOML: {e}"))
+    }
+
+    /// Reads a spindle drive file (TOML, as `to_drive_file` writes it) and checks every
+    /// parameter against its limit. Errors name the file (and line, for syntax).
+    pub fn read_drive_file(path: &std::path::Path) -> Result<DiskParams, String> {
+        let shown = path.display();
+        let len = std::fs::metadata(path)
+            .map_err(|e| format!("cannot read drive file {shown}: {e}"))?
+            .len();
+        if len > MAX_DRIVE_FILE_BYTES {
+            return Err(format!(
+                "drive file {shown} holds {len} bytes; at most {MAX_DRIVE_FILE_BYTES} are read"
+            ));
+        }
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| format!("cannot read drive file {shown}: {e}"))?;
+        let p: DiskParams = toml::from_str(&text).map_err(|e| {
+            let line = e
+                .span()
+                .map(|s| text[..s.start.min(text.len())].lines().count().max(1));
+            match line {
+                Some(l) => format!("{shown}:{l}: {}", e.message()),
+                None => format!("{shown}: {}", e.message()),
+            }
+        })?;
+        p.validate().map_err(|e| format!("{shown}: {e}"))?;
+        Ok(p)
+    }
+}

@@ -137,10 +137,13 @@ impl Device for DriveNode {
     }
 }
 
-/// A preset name or a DiskSim parameter file.
+/// A preset name, a DiskSim parameter file, or a spindle drive file (`.toml`).
 pub fn load_disk(spec: &str) -> Result<DiskParams, String> {
     let path = Path::new(spec);
-    if spec.ends_with(".parv") || path.exists() {
+    if spec.ends_with(".toml") {
+        // A spindle drive file, e.g. one `spindle calibrate` wrote.
+        DiskParams::read_drive_file(path)
+    } else if spec.ends_with(".parv") || path.exists() {
         import_first_disk(path).map_err(|e| format!("cannot import {spec}: {e}"))
     } else {
         preset(spec)

@@ -1,6 +1,7 @@
 //! Validation against real-drive measurements: DiskSim's validate traces and the
 //! Ruemmler–Wilkes demerit figure.
 
+pub mod calibrate;
 pub mod demerit;
 pub mod replay;
 pub mod trace;
