@@ -195,8 +195,21 @@ fn splice_sources(text: &str, depth: u32) -> Result<String, String> {
     Ok(out)
 }
 
-/// Imports a bundled DiskSim drive by file stem.
+/// Imports a bundled DiskSim drive by file stem. Each stem is parsed once per process
+/// (a run builds the same drive for every member, and parsing costs milliseconds).
 pub fn disksim_preset(stem: &str) -> Result<DiskParams, String> {
+    static PARSED: std::sync::Mutex<Vec<(String, Result<DiskParams, String>)>> =
+        std::sync::Mutex::new(Vec::new());
+    let mut parsed = PARSED.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some((_, r)) = parsed.iter().find(|(s, _)| s == stem) {
+        return r.clone();
+    }
+    let r = parse_disksim_preset(stem);
+    parsed.push((stem.to_string(), r.clone()));
+    r
+}
+
+fn parse_disksim_preset(stem: &str) -> Result<DiskParams, String> {
     let name = format!("{stem}.parv");
     let text = bundled_file(&name).ok_or_else(|| format!("no bundled DiskSim drive `{stem}`"))?;
     let text = splice_sources(text, 0)?;
