@@ -7,11 +7,20 @@
 //!
 //! The bus is a shared resource of the device tree, not a node of its own: every
 //! drive on it holds a handle ([`SharedBus`]) and asks for the bus at the instant it
-//! needs it ([`crate::disk::Drive`] asks for a read's reconnection when that instant
-//! comes, as a wake of its own). The engine steps in time order, so requests reach
-//! the bus in time order and it grants them first come first served; DiskSim's
-//! arbitration picks the highest slot among those waiting at the instant the bus
-//! frees, which differs only among requests that waited at once.
+//! needs it. As in DiskSim (`bus_ownership_get`, `bus_ownership_release`), a request
+//! made while the bus is free is granted at once (after the arbitration time); a
+//! request made while it is owned waits, and the grant is decided when the owner lets
+//! go, among all who wait then: with slot priority the highest slot wins (the
+//! controller above the bus has slot 0, its disks slots 1, 2, … in topology order),
+//! ties and FIFO arbitration going to the one that asked first.
+//!
+//! Sans-IO: a waiting drive cannot be called by the bus, so it polls. `request`
+//! answers a grant or the instant to ask again: the owner's release, when the next
+//! decision falls. The first requester to ask at or after that instant makes the
+//! decision for all; a waiter that lost asks again one nanosecond later, when the
+//! winner (due at the same instant) has taken the bus and its release is known.
+//! Every poll of a decision instant sees the requests made up to it, so the grants do
+//! not depend on which waiter polls first.
 
 use crate::time::SimTime;
 use std::sync::{Arc, Mutex};
@@ -71,13 +80,85 @@ pub struct BusStats {
     pub busy_ns: u64,
 }
 
+/// The answer to a bus request.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Grant {
+    /// The bus is the requester's from this instant; it then
+    /// [`release`](SharedBus::release)s it.
+    At(SimTime),
+    /// Not yet: ask again at this instant.
+    Wait(SimTime),
+}
+
+/// How the bus picks among waiting requesters when it frees.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Arbitration {
+    /// DiskSim's type 1: the highest slot; ties to the first to ask.
+    SlotPriority,
+    /// DiskSim's type 2: the first to ask.
+    Fifo,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Waiter {
+    /// The requester (each has one request at a time).
+    who: u32,
+    /// Its priority: the slot it asks from.
+    slot: u32,
+    /// When it asked.
+    at: SimTime,
+}
+
 #[derive(Debug)]
 struct Line {
     name: String,
-    /// When the current owner lets it go.
-    free_at: SimTime,
+    arbitration: Arbitration,
     arbitration_ns: u64,
+    /// When the last owner let the bus go.
+    free_at: SimTime,
+    /// Granted and not yet released.
+    owned: bool,
+    /// The winner of the last decision, not yet told: its request and grant.
+    pending: Option<(Waiter, SimTime)>,
+    /// Requests waiting for a decision, in the order they were made.
+    waiters: Vec<Waiter>,
     stats: BusStats,
+}
+
+impl Line {
+    /// Makes the decision due by `now`, if any: at the later of the release and the
+    /// first request, among the requests made by then.
+    fn settle(&mut self, now: SimTime) {
+        if self.owned || self.pending.is_some() {
+            return;
+        }
+        let Some(first) = self.waiters.iter().map(|w| w.at).min() else {
+            return;
+        };
+        let decide = self.free_at.max(first);
+        if decide > now {
+            return;
+        }
+        let mut best: Option<usize> = None;
+        for (i, w) in self.waiters.iter().enumerate() {
+            if w.at > decide {
+                continue;
+            }
+            let better = match (best, self.arbitration) {
+                (None, _) => true,
+                (Some(b), Arbitration::SlotPriority) => w.slot > self.waiters[b].slot,
+                (Some(_), Arbitration::Fifo) => false,
+            };
+            if better {
+                best = Some(i);
+            }
+        }
+        let Some(i) = best else { return };
+        let w = self.waiters.remove(i);
+        // Owned from the decision: the arbitration time is the winner's.
+        self.stats.busy_ns += self.arbitration_ns;
+        self.pending = Some((w, decide + self.arbitration_ns));
+    }
 }
 
 /// A handle on one shared bus; clones are the same bus.
@@ -85,14 +166,25 @@ struct Line {
 pub struct SharedBus(Arc<Mutex<Line>>);
 
 impl SharedBus {
-    /// A free bus named `name` whose grants take `arbitration_ns` after it frees.
+    /// A free slot-priority bus named `name` whose grants take `arbitration_ns` after
+    /// it frees.
     pub fn new(name: impl Into<String>, arbitration_ns: u64) -> SharedBus {
         SharedBus(Arc::new(Mutex::new(Line {
             name: name.into(),
-            free_at: SimTime::ZERO,
+            arbitration: Arbitration::SlotPriority,
             arbitration_ns,
+            free_at: SimTime::ZERO,
+            owned: false,
+            pending: None,
+            waiters: Vec::new(),
             stats: BusStats::default(),
         })))
+    }
+
+    /// The same bus arbitrating by `arbitration`.
+    pub fn with_arbitration(self, arbitration: Arbitration) -> SharedBus {
+        self.line().arbitration = arbitration;
+        self
     }
 
     fn line(&self) -> std::sync::MutexGuard<'_, Line> {
@@ -104,21 +196,33 @@ impl SharedBus {
         self.line().name.clone()
     }
 
-    /// Ownership asked for at `t`: granted once the current owner is done, after the
-    /// arbitration time. The caller then [`release`](Self::release)s it.
-    pub fn acquire(&self, t: SimTime) -> SimTime {
+    /// Requester `who` asks for the bus from `slot` at `now` (a repeat of a waiting
+    /// request keeps its place and its first instant). On [`Grant::At`] the caller
+    /// owns the bus and [`release`](Self::release)s it; on [`Grant::Wait`] it asks
+    /// again at the instant given.
+    pub fn request(&self, now: SimTime, who: u32, slot: u32) -> Grant {
         let mut l = self.line();
-        let from = t.max(l.free_at);
-        let grant = from + l.arbitration_ns;
-        l.stats.grants += 1;
-        if from > t {
-            l.stats.waits += 1;
+        let pending = l.pending.is_some_and(|(w, _)| w.who == who);
+        if !pending && !l.waiters.iter().any(|w| w.who == who) {
+            l.waiters.push(Waiter { who, slot, at: now });
         }
-        l.stats.wait_ns += grant.0 - t.0;
-        // Owned from the moment it was free for this request.
-        l.free_at = grant;
-        l.stats.busy_ns += grant.0 - from.0;
-        grant
+        l.settle(now);
+        if let Some((w, grant)) = l.pending.filter(|(w, _)| w.who == who) {
+            l.pending = None;
+            l.owned = true;
+            l.stats.grants += 1;
+            if grant.0 > w.at.0 + l.arbitration_ns {
+                l.stats.waits += 1;
+            }
+            l.stats.wait_ns += grant.0 - w.at.0;
+            return Grant::At(grant);
+        }
+        if l.owned || l.pending.is_some() {
+            // The owner (or the winner, due now) has not said when it lets go yet.
+            return Grant::Wait(SimTime(now.0 + 1));
+        }
+        let first = l.waiters.iter().map(|w| w.at).min().unwrap_or(now);
+        Grant::Wait(l.free_at.max(first).max(SimTime(now.0 + 1)))
     }
 
     /// The owner granted at `grant` lets the bus go at `end`.
@@ -126,6 +230,7 @@ impl SharedBus {
         let mut l = self.line();
         let end = end.max(grant);
         l.stats.busy_ns += end.0 - grant.0;
+        l.owned = false;
         l.free_at = l.free_at.max(end);
     }
 
@@ -138,30 +243,91 @@ impl SharedBus {
 mod tests {
     use super::*;
 
+    /// Asks until granted, polling at the instants the bus gives.
+    fn granted(bus: &SharedBus, at: SimTime, who: u32, slot: u32) -> SimTime {
+        let mut t = at;
+        loop {
+            match bus.request(t, who, slot) {
+                Grant::At(g) => return g,
+                Grant::Wait(p) => {
+                    assert!(p > t);
+                    t = p;
+                }
+            }
+        }
+    }
+
     #[test]
-    fn owners_follow_one_another_first_come_first_served() {
+    fn a_free_bus_is_granted_at_once_an_owned_one_at_its_release() {
         let bus = SharedBus::new("b", 0);
-        let g = bus.acquire(SimTime(10));
-        assert_eq!(g, SimTime(10));
-        bus.release(g, SimTime(50));
-        // Asked while owned: waits for the release.
-        let g2 = bus.acquire(SimTime(20));
-        assert_eq!(g2, SimTime(50));
-        bus.release(g2, SimTime(60));
+        assert_eq!(bus.request(SimTime(10), 1, 1), Grant::At(SimTime(10)));
+        bus.release(SimTime(10), SimTime(50));
+        // Asked while owned: told to come back at the release.
+        assert_eq!(bus.request(SimTime(20), 2, 2), Grant::Wait(SimTime(50)));
+        assert_eq!(bus.request(SimTime(50), 2, 2), Grant::At(SimTime(50)));
+        bus.release(SimTime(50), SimTime(60));
         // Asked after: at once.
-        assert_eq!(bus.acquire(SimTime(70)), SimTime(70));
+        assert_eq!(bus.request(SimTime(70), 1, 1), Grant::At(SimTime(70)));
+        bus.release(SimTime(70), SimTime(70));
         let s = bus.stats();
         assert_eq!((s.grants, s.waits, s.wait_ns), (3, 1, 30));
         assert_eq!(s.busy_ns, 40 + 10);
     }
 
     #[test]
+    fn the_highest_slot_among_the_waiters_wins_when_the_bus_frees() {
+        for arbitration in [Arbitration::SlotPriority, Arbitration::Fifo] {
+            let bus = SharedBus::new("b", 0).with_arbitration(arbitration);
+            assert_eq!(bus.request(SimTime(0), 9, 0), Grant::At(SimTime(0)));
+            bus.release(SimTime(0), SimTime(100));
+            // Three wait, slot 1 first, slot 3 last.
+            for (who, slot, at) in [(1, 1, 10), (2, 0, 20), (3, 3, 30)] {
+                assert_eq!(
+                    bus.request(SimTime(at), who, slot),
+                    Grant::Wait(SimTime(100))
+                );
+            }
+            // Whoever polls first at the release, the decision is the same.
+            let order: Vec<u32> = match arbitration {
+                Arbitration::SlotPriority => vec![3, 1, 2],
+                Arbitration::Fifo => vec![1, 2, 3],
+            };
+            let loser = *order.last().unwrap();
+            assert_eq!(
+                bus.request(SimTime(100), loser, 0),
+                Grant::Wait(SimTime(101))
+            );
+            let mut end = SimTime(100);
+            for &who in &order {
+                let slot = [0, 1, 0, 3][who as usize];
+                let g = granted(&bus, end, who, slot);
+                assert_eq!(g, end, "{arbitration:?} {who}");
+                end = g + 40;
+                bus.release(g, end);
+            }
+        }
+    }
+
+    #[test]
+    fn a_request_made_after_the_release_waits_for_the_next_decision() {
+        let bus = SharedBus::new("b", 0);
+        assert_eq!(bus.request(SimTime(0), 1, 1), Grant::At(SimTime(0)));
+        bus.release(SimTime(0), SimTime(100));
+        assert_eq!(bus.request(SimTime(50), 2, 1), Grant::Wait(SimTime(100)));
+        // Slot 4 asks after the release, before slot 1 has polled: too late for it.
+        assert_eq!(bus.request(SimTime(120), 3, 4), Grant::Wait(SimTime(121)));
+        assert_eq!(bus.request(SimTime(120), 2, 1), Grant::At(SimTime(100)));
+        bus.release(SimTime(100), SimTime(150));
+        assert_eq!(bus.request(SimTime(121), 3, 4), Grant::Wait(SimTime(150)));
+        assert_eq!(bus.request(SimTime(150), 3, 4), Grant::At(SimTime(150)));
+    }
+
+    #[test]
     fn arbitration_time_delays_every_grant() {
         let bus = SharedBus::new("b", 5);
-        let g = bus.acquire(SimTime(10));
-        assert_eq!(g, SimTime(15));
-        bus.release(g, SimTime(15));
-        assert_eq!(bus.acquire(SimTime(12)), SimTime(20));
+        assert_eq!(bus.request(SimTime(10), 1, 1), Grant::At(SimTime(15)));
+        bus.release(SimTime(15), SimTime(15));
+        assert_eq!(granted(&bus, SimTime(12), 2, 1), SimTime(20));
     }
 
     #[test]

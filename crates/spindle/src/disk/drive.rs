@@ -15,7 +15,7 @@
 //! drive's own work: they run lazily, when a later host request or flush shows that the
 //! mechanism was idle.
 
-use super::bus::{Reconnect, SharedBus};
+use super::bus::{Grant, Reconnect, SharedBus};
 use super::geometry::Location;
 use super::hdd::{Completion, DiskError, Hdd, Request};
 use super::params::{DiskParams, FirmwarePolicy};
@@ -26,6 +26,26 @@ use std::collections::VecDeque;
 struct Queued {
     req: Request,
     arrival: SimTime,
+}
+
+/// What a drive on a shared bus waits for the bus to do.
+#[derive(Clone, Debug)]
+enum BusNeed {
+    /// Bring the command of a request the drive was idle for (asked for by the
+    /// controller above the bus, from its slot 0).
+    Command { q: Queued, start: SimTime },
+    /// Reconnect for the request in service (asked for from the drive's slot).
+    Reconnect(Reconnect),
+}
+
+/// A bus request not yet granted.
+#[derive(Clone, Debug)]
+struct BusWait {
+    need: BusNeed,
+    /// When it was first asked for.
+    asked: SimTime,
+    /// When to ask again.
+    poll: SimTime,
 }
 
 /// A completed request with its queueing time inside the drive.
@@ -86,8 +106,12 @@ pub struct Drive {
     destaged_ids: Vec<u64>,
     /// The bus this drive shares with others, if any ([`SharedBus`]).
     bus: Option<SharedBus>,
+    /// The drive's slot on the bus (1, 2, … in topology order).
+    slot: u32,
     /// The request in service disconnected: it asks for the bus again then.
     reconnect: Option<Reconnect>,
+    /// A bus request waiting for its grant.
+    bus_wait: Option<BusWait>,
     /// Time this drive's requests waited for the shared bus, ns.
     bus_wait_ns: u64,
 }
@@ -117,7 +141,9 @@ impl Drive {
             destaged: DestageStats::default(),
             destaged_ids: Vec::new(),
             bus: None,
+            slot: 0,
             reconnect: None,
+            bus_wait: None,
             bus_wait_ns: 0,
         })
     }
@@ -126,10 +152,12 @@ impl Drive {
     /// once the bus is free, and it reconnects for read data and completions as
     /// [`crate::disk::bus`] describes. Requests that waited inside the drive's own
     /// queue had their command taken on arrival and do not ask for the bus again
-    /// (the DiskSim configurations run so have one request at each disk).
-    pub fn with_bus(mut self, bus: SharedBus) -> Drive {
+    /// (the DiskSim configurations run so have one request at each disk). `slot`
+    /// (at least 1, unique on the bus) is the drive's arbitration priority.
+    pub fn with_bus(mut self, bus: SharedBus, slot: u32) -> Drive {
         self.hdd.set_on_bus(true);
         self.bus = Some(bus);
+        self.slot = slot.max(1);
         self
     }
 
@@ -158,7 +186,14 @@ impl Drive {
 
     /// Requests in the drive (queued plus in service).
     pub fn outstanding(&self) -> usize {
-        self.queue.len() + usize::from(self.active.is_some())
+        let command = matches!(
+            self.bus_wait,
+            Some(BusWait {
+                need: BusNeed::Command { .. },
+                ..
+            })
+        );
+        self.queue.len() + usize::from(self.active.is_some()) + usize::from(command)
     }
 
     /// Whether the drive accepts another request now.
@@ -209,13 +244,17 @@ impl Drive {
 
     /// Starts service if the mechanism is free.
     pub fn kick(&mut self, now: SimTime) {
-        if self.active.is_none() {
+        if self.active.is_none() && self.bus_wait.is_none() {
             self.dispatch(now);
         }
     }
 
-    /// When the request in service completes (or, on a shared bus, reconnects).
+    /// When the request in service completes (or, on a shared bus, reconnects or
+    /// asks for the bus again).
     pub fn next_completion(&self) -> Option<SimTime> {
+        if let Some(w) = &self.bus_wait {
+            return Some(w.poll);
+        }
         if let Some(r) = &self.reconnect {
             return Some(r.at);
         }
@@ -226,15 +265,17 @@ impl Drive {
     /// starts the next queued one. On a shared bus, a reconnection due first asks for
     /// the bus and settles when the request ends, retiring nothing.
     pub fn complete(&mut self) -> Option<DriveCompletion> {
+        if let Some(w) = self.bus_wait.take() {
+            self.ask_bus(w);
+            return None;
+        }
         if let Some(r) = self.reconnect.take() {
-            if let (Some(bus), Some((_, c))) = (&self.bus, self.active.as_mut()) {
-                let grant = bus.acquire(r.at);
-                let done = r.done_if_granted(grant).max(c.done);
-                bus.release(grant, done);
-                self.bus_wait_ns += grant.0 - r.at.0;
-                c.breakdown.overhead_ns += done.0 - c.done.0;
-                c.done = done;
-            }
+            let at = r.at;
+            self.ask_bus(BusWait {
+                need: BusNeed::Reconnect(r),
+                asked: at,
+                poll: at,
+            });
             return None;
         }
         let (arrival, c) = self.active.take()?;
@@ -244,6 +285,41 @@ impl Drive {
             arrival,
             completion: c,
         })
+    }
+
+    /// Asks the bus for `w` at its poll instant: granted, the command is served or
+    /// the reconnection settles the request's end; otherwise the drive asks again.
+    fn ask_bus(&mut self, w: BusWait) {
+        let Some(bus) = self.bus.clone() else {
+            return;
+        };
+        let slot = match w.need {
+            BusNeed::Command { .. } => 0,
+            BusNeed::Reconnect(_) => self.slot,
+        };
+        let grant = match bus.request(w.poll, self.slot, slot) {
+            Grant::At(g) => g,
+            Grant::Wait(poll) => {
+                self.bus_wait = Some(BusWait { poll, ..w });
+                return;
+            }
+        };
+        self.bus_wait_ns += grant.0.saturating_sub(w.asked.0);
+        match w.need {
+            BusNeed::Command { q, start } => self.serve(q, start, Some(grant)),
+            BusNeed::Reconnect(r) => {
+                let Some((_, c)) = self.active.as_mut() else {
+                    bus.release(grant, grant);
+                    return;
+                };
+                // A grant decided at an instant already past (the winner before this
+                // drive let go at once) ends no earlier than now.
+                let done = r.done_if_granted(grant).max(c.done).max(w.poll);
+                bus.release(grant, done);
+                c.breakdown.overhead_ns += done.0 - c.done.0;
+                c.done = done;
+            }
+        }
     }
 
     /// The host's cache flush (SYNCHRONIZE CACHE), issued at `now` with no request
@@ -269,41 +345,47 @@ impl Drive {
         let Some(q) = self.queue.remove(idx) else {
             return;
         };
-        let c = if q.req.write && self.caches_writes() {
-            self.buffer_write(q.arrival, start, q.req)
-        } else {
-            if !q.req.write {
-                // Cached writes over the sectors read go to the media first.
-                self.destage_overlapping(q.req.lbn, q.req.lbn + sectors(&q.req));
-            }
-            let mut arrival = q.arrival;
-            let mut at = start.max(self.mech_free);
-            // On a shared bus a command sent now reaches the drive once the bus is free.
-            let grant = match &self.bus {
-                Some(bus) if q.arrival >= start => {
-                    let g = bus.acquire(start);
-                    self.bus_wait_ns += g.0 - start.0;
-                    arrival = g;
-                    at = at.max(g);
-                    Some(g)
-                }
-                _ => None,
-            };
-            let c = self.hdd.service_queued(arrival, at, q.req);
-            if let (Some(bus), Some(g)) = (&self.bus, grant) {
-                match self.hdd.take_bus_use() {
-                    Some(u) => {
-                        bus.release(g, u.release);
-                        self.reconnect = u.reconnect;
-                    }
-                    None => bus.release(g, c.done),
-                }
-            }
-            if !c.cache_hit {
-                self.mech_free = c.done;
-            }
-            c
+        if q.req.write && self.caches_writes() {
+            let c = self.buffer_write(q.arrival, start, q.req);
+            self.active = Some((q.arrival, c));
+            return;
+        }
+        if !q.req.write {
+            // Cached writes over the sectors read go to the media first.
+            self.destage_overlapping(q.req.lbn, q.req.lbn + sectors(&q.req));
+        }
+        // On a shared bus a command sent now reaches the drive once the bus is its.
+        if self.bus.is_some() && q.arrival >= start {
+            self.ask_bus(BusWait {
+                need: BusNeed::Command { q, start },
+                asked: start,
+                poll: start,
+            });
+            return;
+        }
+        self.serve(q, start, None);
+    }
+
+    /// Serves `q` (chosen at `start`) from the media, its command on the drive at
+    /// `grant` when it came over the shared bus.
+    fn serve(&mut self, q: Queued, start: SimTime, grant: Option<SimTime>) {
+        let (arrival, at) = match grant {
+            Some(g) => (g, start.max(self.mech_free).max(g)),
+            None => (q.arrival, start.max(self.mech_free)),
         };
+        let c = self.hdd.service_queued(arrival, at, q.req);
+        if let (Some(bus), Some(g)) = (&self.bus, grant) {
+            match self.hdd.take_bus_use() {
+                Some(u) => {
+                    bus.release(g, u.release);
+                    self.reconnect = u.reconnect;
+                }
+                None => bus.release(g, c.done),
+            }
+        }
+        if !c.cache_hit {
+            self.mech_free = c.done;
+        }
         self.active = Some((q.arrival, c));
     }
 
@@ -487,8 +569,8 @@ mod tests {
         alone.submit(t, req(0));
         let alone_done = finish(&mut alone);
         let bus = SharedBus::new("b", 0);
-        let mut a = Drive::new(p.clone()).unwrap().with_bus(bus.clone());
-        let mut b = Drive::new(p).unwrap().with_bus(bus.clone());
+        let mut a = Drive::new(p.clone()).unwrap().with_bus(bus.clone(), 1);
+        let mut b = Drive::new(p).unwrap().with_bus(bus.clone(), 2);
         a.submit(t, req(1));
         b.submit(t, req(2));
         // Step both in time order, as the engine does.

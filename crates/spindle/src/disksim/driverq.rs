@@ -135,7 +135,8 @@ impl Device for DriverQueue {
         self.child.wake(now, &mut got);
         let mut held = false;
         for d in got.drain(..) {
-            held |= self.followed.remove(&d.req.id);
+            // (Most requests are followed by none: skip the lookup then.)
+            held |= !self.followed.is_empty() && self.followed.remove(&d.req.id);
             match self.sent.remove(&d.req.id) {
                 Some((at, arrived)) => {
                     self.accepted -= 1;

@@ -29,7 +29,7 @@ use super::import::{import_parsed, ImportError, ImportedDisk};
 use super::param::{parse_file, Block, Loc, Param, ParamFile, Topology, Value};
 use super::simpledisk::{read_simpledisk, SimpleDisk, SimpleDiskSpec};
 use super::synthio::read_synthio;
-use crate::disk::bus::SharedBus;
+use crate::disk::bus::{Arbitration, SharedBus};
 use crate::disk::drive::Drive;
 use crate::disk::hdd::{BufferStats, BufferTally};
 use crate::engine::{self, RunOptions, Source};
@@ -116,6 +116,8 @@ pub struct BusOrg {
     pub name: String,
     /// `Arbitration time`, ms: every grant comes this long after the bus frees.
     pub arbitration_ms: f64,
+    /// `Arbitration type = 2`: first come first served, not slot priority.
+    pub fifo: bool,
     /// Its disks, as topology indices.
     pub members: Vec<u32>,
 }
@@ -457,6 +459,7 @@ fn shared_buses(file: &ParamFile, disks: &[ImportedDisk]) -> Result<Vec<BusOrg>,
         out.push(BusOrg {
             name: bus.clone(),
             arbitration_ms,
+            fifo: arb == 2,
             members: vec![i as u32],
         });
     }
@@ -1359,7 +1362,13 @@ fn build_tree_counting(
     let buses: Vec<SharedBus> = sys
         .buses
         .iter()
-        .map(|b| SharedBus::new(b.name.clone(), ms_to_ns(b.arbitration_ms)))
+        .map(|b| {
+            SharedBus::new(b.name.clone(), ms_to_ns(b.arbitration_ms)).with_arbitration(if b.fifo {
+                Arbitration::Fifo
+            } else {
+                Arbitration::SlotPriority
+            })
+        })
         .collect();
     // With an intelligent controller, its disks sit behind its own queues and its
     // cache, and only the cached disk's unit gets a driver queue (one request at the
@@ -1369,12 +1378,13 @@ fn build_tree_counting(
         let mut p = d.params.clone();
         p.firmware.queue_depth = p.firmware.queue_depth.max(sys.queue.depth);
         let mut drive = Drive::new(p).map_err(|e| format!("disk {i} ({}): {e}", d.instance))?;
-        if let Some(b) = sys
-            .buses
-            .iter()
-            .position(|b| b.members.contains(&(i as u32)))
-        {
-            drive = drive.with_bus(buses[b].clone());
+        // DiskSim's slots on a bus: the controller above it 0, its disks 1, 2, … in
+        // topology order.
+        if let Some((b, slot)) = sys.buses.iter().enumerate().find_map(|(b, o)| {
+            let k = o.members.iter().position(|&m| m == i as u32)?;
+            Some((b, k as u32 + 1))
+        }) {
+            drive = drive.with_bus(buses[b].clone(), slot);
         }
         if let Some(t) = tally {
             drive.hdd_mut().set_tally(t.clone());
