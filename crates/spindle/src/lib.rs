@@ -13,6 +13,7 @@ pub mod disksim;
 pub mod engine;
 pub mod experiments;
 pub mod flash;
+pub mod idmap;
 pub mod layers;
 pub mod layout;
 pub mod mimic;

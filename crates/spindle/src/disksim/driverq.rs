@@ -28,7 +28,7 @@ pub struct DriverQueue {
     /// Requests accepted and not yet completed.
     accepted: usize,
     /// Requests out at the disk: id, when it was sent and when it reached this queue.
-    sent: rustc_hash::FxHashMap<u64, (SimTime, SimTime)>,
+    sent: crate::idmap::IdMap<(SimTime, SimTime)>,
     /// Requests whose completion the caller answers with a request of its own here
     /// ([`Device::follow_up`]).
     followed: rustc_hash::FxHashSet<u64>,

@@ -326,7 +326,7 @@ impl QueueSpec {
             merged: FxHashMap::default(),
             batch_submit: self.batch_submit,
             start_at: None,
-            sent: FxHashMap::default(),
+            sent: crate::idmap::IdMap::default(),
             waiting: FxHashMap::default(),
             released: FxHashMap::default(),
             held: FxHashMap::default(),
@@ -374,7 +374,7 @@ pub struct QueueNode {
     /// not been told to start on.
     start_at: Option<SimTime>,
     /// Requests sent to the device and not yet completed (at most about `depth`).
-    sent: FxHashMap<u64, Active>,
+    sent: crate::idmap::IdMap<Active>,
     /// With `hold_overlapping`: requests waiting in the scheduler, for the overlap test.
     waiting: FxHashMap<u64, Request>,
     /// Released holds still waiting in the scheduler: when each was released.
