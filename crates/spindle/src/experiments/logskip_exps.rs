@@ -1101,8 +1101,8 @@ pub fn logskip_f5_12(o: &RunOpts) -> Result<ExperimentOutput, String> {
          completes. Each transaction is an (n + 1)-block log write (descriptor + data) and, \
          without checksums, a 4 KB commit. miniMimic is sampled on the log region first \
          (skips 0–300 KB in 4 KB steps, the sizes the journal writes, think 0) and refined \
-         on-line. Bandwidth is counted as the thesis does (Ambiguity T7, F5.12 note): log \
-         bytes (descriptor + data + commit) per second of log I/O, cleaning excluded.",
+         on-line. Bandwidth is counted as we read the thesis (it does not define it for this \
+         figure): log bytes (descriptor + data + commit) per second of log I/O, cleaning excluded.",
         o.seed,
     );
     let sizes: Vec<u32> = if o.quick {
@@ -1163,22 +1163,32 @@ pub fn logskip_f5_12(o: &RunOpts) -> Result<ExperimentOutput, String> {
     ));
     // The chapter's and the conclusion's headline figures (LOGSKIP-SUM), from the
     // same runs: skipping alone "more than 300 %", with checksums "up to 450 %".
-    out.checks.push(Check::at_least(
-        "LOGSKIP-SUM",
-        "skipping gain at 1 block, more than (%)",
-        300.0,
-        gain(2),
-    ));
+    // The catalog counts these under LOGSKIP-F5.12 (the same runs, looser bounds): they
+    // are shown, not counted twice.
+    let same_runs = "The same runs as LOGSKIP-F5.12's gains, against the chapter's rounder \
+        headline; counted once, as LOGSKIP-F5.12's checks.";
+    out.checks.push(
+        Check::at_least(
+            "LOGSKIP-SUM",
+            "skipping gain at 1 block, more than (%)",
+            300.0,
+            gain(2),
+        )
+        .consistency(same_runs),
+    );
     let best_both = (0..sizes.len())
         .map(|i| (bw[3][i] / bw[0][i] - 1.0) * 100.0)
         .fold(f64::MIN, f64::max);
-    out.checks.push(Check::absolute(
-        "LOGSKIP-SUM",
-        "skipping + checksumming: largest gain over sizes (%)",
-        450.0,
-        best_both,
-        70.0,
-    ));
+    out.checks.push(
+        Check::absolute(
+            "LOGSKIP-SUM",
+            "skipping + checksumming: largest gain over sizes (%)",
+            450.0,
+            best_both,
+            70.0,
+        )
+        .consistency(same_runs),
+    );
     let ordered = (0..sizes.len()).all(|i| thesis_order(&bw, i));
     out.checks.push(Check::holds(
         "LOGSKIP-F5.12",

@@ -59,12 +59,12 @@ pub fn raid5_f6_1(o: &RunOpts) -> Result<ExperimentOutput, String> {
     let mut out = ExperimentOutput::new(
         "RAID5-F6.1",
         "RAID-5 left-asymmetric layout and I/O counts per write pattern (Figure 6.1)",
-        "The thesis's array as a stack ([device] kind = \"raid5\", 4 members of the mimic-base \
-         9LZX model, stripe-kib = 16, parity-layout = \"left-asymmetric\"). Blocks are numbered \
+        "The thesis's array as a stack ([device] kind = \"raid5\", 4 members of the mimic-9lzx \
+         model of the IBM 9LZX, stripe-kib = 16, parity-layout = \"left-asymmetric\"). Blocks are numbered \
          from 1 as in Figure 6.1, one block per 16 KiB chunk; each pattern runs alone on a fresh \
          array (requests 50 ms apart, so none overlap) and the array's own counters give the \
          member reads and writes.\n\n\
-         Decision (Ambiguity T9): the simulated RAID-5 does the standard read-modify-write: a \
+         The thesis does not say how its controller updates parity; the simulated RAID-5 does the standard read-modify-write: a \
          write covering part of a stripe reads the old data and the old parity, then writes \
          both, so one small write costs 4 member I/Os. The thesis counts only the parity read \
          and the parity write as extra (2); the old-data read is the third extra I/O, reported \
@@ -195,12 +195,12 @@ pub fn raid5_f6_1(o: &RunOpts) -> Result<ExperimentOutput, String> {
     out.checks.push(
         c(
             "RAID5-F6.1",
-            "update block 5: old-data reads (standard read-modify-write; the thesis does not count them, T9)",
+            "update block 5: old-data reads (standard read-modify-write; the thesis does not count them)",
             1.0,
             counts[0].0 - 1,
         )
         .consistency(
-            "The reference is our own stated decision (Ambiguity T9), not a number of the thesis.",
+            "The reference is our own choice of read-modify-write (the thesis does not say how its controller updates parity), not a number of the thesis.",
         ),
     );
     out.checks.push(c(
@@ -262,7 +262,7 @@ pub fn raid5_f6_3(o: &RunOpts) -> Result<ExperimentOutput, String> {
         "RAID5-F6.3",
         "Determining the stripe size on-line (RAID-Mimic, Figure 6.3)",
         format!(
-            "The thesis's array (left-asymmetric RAID-5, 3 data disks of the mimic-base 9LZX \
+            "The thesis's array (left-asymmetric RAID-5, 3 data disks of the mimic-9lzx model of the IBM 9LZX \
              model, 16 KiB chunk, 48 KiB stripe) under a RAID-Mimic layer that is not told the \
              stripe:\n\n{toml_text}\n\
              The guest writes one long sequential run in 4..64 KiB writes (seeded), faster than \
@@ -270,7 +270,7 @@ pub fn raid5_f6_3(o: &RunOpts) -> Result<ExperimentOutput, String> {
              (8..192 KiB by 8) either aligned (starting on multiples of the size) or shifted by \
              4 KiB, issues one write at a time, and times each whole cell from issue to \
              completion; the bandwidth of a group is its bytes over its summed times ({samples} \
-             writes per group). Decision (Ambiguity T9, the search set is unstated): 8 KiB \
+             writes per group). The thesis does not give the sizes it tried; we use 8 KiB \
              steps up to 192 KiB, four times the true stripe. The layer takes as the stripe the \
              smallest size whose aligned/shifted bandwidth ratio is within 25 % of the best \
              ratio (rule alignment-gain); the thesis's own rule, the highest aligned bandwidth, \
@@ -287,7 +287,7 @@ pub fn raid5_f6_3(o: &RunOpts) -> Result<ExperimentOutput, String> {
              about 9). 14 MB/s for 48 KiB writes issued one at a time is one write every \
              3.4 ms, less than the 6 ms revolution, so the thesis's array did not pay a missed \
              revolution per write: a write-back cache in the Adaptec 2200S (its policy is \
-             unknown, Ambiguity T9) or in the drives would explain it. Neither is modelled \
+             not stated) or in the drives would explain it. Neither is modelled \
              (write-through everywhere), and with a write-back cache the read-modify-writes \
              would be partly hidden too, so how the ratio would move is not known. The ratio \
              also depends on which sizes are tried (the thesis's set is unstated)."
@@ -567,8 +567,8 @@ pub fn raid5_f6_4(o: &RunOpts) -> Result<ExperimentOutput, String> {
              (as §6.4 assumes) joins them into whole aligned stripes (up to 1 MiB, 4 writes in \
              flight). Decisions the thesis leaves open: the guest's depth, the file placement, \
              the VMM's join limit and depth. The array is the thesis's (left-asymmetric RAID-5, 3 data disks of the \
-             mimic-base 9LZX model, 16 KiB chunk). The average sizes are our choice (the figure's \
-             x points are unstated, T9). Stacks, top first:\n\n\
+             mimic-9lzx model of the IBM 9LZX, 16 KiB chunk). The average sizes are our choice (the figure's \
+             x points are not stated). Stacks, top first:\n\n\
              no VMM alignment:\n{plain}\nVMM alignment:\n{aligned}\n\
              Members are the mimic-9lzx model (see RAID5-F6.3); an earlier version used the \
              overhead-free mimic-base, whose whole stripes streamed at the media rate (5 MB \
@@ -633,8 +633,8 @@ pub fn raid5_f6_4(o: &RunOpts) -> Result<ExperimentOutput, String> {
          the Adaptec 2200S did it is not known. VMM alignment gains at small average sizes \
          because some files already hold a whole aligned stripe, which the VMM writes \
          whole; the share of files that do, by average size: {}. The thesis says small \
-         files 'do not generate whole stripes'; its x points are unstated (T9), and the \
-         catalog's bound of 48 KiB is a reading of the figure.",
+         files 'do not generate whole stripes'; it does not state its x points, so the \
+         bound of 48 KiB used here is our reading of the figure.",
         shares.join(", ")
     );
     let names = [
