@@ -12,6 +12,7 @@
 
 use super::Check;
 use crate::config::RunConfig;
+use crate::disk::altered::HEADS_PER_SURFACE;
 use crate::engine::{self, RunOptions, Source};
 use crate::report::{ExperimentOutput, Plot, PlotKind, Series, Table};
 use crate::time::SimTime;
@@ -21,6 +22,9 @@ use std::fmt::Write as _;
 
 /// The drive every stack here is built of.
 pub const DISK: &str = "st34502lw";
+
+/// F5's heads-per-surface technique (a drive of arms, not an array of drives).
+const HEADS: usize = 5;
 
 /// What a run of random single-sector reads measured.
 #[derive(Clone, Copy, Debug, Default)]
@@ -39,11 +43,29 @@ pub struct Measured {
 
 /// `device` (the body of a `[device]` table, members included) as a run's TOML.
 pub(super) fn stack_toml(device: &str) -> String {
+    stack_toml_on(device, DISK)
+}
+
+/// [`stack_toml`] with every member drive `disk`.
+pub(super) fn stack_toml_on(device: &str, disk: &str) -> String {
     format!(
         "[workload.synthetic]\nkind = \"synthetic\"\npattern = {{ kind = \"uniform\" }}\n\
          sizes = {{ kind = \"fixed\", sectors = 1 }}\nread-fraction = 1.0\n\
          arrivals = {{ kind = \"poisson\", rate-per-s = 10 }}\ncount = 1\n\
-         [device]\n{device}\n[device.member]\nkind = \"disk\"\ndisk = \"{DISK}\"\n"
+         [device]\n{device}\n[device.member]\nkind = \"disk\"\ndisk = \"{disk}\"\n"
+    )
+}
+
+/// A run's TOML whose device is one drive, `disk` (e.g. a drive of several arms,
+/// `st34502lw:heads-per-surface=4`), behind a FIFO host queue that keeps up to
+/// `depth` requests at the drive.
+pub(super) fn disk_toml(disk: &str, depth: u32) -> String {
+    format!(
+        "[workload.synthetic]\nkind = \"synthetic\"\npattern = {{ kind = \"uniform\" }}\n\
+         sizes = {{ kind = \"fixed\", sectors = 1 }}\nread-fraction = 1.0\n\
+         arrivals = {{ kind = \"poisson\", rate-per-s = 10 }}\ncount = 1\n\
+         [scheduler]\nkind = \"fcfs\"\nqueue-depth = {depth}\n\
+         [device]\nkind = \"disk\"\ndisk = \"{disk}\"\n"
     )
 }
 
@@ -55,7 +77,12 @@ pub const WARM_UP: usize = 200;
 /// [`WARM_UP`] reads whose latencies are not counted (seek distances are counted from
 /// the first read).
 pub fn random_reads(device: &str, n: usize, seed: u64) -> Result<Measured, String> {
-    let c = RunConfig::from_toml(&stack_toml(device), "mimd.toml").map_err(|e| e.to_string())?;
+    random_reads_on(&stack_toml(device), n, seed)
+}
+
+/// [`random_reads`] on the stack of the run `toml` (e.g. [`disk_toml`]'s).
+pub fn random_reads_on(toml: &str, n: usize, seed: u64) -> Result<Measured, String> {
+    let c = RunConfig::from_toml(toml, "mimd.toml").map_err(|e| e.to_string())?;
     let mut b = c.build().map_err(|e| e.to_string())?;
     let cap = b.root.capacity();
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
@@ -418,8 +445,8 @@ pub(super) fn figure5_device(t: usize, d: u32, draw: u64) -> String {
 }
 
 /// MIMD-F5 (random-read latency against D, all techniques built) with the Square
-/// Root Rule fits (MIMD-RULE1) and its head-count form emulated by synchronized
-/// mirrors (MIMD-RULE3).
+/// Root Rule fits (MIMD-RULE1) and its head-count form (MIMD-RULE3) on a drive of H
+/// arms, and as synchronized mirrors emulate it.
 pub fn mimd_f5(quick: bool, seed: u64) -> Result<ExperimentOutput, String> {
     let mut out = ExperimentOutput::new(
         "MIMD-F5",
@@ -433,10 +460,13 @@ pub fn mimd_f5(quick: bool, seed: u64) -> Result<ExperimentOutput, String> {
              (replicated splitting into x bands of cylinders × y even rotational replicas on \
              other tracks of the same cylinder; x the divisor of D nearest √D from above, so \
              3 = 3×1, 4 = 2×2, 6 = 3×2, 12 = 4×3); and, beside the figure's curves, D-way \
-             splitting and replicated splitting with 2 copies. Smaller platters (MIMD-RULE2) are \
-             measured in their own section; more heads per surface are not built: \
-             MIMD-RULE3 is shown through the paper's own equivalence (D synchronized mirrors \
-             emulate D heads per surface). Unsynchronized spindles drift against each other, \
+             splitting and replicated splitting with 2 copies. Increased heads per surface \
+             (MIMD-RULE3; x = heads per surface) is one drive of H arms, \
+             `{DISK}{HEADS_PER_SURFACE}H` (stack/arms.rs: arm i sits i/H of a turn round, each \
+             read goes to the arm the drive model says reaches it first); the paper's \
+             equivalence (D synchronized mirrors emulate D heads per surface) is checked \
+             beside it. Smaller platters (MIMD-RULE2) are measured in their own section. \
+             Unsynchronized spindles drift against each other, \
              so that curve pools 8 seeded phase arrangements. The overhead, as the paper \
              defines it (command, bus, transfer and arm acceleration), is the intercept of \
              the fit; the drives' own non-positioning time (command, bus, transfer) is \
@@ -448,12 +478,13 @@ pub fn mimd_f5(quick: bool, seed: u64) -> Result<ExperimentOutput, String> {
     );
     let n = if quick { 2_000 } else { 20_000 };
     let ds: Vec<u32> = (1..=12).collect();
-    let techniques: [(&str, bool); 5] = [
+    let techniques: [(&str, bool); 6] = [
         ("unsynchronized mirroring", true),
         ("synchronized mirroring", true),
         ("intra-disk", true),
         ("splitting (not in F5)", false),
         ("replicated splitting, 2 copies (not in F5)", false),
+        ("increased heads per surface", true),
     ];
     // Unsynchronized spindles drift against each other: the run samples 8 random
     // phase arrangements (spindle-seed 1…8), an eighth of the reads each.
@@ -462,6 +493,15 @@ pub fn mimd_f5(quick: bool, seed: u64) -> Result<ExperimentOutput, String> {
     for t in 0..techniques.len() {
         let mut v = Vec::new();
         for &d in &ds {
+            if t == HEADS {
+                // One drive of D arms (x = heads per surface), its own reads.
+                v.push(random_reads_on(
+                    &disk_toml(&format!("{DISK}{HEADS_PER_SURFACE}{d}"), 1),
+                    n,
+                    seed ^ (u64::from(d) << 8) ^ (t as u64) << 20,
+                )?);
+                continue;
+            }
             let draws = if t == 0 { 8 } else { 1 };
             let devs: Vec<String> = (1..=draws).map(|k| device(t, d, k)).collect();
             v.push(random_reads_pooled(
@@ -656,6 +696,57 @@ pub fn mimd_f5(quick: bool, seed: u64) -> Result<ExperimentOutput, String> {
             0.15,
         ));
     }
+    // RULE3 on the drive of H arms: the overhead-independent part shrinks by √H.
+    for (i, h) in [(1usize, 2u32), (3, 4), (8, 9)] {
+        let part = |m: &Measured| m.mean_ms - intercept[HEADS];
+        out.checks.push(Check::relative(
+            "MIMD-RULE3",
+            &format!(
+                "{h} heads per surface (one drive, {h} arms): latency less the fitted \
+                 overhead, one head over {h} (√{h})"
+            ),
+            f64::from(h).sqrt(),
+            part(&lat[HEADS][0]) / part(&lat[HEADS][i]),
+            0.15,
+        ));
+    }
+    {
+        let pts: Vec<(f64, f64)> = ds
+            .iter()
+            .zip(&lat[HEADS])
+            .map(|(&d, m)| (f64::from(d), m.mean_ms))
+            .collect();
+        let (_, _, r2) = sqrt_rule_fit(&pts);
+        out.checks.push(Check::range(
+            "MIMD-RULE3",
+            "heads per surface: R² of the fit L = a + b/√H over H = 1…12",
+            0.95,
+            1.0,
+            r2,
+        ));
+    }
+    // The paper's equivalence: D synchronized mirrors emulate D heads per surface.
+    // The same reads on both (so a consistency check of the two builds).
+    let same = |dev: &str| random_reads_on(dev, n / 4, seed ^ 0x4EAD5);
+    let (arms4, mirrors4) = (
+        same(&disk_toml(&format!("{DISK}{HEADS_PER_SURFACE}4"), 1))?,
+        same(&stack_toml(&figure5_device(1, 4, 0)))?,
+    );
+    out.checks.push(
+        Check::relative(
+            "MIMD-RULE3",
+            "a drive with 4 heads per surface against 4 synchronized mirrors, same reads: \
+             latency ratio (the paper: mirrors emulate the heads)",
+            1.0,
+            arms4.mean_ms / mirrors4.mean_ms,
+            0.02,
+        )
+        .consistency(
+            "Both are built alike (arm i, or mirror i, i/4 of a turn round, the read to the \
+             one the drive model says reaches it first), so on read-only work they agree by \
+             construction; this guards the two builds.",
+        ),
+    );
     // RULE3 through synchronized mirrors (D of them emulate D heads per surface).
     for (i, d) in [(1usize, 2u32), (3, 4)] {
         let part = |m: &Measured| m.mean_ms - intercept[1];
