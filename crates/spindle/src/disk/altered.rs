@@ -310,6 +310,53 @@ mod tests {
     }
 
     #[test]
+    fn a_bus_option_sets_the_host_time_per_block_and_nothing_else() {
+        let base = preset("st34502lw").unwrap();
+        let p = preset("st34502lw:bus-mb-s=80").unwrap();
+        assert_eq!(p.name, "st34502lw:bus-mb-s=80");
+        assert!((p.ctrl.bus_read_block_ms - 0.0064).abs() < 1e-12);
+        assert!((p.ctrl.bus_write_block_ms - 0.0064).abs() < 1e-12);
+        assert_eq!(p.mech, base.mech);
+        assert_eq!(p.geometry, base.geometry);
+        // Options chain left to right.
+        let q = preset("st34502lw:smaller-platters=4:bus-mb-s=80").unwrap();
+        assert_eq!(q.name, "st34502lw:smaller-platters=4:bus-mb-s=80");
+        assert_eq!(q.mech.rpm, base.mech.rpm * 2.0);
+        assert!((q.ctrl.bus_read_block_ms - 0.0064).abs() < 1e-12);
+        for bad in ["0", "0.5", "-1", "100001", "NaN", "fast", ""] {
+            let e = preset(&format!("st34502lw{BUS_MB_S}{bad}")).unwrap_err();
+            assert!(e.contains("bus-mb-s: N must be"), "{bad}: {e}");
+        }
+    }
+
+    #[test]
+    fn heads_per_surface_names_a_drive_of_arms_only_a_stack_builds() {
+        assert_eq!(
+            arms("st34502lw:bus-mb-s=80:heads-per-surface=4"),
+            Some(Ok(("st34502lw:bus-mb-s=80".to_string(), 4)))
+        );
+        assert_eq!(arms("st34502lw:smaller-platters=4"), None);
+        assert_eq!(arms("st34502lw"), None);
+        let e = preset("st34502lw:heads-per-surface=4").unwrap_err();
+        assert!(e.contains("drive of 4 arms"), "{e}");
+        for bad in ["0", "17", "2.5", "x", ""] {
+            let e = arms(&format!("st34502lw{HEADS_PER_SURFACE}{bad}"))
+                .unwrap()
+                .unwrap_err();
+            assert!(
+                e.contains("H must be a whole number within 1..=16"),
+                "{bad}: {e}"
+            );
+        }
+        let e = arms("st34502lw:heads-per-surface=2:bus-mb-s=80")
+            .unwrap()
+            .unwrap_err();
+        assert!(e.contains("must be the last option"), "{e}");
+        let e = preset("st34502lw:fast-arms=2").unwrap_err();
+        assert!(e.contains("unknown drive option `fast-arms=2`"), "{e}");
+    }
+
+    #[test]
     fn bad_scale_is_refused_with_a_clear_error() {
         for bad in ["0", "0.5", "-4", "65", "NaN", "inf", "four", ""] {
             let e = preset(&format!("st34502lw{SMALLER_PLATTERS}{bad}")).unwrap_err();

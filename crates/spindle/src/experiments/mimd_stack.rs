@@ -444,9 +444,10 @@ pub(super) fn figure5_device(t: usize, d: u32, draw: u64) -> String {
     }
 }
 
-/// MIMD-F5 (random-read latency against D, all techniques built) with the Square
-/// Root Rule fits (MIMD-RULE1) and its head-count form (MIMD-RULE3) on a drive of H
-/// arms, and as synchronized mirrors emulate it.
+/// MIMD-F5 (random-read latency against D, all techniques built, heads per surface
+/// among them) with the Square Root Rule fits (MIMD-RULE1) and its head-count form as
+/// synchronized mirrors emulate it (MIMD-RULE3; the drive of H arms itself is
+/// [`super::mimd_geometry::mimd_rule3`]).
 pub fn mimd_f5(quick: bool, seed: u64) -> Result<ExperimentOutput, String> {
     let mut out = ExperimentOutput::new(
         "MIMD-F5",
@@ -463,9 +464,9 @@ pub fn mimd_f5(quick: bool, seed: u64) -> Result<ExperimentOutput, String> {
              splitting and replicated splitting with 2 copies. Increased heads per surface \
              (MIMD-RULE3; x = heads per surface) is one drive of H arms, \
              `{DISK}{HEADS_PER_SURFACE}H` (stack/arms.rs: arm i sits i/H of a turn round, each \
-             read goes to the arm the drive model says reaches it first); the paper's \
-             equivalence (D synchronized mirrors emulate D heads per surface) is checked \
-             beside it. Smaller platters (MIMD-RULE2) are measured in their own section. \
+             read goes to the arm the drive model says reaches it first), fitted in \
+             MIMD-RULE3; the Rule 3 checks here use the paper's equivalence (D \
+             synchronized mirrors emulate D heads per surface). Smaller platters (MIMD-RULE2) are measured in their own section. \
              Unsynchronized spindles drift against each other, \
              so that curve pools 8 seeded phase arrangements. The overhead, as the paper \
              defines it (command, bus, transfer and arm acceleration), is the intercept of \
@@ -696,57 +697,6 @@ pub fn mimd_f5(quick: bool, seed: u64) -> Result<ExperimentOutput, String> {
             0.15,
         ));
     }
-    // RULE3 on the drive of H arms: the overhead-independent part shrinks by √H.
-    for (i, h) in [(1usize, 2u32), (3, 4), (8, 9)] {
-        let part = |m: &Measured| m.mean_ms - intercept[HEADS];
-        out.checks.push(Check::relative(
-            "MIMD-RULE3",
-            &format!(
-                "{h} heads per surface (one drive, {h} arms): latency less the fitted \
-                 overhead, one head over {h} (√{h})"
-            ),
-            f64::from(h).sqrt(),
-            part(&lat[HEADS][0]) / part(&lat[HEADS][i]),
-            0.15,
-        ));
-    }
-    {
-        let pts: Vec<(f64, f64)> = ds
-            .iter()
-            .zip(&lat[HEADS])
-            .map(|(&d, m)| (f64::from(d), m.mean_ms))
-            .collect();
-        let (_, _, r2) = sqrt_rule_fit(&pts);
-        out.checks.push(Check::range(
-            "MIMD-RULE3",
-            "heads per surface: R² of the fit L = a + b/√H over H = 1…12",
-            0.95,
-            1.0,
-            r2,
-        ));
-    }
-    // The paper's equivalence: D synchronized mirrors emulate D heads per surface.
-    // The same reads on both (so a consistency check of the two builds).
-    let same = |dev: &str| random_reads_on(dev, n / 4, seed ^ 0x4EAD5);
-    let (arms4, mirrors4) = (
-        same(&disk_toml(&format!("{DISK}{HEADS_PER_SURFACE}4"), 1))?,
-        same(&stack_toml(&figure5_device(1, 4, 0)))?,
-    );
-    out.checks.push(
-        Check::relative(
-            "MIMD-RULE3",
-            "a drive with 4 heads per surface against 4 synchronized mirrors, same reads: \
-             latency ratio (the paper: mirrors emulate the heads)",
-            1.0,
-            arms4.mean_ms / mirrors4.mean_ms,
-            0.02,
-        )
-        .consistency(
-            "Both are built alike (arm i, or mirror i, i/4 of a turn round, the read to the \
-             one the drive model says reaches it first), so on read-only work they agree by \
-             construction; this guards the two builds.",
-        ),
-    );
     // RULE3 through synchronized mirrors (D of them emulate D heads per surface).
     for (i, d) in [(1usize, 2u32), (3, 4)] {
         let part = |m: &Measured| m.mean_ms - intercept[1];
