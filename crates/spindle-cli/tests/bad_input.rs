@@ -24,6 +24,12 @@ const CASES: &[(&str, &str)] = &[
     ),
     ("disk-info st34502lw:smaller-platters=abc", "got `abc`"),
     (
+        "run --disk st34502lw:heads-per-surface=0",
+        "H must be a whole number within 1..=16",
+    ),
+    ("run --disk st34502lw:bus-mb-s=0", "bus-mb-s: N must be"),
+    ("disk-info st34502lw:heads-per-surface=2", "drive of 2 arms"),
+    (
         "run --queue-depth 0",
         "queue-depth must be within 1..=65536, got 0",
     ),

@@ -1,11 +1,15 @@
-//! Altered-geometry drives (MimdRAID §2.2.1, the Square Root Rule 2; issue 19): a
-//! built-in drive rebuilt with smaller platters, so users can ask what shrinking the
-//! platters gives, and `spindle reproduce MIMD-RULE2` measures it.
+//! Altered drives (MimdRAID §2.2, the Square Root Rules 2 and 3; issue 19): a built-in
+//! drive rebuilt with smaller platters, on another host bus, or with several heads per
+//! surface, so users can ask what each gives, and `spindle reproduce MIMD-RULE2` /
+//! `MIMD-RULE3` measure them.
 //!
-//! Name form: `<preset>:smaller-platters=<C>`, e.g. `st34502lw:smaller-platters=4`,
-//! usable wherever a disk preset is (`disk = "…"` in TOML, `--disk` on the CLI).
+//! Name form: `<preset>:<option>=<value>`, options chained with `:` and applied left to
+//! right, e.g. `st34502lw:smaller-platters=4`, `st34502lw:bus-mb-s=80`,
+//! `st34502lw:bus-mb-s=80:heads-per-surface=4`, usable wherever a disk preset is
+//! (`disk = "…"` in TOML, `--disk` on the CLI). Options:
 //!
-//! What "platter capacity ÷ C" means here, following the paper's argument ("platter
+//! **`smaller-platters=C`** (1..=64). What "platter capacity ÷ C" means here,
+//! following the paper's argument ("platter
 //! capacity ↓ C means area ↓ C, diameter ↓ √C, maximum seek ↓ √C, and, at constant
 //! internal data rate / linear velocity, RPM ↑ √C"), with s = √C:
 //! * **Areal density unchanged**: tracks per inch and bits per inch stay as they are.
@@ -28,6 +32,20 @@
 //! * Everything else (heads, controller overheads, bus, cache, firmware) is the base
 //!   drive's. Defect lists name physical sectors of the base drive's platters and are
 //!   dropped; the altered drive has no spare sectors.
+//!
+//! **`bus-mb-s=N`** (MB/s, 1..=100,000): the drive on a host interface of N MB/s
+//! (decimal), i.e. 512/N µs per 512-byte block, reads and writes. The drives DiskSim
+//! extracted from real hardware carry the bus time of the host they were measured
+//! on (the Cheetah 9LP model: 0.105 ms a block, 4.9 MB/s), which is a property of
+//! that host, not of the drive; MimdRAID's Cheetah 9LP is on Ultra2 SCSI (80 MB/s,
+//! its Table 1). Everything else is kept.
+//!
+//! **`heads-per-surface=H`** (1..=16): H independent arms, each with a head on every
+//! surface, spaced evenly round the platters (arm i sits i/H of a turn after arm 0),
+//! as in the paper's Figure 4. Not a change of parameters but of the mechanism: a
+//! stack builds it as a device of H arms ([`crate::stack::arms`]), each request served
+//! by the arm the drive model predicts reaches it first. It must be the last option;
+//! [`preset`](super::presets::preset) alone (one set of parameters) refuses it.
 
 use super::geometry::{Sparing, ZoneSpec};
 use super::params::{DiskParams, MAX_RPM};
@@ -35,17 +53,143 @@ use super::params::{DiskParams, MAX_RPM};
 /// The name suffix of a smaller-platter drive.
 pub const SMALLER_PLATTERS: &str = ":smaller-platters=";
 
+/// The name suffix of a drive on a host bus of N MB/s.
+pub const BUS_MB_S: &str = ":bus-mb-s=";
+
+/// The name suffix of a drive with H heads per surface on independent arms.
+pub const HEADS_PER_SURFACE: &str = ":heads-per-surface=";
+
 /// Largest platter-capacity divisor C (platters of 1/8 the diameter).
 pub const MAX_PLATTER_SCALE: f64 = 64.0;
 
-/// The drive `name` names, if it is an altered-geometry name (`None` otherwise).
-/// `base` resolves the base preset.
+/// Fastest host bus, MB/s (slowest: 1).
+pub const MAX_BUS_MB_S: f64 = 100_000.0;
+
+/// Most heads per surface (arms round one platter; the paper: "the size of the inner
+/// radius of the platter limits the number of heads").
+pub const MAX_HEADS_PER_SURFACE: u32 = 16;
+
+/// One option of an altered-drive name.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Alteration {
+    SmallerPlatters(f64),
+    BusMbS(f64),
+    HeadsPerSurface(u32),
+}
+
+const OPTIONS: &str = "smaller-platters=C, bus-mb-s=N or heads-per-surface=H";
+
+/// Splits `name` into its base preset and options (`None`: no option in it).
+fn parse(name: &str) -> Option<Result<(&str, Vec<Alteration>), String>> {
+    let (stem, rest) = name.split_once(':')?;
+    let mut opts = Vec::new();
+    for part in rest.split(':') {
+        let (key, value) = part.split_once('=').unwrap_or((part, ""));
+        let alt = match key.trim() {
+            "smaller-platters" => parse_scale(value).map(Alteration::SmallerPlatters),
+            "bus-mb-s" => parse_bus(value).map(Alteration::BusMbS),
+            "heads-per-surface" => parse_heads(value).map(Alteration::HeadsPerSurface),
+            _ => Err(format!(
+                "unknown drive option `{part}` in `{name}`: expected {OPTIONS} after the \
+                 preset, e.g. `st34502lw:smaller-platters=4`"
+            )),
+        };
+        match alt {
+            Ok(a) => opts.push(a),
+            Err(e) => return Some(Err(e)),
+        }
+    }
+    let arms = opts
+        .iter()
+        .position(|a| matches!(a, Alteration::HeadsPerSurface(_)));
+    if arms.is_some_and(|i| i + 1 != opts.len()) {
+        return Some(Err(format!(
+            "heads-per-surface must be the last option of `{name}` (it builds the drive of \
+             arms from the drive the options before it describe)"
+        )));
+    }
+    Some(Ok((stem, opts)))
+}
+
+/// The drive `name` names, if it is an altered-drive name (`None` otherwise).
+/// `base` resolves the base preset. A name with `heads-per-surface` is refused: it is
+/// a drive of several arms, which only a stack builds ([`arms`]).
 pub fn from_name(
     name: &str,
     base: &dyn Fn(&str) -> Result<DiskParams, String>,
 ) -> Option<Result<DiskParams, String>> {
-    let (stem, c) = name.split_once(SMALLER_PLATTERS)?;
-    Some(parse_scale(c).and_then(|c| smaller_platters(&base(stem)?, c)))
+    let (stem, opts) = match parse(name)? {
+        Ok(x) => x,
+        Err(e) => return Some(Err(e)),
+    };
+    Some((|| {
+        let mut p = base(stem)?;
+        for a in opts {
+            p = match a {
+                Alteration::SmallerPlatters(c) => smaller_platters(&p, c)?,
+                Alteration::BusMbS(n) => on_bus(&p, n)?,
+                Alteration::HeadsPerSurface(h) => {
+                    return Err(format!(
+                        "`{name}` is a drive of {h} arms (heads-per-surface={h}): name it as a \
+                         stack's disk (`disk = \"{name}\"` in a [device] or [[disks]] table, or \
+                         --disk), where it is built arm by arm; one set of drive parameters \
+                         cannot describe it"
+                    ))
+                }
+            };
+        }
+        Ok(p)
+    })())
+}
+
+/// For a name ending in `:heads-per-surface=H`: the name of one arm's drive (the name
+/// without that option) and H. `None` for any other name; an error for a malformed
+/// altered name that mentions heads per surface.
+pub fn arms(name: &str) -> Option<Result<(String, u32), String>> {
+    let (rest, _) = name.rsplit_once(HEADS_PER_SURFACE)?;
+    match parse(name)? {
+        Err(e) => Some(Err(e)),
+        Ok((_, opts)) => match opts.last() {
+            Some(&Alteration::HeadsPerSurface(h)) => Some(Ok((rest.to_string(), h))),
+            _ => None,
+        },
+    }
+}
+
+fn parse_heads(text: &str) -> Result<u32, String> {
+    match text.trim().parse::<u32>() {
+        Ok(h) if (1..=MAX_HEADS_PER_SURFACE).contains(&h) => Ok(h),
+        _ => Err(format!(
+            "heads-per-surface: H must be a whole number within 1..={MAX_HEADS_PER_SURFACE} \
+             (independent arms round the platters), got `{text}`"
+        )),
+    }
+}
+
+fn parse_bus(text: &str) -> Result<f64, String> {
+    match text.trim().parse::<f64>() {
+        Ok(n) if n.is_finite() && (1.0..=MAX_BUS_MB_S).contains(&n) => Ok(n),
+        _ => Err(format!(
+            "bus-mb-s: N must be a number of MB/s within 1..={MAX_BUS_MB_S} (e.g. 80 for \
+             Ultra2 SCSI), got `{text}`"
+        )),
+    }
+}
+
+/// `base` on a host bus of `mb_s` MB/s (see the module comment).
+pub fn on_bus(base: &DiskParams, mb_s: f64) -> Result<DiskParams, String> {
+    let mut p = base.clone();
+    let ms = 0.512 / mb_s;
+    p.ctrl.bus_read_block_ms = ms;
+    p.ctrl.bus_write_block_ms = ms;
+    p.name = format!("{}{BUS_MB_S}{mb_s}", base.name);
+    p.provenance = format!(
+        "{} on a host bus of {mb_s} MB/s ({ms:.4} ms per 512-byte block, reads and writes; \
+         disk/altered.rs). Base: {}",
+        base.name, base.provenance
+    );
+    p.validate().map_err(|e| format!("bus-mb-s: {e}"))?;
+    Ok(p)
 }
 
 /// C as written after `:smaller-platters=`: a number within 1..=64.
@@ -163,6 +307,53 @@ mod tests {
         let one = preset(&format!("st34502lw{SMALLER_PLATTERS}1")).unwrap();
         assert_eq!(Hdd::new(one.clone()).unwrap().capacity() as f64, cap0);
         assert_eq!(one.mech, base.mech);
+    }
+
+    #[test]
+    fn a_bus_option_sets_the_host_time_per_block_and_nothing_else() {
+        let base = preset("st34502lw").unwrap();
+        let p = preset("st34502lw:bus-mb-s=80").unwrap();
+        assert_eq!(p.name, "st34502lw:bus-mb-s=80");
+        assert!((p.ctrl.bus_read_block_ms - 0.0064).abs() < 1e-12);
+        assert!((p.ctrl.bus_write_block_ms - 0.0064).abs() < 1e-12);
+        assert_eq!(p.mech, base.mech);
+        assert_eq!(p.geometry, base.geometry);
+        // Options chain left to right.
+        let q = preset("st34502lw:smaller-platters=4:bus-mb-s=80").unwrap();
+        assert_eq!(q.name, "st34502lw:smaller-platters=4:bus-mb-s=80");
+        assert_eq!(q.mech.rpm, base.mech.rpm * 2.0);
+        assert!((q.ctrl.bus_read_block_ms - 0.0064).abs() < 1e-12);
+        for bad in ["0", "0.5", "-1", "100001", "NaN", "fast", ""] {
+            let e = preset(&format!("st34502lw{BUS_MB_S}{bad}")).unwrap_err();
+            assert!(e.contains("bus-mb-s: N must be"), "{bad}: {e}");
+        }
+    }
+
+    #[test]
+    fn heads_per_surface_names_a_drive_of_arms_only_a_stack_builds() {
+        assert_eq!(
+            arms("st34502lw:bus-mb-s=80:heads-per-surface=4"),
+            Some(Ok(("st34502lw:bus-mb-s=80".to_string(), 4)))
+        );
+        assert_eq!(arms("st34502lw:smaller-platters=4"), None);
+        assert_eq!(arms("st34502lw"), None);
+        let e = preset("st34502lw:heads-per-surface=4").unwrap_err();
+        assert!(e.contains("drive of 4 arms"), "{e}");
+        for bad in ["0", "17", "2.5", "x", ""] {
+            let e = arms(&format!("st34502lw{HEADS_PER_SURFACE}{bad}"))
+                .unwrap()
+                .unwrap_err();
+            assert!(
+                e.contains("H must be a whole number within 1..=16"),
+                "{bad}: {e}"
+            );
+        }
+        let e = arms("st34502lw:heads-per-surface=2:bus-mb-s=80")
+            .unwrap()
+            .unwrap_err();
+        assert!(e.contains("must be the last option"), "{e}");
+        let e = preset("st34502lw:fast-arms=2").unwrap_err();
+        assert!(e.contains("unknown drive option `fast-arms=2`"), "{e}");
     }
 
     #[test]

@@ -201,6 +201,11 @@ pub fn registry() -> Vec<Experiment> {
             run: |o| super::mimd_geometry::mimd_rule2(o.quick, o.seed),
         },
         Experiment {
+            id: "MIMD-RULE3",
+            title: "More heads per surface and the Square Root Rule 3, on the disk model",
+            run: |o| super::mimd_geometry::mimd_rule3(o.quick, o.seed),
+        },
+        Experiment {
             id: "MIMD-DUAL",
             title: "A dual-actuator nearline drive against one arm (random reads, queue 1 and 32)",
             run: |o| super::mimd_stack::dual_actuator(o.quick, o.seed),

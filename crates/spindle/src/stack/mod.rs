@@ -4,6 +4,7 @@
 //! (workload and stack in TOML) is [`crate::config`]. Every part is a sans-IO [`crate::node::Device`]; the
 //! engine ([`crate::engine`]) runs them.
 
+pub mod arms;
 pub mod array;
 pub mod cache;
 pub mod compact_log;

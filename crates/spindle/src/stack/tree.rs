@@ -458,6 +458,10 @@ fn build_node(
     match spec {
         DeviceSpec::Disk(d) => {
             let queue = d.queue(default_queue, path)?;
+            // `<drive>:heads-per-surface=H`: a drive of H arms (stack/arms.rs).
+            if let Some(arms) = crate::disk::altered::arms(&d.disk) {
+                return super::arms::leaf(d, arms, &queue, drives, path);
+            }
             let p = d.params(path)?;
             drive_leaf(p, &queue, drives, path)
         }
