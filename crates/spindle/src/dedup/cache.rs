@@ -345,6 +345,12 @@ impl<P> ContentCache<P> {
         let mut i = self.contents[c as usize].head;
         while i != NIL {
             out.push(self.entries[i as usize].page);
+            // A list longer than the entries there are loops: a broken structure,
+            // refused loudly rather than walked without end.
+            assert!(
+                out.len() <= self.entries.len(),
+                "sector list of content {c} loops"
+            );
             i = self.entries[i as usize].next;
         }
     }

@@ -23,6 +23,12 @@ pub struct Chains {
     heads: Vec<u32>,
     next: Vec<u32>,
     shift: u32,
+    /// Test builds only: whether each index is in a chain. Pushing an index that is
+    /// already linked would make a chain loop and every later walk of it run without
+    /// end; with this check a broken caller (say, a free list that hands out a record
+    /// still in use) fails a test at once instead of hanging it.
+    #[cfg(test)]
+    linked: Vec<bool>,
 }
 
 impl Chains {
@@ -38,6 +44,8 @@ impl Chains {
             heads: vec![NIL; 1 << log2],
             next: Vec::new(),
             shift: 64 - log2,
+            #[cfg(test)]
+            linked: Vec::new(),
         })
     }
 
@@ -64,6 +72,17 @@ impl Chains {
         if at >= self.next.len() {
             self.next.resize(at + 1, NIL);
         }
+        #[cfg(test)]
+        {
+            if at >= self.linked.len() {
+                self.linked.resize(at + 1, false);
+            }
+            assert!(
+                !self.linked[at],
+                "index {i} pushed while already in a chain"
+            );
+            self.linked[at] = true;
+        }
         self.next[at] = self.heads[bucket];
         self.heads[bucket] = i;
     }
@@ -81,11 +100,17 @@ impl Chains {
                     self.next[prev as usize] = after;
                 }
                 self.next[cur as usize] = NIL;
+                #[cfg(test)]
+                {
+                    self.linked[cur as usize] = false;
+                }
                 return;
             }
             prev = cur;
             cur = self.next[cur as usize];
         }
+        #[cfg(test)]
+        panic!("index {i} removed from bucket {bucket}, whose chain does not hold it");
     }
 
     pub fn buckets(&self) -> usize {
