@@ -171,25 +171,9 @@ fn job_for(arg: &str) -> Result<Job> {
 }
 
 fn run(job: Job) -> Result<Row> {
-    if job.trace.is_empty() {
-        bail!("{}: the validation trace has no requests", job.trace_name);
-    }
+    check_fits(&job)?;
     let calibrated = job.params.provenance.contains(CALIBRATED_MARK);
     let mut hdd = build(job.params)?;
-    let cap = hdd.capacity();
-    for (i, r) in job.trace.iter().enumerate() {
-        let fits = matches!(r.lbn.checked_add(r.blocks as u64), Some(end) if end <= cap);
-        if !fits {
-            bail!(
-                "{}:{}: request of {} sectors at LBN {} lies beyond the disk's {} sectors (is this the trace of another drive?)",
-                job.trace_name,
-                i + 1,
-                r.blocks,
-                r.lbn,
-                cap
-            );
-        }
-    }
     let res = validate(&job.name, &mut hdd, &job.trace);
     let known = known_drive(&job.name);
     Ok(Row {
