@@ -378,4 +378,3 @@ mod tests {
         assert!(c.adjustments.read_miss_ms > 0.0, "{c:?}");
     }
 }
-
