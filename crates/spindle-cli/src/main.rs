@@ -261,11 +261,19 @@ enum Command {
             By default it fits on the first half of the trace and reports the demerit on the second\n\
             half, which the fit never saw; --all-requests fits on every request (for a drive file to\n\
             use, with no held-out figure). --out writes the calibrated drive as a spindle drive file\n\
-            (TOML) that `spindle run --disk FILE.toml` and `spindle validate FILE.toml` accept.",
+            (TOML) that `spindle run --disk FILE.toml` and `spindle validate FILE.toml` accept.\n\
+            \n\
+            With --probe-table the measurements are a Disk Mimic table from `spindle mimic probe`\n\
+            (of a real file or device with --device, or of a model): the drive is probed the same way\n\
+            and scored by the rms of mean service times over bins of probed distances (means, since one\n\
+            distance's few samples are mostly rotational latency). It fits on every other probed\n\
+            distance and judges on the rest; --all-requests fits on all of them. The table records\n\
+            distances, not places: the model's probes land anywhere on the model.",
         after_help = "Examples:\n  \
             spindle calibrate cheetah9LP\n  \
             spindle calibrate cheetah9LP --out cheetah9LP-calibrated.toml\n  \
-            spindle calibrate my-drive.parv --all-requests --out my-drive.toml   # my-drive.trace beside it"
+            spindle calibrate my-drive.parv --all-requests --out my-drive.toml   # my-drive.trace beside it\n  \
+            spindle mimic probe --device /dev/sdb --out sdb.json && spindle calibrate hp-c2249a --probe-table sdb.json --out sdb.toml"
     )]
     Calibrate(CalibrateArgs),
 
@@ -828,9 +836,17 @@ struct DiskInfoArgs {
 
 #[derive(Args)]
 struct CalibrateArgs {
-    /// A built-in DiskSim drive name or a DiskSim .parv file (with FILE.trace beside it)
+    /// A built-in DiskSim drive name or a DiskSim .parv file (with FILE.trace beside it);
+    /// with --probe-table, any drive (a preset, .parv or drive file)
     #[arg(value_name = "DISK")]
     disk: String,
+    /// Calibrate to a Disk Mimic table (`spindle mimic probe`, of a device or a model)
+    /// instead of a validation trace
+    #[arg(long, value_name = "TABLE")]
+    probe_table: Option<std::path::PathBuf>,
+    /// With --probe-table: the seed placing the model's probes
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
     /// Write the calibrated drive file (TOML) here
     #[arg(long, value_name = "FILE")]
     out: Option<std::path::PathBuf>,
@@ -978,9 +994,17 @@ fn run(cli: Cli) -> anyhow::Result<String> {
         Command::DiskInfo(a) => disks::disk_info(&a.disk, a.json),
         Command::Validate(a) if a.calibrated => validate::validate_calibrated_cmd(&a.files, a.json),
         Command::Validate(a) => validate::validate_cmd(&a.files, a.json),
-        Command::Calibrate(a) => {
-            validate::calibrate_cmd(&a.disk, a.out.as_deref(), a.all_requests, a.json)
-        }
+        Command::Calibrate(a) => match &a.probe_table {
+            Some(t) => validate::calibrate_probe_cmd(
+                &a.disk,
+                t,
+                a.seed,
+                a.out.as_deref(),
+                a.all_requests,
+                a.json,
+            ),
+            None => validate::calibrate_cmd(&a.disk, a.out.as_deref(), a.all_requests, a.json),
+        },
         Command::Bench(a) => bench::bench(a.json, a.quick),
         Command::Strands(a) => experiments::strands(&a.disk, a.trials, a.seed, a.blocks, a.json),
         Command::RandomIo(a) => {

@@ -1,13 +1,17 @@
 //! `spindle validate`: replay DiskSim validation traces and score the simulator.
 
-use crate::disks::{build, is_drive_file, is_parv_path};
+use crate::disks::{build, is_drive_file, is_parv_path, load_disk};
 use crate::table::{thousands, Align, Table};
 use anyhow::{anyhow, bail, Context, Result};
 use serde::Serialize;
 use spindle::disk::params::DiskParams;
 use spindle::disk::presets::{self, DiskSimDrive, DISKSIM_DRIVES};
 use spindle::disksim::import::import_first_disk;
-use spindle::validate::calibrate::{calibrate, demerit, halves, Calibration};
+use spindle::mimic::table::MimicTable;
+use spindle::validate::calibrate::{
+    calibrate, calibrate_to, demerit, halves, Calibration, Measurements, MAX_ADJUSTMENT,
+};
+use spindle::validate::probes::ProbeSet;
 use spindle::validate::replay::validate;
 use spindle::validate::trace::{parse_validate_trace, read_validate_trace, ValidateRecord};
 use std::path::{Path, PathBuf};
@@ -456,6 +460,129 @@ pub fn calibrate_cmd(disk: &str, out: Option<&Path>, all: bool, json: bool) -> R
                 "all requests"
             } else {
                 "the first half of the trace"
+            }
+        );
+        let file = p.to_drive_file().map_err(|e| anyhow!(e))?;
+        std::fs::write(path, file).with_context(|| format!("cannot write {}", path.display()))?;
+        if !json {
+            text.push_str(&format!("wrote {}\n", path.display()));
+        }
+    }
+    Ok(text)
+}
+
+/// What `spindle calibrate --probe-table` found, as JSON.
+#[derive(Serialize)]
+struct ProbeCalibration {
+    disk: String,
+    table: String,
+    /// Probed distances fitted on, and judged on (none with `--all-requests`).
+    fit_distances: usize,
+    judged_distances: usize,
+    calibration: Calibration,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    judged_rms_uncalibrated_ms: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    judged_rms_calibrated_ms: Option<f64>,
+    /// Why the fit leaves much error, when it does.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    note: Option<String>,
+}
+
+/// Above this fitted error (ms) the drive file is not the device's kind of drive.
+const PROBE_MISFIT_MS: f64 = 1.0;
+
+/// `spindle calibrate DISK --probe-table TABLE`: fits DISK's drive file to a Disk Mimic
+/// table probed on a real device (or a model), on every other probed distance, and
+/// judges it on the rest (or fits on all with `all`).
+pub fn calibrate_probe_cmd(
+    disk: &str,
+    table_path: &Path,
+    seed: u64,
+    out: Option<&Path>,
+    all: bool,
+    json: bool,
+) -> Result<String> {
+    let loaded = load_disk(disk)?;
+    let base = loaded.params;
+    build(base.clone())?;
+    let table = MimicTable::load(table_path).map_err(|e| anyhow!("{e}"))?;
+    let set = ProbeSet::from_table(&table, seed);
+    let name = base.name.clone();
+    let table_name = table_path.display().to_string();
+    let (fit_on, judge_on) = if all {
+        (set.clone(), None)
+    } else {
+        let (a, b) = set.split_halves();
+        (a, Some(b))
+    };
+    if fit_on.len() < 4 {
+        bail!(
+            "{table_name}: {} probed distances with samples; calibration needs at least {}",
+            set.len(),
+            if all { 4 } else { 8 }
+        );
+    }
+    let cal = calibrate_to(&base, &fit_on).map_err(|e| anyhow!("{name} on {table_name}: {e}"))?;
+    let tuned = cal
+        .adjustments
+        .apply(&base)
+        .ok_or_else(|| anyhow!("{name}: the calibrated drive is invalid"))?;
+    let judged = judge_on.as_ref().map(|j| (j.score(&base), j.score(&tuned)));
+    let row = ProbeCalibration {
+        disk: name.clone(),
+        table: table_name.clone(),
+        fit_distances: fit_on.len(),
+        judged_distances: judge_on.as_ref().map_or(0, |j| j.len()),
+        calibration: cal.clone(),
+        judged_rms_uncalibrated_ms: judged.and_then(|j| j.0),
+        judged_rms_calibrated_ms: judged.and_then(|j| j.1),
+        note: (cal.train_rms_after_ms > PROBE_MISFIT_MS).then(|| {
+            format!(
+                "the fit leaves {:.2} ms: the knobs (overheads, seek curve, switch times, each \
+                 within ±{MAX_ADJUSTMENT} ms) cannot turn this drive into the probed device; \
+                 start from a drive file of its kind (rpm, zones, cache)",
+                cal.train_rms_after_ms
+            )
+        }),
+    };
+    let mut text = if json {
+        serde_json::to_string_pretty(&row)? + "\n"
+    } else {
+        let mut s = format!(
+            "{name} on {table_name}: fit on {} probed distances (rms of binned mean service times {:.4} -> {:.4} ms, {} probe runs)",
+            thousands(row.fit_distances as u64),
+            cal.train_rms_before_ms,
+            cal.train_rms_after_ms,
+            cal.evaluations
+        );
+        match (row.judged_rms_uncalibrated_ms, row.judged_rms_calibrated_ms) {
+            (Some(u), Some(c)) => s.push_str(&format!(
+                ";\njudged on the other {}: rms {u:.4} ms uncalibrated, {c:.4} ms calibrated\n",
+                thousands(row.judged_distances as u64)
+            )),
+            _ if all => s.push_str("; no held-out figure\n"),
+            _ => s.push_str(";\nthe held-out distances could not be scored on this drive\n"),
+        }
+        let a = &cal.adjustments;
+        s.push_str(&format!(
+            "adjustments: read-hit overhead {:+.3} ms, read-miss {:+.3} ms, write {:+.3} ms; seek ×{:.3} {:+.3} ms; head switch {:+.3} ms; write settle {:+.3} ms\n",
+            a.read_hit_ms, a.read_miss_ms, a.write_ms, 1.0 + a.seek_scale, a.seek_offset_ms, a.head_switch_ms, a.write_settle_ms
+        ));
+        if let Some(n) = &row.note {
+            s.push_str(&format!("note: {n}\n"));
+        }
+        s
+    };
+    if let Some(path) = out {
+        let mut p = tuned;
+        p.provenance = format!(
+            "{} — {CALIBRATED_MARK} from the probe table {table_name} ({})",
+            p.provenance,
+            if all {
+                "all probed distances"
+            } else {
+                "every other probed distance"
             }
         );
         let file = p.to_drive_file().map_err(|e| anyhow!(e))?;

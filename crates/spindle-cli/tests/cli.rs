@@ -1233,6 +1233,61 @@ fn content_trace_from_toml_under_selective_duplication() {
 /// `spindle calibrate` writes a drive file that `validate` and `run` accept; the
 /// held-out figure is on the second half only, and a broken drive file is refused.
 #[test]
+fn a_drive_calibrated_from_a_probe_table_loads_and_runs() {
+    // A probe table of a file (the `--device` path, O_DIRECT reads of a regular file),
+    // calibrated to, written, loaded and run.
+    let dir = TempDir::new("calibrate-probe");
+    let img = dir.0.join("dev.img");
+    let bytes: Vec<u8> = (0..8u32 << 20).map(|i| (i * 2_654_435_761) as u8).collect();
+    std::fs::write(&img, bytes).expect("write the probed file");
+    let table = dir.0.join("t.json");
+    let o = spindle(&[
+        "mimic",
+        "probe",
+        "--device",
+        img.to_str().expect("utf-8 path"),
+        "--distances",
+        "60",
+        "--samples",
+        "4",
+        "--out",
+        table.to_str().expect("utf-8 path"),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let drive = dir.0.join("d.toml");
+    let v = json(&[
+        "calibrate",
+        "hp-c2247a",
+        "--probe-table",
+        table.to_str().expect("utf-8 path"),
+        "--out",
+        drive.to_str().expect("utf-8 path"),
+        "--json",
+    ]);
+    assert_eq!(v["judged_distances"].as_u64(), Some(30), "{v}");
+    assert!(v["judged_rms_calibrated_ms"].as_f64().is_some(), "{v}");
+    let text = std::fs::read_to_string(&drive).expect("the drive file");
+    assert!(text.contains("probe table"), "{text}");
+    let o = spindle(&[
+        "run",
+        "--disk",
+        drive.to_str().expect("utf-8 path"),
+        "--synthetic",
+        "open",
+        "--count",
+        "200",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let err = failure(&[
+        "calibrate",
+        "hp-c2247a",
+        "--probe-table",
+        img.to_str().expect("utf-8 path"),
+    ]);
+    assert!(err.contains("dev.img"), "{err}");
+}
+
+#[test]
 fn a_calibrated_drive_file_validates_and_runs() {
     let dir = TempDir::new("calibrate");
     let file = dir.0.join("c.toml");

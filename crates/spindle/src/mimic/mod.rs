@@ -828,6 +828,14 @@ impl DiskMimic {
         Some(e.value(metric, &mut self.rng))
     }
 
+    /// Probes one pair of request kinds at `dist` afresh (as [`DiskMimic::predict`] does
+    /// for a distance it has not seen, without keeping the result): the service times
+    /// (ns) of its samples, ascending; `u32::MAX` for a sample whose pair does not fit
+    /// on the device. Empty for a Mimic without a device.
+    pub fn probe_samples(&mut self, prev_write: bool, cur_write: bool, dist: i64) -> Vec<u32> {
+        self.probe((prev_write, cur_write, dist)).samples
+    }
+
     /// Off-line probing of one key: `samples` times a random access, then a request of
     /// the previous kind at a random place and one of the current kind `dist` beyond
     /// its last sector, issued as soon as the first completes.

@@ -196,6 +196,36 @@ pub fn demerit(params: &DiskParams, trace: &[ValidateRecord]) -> Option<f64> {
     Some(rms_demerit(&sim, &measured))
 }
 
+/// Measured times a drive file is calibrated to: a validation trace's requests, or the
+/// probed distances of a Disk Mimic table ([`super::probes::ProbeSet`]).
+pub trait Measurements: Sized {
+    /// How many there are (requests, or probed distances).
+    fn len(&self) -> usize;
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+    /// The first half and the second, for choosing knobs on data the fit did not see.
+    fn split_halves(&self) -> (Self, Self);
+    /// How far (ms) the drive `params` is from these measurements, lower is better; `None`
+    /// if it cannot be scored (the drive cannot be built or the measurements do not fit it).
+    fn score(&self, params: &DiskParams) -> Option<f64>;
+}
+
+/// A validation trace: scored by the demerit of its closed-loop replay.
+impl Measurements for &[ValidateRecord] {
+    fn len(&self) -> usize {
+        <[ValidateRecord]>::len(self)
+    }
+
+    fn split_halves(&self) -> (Self, Self) {
+        halves(self)
+    }
+
+    fn score(&self, params: &DiskParams) -> Option<f64> {
+        demerit(params, self)
+    }
+}
+
 /// What a calibration found.
 #[derive(Clone, Debug, Serialize)]
 pub struct Calibration {
@@ -220,9 +250,9 @@ pub const KNOB_SETS: [u32; 4] = [0, 0b000_0111, 0b001_1111, 0b111_1111];
 
 /// Fits the knobs in `mask` to `train` by pattern search on the demerit; returns the
 /// adjustments, their demerit, and the replays run.
-fn fit(
+fn fit<M: Measurements>(
     base: &DiskParams,
-    train: &[ValidateRecord],
+    train: &M,
     mask: u32,
     start: f64,
 ) -> (Adjustments, f64, usize) {
@@ -247,7 +277,7 @@ fn fit(
                     continue;
                 };
                 evaluations += 1;
-                if let Some(r) = demerit(&p, train) {
+                if let Some(r) = train.score(&p) {
                     if r < best.0 {
                         best = (r, trial);
                         improved = true;
@@ -271,24 +301,29 @@ fn fit(
 /// does best there (fewest knobs on a tie; possibly none) is then fitted to all of
 /// `train`. More knobs always fit the requests they see better, not always the next.
 pub fn calibrate(base: &DiskParams, train: &[ValidateRecord]) -> Result<Calibration, String> {
+    calibrate_to(base, &train)
+}
+
+/// [`calibrate`] on any [`Measurements`].
+pub fn calibrate_to<M: Measurements>(base: &DiskParams, train: &M) -> Result<Calibration, String> {
     if train.len() < 4 {
         return Err(format!(
-            "{} requests are too few to calibrate on (at least 4)",
+            "{} measurements are too few to calibrate on (at least 4)",
             train.len()
         ));
     }
-    let cannot = "the drive file cannot replay its own trace";
-    let before = demerit(base, train).ok_or(cannot)?;
-    let (inner_fit, inner_judge) = halves(train);
-    let inner_before = demerit(base, inner_fit).ok_or(cannot)?;
+    let cannot = "the drive file cannot be scored on its own measurements";
+    let before = train.score(base).ok_or(cannot)?;
+    let (inner_fit, inner_judge) = train.split_halves();
+    let inner_before = inner_fit.score(base).ok_or(cannot)?;
     let mut evaluations = 2;
     let mut chosen = (f64::INFINITY, 0u32);
     for &mask in &KNOB_SETS {
-        let (adj, _, n) = fit(base, inner_fit, mask, inner_before);
+        let (adj, _, n) = fit(base, &inner_fit, mask, inner_before);
         evaluations += n + 1;
         let judged = adj
             .apply(base)
-            .and_then(|p| demerit(&p, inner_judge))
+            .and_then(|p| inner_judge.score(&p))
             .unwrap_or(f64::INFINITY);
         if judged < chosen.0 {
             chosen = (judged, mask);

@@ -3,5 +3,6 @@
 
 pub mod calibrate;
 pub mod demerit;
+pub mod probes;
 pub mod replay;
 pub mod trace;
