@@ -447,10 +447,8 @@ pub fn calibrate_cmd(disk: &str, out: Option<&Path>, all: bool, json: bool) -> R
         ));
     }
     if let Some(path) = out {
-        let mut p = tuned;
-        p.provenance = format!(
-            "{} — {CALIBRATED_MARK} from {} ({})",
-            p.provenance,
+        let from = format!(
+            "{} ({})",
             if source == "bundled" {
                 "the built-in trace"
             } else {
@@ -462,13 +460,19 @@ pub fn calibrate_cmd(disk: &str, out: Option<&Path>, all: bool, json: bool) -> R
                 "the first half of the trace"
             }
         );
-        let file = p.to_drive_file().map_err(|e| anyhow!(e))?;
-        std::fs::write(path, file).with_context(|| format!("cannot write {}", path.display()))?;
+        write_calibrated(tuned, &from, path)?;
         if !json {
             text.push_str(&format!("wrote {}\n", path.display()));
         }
     }
     Ok(text)
+}
+
+/// Writes a calibrated drive file, its provenance saying what it was calibrated from.
+fn write_calibrated(mut p: DiskParams, from: &str, path: &Path) -> Result<()> {
+    p.provenance = format!("{} — {CALIBRATED_MARK} from {from}", p.provenance);
+    let file = p.to_drive_file().map_err(|e| anyhow!(e))?;
+    std::fs::write(path, file).with_context(|| format!("cannot write {}", path.display()))
 }
 
 /// What `spindle calibrate --probe-table` found, as JSON.
@@ -575,18 +579,15 @@ pub fn calibrate_probe_cmd(
         s
     };
     if let Some(path) = out {
-        let mut p = tuned;
-        p.provenance = format!(
-            "{} — {CALIBRATED_MARK} from the probe table {table_name} ({})",
-            p.provenance,
+        let from = format!(
+            "the probe table {table_name} ({})",
             if all {
                 "all probed distances"
             } else {
                 "every other probed distance"
             }
         );
-        let file = p.to_drive_file().map_err(|e| anyhow!(e))?;
-        std::fs::write(path, file).with_context(|| format!("cannot write {}", path.display()))?;
+        write_calibrated(tuned, &from, path)?;
         if !json {
             text.push_str(&format!("wrote {}\n", path.display()));
         }
