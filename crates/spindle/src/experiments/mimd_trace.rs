@@ -298,6 +298,34 @@ pub fn mimd_f6(quick: bool, seed: u64) -> Result<ExperimentOutput, String> {
         intra12.rotation,
         intra12.hits * 100.0,
     );
+    // Where intra-disk strays furthest from curve 2, and what shape it has there.
+    if let Some((i, &d)) = ds.iter().enumerate().max_by(|a, b| {
+        let dev = |k: usize, d: u32| (lat[2][k] / rule(f64::from(d)) - 1.0).abs();
+        dev(a.0, *a.1).total_cmp(&dev(b.0, *b.1))
+    }) {
+        let (x, y) = intra_shape(d);
+        let p = &parts[2][i];
+        let _ = write!(
+            out.description,
+            " Intra-disk strays furthest from curve 2 at D = {d} ({x}×{y}: {:.2} ms against \
+             {:.2} ms, rotation {:.2} ms against {:.2} ms on one drive)",
+            p.latency,
+            rule(f64::from(d)),
+            p.rotation,
+            one.rotation,
+        );
+        if y == 1 && d > 1 {
+            let _ = write!(
+                out.description,
+                ": {d} disks cannot be split evenly between the seek and the rotational \
+                 dimension, so the x × y shape (x the divisor of D nearest √D from above, \
+                 the prototype's 12 = 4×3) leaves {d}-way splitting with no rotational \
+                 replica. The paper does not say what its intra-disk curve does at such D."
+            );
+        } else {
+            out.description.push('.');
+        }
+    }
     out.checks.push(Check::range(
         "MIMD-F6",
         "one disk: mean read latency of the trace, ms (4.3 ± 0.5)",
