@@ -4,8 +4,12 @@
 //!
 //! * The head estimate is where the last completed **read** ended; write completions
 //!   are ignored (a drive may report a write done from its cache). The direction of
-//!   travel is the sign of the last move; with `elevator` set, copies ahead in that
-//!   direction are preferred (an elevator scheduler serves them on this sweep).
+//!   travel is the sign of the last move. With `elevator` set, the head movement a copy
+//!   costs is counted as an elevator below would move: a copy ahead in the direction of
+//!   travel is reached directly; one behind only after the sweep has reached the
+//!   farthest request outstanding ahead (from the digest) and turned. With nothing
+//!   outstanding ahead, the sweep turns at once and the cost is the plain distance (a
+//!   far copy ahead never beats a near one behind on an idle disk).
 //! * A read stays where it is when a request adjacent to it (ending where it starts, or
 //!   starting where it ends) is in the digest of requests dispatched below and not yet
 //!   complete: merging with it beats any redirection.
@@ -133,25 +137,23 @@ impl Head {
         self.at = Some(end);
     }
 
-    /// Of the candidate start sectors, the one needing the least head movement (with
-    /// `elevator`, among those ahead in the direction of travel if any). Ties go to the
-    /// earlier candidate, so the original (listed first) wins a tie.
-    pub fn choose(&self, candidates: &[u64], elevator: bool) -> Option<u64> {
+    /// Of the candidate start sectors, the one needing the least head movement. With
+    /// `turn` (an elevator below whose sweep goes on to `turn`, the farthest outstanding
+    /// request ahead), a candidate behind the head costs the way to `turn` and back; a
+    /// `turn` not ahead of the head means the sweep turns here. Without it, the plain
+    /// distance. Ties go to the earlier candidate, so the original (listed first) wins.
+    pub fn choose(&self, candidates: &[u64], turn: Option<u64>) -> Option<u64> {
         let at = self.at?;
         let ahead = |x: u64| if self.up { x >= at } else { x <= at };
-        let pick = |filter: &dyn Fn(u64) -> bool| {
-            candidates
-                .iter()
-                .copied()
-                .filter(|&x| filter(x))
-                .min_by_key(|&x| x.abs_diff(at))
-        };
-        if elevator {
-            if let Some(x) = pick(&ahead) {
-                return Some(x);
+        let turn = turn.filter(|&t| ahead(t)).unwrap_or(at);
+        let cost = |x: u64| {
+            if ahead(x) {
+                x.abs_diff(at)
+            } else {
+                turn.abs_diff(at) + turn.abs_diff(x)
             }
-        }
-        pick(&|_| true)
+        };
+        candidates.iter().copied().min_by_key(|&x| cost(x))
     }
 }
 
@@ -241,6 +243,18 @@ impl Drr {
         self.head
     }
 
+    /// Where the elevator's sweep turns: the farthest outstanding request ahead of the
+    /// head estimate in its direction of travel (`None`: none, it turns at once).
+    fn turn(&self) -> Option<u64> {
+        let at = self.head.at?;
+        let keys = self.starts.keys().copied();
+        if self.head.up {
+            keys.filter(|&x| x >= at).max()
+        } else {
+            keys.filter(|&x| x <= at).min()
+        }
+    }
+
     /// Where a read of `req` goes.
     fn target(&mut self, req: &Request) -> u64 {
         let one_page = req.blocks as u64 == PAGE_SECTORS && req.lbn.is_multiple_of(PAGE_SECTORS);
@@ -272,10 +286,12 @@ impl Drr {
                 .map(|p| p * PAGE_SECTORS)
                 .filter(|&l| l != req.lbn),
         );
-        let to = self
-            .head
-            .choose(&cands, self.spec.elevator)
-            .unwrap_or(req.lbn);
+        let turn = if self.spec.elevator {
+            self.turn()
+        } else {
+            None
+        };
+        let to = self.head.choose(&cands, turn).unwrap_or(req.lbn);
         if to != req.lbn {
             self.stats.redirected += 1;
             if let Some(at) = self.head.at {
@@ -452,20 +468,24 @@ mod tests {
     #[test]
     fn head_estimate_tracks_reads_and_direction() {
         let mut h = Head::default();
-        assert_eq!(h.choose(&[100, 5], true), None);
+        assert_eq!(h.choose(&[100, 5], None), None);
         h.read_done(1000, 1008);
         assert!(h.up);
         h.read_done(500, 508);
         assert!(!h.up);
         assert_eq!(h.at, Some(508));
-        // Moving down: 400 is ahead (below); 600 is nearer but behind, and wins
-        // without the elevator.
-        assert_eq!(h.choose(&[600, 400], true), Some(400));
-        assert_eq!(h.choose(&[600, 400], false), Some(600));
-        assert_eq!(h.choose(&[520, 400], false), Some(520));
-        assert_eq!(h.choose(&[520, 400], true), Some(400));
-        // Nothing ahead: the nearest.
-        assert_eq!(h.choose(&[520, 900], true), Some(520));
+        // Moving down with nothing outstanding: the sweep turns at once, so 600 (92
+        // behind) beats 400 (108 ahead).
+        assert_eq!(h.choose(&[600, 400], None), Some(600));
+        assert_eq!(h.choose(&[600, 400], Some(508)), Some(600));
+        // A request outstanding at 300: 600 is reached only after the sweep to 300 and
+        // back (208 + 300), 400 on the way (108).
+        assert_eq!(h.choose(&[600, 400], Some(300)), Some(400));
+        assert_eq!(h.choose(&[520, 400], Some(300)), Some(400));
+        // A turn behind the head is no turn: the nearest.
+        assert_eq!(h.choose(&[520, 400], Some(900)), Some(520));
+        // Ties go to the first listed (the original).
+        assert_eq!(h.choose(&[518, 498], None), Some(518));
     }
 
     #[test]

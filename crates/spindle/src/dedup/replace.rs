@@ -119,6 +119,17 @@ impl Replacer {
         self.nodes.len()
     }
 
+    /// The contents of T2 (seen at least twice while tracked), most recent first, into
+    /// `out` (ARC only; LRU has no T2).
+    pub fn frequent(&self, out: &mut Vec<u32>) {
+        out.clear();
+        let mut x = self.lists[T2 as usize].head;
+        while x != NIL {
+            out.push(x);
+            x = self.nodes[x as usize].next;
+        }
+    }
+
     /// Bytes of list nodes.
     pub fn bytes(&self) -> usize {
         self.nodes.capacity() * std::mem::size_of::<Node>()

@@ -6,12 +6,16 @@
 //!   between `volumes + 1` equal segments of the first `span-pages` exported pages; the
 //!   layer above sees one contiguous volume (exported page → physical page skips the
 //!   scratch volumes before it). Requests crossing a scratch volume go below in pieces.
-//! * **Popularity**: reads per content are counted during a period; at its end each
-//!   content's score is halved and the period's count added (frequency tracked across
-//!   days, a stand-in for the paper's extension of ARC, whose details are not given).
+//! * **Popularity**: the paper finds popular content "by extending the ARC replacement
+//!   algorithm used for the content-addressed cache" across days (§3.4). Here an ARC
+//!   directory (lists only, no pages) of as many contents as the scratch space holds
+//!   sees every foreground read's content and is never reset between rounds: its T2
+//!   holds the contents read at least twice within its history (about twice its size
+//!   in distinct contents, however many days that spans), ARC's own notion of
+//!   frequency.
 //! * **Rounds**: at the end of each period with foreground activity (the paper runs
-//!   daily, in low-activity periods), the contents scoring at least `min-reads` are
-//!   taken, most popular first, as many as the scratch space holds; the previous
+//!   daily, in low-activity periods), the directory's T2 is taken, most recent first
+//!   (it never holds more than the scratch space does); the previous
 //!   round's copies are dropped from the duplicate map; one copy of each is read (real
 //!   read I/O), and once all reads completed, `copies` copies of each are written
 //!   (copy j to volume j mod `volumes`), contiguous runs of at most 256 pages (real
@@ -20,6 +24,7 @@
 //!   layer's own: they go up as background completions (logged apart, counted here).
 
 use super::cache::ContentCache;
+use super::replace::{Policy, Replacer};
 use super::{Digest, PAGE_SECTORS};
 use crate::disk::hdd::Request;
 use crate::node::Done;
@@ -46,9 +51,6 @@ pub struct SelectiveSpec {
     /// Time between rounds, s (the paper: daily), 1..=10^7.
     #[serde(default = "default_period")]
     pub period_s: f64,
-    /// Least score for a content to be copied.
-    #[serde(default = "default_min_reads")]
-    pub min_reads: f64,
 }
 
 fn default_copies() -> u32 {
@@ -60,9 +62,6 @@ fn default_volumes() -> u32 {
 fn default_period() -> f64 {
     86_400.0
 }
-fn default_min_reads() -> f64 {
-    2.0
-}
 
 impl SelectiveSpec {
     pub fn new(scratch_pages: u64, span_pages: u64) -> SelectiveSpec {
@@ -72,7 +71,6 @@ impl SelectiveSpec {
             scratch_pages,
             span_pages,
             period_s: default_period(),
-            min_reads: default_min_reads(),
         }
     }
 
@@ -101,9 +99,6 @@ impl SelectiveSpec {
                 "period-s must be within 1..=10^7",
                 self.period_s.to_string(),
             );
-        }
-        if !(self.min_reads.is_finite() && self.min_reads >= 0.0) {
-            return bad("min-reads must be at least 0", self.min_reads.to_string());
         }
         Ok(())
     }
@@ -138,6 +133,13 @@ enum Job {
     },
 }
 
+/// Contents the scratch space holds (each volume holds `copies / volumes` of each,
+/// rounded up).
+fn room(spec: &SelectiveSpec) -> u64 {
+    let per_volume = u64::from(spec.copies.div_ceil(spec.volumes));
+    (spec.scratch_pages / per_volume).max(1)
+}
+
 /// Ids of the replicator's requests (apart from the layer's own).
 const ID_BASE: u64 = 1 << 62;
 /// Largest copy write, pages.
@@ -146,8 +148,13 @@ const MAX_RUN: u64 = 256;
 pub struct Selective {
     spec: SelectiveSpec,
     segment: u64,
-    /// Contents' (score, reads this period, a physical page holding it).
-    pop: FxHashMap<Digest, (f64, u64, u64)>,
+    /// The popularity directory over content numbers, the numbers of the contents it
+    /// tracks, and each number's content and a physical page last read holding it.
+    arc: Replacer,
+    ids: FxHashMap<Digest, u32>,
+    by_id: Vec<(Digest, u64)>,
+    free_ids: Vec<u32>,
+    dropped: Vec<u32>,
     armed: bool,
     round: u64,
     /// This round's contents: (source page, content when its read completed).
@@ -166,7 +173,11 @@ impl Selective {
         Ok(Selective {
             segment: spec.span_pages / (u64::from(spec.volumes) + 1),
             spec: spec.clone(),
-            pop: FxHashMap::default(),
+            arc: Replacer::new(Policy::Arc, room(spec) as usize),
+            ids: FxHashMap::default(),
+            by_id: Vec::new(),
+            free_ids: Vec::new(),
+            dropped: Vec::new(),
             armed: false,
             round: 0,
             chosen: Vec::new(),
@@ -227,9 +238,30 @@ impl Selective {
 
     /// A foreground read of content `d` at physical `page`.
     pub fn note_read(&mut self, d: &Digest, page: u64) {
-        let e = self.pop.entry(*d).or_insert((0.0, 0, page));
-        e.1 += 1;
-        e.2 = page;
+        let id = match self.ids.get(d) {
+            Some(&id) => id,
+            None => {
+                let id = self.free_ids.pop().unwrap_or(self.by_id.len() as u32);
+                if id as usize == self.by_id.len() {
+                    self.by_id.push((*d, page));
+                }
+                self.ids.insert(*d, id);
+                id
+            }
+        };
+        self.by_id[id as usize] = (*d, page);
+        if self.arc.cached(id) {
+            self.arc.hit(id);
+        } else {
+            self.arc.insert(id, &mut self.dropped);
+            // Contents the directory forgot free their numbers.
+            for x in std::mem::take(&mut self.dropped) {
+                if !self.arc.tracked(x) {
+                    self.ids.remove(&self.by_id[x as usize].0);
+                    self.free_ids.push(x);
+                }
+            }
+        }
     }
 
     /// Foreground activity at `now`: the time of the next round if none is set.
@@ -253,27 +285,16 @@ impl Selective {
         self.armed = false;
         self.round += 1;
         self.stats.rounds += 1;
-        for (s, today, _) in self.pop.values_mut() {
-            *s = *s / 2.0 + *today as f64;
-            *today = 0;
-        }
-        self.pop.retain(|_, (s, _, _)| *s >= 0.25);
         for p in self.placed.drain(..) {
             map.invalidate(p);
         }
-        let per_volume = u64::from(self.spec.copies.div_ceil(self.spec.volumes));
-        let room = (self.spec.scratch_pages / per_volume) as usize;
-        let mut cands: Vec<(f64, Digest, u64)> = self
-            .pop
-            .iter()
-            .filter(|(_, (s, _, _))| *s >= self.spec.min_reads)
-            .map(|(d, (s, _, p))| (*s, *d, *p))
-            .collect();
-        cands.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
-        cands.truncate(room);
-        self.chosen = cands.iter().map(|&(_, _, p)| (p, None)).collect();
+        let mut ids = Vec::new();
+        self.arc.frequent(&mut ids);
+        ids.truncate(room(&self.spec) as usize);
+        let pages: Vec<u64> = ids.iter().map(|&x| self.by_id[x as usize].1).collect();
+        self.chosen = pages.iter().map(|&p| (p, None)).collect();
         self.reads_left = self.chosen.len();
-        for (index, &(_, _, page)) in cands.iter().enumerate() {
+        for (index, &page) in pages.iter().enumerate() {
             let round = self.round;
             let id = self.id(Job::Read { round, index, page });
             self.stats.read_pages += 1;
@@ -292,8 +313,7 @@ impl Selective {
         self.chosen.retain(|(_, d)| d.is_some());
         let n = self.chosen.len() as u64;
         self.stats.contents += n;
-        let per_volume = u64::from(self.spec.copies.div_ceil(self.spec.volumes));
-        let room = self.spec.scratch_pages / per_volume;
+        let room = room(&self.spec);
         for j in 0..u64::from(self.spec.copies) {
             let v = j % u64::from(self.spec.volumes);
             let base = self.scratch_start(v) + (j / u64::from(self.spec.volumes)) * room;

@@ -178,8 +178,19 @@ fn extra(nodes: &[NodeReport], kind: &str, name: &str) -> f64 {
 struct ReadTimes {
     times: Vec<u64>,
     total_ns: u64,
+    /// Seek and rotation time of the reads that went to the disk, ns.
+    seek_ns: u64,
+    rot_ns: u64,
     hits: u64,
     reads: u64,
+}
+
+impl ReadTimes {
+    /// Mean seek and rotation per disk read, ms.
+    fn seek_rot_ms(&self) -> (f64, f64) {
+        let n = self.times.len().max(1) as f64 * 1e6;
+        (self.seek_ns as f64 / n, self.rot_ns as f64 / n)
+    }
 }
 
 fn read_times(
@@ -190,6 +201,8 @@ fn read_times(
     let mut r = ReadTimes {
         times: Vec::new(),
         total_ns: 0,
+        seek_ns: 0,
+        rot_ns: 0,
         hits: 0,
         reads: 0,
     };
@@ -203,6 +216,8 @@ fn read_times(
             return;
         }
         r.times.push(l.service_ns());
+        r.seek_ns += l.breakdown.seek_ns;
+        r.rot_ns += l.breakdown.rotation_ns;
         r.total_ns += l.service_ns();
     })?;
     Ok((r, nodes))
@@ -739,6 +754,21 @@ pub fn dedup_f8(quick: bool, seed: u64) -> Result<ExperimentOutput, String> {
         "the 4 MB → 200 MB gain is smallest for mail",
         gains.iter().all(|g| g.0 == FiuWorkload::Mail || g.1 > mail),
     ));
+    out.description.push_str(
+        "\n\nWhere this differs from the paper (content/sector ≈10× web-vm, 4× homes, +10 % \
+         mail; the larger cache helping all but mail). The ratio depends on how soon a sector \
+         is read again compared with how soon its content is read again at another sector. \
+         The traces were taken below each machine's page cache, which absorbs quick re-reads \
+         of a sector but not reads of the same content at other sectors; the published \
+         characteristics give the volumes (Table 1: each sector read is read about 2.7 times a \
+         week) but not this timing. The generator reads each 3-day read set in shuffled \
+         rounds, so a sector and a duplicate of its content come back at the same pace, every \
+         few days, far beyond what a 200 MB cache scaled to the stand-in holds. So both caches \
+         hit rarely: the table's hits per day are a handful (mail's 4 MB cache scales to one \
+         page), the ratios are noise, and with no sector hit (homes) there is no ratio at all. \
+         The content cache's extra hits come only from the duplicates inside a read set \
+         (Table 1's unique sectors over unique content read).",
+    );
     out.tables.push(t);
     out.csv = csv;
     Ok(out)
@@ -833,6 +863,9 @@ struct ReplicaRuns {
     sd: (f64, f64, f64),
     redirected: f64,
     dup_pages: f64,
+    /// Mean seek and rotation per disk read, ms: vanilla and DRR.
+    van_seek_rot: (f64, f64),
+    drr_seek_rot: (f64, f64),
 }
 
 fn replica_runs(quick: bool, seed: u64, with_sd: bool) -> Result<Vec<ReplicaRuns>, String> {
@@ -851,8 +884,11 @@ fn replica_runs(quick: bool, seed: u64, with_sd: bool) -> Result<Vec<ReplicaRuns
         } else {
             ((f64::NAN, f64::NAN, f64::NAN), f64::NAN)
         };
+        let (van_seek_rot, drr_seek_rot) = (van.seek_rot_ms(), drr.seek_rot_ms());
         v.push(ReplicaRuns {
             w,
+            van_seek_rot,
+            drr_seek_rot,
             vanilla: quartiles_ms(&mut van.times),
             drr: quartiles_ms(&mut drr.times),
             sd,
@@ -924,6 +960,35 @@ pub fn dedup_f10(quick: bool, seed: u64) -> Result<ExperimentOutput, String> {
         "homes has the largest cut",
         cuts.iter().all(|c| c.1 <= homes),
     ));
+    let mut parts = Vec::new();
+    for r in &runs {
+        parts.push(format!(
+            "{} {:.2} → {:.2} ms seek, {:.2} → {:.2} ms rotation",
+            r.w.name(),
+            r.van_seek_rot.0,
+            r.drr_seek_rot.0,
+            r.van_seek_rot.1,
+            r.drr_seek_rot.1
+        ));
+    }
+    let _ = write!(
+        out.description,
+        "\n\nWhere this differs from the paper (at least 10 % for every workload, up to 20 % for \
+         homes). DRR can shorten only a read's seek: the rotational wait (4.17 ms on average at \
+         7,200 rpm) is the same at every copy. Mean per disk read, vanilla → DRR: {}. web-vm's \
+         70 GB file system covers the outer 14 % of the 500 GB drive, so its seeks are short to \
+         begin with and the nearest copy saves little of a read dominated by rotation; mail and \
+         homes span the whole drive. The generator gives all three workloads the one workload \
+         static similarity the paper publishes (2.5 copies per block read, Figure 3), so it \
+         cannot make homes gain more than mail: which of the two gains more is the luck of the \
+         drawn copies. Whatever made the real web-vm and homes reads gain more (more copies of \
+         the blocks read, or copies nearer each other, than a uniform scatter) is not in the \
+         published characteristics. The replay runs at the traced request rate (the scaled \
+         stand-in at 1/scale); the paper replayed at up to 100× without giving each workload's \
+         factor. Replaying the stand-in 10× faster lowers the cuts slightly (the elevator's \
+         queue already shortens vanilla's seeks), so acceleration does not explain the gap.",
+        parts.join("; ")
+    );
     out.tables.push(t);
     out.csv = csv;
     Ok(out)
@@ -934,8 +999,9 @@ pub fn dedup_f11(quick: bool, seed: u64) -> Result<ExperimentOutput, String> {
     let mut out = new_output(
         "DEDUP-F11",
         "Selective duplication + DRR: per-request disk read time, stand-in traces",
-        "As DEDUP-F10, plus selective duplication in the drr layer: 10 copies of the content read \
-         more than once (score halved daily) in 5 scratch volumes interleaved with the file \
+        "As DEDUP-F10, plus selective duplication in the drr layer: 10 copies of the content an \
+         ARC directory kept across days counts as frequent (its T2: read at least twice within \
+         its history, the paper's extension of ARC) in 5 scratch volumes interleaved with the file \
          system's space, each holding two copies of a week's unique read content (assumed: the \
          paper gives no size); rounds at each (accelerated) day's end, their reads and writes real \
          I/O on the drive.",
@@ -993,6 +1059,32 @@ pub fn dedup_f11(quick: bool, seed: u64) -> Result<ExperimentOutput, String> {
             c11 >= c10,
         ));
     }
+    let _ = write!(
+        out.description,
+        "\n\nWhere this differs from the paper (33 % web-vm, 35 % homes, 23 % mail). A copy \
+         helps a read only if its content was read at least twice within the directory's \
+         history before the day's round. The generator carries Figure 4's content overlap from \
+         one 3-day interval to the next, but within an interval it reads every sector of the \
+         read set in shuffled rounds, each about every {} days (seven days times Table 1's \
+         unique sectors read over pages read): a content is read twice only after days, and \
+         the first day has no copies at all. The real traces were likely more skewed (some \
+         content read many times a day), which would put more reads on copied content; no \
+         published characteristic gives that skew, so the generator does not invent it. \
+         web-vm gains least for the reason given under DEDUP-F10 (short seeks inside its \
+         70 GB). The scratch size is assumed (the paper gives none).",
+        FiuWorkload::ALL
+            .iter()
+            .map(|w| {
+                let p = w.published();
+                format!(
+                    "{:.1} ({})",
+                    7.0 * p.reads_sectors_gb / p.reads_total_gb,
+                    w.name()
+                )
+            })
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
     out.tables.push(t);
     out.csv = csv;
     Ok(out)
@@ -1016,6 +1108,9 @@ pub fn dedup_t3(quick: bool, seed: u64) -> Result<ExperimentOutput, String> {
         "I/O dedup s",
         "improvement %",
         "paper %",
+        "reads",
+        "vanilla cache hits",
+        "I/O dedup cache hits",
     ]);
     let mut csv = String::from("workload,vanilla_s,dedup_s,improvement_pct\n");
     let mut imp = Vec::new();
@@ -1043,6 +1138,9 @@ pub fn dedup_t3(quick: bool, seed: u64) -> Result<ExperimentOutput, String> {
             format!("{b:.2}"),
             format!("{i:.1}"),
             format!("{paper}"),
+            van.reads.to_string(),
+            van.hits.to_string(),
+            dd.hits.to_string(),
         ]);
         let _ = writeln!(csv, "{},{a:.3},{b:.3},{i:.2}", w.name());
         out.checks.push(Check::absolute(
@@ -1058,6 +1156,18 @@ pub fn dedup_t3(quick: bool, seed: u64) -> Result<ExperimentOutput, String> {
         "ordering web-vm > homes > mail",
         imp[0] > imp[2] && imp[2] > imp[1],
     ));
+    out.description.push_str(
+        "\n\nWhere this differs from the paper (47 %, 28 %, 39 %). The improvement here is \
+         almost all DRR's and selective duplication's (see DEDUP-F10 and F11, and their notes): \
+         the content cache removes few reads (the table's hit columns), for the reason given \
+         under DEDUP-F8: the stand-in re-reads a sector and a duplicate of its content at the \
+         same slow pace, so a scaled 200 MB cache holds little that is read again. The paper's \
+         web-vm figure rests on a content cache with about 10× the sector cache's hits, which \
+         our stand-in does not show, so web-vm, not mail, has the smallest improvement here. \
+         The paper does not say whether the duplicate map was preloaded for these runs; DRR's \
+         map is preloaded as in DEDUP-F10 and F11, and the content cache learns contents as \
+         reads and writes pass, as in DEDUP-F8.",
+    );
     out.tables.push(t);
     out.csv = csv;
     Ok(out)
