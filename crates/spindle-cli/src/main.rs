@@ -373,7 +373,12 @@ enum Command {
             misdirected and torn writes outside a cut, bit flips and drive failure are refused: one\n\
             drive holds one copy and the journal's home blocks carry no checksum, so such a fault\n\
             would be read back as data (put the journal over a redundant array to survive them).\n\
-            The data layout engine (DLE) is not wired to the campaign yet.\n\
+            \n\
+            --array dle runs the data layout engine (small writes staged on x25m-g2 flash, destages)\n\
+            over a 4+1 RAID-4 of --disk; the array's members take every fault kind, and power cuts\n\
+            hit flash and disk writes alike, then the engine recovers. --span is split over 8\n\
+            extents. The flash takes power cuts only: the engine keeps one copy of its maps and\n\
+            staging log there, without checksums, so a fault on it could not be detected.\n\
             \n\
             Exit status: 0 if every read returned the written bytes or was refused; 1 if any read\n\
             ever returned wrong bytes (the report is printed all the same); 2 on other errors.",
@@ -383,6 +388,7 @@ enum Command {
             spindle torture --lost 0.01 --fail 0.001 --crash 0.001\n  \
             spindle torture --array mirror --members 3 --fail 0.01\n  \
             spindle torture --array journal --log-checksum --crash 0.05 --ops 20000\n  \
+            spindle torture --array dle --rate 0.01 --ops 20000\n  \
             spindle torture --stack stack.toml --seed 3"
     )]
     Torture(TortureCmd),
@@ -393,8 +399,8 @@ struct TortureCmd {
     /// A TOML file whose [device] tree is the stack (raid4, or raid1/mirror, of drives)
     #[arg(long)]
     stack: Option<std::path::PathBuf>,
-    /// Without --stack: raid4, mirror, or journal (the data journal on one drive: power
-    /// cuts only, see below)
+    /// Without --stack: raid4, mirror, journal (the data journal on one drive: power
+    /// cuts only) or dle (the data layout engine over a RAID-4 with flash), see below
     #[arg(long, default_value = "raid4")]
     array: String,
     /// Without --stack: members (a raid4's include its parity drive)

@@ -11,6 +11,7 @@ use serde::Deserialize;
 use spindle::array::torture::{
     run_torture, TortureConfig, TortureReport, TortureStack, MAX_TORTURE_OPS, MAX_TORTURE_SPAN,
 };
+use spindle::layout::torture::{run_dle_torture, DleTortureConfig};
 use spindle::stack::faults::{faults_line, FaultSpec};
 use spindle::stack::journal::MAX_LOG_MIB;
 use spindle::stack::journal_torture::{run_journal_torture, JournalTortureConfig};
@@ -115,6 +116,9 @@ pub fn torture(a: &TortureArgs, rates: &Rates) -> Result<String> {
     if a.array == "journal" && a.stack.is_none() {
         return journal(a, rates);
     }
+    if a.array == "dle" && a.stack.is_none() {
+        return dle(a, rates);
+    }
     let disk_name = a.disk.clone().unwrap_or_else(|| "wd-re3".into());
     let (faults, fail, crash) = rates.resolve()?;
     let mut c = a.config.clone();
@@ -164,6 +168,80 @@ pub fn torture(a: &TortureArgs, rates: &Rates) -> Result<String> {
         run_torture(&stack, &c, &mut |done| bar.step(done as u64)).map_err(|e| anyhow!("{e}"))?;
     bar.finish();
     let report = render(&r, &c, a.json)?;
+    if r.wrong_reads > 0 {
+        return Err(WrongData {
+            report,
+            blocks: r.wrong_reads,
+        }
+        .into());
+    }
+    Ok(report)
+}
+
+/// `--array dle`: the data layout engine over a faulty RAID-4 with flash staging.
+fn dle(a: &TortureArgs, rates: &Rates) -> Result<String> {
+    let (faults, fail, crash) = rates.resolve()?;
+    limits::count("--ops", a.config.ops as u64, MAX_TORTURE_OPS as u64)?;
+    limits::count("--span", a.config.span_blocks, 8 * 4096)?;
+    if a.config.span_blocks < 8 {
+        bail!(
+            "--span must be at least 8 blocks (8 extents), got {}",
+            a.config.span_blocks
+        );
+    }
+    let disk = load_disk(a.disk.as_deref().unwrap_or("wd-re3"))?.params;
+    let flash = spindle::flash::presets::preset("x25m-g2").map_err(|e| anyhow!("{e}"))?;
+    let c = DleTortureConfig {
+        seed: a.config.seed,
+        ops: a.config.ops,
+        extent_blocks: a.config.span_blocks / 8,
+        faults,
+        fail,
+        crash,
+        replace_after: a.config.replace_after,
+        scrub_every: a.config.scrub_every,
+    };
+    let mut bar = Progress::new(c.ops as u64, "torture");
+    let r = run_dle_torture(&disk, &flash, &c, &mut |done| bar.step(done as u64))
+        .map_err(|e| anyhow!("{e}"))?;
+    bar.finish();
+    let report = if a.json {
+        serde_json::to_string_pretty(&r)? + "\n"
+    } else {
+        let mut s = Table::new(&[("", Align::Left), ("count", Align::Right)]);
+        for (k, v) in [
+            ("lost writes injected", r.lost_writes),
+            ("misdirected writes injected", r.misdirected_writes),
+            ("torn writes injected", r.torn_writes),
+            ("bit flips injected", r.bit_flips),
+            ("drive failures", r.drive_failures),
+            ("rebuilds completed", r.rebuilds),
+            ("power cuts", r.power_cuts),
+            ("recoveries", r.recoveries),
+            ("destages", r.destages),
+            ("destages refused (unrecoverable)", r.destages_refused),
+            ("writes refused (unrecoverable)", r.writes_refused),
+            ("detections by the array", r.detections),
+            ("scrubs", r.scrubs),
+            ("reads right", r.reads_right),
+            ("reads refused (unrecoverable)", r.reads_refused),
+            ("final read-back right", r.final_reads_right),
+            ("final read-back refused", r.final_reads_refused),
+            ("WRONG READS", r.wrong_reads),
+            ("WRONG BYTES (must be 0)", r.wrong_bytes),
+        ] {
+            s.row(vec![k.to_string(), v.to_string()]);
+        }
+        format!(
+            "{} operations on a {} over 8 extents of {} blocks (seed {}), {:.1} s simulated:\n{}",
+            r.ops,
+            r.stack,
+            c.extent_blocks,
+            r.seed,
+            r.simulated_s,
+            s.render()
+        )
+    };
     if r.wrong_reads > 0 {
         return Err(WrongData {
             report,
