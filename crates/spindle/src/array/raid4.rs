@@ -299,7 +299,7 @@ enum Verified<'f> {
 }
 
 impl Verified<'_> {
-    fn to_block(self) -> Block {
+    fn into_block(self) -> Block {
         match self {
             Verified::Zeros => zero_block(),
             Verified::Bytes(b, _) => b.clone(),
@@ -692,7 +692,7 @@ impl Raid4 {
 
     /// Checks fetched bytes of `p` against its entry and the expected generation.
     fn verify(&self, f: &Fetch, p: Place) -> Result<Block, (u64, FaultKind)> {
-        self.verify_ref(f, p).map(Verified::to_block)
+        self.verify_ref(f, p).map(Verified::into_block)
     }
 
     /// `verify` without copying the block: the fetched bytes and the entry they
