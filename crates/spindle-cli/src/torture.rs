@@ -11,7 +11,10 @@ use serde::Deserialize;
 use spindle::array::torture::{
     run_torture, TortureConfig, TortureReport, TortureStack, MAX_TORTURE_OPS, MAX_TORTURE_SPAN,
 };
+use spindle::layout::torture::{run_dle_torture, DleTortureConfig};
 use spindle::stack::faults::{faults_line, FaultSpec};
+use spindle::stack::journal::MAX_LOG_MIB;
+use spindle::stack::journal_torture::{run_journal_torture, JournalTortureConfig};
 use spindle::stack::tree::DeviceSpec;
 use std::path::Path;
 
@@ -56,14 +59,23 @@ impl Rates {
     }
 }
 
+/// The journal's options (`--array journal`).
+#[derive(Clone, Copy, Debug)]
+pub struct JournalArgs {
+    pub checksum: bool,
+    pub skip: bool,
+    pub log_mib: u64,
+}
+
 /// The command's options.
 #[derive(Clone, Debug)]
 pub struct TortureArgs {
     pub stack: Option<std::path::PathBuf>,
     pub array: String,
     pub members: usize,
-    pub disk: String,
+    pub disk: Option<String>,
     pub stripe_unit_kib: u64,
+    pub journal: JournalArgs,
     pub config: TortureConfig,
     pub json: bool,
 }
@@ -101,6 +113,13 @@ fn stack_from_file(path: &Path, default: &FaultSpec) -> Result<TortureStack> {
 /// Runs the campaign. Fails with `WrongData` (after the report) if any read returned
 /// wrong bytes.
 pub fn torture(a: &TortureArgs, rates: &Rates) -> Result<String> {
+    if a.array == "journal" && a.stack.is_none() {
+        return journal(a, rates);
+    }
+    if a.array == "dle" && a.stack.is_none() {
+        return dle(a, rates);
+    }
+    let disk_name = a.disk.clone().unwrap_or_else(|| "wd-re3".into());
     let (faults, fail, crash) = rates.resolve()?;
     let mut c = a.config.clone();
     c.fail = fail;
@@ -111,7 +130,7 @@ pub fn torture(a: &TortureArgs, rates: &Rates) -> Result<String> {
         Some(path) => stack_from_file(path, &faults)?,
         None => {
             limits::count("--members", a.members as u64, 16)?;
-            let disk = load_disk(&a.disk)?.params;
+            let disk = load_disk(&disk_name)?.params;
             match a.array.as_str() {
                 "raid4" => {
                     if a.members < 2 {
@@ -131,13 +150,13 @@ pub fn torture(a: &TortureArgs, rates: &Rates) -> Result<String> {
                 "mirror" => {
                     let spec = DeviceSpec::Mirror(spindle::stack::tree::ArraySpec::of(
                         a.members as u32,
-                        DeviceSpec::Disk(spindle::stack::tree::DiskSpec::new(&a.disk)),
+                        DeviceSpec::Disk(spindle::stack::tree::DiskSpec::new(&disk_name)),
                     ));
                     TortureStack::from_device(&spec, &faults).map_err(|e| {
                         anyhow!("{e} (the command-line rates apply to every member)")
                     })?
                 }
-                other => bail!("--array must be raid4 or mirror, got `{other}`"),
+                other => bail!("--array must be raid4, mirror or journal, got `{other}`"),
             }
         }
     };
@@ -149,6 +168,172 @@ pub fn torture(a: &TortureArgs, rates: &Rates) -> Result<String> {
         run_torture(&stack, &c, &mut |done| bar.step(done as u64)).map_err(|e| anyhow!("{e}"))?;
     bar.finish();
     let report = render(&r, &c, a.json)?;
+    if r.wrong_reads > 0 {
+        return Err(WrongData {
+            report,
+            blocks: r.wrong_reads,
+        }
+        .into());
+    }
+    Ok(report)
+}
+
+/// `--array dle`: the data layout engine over a faulty RAID-4 with flash staging.
+fn dle(a: &TortureArgs, rates: &Rates) -> Result<String> {
+    let (faults, fail, crash) = rates.resolve()?;
+    limits::count("--ops", a.config.ops as u64, MAX_TORTURE_OPS as u64)?;
+    limits::count("--span", a.config.span_blocks, 8 * 4096)?;
+    if a.config.span_blocks < 8 {
+        bail!(
+            "--span must be at least 8 blocks (8 extents), got {}",
+            a.config.span_blocks
+        );
+    }
+    let disk = load_disk(a.disk.as_deref().unwrap_or("wd-re3"))?.params;
+    let flash = spindle::flash::presets::preset("x25m-g2").map_err(|e| anyhow!("{e}"))?;
+    let c = DleTortureConfig {
+        seed: a.config.seed,
+        ops: a.config.ops,
+        extent_blocks: a.config.span_blocks / 8,
+        faults,
+        fail,
+        crash,
+        replace_after: a.config.replace_after,
+        scrub_every: a.config.scrub_every,
+    };
+    let mut bar = Progress::new(c.ops as u64, "torture");
+    let r = run_dle_torture(&disk, &flash, &c, &mut |done| bar.step(done as u64))
+        .map_err(|e| anyhow!("{e}"))?;
+    bar.finish();
+    let report = if a.json {
+        serde_json::to_string_pretty(&r)? + "\n"
+    } else {
+        let mut s = Table::new(&[("", Align::Left), ("count", Align::Right)]);
+        for (k, v) in [
+            ("lost writes injected", r.lost_writes),
+            ("misdirected writes injected", r.misdirected_writes),
+            ("torn writes injected", r.torn_writes),
+            ("bit flips injected", r.bit_flips),
+            ("drive failures", r.drive_failures),
+            ("rebuilds completed", r.rebuilds),
+            ("power cuts", r.power_cuts),
+            ("recoveries", r.recoveries),
+            ("destages", r.destages),
+            ("destages refused (unrecoverable)", r.destages_refused),
+            ("writes refused (unrecoverable)", r.writes_refused),
+            ("detections by the array", r.detections),
+            ("scrubs", r.scrubs),
+            ("reads right", r.reads_right),
+            ("reads refused (unrecoverable)", r.reads_refused),
+            ("final read-back right", r.final_reads_right),
+            ("final read-back refused", r.final_reads_refused),
+            ("WRONG READS", r.wrong_reads),
+            ("WRONG BYTES (must be 0)", r.wrong_bytes),
+        ] {
+            s.row(vec![k.to_string(), v.to_string()]);
+        }
+        format!(
+            "{} operations on a {} over 8 extents of {} blocks (seed {}), {:.1} s simulated:\n{}",
+            r.ops,
+            r.stack,
+            c.extent_blocks,
+            r.seed,
+            r.simulated_s,
+            s.render()
+        )
+    };
+    if r.wrong_reads > 0 {
+        return Err(WrongData {
+            report,
+            blocks: r.wrong_reads,
+        }
+        .into());
+    }
+    Ok(report)
+}
+
+/// `--array journal`: power cuts over the data journal on one drive.
+fn journal(a: &TortureArgs, rates: &Rates) -> Result<String> {
+    for (flag, v) in [
+        ("lost", rates.lost),
+        ("misdirected", rates.misdirected),
+        ("torn", rates.torn),
+        ("flips", rates.flips),
+        ("fail", rates.fail),
+    ] {
+        if v.is_some_and(|p| p != 0.0) {
+            bail!(
+                "--{flag}: the journal on one drive cannot survive it: one drive holds one copy and the home blocks carry no checksum, so the fault would be read back as data; --array journal takes --crash (torn in-flight writes at each cut included)"
+            );
+        }
+    }
+    let crash = rates.get("crash", rates.crash)?;
+    limits::count("--ops", a.config.ops as u64, MAX_TORTURE_OPS as u64)?;
+    limits::count("--span", a.config.span_blocks, MAX_TORTURE_SPAN)?;
+    limits::count("--log-mib", a.journal.log_mib, MAX_LOG_MIB)?;
+    let disk = load_disk(a.disk.as_deref().unwrap_or("mimic-9lzx"))?.params;
+    let c = JournalTortureConfig {
+        seed: a.config.seed,
+        ops: a.config.ops,
+        span_blocks: a.config.span_blocks,
+        crash,
+        checksum: a.journal.checksum,
+        skip: a.journal.skip,
+        log_mib: a.journal.log_mib,
+    };
+    let mut bar = Progress::new(c.ops as u64, "torture");
+    let r = run_journal_torture(&disk, &c, &mut |done| bar.step(done as u64))
+        .map_err(|e| anyhow!("{e}"))?;
+    bar.finish();
+    let report = if a.json {
+        serde_json::to_string_pretty(&r)? + "\n"
+    } else {
+        let mut s = Table::new(&[("", Align::Left), ("count", Align::Right)]);
+        for (k, v) in [
+            (
+                "rounds (the journal restarted on the recovered drive)",
+                r.rounds,
+            ),
+            ("power cuts injected", r.power_cuts),
+            (
+                "recoveries after which the volume checked out",
+                r.recoveries_consistent,
+            ),
+            ("cuts with writes in flight", r.cuts_with_writes_in_flight),
+            ("in-flight blocks torn (first sectors only)", r.blocks_torn),
+            ("in-flight blocks landed whole", r.blocks_landed),
+            ("in-flight blocks dropped", r.blocks_dropped),
+            ("transactions", r.transactions),
+            ("writes acknowledged", r.writes_acknowledged),
+            (
+                "log cleanings (checkpoint home, then superblock)",
+                r.log_cleanings,
+            ),
+            (
+                "transactions replayed by recoveries",
+                r.transactions_replayed,
+            ),
+            (
+                "unacknowledged transactions a cut took (allowed)",
+                r.unacknowledged_lost,
+            ),
+            ("block reads after recoveries, right", r.reads_right),
+            ("reads refused", r.reads_refused),
+            ("WRONG READS", r.wrong_reads),
+            ("WRONG BYTES (must be 0)", r.wrong_bytes),
+        ] {
+            s.row(vec![k.to_string(), v.to_string()]);
+        }
+        format!(
+            "{} requests on a {} over {} blocks (seed {}), {:.1} s simulated:\n{}",
+            r.ops,
+            r.stack,
+            c.span_blocks,
+            r.seed,
+            r.simulated_s,
+            s.render()
+        )
+    };
     if r.wrong_reads > 0 {
         return Err(WrongData {
             report,

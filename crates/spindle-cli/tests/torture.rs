@@ -140,3 +140,51 @@ fn compositions_that_cannot_work_are_refused_before_the_run() {
         assert!(e.contains(want) && !e.contains("panicked"), "{args:?}: {e}");
     }
 }
+
+/// The journal and the layout engine under the campaign: short runs exit 0 with no
+/// wrong byte, the same seed gives the same output, and faults the journal on one
+/// drive cannot survive are refused before anything runs.
+#[test]
+fn journal_and_dle_campaigns_run_and_refuse_what_they_cannot_survive() {
+    for args in [
+        &[
+            "torture", "--array", "journal", "--crash", "0.05", "--ops", "400",
+        ][..],
+        &[
+            "torture",
+            "--array",
+            "journal",
+            "--log-checksum",
+            "--rate",
+            "0.05",
+            "--ops",
+            "400",
+        ][..],
+        &[
+            "torture", "--array", "dle", "--rate", "0.05", "--ops", "400",
+        ][..],
+    ] {
+        let mut a: Vec<&str> = args.to_vec();
+        a.push("--json");
+        let o = spindle(&a);
+        assert_eq!(
+            o.status.code(),
+            Some(0),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        assert_eq!(spindle(&a).stdout, o.stdout, "{args:?}: not deterministic");
+        let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        assert_eq!(v["wrong_bytes"], 0, "{args:?}");
+        assert!(v["power_cuts"].as_u64().unwrap() > 0, "{args:?}: {v}");
+    }
+    for flag in ["--lost", "--misdirected", "--torn", "--flips", "--fail"] {
+        let o = spindle(&["torture", "--array", "journal", flag, "0.01"]);
+        assert_eq!(o.status.code(), Some(2), "{flag}");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(
+            err.contains(flag) && err.contains("one drive"),
+            "{flag}: {err}"
+        );
+    }
+}

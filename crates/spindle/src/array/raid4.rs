@@ -291,6 +291,22 @@ struct Fetch {
     repaired: FxHashSet<(usize, u64)>,
 }
 
+/// A block that passed verification: zeros (never written), or its fetched bytes and
+/// the entry they matched.
+enum Verified<'f> {
+    Zeros,
+    Bytes(&'f Block, Entry),
+}
+
+impl Verified<'_> {
+    fn into_block(self) -> Block {
+        match self {
+            Verified::Zeros => zero_block(),
+            Verified::Bytes(b, _) => b.clone(),
+        }
+    }
+}
+
 /// Rotational phase of member `i` at time zero: spindles of an array are not
 /// synchronized. Decision: spread by the golden ratio, deterministic without a seed.
 fn member_phase(i: usize) -> f64 {
@@ -676,9 +692,15 @@ impl Raid4 {
 
     /// Checks fetched bytes of `p` against its entry and the expected generation.
     fn verify(&self, f: &Fetch, p: Place) -> Result<Block, (u64, FaultKind)> {
+        self.verify_ref(f, p).map(Verified::into_block)
+    }
+
+    /// `verify` without copying the block: the fetched bytes and the entry they
+    /// matched (repairs touch every row of a zone, so copies there add up).
+    fn verify_ref<'f>(&self, f: &'f Fetch, p: Place) -> Result<Verified<'f>, (u64, FaultKind)> {
         let g = self.gen(p);
         if g == 0 {
-            return Ok(zero_block());
+            return Ok(Verified::Zeros);
         }
         let cb_at = checksum_block(p.row);
         let cb = match f.meta.get(&(p.disk, zone_of(p.row))) {
@@ -700,7 +722,7 @@ impl Raid4 {
                     && e.row == p.row =>
             {
                 match f.data.get(&p) {
-                    Some(d) if e.matches(&d[..]) => Ok(d.clone()),
+                    Some(d) if e.matches(&d[..]) => Ok(Verified::Bytes(d, e)),
                     _ => Err((data_block(p.row), FaultKind::DataMismatch)),
                 }
             }
@@ -734,11 +756,15 @@ impl Raid4 {
     /// passes when its salvaged entry (current generation, identity) matches its bytes:
     /// as strong a check as an intact entry. For rebuilding from the rest of a row;
     /// reads still report the damaged checksum block.
-    fn verify_salvaging(&self, f: &Fetch, p: Place) -> Result<Block, (u64, FaultKind)> {
-        match self.verify(f, p) {
+    fn verify_salvaging_ref<'f>(
+        &self,
+        f: &'f Fetch,
+        p: Place,
+    ) -> Result<Verified<'f>, (u64, FaultKind)> {
+        match self.verify_ref(f, p) {
             Err((at, FaultKind::ChecksumBlockCorrupt)) => {
                 match (self.current_entry(f, p, true), f.data.get(&p)) {
-                    (Some(e), Some(d)) if e.matches(&d[..]) => Ok(d.clone()),
+                    (Some(e), Some(d)) if e.matches(&d[..]) => Ok(Verified::Bytes(d, e)),
                     _ => Err((at, FaultKind::ChecksumBlockCorrupt)),
                 }
             }
@@ -850,8 +876,9 @@ impl Raid4 {
         let mut on_trial = None;
         let mut bad_data = None;
         for q in others {
-            match self.verify_salvaging(f, q) {
-                Ok(b) => xor_into(&mut acc, &b),
+            match self.verify_salvaging_ref(f, q) {
+                Ok(Verified::Bytes(b, _)) => xor_into(&mut acc, b),
+                Ok(Verified::Zeros) => {}
                 Err((_, kind)) if kind != FaultKind::DataMismatch && f.data.contains_key(&q) => {
                     if let Some(raw) = f.data.get(&q) {
                         xor_into(&mut acc, raw);
@@ -946,8 +973,15 @@ impl Raid4 {
         let mut cb = ChecksumBlock::default();
         let mut writes = Vec::new();
         for p in rows {
-            let content = match self.verify_salvaging(f, p) {
-                Ok(b) => b,
+            let content = match self.verify_salvaging_ref(f, p) {
+                // The entry that matched is the one `Entry::describe` would make (same
+                // owner, place, generation and bytes), and the bytes are already in
+                // `f`: nothing to copy or hash again.
+                Ok(Verified::Bytes(_, e)) => {
+                    cb.entries[checksum_slot(p.row)] = Some(e);
+                    continue;
+                }
+                Ok(Verified::Zeros) => zero_block(),
                 Err(_) => {
                     // A row that cannot be rebuilt (two faults in it) stays refused; the
                     // zone's other rows are still repaired. It keeps its current entry

@@ -6,6 +6,7 @@ pub mod config;
 pub mod dle;
 pub mod freespace;
 pub mod node;
+pub mod torture;
 
 pub use config::LayoutConfig;
 pub use dle::{DestageProgress, Dle, DleConfig, DleError, LayoutPolicy, NONE};

@@ -79,6 +79,11 @@ pub struct JournalSpec {
     /// Where tests and experiments look inside.
     #[serde(skip)]
     pub probe: Option<Probe>,
+    /// The first transaction's sequence number (1 on a fresh device): a journal
+    /// restarted after recovery continues past the sequence its superblock records,
+    /// as ext3's does, so the old log's records are never replayed again.
+    #[serde(skip)]
+    pub first_seq: Option<u64>,
 }
 
 fn default_log_mib() -> u64 {
@@ -135,6 +140,8 @@ pub struct Inside {
     pub txs: Vec<(u64, Vec<u64>, u64)>,
     pub log_writes: Vec<LogWrite>,
     pub log_blocks: u64,
+    /// Cleanings started (checkpoint writes home, then the superblock).
+    pub cleanings: u64,
 }
 
 impl Inside {
@@ -164,6 +171,7 @@ impl JournalSpec {
             refine: true,
             table: None,
             probe: None,
+            first_seq: None,
         }
     }
 
@@ -255,7 +263,7 @@ impl JournalSpec {
             last_done: SimTime::ZERO,
             queue: VecDeque::new(),
             phase: Phase::Idle,
-            next_seq: 1,
+            next_seq: self.first_seq.unwrap_or(1).max(1),
             dirty: BTreeMap::new(),
             ops: HashMap::new(),
             next_id: 0,
@@ -447,7 +455,8 @@ fn parse_commit(b: &[u8; BLOCK_BYTES]) -> Option<(u64, u64)> {
         .then(|| (u64_at(b, 4), u64_at(b, 12)))
 }
 
-fn super_block(upto: u64) -> Block {
+/// The journal superblock recording that every transaction up to `upto` is home.
+pub fn super_block(upto: u64) -> Block {
     let mut b = zero_block();
     b[0..4].copy_from_slice(SUPER);
     b[4..12].copy_from_slice(&upto.to_le_bytes());
@@ -730,6 +739,7 @@ impl Journal {
     /// Writes every dirty block home, in runs of neighbouring blocks.
     fn start_clean(&mut self, now: SimTime, io: &mut LayerIo) {
         self.stats.cleanings += 1;
+        self.inside.borrow_mut().cleanings += 1;
         let upto = self.next_seq - 1;
         let dirty: Vec<(u64, u64)> = self.dirty.iter().map(|(&h, &s)| (h, s)).collect();
         let mut runs: Vec<Vec<(u64, u64)>> = Vec::new();
