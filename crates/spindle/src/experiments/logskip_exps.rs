@@ -84,6 +84,47 @@ fn ms(ns: f64) -> f64 {
     ns / 1e6
 }
 
+/// The thesis's mean service time of back-to-back 4 KB writes at skip 0 (Figure 5.1), ms.
+const F5_1_MEAN_MS: f64 = 6.13;
+/// The think times between which the thesis's mean service time is least (Figure 5.6), ms.
+const F5_6_LEAST_MS: (f64, f64) = (5.0, 6.0);
+/// The thesis's two rotational sweet spots: plateau boundaries (Figure 5.4) and
+/// recommended skips (Figure 5.5), KB.
+const SWEET_KB: [f64; 2] = [28.0, 144.0];
+/// The thesis's no-optimization bandwidth (blocks, MB/s) at 1 and 32 blocks (Figure 5.12).
+const F5_12_NONE_MB_S: [(u32, f64); 2] = [(1, 1.0), (32, 7.0)];
+/// The thesis's bandwidth at 12 blocks on the IDE disk, no optimization and skipping
+/// alone (Figure 5.14), MB/s.
+const F5_14_AT_12_MB_S: (f64, f64) = (3.0, 10.0);
+
+/// The lowest and highest finite value of `v`, for drawing a stated value across a plot.
+fn y_span(v: &[f64]) -> (f64, f64) {
+    let f = v.iter().copied().filter(|x| x.is_finite());
+    let lo = f.clone().fold(f64::INFINITY, f64::min);
+    let hi = f.fold(f64::NEG_INFINITY, f64::max);
+    if lo <= hi {
+        (lo, hi)
+    } else {
+        (0.0, 1.0)
+    }
+}
+
+/// A vertical line at `x` from `span.0` to `span.1`: one stated value on the x axis.
+fn vline(label: &str, x: f64, span: (f64, f64)) -> Series {
+    Series {
+        label: label.into(),
+        points: vec![(x, span.0), (x, span.1)],
+    }
+}
+
+/// A horizontal line at `y` from `span.0` to `span.1`: one stated value on the y axis.
+fn hline(label: &str, y: f64, span: (f64, f64)) -> Series {
+    Series {
+        label: label.into(),
+        points: vec![(span.0, y), (span.1, y)],
+    }
+}
+
 /// LOGSKIP-F5.1: sorted service times of 4 KB writes, skip 0, no think time.
 pub fn logskip_f5_1(o: &RunOpts) -> Result<ExperimentOutput, String> {
     let mut out = ExperimentOutput::new(
@@ -120,7 +161,11 @@ pub fn logskip_f5_1(o: &RunOpts) -> Result<ExperimentOutput, String> {
                 .collect(),
         }],
         log_x: false,
-        paper: vec![],
+        paper: vec![hline(
+            &format!("paper: mean {F5_1_MEAN_MS} ms"),
+            F5_1_MEAN_MS,
+            (0.0, times.len().saturating_sub(1) as f64),
+        )],
         x_categories: vec![],
     });
     out.csv = "rank,service_ms\n".into();
@@ -130,7 +175,7 @@ pub fn logskip_f5_1(o: &RunOpts) -> Result<ExperimentOutput, String> {
     out.checks.push(Check::absolute(
         "LOGSKIP-F5.1",
         "mean service time (ms)",
-        6.13,
+        F5_1_MEAN_MS,
         mean,
         0.4,
     ));
@@ -316,7 +361,20 @@ pub fn logskip_f5_6(o: &RunOpts) -> Result<ExperimentOutput, String> {
                 .collect(),
         }],
         log_x: false,
-        paper: vec![],
+        paper: {
+            let span = y_span(&means);
+            vec![
+                vline(
+                    &format!(
+                        "paper: least mean between {} and {} ms think time",
+                        F5_6_LEAST_MS.0, F5_6_LEAST_MS.1
+                    ),
+                    F5_6_LEAST_MS.0,
+                    span,
+                ),
+                vline("", F5_6_LEAST_MS.1, span),
+            ]
+        },
         x_categories: vec![],
     });
     out.csv = "think_ms,mean_ms\n".into();
@@ -326,8 +384,8 @@ pub fn logskip_f5_6(o: &RunOpts) -> Result<ExperimentOutput, String> {
     out.checks.push(Check::range(
         "LOGSKIP-F5.6",
         "think time of the least mean (ms)",
-        5.0,
-        6.0,
+        F5_6_LEAST_MS.0,
+        F5_6_LEAST_MS.1,
         tmin,
     ));
     out.checks.push(Check::below(
@@ -533,7 +591,21 @@ pub fn logskip_f5_4(o: &RunOpts) -> Result<ExperimentOutput, String> {
             })
             .collect(),
         log_x: false,
-        paper: vec![],
+        paper: {
+            let all: Vec<f64> = shown.iter().flat_map(|&si| means(si)).collect();
+            let span = y_span(&all);
+            vec![
+                vline(
+                    &format!(
+                        "paper: plateau boundaries at {} and {} KB",
+                        SWEET_KB[0], SWEET_KB[1]
+                    ),
+                    SWEET_KB[0],
+                    span,
+                ),
+                vline("", SWEET_KB[1], span),
+            ]
+        },
         x_categories: vec![],
     });
     let distinct = {
@@ -558,14 +630,14 @@ pub fn logskip_f5_4(o: &RunOpts) -> Result<ExperimentOutput, String> {
     out.checks.push(Check::absolute(
         "LOGSKIP-F5.4",
         "first plateau boundary, median over sizes (KB)",
-        28.0,
+        SWEET_KB[0],
         f_med.map_or(f64::NAN, f64::from),
         8.0,
     ));
     out.checks.push(Check::absolute(
         "LOGSKIP-F5.4",
         "second plateau boundary, median over sizes (KB)",
-        144.0,
+        SWEET_KB[1],
         s_med.map_or(f64::NAN, f64::from),
         16.0,
     ));
@@ -748,20 +820,47 @@ fn recommendation_surface(
         .into_iter()
         .filter(|z| g.sizes_kib.contains(z))
         .collect();
+    // Sizes whose recommendations are the same at every think time are one series (drawn
+    // apart they would hide each other).
+    type Group = (Vec<u32>, Vec<(f64, f64)>);
+    let mut groups: Vec<Group> = Vec::new();
+    for &z in &shown {
+        let points: Vec<(f64, f64)> = surface
+            .iter()
+            .filter(|c| c.0 == z)
+            .map(|c| (f64::from(c.1) / 1000.0, f64::from(c.2)))
+            .collect();
+        match groups.iter_mut().find(|g| g.1 == points) {
+            Some(g) => g.0.push(z),
+            None => groups.push((vec![z], points)),
+        }
+    }
+    if let Some(same) = groups.iter().find(|g| g.0.len() > 1) {
+        let sizes: Vec<String> = same.0.iter().map(|z| format!("{z} KB")).collect();
+        let _ = write!(
+            out.description,
+            "\n\nThe plot's {} writes get the same recommendation at every think time, so \
+             they are drawn as one line: the drive model starts writing a request to the \
+             media as soon as its first sectors have crossed the bus, so the nearest \
+             reachable skip after a write does not depend on its size.",
+            sizes.join(", ")
+        );
+    }
     out.plots.push(Plot {
         title: "Recommended skip vs think time, by request size".into(),
         x_label: "think time (ms)".into(),
         y_label: "recommended skip (KB)".into(),
         kind: PlotKind::Line,
-        series: shown
-            .iter()
-            .map(|&z| Series {
-                label: format!("{z} KB"),
-                points: surface
-                    .iter()
-                    .filter(|c| c.0 == z)
-                    .map(|c| (f64::from(c.1) / 1000.0, f64::from(c.2)))
-                    .collect(),
+        series: groups
+            .into_iter()
+            .map(|(sizes, points)| Series {
+                label: if sizes.len() == 1 {
+                    format!("{} KB", sizes[0])
+                } else {
+                    let s: Vec<String> = sizes.iter().map(|z| z.to_string()).collect();
+                    format!("{} KB (the same)", s.join(", "))
+                },
+                points,
             })
             .collect(),
         log_x: false,
@@ -859,7 +958,21 @@ pub fn logskip_f5_5(o: &RunOpts) -> Result<ExperimentOutput, String> {
                 .collect(),
         }],
         log_x: false,
-        paper: vec![],
+        paper: {
+            let sizes: Vec<f64> = recs.iter().map(|r| f64::from(r.0)).collect();
+            let span = y_span(&sizes);
+            vec![
+                hline(
+                    &format!(
+                        "paper: recommendations at {} and {} KB",
+                        SWEET_KB[0], SWEET_KB[1]
+                    ),
+                    SWEET_KB[0],
+                    span,
+                ),
+                hline("", SWEET_KB[1], span),
+            ]
+        },
         x_categories: vec![],
     });
     out.csv = "size_kib,recommended_skip_kib\n".into();
@@ -875,14 +988,14 @@ pub fn logskip_f5_5(o: &RunOpts) -> Result<ExperimentOutput, String> {
     out.checks.push(Check::absolute(
         "LOGSKIP-F5.5",
         "first cluster (KB)",
-        28.0,
+        SWEET_KB[0],
         f64::from(lo),
         8.0,
     ));
     out.checks.push(Check::absolute(
         "LOGSKIP-F5.5",
         "second cluster (KB)",
-        144.0,
+        SWEET_KB[1],
         f64::from(hi),
         8.0,
     ));
@@ -1112,6 +1225,16 @@ pub fn logskip_f5_12(o: &RunOpts) -> Result<ExperimentOutput, String> {
     };
     let (n, samples) = if o.quick { (150, 10) } else { (500, 50) };
     let bw = bandwidth_by_size(&mut out, DISK, &sizes, n, samples, o.seed)?;
+    // The thesis's no-optimization values, over that series' bars.
+    if let Some(plot) = out.plots.last_mut() {
+        plot.paper = vec![Series {
+            label: "paper: no chksm/no skip, about 1 and 7 MB/s".into(),
+            points: F5_12_NONE_MB_S
+                .iter()
+                .filter_map(|&(b, v)| sizes.iter().position(|&s| s == b).map(|i| (i as f64, v)))
+                .collect(),
+        }];
+    }
     let gain = |c: usize| (bw[c][0] / bw[0][0] - 1.0) * 100.0;
     // Log I/O time of a one-block transaction (12 KB of log) in each configuration,
     // ours and as the thesis's gains imply from our own unoptimized time.
@@ -1198,7 +1321,7 @@ pub fn logskip_f5_12(o: &RunOpts) -> Result<ExperimentOutput, String> {
     out.checks.push(Check::relative(
         "LOGSKIP-F5.12",
         "no-optimization bandwidth at 1 block (MB/s)",
-        1.0,
+        F5_12_NONE_MB_S[0].1,
         bw[0][0],
         0.25,
     ));
@@ -1207,7 +1330,7 @@ pub fn logskip_f5_12(o: &RunOpts) -> Result<ExperimentOutput, String> {
             out.checks.push(Check::relative(
                 "LOGSKIP-F5.12",
                 "no-optimization bandwidth at 32 blocks (MB/s)",
-                7.0,
+                F5_12_NONE_MB_S[1].1,
                 last,
                 0.25,
             ));
@@ -1295,6 +1418,25 @@ pub fn logskip_f5_14(o: &RunOpts) -> Result<ExperimentOutput, String> {
     };
     let (n, samples) = if o.quick { (150, 10) } else { (500, 50) };
     let bw = bandwidth_by_size(&mut out, IDE_DISK, &sizes, n, samples, o.seed)?;
+    // The thesis's two values at 12 blocks, over the bars of their series (no
+    // optimization is series 0, skipping alone series 2).
+    if let (Some(plot), Some(i12)) = (out.plots.last_mut(), sizes.iter().position(|&b| b == 12)) {
+        let at = |v: f64| vec![(i12 as f64, v)];
+        plot.paper = vec![
+            Series {
+                label: "paper: no chksm/no skip at 12 blocks, about 3 MB/s".into(),
+                points: at(F5_14_AT_12_MB_S.0),
+            },
+            Series {
+                label: String::new(),
+                points: Vec::new(),
+            },
+            Series {
+                label: "paper: no chksm/skip at 12 blocks, about 10 MB/s".into(),
+                points: at(F5_14_AT_12_MB_S.1),
+            },
+        ];
+    }
     let at12 = sizes
         .iter()
         .position(|&b| b == 12)
@@ -1309,7 +1451,7 @@ pub fn logskip_f5_14(o: &RunOpts) -> Result<ExperimentOutput, String> {
     out.checks.push(Check::relative(
         "LOGSKIP-F5.14",
         "no-optimization bandwidth at 12 blocks (MB/s)",
-        3.0,
+        F5_14_AT_12_MB_S.0,
         bw[0][at12],
         0.25,
     ));

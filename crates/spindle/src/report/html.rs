@@ -48,6 +48,9 @@ table.checks tr.pass td.result { background: #dcf5e3; color: #11632c; font-weigh
 table.checks tr.miss td { background: #fff3f3; }
 table.checks tr.miss td.result { background: #f8d4d4; color: #a11a1a; font-weight: 700; }
 .muted { color: #5a6272; }
+td.num .note { display: block; white-space: normal; font-size: 12px; color: #5a6272;
+  text-align: left; min-width: 10em; max-width: 18em; }
+td.wrap { white-space: normal; overflow-wrap: anywhere; }
 "#;
 
 /// The whole page. `stems[i]` is the file stem of `outputs[i]`, `plots[i]` its SVGs.
@@ -66,7 +69,19 @@ pub(crate) fn index_html(
     h.push_str(
         "<h1>spindle: which of the papers' results it reproduces</h1>\n<div class=\"top\">\n",
     );
-    summary_top(&mut h, cov);
+    let plots_total: usize = outputs.iter().map(|o| o.plots.len()).sum();
+    let with_paper: usize = outputs
+        .iter()
+        .flat_map(|o| &o.plots)
+        .filter(|p| !p.paper.is_empty())
+        .count();
+    let plot_note = format!(
+        "<p class=\"meta\">{with_paper} of {plots_total} plots draw the paper's values (in black, \
+         dashed, hollow markers, named in the legend); the other {} are \
+         <a href=\"#no-paper-values\">listed with why</a>.</p>",
+        plots_total - with_paper
+    );
+    summary_top(&mut h, cov, &plot_note);
     h.push_str("</div>\n");
 
     // Table of contents.
@@ -83,6 +98,7 @@ pub(crate) fn index_html(
         );
     }
     h.push_str("<li><a href=\"#consistency\">Consistency checks</a></li>\n");
+    h.push_str("<li><a href=\"#no-paper-values\">Plots without the paper's values</a></li>\n");
     h.push_str("</ol>\n</nav>\n");
 
     coverage_table(&mut h, cov);
@@ -90,12 +106,13 @@ pub(crate) fn index_html(
         experiment(&mut h, out, stem, svgs);
     }
     consistency_section(&mut h, outputs, stems);
+    no_paper_section(&mut h, outputs, stems);
     h.push_str("</main>\n</body>\n</html>\n");
     h
 }
 
 /// The first screen: the answer, every missed check, coverage by document.
-fn summary_top(h: &mut String, cov: &Coverage) {
+fn summary_top(h: &mut String, cov: &Coverage, plot_note: &str) {
     let c = &cov.counts;
     let _ = writeln!(
         h,
@@ -135,6 +152,7 @@ fn summary_top(h: &mut String, cov: &Coverage) {
          catalog lists 115 ids: every table, figure and formula of the five source documents.</p>\n",
     );
 
+    let _ = writeln!(h, "{plot_note}");
     let _ = writeln!(h, "<h2>Missed checks ({})</h2>", cov.missed.len());
     if cov.missed.is_empty() {
         h.push_str("<p>None.</p>\n");
@@ -147,7 +165,7 @@ fn summary_top(h: &mut String, cov: &Coverage) {
             let _ = writeln!(
                 h,
                 "<tr class=\"miss\"><td class=\"id\">{}</td><td>{}</td>{}<td class=\"num\">{}</td>\
-                 <td><a href=\"#{s}\">{s}</a></td></tr>",
+                 <td class=\"id\"><a href=\"#{s}\">{s}</a></td></tr>",
                 escape(&m.check.id),
                 escape(&m.check.metric),
                 value_cells(&m.check),
@@ -265,6 +283,28 @@ fn consistency_section(h: &mut String, outputs: &[ExperimentOutput], stems: &[St
     h.push_str("</tbody>\n</table></div>\n</section>\n");
 }
 
+/// Every plot that draws no values from the paper, and why.
+fn no_paper_section(h: &mut String, outputs: &[ExperimentOutput], stems: &[String]) {
+    h.push_str("<section id=\"no-paper-values\">\n<h2>Plots without the paper's values</h2>\n");
+    h.push_str("<div class=\"scroll\"><table class=\"compact\">\n<thead><tr><th>Plot</th><th>Title</th><th>Why</th></tr></thead>\n<tbody>\n");
+    for (out, stem) in outputs.iter().zip(stems) {
+        for (k, plot) in out.plots.iter().enumerate() {
+            if !plot.paper.is_empty() {
+                continue;
+            }
+            let _ = writeln!(
+                h,
+                "<tr class=\"no-paper\"><td class=\"id\"><a href=\"#{s}\">{s}-{n}</a></td><td>{}</td><td>{}</td></tr>",
+                escape(&plot.title),
+                escape(super::no_paper::why(&out.id, k + 1)),
+                s = escape(stem),
+                n = k + 1
+            );
+        }
+    }
+    h.push_str("</tbody>\n</table></div>\n</section>\n");
+}
+
 /// The paper and ours cells of a check: "holds" for qualitative claims, the reference's
 /// nature when it is not the paper's number.
 fn value_cells(c: &Check) -> String {
@@ -276,7 +316,7 @@ fn value_cells(c: &Check) -> String {
         escape(&fmt_value(c.paper))
     } else {
         format!(
-            "{} <span class=\"muted\">({})</span>",
+            "{}<span class=\"note\">{}</span>",
             escape(&fmt_value(c.paper)),
             escape(&c.reference)
         )

@@ -8,6 +8,7 @@ pub mod catalog;
 pub mod coverage;
 mod format;
 mod html;
+mod no_paper;
 pub mod summary;
 mod svg;
 

@@ -402,7 +402,7 @@ where
         }
     }
     for (i, pts) in data.paper.iter().enumerate() {
-        let style = paper_style(i);
+        let style = paper_style(paper_style_index(plot, i));
         if data.bars {
             // Over the bar of the series with the same index.
             let w = 0.8 / n_series as f64;
@@ -413,7 +413,7 @@ where
             draw_markers(chart, &at, style, PAPER_MARKER_R + 1)?;
             continue;
         }
-        if joins_paper_points(plot.kind, pts.len()) {
+        if joins_paper_points(plot.kind, pts) {
             draw_line(chart, pts, style, 1)?;
         }
         draw_markers(chart, pts, style, PAPER_MARKER_R)?;
@@ -550,13 +550,20 @@ impl Legend {
             .iter()
             .enumerate()
             .map(|(i, s)| (s, our_style(i), false))
-            .chain(plot.paper.iter().enumerate().map(|(i, s)| {
-                (
-                    s,
-                    paper_style(i),
-                    joins_paper_points(plot.kind, s.points.len()),
-                )
-            }))
+            .chain(
+                plot.paper
+                    .iter()
+                    .enumerate()
+                    // An unnamed paper entry continues the one before it (no new entry).
+                    .filter(|(_, s)| !s.label.is_empty())
+                    .map(|(i, s)| {
+                        (
+                            s,
+                            paper_style(paper_style_index(plot, i)),
+                            joins_paper_points(plot.kind, &s.points),
+                        )
+                    }),
+            )
             .collect();
         let labels: Vec<String> = entries
             .iter()
@@ -700,20 +707,44 @@ fn marker<'e, DB: DrawingBackend + 'e, C: Clone + 'e>(
 /// Whether the paper's points of a series are joined by a dashed line: on line plots, when
 /// there are enough of them to be a curve (two points joined would suggest values between
 /// them that the paper does not give).
-fn joins_paper_points(kind: PlotKind, points: usize) -> bool {
-    kind == PlotKind::Line && points >= 3
+/// The style of the paper's `i`-th entry: for bars, its own (it sits over the bar of
+/// series `i`); else an unnamed entry is a further part of the named one before it
+/// (the second of two lines marking a stated range, say) and shares its style.
+fn paper_style_index(plot: &Plot, i: usize) -> usize {
+    if plot.kind == PlotKind::Bars {
+        return i;
+    }
+    let named = plot.paper[..=i.min(plot.paper.len().saturating_sub(1))]
+        .iter()
+        .filter(|s| !s.label.is_empty())
+        .count();
+    named.saturating_sub(1)
 }
 
-/// The low end of a log x axis. For a distribution (step plot), where its rise begins:
-/// the leading points at fraction 0 (empty histogram buckets down to the smallest
-/// bucket) are not data, and would stretch the axis over decades of nothing; each
-/// series keeps its last zero point, half a step to the left of its first non-zero one.
+/// Two points at the same x (or y) are a vertical (horizontal) line marking one stated
+/// value (a mean on a CDF, say), joined on any plot but bars.
+fn joins_paper_points(kind: PlotKind, points: &[(f64, f64)]) -> bool {
+    match points {
+        [a, b] => kind != PlotKind::Bars && (a.0 == b.0 || a.1 == b.1),
+        _ => kind == PlotKind::Line && points.len() >= 3,
+    }
+}
+
+/// The fraction of a distribution below which its rise is not visible (under 2 px of
+/// the plot's height).
+const VISIBLE_FRACTION: f64 = 0.005;
+
+/// The low end of a log x axis. For a distribution (step plot), where its rise becomes
+/// visible: the leading points below [`VISIBLE_FRACTION`] (empty histogram buckets
+/// down to the smallest bucket, or a handful of near-zero samples) would stretch the
+/// axis over decades that show nothing; each series keeps the point before its first
+/// visible one (at most half of its x to the left).
 fn log_low(series: &[Vec<(f64, f64)>], step: bool, min: f64) -> f64 {
     if !step {
         return min;
     }
     let starts = series.iter().filter_map(|pts| {
-        let k = pts.iter().position(|p| p.1 > 0.0)?;
+        let k = pts.iter().position(|p| p.1 >= VISIBLE_FRACTION)?;
         let first = pts[k].0;
         let before = if k > 0 { pts[k - 1].0 } else { first };
         Some(if before > 0.0 {
@@ -807,6 +838,30 @@ fn widen(lo: f64, hi: f64) -> (f64, f64) {
 mod tests {
     use super::*;
     use crate::report::Series;
+
+    #[test]
+    fn a_distribution_axis_starts_where_its_rise_shows() {
+        // Empty buckets from 1 µs, a 0.1 % tail at 2 µs, then the body from 0.1 ms.
+        let mut pts = vec![(0.0, 0.0), (0.001, 0.0), (0.002, 0.001), (0.05, 0.001)];
+        pts.extend([(0.1, 0.3), (1.0, 0.9), (10.0, 1.0)]);
+        let lo = log_low(&[pts], true, 0.001);
+        assert_eq!(lo, 0.05);
+        // Not a distribution: the smallest x.
+        assert_eq!(log_low(&[vec![(0.001, 5.0)]], false, 0.001), 0.001);
+    }
+
+    #[test]
+    fn stated_values_as_lines_are_joined() {
+        let v = [(5.0, 0.0), (5.0, 1.0)];
+        let h = [(0.0, 6.13), (99.0, 6.13)];
+        assert!(joins_paper_points(PlotKind::Step, &v));
+        assert!(joins_paper_points(PlotKind::Line, &h));
+        assert!(!joins_paper_points(
+            PlotKind::Line,
+            &[(1.0, 2.0), (3.0, 4.0)]
+        ));
+        assert!(!joins_paper_points(PlotKind::Bars, &v));
+    }
 
     #[test]
     fn log_ticks_cover_the_range() {
