@@ -168,14 +168,7 @@ pub fn torture(a: &TortureArgs, rates: &Rates) -> Result<String> {
         run_torture(&stack, &c, &mut |done| bar.step(done as u64)).map_err(|e| anyhow!("{e}"))?;
     bar.finish();
     let report = render(&r, &c, a.json)?;
-    if r.wrong_reads > 0 {
-        return Err(WrongData {
-            report,
-            blocks: r.wrong_reads,
-        }
-        .into());
-    }
-    Ok(report)
+    fail_on_wrong_data(report, r.wrong_reads)
 }
 
 /// `--array dle`: the data layout engine over a faulty RAID-4 with flash staging.
@@ -208,8 +201,7 @@ fn dle(a: &TortureArgs, rates: &Rates) -> Result<String> {
     let report = if a.json {
         serde_json::to_string_pretty(&r)? + "\n"
     } else {
-        let mut s = Table::new(&[("", Align::Left), ("count", Align::Right)]);
-        for (k, v) in [
+        let s = counts_table(&[
             ("lost writes injected", r.lost_writes),
             ("misdirected writes injected", r.misdirected_writes),
             ("torn writes injected", r.torn_writes),
@@ -229,9 +221,7 @@ fn dle(a: &TortureArgs, rates: &Rates) -> Result<String> {
             ("final read-back refused", r.final_reads_refused),
             ("WRONG READS", r.wrong_reads),
             ("WRONG BYTES (must be 0)", r.wrong_bytes),
-        ] {
-            s.row(vec![k.to_string(), v.to_string()]);
-        }
+        ]);
         format!(
             "{} operations on a {} over 8 extents of {} blocks (seed {}), {:.1} s simulated:\n{}",
             r.ops,
@@ -242,14 +232,7 @@ fn dle(a: &TortureArgs, rates: &Rates) -> Result<String> {
             s.render()
         )
     };
-    if r.wrong_reads > 0 {
-        return Err(WrongData {
-            report,
-            blocks: r.wrong_reads,
-        }
-        .into());
-    }
-    Ok(report)
+    fail_on_wrong_data(report, r.wrong_reads)
 }
 
 /// `--array journal`: power cuts over the data journal on one drive.
@@ -288,8 +271,7 @@ fn journal(a: &TortureArgs, rates: &Rates) -> Result<String> {
     let report = if a.json {
         serde_json::to_string_pretty(&r)? + "\n"
     } else {
-        let mut s = Table::new(&[("", Align::Left), ("count", Align::Right)]);
-        for (k, v) in [
+        let s = counts_table(&[
             (
                 "rounds (the journal restarted on the recovered drive)",
                 r.rounds,
@@ -321,9 +303,7 @@ fn journal(a: &TortureArgs, rates: &Rates) -> Result<String> {
             ("reads refused", r.reads_refused),
             ("WRONG READS", r.wrong_reads),
             ("WRONG BYTES (must be 0)", r.wrong_bytes),
-        ] {
-            s.row(vec![k.to_string(), v.to_string()]);
-        }
+        ]);
         format!(
             "{} requests on a {} over {} blocks (seed {}), {:.1} s simulated:\n{}",
             r.ops,
@@ -334,14 +314,7 @@ fn journal(a: &TortureArgs, rates: &Rates) -> Result<String> {
             s.render()
         )
     };
-    if r.wrong_reads > 0 {
-        return Err(WrongData {
-            report,
-            blocks: r.wrong_reads,
-        }
-        .into());
-    }
-    Ok(report)
+    fail_on_wrong_data(report, r.wrong_reads)
 }
 
 fn render(r: &TortureReport, c: &TortureConfig, json: bool) -> Result<String> {
@@ -364,8 +337,7 @@ fn render(r: &TortureReport, c: &TortureConfig, json: bool) -> Result<String> {
             k.overwritten.to_string(),
         ]);
     }
-    let mut s = Table::new(&[("", Align::Left), ("count", Align::Right)]);
-    for (k, v) in [
+    let s = counts_table(&[
         ("detections in all", r.detections_total),
         (
             "detections where no fault was injected",
@@ -399,9 +371,7 @@ fn render(r: &TortureReport, c: &TortureConfig, json: bool) -> Result<String> {
         ("damage left after the final scrub", r.damaged_left),
         ("WRONG READS", r.wrong_reads),
         ("WRONG BYTES (must be 0)", r.wrong_bytes),
-    ] {
-        s.row(vec![k.to_string(), v.to_string()]);
-    }
+    ]);
     Ok(format!(
         "{} operations on a {} over {} blocks (seed {}), {:.1} s simulated:\n{}\n{}\
          final read-back: {} of {} blocks right, {} refused (unrecoverable rows)\n\
@@ -419,4 +389,26 @@ fn render(r: &TortureReport, c: &TortureConfig, json: bool) -> Result<String> {
         r.final_reads_total,
         r.final_reads_refused,
     ))
+}
+
+/// A two-column table of named counts.
+fn counts_table(rows: &[(&str, u64)]) -> Table {
+    let mut t = Table::new(&[("", Align::Left), ("count", Align::Right)]);
+    for (k, v) in rows {
+        t.row(vec![k.to_string(), v.to_string()]);
+    }
+    t
+}
+
+/// The report, or an error carrying it when the campaign read back wrong data (the
+/// command then exits non-zero).
+fn fail_on_wrong_data(report: String, wrong_reads: u64) -> Result<String> {
+    if wrong_reads > 0 {
+        return Err(WrongData {
+            report,
+            blocks: wrong_reads,
+        }
+        .into());
+    }
+    Ok(report)
 }
