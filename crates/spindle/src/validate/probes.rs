@@ -177,8 +177,10 @@ mod tests {
         // The table is probed on the drive with 0.4 ms more read-miss overhead; the fit
         // starts from the drive file and probes at other positions (another seed).
         let p = presets::disksim_preset("hp_c2247a").expect("preset");
-        let mut truth = Adjustments::default();
-        truth.read_miss_ms = 0.4;
+        let truth = Adjustments {
+            read_miss_ms: 0.4,
+            ..Adjustments::default()
+        };
         let t = table_of(&truth.apply(&p).expect("valid"), 2_000, 5);
         let set = ProbeSet::from_table(&t, 11);
         let c = calibrate_to(&p, &set).expect("calibrates");
