@@ -94,7 +94,7 @@ fn read_seed_table(text: &str, file: &str, keys: usize) -> Result<Vec<Figures>, 
     Ok(out)
 }
 
-pub fn disksim_suite(o: &super::registry::RunOpts) -> Result<ExperimentOutput, String> {
+pub fn disksim_suite(o: &super::options::RunOpts) -> Result<ExperimentOutput, String> {
     let mut out = ExperimentOutput::new(
         ID,
         "DiskSim's synthetic test configurations",

@@ -12,7 +12,7 @@
 //! foreground request's arrival, if later): the completion it would have had
 //! without the BR. The delay is the logged completion less that one.
 
-use super::registry::RunOpts;
+use super::options::RunOpts;
 use super::Check;
 use crate::disk::hdd::{Hdd, Request};
 use crate::disk::presets::preset;
@@ -193,7 +193,7 @@ fn replay(hdd: &mut Hdd, l: &RequestLog, replayed: &mut usize, exact: &mut usize
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::experiments::registry::Durability;
+    use crate::experiments::options::Durability;
 
     #[test]
     fn replay_reproduces_the_run_and_admissions_are_measured() {

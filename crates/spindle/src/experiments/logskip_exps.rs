@@ -11,7 +11,7 @@
 //! none). SCSI Disk 2 and the IDE WD1200BB (F5.9/F5.13/F5.16, F5.10/F5.14/F5.17) have
 //! no sourced model here and are not run.
 
-use super::registry::RunOpts;
+use super::options::RunOpts;
 use super::{Check, StackToml};
 use crate::engine::{self, ClosedSource, RunOptions, Source};
 use crate::layers::{with_layers, LayerSpec};

@@ -1,7 +1,7 @@
 //! Disk Mimic experiments of the thesis's chapter 3 (MIMIC-F3.1, F3.3–F3.9, MIMIC-REAL,
 //! MIMIC-MEM) and chapter 4 (FREEBLK-F4.1).
 
-use super::registry::RunOpts;
+use super::options::RunOpts;
 use super::Check;
 use crate::disk::hdd::Hdd;
 use crate::disk::presets::{preset, T3_1};

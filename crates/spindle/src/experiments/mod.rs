@@ -14,6 +14,7 @@ pub mod mimd_stack;
 pub mod mimd_throughput;
 pub mod mimd_trace;
 pub mod mimic_exps;
+pub mod options;
 pub mod prox_dle;
 pub mod prox_eq;
 pub mod prox_full;

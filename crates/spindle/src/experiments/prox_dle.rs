@@ -7,8 +7,8 @@
 //! 89 % fill, 2000 updates per extent, staging as a share of the volume, 1 MB stripe
 //! unit and allocation range — with fewer extents, on the first part of each drive.
 
+use super::options::RunOpts;
 use super::prox_raid::T2Row;
-use super::registry::RunOpts;
 use super::Check;
 use crate::array::{BatchReport, Raid4Config};
 use crate::config::RunConfig;

@@ -148,7 +148,7 @@ pub fn prox_eq_checks(
 /// model's layout. Every figure is an input of the preset (65-cylinder bands, 1,200
 /// sectors per outer track, 8 surfaces, a flat seek up to the band's width), so the
 /// checks are consistency checks.
-pub fn prox_eq2(o: &super::registry::RunOpts) -> Result<crate::report::ExperimentOutput, String> {
+pub fn prox_eq2(o: &super::options::RunOpts) -> Result<crate::report::ExperimentOutput, String> {
     use crate::disk::hdd::Hdd;
     let p = crate::disk::presets::preset("cheetah15k5")?;
     let hdd = Hdd::new(p.clone()).map_err(|e| e.to_string())?;
@@ -248,7 +248,7 @@ pub fn prox_eq2(o: &super::registry::RunOpts) -> Result<crate::report::Experimen
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::experiments::registry::{Durability, RunOpts};
+    use crate::experiments::options::{Durability, RunOpts};
 
     #[test]
     fn cheetah_bands_read_back() {

@@ -14,11 +14,11 @@
 //!   in the scaled run. The clock starts the measurement at zero instead of after
 //!   hours of aging I/O; the random head moves make that irrelevant to the statistics.
 
+use super::options::RunOpts;
 use super::prox_dle::{
     aged_engine_with, layout_stack, measure_destages_with, AgingSpec, StagedRows,
 };
 use super::prox_raid::T2Row;
-use super::registry::RunOpts;
 use crate::layout::{DestageProgress, LayoutPolicy};
 use crate::store::DataMode;
 use std::sync::{Arc, Mutex};

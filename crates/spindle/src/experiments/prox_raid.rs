@@ -4,7 +4,7 @@
 //! random 4 KiB update at a time, each a read-modify-write of data, parity and their
 //! checksum blocks); the staged rows come from the data layout engine.
 
-use super::registry::{Durability, RunOpts};
+use super::options::{Durability, RunOpts};
 use super::Check;
 use crate::array::{BatchReport, Raid4};
 use crate::disk::presets::preset;

@@ -2,7 +2,7 @@
 //! left-asymmetric RAID-5 (RAID5-F6.1) and on-line stripe discovery (RAID5-F6.3).
 //! Both build their stacks from the same TOML a user writes (`[device]`, `[[layer]]`).
 
-use super::registry::RunOpts;
+use super::options::RunOpts;
 use super::{Check, StackToml};
 use crate::engine::{self, RequestLog, RunOptions, Source};
 use crate::layers::LayerSpec;

@@ -9,8 +9,8 @@
 //! ascending LBN order, all 8 outstanding at the drive (QD 8, the drive's SPTF reorders)
 //! or one at a time (QD 1 = FIFO).
 
+use super::options::RunOpts;
 use super::random_io::random_io;
-use super::registry::RunOpts;
 use super::strand_model::{MaxLoad, ModelInputs, StrandModel};
 use super::strands::{
     queue_depth_samples, strand_samples, IssueOrder, Placement, StrandConfig, StrandSample,
