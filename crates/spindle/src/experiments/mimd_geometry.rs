@@ -127,13 +127,7 @@ pub fn mimd_rule2(quick: bool, seed: u64) -> Result<ExperimentOutput, String> {
         ]);
     }
     out.tables.push(table);
-    let mut fits = Table::new(&["a (ms)", "b (ms)", "R²"]);
-    fits.rows.push(vec![
-        format!("{a:.3}"),
-        format!("{b:.3}"),
-        format!("{r2:.4}"),
-    ]);
-    out.tables.push(fits);
+    out.tables.push(fit_table(a, b, r2));
 
     let id = "MIMD-RULE2";
     for &c in &[4.0, 9.0] {
@@ -341,13 +335,7 @@ pub fn mimd_rule3(quick: bool, seed: u64) -> Result<ExperimentOutput, String> {
         ]);
     }
     out.tables.push(table);
-    let mut fits = Table::new(&["a (ms)", "b (ms)", "R²"]);
-    fits.rows.push(vec![
-        format!("{a:.3}"),
-        format!("{b:.3}"),
-        format!("{r2:.4}"),
-    ]);
-    out.tables.push(fits);
+    out.tables.push(fit_table(a, b, r2));
 
     let id = "MIMD-RULE3";
     for &h in &[2u32, 4, 9] {
@@ -442,6 +430,17 @@ pub fn mimd_rule3(quick: bool, seed: u64) -> Result<ExperimentOutput, String> {
         x_categories: Vec::new(),
     });
     Ok(out)
+}
+
+/// The one-row table of a fit of L = a + b/√D: a, b and R².
+fn fit_table(a: f64, b: f64, r2: f64) -> Table {
+    let mut fits = Table::new(&["a (ms)", "b (ms)", "R²"]);
+    fits.rows.push(vec![
+        format!("{a:.3}"),
+        format!("{b:.3}"),
+        format!("{r2:.4}"),
+    ]);
+    fits
 }
 
 #[cfg(test)]
