@@ -86,26 +86,21 @@ impl Measurements for ProbeSet {
         if self.reads_only {
             mimic = mimic.reads_only();
         }
-        // (pair, |distance|, measured samples, simulated samples), in ms, of the
-        // distances that fit.
-        type Row = ((bool, bool), u64, Vec<f64>, Vec<f64>);
-        let fitting = |v: &[u32]| -> Vec<f64> {
+        // (pair, |distance|, (sum, count) of measured and of simulated samples in ms)
+        // of the distances that fit on both.
+        type Row = ((bool, bool), u64, (f64, usize), (f64, usize));
+        let totals = |v: &[u32]| {
             v.iter()
                 .filter(|&&s| s != u32::MAX)
-                .map(|&s| s as f64 / 1e6)
-                .collect()
+                .fold((0.0, 0usize), |(t, n), &s| (t + s as f64 / 1e6, n + 1))
         };
         let mut rows: Vec<Row> = Vec::with_capacity(self.entries.len());
         for e in &self.entries {
-            let measured = fitting(&e.samples_ns);
-            let simulated = fitting(&mimic.probe_samples(e.prev_write, e.cur_write, e.distance));
-            if !measured.is_empty() && !simulated.is_empty() {
-                rows.push((
-                    (e.prev_write, e.cur_write),
-                    e.distance.unsigned_abs(),
-                    measured,
-                    simulated,
-                ));
+            let measured = totals(&e.samples_ns);
+            let simulated = totals(&mimic.probe_samples(e.prev_write, e.cur_write, e.distance));
+            if measured.1 > 0 && simulated.1 > 0 {
+                let pair = (e.prev_write, e.cur_write);
+                rows.push((pair, e.distance.unsigned_abs(), measured, simulated));
             }
         }
         // A model on which no probed distance fits cannot be compared with the table.
@@ -113,6 +108,13 @@ impl Measurements for ProbeSet {
             return None;
         }
         rows.sort_by_key(|r| (r.0, r.1));
+        let mean = |bin: &[Row], side: fn(&Row) -> (f64, usize)| {
+            let (t, n) = bin
+                .iter()
+                .map(side)
+                .fold((0.0, 0usize), |(t, n), (u, m)| (t + u, n + m));
+            t / n.max(1) as f64
+        };
         let (mut sum_sq, mut weight) = (0.0, 0.0);
         for pair in rows.chunk_by(|a, b| a.0 == b.0) {
             let bins = (pair.len() * self.samples as usize / BIN_SAMPLES).clamp(1, BINS);
@@ -121,13 +123,7 @@ impl Measurements for ProbeSet {
                 if bin.is_empty() {
                     continue;
                 }
-                let mean = |v: &mut dyn Iterator<Item = &f64>| {
-                    let (sum, n) = v.fold((0.0, 0usize), |(s, n), x| (s + x, n + 1));
-                    sum / n.max(1) as f64
-                };
-                let measured = mean(&mut bin.iter().flat_map(|r| r.2.iter()));
-                let simulated = mean(&mut bin.iter().flat_map(|r| r.3.iter()));
-                let d = simulated - measured;
+                let d = mean(bin, |r| r.3) - mean(bin, |r| r.2);
                 let n = bin.len() as f64;
                 sum_sq += n * d * d;
                 weight += n;
