@@ -691,20 +691,22 @@ pub fn run_config(
     let mut trace_err = None;
     let source = match w {
         LoadedWorkload::Open(r) => Source::records(r),
+        // Generated on a second core while the run consumes it (same records, same
+        // order): the stream's own state stays where it was.
         LoadedWorkload::Stream(s) if c.workload.spread => Source::Open {
-            requests: Box::new(spindle::workload::spread_devices(
-                s.by_ref(),
+            requests: Box::new(spindle::offload::ahead(spindle::workload::spread_devices(
+                (**s).clone(),
                 built.units.units.len() as u32,
                 match &c.workload.synthetic {
                     Some(WorkloadSpec::Synthetic(o)) => o.seed,
                     _ => c.seed,
                 },
-            )),
+            ))),
             // One device per unit: nothing shares a unit.
             stride: 0,
         },
         LoadedWorkload::Stream(s) => Source::Open {
-            requests: Box::new(s.by_ref()),
+            requests: Box::new(spindle::offload::ahead((**s).clone())),
             // One device: nothing shares a unit.
             stride: 0,
         },
@@ -726,7 +728,8 @@ pub fn run_config(
         },
         (_, source) => source,
     };
-    let mut sink = MetricsSink::new(built.drives);
+    // The metrics are summed on a second core, in completion order, as the run goes.
+    let mut sink = spindle::offload::behind(MetricsSink::new(built.drives), |s, l| s.record(&l));
     let mut failed: Option<anyhow::Error> = None;
     let mut done = 0u64;
     engine::run(
@@ -735,7 +738,7 @@ pub fn run_config(
         source,
         RunOptions::default(),
         &mut |l| {
-            sink.record(l);
+            sink.push(*l);
             done += 1;
             if done.is_multiple_of(4096) {
                 bar.set(done);
@@ -772,7 +775,7 @@ pub fn run_config(
     }
     let mut nodes = Vec::new();
     built.root.report("stack", &mut nodes);
-    let mut metrics = sink.finish();
+    let mut metrics = sink.finish().finish();
     metrics.utilization = drive_utilization(&nodes, metrics.makespan_ms);
     Ok(Outcome { metrics, nodes })
 }

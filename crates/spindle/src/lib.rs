@@ -18,6 +18,7 @@ pub mod layers;
 pub mod layout;
 pub mod mimic;
 pub mod node;
+pub mod offload;
 pub mod report;
 pub mod runner;
 pub mod sched;

@@ -231,13 +231,30 @@ fn held<'a>(slots: &'a [Option<Waiting>], t: &Ticket) -> &'a Waiting {
         .expect("a ticket names a waiting request")
 }
 
+/// Tickets in push order: a short queue's vector, or the indexed order (one of the two
+/// is empty). Free of `self`, so it can borrow these two while the Mimic is borrowed
+/// mutably.
+fn pushed_order<'a>(
+    small: &'a [(u64, Ticket)],
+    order: &'a KeySet<Ticket>,
+) -> impl Iterator<Item = Ticket> + 'a {
+    small.iter().map(|&(_, t)| t).chain(order.iter().copied())
+}
+
 impl lbn_index::Tag for Ticket {
     const LEAST: Ticket = Ticket { seq: 0, slot: 0 };
 }
 
+/// Up to this many waiting requests are kept in one vector in push order and every
+/// decision scans it: a few cache lines and no index upkeep, cheaper than the indexes
+/// for the short queues most runs have. One more request moves them into the indexes,
+/// which keep them until the queue empties again.
+const SMALL_QUEUE: usize = 32;
+
 /// One drive's host queue and its scheduling state.
 ///
-/// Waiting requests are kept in arrival order (by a push sequence number) and indexed by
+/// A short queue is a vector scanned in push order (see [`SMALL_QUEUE`]); a longer one is
+/// indexed. Either way the answers are the same (ties to the earliest pushed). Indexed, waiting requests are kept in arrival order (by a push sequence number) and indexed by
 /// (LBN, sequence number), so FCFS, SSTF, LOOK and C-LOOK (and freeblock's foreground
 /// pick) decide in O(log n) of the queue length; with aging, an index by (arrival time,
 /// sequence number) finds the oldest request in O(log n) too. The scanning policies
@@ -252,6 +269,10 @@ pub struct HostQueue {
     slots: Vec<Option<Waiting>>,
     free: Vec<usize>,
     len: usize,
+    /// (LBN, ticket) of every waiting request in push order while the queue is short
+    /// (`!indexed`); empty while the indexes hold them.
+    small: Vec<(u64, Ticket)>,
+    indexed: bool,
     /// Waiting requests in push order; kept only for the policies that look at the
     /// queue in arrival order (FCFS and the scanning ones), the others use `by_lbn`.
     order: KeySet<Ticket>,
@@ -289,6 +310,8 @@ impl HostQueue {
             slots: Vec::new(),
             free: Vec::new(),
             len: 0,
+            small: Vec::new(),
+            indexed: false,
             order: KeySet::new(),
             ordered: !matches!(
                 kind,
@@ -384,13 +407,35 @@ impl HostQueue {
         };
         self.next_seq += 1;
         self.len += 1;
-        self.by_lbn.insert(req.lbn, seq);
+        if !self.indexed && self.small.len() < SMALL_QUEUE {
+            self.small.push((req.lbn, seq));
+            return;
+        }
+        if !self.indexed {
+            self.indexed = true;
+            for (lbn, t) in std::mem::take(&mut self.small) {
+                let since = self.get(&t).since;
+                self.index(lbn, since, t);
+            }
+        }
+        self.index(req.lbn, now, seq);
+    }
+
+    /// Adds a waiting request to the indexes.
+    fn index(&mut self, lbn: u64, since: SimTime, seq: Ticket) {
+        self.by_lbn.insert(lbn, seq);
         if self.max_wait_ns.is_some() {
-            self.by_since.insert((now, seq));
+            self.by_since.insert((since, seq));
         }
         if self.ordered {
             self.order.insert(seq);
         }
+    }
+
+    /// The waiting requests' tickets in push order (for FCFS and the scanning policies:
+    /// only kept indexed when `ordered`).
+    fn in_order(&self) -> impl Iterator<Item = Ticket> + '_ {
+        pushed_order(&self.small, &self.order)
     }
 
     pub fn len(&self) -> usize {
@@ -454,15 +499,24 @@ impl HostQueue {
         max_end: u64,
     ) -> Option<Waiting> {
         let end = lbn.saturating_add(gap);
-        let seq = self
-            .by_lbn
-            .from(lbn)
-            .take_while(|&(l, _)| l <= end)
-            .map(|(_, seq)| seq)
-            .find(|seq| {
-                let w = self.get(seq);
-                w.req.write == write && w.req.lbn + u64::from(w.req.blocks.max(1)) <= max_end
-            })?;
+        let fits = |seq: &Ticket| {
+            let w = self.get(seq);
+            w.req.write == write && w.req.lbn + u64::from(w.req.blocks.max(1)) <= max_end
+        };
+        let seq = if self.indexed {
+            self.by_lbn
+                .from(lbn)
+                .take_while(|&(l, _)| l <= end)
+                .map(|(_, seq)| seq)
+                .find(fits)?
+        } else {
+            // The first in (LBN, ticket) order is the least of those that fit.
+            self.small
+                .iter()
+                .filter(|&&(l, t)| l >= lbn && l <= end && fits(&t))
+                .min()?
+                .1
+        };
         let w = self.take(seq);
         self.last_lbn = w.req.lbn + w.req.blocks as u64;
         self.last = LastRequest::of(&w.req);
@@ -476,6 +530,15 @@ impl HostQueue {
             .expect("the scheduler picks a waiting request");
         self.free.push(seq.slot);
         self.len -= 1;
+        if !self.indexed {
+            let at = self
+                .small
+                .iter()
+                .position(|&(_, t)| t == seq)
+                .expect("a short queue holds every waiting request");
+            self.small.remove(at);
+            return w;
+        }
         self.by_lbn.remove(w.req.lbn, seq);
         if self.max_wait_ns.is_some() {
             self.by_since.remove(&(w.since, seq));
@@ -483,6 +546,8 @@ impl HostQueue {
         if self.ordered {
             self.order.remove(&seq);
         }
+        // An empty queue starts short again (the indexes are empty too).
+        self.indexed = self.len > 0;
         w
     }
 
@@ -577,7 +642,10 @@ impl HostQueue {
         let mut best = (u32::MAX, default);
         let n = self.window.unwrap_or(usize::MAX);
         let slots = &self.slots;
-        for (seq, w) in self.order.iter().take(n).map(|q| (*q, held(slots, q))) {
+        for (seq, w) in pushed_order(&self.small, &self.order)
+            .take(n)
+            .map(|q| (q, held(slots, &q)))
+        {
             if let Some(t) = m.lookup(last.write, w.req.write, last.distance_to(&w.req)) {
                 if t < best.0 {
                     best = (t, Some(seq));
@@ -590,24 +658,50 @@ impl HostQueue {
     /// The oldest request past the aging bound, if any (ties to the earliest pushed).
     fn aged(&self, now: SimTime) -> Option<Ticket> {
         let bound = self.max_wait_ns?;
-        let (since, seq) = self.by_since.first()?;
+        let (since, seq) = if self.indexed {
+            self.by_since.first()?
+        } else {
+            self.small
+                .iter()
+                .map(|&(_, t)| (self.get(&t).since, t))
+                .min()?
+        };
         (now.0.saturating_sub(since.0) > bound).then_some(seq)
     }
 
     /// The earliest-pushed request at the lowest LBN at or above `lbn`: (LBN, seq).
     fn at_or_above(&self, lbn: u64) -> Option<(u64, Ticket)> {
-        self.by_lbn.at_or_above(lbn)
+        if self.indexed {
+            return self.by_lbn.at_or_above(lbn);
+        }
+        self.small.iter().filter(|&&(l, _)| l >= lbn).min().copied()
     }
 
     /// The earliest-pushed request at the highest LBN below `lbn`: (LBN, seq).
     fn below(&self, lbn: u64) -> Option<(u64, Ticket)> {
-        self.by_lbn.below(lbn)
+        if self.indexed {
+            return self.by_lbn.below(lbn);
+        }
+        // Highest LBN first, then the least ticket.
+        self.small
+            .iter()
+            .filter(|&&(l, _)| l < lbn)
+            .min_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)))
+            .copied()
+    }
+
+    /// The earliest-pushed request at the lowest LBN: (LBN, seq).
+    fn lowest(&self) -> Option<(u64, Ticket)> {
+        if self.indexed {
+            return self.by_lbn.first();
+        }
+        self.small.iter().min().copied()
     }
 
     /// C-LOOK: the next request at or above the last position, else the lowest.
     fn clook_next(&self) -> Option<Ticket> {
         self.at_or_above(self.last_lbn)
-            .or_else(|| self.by_lbn.first())
+            .or_else(|| self.lowest())
             .map(|(_, seq)| seq)
     }
 
@@ -632,7 +726,9 @@ impl HostQueue {
     /// The oldest waiting request (any request, for the policies that keep no order): a
     /// fallback that a non-empty queue never needs.
     fn oldest(&self) -> Ticket {
-        if self.ordered {
+        if !self.indexed {
+            self.small.first().map(|&(_, seq)| seq)
+        } else if self.ordered {
             self.order.first()
         } else {
             self.by_lbn.first().map(|(_, seq)| seq)
@@ -670,7 +766,7 @@ impl HostQueue {
                     // Ties go to the earliest arrival: only a strictly faster one wins.
                     let mut best = (u64::MAX, self.oldest());
                     let n = self.limit();
-                    for (seq, w) in self.order.iter().take(n).map(|q| (*q, self.get(q))) {
+                    for (seq, w) in self.in_order().take(n).map(|q| (q, self.get(&q))) {
                         let t = hdd.positioning_from_state(now, w.req.lbn, w.req.write);
                         if t < best.0 {
                             best = (t, seq);
@@ -686,9 +782,11 @@ impl HostQueue {
                 match self.mimic.as_mut() {
                     Some(m) => {
                         let slots = &self.slots;
-                        let candidates = self.order.iter().take(limit).map(|q| &held(slots, q).req);
+                        let candidates = pushed_order(&self.small, &self.order)
+                            .take(limit)
+                            .map(|q| &held(slots, &q).req);
                         let i = smtf::choose(m, self.last, candidates);
-                        self.order.iter().nth(i).copied().unwrap_or(first)
+                        self.in_order().nth(i).unwrap_or(first)
                     }
                     None => first,
                 }
@@ -1004,7 +1102,7 @@ mod tests {
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(512))]
 
-        /// The indexed queue makes exactly the choices of the linear scan.
+        /// The queue, short or indexed, makes exactly the choices of the linear scan.
         #[test]
         fn indexed_choices_match_the_linear_scan(
             kind in prop_oneof![
@@ -1017,7 +1115,9 @@ mod tests {
             // Arrival times in order (as the simulator pushes), or anywhere.
             in_order in any::<bool>(),
             start in 0u64..50,
-            ops in proptest::collection::vec(op(), 1..300),
+            // Long enough that queues grow past SMALL_QUEUE (indexed) and drain back to
+            // short ones, both within one run.
+            ops in proptest::collection::vec(op(), 1..600),
         ) {
             let mut q = HostQueue::new(kind, max_wait_ms);
             let mut r = LinearScan::new(kind, max_wait_ms);
