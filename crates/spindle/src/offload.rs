@@ -214,9 +214,8 @@ mod tests {
     #[test]
     #[should_panic(expected = "generator failed")]
     fn a_panic_in_the_generator_is_raised() {
-        let items = (0..2 * BATCH as u64).map(|i| {
+        let items = (0..2 * BATCH as u64).inspect(|&i| {
             assert!(i < BATCH as u64 + 3, "generator failed");
-            i
         });
         for _ in ahead(items) {}
     }
