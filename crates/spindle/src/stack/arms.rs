@@ -25,8 +25,6 @@ use crate::disk::drive::Drive;
 use crate::disk::hdd::Request;
 use crate::node::{tree_line, Device, Done, NodeReport};
 use crate::stack::drive_node::DriveNode;
-use crate::stack::queue::QueueSpec;
-use crate::stack::tree::DiskSpec;
 use crate::time::SimTime;
 
 /// A drive of several independent arms over one set of platters.
@@ -178,36 +176,6 @@ impl Device for Arms {
         // Each arm is a mechanism of its own: its busy time is its utilization.
         out.extend(arms);
     }
-}
-
-/// The stack leaf for `d`, whose disk is `arms` (from
-/// [`crate::disk::altered::arms`]: one arm's drive name and H): the drive of H arms
-/// behind its host queue. The entry's firmware overrides apply to every arm.
-pub fn leaf(
-    d: &DiskSpec,
-    arms: Result<(String, u32), String>,
-    queue: &QueueSpec,
-    drives: &mut usize,
-    path: &str,
-) -> Result<Box<dyn Device>, String> {
-    let (one, h) = arms.map_err(|e| format!("{path}: {e}"))?;
-    let mut p = DiskSpec {
-        disk: one,
-        ..d.clone()
-    }
-    .params(path)?;
-    // Each arm's firmware queue holds at least what the host keeps outstanding.
-    p.firmware.queue_depth = p.firmware.queue_depth.max(queue.depth);
-    let arms = (0..h)
-        .map(|_| Drive::new(p.clone()).map_err(|e| format!("{path}: {e}")))
-        .collect::<Result<Vec<_>, _>>()?;
-    let node = Arms::new(d.disk.clone(), arms).map_err(|e| format!("{path}: {e}"))?;
-    let index = *drives;
-    *drives += 1;
-    let q = queue
-        .build(Box::new(node), index)
-        .map_err(|e| format!("{path}: {e}"))?;
-    Ok(Box::new(q))
 }
 
 #[cfg(test)]

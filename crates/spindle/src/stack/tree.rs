@@ -460,7 +460,7 @@ fn build_node(
             let queue = d.queue(default_queue, path)?;
             // `<drive>:heads-per-surface=H`: a drive of H arms (stack/arms.rs).
             if let Some(arms) = crate::disk::altered::arms(&d.disk) {
-                return super::arms::leaf(d, arms, &queue, drives, path);
+                return arms_leaf(d, arms, &queue, drives, path);
             }
             let p = d.params(path)?;
             drive_leaf(p, &queue, drives, path)
@@ -642,6 +642,36 @@ fn build_members(
         built.push(node);
     }
     Ok(built)
+}
+
+/// The stack leaf for `d`, whose disk is `arms` (from
+/// [`crate::disk::altered::arms`]: one arm's drive name and H): the drive of H arms
+/// behind its host queue. The entry's firmware overrides apply to every arm.
+fn arms_leaf(
+    d: &DiskSpec,
+    arms: Result<(String, u32), String>,
+    queue: &QueueSpec,
+    drives: &mut usize,
+    path: &str,
+) -> Result<Box<dyn Device>, String> {
+    let (one, h) = arms.map_err(|e| format!("{path}: {e}"))?;
+    let mut p = DiskSpec {
+        disk: one,
+        ..d.clone()
+    }
+    .params(path)?;
+    // Each arm's firmware queue holds at least what the host keeps outstanding.
+    p.firmware.queue_depth = p.firmware.queue_depth.max(queue.depth);
+    let arms = (0..h)
+        .map(|_| Drive::new(p.clone()).map_err(|e| format!("{path}: {e}")))
+        .collect::<Result<Vec<_>, _>>()?;
+    let node = super::arms::Arms::new(d.disk.clone(), arms).map_err(|e| format!("{path}: {e}"))?;
+    let index = *drives;
+    *drives += 1;
+    let q = queue
+        .build(Box::new(node), index)
+        .map_err(|e| format!("{path}: {e}"))?;
+    Ok(Box::new(q))
 }
 
 /// A drive behind its host queue.

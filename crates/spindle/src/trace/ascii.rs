@@ -19,7 +19,7 @@
 //! instead; we require exactly five fields where `sscanf` would ignore trailing junk,
 //! and we reject negative or non-numeric fields, zero sizes and NaN/infinite times.
 
-use super::stream::{Lines, StampedIter};
+use super::lines::{Lines, StampedIter};
 use super::text::{record_lines, Fields};
 use super::{Format, IoRecord, TraceError};
 use crate::time::SimTime;

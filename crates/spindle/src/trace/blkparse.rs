@@ -29,9 +29,9 @@
 //! at the end (`CPU0 (sda):`, `Total (8,0):`, ...) ends the events: it and everything
 //! after it is ignored, as are blank lines and `Input file ... added` notices.
 
-use super::stream::{line_records, Lines, Source, StampedIter, Step};
+use super::lines::{line_records, Lines, Source, StampedIter, Step};
 use super::text::Fields;
-use super::{Format, IoRecord, TraceError};
+use super::{IoRecord, TraceError};
 use crate::time::SimTime;
 
 const NAMES: &[&str] = &[
@@ -59,8 +59,12 @@ pub fn parse_with_action(
     file: &str,
     action: Option<&str>,
 ) -> Result<Vec<IoRecord>, TraceError> {
-    let records = stamped(&Source::Bytes(bytes), file, action)?;
-    super::stream::collect_sorted(records, Format::Blkparse, file)
+    // blkparse keeps its times as written: no rebasing, only the stable sort.
+    let mut records = stamped(&Source::Bytes(bytes), file, action)?
+        .map(|s| s.map(|(_, _, r)| r))
+        .collect::<Result<Vec<_>, _>>()?;
+    super::sort_by_arrival(&mut records);
+    Ok(records)
 }
 
 /// The streaming reader. With `action: None`, a first pass reads up to the first `D`

@@ -11,7 +11,7 @@
 //! only when some record has content hashes; a record's hashes are joined with `;`
 //! and an empty field means none. Times are kept as written (not rebased).
 
-use super::stream::{line_records, Lines, StampedIter, Step};
+use super::lines::{line_records, Lines, StampedIter, Step};
 use super::text::{md5_hex, parse_md5, Fields};
 use super::{Format, IoRecord, TraceError};
 use crate::time::SimTime;

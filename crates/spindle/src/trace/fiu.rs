@@ -27,7 +27,7 @@
 //!   before it and the six after it are found from each end of the line.
 //! * `R`/`W` may be in either case; blank lines are skipped.
 
-use super::stream::{line_records, Lines, StampedIter, Step};
+use super::lines::{line_records, Lines, StampedIter, Step};
 use super::text::Fields;
 use super::{Format, IoRecord, TraceError};
 use crate::time::SimTime;

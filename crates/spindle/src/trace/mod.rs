@@ -29,6 +29,7 @@ pub mod csv;
 pub mod detect;
 mod error;
 pub mod fiu;
+pub(crate) mod lines;
 pub mod msr;
 mod sample;
 pub mod spc;
@@ -146,7 +147,7 @@ impl std::str::FromStr for Format {
 /// same parser, read in one pass).
 pub fn read_trace(path: &Path, format: Option<Format>) -> Result<Vec<IoRecord>, TraceError> {
     let name = path.display().to_string();
-    stream::read_source(&stream::Source::File(path.to_path_buf()), &name, format)
+    stream::read_source(&lines::Source::File(path.to_path_buf()), &name, format)
 }
 
 /// Parses a trace held in memory. `name` is only used in error messages (and in
@@ -156,7 +157,7 @@ pub fn parse_trace_bytes(
     name: &str,
     format: Option<Format>,
 ) -> Result<Vec<IoRecord>, TraceError> {
-    stream::read_source(&stream::Source::Bytes(bytes), name, format)
+    stream::read_source(&lines::Source::Bytes(bytes), name, format)
 }
 
 /// Resolves a trace spec:
@@ -175,7 +176,7 @@ pub fn resolve(spec: &str) -> Result<Vec<IoRecord>, TraceError> {
 
 /// Parses a whole in-memory trace of a known format (each format module's `parse`).
 fn parse_format(bytes: &[u8], file: &str, format: Format) -> Result<Vec<IoRecord>, TraceError> {
-    stream::read_source(&stream::Source::Bytes(bytes), file, Some(format))
+    stream::read_source(&lines::Source::Bytes(bytes), file, Some(format))
 }
 
 /// Stable sort by arrival: every reader returns its records in time order, and

@@ -17,7 +17,7 @@
 //! The published files have no header line; one identical to the line above is
 //! accepted as the first line. Blank lines are skipped.
 
-use super::stream::{line_records, Lines, StampedIter, Step};
+use super::lines::{line_records, Lines, StampedIter, Step};
 use super::text::Fields;
 use super::{Format, IoRecord, TraceError};
 use crate::time::SimTime;

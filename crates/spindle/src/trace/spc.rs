@@ -14,7 +14,7 @@
 //! already count from the start of the trace, so they are kept as written. The size is
 //! rounded up to whole sectors; a zero size is an error.
 
-use super::stream::{Lines, StampedIter};
+use super::lines::{Lines, StampedIter};
 use super::text::{record_lines, Fields};
 use super::{Format, IoRecord, TraceError};
 use crate::time::SimTime;

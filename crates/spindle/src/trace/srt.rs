@@ -33,7 +33,7 @@
 //! stamped 0 s 0 µs, so DiskSim's `hplajw` replay also starts at 0 and every arrival is
 //! the same instant.
 
-use super::stream::{Stamped, StampedIter};
+use super::lines::{Stamped, StampedIter};
 use super::{Format, IoRecord, Position, TraceError};
 use std::io::{BufRead, Read};
 

@@ -2,7 +2,7 @@
 //! parsing with messages that name the field and quote what was found, and rebasing
 //! absolute clocks to the start of the trace.
 
-use super::stream::{line_records, Lines, Stamped, StampedIter, Step};
+use super::lines::{line_records, Lines, Stamped, StampedIter, Step};
 use super::{IoRecord, TraceError};
 use crate::time::SimTime;
 use std::borrow::Cow;

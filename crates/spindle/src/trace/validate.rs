@@ -8,7 +8,7 @@
 //! [`crate::validate::trace::parse_validate_trace`] and [`crate::validate::replay`]
 //! instead: this conversion drops the measured and think times.
 
-use super::stream::{line_records, Lines, StampedIter, Step};
+use super::lines::{line_records, Lines, StampedIter, Step};
 use super::{Format, IoRecord, TraceError};
 use crate::time::SimTime;
 use crate::validate::trace::{LineReader, ValidateRecord};

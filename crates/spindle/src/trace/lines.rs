@@ -1,0 +1,182 @@
+//! Reading a trace file: its bytes ([`Source`]), its lines one at a time ([`Lines`]), and
+//! a text format's records from its lines ([`line_records`]) — what every format's
+//! reader is built on. Which reader a file gets is decided in [`super::stream`].
+
+use super::{IoRecord, Position, TraceError};
+use std::io::{BufRead, BufReader, Read};
+use std::path::PathBuf;
+
+/// A record with the time stamp of the format's own clock (arrival nanoseconds for the
+/// formats that keep times as written) and where in the file it came from.
+pub(crate) type Stamped = (u64, Position, IoRecord);
+
+/// What a format's reader yields: stamped records, in file order.
+pub(crate) type StampedIter<'a> = Box<dyn Iterator<Item = Result<Stamped, TraceError>> + Send + 'a>;
+
+/// Longest line a text trace may have; longer ones are an error (a binary file read as
+/// text would otherwise be held whole).
+const MAX_LINE_BYTES: u64 = 1 << 20;
+
+/// Read buffer of a trace file.
+const READ_BUFFER_BYTES: usize = 256 * 1024;
+
+/// Where a trace's bytes come from; opened once per pass.
+#[derive(Clone, Debug)]
+pub(crate) enum Source<'a> {
+    File(PathBuf),
+    Bytes(&'a [u8]),
+}
+
+impl<'a> Source<'a> {
+    pub(crate) fn open(&self, file: &str) -> Result<Box<dyn BufRead + Send + 'a>, TraceError> {
+        match self {
+            Source::File(path) => {
+                let f =
+                    std::fs::File::open(path).map_err(|e| TraceError::file(file, e.to_string()))?;
+                Ok(Box::new(BufReader::with_capacity(READ_BUFFER_BYTES, f)))
+            }
+            Source::Bytes(bytes) => Ok(Box::new(*bytes)),
+        }
+    }
+
+    pub(crate) fn lines(&self, file: &str) -> Result<Lines<'a>, TraceError> {
+        Ok(Lines {
+            reader: self.open(file)?,
+            raw: Vec::new(),
+            text: String::new(),
+            valid_utf8: true,
+            number: 0,
+            file: file.to_string(),
+        })
+    }
+}
+
+/// The lines of a text trace, read one at a time: each without its `\n` or `\r\n`,
+/// numbered from 1. Invalid UTF-8 is replaced (it can only matter inside a field, and
+/// there it is reported as that field's bad value); [`Lines::valid_utf8`] tells.
+pub(crate) struct Lines<'a> {
+    reader: Box<dyn BufRead + Send + 'a>,
+    raw: Vec<u8>,
+    text: String,
+    valid_utf8: bool,
+    number: usize,
+    file: String,
+}
+
+impl Lines<'_> {
+    /// Moves to the next line; `false` at the end of the input.
+    pub(crate) fn advance(&mut self) -> Result<bool, TraceError> {
+        self.raw.clear();
+        let next = self.number + 1;
+        let n = (&mut self.reader)
+            .take(MAX_LINE_BYTES + 1)
+            .read_until(b'\n', &mut self.raw)
+            .map_err(|e| TraceError::line(&self.file, next, format!("cannot read: {e}")))?;
+        if n == 0 {
+            return Ok(false);
+        }
+        self.number = next;
+        let mut line = self.raw.as_slice();
+        if let Some(l) = line.strip_suffix(b"\n") {
+            line = l;
+        } else if self.raw.len() as u64 > MAX_LINE_BYTES {
+            return Err(self.error(format!(
+                "line longer than {MAX_LINE_BYTES} bytes: not a text trace?"
+            )));
+        }
+        let line = line.strip_suffix(b"\r").unwrap_or(line);
+        self.text.clear();
+        match std::str::from_utf8(line) {
+            Ok(s) => {
+                self.valid_utf8 = true;
+                self.text.push_str(s);
+            }
+            Err(_) => {
+                self.valid_utf8 = false;
+                self.text.push_str(&String::from_utf8_lossy(line));
+            }
+        }
+        Ok(true)
+    }
+
+    /// The current line's text.
+    pub(crate) fn text(&self) -> &str {
+        &self.text
+    }
+
+    pub(crate) fn number(&self) -> usize {
+        self.number
+    }
+
+    pub(crate) fn position(&self) -> Position {
+        Position::Line(self.number)
+    }
+
+    pub(crate) fn valid_utf8(&self) -> bool {
+        self.valid_utf8
+    }
+
+    pub(crate) fn file(&self) -> &str {
+        &self.file
+    }
+
+    /// An error about the current line.
+    pub(crate) fn error(&self, msg: impl Into<String>) -> TraceError {
+        TraceError::line(&self.file, self.number, msg)
+    }
+}
+
+/// What a text format's reader makes of one line.
+pub(crate) enum Step<T = Stamped> {
+    /// Nothing (a blank line, a header).
+    Skip,
+    Record(T),
+    /// The events are over (blkparse's closing summary): ignore the rest.
+    End,
+}
+
+/// A text format's reader: `parse` sees each line in turn (and keeps whatever state the
+/// format needs); the first error ends the stream.
+pub(crate) fn line_records<'a, F>(lines: Lines<'a>, parse: F) -> StampedIter<'a>
+where
+    F: FnMut(&Lines<'a>) -> Result<Step, TraceError> + Send + 'a,
+{
+    Box::new(LineRecords {
+        lines,
+        parse,
+        done: false,
+    })
+}
+
+struct LineRecords<'a, F> {
+    lines: Lines<'a>,
+    parse: F,
+    done: bool,
+}
+
+impl<'a, F> Iterator for LineRecords<'a, F>
+where
+    F: FnMut(&Lines<'a>) -> Result<Step, TraceError>,
+{
+    type Item = Result<Stamped, TraceError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        while !self.done {
+            let step = match self.lines.advance() {
+                Ok(false) => Ok(Step::End),
+                Ok(true) => (self.parse)(&self.lines),
+                Err(e) => Err(e),
+            };
+            match step {
+                Ok(Step::Skip) => {}
+                Ok(Step::Record(r)) => return Some(Ok(r)),
+                Ok(Step::End) => self.done = true,
+                Err(e) => {
+                    self.done = true;
+                    return Some(Err(e));
+                }
+            }
+        }
+        None
+    }
+}
