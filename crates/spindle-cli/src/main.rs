@@ -289,6 +289,13 @@ enum Command {
             \x20 random requests on the cheetah15k5 preset; target 5,000 ns.\n\
             • sched: nanoseconds per host-queue decision (one push and one pop) at queue depths\n\
             \x20 64, 1,000 and 100,000 for fcfs, sstf, clook and greedy with a 64-request window.\n\
+            • mimic: one Disk Mimic lookup and one SMTF choice among 1,000 queued requests.\n\
+            • raid4: host CPU per simulated 4 KiB update of a byte-exact 4+1 RAID-4.\n\
+            • stack: requests per second of `spindle run --synthetic open --disks 3` in process\n\
+            \x20 (200,000 requests); target 3,000,000 requests/s.\n\
+            • replica: one mirror read's replica choice among 4 by positioning time; target\n\
+            \x20 1,000 ns.\n\
+            • dedup: content-cache lookups per second by hash-table size; target 20,000,000.\n\
             \n\
             Each figure is the median of several timed runs; the whole takes a few seconds. Build\n\
             with --release: a debug build is many times slower.",
