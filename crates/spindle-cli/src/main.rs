@@ -301,7 +301,8 @@ enum Command {
             with --release: a debug build is many times slower.",
         after_help = "Examples:\n  \
             spindle bench\n  \
-            spindle bench --json"
+            spindle bench --json\n  \
+            spindle bench --readme README.md"
     )]
     Bench(BenchArgs),
 
@@ -915,6 +916,10 @@ struct BenchArgs {
     /// Measure briefly (noisy numbers; for smoke tests)
     #[arg(long, hide = true)]
     quick: bool,
+    /// Also rewrite the block of benchmark figures in this README (between its
+    /// `spindle bench` markers)
+    #[arg(long, value_name = "FILE")]
+    readme: Option<std::path::PathBuf>,
 }
 
 fn run(cli: Cli) -> anyhow::Result<String> {
@@ -1040,7 +1045,7 @@ fn run(cli: Cli) -> anyhow::Result<String> {
             ),
             None => validate::calibrate_cmd(&a.disk, a.out.as_deref(), a.all_requests, a.json),
         },
-        Command::Bench(a) => bench::bench(a.json, a.quick),
+        Command::Bench(a) => bench::bench(a.json, a.quick, a.readme.as_deref()),
         Command::Strands(a) => experiments::strands(&a.disk, a.trials, a.seed, a.blocks, a.json),
         Command::RandomIo(a) => {
             experiments::random(&a.disk, a.requests, a.blocks, a.write, a.seed, a.json)

@@ -257,14 +257,25 @@ pub fn summary_markdown(cov: &Coverage, run: &str) -> String {
 /// `readme` with the text between [`README_BEGIN`] and [`README_END`] replaced by
 /// `block`; an error when the markers are missing or out of order.
 pub fn replace_readme_block(readme: &str, block: &str) -> Result<String, String> {
+    replace_marked_block(readme, README_BEGIN, README_END, block)
+}
+
+/// `readme` with the text between the lines `begin` and `end` replaced by `block`; an
+/// error when the markers are missing or out of order.
+pub fn replace_marked_block(
+    readme: &str,
+    begin: &str,
+    end: &str,
+    block: &str,
+) -> Result<String, String> {
     let b = readme
-        .find(README_BEGIN)
-        .ok_or_else(|| format!("the README has no line `{README_BEGIN}`"))?;
-    let after = b + README_BEGIN.len();
+        .find(begin)
+        .ok_or_else(|| format!("the README has no line `{begin}`"))?;
+    let after = b + begin.len();
     let e = readme[after..]
-        .find(README_END)
+        .find(end)
         .map(|i| i + after)
-        .ok_or_else(|| format!("the README has no line `{README_END}` after the begin marker"))?;
+        .ok_or_else(|| format!("the README has no line `{end}` after the begin marker"))?;
     Ok(format!(
         "{}\n{}\n{}",
         &readme[..after],
