@@ -293,7 +293,6 @@ struct Pending {
 /// A request in the stack.
 #[derive(Clone, Copy, Debug)]
 struct InFlight {
-    index: u64,
     process: Option<u32>,
     unit: u32,
     lbn: u64,
@@ -599,7 +598,6 @@ pub fn run(
                 in_flight.insert(
                     p.index,
                     InFlight {
-                        index: p.index,
                         process: p.process,
                         unit: unit as u32,
                         lbn,
@@ -645,13 +643,15 @@ pub fn run(
                         });
                         continue;
                     }
+                    // The request's index is its key in the map and its id below.
+                    let index = d.req.id;
                     let f = in_flight
-                        .remove(&d.req.id)
-                        .ok_or(EngineError::UnknownCompletion(d.req.id))?;
+                        .remove(&index)
+                        .ok_or(EngineError::UnknownCompletion(index))?;
                     let arrival = d.released.unwrap_or(f.arrival);
                     totals.requests += 1;
                     on_done(&RequestLog {
-                        id: f.index,
+                        id: index,
                         device: f.unit,
                         lbn: f.lbn,
                         blocks: f.blocks,
@@ -666,7 +666,7 @@ pub fn run(
                         background: false,
                     });
                     if let (Some(proc_), Source::Closed(src)) = (f.process, &mut source) {
-                        let next = src.completed(proc_, f.index, now);
+                        let next = src.completed(proc_, index, now);
                         schedule_next(&mut stepper, &mut next_index, proc_, next)?;
                         drain_source(&mut stepper, &mut next_index, *src)?;
                     }
