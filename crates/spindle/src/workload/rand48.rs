@@ -53,14 +53,15 @@ mod tests {
         assert_eq!(r.next_f64(), x1 as f64 / 2f64.powi(48));
         // The seed's bits above 32 are dropped, as srand48's long seed is cut.
         assert_eq!(Rand48::seeded(7), Rand48::seeded(7 | (1 << 40)));
-        // The C library's srand48(1000003) then drand48() three times.
+        // The C library's srand48(1000003) then drand48() three times, as states
+        // (each value times 2^48).
         let mut d = Rand48::seeded(DISKSIM_RUN_SEED);
         for want in [
-            0.09190055060117075,
-            0.32791703855352239,
-            0.87425169073152276,
+            25_867_705_340_161u64,
+            92_300_440_789_880,
+            246_079_974_287_907,
         ] {
-            assert_eq!(d.next_f64(), want);
+            assert_eq!(d.next_f64() * 2f64.powi(48), want as f64);
         }
         let mut a = Rand48::seeded(42);
         assert!((0..10_000)

@@ -1121,6 +1121,35 @@ mod tests {
     }
 
     #[test]
+    fn disksims_stream_changes_only_the_first_request_with_the_seed() {
+        // DiskSim reseeds its one stream as the run starts: two seeds give the same
+        // requests after each generator's first; spindle's own streams do not.
+        let key = |l: &RequestLog| (l.lbn, l.blocks, l.write);
+        let requests = |seed, stream| {
+            let s = SynthSpec {
+                stream,
+                requests: 200,
+                ..spec(vec![open_gen(0)], 1, seed)
+            };
+            let (mut logs, _) = drive(&s, 1);
+            logs.sort_by_key(|l| l.arrival);
+            logs.iter().map(key).collect::<Vec<_>>()
+        };
+        let (a, b) = (
+            requests(1, SynthStream::Disksim),
+            requests(2, SynthStream::Disksim),
+        );
+        assert_eq!(a.len(), 200);
+        assert_ne!(a[0], b[0], "the seed draws the first request");
+        assert_eq!(a[1..], b[1..], "the rest is DiskSim's run stream");
+        let (c, d) = (
+            requests(1, SynthStream::PerGenerator),
+            requests(2, SynthStream::PerGenerator),
+        );
+        assert_ne!(c[1..], d[1..]);
+    }
+
+    #[test]
     fn an_open_generator_draws_diskims_statistics_for_any_seed() {
         // Sizes: floor(X) >= 1 sector, rounded up to 8: X - 1 is again exponential
         // (mean 8), so the count of 8-sector units is geometric with ratio e^-1.
