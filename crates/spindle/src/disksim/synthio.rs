@@ -7,7 +7,7 @@
 
 use super::import::{check_names, ImportError};
 use super::param::{Block, Item, Loc, ParamFile, Value};
-use crate::workload::synth::{Dist, SynthGen, SynthSpec};
+use crate::workload::synth::{Dist, SynthGen, SynthSpec, SynthStream};
 
 fn at<T>(loc: &Loc, msg: impl Into<String>) -> Result<T, ImportError> {
     Err(ImportError::At {
@@ -128,6 +128,8 @@ pub fn read_synthio(
         max_time_ms: max_s.0 * 1000.0,
         cpus,
         seed,
+        // DiskSim's own random numbers, so the requests are the ones it makes.
+        stream: SynthStream::Disksim,
     };
     spec.validate().map_err(|e| ImportError::At {
         loc: sio.loc.to_string(),

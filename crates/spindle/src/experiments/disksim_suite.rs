@@ -103,7 +103,12 @@ pub fn disksim_suite(o: &super::options::RunOpts) -> Result<ExperimentOutput, St
          generator) and run on spindle with seeds 11, 23, 37, 51 and 77; the figure is DiskSim's \
          'Overall I/O System Response time average' over the requests completed when the generator \
          stops. DiskSim's figures were measured with DiskSim v2.01.016 (WD fork, -O2) on the same \
-         files and seeds (data/disksim/suite-figures.tsv). The bar: spindle's five-seed mean within \
+         files and seeds (data/disksim/suite-figures.tsv). The generators draw DiskSim's own \
+         random numbers: its drand48 stream, seeded with the run's seed for each generator's first \
+         request and then, as DiskSim reseeds when its run starts, with DiskSim's fixed seed \
+         1000003, in DiskSim's order of draws; both tools thus issue the same requests, and the seed \
+         changes only each generator's first one (hence DiskSim's narrow spread over seeds, except \
+         where, as in synthmixed, closed-loop timing lets a small change grow). The bar: spindle's five-seed mean within \
          DiskSim's five-seed range widened by 2 % on each side (synthmixed: within 15 % of DiskSim's \
          five-seed mean, its spread being wide). Configurations spindle cannot represent yet are listed with \
          the importer's reason. Arrays: DiskSim's Array logorgs run on spindle's timing arrays \

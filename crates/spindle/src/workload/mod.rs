@@ -85,6 +85,7 @@
 mod closed;
 mod generator;
 mod open;
+pub mod rand48;
 mod replay;
 mod spec;
 mod stream;

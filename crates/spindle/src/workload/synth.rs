@@ -45,6 +45,7 @@
 //! wait and think end up time-shared on processor 0 (synthmixed.parv, five
 //! generators on five processors: processors 1 to 4 go idle one by one).
 
+use super::rand48::{Rand48, DISKSIM_RUN_SEED};
 use super::{rng, WorkloadError};
 use crate::time::SimTime;
 use crate::trace::IoRecord;
@@ -193,28 +194,28 @@ impl Dist {
     }
 
     /// One draw.
-    pub fn draw(&self, rng: &mut ChaCha8Rng) -> f64 {
+    pub fn draw<R: Uniform + ?Sized>(&self, rng: &mut R) -> f64 {
         match *self {
-            Dist::Uniform { min, max } => min + (max - min) * rng.gen::<f64>(),
+            Dist::Uniform { min, max } => min + (max - min) * rng.uniform(),
             Dist::Normal { mean, sd } => {
                 // Rejection from two exponentials, as DiskSim draws its normal.
                 let y1 = loop {
-                    let y2 = -(1.0 - rng.gen::<f64>()).ln();
-                    let y1 = -(1.0 - rng.gen::<f64>()).ln();
+                    let y2 = -(1.0 - rng.uniform()).ln();
+                    let y1 = -(1.0 - rng.uniform()).ln();
                     if y2 - (y1 - 1.0) * (y1 - 1.0) / 2.0 > 0.0 {
                         break y1;
                     }
                 };
-                let y1 = if rng.gen::<f64>() < 0.5 { -y1 } else { y1 };
+                let y1 = if rng.uniform() < 0.5 { -y1 } else { y1 };
                 mean + sd * y1
             }
-            Dist::Exponential { base, mean } => base - mean * (1.0 - rng.gen::<f64>()).ln(),
+            Dist::Exponential { base, mean } => base - mean * (1.0 - rng.uniform()).ln(),
             Dist::Poisson { base, mean } => {
                 let stop = (-mean).exp();
                 let mut prod = 1.0;
                 let mut count = -1.0;
                 while prod >= stop {
-                    prod *= rng.gen::<f64>();
+                    prod *= rng.uniform();
                     count += 1.0;
                 }
                 base + count
@@ -224,7 +225,7 @@ impl Dist {
                 second,
                 p_second,
             } => {
-                if rng.gen::<f64>() < p_second {
+                if rng.uniform() < p_second {
                     second
                 } else {
                     default
@@ -263,6 +264,50 @@ pub struct SynthGen {
     pub sizes: Dist,
 }
 
+/// A source of uniform draws for the generator: spindle's own per-generator
+/// streams, or DiskSim's one `drand48` stream.
+pub trait Uniform {
+    /// A value in [0, 1).
+    fn uniform(&mut self) -> f64;
+    /// An index in 0..n.
+    fn below(&mut self, n: u64) -> u64;
+}
+
+impl Uniform for ChaCha8Rng {
+    fn uniform(&mut self) -> f64 {
+        self.gen::<f64>()
+    }
+    fn below(&mut self, n: u64) -> u64 {
+        self.gen_range(0..n)
+    }
+}
+
+impl Uniform for Rand48 {
+    fn uniform(&mut self) -> f64 {
+        self.next_f64()
+    }
+    fn below(&mut self, n: u64) -> u64 {
+        // C's (int)(drand48() * n).
+        ((self.next_f64() * n as f64) as u64).min(n.saturating_sub(1))
+    }
+}
+
+/// Which random numbers the generators draw.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SynthStream {
+    /// Each generator its own stream from the seed (independent of the others'
+    /// timing).
+    #[default]
+    PerGenerator,
+    /// DiskSim's: one `drand48` stream for all, seeded with the seed for the first
+    /// requests (last generator first, as DiskSim's process list runs), then with
+    /// DiskSim's fixed run seed; a generator's first request draws no access type.
+    /// The requests then are DiskSim's own for the same file (see
+    /// [`super::rand48`]).
+    Disksim,
+}
+
 /// A whole `disksim_synthio`: its generators, stop conditions and processors.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case", deny_unknown_fields)]
@@ -276,6 +321,9 @@ pub struct SynthSpec {
     pub cpus: u32,
     #[serde(default)]
     pub seed: u64,
+    /// Which random numbers the generators draw.
+    #[serde(default)]
+    pub stream: SynthStream,
 }
 
 fn prob(field: String, p: f64) -> Result<(), WorkloadError> {
@@ -472,6 +520,7 @@ enum State {
 }
 
 struct Process {
+    /// Its own stream ([`SynthStream::PerGenerator`]).
     rng: ChaCha8Rng,
     /// DiskSim's list of pending time limits (`gen->limits`): (computing time after
     /// the previous entry, request), earliest first. Its head counts from the latest
@@ -498,6 +547,8 @@ struct Process {
 pub struct SynthLoop {
     spec: SynthSpec,
     procs: Vec<Process>,
+    /// The stream all generators share ([`SynthStream::Disksim`]).
+    shared: Option<Rand48>,
     generated: u64,
     end: SimTime,
     stopped_at: Option<SimTime>,
@@ -515,6 +566,18 @@ pub struct SynthLoop {
     urgent: Option<Urgent>,
     /// Engine index to process sequence number, for requests a process may wait on.
     seq_of: rustc_hash::FxHashMap<u64, u64>,
+}
+
+/// Generator `g`'s random numbers: the shared stream if there is one, else its own.
+fn stream<'a>(
+    shared: &'a mut Option<Rand48>,
+    procs: &'a mut [Process],
+    g: usize,
+) -> &'a mut dyn Uniform {
+    match shared {
+        Some(r) => r,
+        None => &mut procs[g].rng,
+    }
 }
 
 fn ms_to_ns(ms: f64) -> u64 {
@@ -541,6 +604,8 @@ impl SynthLoop {
         Ok(SynthLoop {
             spec: spec.clone(),
             procs,
+            // DiskSim seeds its stream with the seed for the first requests.
+            shared: (spec.stream == SynthStream::Disksim).then(|| Rand48::seeded(spec.seed)),
             generated: 0,
             end: SimTime(ms_to_ns(spec.max_time_ms)),
             stopped_at: None,
@@ -588,9 +653,9 @@ impl SynthLoop {
 
     /// A non-negative draw (DiskSim redraws negative times).
     fn time_draw(&mut self, g: usize, d: Dist, what: &str) -> Option<u64> {
-        let p = &mut self.procs[g];
+        let r = stream(&mut self.shared, &mut self.procs, g);
         for _ in 0..MAX_REDRAWS {
-            let v = d.draw(&mut p.rng);
+            let v = d.draw(r);
             if v >= 0.0 {
                 return Some(ms_to_ns(v));
             }
@@ -604,15 +669,15 @@ impl SynthLoop {
     fn place(
         &mut self,
         g: usize,
-        mut start: impl FnMut(&mut ChaCha8Rng, &SynthGen) -> i64,
+        mut start: impl FnMut(&mut dyn Uniform, &SynthGen) -> i64,
     ) -> Option<(u64, u64)> {
         let gen = &self.spec.generators[g];
         let bf = i64::from(gen.blocking);
         let blocks = gen.blocks_per_device() as i64;
-        let p = &mut self.procs[g];
+        let r = stream(&mut self.shared, &mut self.procs, g);
         for _ in 0..MAX_REDRAWS {
-            let b = start(&mut p.rng, gen);
-            let size = gen.sizes.draw(&mut p.rng);
+            let b = start(r, gen);
+            let size = gen.sizes.draw(r);
             // C's (int) truncation, then whole blocking units rounded up.
             let sectors = size.clamp(-1e15, 1e15) as i64;
             let count = (sectors + bf - 1) / bf;
@@ -622,6 +687,10 @@ impl SynthLoop {
         }
         self.fail(g, "request placement and size");
         None
+    }
+
+    fn uniform(&mut self, g: usize) -> f64 {
+        stream(&mut self.shared, &mut self.procs, g).uniform()
     }
 
     /// Draw generator `g`'s next request after `prev` (none: the first).
@@ -637,7 +706,12 @@ impl SynthLoop {
         let n = gen.devices.len();
         let blocks = gen.blocks_per_device();
         let prev = self.procs[g].prev;
-        let u: f64 = self.procs[g].rng.gen();
+        // DiskSim draws no access type for a generator's first request.
+        let u: f64 = if prev.is_none() && self.shared.is_some() {
+            1.0
+        } else {
+            self.uniform(g)
+        };
         let mut d = match prev {
             Some(p) if u <= p_seq && p.block + 2 * p.count < blocks => Drawn {
                 block: p.block + p.count,
@@ -651,7 +725,7 @@ impl SynthLoop {
                     let dist = gen.local_distance.draw(r).clamp(-1e15, 1e15) as i64;
                     from + dist / bf
                 })?;
-                let read = self.procs[g].rng.gen::<f64>() < p_read;
+                let read = self.uniform(g) < p_read;
                 Drawn {
                     device: p.device,
                     block,
@@ -665,9 +739,10 @@ impl SynthLoop {
             }
             _ => {
                 let think = self.time_draw(g, general_think, "general think time")?;
-                let device = self.spec.generators[g].devices[self.procs[g].rng.gen_range(0..n)];
-                let (block, count) = self.place(g, |r, _| r.gen_range(0..blocks) as i64)?;
-                let read = self.procs[g].rng.gen::<f64>() < p_read;
+                let i = stream(&mut self.shared, &mut self.procs, g).below(n as u64) as usize;
+                let device = self.spec.generators[g].devices[i];
+                let (block, count) = self.place(g, |r, _| r.below(blocks) as i64)?;
+                let read = self.uniform(g) < p_read;
                 Drawn {
                     device,
                     block,
@@ -680,7 +755,7 @@ impl SynthLoop {
                 }
             }
         };
-        let class = self.procs[g].rng.gen::<f64>() - p_critical;
+        let class = self.uniform(g) - p_critical;
         d.critical = class < 0.0;
         d.limited = !d.critical && class < p_limited;
         let p = &mut self.procs[g];
@@ -845,7 +920,13 @@ impl crate::engine::ClosedSource for SynthLoop {
     fn start(&mut self) -> Vec<(u32, IoRecord)> {
         // Every generator draws its first request (DiskSim counts them all) and joins
         // the dispatch queue, last generator first; each processor takes one.
-        for g in 0..self.procs.len() {
+        // DiskSim's process list runs from the last generator.
+        let order: Vec<usize> = if self.shared.is_some() {
+            (0..self.procs.len()).rev().collect()
+        } else {
+            (0..self.procs.len()).collect()
+        };
+        for g in order {
             self.generated += 1;
             match self.draw(g).and_then(|d| self.append(g, d)) {
                 Some(d) => self.procs[g].pending = Some(d),
@@ -855,6 +936,10 @@ impl crate::engine::ClosedSource for SynthLoop {
                 }
             }
             self.procs[g].state = State::Ready(Resume::Advance);
+        }
+        if let Some(r) = self.shared.as_mut() {
+            // DiskSim reseeds as the run starts.
+            *r = Rand48::seeded(DISKSIM_RUN_SEED);
         }
         self.dispq = (0..self.procs.len()).rev().collect();
         for c in 0..self.cpus.len() {
@@ -1010,6 +1095,7 @@ mod tests {
             max_time_ms: 1e6,
             cpus,
             seed,
+            stream: SynthStream::PerGenerator,
         }
     }
 
@@ -1032,6 +1118,35 @@ mod tests {
         .expect("runs");
         assert!(src.error().is_none());
         (logs, src)
+    }
+
+    #[test]
+    fn disksims_stream_changes_only_the_first_request_with_the_seed() {
+        // DiskSim reseeds its one stream as the run starts: two seeds give the same
+        // requests after each generator's first; spindle's own streams do not.
+        let key = |l: &RequestLog| (l.lbn, l.blocks, l.write);
+        let requests = |seed, stream| {
+            let s = SynthSpec {
+                stream,
+                requests: 200,
+                ..spec(vec![open_gen(0)], 1, seed)
+            };
+            let (mut logs, _) = drive(&s, 1);
+            logs.sort_by_key(|l| l.arrival);
+            logs.iter().map(key).collect::<Vec<_>>()
+        };
+        let (a, b) = (
+            requests(1, SynthStream::Disksim),
+            requests(2, SynthStream::Disksim),
+        );
+        assert_eq!(a.len(), 200);
+        assert_ne!(a[0], b[0], "the seed draws the first request");
+        assert_eq!(a[1..], b[1..], "the rest is DiskSim's run stream");
+        let (c, d) = (
+            requests(1, SynthStream::PerGenerator),
+            requests(2, SynthStream::PerGenerator),
+        );
+        assert_ne!(c[1..], d[1..]);
     }
 
     #[test]
