@@ -925,6 +925,24 @@ struct BenchArgs {
 fn run(cli: Cli) -> anyhow::Result<String> {
     match cli.command {
         Command::Run(a) if a.disksim.is_some() => {
+            // The .parv file is the whole configuration: a stack flag beside it would be
+            // silently ignored, so it is refused.
+            const WITH_DISKSIM: [&str; 5] = [
+                "--disksim",
+                "--disksim-seeds",
+                "--json",
+                "--print-stack",
+                "--help",
+            ];
+            if let Some(flag) = std::env::args().skip(2).find(|a| {
+                a.starts_with("--")
+                    && !WITH_DISKSIM.contains(&a.split('=').next().unwrap_or(a.as_str()))
+            }) {
+                anyhow::bail!(
+                    "{flag} does not apply with --disksim: the .parv file sets the whole run \
+                     (give seeds with --disksim-seeds N,N,..)"
+                );
+            }
             let path = a.disksim.as_deref().unwrap_or(std::path::Path::new(""));
             disksim_run::run(path, a.disksim_seeds.as_deref(), a.json, a.print_stack)
         }

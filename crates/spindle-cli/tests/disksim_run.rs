@@ -101,6 +101,13 @@ fn unrepresentable_configurations_and_bad_seeds_exit_2_naming_the_place() {
     let (code, _, err) = spindle(&["run", "--disksim", &path, "--disksim-seeds", "1,x"]);
     assert_eq!(code, 2);
     assert!(err.contains("`x`"), "{err}");
+    // A stack flag would be ignored beside the .parv file: it is refused instead.
+    let (code, _, err) = spindle(&["run", "--disksim", &path, "--seed", "3"]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("--seed") && err.contains("--disksim-seeds"),
+        "{err}"
+    );
 }
 
 /// `--print-stack` draws the imported tree (arrays over driver queues over disks)
