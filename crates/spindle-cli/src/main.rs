@@ -377,10 +377,12 @@ enum Command {
             log skipping) on one write-through drive and cuts the power during writes (--crash, or\n\
             --rate): each block of a write in flight lands whole, not at all, or torn (first 1-7\n\
             sectors). After each cut the log is replayed and the whole volume read back: it must be\n\
-            the state after some prefix of the transactions holding every acknowledged write. Lost,\n\
-            misdirected and torn writes outside a cut, bit flips and drive failure are refused: one\n\
-            drive holds one copy and the journal's home blocks carry no checksum, so such a fault\n\
-            would be read back as data (put the journal over a redundant array to survive them).\n\
+            the state after some prefix of the transactions holding every acknowledged write. The\n\
+            drive's writes may also be lost, misdirected or torn outside a cut, and stored blocks\n\
+            flipped (--lost, --misdirected, --torn, --flips; --rate sets all of them and --crash):\n\
+            the journal keeps an xxh3 checksum with each home block, and a block that fails it is\n\
+            refused (counted), never returned. Drive failure (--fail) is refused: one drive holds\n\
+            one copy, with nothing to rebuild from (put the journal over a redundant array).\n\
             \n\
             --array dle runs the data layout engine (small writes staged on x25m-g2 flash, destages)\n\
             over a 4+1 RAID-4 of --disk; the array's members take every fault kind, and power cuts\n\
@@ -396,6 +398,7 @@ enum Command {
             spindle torture --lost 0.01 --fail 0.001 --crash 0.001\n  \
             spindle torture --array mirror --members 3 --fail 0.01\n  \
             spindle torture --array journal --log-checksum --crash 0.05 --ops 20000\n  \
+            spindle torture --array journal --rate 0.01 --ops 100000 --seed 2\n  \
             spindle torture --array dle --rate 0.01 --ops 20000\n  \
             spindle torture --stack stack.toml --seed 3"
     )]
