@@ -50,7 +50,7 @@ enum Command {
             \n\
             With no arguments it replays the built-in HP trace (hplajw, one week of 1992, 44,519\n\
             requests) on two HP C2249A disks with SSTF at the host — DiskSim's own configuration for\n\
-            that trace. Flags override a TOML configuration given with --config:\n\
+            that trace. Flags override a TOML configuration given with --config (or --stack):\n\
             \n\
             \x20 seed = 1\n\
             \x20 [workload]\n\
@@ -75,6 +75,17 @@ enum Command {
             \x20 volume-mib = 4096          # optional: manage only the volume's first MiB\n\
             \x20 sync-writes = true         # each RAID-4 batch ends with a cache flush\n\
             \x20 data = \"real-bytes\"        # real-bytes | timing-only\n\
+            \x20 [[layer]]                  # optional, repeatable, top first: a layer above the\n\
+            \x20 kind = \"journal\"           # device (cache | content-cache | drr | raid-mimic |\n\
+            \x20                            # split | journal); the data journal's keys:\n\
+            \x20 checksum = true           # transactional checksums (else commit blocks)\n\
+            \x20 log-mib = 40              # log size\n\
+            \x20 clean-below-pct = 25      # clean the log when less is free\n\
+            \x20 skip = false              # log skipping, with minimimic = \"table.mimic\"\n\
+            \x20 refine = true             # refine the table with observed log writes\n\
+            \n\
+            Examples of whole stacks are in examples/: a DLE over a RAID-4\n\
+            (dle-raid4-smtf.toml) and a data journal over a RAID-4 (journal-raid4.toml).\n\
             \n\
             A [device] entry may carry a faults table (lost, misdirected, torn writes, bit flips,\n\
             drive failure, power cut): the stack run here is timing-only, so it is refused before\n\
@@ -88,6 +99,7 @@ enum Command {
             spindle run --trace my.csv --format msr --disk cheetah15k5 --queue-depth 8 --json\n  \
             spindle run --config run.toml --requests-csv out.csv
   \
+            spindle run --stack examples/journal-raid4.toml\n  \
             spindle run --disk wd-re3 --synthetic open --read-fraction 0.3 --layout dle --staging-pct 0.01"
     )]
     Run(RunArgs),
