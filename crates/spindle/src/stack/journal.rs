@@ -23,6 +23,11 @@
 //! committed transactions after the superblock's checkpoint, in order, stopping at the
 //! first one that is missing or not committed (checksum-verified in checksum mode).
 //!
+//! With each home block the journal keeps the xxh3 checksum ([`home_sum`]) of what the
+//! transactions since its last durable one wrote there ([`Inside::sums`]); a read after
+//! recovery ([`Recovered::read_checked`]) refuses bytes that fail it, so a lost,
+//! misdirected or torn write or a flipped bit is reported unreadable, never returned.
+//!
 //! Application data is generated, not carried: requests hold no bytes, so a write of
 //! home block `b` as transaction `s` writes [`payload`]`(b, s)` (a partially written
 //! 4 KiB block is rewritten whole). Tests know the same function.
