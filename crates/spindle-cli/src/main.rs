@@ -50,7 +50,7 @@ enum Command {
             \n\
             With no arguments it replays the built-in HP trace (hplajw, one week of 1992, 44,519\n\
             requests) on two HP C2249A disks with SSTF at the host — DiskSim's own configuration for\n\
-            that trace. Flags override a TOML configuration given with --config:\n\
+            that trace. Flags override a TOML configuration given with --config (or --stack):\n\
             \n\
             \x20 seed = 1\n\
             \x20 [workload]\n\
@@ -75,6 +75,17 @@ enum Command {
             \x20 volume-mib = 4096          # optional: manage only the volume's first MiB\n\
             \x20 sync-writes = true         # each RAID-4 batch ends with a cache flush\n\
             \x20 data = \"real-bytes\"        # real-bytes | timing-only\n\
+            \x20 [[layer]]                  # optional, repeatable, top first: a layer above the\n\
+            \x20 kind = \"journal\"           # device (cache | content-cache | drr | raid-mimic |\n\
+            \x20                            # split | journal); the data journal's keys:\n\
+            \x20 checksum = true           # transactional checksums (else commit blocks)\n\
+            \x20 log-mib = 40              # log size\n\
+            \x20 clean-below-pct = 25      # clean the log when less is free\n\
+            \x20 skip = false              # log skipping, with minimimic = \"table.mimic\"\n\
+            \x20 refine = true             # refine the table with observed log writes\n\
+            \n\
+            Examples of whole stacks are in examples/: a DLE over a RAID-4\n\
+            (dle-raid4-smtf.toml) and a data journal over a RAID-4 (journal-raid4.toml).\n\
             \n\
             A [device] entry may carry a faults table (lost, misdirected, torn writes, bit flips,\n\
             drive failure, power cut): the stack run here is timing-only, so it is refused before\n\
@@ -88,6 +99,7 @@ enum Command {
             spindle run --trace my.csv --format msr --disk cheetah15k5 --queue-depth 8 --json\n  \
             spindle run --config run.toml --requests-csv out.csv
   \
+            spindle run --stack examples/journal-raid4.toml\n  \
             spindle run --disk wd-re3 --synthetic open --read-fraction 0.3 --layout dle --staging-pct 0.01"
     )]
     Run(RunArgs),
@@ -385,10 +397,12 @@ enum Command {
             log skipping) on one write-through drive and cuts the power during writes (--crash, or\n\
             --rate): each block of a write in flight lands whole, not at all, or torn (first 1-7\n\
             sectors). After each cut the log is replayed and the whole volume read back: it must be\n\
-            the state after some prefix of the transactions holding every acknowledged write. Lost,\n\
-            misdirected and torn writes outside a cut, bit flips and drive failure are refused: one\n\
-            drive holds one copy and the journal's home blocks carry no checksum, so such a fault\n\
-            would be read back as data (put the journal over a redundant array to survive them).\n\
+            the state after some prefix of the transactions holding every acknowledged write. The\n\
+            drive's writes may also be lost, misdirected or torn outside a cut, and stored blocks\n\
+            flipped (--lost, --misdirected, --torn, --flips; --rate sets all of them and --crash):\n\
+            the journal keeps an xxh3 checksum with each home block, and a block that fails it is\n\
+            refused (counted), never returned. Drive failure (--fail) is refused: one drive holds\n\
+            one copy, with nothing to rebuild from (put the journal over a redundant array).\n\
             \n\
             --array dle runs the data layout engine (small writes staged on x25m-g2 flash, destages)\n\
             over a 4+1 RAID-4 of --disk; the array's members take every fault kind, and power cuts\n\
@@ -404,6 +418,7 @@ enum Command {
             spindle torture --lost 0.01 --fail 0.001 --crash 0.001\n  \
             spindle torture --array mirror --members 3 --fail 0.01\n  \
             spindle torture --array journal --log-checksum --crash 0.05 --ops 20000\n  \
+            spindle torture --array journal --rate 0.01 --ops 100000 --seed 2\n  \
             spindle torture --array dle --rate 0.01 --ops 20000\n  \
             spindle torture --stack stack.toml --seed 3"
     )]

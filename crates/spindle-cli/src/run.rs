@@ -26,8 +26,9 @@ use std::path::{Path, PathBuf};
 /// Command-line settings shared by `run` and `compare`; each overrides the config file.
 #[derive(clap::Args, Clone, Debug, Default)]
 pub struct StackArgs {
-    /// A TOML run configuration (see `spindle run --help`); flags override it
-    #[arg(long, value_name = "FILE")]
+    /// A TOML run configuration, the stack included (see `spindle run --help`); flags
+    /// override it. `--stack FILE` is the same
+    #[arg(long, visible_alias = "stack", value_name = "FILE")]
     pub config: Option<PathBuf>,
     /// Disk preset, DiskSim .parv file or spindle drive file (.toml, e.g. from `spindle calibrate`) [default: hp-c2249a]
     #[arg(long, value_name = "DISK")]

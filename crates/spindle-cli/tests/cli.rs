@@ -762,6 +762,48 @@ fn example_stacks_print_and_run() {
     assert!(seen >= 3, "examples found: {seen}");
 }
 
+/// The journal and the DLE stacks, described in TOML, run with `--stack FILE`: the
+/// journal over its RAID-4 logs every write and cleans the log; the layout engine sits
+/// on top of its array.
+#[test]
+fn journal_and_dle_stacks_run_from_a_stack_file() {
+    let p = format!("{EXAMPLES_DIR}/journal-raid4.toml");
+    let v = json(&["run", "--stack", &p, "--json"]);
+    let nodes = v["nodes"].as_array().unwrap();
+    assert_eq!(nodes[0]["kind"], "journal", "{nodes:?}");
+    assert_eq!(nodes[1]["kind"], "raid4", "{nodes:?}");
+    let writes = v["metrics"]["writes"].as_u64().unwrap();
+    assert!(
+        writes > 0 && nodes[0]["writes"].as_u64() == Some(writes),
+        "{v}"
+    );
+    let cleanings: u64 = nodes[0]["extra"]["cleanings"]
+        .as_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(cleanings > 0, "{}", nodes[0]);
+    let p = format!("{EXAMPLES_DIR}/dle-raid4-smtf.toml");
+    let v = json(&["run", "--stack", &p, "--json"]);
+    assert_eq!(v["metrics"]["requests"], 20_000);
+    let top = v["nodes"][0]["kind"].as_str().unwrap();
+    assert!(top.starts_with("layout"), "{top}");
+    // A stack file with a journal key misspelt names the file.
+    let bad = std::env::temp_dir().join(format!("spindle-badjournal-{}.toml", std::process::id()));
+    let text = std::fs::read_to_string(format!("{EXAMPLES_DIR}/journal-raid4.toml"))
+        .unwrap()
+        .replace("log-mib = 8", "log-mb = 8");
+    std::fs::write(&bad, text).unwrap();
+    let o = spindle(&["run", "--stack", bad.to_str().unwrap()]);
+    let _ = std::fs::remove_file(&bad);
+    assert_eq!(o.status.code(), Some(2));
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        e.contains("spindle-badjournal") && e.contains("log-mb"),
+        "{e}"
+    );
+}
+
 /// The CLI's flags build the same trees as the TOML.
 #[test]
 fn array_flags_build_a_tree() {

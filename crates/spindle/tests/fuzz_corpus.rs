@@ -73,3 +73,168 @@ fn the_seed_tables_and_configs_parse() {
             .unwrap_or_else(|e| panic!("{}: {e}", f.display()));
     }
 }
+
+/// Bytes that numeric and keyword checks should meet: limits, signs, special floats.
+const INTERESTING: &[&[u8]] = &[
+    b"0",
+    b"-1",
+    b"4294967295",
+    b"4294967296",
+    b"18446744073709551615",
+    b"9223372036854775807",
+    b"-9223372036854775808",
+    b"1e308",
+    b"-1e308",
+    b"1e-310",
+    b"NaN",
+    b"inf",
+    b"-0",
+    b"0.0",
+    b"\n",
+    b"=",
+    b"[",
+    b"]",
+    b"{",
+    b"}",
+    b",",
+    b"\"",
+    b"#",
+    b"source ",
+    b"\xff\xfe",
+];
+
+/// One random edit of `data`: flip a bit, set a byte, insert or delete bytes, copy a
+/// chunk of the input (or of another seed) over or into it, or splice in a number that
+/// sits at a limit.
+fn mutate(rng: &mut rand_chacha::ChaCha8Rng, data: &mut Vec<u8>, other: &[u8]) {
+    use rand::Rng;
+    let len = data.len();
+    match rng.gen_range(0..8u8) {
+        0 if len > 0 => {
+            let i = rng.gen_range(0..len);
+            data[i] ^= 1 << rng.gen_range(0..8);
+        }
+        1 if len > 0 => {
+            let i = rng.gen_range(0..len);
+            data[i] = rng.gen();
+        }
+        2 => {
+            let i = rng.gen_range(0..=len);
+            let n = rng.gen_range(1..=8);
+            let bytes: Vec<u8> = (0..n).map(|_| rng.gen()).collect();
+            data.splice(i..i, bytes);
+        }
+        3 if len > 0 => {
+            let i = rng.gen_range(0..len);
+            let n = rng.gen_range(1..=(len - i).min(64));
+            data.drain(i..i + n);
+        }
+        4 if len > 0 => {
+            // Duplicate a chunk of the input somewhere else in it.
+            let i = rng.gen_range(0..len);
+            let n = rng.gen_range(1..=(len - i).min(256));
+            let chunk = data[i..i + n].to_vec();
+            let at = rng.gen_range(0..=len);
+            data.splice(at..at, chunk);
+        }
+        5 if !other.is_empty() => {
+            // Splice a chunk of another seed.
+            let i = rng.gen_range(0..other.len());
+            let n = rng.gen_range(1..=(other.len() - i).min(256));
+            let at = rng.gen_range(0..=len);
+            data.splice(at..at, other[i..i + n].iter().copied());
+        }
+        6 => {
+            // Replace a run of digits (or any byte) with a number at a limit.
+            let pick = INTERESTING[rng.gen_range(0..INTERESTING.len())];
+            if len == 0 {
+                data.extend_from_slice(pick);
+                return;
+            }
+            let i = rng.gen_range(0..len);
+            let mut j = i;
+            while j < len && (data[j].is_ascii_digit() || data[j] == b'.') {
+                j += 1;
+            }
+            data.splice(i..j.max(i + 1).min(len), pick.iter().copied());
+        }
+        _ if len > 1 => {
+            // Cut the input short (a truncated file).
+            let n = rng.gen_range(1..len);
+            data.truncate(n);
+        }
+        _ => data.push(rng.gen()),
+    }
+}
+
+/// A stable-Rust stand-in for the coverage-guided fuzzers (cargo-fuzz needs nightly):
+/// each target's seeds, mutated by 1-8 random edits each time, run through its entry
+/// function. Seeded (`SPINDLE_FUZZ_SEED`, default 1); `SPINDLE_FUZZ_EXECS` inputs per
+/// target (default 70,000: over a million in all) or `SPINDLE_FUZZ_SECS` seconds per
+/// target, whichever ends first. Inputs that panic are written to
+/// target/fuzz-findings/TARGET/ and the test fails naming them.
+///
+/// cargo test --release -p spindle --test fuzz_corpus -- --ignored --nocapture
+#[test]
+#[ignore = "long: a million mutated inputs"]
+fn mutated_corpus_never_panics() {
+    use rand::{Rng, SeedableRng};
+    let env = |k: &str, d: u64| {
+        std::env::var(k)
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(d)
+    };
+    let seed = env("SPINDLE_FUZZ_SEED", 1);
+    let per_target = env("SPINDLE_FUZZ_EXECS", 70_000);
+    let secs = env("SPINDLE_FUZZ_SECS", u64::MAX);
+    let only = std::env::var("SPINDLE_FUZZ_TARGET").ok();
+    let out = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/fuzz-findings");
+    let message = std::sync::Arc::new(std::sync::Mutex::new(String::new()));
+    let m = message.clone();
+    std::panic::set_hook(Box::new(move |info| {
+        *m.lock().unwrap() = info.to_string();
+    }));
+    let (mut all, mut found) = (0u64, Vec::new());
+    for (name, entry) in entries::TARGETS {
+        if only.as_deref().is_some_and(|o| o != *name) {
+            continue;
+        }
+        let mut seeds: Vec<Vec<u8>> = std::fs::read_dir(corpus_dir().join(name))
+            .unwrap()
+            .map(|e| std::fs::read(e.unwrap().path()).unwrap())
+            .collect();
+        seeds.sort();
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed ^ all);
+        let started = std::time::Instant::now();
+        let (mut execs, mut crashes, mut slowest) = (0u64, 0u64, std::time::Duration::ZERO);
+        while execs < per_target && started.elapsed().as_secs() < secs {
+            let mut data = seeds[rng.gen_range(0..seeds.len())].clone();
+            let other = &seeds[rng.gen_range(0..seeds.len())];
+            for _ in 0..rng.gen_range(1..=8) {
+                mutate(&mut rng, &mut data, other);
+            }
+            let t = std::time::Instant::now();
+            let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| entry(&data)));
+            slowest = slowest.max(t.elapsed());
+            execs += 1;
+            if r.is_err() {
+                crashes += 1;
+                let dir = out.join(name);
+                std::fs::create_dir_all(&dir).unwrap();
+                let f = dir.join(format!("crash-{seed}-{execs}"));
+                std::fs::write(&f, &data).unwrap();
+                found.push(format!("{}: {}", f.display(), message.lock().unwrap()));
+            }
+        }
+        println!(
+            "{name:24} {execs:>9} executions  {crashes} panics  {:.0} s  slowest input {:.1} ms",
+            started.elapsed().as_secs_f64(),
+            slowest.as_secs_f64() * 1e3
+        );
+        all += execs;
+    }
+    let _ = std::panic::take_hook();
+    println!("{all} executions in all, {} panics", found.len());
+    assert!(found.is_empty(), "panics:\n{}", found.join("\n"));
+}

@@ -23,6 +23,11 @@
 //! committed transactions after the superblock's checkpoint, in order, stopping at the
 //! first one that is missing or not committed (checksum-verified in checksum mode).
 //!
+//! With each home block the journal keeps the xxh3 checksum ([`home_sum`]) of what the
+//! transactions since its last durable one wrote there ([`Inside::sums`]); a read after
+//! recovery ([`Recovered::read_checked`]) refuses bytes that fail it, so a lost,
+//! misdirected or torn write or a flipped bit is reported unreadable, never returned.
+//!
 //! Application data is generated, not carried: requests hold no bytes, so a write of
 //! home block `b` as transaction `s` writes [`payload`]`(b, s)` (a partially written
 //! 4 KiB block is rewritten whole). Tests know the same function.
@@ -142,6 +147,80 @@ pub struct Inside {
     pub log_blocks: u64,
     /// Cleanings started (checkpoint writes home, then the superblock).
     pub cleanings: u64,
+    /// The checksum kept with each home block: [`home_sum`] of the bytes of every
+    /// transaction since the last committed one that wrote it, as (sequence, sum). It
+    /// lives in host memory that a power cut does not lose (NVRAM): on one drive, a
+    /// lost write whose checksum was lost with it would leave an old block beside its
+    /// old checksum, which no check could tell from the current one.
+    pub sums: HashMap<u64, Vec<(u64, u64)>>,
+    /// Faults injected into the device's writes, if any (the torture campaign's).
+    pub faults: Option<WriteFaults>,
+}
+
+/// Faults in the device's completed writes: lost (the write never reaches the media),
+/// misdirected (it lands elsewhere on the device), torn (it stops part-way, inside a
+/// block), and bit flips of stored blocks after a write.
+#[derive(Debug)]
+pub struct WriteFaults {
+    pub lost: f64,
+    pub misdirected: f64,
+    pub torn: f64,
+    pub flips: f64,
+    /// Device blocks a misdirected write or a flip may land on.
+    pub device_blocks: u64,
+    pub rng: rand_chacha::ChaCha8Rng,
+    /// Faults injected, by kind.
+    pub lost_n: u64,
+    pub misdirected_n: u64,
+    pub torn_n: u64,
+    pub flips_n: u64,
+}
+
+impl WriteFaults {
+    /// Applies one completed write's blocks to `image`, with the faults drawn for it.
+    fn apply(&mut self, image: &mut BlockStore, blocks: &[(u64, Block)]) {
+        let rng = &mut self.rng;
+        if rng.gen_bool(self.lost) {
+            self.lost_n += 1;
+        } else if rng.gen_bool(self.misdirected) {
+            self.misdirected_n += 1;
+            let start = blocks.first().map_or(0, |b| b.0);
+            let mut to = rng.gen_range(0..self.device_blocks);
+            if to == start {
+                to = (to + 1) % self.device_blocks;
+            }
+            for (k, (_, data)) in blocks.iter().enumerate() {
+                image.write((to + k as u64) % self.device_blocks, data);
+            }
+        } else if rng.gen_bool(self.torn) {
+            self.torn_n += 1;
+            let cut = rng.gen_range(0..blocks.len());
+            for (b, data) in &blocks[..cut] {
+                image.write(*b, data);
+            }
+            let (b, data) = &blocks[cut];
+            let mut torn = image.read(*b);
+            let k = rng.gen_range(1..SECTORS_PER_BLOCK as usize) * 512;
+            torn[..k].copy_from_slice(&data[..k]);
+            image.write(*b, &torn);
+        } else {
+            for (b, data) in blocks {
+                image.write(*b, data);
+            }
+        }
+        if rng.gen_bool(self.flips) {
+            let b = rng.gen_range(0..self.device_blocks);
+            if image.flip_bit(b, rng.gen_range(0..BLOCK_BYTES * 8)) {
+                self.flips_n += 1;
+            }
+        }
+    }
+}
+
+/// The checksum of home block `home` holding `bytes`: xxh3 seeded with the block
+/// number, so that a block written in the wrong place fails it too.
+pub fn home_sum(home: u64, bytes: &[u8; BLOCK_BYTES]) -> u64 {
+    xxhash_rust::xxh3::xxh3_64_with_seed(bytes, home)
 }
 
 impl Inside {
@@ -490,6 +569,20 @@ impl Recovered {
     pub fn read(&self, b: u64) -> Block {
         self.image.read(1 + self.log_blocks + b)
     }
+
+    /// Application block `b` after recovery if its bytes pass the checksum kept with
+    /// it in `sums` (a block never written must read as zeros); `None`: unreadable.
+    pub fn read_checked(&self, b: u64, sums: &HashMap<u64, Vec<(u64, u64)>>) -> Option<Block> {
+        let got = self.read(b);
+        let ok = match sums.get(&b) {
+            Some(c) => {
+                let s = home_sum(b, &got);
+                c.iter().any(|&(_, want)| want == s)
+            }
+            None => got.iter().all(|&x| x == 0),
+        };
+        ok.then_some(got)
+    }
 }
 
 /// Recovery after a crash: reads the superblock and the whole log (`log_blocks`
@@ -671,10 +764,17 @@ impl Journal {
         }
         self.take(at, n);
         let obs = self.observed(at, n, advice, think, now);
-        self.inside
-            .borrow_mut()
-            .txs
-            .push((seq, homes.clone(), req.id));
+        {
+            let mut inside = self.inside.borrow_mut();
+            for (&h, d) in homes.iter().zip(&blocks[1..]) {
+                inside
+                    .sums
+                    .entry(h)
+                    .or_default()
+                    .push((seq, home_sum(h, d)));
+            }
+            inside.txs.push((seq, homes.clone(), req.id));
+        }
         self.write(1 + at, blocks, Op::Record(obs), io);
         self.cursor = at + n;
         self.phase = Phase::Record(Tx {
@@ -726,9 +826,15 @@ impl Journal {
 
     /// The transaction is durable: its blocks are dirty, the application hears.
     fn committed(&mut self, tx: Tx, now: SimTime, io: &mut LayerIo) {
+        let mut inside = self.inside.borrow_mut();
         for &h in &tx.homes {
             self.dirty.insert(h, tx.seq);
+            // Durable: older contents of the block are no longer allowed.
+            if let Some(c) = inside.sums.get_mut(&h) {
+                c.retain(|&(s, _)| s >= tx.seq);
+            }
         }
+        drop(inside);
         self.stats.transactions += 1;
         if tx.last {
             io.up.push(Done::served(tx.req, tx.arrived, now));
@@ -815,9 +921,15 @@ impl Layer for Journal {
         };
         {
             let mut inside = self.inside.borrow_mut();
+            let inside = &mut *inside;
             if let Some(blocks) = inside.inflight.remove(&done.req.id) {
-                for (b, data) in &blocks {
-                    inside.image.write(*b, data);
+                match inside.faults.as_mut() {
+                    Some(f) if !blocks.is_empty() => f.apply(&mut inside.image, &blocks),
+                    _ => {
+                        for (b, data) in &blocks {
+                            inside.image.write(*b, data);
+                        }
+                    }
                 }
             }
         }

@@ -11,14 +11,21 @@
 //! the recovered device, its superblock recording the last replayed transaction, so
 //! faults and recoveries pile up over the run as they would on one disk.
 //!
-//! What the journal cannot survive by design, and the campaign therefore refuses
-//! before it runs: lost, misdirected and torn writes outside a power cut, bit flips
-//! and drive failure. One drive holds one copy of each block and the home blocks
-//! carry no checksum, so such a fault would be returned as data; a journal needs a
-//! redundant device below it (a RAID-4) to survive them.
+//! Outside the cuts, the device's writes may be lost, misdirected (landing elsewhere
+//! on the drive) or torn, and stored blocks may take bit flips: the journal keeps a
+//! checksum with each home block (xxh3 of the block number and bytes, see
+//! [`super::journal::Inside::sums`]), and a block whose bytes fail it is refused,
+//! never returned. Faults in the log show the same way: a record that fails its
+//! checks stops the replay, and the home blocks it would have brought up to date fail
+//! their checksums. One drive holds one copy, so a refused block stays unreadable
+//! until it is written again. Drive failure is refused before the campaign runs: with
+//! one drive there is nothing to rebuild from; a journal needs a redundant device
+//! below it (a RAID-4) to survive it.
 
 use super::drive_node::DriveNode;
-use super::journal::{payload, recover, super_block, JournalSpec, Probe, SharedTable};
+use super::journal::{
+    home_sum, payload, recover, super_block, JournalSpec, Probe, SharedTable, WriteFaults,
+};
 use super::layer::LayerNode;
 use crate::disk::drive::Drive;
 use crate::disk::hdd::Request;
@@ -54,6 +61,12 @@ pub struct JournalTortureConfig {
     /// Log skipping, with a miniMimic table sampled on the drive first.
     pub skip: bool,
     pub log_mib: u64,
+    /// Per device write: lost, misdirected, torn; after it, a bit flip of a stored
+    /// block.
+    pub lost: f64,
+    pub misdirected: f64,
+    pub torn: f64,
+    pub flips: f64,
 }
 
 /// What a campaign did.
@@ -80,8 +93,13 @@ pub struct JournalTortureReport {
     pub transactions_replayed: u64,
     /// Transactions issued but not acknowledged that a cut took away (allowed).
     pub unacknowledged_lost: u64,
-    /// Block reads after each recovery (the whole span), right and wrong. Nothing is
-    /// refused: the home blocks carry no checksum to refuse on.
+    /// Faults injected into the drive's writes outside the cuts, by kind.
+    pub writes_lost: u64,
+    pub writes_misdirected: u64,
+    pub writes_torn: u64,
+    pub bit_flips: u64,
+    /// Block reads after each recovery (the whole span): right, refused (the bytes
+    /// failed the block's checksum) and wrong.
     pub reads_right: u64,
     pub reads_refused: u64,
     pub wrong_reads: u64,
@@ -149,11 +167,18 @@ pub fn run_journal_torture(
     c: &JournalTortureConfig,
     progress: &mut dyn FnMut(usize),
 ) -> Result<JournalTortureReport, String> {
-    if !(0.0..=1.0).contains(&c.crash) {
-        return Err(format!(
-            "crash must be a probability within 0..=1, got {}",
-            c.crash
-        ));
+    for (name, p) in [
+        ("crash", c.crash),
+        ("lost", c.lost),
+        ("misdirected", c.misdirected),
+        ("torn", c.torn),
+        ("flips", c.flips),
+    ] {
+        if !(0.0..=1.0).contains(&p) {
+            return Err(format!(
+                "{name} must be a probability within 0..=1, got {p}"
+            ));
+        }
     }
     if c.span_blocks == 0 {
         return Err("span: at least 1 block".into());
@@ -190,6 +215,21 @@ pub fn run_journal_torture(
     let mut image = BlockStore::new();
     let mut volume: HashMap<u64, Block> = HashMap::new();
     let mut next_seq = 1u64;
+    // The journal's per-block checksums and the fault injector outlive each round.
+    let mut sums: HashMap<u64, Vec<(u64, u64)>> = HashMap::new();
+    let any_fault = c.lost + c.misdirected + c.torn + c.flips > 0.0;
+    let mut faults = any_fault.then(|| WriteFaults {
+        lost: c.lost,
+        misdirected: c.misdirected,
+        torn: c.torn,
+        flips: c.flips,
+        device_blocks: 1 + c.log_mib * 256 + c.span_blocks,
+        rng: ChaCha8Rng::seed_from_u64(c.seed ^ 0x006a_6f75_726e_616c),
+        lost_n: 0,
+        misdirected_n: 0,
+        torn_n: 0,
+        flips_n: 0,
+    });
     let mut done = 0usize;
     let mut sim_ns = 0u64;
     while done < c.ops {
@@ -204,7 +244,12 @@ pub fn run_journal_torture(
         spec.table = table.clone();
         spec.first_seq = Some(next_seq);
         let probe = Probe::default();
-        probe.0.borrow_mut().image = image.clone();
+        {
+            let mut inside = probe.0.borrow_mut();
+            inside.image = image.clone();
+            inside.sums = std::mem::take(&mut sums);
+            inside.faults = faults.take();
+        }
         spec.probe = Some(probe.clone());
         let journal = spec.build()?;
         let mut node = LayerNode::new(Box::new(journal), drive(disk)?);
@@ -254,7 +299,9 @@ pub fn run_journal_torture(
         };
         sim_ns += now.0;
         r.rounds += 1;
-        let inside = probe.0.borrow();
+        let mut inside = probe.0.borrow_mut();
+        faults = inside.faults.take();
+        sums = std::mem::take(&mut inside.sums);
         r.log_cleanings += inside.cleanings;
         let mut img = inside.image.clone();
         if crashed {
@@ -292,16 +339,29 @@ pub fn run_journal_torture(
             .map_or(0, |i| i + 1);
         // The volume after each prefix of this round's transactions, from `need` on:
         // the first that every block matches is the state the cut left.
-        let actual: Vec<Block> = (0..c.span_blocks).map(|b| rec.read(b)).collect();
+        // A block that fails its checksum is refused: it is neither right nor wrong.
+        let checked: Vec<Option<Block>> = (0..c.span_blocks)
+            .map(|b| rec.read_checked(b, &sums))
+            .collect();
+        let refused: Vec<bool> = checked.iter().map(Option::is_none).collect();
+        let actual: Vec<Block> = checked
+            .into_iter()
+            .map(|b| b.unwrap_or_else(crate::store::zero_block))
+            .collect();
+        let n_refused = refused.iter().filter(|&&x| x).count() as u64;
+        r.reads_refused += n_refused;
         let mut state = volume.clone();
         for (seq, homes, _) in &txs[..need] {
             for &h in homes {
                 state.insert(h, payload(h, *seq));
             }
         }
-        let matches = |state: &HashMap<u64, Block>, b: u64| match state.get(&b) {
-            Some(v) => *v == actual[b as usize],
-            None => actual[b as usize].iter().all(|&x| x == 0),
+        let matches = |state: &HashMap<u64, Block>, b: u64| {
+            refused[b as usize]
+                || match state.get(&b) {
+                    Some(v) => *v == actual[b as usize],
+                    None => actual[b as usize].iter().all(|&x| x == 0),
+                }
         };
         let mut found = (0..c.span_blocks)
             .all(|b| matches(&state, b))
@@ -321,7 +381,7 @@ pub fn run_journal_torture(
         match found {
             Some(k) => {
                 r.recoveries_consistent += u64::from(crashed);
-                r.reads_right += c.span_blocks;
+                r.reads_right += c.span_blocks - n_refused;
                 r.unacknowledged_lost += (txs.len() - k) as u64;
                 // `state` is the prefix-k state only if the scan went that far.
                 let mut s = volume.clone();
@@ -342,6 +402,9 @@ pub fn run_journal_torture(
                     }
                 }
                 for b in 0..c.span_blocks {
+                    if refused[b as usize] {
+                        continue;
+                    }
                     let got = &actual[b as usize];
                     let wrong = match want.get(&b) {
                         Some(v) => v.iter().zip(got.iter()).filter(|(a, b)| a != b).count(),
@@ -355,8 +418,22 @@ pub fn run_journal_torture(
                     }
                 }
                 volume = (0..c.span_blocks)
-                    .map(|b| (b, actual[b as usize].clone()))
+                    .filter_map(|b| match (refused[b as usize], want.get(&b)) {
+                        (true, Some(v)) => Some((b, v.clone())),
+                        (true, None) => None,
+                        (false, _) => Some((b, actual[b as usize].clone())),
+                    })
                     .collect();
+            }
+        }
+        // The blocks read back right now carry one checksum: the one they passed.
+        for b in 0..c.span_blocks {
+            if !refused[b as usize] {
+                if let Some(cands) = sums.get_mut(&b) {
+                    let s = home_sum(b, &actual[b as usize]);
+                    cands.retain(|&(_, want)| want == s);
+                    cands.truncate(1);
+                }
             }
         }
         next_seq = txs.last().map_or(next_seq, |t| t.0 + 1);
@@ -368,6 +445,12 @@ pub fn run_journal_torture(
         // its own.
         done += if crashed { arrivals.max(1) } else { n };
         progress(done);
+    }
+    if let Some(f) = &faults {
+        r.writes_lost = f.lost_n;
+        r.writes_misdirected = f.misdirected_n;
+        r.writes_torn = f.torn_n;
+        r.bit_flips = f.flips_n;
     }
     r.simulated_s = sim_ns as f64 / 1e9;
     Ok(r)
@@ -387,6 +470,10 @@ mod tests {
             checksum,
             skip,
             log_mib: 3,
+            lost: 0.0,
+            misdirected: 0.0,
+            torn: 0.0,
+            flips: 0.0,
         }
     }
 
@@ -409,6 +496,30 @@ mod tests {
                 torn += r.blocks_torn;
             }
             assert!(torn > 0, "{checksum} {skip}: no torn block");
+        }
+    }
+
+    /// Lost, misdirected and torn writes and bit flips, with power cuts, in both
+    /// commit modes: every fault kind lands, some reads are refused, none is wrong.
+    #[test]
+    fn faults_are_refused_never_returned() {
+        let disk = preset("mimic-9lzx").expect("preset");
+        for checksum in [false, true] {
+            let mut c = config(3, checksum, false);
+            c.ops = 2000;
+            (c.lost, c.misdirected, c.torn, c.flips) = (0.02, 0.02, 0.02, 0.02);
+            let r = run_journal_torture(&disk, &c, &mut |_| {}).expect("campaign");
+            assert_eq!(r.wrong_bytes, 0, "{checksum}: {r:?}");
+            assert_eq!(r.wrong_reads, 0, "{checksum}: {r:?}");
+            assert!(r.reads_refused > 0, "{r:?}");
+            for n in [
+                r.writes_lost,
+                r.writes_misdirected,
+                r.writes_torn,
+                r.bit_flips,
+            ] {
+                assert!(n > 0, "{checksum}: a fault kind never landed: {r:?}");
+            }
         }
     }
 
