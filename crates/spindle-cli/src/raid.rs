@@ -8,7 +8,8 @@ use anyhow::{anyhow, bail, Result};
 use spindle::array::Layout;
 use spindle::array::Raid4;
 use spindle::array::{run_fault_campaign, FaultCampaign, FaultReport, Raid4Config};
-use spindle::experiments::prox_raid::{baseline_updates_on, T2Row};
+use spindle::experiments::prox_common::T2Row;
+use spindle::experiments::prox_raid::baseline_updates_on;
 use spindle::store::SECTORS_PER_BLOCK;
 
 /// Checks the array shape options.

@@ -15,10 +15,9 @@
 //!   hours of aging I/O; the random head moves make that irrelevant to the statistics.
 
 use super::options::RunOpts;
-use super::prox_dle::{
-    aged_engine_with, layout_stack, measure_destages_with, AgingSpec, StagedRows,
+use super::prox_common::{
+    aged_engine_with, layout_stack, measure_destages_with, AgingSpec, StagedRows, T2Row,
 };
-use super::prox_raid::T2Row;
 use crate::layout::{DestageProgress, LayoutPolicy};
 use crate::store::DataMode;
 use std::sync::{Arc, Mutex};

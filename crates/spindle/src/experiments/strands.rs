@@ -399,7 +399,7 @@ fn table1_checks(rows: &[StrandRow], op_read: f64, op_write: f64) -> Vec<Check> 
                     &format!("{} strand of {n}, ms", p.label()),
                     p.paper_table1()[i],
                     r.mean_strand_ms,
-                    0.15,
+                    0.10,
                 ));
             }
         }
