@@ -33,11 +33,9 @@ pub struct Rates {
 impl Rates {
     fn get(&self, name: &str, own: Option<f64>) -> Result<f64> {
         let p = own.or(self.rate).unwrap_or(0.0);
-        if !(0.0..=1.0).contains(&p) {
-            // Name the flag the value came from.
-            let flag = if own.is_some() { name } else { "rate" };
-            bail!("--{flag} must be a probability within 0..=1, got {p}");
-        }
+        // Name the flag the value came from.
+        let flag = if own.is_some() { name } else { "rate" };
+        spindle::show::probabilities(&[(&format!("--{flag}"), p)]).map_err(|e| anyhow!(e))?;
         Ok(p)
     }
 

@@ -387,13 +387,8 @@ pub fn run_torture(
             c.ops
         )));
     }
-    for (name, p) in [("fail", c.fail), ("crash", c.crash)] {
-        if !(0.0..=1.0).contains(&p) {
-            return Err(ArrayError::Disk(format!(
-                "{name} must be a probability within 0..=1, got {p}"
-            )));
-        }
-    }
+    crate::show::probabilities(&[("fail", c.fail), ("crash", c.crash)])
+        .map_err(ArrayError::Disk)?;
     let mut target = match &stack.shape {
         Shape::Raid4 {
             data_disks,

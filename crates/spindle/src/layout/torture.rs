@@ -166,13 +166,7 @@ pub fn run_dle_torture(
 ) -> Result<DleTortureReport, DleError> {
     let bad = |s: String| DleError::Array(ArrayError::Disk(s));
     c.faults.validate("--rate").map_err(bad)?;
-    for (name, p) in [("fail", c.fail), ("crash", c.crash)] {
-        if !(0.0..=1.0).contains(&p) {
-            return Err(bad(format!(
-                "{name} must be a probability within 0..=1, got {p}"
-            )));
-        }
-    }
+    crate::show::probabilities(&[("fail", c.fail), ("crash", c.crash)]).map_err(bad)?;
     if c.extent_blocks == 0 || c.extent_blocks > 4096 {
         return Err(bad(format!(
             "extent blocks {}: expected 1 to 4096",

@@ -75,19 +75,13 @@ impl FaultSpec {
 
     /// Checks the values; errors name `path.faults.<key>`, the value and the range.
     pub fn validate(&self, path: &str) -> Result<(), String> {
-        for (key, p) in [
-            ("lost", self.lost),
-            ("misdirected", self.misdirected),
-            ("torn", self.torn),
-            ("flips", self.flips),
-        ] {
-            if !(0.0..=1.0).contains(&p) {
-                return Err(format!(
-                    "{path}.faults.{key} must be a probability within 0..=1, got {}",
-                    crate::show::value(p)
-                ));
-            }
-        }
+        let key = |k: &str| format!("{path}.faults.{k}");
+        crate::show::probabilities(&[
+            (&key("lost"), self.lost),
+            (&key("misdirected"), self.misdirected),
+            (&key("torn"), self.torn),
+            (&key("flips"), self.flips),
+        ])?;
         let writes = self.lost + self.misdirected + self.torn;
         if writes > 1.0 {
             return Err(format!(

@@ -167,19 +167,13 @@ pub fn run_journal_torture(
     c: &JournalTortureConfig,
     progress: &mut dyn FnMut(usize),
 ) -> Result<JournalTortureReport, String> {
-    for (name, p) in [
+    crate::show::probabilities(&[
         ("crash", c.crash),
         ("lost", c.lost),
         ("misdirected", c.misdirected),
         ("torn", c.torn),
         ("flips", c.flips),
-    ] {
-        if !(0.0..=1.0).contains(&p) {
-            return Err(format!(
-                "{name} must be a probability within 0..=1, got {p}"
-            ));
-        }
-    }
+    ])?;
     if c.span_blocks == 0 {
         return Err("span: at least 1 block".into());
     }
