@@ -13,11 +13,12 @@
 //! the stack is empty when the workload ends.
 
 use crate::disk::hdd::{Breakdown, Request};
+use crate::in_flight::InFlightTable;
 pub use crate::node::Units;
 use crate::node::{Device, Done};
 use crate::time::SimTime;
 use crate::trace::IoRecord;
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 use serde::Serialize;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -290,15 +291,12 @@ struct Pending {
     tick: bool,
 }
 
-/// A request in the stack.
-#[derive(Clone, Copy, Debug)]
-struct InFlight {
-    process: Option<u32>,
-    unit: u32,
-    lbn: u64,
-    blocks: u32,
-    write: bool,
-    arrival: SimTime,
+/// The unit of `units` that holds top-device address `lbn` (units lie in address order).
+fn unit_at(units: &Units, lbn: u64) -> usize {
+    units
+        .units
+        .partition_point(|&(base, _)| base <= lbn)
+        .saturating_sub(1)
 }
 
 /// What one [`Stepper::step`] did.
@@ -560,7 +558,12 @@ pub fn run(
         }
     }
 
-    let mut in_flight: FxHashMap<u64, InFlight> = FxHashMap::default();
+    // What the engine keeps of a request until it completes: its arrival, and the few
+    // facts its completion does not carry (which reports the request as the top device
+    // received it).
+    let mut in_flight = InFlightTable::default();
+    let mut process_of: FxHashMap<u64, u32> = FxHashMap::default();
+    let mut zero_sized: FxHashSet<u64> = FxHashSet::default();
     let mut done: Vec<Done> = Vec::new();
     let mut totals = RunTotals::default();
     loop {
@@ -595,17 +598,13 @@ pub fn run(
                         capacity: cap,
                     });
                 }
-                in_flight.insert(
-                    p.index,
-                    InFlight {
-                        process: p.process,
-                        unit: unit as u32,
-                        lbn,
-                        blocks: p.rec.blocks,
-                        write: p.rec.write,
-                        arrival: now,
-                    },
-                );
+                in_flight.insert(p.index, now);
+                if let Some(proc_) = p.process {
+                    process_of.insert(p.index, proc_);
+                }
+                if p.rec.blocks == 0 {
+                    zero_sized.insert(p.index);
+                }
                 root.submit(
                     now,
                     Request {
@@ -645,27 +644,38 @@ pub fn run(
                     }
                     // The request's index is its key in the map and its id below.
                     let index = d.req.id;
-                    let f = in_flight
-                        .remove(&index)
+                    let arrival_at = in_flight
+                        .remove(index)
                         .ok_or(EngineError::UnknownCompletion(index))?;
-                    let arrival = d.released.unwrap_or(f.arrival);
+                    let process = if process_of.is_empty() {
+                        None
+                    } else {
+                        process_of.remove(&index)
+                    };
+                    let blocks = if !zero_sized.is_empty() && zero_sized.remove(&index) {
+                        0
+                    } else {
+                        d.req.blocks
+                    };
+                    let unit = unit_at(units, d.req.lbn);
+                    let arrival = d.released.unwrap_or(arrival_at);
                     totals.requests += 1;
                     on_done(&RequestLog {
                         id: index,
-                        device: f.unit,
-                        lbn: f.lbn,
-                        blocks: f.blocks,
-                        write: f.write,
+                        device: unit as u32,
+                        lbn: d.req.lbn - units.units[unit].0,
+                        blocks,
+                        write: d.req.write,
                         arrival,
                         dispatch: d.dispatch.unwrap_or(arrival),
                         start: d.start,
                         done: now,
                         breakdown: d.breakdown,
                         cache_hit: d.cache_hit,
-                        process: f.process,
+                        process,
                         background: false,
                     });
-                    if let (Some(proc_), Source::Closed(src)) = (f.process, &mut source) {
+                    if let (Some(proc_), Source::Closed(src)) = (process, &mut source) {
                         let next = src.completed(proc_, index, now);
                         schedule_next(&mut stepper, &mut next_index, proc_, next)?;
                         drain_source(&mut stepper, &mut next_index, *src)?;

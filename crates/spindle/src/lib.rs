@@ -14,6 +14,7 @@ pub mod engine;
 pub mod experiments;
 pub mod flash;
 pub mod idmap;
+pub mod in_flight;
 pub mod layers;
 pub mod layout;
 pub mod mimic;
