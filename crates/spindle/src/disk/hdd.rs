@@ -404,6 +404,47 @@ pub enum DiskError {
     Param(String),
 }
 
+/// Seek tables in use, by curve and cylinder count: identical drives share one (a
+/// 1 TB drive's table is 1.4 MB, and an array may hold a thousand such drives).
+static SEEK_TABLES: std::sync::OnceLock<std::sync::Mutex<SeekTables>> = std::sync::OnceLock::new();
+
+type SeekTables = rustc_hash::FxHashMap<(String, usize), std::sync::Weak<[u32]>>;
+
+/// The seek time of every distance from 0 to `cyls` cylinders, ns: shared with any
+/// drive alive with the same curve and cylinder count.
+fn seek_table(seek: &super::seek::SeekCurve, cyls: usize) -> Result<Arc<[u32]>, DiskError> {
+    // Debug prints each f64 so that it reads back exactly: equal keys, equal curves.
+    let key = (format!("{seek:?}"), cyls);
+    let tables = SEEK_TABLES.get_or_init(Default::default);
+    if let Some(t) = tables
+        .lock()
+        .ok()
+        .and_then(|m| m.get(&key).and_then(std::sync::Weak::upgrade))
+    {
+        return Ok(t);
+    }
+    let mut seek_ns = Vec::with_capacity(cyls + 1);
+    for d in 0..=cyls {
+        let ms = seek.seek_ms(d as u32);
+        // The table holds u32 ns: a time beyond it, negative or not a number is a
+        // bad curve, not something to clamp.
+        if !(ms.is_finite() && (0.0..=super::params::MAX_TIME_MS).contains(&ms)) {
+            return Err(DiskError::Param(format!(
+                "the seek curve gives {ms} ms for a {d}-cylinder seek; seek times must be within 0..={} ms",
+                super::params::MAX_TIME_MS
+            )));
+        }
+        seek_ns.push(ms_to_ns(ms) as u32);
+    }
+    let table: Arc<[u32]> = seek_ns.into();
+    if let Ok(mut m) = tables.lock() {
+        // Tables no drive uses any more go first.
+        m.retain(|_, t| t.strong_count() > 0);
+        m.insert(key, Arc::downgrade(&table));
+    }
+    Ok(table)
+}
+
 impl Hdd {
     pub fn new(params: DiskParams) -> Result<Hdd, DiskError> {
         // Every size is checked against its documented limit before anything is
@@ -434,25 +475,13 @@ impl Hdd {
         }
         let period_ps = (60e12 / m.rpm) as u64;
         let cyls = geo.cylinders() as usize;
-        let mut seek_ns = Vec::with_capacity(cyls + 1);
-        for d in 0..=cyls {
-            let ms = m.seek.seek_ms(d as u32);
-            // The table holds u32 ns: a time beyond it, negative or not a number is a
-            // bad curve, not something to clamp.
-            if !(ms.is_finite() && (0.0..=super::params::MAX_TIME_MS).contains(&ms)) {
-                return Err(DiskError::Param(format!(
-                    "the seek curve gives {ms} ms for a {d}-cylinder seek; seek times must be within 0..={} ms",
-                    super::params::MAX_TIME_MS
-                )));
-            }
-            seek_ns.push(ms_to_ns(ms) as u32);
-        }
+        let seek_ns = seek_table(&m.seek, cyls)?;
         let tm = Timing {
             period_ps,
             phase_ps: 0,
             head_switch_ns: ms_to_ns(m.head_switch_ms),
             settle_ns: ms_to_ns_signed(m.write_settle_ms),
-            seek_ns: seek_ns.into(),
+            seek_ns,
             bus_read_ns: ms_to_ns(params.ctrl.bus_read_block_ms),
             bus_write_ns: ms_to_ns(params.ctrl.bus_write_block_ms),
             turnaround_ns: ms_to_ns(params.firmware.turnaround_ms),
@@ -1981,6 +2010,21 @@ impl Hdd {
 mod tests {
     use super::*;
     use rand::{Rng, SeedableRng};
+
+    #[test]
+    fn identical_drives_share_one_seek_table() {
+        let p = crate::disk::presets::preset("wd-re3").unwrap();
+        let a = Hdd::new(p.clone()).unwrap();
+        let b = Hdd::new(p.clone()).unwrap();
+        assert!(Arc::ptr_eq(&a.tm.seek_ns, &b.tm.seek_ns));
+        let mut q = p;
+        q.mech.seek = crate::disk::seek::SeekCurve::Table {
+            points: vec![(0, 0.0), (1, 1.0), (350_000, 9.0)],
+        };
+        let c = Hdd::new(q).unwrap();
+        assert!(!Arc::ptr_eq(&a.tm.seek_ns, &c.tm.seek_ns));
+        assert_eq!(a.seek_ns(1000), b.seek_ns(1000));
+    }
 
     #[test]
     fn fast_mod_is_exact() {

@@ -13,7 +13,9 @@ use super::params::{
 };
 use super::seek::SeekCurve;
 use crate::disksim::import::{import_parv_text, ImportError};
+use std::collections::HashMap;
 use std::path::Path;
+use std::sync::{Mutex, OnceLock};
 
 /// Files of DiskSim's validation set built into the binary (name, contents).
 pub const DISKSIM_FILES: &[(&str, &str)] = &[
@@ -253,8 +255,32 @@ pub const PRESETS: &[&str] = &[
     "mimic-less-capacity",
 ];
 
+/// Presets built so far in this process, by name. Some presets solve their seek curve
+/// numerically (a quarter of a second for the 1 TB drive), and an array of a thousand
+/// identical members would otherwise solve it a thousand times.
+static BUILT: OnceLock<Mutex<HashMap<String, DiskParams>>> = OnceLock::new();
+
+/// Names [`BUILT`] keeps at most (altered presets make any number of names).
+const MAX_BUILT: usize = 1024;
+
 /// A preset by name.
 pub fn preset(name: &str) -> Result<DiskParams, String> {
+    let built = BUILT.get_or_init(Default::default);
+    // A poisoned lock only means another thread panicked: build without the memo.
+    if let Some(p) = built.lock().ok().and_then(|m| m.get(name).cloned()) {
+        return Ok(p);
+    }
+    let p = build_preset(name)?;
+    if let Ok(mut m) = built.lock() {
+        if m.len() < MAX_BUILT {
+            m.insert(name.to_string(), p.clone());
+        }
+    }
+    Ok(p)
+}
+
+/// A preset by name, built anew.
+fn build_preset(name: &str) -> Result<DiskParams, String> {
     // Altered geometry (`<preset>:smaller-platters=<C>`, disk/altered.rs).
     if let Some(p) = super::altered::from_name(name, &preset) {
         return p;
