@@ -170,7 +170,7 @@ fn mutate(rng: &mut rand_chacha::ChaCha8Rng, data: &mut Vec<u8>, other: &[u8]) {
 /// The slowest input of a target is saved (as `slow-SEED`) when it took longer than this.
 const SLOW_INPUT: std::time::Duration = std::time::Duration::from_secs(1);
 
-/// A stable-Rust stand-in for the coverage-guided fuzzers (cargo-fuzz needs nightly):
+/// A stand-in for the coverage-guided fuzzers that needs no cargo-fuzz (blind mutation):
 /// each target's seeds, mutated by 1-8 random edits each time, run through its entry
 /// function. Seeded (`SPINDLE_FUZZ_SEED`, default 1); `SPINDLE_FUZZ_EXECS` inputs per
 /// target (default 70,000: over a million in all) or `SPINDLE_FUZZ_SECS` seconds per
