@@ -170,11 +170,22 @@ pub fn note(g: &SpotGeometry, mean_at_28_ms: Option<f64>) -> String {
             format_args!(
                 " Such a delay predicts a mean of {:.2} ms at {s1} KB: {:.2} ms of rotation, \
                  {:.2} ms of transfer, and one skew's rotation more for the {:.0} % of writes \
-                 whose skip crosses a track.",
+                 whose skip crosses a track. At {s2} KB it predicts {:.2} ms: a drive that \
+                 always met its delay would have preferred {s2} KB for 4 KB writes. The \
+                 thesis's least mean at {s1} KB instead says its {s2} KB writes, {:.2} ms of \
+                 rotation away against a delay of {:.2} to {:.2} ms (at most {:.2} ms clear of \
+                 it), often missed a turn: the edge \
+                 the thesis describes, where small differences cost a rotation. Our drive's \
+                 timing has no such variation.",
                 g.mean_ms(s1, d, false),
                 g.angle_ms(s1, 0),
                 g.rot_ms(WRITE_SECTORS),
                 100.0 * f64::from(s1 * 2) / f64::from(g.spt),
+                g.mean_ms(s2, d, false),
+                g.angle_ms(s2, 1),
+                both.0,
+                both.1,
+                g.angle_ms(s2, 1) - both.0,
             ),
         );
     }

@@ -208,7 +208,8 @@ fn edge_note(edge_kb: i32) -> String {
          the model takes DiskSim's IBM 18ES overheads. So 28 KB lies {:.0} KB clear of the \
          edge here, and the effects that come from sitting on it (F5.3's outliers at 28 KB, \
          F5.5's second cluster of recommendations) do not appear. The overheads are not \
-         tuned to close the gap, since the only source for the gap is the figures checked.",
+         tuned to close the gap, since the only source for the gap is the figures checked \
+         (LOGSKIP-F5.2 works out the delay the thesis's two sweet spots imply).",
         28.0 - f64::from(edge_kb),
         28.0 - f64::from(edge_kb),
     )
