@@ -1720,4 +1720,25 @@ mod tests {
             assert_eq!(r.probe.0.borrow().txs.len(), 30);
         }
     }
+
+    /// The report's sweet-spot note works the spots out from the drive's parameters;
+    /// the sampled drive must put its plateau edges at the same skips, or the note
+    /// explains a different drive.
+    #[test]
+    fn the_sweet_spot_note_matches_the_sampled_drive() {
+        let skips: Vec<i32> = (0..=300).step_by(4).collect();
+        let m = table(Grid::slice(skips.clone(), 4, 0, 10), 3).unwrap();
+        let means: Vec<f64> = (0..skips.len())
+            .map(|k| ms(m.cell(0, 0, k).mean_ns().unwrap()))
+            .collect();
+        let edges = falling_edges(&skips, &means, ROTATION_MS / 4.0);
+        let g = SpotGeometry::of(DISK).unwrap();
+        let (a, b) = g.spots(g.delay_ms, true);
+        let want: Vec<i32> = [a, b].into_iter().flatten().map(|v| v as i32).collect();
+        assert_eq!(edges[..2], want[..], "{edges:?} vs {want:?}");
+        // And the note's mean model agrees with the sampled mean at the first spot.
+        let k = skips.iter().position(|&s| s == want[0]).unwrap();
+        let model = g.mean_ms(want[0] as u32, g.delay_ms, true);
+        assert!((means[k] - model).abs() < 0.1, "{} vs {model}", means[k]);
+    }
 }
