@@ -11,6 +11,7 @@
 //! none). SCSI Disk 2 and the IDE WD1200BB (F5.9/F5.13/F5.16, F5.10/F5.14/F5.17) have
 //! no sourced model here and are not run.
 
+use super::logskip_edge::{note as spot_note, SpotGeometry};
 use super::options::RunOpts;
 use super::{Check, StackToml};
 use crate::engine::{self, ClosedSource, RunOptions, Source};
@@ -207,7 +208,8 @@ fn edge_note(edge_kb: i32) -> String {
          the model takes DiskSim's IBM 18ES overheads. So 28 KB lies {:.0} KB clear of the \
          edge here, and the effects that come from sitting on it (F5.3's outliers at 28 KB, \
          F5.5's second cluster of recommendations) do not appear. The overheads are not \
-         tuned to close the gap, since the only source for the gap is the figures checked.",
+         tuned to close the gap, since the only source for the gap is the figures checked \
+         (LOGSKIP-F5.2 works out the delay the thesis's two sweet spots imply).",
         28.0 - f64::from(edge_kb),
         28.0 - f64::from(edge_kb),
     )
@@ -259,6 +261,13 @@ pub fn logskip_f5_2(o: &RunOpts) -> Result<ExperimentOutput, String> {
             1.57 - best
         ));
     }
+    let at_28 = skips
+        .iter()
+        .position(|&s| s == 28)
+        .map(|k| means[k])
+        .filter(|v| v.is_finite());
+    out.description
+        .push_str(&spot_note(&SpotGeometry::of(DISK)?, at_28));
     // The neighbouring sweet spot: the least mean 64–200 KB away from the best, on
     // either side.
     let next = (0..skips.len())
@@ -944,6 +953,35 @@ pub fn logskip_f5_5(o: &RunOpts) -> Result<ExperimentOutput, String> {
     if let Some(e) = first_edge_4k(o)? {
         out.description.push_str(&edge_note(e));
     }
+    // How far each size's best skip beyond one track (the second sweet spot) is from its
+    // best skip: the thesis's sizes split between the two, so there they were close.
+    let g = SpotGeometry::of(DISK)?;
+    let track_kib = (g.spt / 2) as i32;
+    let mut gaps: Vec<f64> = (0..m.grid.sizes_kib.len())
+        .filter_map(|si| {
+            let mean = |k: usize| m.cell(si, 0, k).mean_ns().unwrap_or(f64::INFINITY);
+            let ks = 0..m.grid.skips_kib.len();
+            let best = ks.clone().map(mean).fold(f64::INFINITY, f64::min);
+            let second = ks
+                .filter(|&k| (track_kib..2 * track_kib).contains(&m.grid.skips_kib[k]))
+                .map(mean)
+                .fold(f64::INFINITY, f64::min);
+            (best.is_finite() && second.is_finite()).then(|| ms(second - best))
+        })
+        .collect();
+    gaps.sort_by(f64::total_cmp);
+    if let Some(&mid) = gaps.get(gaps.len().saturating_sub(1) / 2) {
+        let _ = write!(
+            out.description,
+            "\n\nWhy there is no second cluster here: for the median size, the best skip \
+             between one and two tracks ({track_kib}–{} KB) is {mid:.2} ms slower than the \
+             best skip; {} of {} sizes prefer it.",
+            2 * track_kib - 4,
+            gaps.iter().filter(|&&v| v <= 0.0).count(),
+            gaps.len(),
+        );
+    }
+    out.description.push_str(&spot_note(&g, None));
     let (lo, hi) = (c1.min(c2), c1.max(c2));
     out.plots.push(Plot {
         title: "Recommended skip distance vs request size".into(),
@@ -1681,5 +1719,26 @@ mod tests {
             assert!(r.mb_s > 0.0);
             assert_eq!(r.probe.0.borrow().txs.len(), 30);
         }
+    }
+
+    /// The report's sweet-spot note works the spots out from the drive's parameters;
+    /// the sampled drive must put its plateau edges at the same skips, or the note
+    /// explains a different drive.
+    #[test]
+    fn the_sweet_spot_note_matches_the_sampled_drive() {
+        let skips: Vec<i32> = (0..=300).step_by(4).collect();
+        let m = table(Grid::slice(skips.clone(), 4, 0, 10), 3).unwrap();
+        let means: Vec<f64> = (0..skips.len())
+            .map(|k| ms(m.cell(0, 0, k).mean_ns().unwrap()))
+            .collect();
+        let edges = falling_edges(&skips, &means, ROTATION_MS / 4.0);
+        let g = SpotGeometry::of(DISK).unwrap();
+        let (a, b) = g.spots(g.delay_ms, true);
+        let want: Vec<i32> = [a, b].into_iter().flatten().map(|v| v as i32).collect();
+        assert_eq!(edges[..2], want[..], "{edges:?} vs {want:?}");
+        // And the note's mean model agrees with the sampled mean at the first spot.
+        let k = skips.iter().position(|&s| s == want[0]).unwrap();
+        let model = g.mean_ms(want[0] as u32, g.delay_ms, true);
+        assert!((means[k] - model).abs() < 0.1, "{} vs {model}", means[k]);
     }
 }

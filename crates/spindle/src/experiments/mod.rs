@@ -5,6 +5,7 @@
 pub mod dedup_exps;
 pub mod disksim_suite;
 pub mod freeblk_eq;
+pub mod logskip_edge;
 pub mod logskip_exps;
 pub mod mimd_eq;
 pub mod mimd_geometry;
