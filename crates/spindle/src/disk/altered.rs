@@ -40,6 +40,15 @@
 //! that host, not of the drive; MimdRAID's Cheetah 9LP is on Ultra2 SCSI (80 MB/s,
 //! its Table 1). Everything else is kept.
 //!
+//! **`uniform-tracks`**: every track holds the same number of sectors, the base drive's
+//! mean per track (its capacity over its tracks, rounded down), on the same cylinders
+//! and surfaces, at the same rpm, with the same seek curve: constant track capacity,
+//! the assumption under MimdRAID's seek-distance formulas (§2.1: Eq 1's S/3, Eq 2's
+//! S/(2D+1), Eq 4's bounds), on which uniformly random data is uniformly spread over
+//! the cylinders (`st34502lw:uniform-tracks`: 214 sectors a track; Table 1 gives the
+//! Cheetah 9LP 212 on average, and the preset holds 0.9 % more). Skews keep their angle (sectors scaled by the new sectors per track
+//! over the outer zone's); defect lists are dropped, as for smaller platters.
+//!
 //! **`heads-per-surface=H`** (1..=16): H independent arms, each with a head on every
 //! surface, spaced evenly round the platters (arm i sits i/H of a turn after arm 0),
 //! as in the paper's Figure 4. Not a change of parameters but of the mechanism: a
@@ -55,6 +64,9 @@ pub const SMALLER_PLATTERS: &str = ":smaller-platters=";
 
 /// The name suffix of a drive on a host bus of N MB/s.
 pub const BUS_MB_S: &str = ":bus-mb-s=";
+
+/// The name suffix of a drive with constant track capacity.
+pub const UNIFORM_TRACKS: &str = ":uniform-tracks";
 
 /// The name suffix of a drive with H heads per surface on independent arms.
 pub const HEADS_PER_SURFACE: &str = ":heads-per-surface=";
@@ -74,10 +86,11 @@ pub const MAX_HEADS_PER_SURFACE: u32 = 16;
 enum Alteration {
     SmallerPlatters(f64),
     BusMbS(f64),
+    UniformTracks,
     HeadsPerSurface(u32),
 }
 
-const OPTIONS: &str = "smaller-platters=C, bus-mb-s=N or heads-per-surface=H";
+const OPTIONS: &str = "smaller-platters=C, bus-mb-s=N, uniform-tracks or heads-per-surface=H";
 
 /// Splits `name` into its base preset and options (`None`: no option in it).
 fn parse(name: &str) -> Option<Result<(&str, Vec<Alteration>), String>> {
@@ -88,6 +101,10 @@ fn parse(name: &str) -> Option<Result<(&str, Vec<Alteration>), String>> {
         let alt = match key.trim() {
             "smaller-platters" => parse_scale(value).map(Alteration::SmallerPlatters),
             "bus-mb-s" => parse_bus(value).map(Alteration::BusMbS),
+            "uniform-tracks" if !part.contains('=') => Ok(Alteration::UniformTracks),
+            "uniform-tracks" => Err(format!(
+                "uniform-tracks takes no value (write `:uniform-tracks`), got `{part}` in `{name}`"
+            )),
             "heads-per-surface" => parse_heads(value).map(Alteration::HeadsPerSurface),
             _ => Err(format!(
                 "unknown drive option `{part}` in `{name}`: expected {OPTIONS} after the \
@@ -128,6 +145,7 @@ pub fn from_name(
             p = match a {
                 Alteration::SmallerPlatters(c) => smaller_platters(&p, c)?,
                 Alteration::BusMbS(n) => on_bus(&p, n)?,
+                Alteration::UniformTracks => uniform_tracks(&p)?,
                 Alteration::HeadsPerSurface(h) => {
                     return Err(format!(
                         "`{name}` is a drive of {h} arms (heads-per-surface={h}): name it as a \
@@ -189,6 +207,50 @@ pub fn on_bus(base: &DiskParams, mb_s: f64) -> Result<DiskParams, String> {
         base.name, base.provenance
     );
     p.validate().map_err(|e| format!("bus-mb-s: {e}"))?;
+    Ok(p)
+}
+
+/// `base` with every track holding its mean sectors per track (see the module comment).
+pub fn uniform_tracks(base: &DiskParams) -> Result<DiskParams, String> {
+    let g = super::geometry::Geometry::new(&base.geometry)
+        .map_err(|e| format!("uniform-tracks: {e}"))?;
+    let (Some(first), Some(last)) = (base.geometry.zones.first(), base.geometry.zones.last())
+    else {
+        return Err(format!("uniform-tracks: {} has no zone", base.name));
+    };
+    let tracks = u64::from(last.last_cyl - first.first_cyl + 1) * u64::from(g.surfaces());
+    let spt = u32::try_from(g.capacity() / tracks.max(1)).unwrap_or(0);
+    if spt == 0 {
+        return Err(format!(
+            "uniform-tracks: {} holds less than one sector per track",
+            base.name
+        ));
+    }
+    // Same angle: a skew of k sectors of the outer zone's track is k·spt/outer here.
+    let angle = |k: u32| (u64::from(k) * u64::from(spt) / u64::from(first.spt.max(1))) as u32 % spt;
+    let mut p = base.clone();
+    p.geometry.zones = vec![ZoneSpec {
+        first_cyl: first.first_cyl,
+        last_cyl: last.last_cyl,
+        spt,
+        offset_sectors: angle(first.offset_sectors),
+        empty_front: 0,
+        track_skew: angle(first.track_skew),
+        cyl_skew: angle(first.cyl_skew),
+        spares: 0,
+        slips: Vec::new(),
+        remaps: Vec::new(),
+    }];
+    p.geometry.sparing = Sparing::None;
+    p.name = format!("{}{UNIFORM_TRACKS}", base.name);
+    p.provenance = format!(
+        "{} with constant track capacity (MimdRAID §2.1's assumption; disk/altered.rs): \
+         every track {spt} sectors, the base drive's mean; cylinders, surfaces, rpm, seek \
+         curve, overheads, bus and cache the base drive's. Base: {}",
+        base.name, base.provenance
+    );
+    p.validate().map_err(|e| format!("uniform-tracks: {e}"))?;
+    super::geometry::Geometry::new(&p.geometry).map_err(|e| format!("uniform-tracks: {e}"))?;
     Ok(p)
 }
 
@@ -354,6 +416,25 @@ mod tests {
         assert!(e.contains("must be the last option"), "{e}");
         let e = preset("st34502lw:fast-arms=2").unwrap_err();
         assert!(e.contains("unknown drive option `fast-arms=2`"), "{e}");
+    }
+
+    #[test]
+    fn uniform_tracks_keep_the_capacity_on_tracks_of_one_size() {
+        let base = preset("st34502lw").unwrap();
+        let p = preset(&format!("st34502lw{UNIFORM_TRACKS}")).unwrap();
+        assert_eq!(p.name, "st34502lw:uniform-tracks");
+        assert_eq!(p.geometry.zones.len(), 1);
+        // 8,965,284 sectors on 6,962 × 6 tracks.
+        assert_eq!(p.geometry.zones[0].spt, 214);
+        assert_eq!(cyls(&p), cyls(&base));
+        assert_eq!(p.mech, base.mech);
+        let (c0, c) = (
+            Hdd::new(base).unwrap().capacity(),
+            Hdd::new(p).unwrap().capacity(),
+        );
+        assert!(c <= c0 && (c0 - c) as f64 / (c0 as f64) < 0.005, "{c0} {c}");
+        let e = preset("st34502lw:uniform-tracks=2").unwrap_err();
+        assert!(e.contains("uniform-tracks takes no value"), "{e}");
     }
 
     #[test]

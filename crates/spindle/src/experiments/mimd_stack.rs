@@ -69,6 +69,10 @@ pub(super) fn disk_toml(disk: &str, depth: u32) -> String {
     )
 }
 
+/// Reads per stack of MIMD-EQ1 and EQ2 in every mode: the catalog's checks of the
+/// formulas ask for at least 10^5 samples.
+pub const EQ12_READS: usize = 100_000;
+
 /// Reads before the measured ones, so that the heads have left where they all start
 /// (a mirror's heads start together at cylinder 0 and spread out over its first reads).
 pub const WARM_UP: usize = 200;
@@ -186,9 +190,18 @@ fn zoned_seek_fraction(d: u32, n: usize, seed: u64) -> Result<f64, String> {
     Ok(total as f64 / n.max(1) as f64 / s)
 }
 
+/// [`DISK`] with constant track capacity (disk/altered.rs): the drive of MimdRAID's
+/// seek-distance formulas, on which data uniform over sectors is uniform over cylinders.
+pub const UNIFORM_DISK: &str = "st34502lw:uniform-tracks";
+
 /// The drive's data cylinders (S, the maximum seek distance) and revolution (R, ms).
 fn stroke_and_revolution() -> Result<(f64, f64), String> {
-    let p = crate::disk::presets::preset(DISK)?;
+    stroke_and_revolution_of(DISK)
+}
+
+/// [`stroke_and_revolution`] of the drive `disk`.
+fn stroke_and_revolution_of(disk: &str) -> Result<(f64, f64), String> {
+    let p = crate::disk::presets::preset(disk)?;
     let hdd = crate::disk::hdd::Hdd::new(p).map_err(|e| e.to_string())?;
     let g = hdd.geometry();
     let cyl = |l: u64| g.locate(l).map_or(0.0, |l| l.pbn.cyl as f64);
@@ -218,21 +231,42 @@ pub fn mimd_eq_disk(quick: bool, seed: u64) -> Result<ExperimentOutput, String> 
              denser zones are hit more often. Eq 2 assumes non-identical layouts: the \
              mirror checked keeps the blocks of members after the first in a seeded random \
              order of 512 KiB chunks; a mirror of identical layouts is shown beside it (its \
-             heads spread out under the greedy choice and beat the formula)."
+             heads spread out under the greedy choice and beat the formula).\n\nEq 1 and \
+             Eq 2 (and Eq 4, which the paper states \"assuming constant track capacity\") \
+             assume head and target positions uniform over the stroke; the paper derives them \
+             for \"random seeks\" and notes only under Eq 3 that \"in reality, the outer \
+             tracks on a disk store more data\". On the zoned drive, reads uniform over \
+             sectors fall more often on the outer, denser cylinders, so their seeks are a \
+             little shorter than the formulas'. EQ1, EQ2 and EQ4 are therefore checked on \
+             {UNIFORM_DISK}: the same drive (cylinders, surfaces, rpm, seek curve, \
+             overheads) with every track holding its mean sectors per track, where reads \
+             uniform over sectors are uniform over cylinders; the zoned drive's figures are \
+             shown beside them. EQ1 and EQ2 use {EQ12_READS} reads per stack in every mode \
+             (the formulas' checks ask for at least 10^5 samples)."
         ),
         seed,
     );
     let n = if quick { 20_000 } else { 100_000 };
     let (s, r) = stroke_and_revolution()?;
+    let (su, _) = stroke_and_revolution_of(UNIFORM_DISK)?;
     let run = |dev: &str, k: u64| random_reads(dev, n, seed ^ (k << 32));
+    // The formulas' drive (constant track capacity), EQ12_READS reads.
+    let run_u = |dev: &str, k: u64| {
+        random_reads_on(
+            &stack_toml_on(dev, UNIFORM_DISK),
+            EQ12_READS,
+            seed ^ (k << 32) ^ 0x5eed,
+        )
+    };
     let one = run("kind = \"split\"\ncount = 1", 0)?;
+    let one_u = run_u("kind = \"split\"\ncount = 1", 0)?;
     let rel =
         |id: &str, m: String, paper: f64, ours: f64| Check::relative(id, &m, paper, ours, 0.02);
     out.checks.push(rel(
         "MIMD-EQ1",
-        "single-disk mean seek distance / S (disk model)".into(),
+        "single-disk mean seek distance / S (disk model, constant track capacity)".into(),
         1.0 / 3.0,
-        one.seek_cyl / s,
+        one_u.seek_cyl / su,
     ));
     out.checks.push(rel(
         "MIMD-EQ5",
@@ -251,34 +285,47 @@ pub fn mimd_eq_disk(quick: bool, seed: u64) -> Result<ExperimentOutput, String> 
             format!("{f:.4}"),
         ]);
     };
-    row("seek/S one disk", 1, one.seek_cyl / s, 1.0 / 3.0);
+    row(
+        "seek/S one disk, constant track capacity",
+        1,
+        one_u.seek_cyl / su,
+        1.0 / 3.0,
+    );
+    row(
+        "seek/S one disk, zoned drive (not Eq 1's assumption)",
+        1,
+        one.seek_cyl / s,
+        1.0 / 3.0,
+    );
     row("rotation/R one disk", 1, one.rotation_ms / r, 0.5);
     let mut seek_series: [Vec<(f64, f64)>; 4] = Default::default();
     for (k, d) in [2u32, 4, 8, 12].into_iter().enumerate() {
         let k = k as u64 + 1;
         let df = f64::from(d);
-        let m = run(
-            &format!(
-                "kind = \"mirror\"\ncount = {d}\nlayouts = \"shuffled\"\nreplica-choice = \"seek\""
-            ),
-            k,
-        )?;
+        let shuffled = format!(
+            "kind = \"mirror\"\ncount = {d}\nlayouts = \"shuffled\"\nreplica-choice = \"seek\""
+        );
+        let m = run(&shuffled, k)?;
+        let m_u = run_u(&shuffled, k)?;
         let same = run(
             &format!("kind = \"mirror\"\ncount = {d}\nreplica-choice = \"seek\""),
             k + 400,
         )?;
         let sp = run(&format!("kind = \"split\"\ncount = {d}"), k + 100)?;
-        let rs = run(
-            &format!(
-                "kind = \"replicated-split\"\ncount = {d}\ncopies = {d}\nreplica-choice = \"seek\""
-            ),
-            k + 200,
+        let replicated = format!(
+            "kind = \"replicated-split\"\ncount = {d}\ncopies = {d}\nreplica-choice = \"seek\""
+        );
+        let rs = run(&replicated, k + 200)?;
+        let rs_u = random_reads_on(
+            &stack_toml_on(&replicated, UNIFORM_DISK),
+            n,
+            seed ^ ((k + 200) << 32) ^ 0x5eed,
         )?;
         out.checks.push(rel(
             "MIMD-EQ2",
-            format!("{d}-way mirror, non-identical layouts, shortest-seek replica: seek / S (disk model)"),
+            format!("{d}-way mirror, non-identical layouts, shortest-seek replica: seek / S (disk model, constant track capacity)"),
             1.0 / (2.0 * df + 1.0),
-            m.seek_cyl / s,
+            m_u.seek_cyl / su,
         ));
         out.checks.push(Check::below(
             "MIMD-EQ3",
@@ -288,13 +335,21 @@ pub fn mimd_eq_disk(quick: bool, seed: u64) -> Result<ExperimentOutput, String> 
         ));
         out.checks.push(Check::range(
             "MIMD-EQ4",
-            &format!("{d}-way replicated split, {d} copies: seek / S (disk model)"),
+            &format!(
+                "{d}-way replicated split, {d} copies: seek / S (disk model, constant track capacity)"
+            ),
             1.0 / (4.0 * df),
             1.0 / (3.0 * df),
-            rs.seek_cyl / s,
+            rs_u.seek_cyl / su,
         ));
         row(
-            "seek/S mirror, non-identical layouts",
+            "seek/S mirror, non-identical layouts, constant track capacity",
+            d,
+            m_u.seek_cyl / su,
+            1.0 / (2.0 * df + 1.0),
+        );
+        row(
+            "seek/S mirror, non-identical layouts, zoned drive (not Eq 2's assumption)",
             d,
             m.seek_cyl / s,
             1.0 / (2.0 * df + 1.0),
@@ -308,20 +363,26 @@ pub fn mimd_eq_disk(quick: bool, seed: u64) -> Result<ExperimentOutput, String> 
         seek_series[3].push((df, same.seek_cyl / s));
         row("seek/S split", d, sp.seek_cyl / s, 1.0 / (3.0 * df));
         row(
-            "seek/S replicated split",
+            "seek/S replicated split, constant track capacity",
+            d,
+            rs_u.seek_cyl / su,
+            1.0 / (4.0 * df),
+        );
+        row(
+            "seek/S replicated split, zoned drive",
             d,
             rs.seek_cyl / s,
             1.0 / (4.0 * df),
         );
-        seek_series[0].push((df, m.seek_cyl / s));
+        seek_series[0].push((df, m_u.seek_cyl / su));
         seek_series[1].push((df, sp.seek_cyl / s));
-        seek_series[2].push((df, rs.seek_cyl / s));
+        seek_series[2].push((df, rs_u.seek_cyl / su));
     }
-    // Why the disk model's EQ1/EQ2 fall a little below the formulas: targets are
+    // Why the zoned drive's EQ1/EQ2 fall a little below the formulas: targets are
     // uniform over sectors, and outer zones hold more sectors per track, so targets
     // (and the heads that follow them) lie closer together than uniform positions.
     // The formulas' own model (independent replica positions, the closest head moves
-    // there) with positions drawn as the sectors lie, by Monte Carlo.
+    // there) with positions drawn as the zoned drive's sectors lie, by Monte Carlo.
     let mut zoned = Vec::new();
     for (k, d) in [1u32, 2, 4, 8, 12].into_iter().enumerate() {
         // Cheap (no drive is run): enough draws that the zones, not noise, show.
@@ -336,10 +397,10 @@ pub fn mimd_eq_disk(quick: bool, seed: u64) -> Result<ExperimentOutput, String> 
     }
     let _ = write!(
         out.description,
-        "\n\nThe formulas' model (each replica at an independent position, the closest head \
-         moves there) with positions drawn uniform over sectors rather than cylinders, on \
-         this drive's zones: seek / S = {} for D = 1, 2, 4, 8, 12 (formula {}; {} against \
-         it). The rest of the disk model's gap is its own sampling and its heads' history.",
+        "\n\nWhat the zones alone do: the formulas' model (each replica at an independent \
+         position, the closest head moves there) with positions drawn uniform over the \
+         zoned {DISK}'s sectors rather than over cylinders gives seek / S = {} for D = 1, \
+         2, 4, 8, 12 (formula {}; {} against it).",
         zoned
             .iter()
             .map(|(_, z)| format!("{z:.4}"))
@@ -419,10 +480,16 @@ pub fn mimd_eq_disk(quick: bool, seed: u64) -> Result<ExperimentOutput, String> 
         y_label: "mean seek distance / S".into(),
         kind: PlotKind::Line,
         series: vec![
-            series("mirror, non-identical layouts", &seek_series[0]),
+            series(
+                "mirror, non-identical layouts (constant track capacity)",
+                &seek_series[0],
+            ),
             series("mirror, identical layouts", &seek_series[3]),
             series("split", &seek_series[1]),
-            series("replicated split, D copies", &seek_series[2]),
+            series(
+                "replicated split, D copies (constant track capacity)",
+                &seek_series[2],
+            ),
         ],
         log_x: false,
         paper: vec![

@@ -55,6 +55,19 @@ pub enum MirrorLayouts {
 /// Largest reorder window of a member's queue in throughput mode.
 pub const MAX_REORDER: usize = 1 << 16;
 
+/// In throughput mode, which member's queue a read with copies on several members
+/// joins.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Spread {
+    /// The member with the fewest reads waiting or in service (ties: the lowest).
+    #[default]
+    LeastBusy,
+    /// Round robin over the members holding a copy, whatever their load: the reads are
+    /// dealt out evenly, as MimdRAID's mirroring distributes them (§4.3.1).
+    Even,
+}
+
 /// Chunk of a shuffled mirror layout, sectors (512 KiB).
 const SHUFFLE_CHUNK: u64 = 1024;
 
@@ -370,6 +383,9 @@ struct Reorder {
     held: Vec<Vec<Held>>,
     /// Each member's elevator direction (true: towards higher cylinders).
     up: Vec<bool>,
+    spread: Spread,
+    /// Reads dealt out so far (the round robin's position under [`Spread::Even`]).
+    dealt: usize,
 }
 
 /// A read waiting in a member's reorder queue: its request and the copy it reads.
@@ -605,9 +621,9 @@ impl Layout {
     }
 
     /// Throughput mode: every member keeps a reorder queue of reads and considers its
-    /// `window` oldest (1..=[`MAX_REORDER`]); reads of several members' copies go to
-    /// the member with the fewest reads waiting or in service.
-    pub fn with_reorder(mut self, window: usize) -> Result<Layout, String> {
+    /// `window` oldest (1..=[`MAX_REORDER`]); a read with copies on several members
+    /// joins the queue `spread` picks.
+    pub fn with_reorder(mut self, window: usize, spread: Spread) -> Result<Layout, String> {
         if !(1..=MAX_REORDER).contains(&window) {
             return Err(format!(
                 "reorder-queue must be within 1..={MAX_REORDER}, got {window}"
@@ -618,13 +634,15 @@ impl Layout {
             window,
             held: vec![Vec::new(); n],
             up: vec![true; n],
+            spread,
+            dealt: 0,
         });
         Ok(self)
     }
 
     /// In throughput mode, holds a read that lies in one share: in the queue of the
-    /// member with the fewest reads waiting or in service among its copies' members.
-    /// False (the read is planned at once) otherwise.
+    /// member among its copies' members that the spread picks. False (the read is
+    /// planned at once) otherwise.
     fn hold(&mut self, req: &Request) -> bool {
         let Some(r) = &self.reorder else {
             return false;
@@ -637,13 +655,23 @@ impl Layout {
             return false;
         }
         let busy = |m: usize| r.held[m].len() + self.members[m].outstanding();
-        let Some((ci, c)) = sh
-            .copies
-            .iter()
-            .enumerate()
-            .filter(|(_, c)| c.reads)
-            .min_by_key(|(_, c)| (busy(c.member), c.member))
-        else {
+        let readable = sh.copies.iter().filter(|c| c.reads).count();
+        let turn = r.dealt % readable.max(1);
+        let picked = match r.spread {
+            Spread::LeastBusy => sh
+                .copies
+                .iter()
+                .enumerate()
+                .filter(|(_, c)| c.reads)
+                .min_by_key(|(_, c)| (busy(c.member), c.member)),
+            Spread::Even => sh
+                .copies
+                .iter()
+                .enumerate()
+                .filter(|(_, c)| c.reads)
+                .nth(turn),
+        };
+        let Some((ci, c)) = picked else {
             return false;
         };
         let cyl = self
@@ -652,6 +680,9 @@ impl Layout {
             .map_or(0, |l| l.pbn.cyl);
         let m = c.member;
         if let Some(r) = &mut self.reorder {
+            if readable > 1 {
+                r.dealt += 1;
+            }
             r.held[m].push(Held {
                 pid: req.id,
                 share: si,
@@ -1430,6 +1461,42 @@ mod tests {
         assert!(moved >= 14, "{moved}");
     }
 
+    /// Throughput mode: an even spread deals a mirror's reads out in turn whatever the
+    /// members hold; least-busy fills the emptiest queues first.
+    #[test]
+    fn an_even_spread_deals_reads_in_turn() {
+        for (spread, want) in [(Spread::Even, [7, 2, 2]), (Spread::LeastBusy, [5, 3, 3])] {
+            let mirror = Organization::Mirror {
+                layouts: MirrorLayouts::Identical,
+            };
+            let mut l = layout(mirror, 3).with_reorder(4, spread).unwrap();
+            if let Some(r) = &mut l.reorder {
+                let h = Held {
+                    pid: u64::MAX,
+                    share: 0,
+                    copy: 0,
+                    cyl: 0,
+                };
+                r.held[0] = vec![h; 5];
+            }
+            for id in 0..6 {
+                let req = Request {
+                    id,
+                    lbn: id * 1000,
+                    blocks: 1,
+                    write: false,
+                };
+                assert!(l.hold(&req));
+            }
+            let held: Vec<usize> = l
+                .reorder
+                .as_ref()
+                .map(|r| r.held.iter().map(Vec::len).collect())
+                .unwrap();
+            assert_eq!(held, want, "{spread:?}");
+        }
+    }
+
     #[test]
     fn keys_belong_to_their_kind() {
         for (kind, keys, want) in [
@@ -1458,6 +1525,11 @@ mod tests {
                 "cylinders must be within 1..=",
             ),
             ("raid5", "cylinders = 10", "cylinders applies to MimdRAID's"),
+            (
+                "mirror",
+                "spread = \"even\"",
+                "spread applies in throughput mode only",
+            ),
         ] {
             let count = if kind == "split" { 2 } else { 4 };
             let e = RunConfig::from_toml(&toml(kind, count, keys), "t.toml")

@@ -20,7 +20,7 @@
 //! time, with seek and rotation statistics), `split` (`reliable = true`
 //! for the D−1-way split with one copy), `replicated-split` (`copies`) and `intra`
 //! (`split` × `rotational`, `form`, `rotation`), each with `cylinders`, `reorder-queue`
-//! and `prediction-error-deg`, see [`super::mimd`]. An array lists either `count` copies of
+//! (and `spread`) and `prediction-error-deg`, see [`super::mimd`]. An array lists either `count` copies of
 //! one `member`, or its `members` one by one; members may be arrays themselves.
 //! A `raid5` may set `parity-layout = "left-asymmetric"` (default left-symmetric).
 //! Layers (`[[layer]]`, top first): `cache`, `raid-mimic`, `split`.
@@ -30,7 +30,7 @@
 use super::array::{Array, ParityLayout, RaidLevel, ReplicaChoice, Volumes};
 use super::drive_node::{load_disk, DriveNode};
 use super::faults::FaultSpec;
-use super::mimd::{IntraForm, Layout, MirrorLayouts, Organization, RotPlacement};
+use super::mimd::{IntraForm, Layout, MirrorLayouts, Organization, RotPlacement, Spread};
 use super::queue::{QueueSpec, SchedulerConfig};
 use crate::disk::drive::Drive;
 use crate::disk::params::{DiskParams, FirmwarePolicy};
@@ -193,6 +193,10 @@ pub struct ArraySpec {
     /// elevator's next among the N oldest, at the replica reached first (MIMD-F9).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reorder_queue: Option<usize>,
+    /// Throughput mode: which member's queue a read with copies on several members
+    /// joins, `least-busy` (default) or `even` (round robin).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spread: Option<Spread>,
     /// mirror, split, replicated-split, intra: replicas chosen as by a host head
     /// tracker off by this many degrees (default 0: the drive model's own state).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -253,6 +257,7 @@ impl ArraySpec {
             layouts: None,
             cylinders: None,
             reorder_queue: None,
+            spread: None,
             prediction_error_deg: None,
             faults: None,
         }
@@ -271,6 +276,7 @@ impl ArraySpec {
             ("layouts", self.layouts.is_some()),
             ("cylinders", self.cylinders.is_some()),
             ("reorder-queue", self.reorder_queue.is_some()),
+            ("spread", self.spread.is_some()),
             ("prediction-error-deg", self.prediction_error_deg.is_some()),
         ]
         .iter()
@@ -509,8 +515,18 @@ fn build_node(
                     .with_prediction_error(deg)
                     .map_err(|e| format!("{path}.{e}"))?;
             }
-            if let Some(n) = a.reorder_queue {
-                layout = layout.with_reorder(n).map_err(|e| format!("{path}.{e}"))?;
+            match (a.reorder_queue, a.spread) {
+                (Some(n), spread) => {
+                    layout = layout
+                        .with_reorder(n, spread.unwrap_or_default())
+                        .map_err(|e| format!("{path}.{e}"))?;
+                }
+                (None, Some(_)) => {
+                    return Err(format!(
+                        "{path}.spread applies in throughput mode only: set reorder-queue too"
+                    ))
+                }
+                (None, None) => {}
             }
             Ok(Box::new(layout))
         }
