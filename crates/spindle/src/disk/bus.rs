@@ -8,19 +8,26 @@
 //! The bus is a shared resource of the device tree, not a node of its own: every
 //! drive on it holds a handle ([`SharedBus`]) and asks for the bus at the instant it
 //! needs it. As in DiskSim (`bus_ownership_get`, `bus_ownership_release`), a request
-//! made while the bus is free is granted at once (after the arbitration time); a
-//! request made while it is owned waits, and the grant is decided when the owner lets
-//! go, among all who wait then: with slot priority the highest slot wins (the
-//! controller above the bus has slot 0, its disks slots 1, 2, … in topology order),
-//! ties and FIFO arbitration going to the one that asked first.
+//! made while the bus is owned waits, and the grant is decided when the owner lets go,
+//! among all who wait then: with slot priority the highest slot wins (the controller
+//! above the bus has slot 0, its disks slots 1, 2, … in topology order), ties and FIFO
+//! arbitration going to the one that asked first. A request made while the bus is
+//! free is granted from its own instant, but decided together with every other
+//! request made at that instant, the same way. DiskSim grants a free bus to the first
+//! caller; its requests seldom fall on one instant, because each disk's rotational
+//! angle is kept in fixed point and drifts (in `syntharrays.parv` the data disks of a
+//! RAID-4 lag their true angle by 55–66 µs after 50 s, its parity disk by 28 µs), so
+//! two disks reading the same sector end microseconds apart. spindle keeps every
+//! disk's angle exact: such requests fall on one instant, and the bus arbitrates them
+//! by priority, as a SCSI bus does for devices that arbitrate in one phase.
 //!
 //! Sans-IO: a waiting drive cannot be called by the bus, so it polls. `request`
-//! answers a grant or the instant to ask again: the owner's release, when the next
-//! decision falls. The first requester to ask at or after that instant makes the
-//! decision for all; a waiter that lost asks again one nanosecond later, when the
+//! answers a grant or the instant to ask again: the owner's release, or the nanosecond
+//! after the instant to decide. The first requester to ask after that instant makes
+//! the decision for all; a waiter that lost asks again one nanosecond later, when the
 //! winner (due at the same instant) has taken the bus and its release is known.
-//! Every poll of a decision instant sees the requests made up to it, so the grants do
-//! not depend on which waiter polls first.
+//! Every poll after a decision instant sees all the requests made up to it, so the
+//! grants do not depend on which waiter polls first.
 
 use crate::time::SimTime;
 use std::sync::{Arc, Mutex};
@@ -136,7 +143,9 @@ impl Line {
             return;
         };
         let decide = self.free_at.max(first);
-        if decide > now {
+        // Every request made at the decision instant takes part: decide once that
+        // instant has passed.
+        if decide >= now {
             return;
         }
         let mut best: Option<usize> = None;
@@ -222,7 +231,7 @@ impl SharedBus {
             return Grant::Wait(SimTime(now.0 + 1));
         }
         let first = l.waiters.iter().map(|w| w.at).min().unwrap_or(now);
-        Grant::Wait(l.free_at.max(first).max(SimTime(now.0 + 1)))
+        Grant::Wait(SimTime(l.free_at.max(first).0 + 1).max(SimTime(now.0 + 1)))
     }
 
     /// The owner granted at `grant` lets the bus go at `end`.
@@ -258,44 +267,74 @@ mod tests {
     }
 
     #[test]
-    fn a_free_bus_is_granted_at_once_an_owned_one_at_its_release() {
+    fn a_free_bus_is_granted_from_the_request_an_owned_one_at_its_release() {
         let bus = SharedBus::new("b", 0);
-        assert_eq!(bus.request(SimTime(10), 1, 1), Grant::At(SimTime(10)));
+        // Free: decided once the instant has passed, granted from the request.
+        assert_eq!(bus.request(SimTime(10), 1, 1), Grant::Wait(SimTime(11)));
+        assert_eq!(bus.request(SimTime(11), 1, 1), Grant::At(SimTime(10)));
         bus.release(SimTime(10), SimTime(50));
-        // Asked while owned: told to come back at the release.
-        assert_eq!(bus.request(SimTime(20), 2, 2), Grant::Wait(SimTime(50)));
-        assert_eq!(bus.request(SimTime(50), 2, 2), Grant::At(SimTime(50)));
+        // Asked while owned: told to come back after the release.
+        assert_eq!(bus.request(SimTime(20), 2, 2), Grant::Wait(SimTime(51)));
+        assert_eq!(bus.request(SimTime(51), 2, 2), Grant::At(SimTime(50)));
         bus.release(SimTime(50), SimTime(60));
-        // Asked after: at once.
-        assert_eq!(bus.request(SimTime(70), 1, 1), Grant::At(SimTime(70)));
+        // Asked after: from its own instant.
+        assert_eq!(granted(&bus, SimTime(70), 1, 1), SimTime(70));
         bus.release(SimTime(70), SimTime(70));
         let s = bus.stats();
         assert_eq!((s.grants, s.waits, s.wait_ns), (3, 1, 30));
         assert_eq!(s.busy_ns, 40 + 10);
     }
 
+    /// Two disks that finish reading one sector together ask a free bus at one
+    /// instant: the higher slot has it, whichever asked or polls first; two commands
+    /// (slot 0) at one instant go in the order they were made.
+    #[test]
+    fn requests_at_one_instant_on_a_free_bus_are_arbitrated_together() {
+        for first in [1, 2] {
+            let bus = SharedBus::new("b", 0);
+            for who in [first, 3 - first] {
+                assert_eq!(
+                    bus.request(SimTime(100), who, who),
+                    Grant::Wait(SimTime(101))
+                );
+            }
+            // Slot 1 polls first and loses.
+            assert_eq!(bus.request(SimTime(101), 1, 1), Grant::Wait(SimTime(102)));
+            assert_eq!(bus.request(SimTime(101), 2, 2), Grant::At(SimTime(100)));
+            bus.release(SimTime(100), SimTime(130));
+            assert_eq!(granted(&bus, SimTime(102), 1, 1), SimTime(130), "{first}");
+        }
+        let bus = SharedBus::new("b", 0);
+        assert_eq!(bus.request(SimTime(100), 7, 0), Grant::Wait(SimTime(101)));
+        assert_eq!(bus.request(SimTime(100), 8, 0), Grant::Wait(SimTime(101)));
+        assert_eq!(bus.request(SimTime(101), 8, 0), Grant::Wait(SimTime(102)));
+        assert_eq!(bus.request(SimTime(101), 7, 0), Grant::At(SimTime(100)));
+        bus.release(SimTime(100), SimTime(110));
+        assert_eq!(granted(&bus, SimTime(102), 8, 0), SimTime(110));
+    }
+
     #[test]
     fn the_highest_slot_among_the_waiters_wins_when_the_bus_frees() {
         for arbitration in [Arbitration::SlotPriority, Arbitration::Fifo] {
             let bus = SharedBus::new("b", 0).with_arbitration(arbitration);
-            assert_eq!(bus.request(SimTime(0), 9, 0), Grant::At(SimTime(0)));
+            assert_eq!(granted(&bus, SimTime(0), 9, 0), SimTime(0));
             bus.release(SimTime(0), SimTime(100));
             // Three wait, slot 1 first, slot 3 last.
             for (who, slot, at) in [(1, 1, 10), (2, 0, 20), (3, 3, 30)] {
                 assert_eq!(
                     bus.request(SimTime(at), who, slot),
-                    Grant::Wait(SimTime(100))
+                    Grant::Wait(SimTime(101))
                 );
             }
-            // Whoever polls first at the release, the decision is the same.
+            // Whoever polls first after the release, the decision is the same.
             let order: Vec<u32> = match arbitration {
                 Arbitration::SlotPriority => vec![3, 1, 2],
                 Arbitration::Fifo => vec![1, 2, 3],
             };
             let loser = *order.last().unwrap();
             assert_eq!(
-                bus.request(SimTime(100), loser, 0),
-                Grant::Wait(SimTime(101))
+                bus.request(SimTime(101), loser, 0),
+                Grant::Wait(SimTime(102))
             );
             let mut end = SimTime(100);
             for &who in &order {
@@ -311,21 +350,21 @@ mod tests {
     #[test]
     fn a_request_made_after_the_release_waits_for_the_next_decision() {
         let bus = SharedBus::new("b", 0);
-        assert_eq!(bus.request(SimTime(0), 1, 1), Grant::At(SimTime(0)));
+        assert_eq!(granted(&bus, SimTime(0), 1, 1), SimTime(0));
         bus.release(SimTime(0), SimTime(100));
-        assert_eq!(bus.request(SimTime(50), 2, 1), Grant::Wait(SimTime(100)));
+        assert_eq!(bus.request(SimTime(50), 2, 1), Grant::Wait(SimTime(101)));
         // Slot 4 asks after the release, before slot 1 has polled: too late for it.
         assert_eq!(bus.request(SimTime(120), 3, 4), Grant::Wait(SimTime(121)));
         assert_eq!(bus.request(SimTime(120), 2, 1), Grant::At(SimTime(100)));
         bus.release(SimTime(100), SimTime(150));
-        assert_eq!(bus.request(SimTime(121), 3, 4), Grant::Wait(SimTime(150)));
-        assert_eq!(bus.request(SimTime(150), 3, 4), Grant::At(SimTime(150)));
+        assert_eq!(bus.request(SimTime(121), 3, 4), Grant::Wait(SimTime(151)));
+        assert_eq!(bus.request(SimTime(151), 3, 4), Grant::At(SimTime(150)));
     }
 
     #[test]
     fn arbitration_time_delays_every_grant() {
         let bus = SharedBus::new("b", 5);
-        assert_eq!(bus.request(SimTime(10), 1, 1), Grant::At(SimTime(15)));
+        assert_eq!(granted(&bus, SimTime(10), 1, 1), SimTime(15));
         bus.release(SimTime(15), SimTime(15));
         assert_eq!(granted(&bus, SimTime(12), 2, 1), SimTime(20));
     }

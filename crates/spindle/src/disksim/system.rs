@@ -35,7 +35,9 @@ use crate::disk::hdd::{BufferStats, BufferTally};
 use crate::engine::{self, RunOptions, Source};
 use crate::node::Device;
 use crate::sched::SchedulerKind;
-use crate::stack::array::{Array, ParityLayout, ParityUpdate, RaidLevel, Volumes, WriteOrder};
+use crate::stack::array::{
+    Array, IssueOrder, ParityLayout, ParityUpdate, RaidLevel, Volumes, WriteOrder,
+};
 use crate::stack::drive_node::DriveNode;
 use crate::stack::queue::QueueSpec;
 use crate::stack::tree::Built;
@@ -136,7 +138,9 @@ pub struct BusOrg {
 /// parity write its row's), 1 holds every write until all reads are back. Each disk's
 /// driver queue lets a write that follows its own read on that disk into the queue
 /// before it chooses again ([`crate::node::Device::follow_up`]), and its C-LOOK
-/// sweeps from the last request's start, as DiskSim's driver does.
+/// sweeps from the last request's start, as DiskSim's driver does. Member requests
+/// issued at one instant reach their disks in DiskSim's order
+/// ([`IssueOrder::DiskSim`]): on a shared bus the first to ask a free bus gets it.
 #[derive(Clone, Debug)]
 pub struct ArrayOrg {
     pub name: String,
@@ -1467,7 +1471,8 @@ fn build_tree_counting(
             .map_err(|e| format!("logorg `{}`: {e}", a.name))?
             .with_parity_layout(a.parity_layout)
             .with_parity_update(a.parity_update)
-            .with_write_order(a.write_order);
+            .with_write_order(a.write_order)
+            .with_issue_order(IssueOrder::DiskSim);
         units.push(Box::new(array));
     }
     units.extend(queued.into_iter().flatten());

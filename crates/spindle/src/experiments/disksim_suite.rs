@@ -124,8 +124,16 @@ pub fn disksim_suite(o: &super::options::RunOpts) -> Result<ExperimentOutput, St
          hang on is shared as DiskSim's disks use it (syntharrays puts each array's four disks on \
          one): a command reaches its disk once the bus is free and the disk keeps the bus through \
          its command overhead (a write also through its data), then reconnects for read data and \
-         completions, waiting again; first come first served, where DiskSim's slot priority differs \
-         only among requests waiting at once. Disk buffers: every segment serves reads and writes \
+         completions, waiting again; when the bus frees, the highest slot among those waiting has \
+         it (DiskSim's slot priority), and so among requests made at one instant on a free bus. \
+         DiskSim grants a free bus to its first caller, but its disks keep their rotational angle in \
+         fixed point and drift apart (in syntharrays the RAID-4's data disks lag by 55-66 us after \
+         50 s, its parity disk by 28 us), so two disks ending the same sector seldom ask at one \
+         instant; spindle's angles are exact, such requests meet, and the bus arbitrates them by \
+         priority as SCSI does. An array's member requests issued at one instant reach their disks \
+         in DiskSim's order: its driver queues them in the logorg's list order and starts those for \
+         idle disks last-in first; writes released by one read's completion arrive disks \
+         descending. Disk buffers: every segment serves reads and writes \
          (DiskSim ignores `Use separate write segment`), and a write never takes the segment being \
          read ahead into, which keeps its data (DiskSim's write-segment choice). Intelligent \
          controllers (type 3) and their caches: the driver keeps one request at the controller \

@@ -286,6 +286,27 @@ pub enum WriteOrder {
     PerRow,
 }
 
+/// The order in which an array request's member requests reach their members at one
+/// instant. It matters on a shared bus: a free bus goes to the first to ask, and a
+/// data write and its parity write to the same sectors of two disks on one bus both
+/// need it at once (the loser may miss its sector by a revolution).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum IssueOrder {
+    /// Plan order: by member, then LBN.
+    #[default]
+    Plan,
+    /// DiskSim's I/O driver. A new request's member requests enter the driver's
+    /// queues in its logorg's list order: RAID-0 from the first unit's disk on in
+    /// stripe order; a RAID-4/5 read by disk and LBN, both descending; a RAID-4/5
+    /// write its reads so, then the writes that wait for nothing, disks descending and
+    /// LBN ascending. A request entering an idle disk's queue is that disk's next, and
+    /// the driver starts those in the reverse of that order (it collects them first and
+    /// hands them on last-in first). Writes released by one read's completion arrive one
+    /// by one, disks descending, LBN ascending (`logorg_parity_table_dodeps_nosync`,
+    /// `logorg_check_dependencies` and `iodriver_access_complete`).
+    DiskSim,
+}
+
 /// How a RAID-4/5 write that covers part of a stripe row brings the row's parity
 /// up to date.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -381,6 +402,8 @@ pub struct Array {
     write_order: WriteOrder,
     /// RAID-4/5: how a partial-row write updates parity.
     parity_update: ParityUpdate,
+    /// The order of member requests issued at one instant.
+    issue_order: IssueOrder,
 }
 
 impl Array {
@@ -431,6 +454,7 @@ impl Array {
             parity_layout: ParityLayout::default(),
             write_order: WriteOrder::default(),
             parity_update: ParityUpdate::default(),
+            issue_order: IssueOrder::default(),
         })
     }
 
@@ -449,6 +473,12 @@ impl Array {
     /// A RAID-4/5's partial-row writes update parity by `update`.
     pub fn with_parity_update(mut self, update: ParityUpdate) -> Array {
         self.parity_update = update;
+        self
+    }
+
+    /// Member requests issued at one instant go in `order`.
+    pub fn with_issue_order(mut self, order: IssueOrder) -> Array {
+        self.issue_order = order;
         self
     }
 
@@ -555,6 +585,52 @@ impl Array {
             },
         );
         id
+    }
+
+    /// The order in which `first` (a new request's first-phase member requests) is
+    /// issued: plan order, or DiskSim's ([`IssueOrder::DiskSim`]).
+    fn issue_sequence(&self, req: &Request, first: &[MemberOp]) -> Vec<usize> {
+        let mut list: Vec<usize> = (0..first.len()).collect();
+        if self.issue_order == IssueOrder::Plan {
+            return list;
+        }
+        let n = self.members.len();
+        match self.level {
+            RaidLevel::Raid1 => return list,
+            RaidLevel::Raid0 => {
+                // From the first unit's disk on, in stripe order.
+                let start = self.pieces(req.lbn, 1).first().map_or(0, |p| p.1);
+                list.sort_by_key(|&i| ((first[i].0 + n - start) % n, first[i].1));
+            }
+            RaidLevel::Raid4 | RaidLevel::Raid5 => {
+                // Reads by disk and LBN descending, then writes by disk descending
+                // and LBN ascending.
+                list.sort_by_key(|&i| {
+                    let (m, lbn, _, w) = first[i];
+                    (
+                        w,
+                        std::cmp::Reverse(m),
+                        if w { lbn } else { u64::MAX - lbn },
+                    )
+                });
+            }
+        }
+        // Each member's first in that list is the one an idle member starts; the
+        // driver starts them last-in first, then queues the rest in list order.
+        let mut seen = vec![false; n];
+        let (mut heads, mut rest) = (Vec::new(), Vec::new());
+        for i in list {
+            let m = first[i].0;
+            if seen[m] {
+                rest.push(i);
+            } else {
+                seen[m] = true;
+                heads.push(i);
+            }
+        }
+        heads.reverse();
+        heads.extend(rest);
+        heads
     }
 
     /// The member requests of `req` and what waits for what.
@@ -842,6 +918,8 @@ impl Device for Array {
             .zip(&dependents)
             .map(|(&(m, ..), d)| d.iter().any(|&j| plan.then[j as usize].0 == m))
             .collect();
+        let sequence = self.issue_sequence(&req, &plan.first);
+        let parent = req.id;
         self.parents.insert(
             req.id,
             Parent {
@@ -860,8 +938,9 @@ impl Device for Array {
                 cache_hit: true,
             },
         );
-        for (i, (m, lbn, n, w)) in plan.first.into_iter().enumerate() {
-            let id = self.issue(now, req.id, i as u32, m, lbn, n, w);
+        for i in sequence {
+            let (m, lbn, n, w) = plan.first[i];
+            let id = self.issue(now, parent, i as u32, m, lbn, n, w);
             if followed[i] {
                 self.members[m].follow_up(id);
             }
@@ -910,6 +989,9 @@ impl Device for Array {
                 }
             }
             let left = p.left;
+            if self.issue_order == IssueOrder::DiskSim {
+                go.sort_by_key(|&(m, lbn, _)| (std::cmp::Reverse(m), lbn));
+            }
             for &(m, lbn, n) in &go {
                 self.issue(now, pid, LATER, m, lbn, n, true);
             }
@@ -1357,5 +1439,149 @@ mod tests {
                 assert_eq!(a.stats.member_writes as usize, all.len());
             }
         }
+    }
+
+    /// Logs every member request as it arrives: (member, LBN, write).
+    struct Logged {
+        lat: u64,
+        inner: Fixed,
+        log: std::rc::Rc<std::cell::RefCell<Vec<(usize, u64, bool)>>>,
+    }
+
+    impl super::Device for Logged {
+        fn capacity(&self) -> u64 {
+            self.inner.capacity()
+        }
+        fn outstanding(&self) -> usize {
+            self.inner.outstanding()
+        }
+        fn can_accept(&self) -> bool {
+            true
+        }
+        fn submit(&mut self, now: SimTime, req: super::Request) {
+            self.log
+                .borrow_mut()
+                .push((self.inner.me, req.lbn, req.write));
+            self.inner.lat = self.lat;
+            self.inner.submit(now, req);
+        }
+        fn next_wake(&self) -> Option<SimTime> {
+            self.inner.next_wake()
+        }
+        fn wake(&mut self, now: SimTime, out: &mut Vec<super::Done>) {
+            self.inner.wake(now, out);
+        }
+        fn describe(&self, _: usize, _: &mut String) {}
+        fn report(&self, _: &str, _: &mut Vec<crate::node::NodeReport>) {}
+    }
+
+    /// The member requests of one array request in the order they reach the members,
+    /// under `order`: a 4-member array with unit 64, member `m` taking `lat(m)` ns.
+    fn arrivals(
+        level: super::RaidLevel,
+        order: super::IssueOrder,
+        req: super::Request,
+        lat: impl Fn(usize) -> u64,
+    ) -> Vec<(usize, u64, bool)> {
+        use super::{Array, Device, ParityUpdate, WriteOrder};
+        let log = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
+        let members: Vec<Box<dyn Device>> = (0..4)
+            .map(|me| {
+                Box::new(Logged {
+                    lat: lat(me),
+                    inner: Fixed {
+                        lat: 0,
+                        due: Vec::new(),
+                        writes: Default::default(),
+                        me,
+                    },
+                    log: log.clone(),
+                }) as Box<dyn Device>
+            })
+            .collect();
+        let mut a = Array::new(level, members, 64)
+            .unwrap()
+            .with_parity_update(ParityUpdate::DiskSim {
+                rmw_point: 2,
+                seq_give: 32,
+            })
+            .with_write_order(WriteOrder::PerRow)
+            .with_issue_order(order);
+        a.submit(SimTime(0), req);
+        let mut done = Vec::new();
+        while let Some(t) = a.next_wake() {
+            a.wake(t, &mut done);
+        }
+        assert_eq!(done.len(), 1);
+        log.take()
+    }
+
+    /// DiskSim's driver starts an array request's member requests in the reverse of
+    /// its logorg's list: a RAID-0 read from member 1 into member 2 reaches member 2
+    /// first; a RAID-4 read over members 1 and 2 reaches member 1 first (that list runs
+    /// by member descending). Plan order is by member either way.
+    #[test]
+    fn disksim_issue_order_reverses_the_logorg_list() {
+        use super::{IssueOrder, RaidLevel, Request};
+        let read = Request {
+            id: 1,
+            lbn: 64 + 60,
+            blocks: 8,
+            write: false,
+        };
+        let first = |level, order| -> Vec<usize> {
+            arrivals(level, order, read, |_| 1_000_000)
+                .iter()
+                .map(|a| a.0)
+                .collect()
+        };
+        assert_eq!(first(RaidLevel::Raid0, IssueOrder::DiskSim), [2, 1]);
+        assert_eq!(first(RaidLevel::Raid0, IssueOrder::Plan), [1, 2]);
+        assert_eq!(first(RaidLevel::Raid4, IssueOrder::DiskSim), [1, 2]);
+        // A RAID-0 request that wraps from member 3 to member 0 of the next row.
+        let wrap = Request {
+            lbn: 3 * 64 + 60,
+            ..read
+        };
+        let got: Vec<usize> = arrivals(RaidLevel::Raid0, IssueOrder::DiskSim, wrap, |_| 1)
+            .iter()
+            .map(|a| a.0)
+            .collect();
+        assert_eq!(got, [0, 3]);
+    }
+
+    /// A RAID-4 read-modify-write of one unit on member 0, its parity on member 3:
+    /// both reads go at once, the data member's last; its completion releases the
+    /// data and the parity write together, and DiskSim sends the parity disk's first
+    /// (disks descending). Two parity reads on one member (a write over two units
+    /// whose offsets do not overlap): the first of DiskSim's list, the higher LBN,
+    /// goes ahead of the other members' reads.
+    #[test]
+    fn disksim_issue_order_of_reads_and_released_writes() {
+        use super::{IssueOrder, RaidLevel, Request};
+        let w = Request {
+            id: 1,
+            lbn: 8,
+            blocks: 8,
+            write: true,
+        };
+        let slow_data = |m: usize| if m == 0 { 5_000_000 } else { 1_000_000 };
+        let got = arrivals(RaidLevel::Raid4, IssueOrder::DiskSim, w, slow_data);
+        assert_eq!(
+            got,
+            [(0, 8, false), (3, 8, false), (3, 8, true), (0, 8, true)]
+        );
+        let got = arrivals(RaidLevel::Raid4, IssueOrder::Plan, w, slow_data);
+        assert_eq!(
+            got,
+            [(0, 8, false), (3, 8, false), (0, 8, true), (3, 8, true)]
+        );
+        // Sectors 60..68: member 0 [60,64), member 1 [0,4), parity ranges 60 and 0.
+        let two = Request { lbn: 60, ..w };
+        let got = arrivals(RaidLevel::Raid4, IssueOrder::DiskSim, two, |_| 1_000_000);
+        assert_eq!(
+            &got[..4],
+            [(0, 60, false), (1, 0, false), (3, 60, false), (3, 0, false)]
+        );
     }
 }
