@@ -18,7 +18,7 @@ use std::collections::VecDeque;
 
 /// The window may span this many times the requests it holds (plus [`SLACK`]) before
 /// its oldest entries move to the stragglers' map.
-const SPARSE: usize = 2;
+const SPARSE: usize = 4;
 /// Slots a window may always span (a short queue never moves anything).
 const SLACK: usize = 4096;
 /// An index this far beyond the window's end goes to the map instead of stretching the
@@ -51,25 +51,32 @@ impl InFlightTable {
 
     /// Adds request `index`, which must not be in flight already (the engine hands out
     /// each index once).
+    #[inline]
     pub fn insert(&mut self, index: u64, arrival: SimTime) {
         if self.held == 0 {
             // An empty window starts again where the requests are.
             self.window.clear();
             self.base = index;
         }
-        let end = self.base + self.window.len() as u64;
+        // Below the window, an index wraps to a huge offset.
+        let at = index.wrapping_sub(self.base);
+        let len = self.window.len() as u64;
         // The last nanosecond cannot be told from an empty slot: kept aside.
-        if index < self.base || index >= end.saturating_add(MAX_GAP) || arrival.0 == EMPTY {
+        if at == len && arrival.0 != EMPTY {
+            // The usual case: the next index in line.
+            self.window.push_back(arrival.0);
+        } else if at < len.saturating_add(MAX_GAP) && arrival.0 != EMPTY {
+            let at = at as usize;
+            while self.window.len() <= at {
+                self.window.push_back(EMPTY);
+            }
+            debug_assert!(self.window[at] == EMPTY, "request {index} entered twice");
+            self.window[at] = arrival.0;
+        } else {
             let before = self.stragglers.insert(index, arrival);
             debug_assert!(before.is_none(), "request {index} entered twice");
             return;
         }
-        let at = (index - self.base) as usize;
-        while self.window.len() <= at {
-            self.window.push_back(EMPTY);
-        }
-        debug_assert!(self.window[at] == EMPTY, "request {index} entered twice");
-        self.window[at] = arrival.0;
         self.held += 1;
         if self.window.len() > SPARSE * self.held + SLACK {
             self.move_oldest();
@@ -77,16 +84,24 @@ impl InFlightTable {
     }
 
     /// Removes request `index` and returns its arrival time.
+    #[inline]
     pub fn remove(&mut self, index: u64) -> Option<SimTime> {
-        if index >= self.base {
-            if let Some(slot) = self.window.get_mut((index - self.base) as usize) {
-                if *slot != EMPTY {
-                    let arrival = SimTime(std::mem::replace(slot, EMPTY));
-                    self.held -= 1;
+        let at = index.wrapping_sub(self.base);
+        if let Some(slot) = usize::try_from(at)
+            .ok()
+            .and_then(|at| self.window.get_mut(at))
+        {
+            if *slot != EMPTY {
+                let arrival = SimTime(std::mem::replace(slot, EMPTY));
+                self.held -= 1;
+                if at == 0 {
                     self.trim();
-                    return Some(arrival);
                 }
+                return Some(arrival);
             }
+        }
+        if self.stragglers.is_empty() {
+            return None;
         }
         self.stragglers.remove(&index)
     }
