@@ -893,9 +893,13 @@ pub fn mimd_f5(quick: bool, seed: u64) -> Result<ExperimentOutput, String> {
     Ok(out)
 }
 
-/// Runs the closed-loop run configuration `toml` (named `name` in errors): the
-/// requests completed, their summed response time and the last completion, ns.
-pub(super) fn closed_run(toml: &str, name: &str) -> Result<(u64, u64, u64), String> {
+/// Runs the closed-loop run configuration `toml` (named `name` in errors), handing
+/// each finished request to `on_done`.
+pub(super) fn run_closed(
+    toml: &str,
+    name: &str,
+    on_done: &mut dyn FnMut(&engine::RequestLog),
+) -> Result<(), String> {
     let c = RunConfig::from_toml(toml, name).map_err(|e| e.to_string())?;
     let mut b = c.build().map_err(|e| e.to_string())?;
     let w = c
@@ -905,19 +909,26 @@ pub(super) fn closed_run(toml: &str, name: &str) -> Result<(u64, u64, u64), Stri
     let crate::config::LoadedWorkload::Closed(mut cw) = w else {
         return Err(format!("{name}: the workload is not a closed loop"));
     };
-    let (mut resp, mut count, mut last) = (0u64, 0u64, 0u64);
     engine::run(
         b.root.as_mut(),
         &b.units,
         Source::Closed(&mut cw),
         RunOptions::default(),
-        &mut |l| {
-            resp += l.response_ns();
-            count += 1;
-            last = last.max(l.done.0);
-        },
+        on_done,
     )
     .map_err(|e| e.to_string())?;
+    Ok(())
+}
+
+/// Runs the closed-loop run configuration `toml` (named `name` in errors): the
+/// requests completed, their summed response time and the last completion, ns.
+pub(super) fn closed_run(toml: &str, name: &str) -> Result<(u64, u64, u64), String> {
+    let (mut resp, mut count, mut last) = (0u64, 0u64, 0u64);
+    run_closed(toml, name, &mut |l| {
+        resp += l.response_ns();
+        count += 1;
+        last = last.max(l.done.0);
+    })?;
     Ok((count, resp, last))
 }
 

@@ -19,10 +19,8 @@
 //! processes), so every drive's queue of k stays full; the report shows the result
 //! with k × D processes beside it.
 
-use super::mimd_stack::{intra_shape, DISK};
+use super::mimd_stack::{intra_shape, run_closed, DISK};
 use super::Check;
-use crate::config::RunConfig;
-use crate::engine::{self, RunOptions, Source};
 use crate::report::{ExperimentOutput, Plot, PlotKind, Series, Table};
 use std::fmt::Write as _;
 
@@ -66,27 +64,11 @@ fn throughput(device: &str, procs: u32, n: u64, seed: u64) -> Result<f64, String
          sizes = {{ kind = \"fixed\", sectors = 1 }}\nread-fraction = 1.0\nseed = {seed}\n\
          [device]\n{device}"
     );
-    let c = RunConfig::from_toml(&toml, "mimd-f9.toml").map_err(|e| e.to_string())?;
-    let mut b = c.build().map_err(|e| e.to_string())?;
-    let w = c
-        .workload
-        .load(b.root.capacity())
-        .map_err(|e| e.to_string())?;
-    let crate::config::LoadedWorkload::Closed(mut cw) = w else {
-        return Err("mimd-f9.toml: the workload is not a closed loop".into());
-    };
     let (mut last_arrival, mut done) = (0u64, Vec::new());
-    engine::run(
-        b.root.as_mut(),
-        &b.units,
-        Source::Closed(&mut cw),
-        RunOptions::default(),
-        &mut |l| {
-            last_arrival = last_arrival.max(l.arrival.0);
-            done.push(l.done.0);
-        },
-    )
-    .map_err(|e| e.to_string())?;
+    run_closed(&toml, "mimd-f9.toml", &mut |l| {
+        last_arrival = last_arrival.max(l.arrival.0);
+        done.push(l.done.0);
+    })?;
     let count = done.iter().filter(|&&t| t <= last_arrival).count();
     Ok(count as f64 / (last_arrival.max(1) as f64 / 1e9))
 }
