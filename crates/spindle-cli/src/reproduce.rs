@@ -63,7 +63,7 @@ pub fn reproduce(
         .with_context(|| format!("cannot write the report to {}", out.display()))?;
     let cov = spindle::report::report_coverage(&outputs);
     if let Some(path) = readme {
-        update_readme(path, &cov, &exps, opts)?;
+        update_readme(path, &cov, &outputs, &exps, opts)?;
     }
     if json {
         return Ok(spindle::report::summary_json(&outputs) + "\n");
@@ -96,10 +96,13 @@ pub fn reproduce(
     Ok(s)
 }
 
-/// Rewrites the summary block of the README at `path` with this run's coverage.
+/// Rewrites the summary block of the README at `path` with this run's coverage, and its
+/// highlights block (when it has one) with this run's checks of the experiments it
+/// shows, if the run included them all.
 fn update_readme(
     path: &Path,
     cov: &spindle::report::Coverage,
+    outputs: &[spindle::report::ExperimentOutput],
     exps: &[Experiment],
     opts: &RunOpts,
 ) -> Result<()> {
@@ -126,8 +129,20 @@ fn update_readme(
         if exps.len() == 1 { "" } else { "s" }
     );
     let block = spindle::report::summary_markdown(cov, &run);
-    let new = spindle::report::replace_readme_block(&text, &block)
+    let mut new = spindle::report::replace_readme_block(&text, &block)
         .map_err(|e| anyhow!("{}: {e}", path.display()))?;
+    let checks: Vec<_> = outputs
+        .iter()
+        .flat_map(|o| o.checks.iter().cloned())
+        .collect();
+    let ran_all_shown = spindle::report::summary::HIGHLIGHT_IDS
+        .iter()
+        .all(|id| checks.iter().any(|c| c.id == *id));
+    if ran_all_shown && new.contains(spindle::report::summary::HIGHLIGHTS_BEGIN) {
+        let block = spindle::report::highlights_markdown(&checks, &run);
+        new = spindle::report::replace_highlights_block(&new, &block)
+            .map_err(|e| anyhow!("{}: {e}", path.display()))?;
+    }
     std::fs::write(path, new).with_context(|| format!("cannot write {}", path.display()))
 }
 

@@ -404,3 +404,22 @@ fn readme_quotes_a_generated_summary() {
     assert_eq!(nums.iter().sum::<usize>() - 115, 115, "{head}");
     assert!(block.contains("From `spindle reproduce all"));
 }
+
+/// The README's results section quotes its figures from a generated block: every
+/// experiment it talks about has rows there, from a run of them all.
+#[test]
+fn readme_quotes_generated_highlights() {
+    use spindle::report::summary::{HIGHLIGHTS_BEGIN, HIGHLIGHTS_END, HIGHLIGHT_IDS};
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../README.md");
+    let readme = fs::read_to_string(path).unwrap();
+    let b = readme.find(HIGHLIGHTS_BEGIN).expect("begin marker") + HIGHLIGHTS_BEGIN.len();
+    let e = readme[b..].find(HIGHLIGHTS_END).expect("end marker") + b;
+    let block = &readme[b..e];
+    assert!(block.contains("From `spindle reproduce all"), "{block}");
+    for id in HIGHLIGHT_IDS {
+        assert!(
+            block.lines().any(|l| l.starts_with(&format!("| {id} |"))),
+            "no row for {id}"
+        );
+    }
+}

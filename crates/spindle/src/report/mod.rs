@@ -20,7 +20,10 @@ use serde::Serialize;
 
 pub use crate::experiments::{Check, CheckKind};
 pub use coverage::{Coverage, Status};
-pub use summary::{replace_readme_block, summary_markdown, summary_text};
+pub use summary::{
+    highlights_markdown, replace_highlights_block, replace_readme_block, summary_markdown,
+    summary_text,
+};
 pub use svg::svg_plot;
 
 /// One named data series of a plot.
