@@ -376,17 +376,22 @@ fn paper_values_and_categories_are_drawn() {
     assert!(svg.contains(&text("paper")));
 }
 
+/// The README's text between the lines `begin` and `end`.
+fn readme_block(begin: &str, end: &str) -> String {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../README.md");
+    let readme = fs::read_to_string(path).unwrap();
+    let b = readme.find(begin).expect("begin marker") + begin.len();
+    let e = readme[b..].find(end).expect("end marker") + b;
+    readme[b..e].to_string()
+}
+
 /// The README quotes the reproduction summary between generated markers: the block is
 /// there, written by `spindle reproduce --readme`, and its headline's counts cover the
 /// catalog's 115 ids.
 #[test]
 fn readme_quotes_a_generated_summary() {
     use spindle::report::summary::{README_BEGIN, README_END};
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../README.md");
-    let readme = fs::read_to_string(path).unwrap();
-    let b = readme.find(README_BEGIN).expect("begin marker") + README_BEGIN.len();
-    let e = readme[b..].find(README_END).expect("end marker") + b;
-    let block = &readme[b..e];
+    let block = &readme_block(README_BEGIN, README_END);
     let head = block
         .lines()
         .find(|l| l.contains("catalog ids reproduced"))
@@ -410,11 +415,7 @@ fn readme_quotes_a_generated_summary() {
 #[test]
 fn readme_quotes_generated_highlights() {
     use spindle::report::summary::{HIGHLIGHTS_BEGIN, HIGHLIGHTS_END, HIGHLIGHT_IDS};
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../README.md");
-    let readme = fs::read_to_string(path).unwrap();
-    let b = readme.find(HIGHLIGHTS_BEGIN).expect("begin marker") + HIGHLIGHTS_BEGIN.len();
-    let e = readme[b..].find(HIGHLIGHTS_END).expect("end marker") + b;
-    let block = &readme[b..e];
+    let block = &readme_block(HIGHLIGHTS_BEGIN, HIGHLIGHTS_END);
     assert!(block.contains("From `spindle reproduce all"), "{block}");
     for id in HIGHLIGHT_IDS {
         assert!(
