@@ -1769,7 +1769,7 @@ pub fn dedup_f12(quick: bool, seed: u64) -> Result<ExperimentOutput, String> {
              their record: with 2^5 buckets their cost grows linearly with the records held \
              (R² ≥ 0.9); with 2^25 it stays within ±20 % of its mean. The first table and the \
              plots also give every lookup's mean cost, for context; the second table splits \
-             the sector lookups by outcome, per bincost at any bucket count.\n\n{PROBES_NOTE}"
+             the sector lookups by outcome, per bin.\n\n{PROBES_NOTE}"
         ),
         quick,
         seed,
