@@ -794,7 +794,11 @@ pub fn dedup_f8(quick: bool, seed: u64) -> Result<ExperimentOutput, String> {
                 format!("{:.1}", day(hits[0])),
                 format!("{:.1}", day(hits[1])),
                 if ratio.is_nan() {
-                    format!("undefined ({} sector hits)", hits[0])
+                    format!(
+                        "undefined ({} sector hit{})",
+                        hits[0],
+                        if hits[0] == 1 { "" } else { "s" }
+                    )
                 } else {
                     format!("{ratio:.2}")
                 },
@@ -816,9 +820,10 @@ pub fn dedup_f8(quick: bool, seed: u64) -> Result<ExperimentOutput, String> {
         }
         if ratio200.is_nan() {
             undefined.push(format!(
-                "{} ({} sector hits in week 2)",
+                "{} ({} sector hit{} in week 2)",
                 w.name(),
-                hits200[0]
+                hits200[0],
+                if hits200[0] == 1 { "" } else { "s" }
             ));
         }
         match w {
