@@ -33,7 +33,12 @@ pub fn checks_table(checks: &[Check]) -> String {
             c.id.clone(),
             c.metric.clone(),
             short(c.paper),
-            format!("{:.3}", c.ours),
+            // No value (e.g. a ratio over no events): the experiment's text says why.
+            if c.ours.is_nan() {
+                "undefined".into()
+            } else {
+                format!("{:.3}", c.ours)
+            },
             c.tolerance.clone(),
             if c.pass { "pass".into() } else { "MISS".into() },
             if c.is_reproduction() {

@@ -36,6 +36,12 @@ pub struct ContentCacheSpec {
     /// Time to serve a read from the cache, µs.
     #[serde(default = "default_hit_us")]
     pub hit_us: f64,
+    /// Pre-load the sector lists (which sectors hold which content, nothing cached)
+    /// with a generated disk image, as the paper pre-loads its module's duplicate
+    /// information before its F10, F11 and Table 3 runs (§4.2–4.4): a first read of a
+    /// sector then hits when another sector's copy of its content is cached.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub preload: Option<super::gen::ContentTraceSpec>,
 }
 
 fn default_policy() -> Policy {
@@ -59,6 +65,7 @@ impl ContentCacheSpec {
             addressing: default_addressing(),
             buckets_log2: default_buckets_log2(),
             hit_us: default_hit_us(),
+            preload: None,
         }
     }
 
@@ -133,12 +140,27 @@ impl ContentCacheSpec {
     /// The layer, with the workload's content from `source`.
     pub fn build_with(&self, source: Box<dyn ContentSource>) -> Result<ContentCacheLayer, String> {
         self.check()?;
-        let cache = ContentCache::new(CacheConfig {
+        let mut cache = ContentCache::new(CacheConfig {
             pages: self.pages,
             policy: self.policy,
             addressing: self.addressing,
             buckets_log2: self.buckets_log2,
         })?;
+        if let Some(p) = &self.preload {
+            if self.addressing == Addressing::Sector {
+                return Err(
+                    "content-cache preload needs addressing = \"content\" (a sector-addressed \
+                     cache keeps no sector lists)"
+                        .into(),
+                );
+            }
+            let layout = p
+                .layout()
+                .map_err(|e| format!("content-cache preload: {e}"))?;
+            for (page, digest) in layout.pages() {
+                cache.preload(page, &digest);
+            }
+        }
         Ok(ContentCacheLayer {
             spec: self.clone(),
             cache,
@@ -317,7 +339,7 @@ impl Layer for ContentCacheLayer {
     fn describe(&self) -> String {
         let s = &self.spec;
         format!(
-            "content-cache ({} {}-addressed, {} pages of 4 KiB, 2^{} buckets, write-through, hit {} µs)",
+            "content-cache ({} {}-addressed, {} pages of 4 KiB, 2^{} buckets, write-through, hit {} µs{})",
             s.policy.name(),
             match s.addressing {
                 Addressing::Content => "content",
@@ -325,7 +347,11 @@ impl Layer for ContentCacheLayer {
             },
             s.pages,
             s.buckets_log2,
-            s.hit_us
+            s.hit_us,
+            match &s.preload {
+                Some(p) => format!(", sector lists preloaded from the generated {} image", p.workload.name()),
+                None => String::new(),
+            }
         )
     }
 
@@ -405,6 +431,25 @@ mod tests {
         spec.buckets_log2 = 26;
         let e = spec.build().err().unwrap();
         assert!(e.contains("buckets-log2 must be within 5..=25"), "{e}");
+    }
+
+    #[test]
+    fn preload_knows_every_page_of_the_image_and_needs_content_addressing() {
+        use super::super::gen::{ContentTraceSpec, FiuWorkload};
+        let image = ContentTraceSpec::new(FiuWorkload::WebVm, 0.001, 1, 3);
+        let mut spec = ContentCacheSpec::new(Policy::Arc, 8);
+        spec.preload = Some(image.clone());
+        let layer = spec.build().unwrap();
+        let layout = image.layout().unwrap();
+        let m = layer.memory();
+        assert_eq!(m.entries, layout.pages().count() as u64);
+        assert_eq!(m.cached, 0, "preloading caches nothing");
+        for (page, d) in layout.pages().take(50) {
+            assert_eq!(layer.cache.known(page), Some(d));
+        }
+        spec.addressing = Addressing::Sector;
+        let e = spec.build().err().unwrap();
+        assert!(e.contains("needs addressing = \"content\""), "{e}");
     }
 
     /// Runs `recs` (with content) through a content-cache of two pages over a drive;

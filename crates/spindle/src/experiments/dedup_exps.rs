@@ -42,6 +42,20 @@ fn spec(w: FiuWorkload, quick: bool, days: u32, seed: u64) -> ContentTraceSpec {
     } else {
         WEEK_REQUESTS
     };
+    spec_at(w, week, days, seed)
+}
+
+/// Requests a generated week holds in DEDUP-F8 (full run; quick: a sixth). F8 counts
+/// cache hits, which grow with the scale (the cache scales with the workload) while the
+/// hit rate does not: a larger week makes the counts more than noise.
+pub const F8_WEEK_REQUESTS: f64 = 600_000.0;
+
+/// Fewest week-2 sector hits for which F8 states a content/sector ratio: with fewer,
+/// the counting error alone (1/√n: 20 % at 25) exceeds the differences the paper
+/// reports, so the ratio is undefined.
+const F8_MIN_HITS: u64 = 25;
+
+fn spec_at(w: FiuWorkload, week: f64, days: u32, seed: u64) -> ContentTraceSpec {
     let scale = scale_for(w, week);
     let mut s = ContentTraceSpec::new(w, scale, days, seed);
     s.accel = (1.0 / scale).clamp(1.0, 100.0);
@@ -122,6 +136,18 @@ fn cache_layer(pages: u64, policy: &str, addressing: &str) -> String {
     format!(
         "[[layer]]\nkind = \"content-cache\"\npages = {}\npolicy = \"{policy}\"\naddressing = \"{addressing}\"\n",
         pages.max(1)
+    )
+}
+
+/// A content-addressed ARC cache whose sector lists are preloaded from the generated
+/// disk image of `s` (the duplicate information the paper loads before its runs).
+fn preloaded_cache_layer(pages: u64, s: &ContentTraceSpec) -> String {
+    format!(
+        "{}preload = {{ workload = \"{}\", scale = {}, seed = {} }}\n",
+        cache_layer(pages, "arc", "content"),
+        s.workload.name(),
+        s.scale,
+        s.seed
     )
 }
 
@@ -704,59 +730,102 @@ pub fn dedup_f2(quick: bool, seed: u64) -> Result<ExperimentOutput, String> {
 /// DEDUP-F8: per-day read hits in week 2, content vs sector ARC caches of 4 MB and
 /// 200 MB (scaled).
 pub fn dedup_f8(quick: bool, seed: u64) -> Result<ExperimentOutput, String> {
+    let week = if quick {
+        F8_WEEK_REQUESTS / 6.0
+    } else {
+        F8_WEEK_REQUESTS
+    };
     let mut out = new_output(
         "DEDUP-F8",
         "Per-day read cache hits in week 2, content vs sector addressing, ARC, stand-in traces",
-        "Two generated weeks through a content-cache layer (ARC; content- or sector-addressed) over a \
-         WD5000AAKB; week 1 warms the cache, the mean hits per day of week 2 are counted. Cache \
-         sizes are the paper's 1,000 and 50,000 pages times the workload's scale.",
+        &format!(
+            "Two generated weeks through a content-cache layer (ARC; content- or sector-addressed) \
+             over a WD5000AAKB; week 1 warms the cache, the mean hits per day of week 2 are \
+             counted. Cache sizes are the paper's 1,000 and 50,000 pages times the workload's \
+             scale. Hits grow with the scale while the hit rate does not, so this experiment runs \
+             a larger stand-in than the others: a week of about {week:.0} requests (the scales \
+             are in the table). A content/sector ratio is stated only when week 2 has at least \
+             {F8_MIN_HITS} sector hits: below that the counting error alone (1/√n, 20 % at \
+             {F8_MIN_HITS}) is larger than the differences the paper reports, and the ratio is \
+             shown as undefined (a miss)."
+        ),
         quick,
         seed,
     );
     let mut t = Table::new(&[
         "workload",
+        "scale",
         "cache pages",
+        "week-2 reads",
         "sector hits/day",
         "content hits/day",
         "content/sector",
     ]);
-    let mut csv = String::from("workload,paper_pages,cache_pages,sector_per_day,content_per_day\n");
+    let mut csv = String::from(
+        "workload,scale,paper_pages,cache_pages,week2_reads,sector_per_day,content_per_day\n",
+    );
     let mut gains = Vec::new();
+    let mut undefined = Vec::new();
+    let mut web200 = [0u64; 2];
     for w in FiuWorkload::ALL {
-        let s = spec(w, quick, 14, seed);
+        let s = spec_at(w, week, 14, seed);
         let from = (7.0 * 86_400e9 / s.accel) as u64;
         let mut per = Vec::new();
         for paper_pages in [1000u64, 50_000] {
             let pages = (paper_pages as f64 * s.scale).round() as u64;
-            let mut hits = [0f64; 2];
+            let mut hits = [0u64; 2];
+            let mut reads = 0;
             for (k, a) in ["sector", "content"].iter().enumerate() {
                 let (r, _) = read_times(&stack_toml(&cache_layer(pages, "arc", a)), &s, from)?;
-                hits[k] = r.hits as f64 / 7.0;
+                hits[k] = r.hits;
+                reads = r.reads;
             }
-            // No sector hits: no ratio (reported as NaN; the check cannot pass).
-            let ratio = if hits[0] > 0.0 {
-                hits[1] / hits[0]
+            let ratio = if hits[0] >= F8_MIN_HITS {
+                hits[1] as f64 / hits[0] as f64
             } else {
                 f64::NAN
             };
+            let day = |h: u64| h as f64 / 7.0;
             t.rows.push(vec![
                 w.name().into(),
+                format!("{:.5}", s.scale),
                 pages.max(1).to_string(),
-                format!("{:.1}", hits[0]),
-                format!("{:.1}", hits[1]),
-                format!("{ratio:.2}"),
+                reads.to_string(),
+                format!("{:.1}", day(hits[0])),
+                format!("{:.1}", day(hits[1])),
+                if ratio.is_nan() {
+                    format!(
+                        "undefined ({} sector hit{})",
+                        hits[0],
+                        if hits[0] == 1 { "" } else { "s" }
+                    )
+                } else {
+                    format!("{ratio:.2}")
+                },
             ]);
             let _ = writeln!(
                 csv,
-                "{},{paper_pages},{},{:.2},{:.2}",
+                "{},{:.6},{paper_pages},{},{reads},{:.2},{:.2}",
                 w.name(),
+                s.scale,
                 pages.max(1),
-                hits[0],
-                hits[1]
+                day(hits[0]),
+                day(hits[1])
             );
             per.push((hits, ratio));
         }
-        let ratio200 = per[1].1;
+        let (hits200, ratio200) = per[1];
+        if w == FiuWorkload::WebVm {
+            web200 = hits200;
+        }
+        if ratio200.is_nan() {
+            undefined.push(format!(
+                "{} ({} sector hit{} in week 2)",
+                w.name(),
+                hits200[0],
+                if hits200[0] == 1 { "" } else { "s" }
+            ));
+        }
         match w {
             FiuWorkload::WebVm => out.checks.push(Check::at_least(
                 "DEDUP-F8",
@@ -780,7 +849,45 @@ pub fn dedup_f8(quick: bool, seed: u64) -> Result<ExperimentOutput, String> {
             )),
         }
         // Relative gain of content hits from 4 MB to 200 MB.
-        gains.push((w, per[1].0[1] / per[0].0[1].max(1e-9)));
+        gains.push((w, per[1].0[1] as f64 / (per[0].0[1] as f64).max(1e-9)));
+    }
+    // How the web-vm ratio at 200 MB moves with the stand-in's scale (context).
+    let mut sweep = Table::new(&[
+        "web-vm week, requests",
+        "scale",
+        "cache pages",
+        "week-2 sector hits",
+        "week-2 content hits",
+        "content/sector",
+    ]);
+    for div in [20.0, 4.0, 1.0] {
+        let s = spec_at(FiuWorkload::WebVm, week / div, 14, seed);
+        let pages = (50_000.0 * s.scale).round() as u64;
+        let hits = if div == 1.0 {
+            // The main run above.
+            web200
+        } else {
+            let from = (7.0 * 86_400e9 / s.accel) as u64;
+            let mut h = [0u64; 2];
+            for (k, a) in ["sector", "content"].iter().enumerate() {
+                h[k] = read_times(&stack_toml(&cache_layer(pages, "arc", a)), &s, from)?
+                    .0
+                    .hits;
+            }
+            h
+        };
+        sweep.rows.push(vec![
+            format!("{:.0}", week / div),
+            format!("{:.5}", s.scale),
+            pages.max(1).to_string(),
+            hits[0].to_string(),
+            hits[1].to_string(),
+            if hits[0] > 0 {
+                format!("{:.2}", hits[1] as f64 / hits[0] as f64)
+            } else {
+                "undefined".into()
+            },
+        ]);
     }
     let mail = gains
         .iter()
@@ -801,13 +908,41 @@ pub fn dedup_f8(quick: bool, seed: u64) -> Result<ExperimentOutput, String> {
          characteristics give the volumes (Table 1: each sector read is read about 2.7 times a \
          week) but not this timing. The generator reads each 3-day read set in shuffled \
          rounds, so a sector and a duplicate of its content come back at the same pace, every \
-         few days, far beyond what a 200 MB cache scaled to the stand-in holds. So both caches \
-         hit rarely: the table's hits per day are a handful (mail's 4 MB cache scales to one \
-         page), the ratios are noise, and with no sector hit (homes) there is no ratio at all. \
-         The content cache's extra hits come only from the duplicates inside a read set \
-         (Table 1's unique sectors over unique content read).",
+         few days, far beyond what a 200 MB cache scaled to the stand-in holds, and writes \
+         (three to eight times the reads, Table 1) fill the write-through cache in between. \
+         So both caches hit a small share of the reads (the table's week-2 reads against its \
+         hits per day), and the content cache's extra hits come only from the duplicates \
+         inside a read set (Table 1's unique sectors over unique content read).",
+    );
+    if !undefined.is_empty() {
+        let _ = write!(
+            out.description,
+            " Undefined at 200 MB: {}. mail's and homes' scales are smallest (their writes, \
+             482 and 149 GB a week, dominate the request count), so their scaled 200 MB caches \
+             hold tens to a few hundred pages and see only a handful of hits; a scale at which \
+             they would see enough hits takes about 100 times this run's requests, beyond the \
+             time this report allows.",
+            undefined.join(", ")
+        );
+    }
+    let _ = write!(
+        out.description,
+        " The 4 MB → 200 MB gain check rests on the same handful of hits for mail and homes. \
+         The last table repeats web-vm's 200 MB runs on stand-ins 20 and 4 times smaller: the \
+         ratio is {} from the smallest to this run's scale, so on the stand-in it is not a \
+         fixed property of the published characteristics (the generator scales page counts \
+         but not the file system, its copy-count cap or its ring of recently written \
+         contents), and a pass or miss of the web-vm check at one scale says little about the \
+         real trace.",
+        sweep
+            .rows
+            .iter()
+            .map(|r| r[5].clone())
+            .collect::<Vec<_>>()
+            .join(", ")
     );
     out.tables.push(t);
+    out.tables.push(sweep);
     out.csv = csv;
     Ok(out)
 }
@@ -887,6 +1022,43 @@ pub fn dedup_f9(quick: bool, seed: u64) -> Result<ExperimentOutput, String> {
         "largest read+write gap at a non-maximal size",
         imax + 1 < sizes.len() && gaps[imax] > 0.0,
     ));
+    if imax + 1 == sizes.len() {
+        // The gap relative to LRU's hits, for the note.
+        let rel: Vec<f64> = t
+            .rows
+            .iter()
+            .map(|r| {
+                let (a, l) = (
+                    r[3].parse::<f64>().unwrap_or(f64::NAN),
+                    r[4].parse::<f64>().unwrap_or(f64::NAN),
+                );
+                (a / l - 1.0) * 100.0
+            })
+            .collect();
+        let (kmax, _) = rel
+            .iter()
+            .enumerate()
+            .max_by(|a, b| a.1.total_cmp(b.1))
+            .unwrap_or((0, &f64::NAN));
+        let _ = write!(
+            out.description,
+            "\n\nWhere this differs from the paper (ARC's advantage for writes largest at small \
+             to moderate sizes). The check takes the gap in hits, ARC − LRU ({} from the \
+             smallest cache to the largest), which grows with the cache as both policies' hits \
+             do. Relative to LRU's hits the gap is {} %, largest at {} pages. The paper's \
+             Figure 9 gives no numbers and its text does not say which gap it means; we keep \
+             the check on hits, as first written.",
+            gaps.iter()
+                .map(|g| format!("{g:.0}"))
+                .collect::<Vec<_>>()
+                .join(", "),
+            rel.iter()
+                .map(|g| format!("{g:.1}"))
+                .collect::<Vec<_>>()
+                .join(", "),
+            t.rows[kmax][0]
+        );
+    }
     out.tables.push(t);
     out.csv = csv;
     Ok(out)
@@ -1135,8 +1307,15 @@ pub fn dedup_t3(quick: bool, seed: u64) -> Result<ExperimentOutput, String> {
         "Table 3: total disk read time, vanilla (sector cache) vs I/O Deduplication, stand-in traces",
         "One generated week per workload on a WD5000AAKB. Vanilla: a sector-addressed ARC cache of \
          50,000 pages (200 MB) times the scale. I/O Deduplication: a content-addressed ARC cache of \
-         the same size over drr with selective duplication (as DEDUP-F11). Total disk read time = \
-         the sum of the drive's service times of the reads that reached it.",
+         the same size over drr with selective duplication (as DEDUP-F11). The paper loads the \
+         duplicate information of the disk into its module's data structures before these runs \
+         (§4.2–4.3; the content cache's sector lists are the structure DRR looks replicas up in, \
+         §3.3), so both the content cache's sector lists and DRR's map are preloaded from the \
+         generated disk image: a read of a sector never read before hits when another copy of \
+         its content is cached. Total disk read time = the sum of the drive's service times of \
+         the reads that reached it. The last columns repeat the I/O Deduplication run with the \
+         content cache not preloaded (learning contents only as reads and writes pass, as in \
+         DEDUP-F8), for comparison; the checks use the preloaded run.",
         quick,
         seed,
     );
@@ -1149,21 +1328,26 @@ pub fn dedup_t3(quick: bool, seed: u64) -> Result<ExperimentOutput, String> {
         "reads",
         "vanilla cache hits",
         "I/O dedup cache hits",
+        "not preloaded: I/O dedup s",
+        "not preloaded: improvement %",
+        "not preloaded: cache hits",
     ]);
-    let mut csv = String::from("workload,vanilla_s,dedup_s,improvement_pct\n");
+    let mut csv = String::from(
+        "workload,vanilla_s,dedup_s,improvement_pct,vanilla_hits,dedup_hits,cold_dedup_s,cold_improvement_pct,cold_hits\n",
+    );
     let mut imp = Vec::new();
     for w in FiuWorkload::ALL {
         let s = spec(w, quick, 7, seed);
         let pages = (50_000.0 * s.scale).round() as u64;
         let (van, _) = read_times(&stack_toml(&cache_layer(pages, "arc", "sector")), &s, 0)?;
-        let layers = format!(
-            "{}{}",
-            cache_layer(pages, "arc", "content"),
-            drr_layer(&s, true)?
-        );
-        let (dd, _) = read_times(&stack_toml(&layers), &s, 0)?;
-        let (a, b) = (van.total_ns as f64 / 1e9, dd.total_ns as f64 / 1e9);
-        let i = cut(a, b);
+        let drr = drr_layer(&s, true)?;
+        let warm = format!("{}{drr}", preloaded_cache_layer(pages, &s));
+        let (dd, _) = read_times(&stack_toml(&warm), &s, 0)?;
+        let cold = format!("{}{drr}", cache_layer(pages, "arc", "content"));
+        let (dc, _) = read_times(&stack_toml(&cold), &s, 0)?;
+        let a = van.total_ns as f64 / 1e9;
+        let (b, bc) = (dd.total_ns as f64 / 1e9, dc.total_ns as f64 / 1e9);
+        let (i, ic) = (cut(a, b), cut(a, bc));
         let paper = match w {
             FiuWorkload::WebVm => 47.0,
             FiuWorkload::Mail => 28.0,
@@ -1179,8 +1363,18 @@ pub fn dedup_t3(quick: bool, seed: u64) -> Result<ExperimentOutput, String> {
             van.reads.to_string(),
             van.hits.to_string(),
             dd.hits.to_string(),
+            format!("{bc:.2}"),
+            format!("{ic:.1}"),
+            dc.hits.to_string(),
         ]);
-        let _ = writeln!(csv, "{},{a:.3},{b:.3},{i:.2}", w.name());
+        let _ = writeln!(
+            csv,
+            "{},{a:.3},{b:.3},{i:.2},{},{},{bc:.3},{ic:.2},{}",
+            w.name(),
+            van.hits,
+            dd.hits,
+            dc.hits
+        );
         out.checks.push(Check::absolute(
             "DEDUP-T3",
             &format!("{} total read time improvement (%)", w.name()),
@@ -1197,15 +1391,21 @@ pub fn dedup_t3(quick: bool, seed: u64) -> Result<ExperimentOutput, String> {
     out.description.push_str(
         "\n\nWhere this differs from the paper (47 %, 28 %, 39 %). The improvement here is \
          almost all DRR's and selective duplication's (see DEDUP-F10 and F11, and their notes): \
-         the content cache removes few reads (the table's hit columns), for the reason given \
-         under DEDUP-F8: the stand-in re-reads a sector and a duplicate of its content at the \
-         same slow pace, so a scaled 200 MB cache holds little that is read again. The paper's \
-         web-vm figure rests on a content cache with about 10× the sector cache's hits, which \
-         our stand-in does not show, so web-vm, not mail, has the smallest improvement here. \
-         The paper does not say whether the duplicate map was preloaded for these runs; DRR's \
-         map is preloaded as in DEDUP-F10 and F11, and the content cache learns contents as \
-         reads and writes pass, as in DEDUP-F8.",
+         the content cache removes few reads (the table's hit columns against its reads), for \
+         the reason given under DEDUP-F8: the stand-in re-reads a sector and a duplicate of its \
+         content at the same slow pace, so a scaled 200 MB cache holds little that is read \
+         again. Preloading the sector lists lets the first read of a duplicate hit when another \
+         copy of its content is cached; on the stand-in that adds few hits (the last columns), \
+         because a duplicate inside a read set is read, like any sector, days after its twin. \
+         The paper's web-vm figure rests on a content cache with about 10× the sector cache's \
+         hits (Figure 8), which the stand-in does not show",
     );
+    if imp[0] < imp[1] && imp[0] < imp[2] {
+        out.description
+            .push_str(", so web-vm, not mail, has the smallest improvement here.");
+    } else {
+        out.description.push('.');
+    }
     out.tables.push(t);
     out.csv = csv;
     Ok(out)
@@ -1299,8 +1499,10 @@ pub fn dedup_mem(_quick: bool, seed: u64) -> Result<ExperimentOutput, String> {
         "quantity,value\neq1_example_bytes,{eq}\neq1_ours,{}\nheld,{}\n",
         m.eq1_bytes, m.metadata_bytes
     );
+    let mut held = Vec::new();
     for wss in [2u64, 4, 8] {
         let g_m = filled_memory(1 << 16, wss, 18)?;
+        held.push((wss, g_m.metadata_bytes as f64, g_m.eq1_bytes as f64));
         let ratio = g_m.metadata_bytes as f64 / g_m.eq1_bytes as f64;
         g.rows.push(vec![
             wss.to_string(),
@@ -1327,6 +1529,56 @@ pub fn dedup_mem(_quick: bool, seed: u64) -> Result<ExperimentOutput, String> {
         );
     }
     out.tables.push(g);
+    // Our bytes split into Eq. 1's three terms: per sector entry from the slope between
+    // WSS = 2 and 8, per content record (one per cached page here) from the rest.
+    let (p16, htb) = ((1u64 << 16) as f64, (1u64 << 18) as f64);
+    let per_entry = (held[2].1 - held[0].1) / (p16 * 6.0);
+    let per_page = (held[0].1 - 2.0 * p16 * per_entry - 8.0 * htb) / p16;
+    let mid = per_page * p16 + 4.0 * p16 * per_entry + 8.0 * htb;
+    let mut f = Table::new(&["term", "Eq. 1, bytes", "ours (measured), bytes"]);
+    f.rows.push(vec![
+        "per cached page (vc_page; ours: a content record)".into(),
+        "13".into(),
+        format!("{per_page:.1}"),
+    ]);
+    f.rows.push(vec![
+        "per sector entry (vc_entry), P·WSS of them".into(),
+        "36".into(),
+        format!("{per_entry:.1}"),
+    ]);
+    f.rows.push(vec![
+        "per hash-table bucket (both tables)".into(),
+        "8".into(),
+        "8".into(),
+    ]);
+    f.rows.push(vec![
+        "WSS = 4 predicted from WSS = 2 and 8 (linearity)".into(),
+        String::new(),
+        format!("{mid:.0} (measured {:.0})", held[1].1),
+    ]);
+    out.tables.push(f);
+    let off = |k: usize| (held[k].1 / held[k].2 - 1.0) * 100.0;
+    let _ = write!(
+        out.description,
+        "\n\nWhy our bytes depart from Eq. 1 at WSS = 2 and 8. Eq. 1 describes the paper's \
+         \"current unoptimized implementation\" (§4.6): 13 B per cached page (vc_page), 36 B per \
+         sector entry (vc_entry), 8 B per bucket. Our structure has the same three terms, linear \
+         in P, P·WSS and HTB (the last table: WSS = 4 predicted from the other two within a few \
+         bytes), with other sizes, measured from the allocated slabs: {per_entry:.0} B per sector \
+         entry (a 24 B record holding the page number, the content's index, its list links and a \
+         residency stamp, plus a 4 B chain link; every link a 4-byte slot index, no digest) and \
+         {per_page:.0} B per content (a 20 B record with the 16 B MD5, kept once per content \
+         rather than per sector, a 4 B chain link, a 16 B replacement-list node and the page \
+         slot). The paper does not give its records' layouts; 36 B fits a sector entry that \
+         holds the digest itself. So our bytes are higher than Eq. 1 when few sectors share a \
+         content ({:+.1} % at WSS = 2), about equal near the paper's example ({:+.1} % at \
+         WSS = 4) and lower when many do ({:+.1} % at WSS = 8). The ±10 % checks at WSS = 2 \
+         and 8 compare two layouts, not a simulated quantity with the paper's; their misses are \
+         this difference, and we keep the more compact entry rather than copy the paper's.",
+        off(0),
+        off(1),
+        off(2)
+    );
     out.csv = csv;
     Ok(out)
 }
@@ -1370,6 +1622,8 @@ struct LookupCosts {
     content: Vec<(u32, u32)>,
     /// Whether each sector lookup found its page.
     sector_found: Vec<bool>,
+    /// Whether each content lookup found its content.
+    content_found: Vec<bool>,
 }
 
 /// Replays `pages` through a content cache of 2^`buckets_log2` buckets as the paper's
@@ -1392,14 +1646,15 @@ fn lookup_costs(
         let (n, found) = c.sector_probes(page);
         out.sector.push((c.entries() as u32, 1 + n));
         out.sector_found.push(found);
-        if write {
-            out.content
-                .push((c.contents() as u32, 1 + c.content_probes(&d).0));
-            c.write(page, &d, ());
-        } else if c.read(page).is_none() {
-            out.content
-                .push((c.contents() as u32, 1 + c.content_probes(&d).0));
-            c.fill(page, &d, || ());
+        if write || c.read(page).is_none() {
+            let (n, found) = c.content_probes(&d);
+            out.content.push((c.contents() as u32, 1 + n));
+            out.content_found.push(found);
+            if write {
+                c.write(page, &d, ());
+            } else {
+                c.fill(page, &d, || ());
+            }
         }
     }
     Ok(out)
@@ -1419,6 +1674,35 @@ fn binned(v: &[(u32, u32)], bins: usize) -> Vec<(f64, f64)> {
                 c.iter().map(|x| f64::from(x.0)).sum::<f64>() / k,
                 c.iter().map(|x| f64::from(x.1)).sum::<f64>() / k,
             )
+        })
+        .collect()
+}
+
+/// `v` cut into `bins` runs of equal length in order, keeping in each only the lookups
+/// whose outcome (`found`) is `want`: (mean records held, mean cost); a run with none
+/// is left out.
+fn binned_by(v: &[(u32, u32)], found: &[bool], want: bool, bins: usize) -> Vec<(f64, f64)> {
+    let n = v.len() / bins;
+    if n == 0 {
+        return Vec::new();
+    }
+    v.chunks_exact(n)
+        .zip(found.chunks_exact(n))
+        .take(bins)
+        .filter_map(|(c, f)| {
+            let kept: Vec<&(u32, u32)> = c
+                .iter()
+                .zip(f)
+                .filter(|(_, &x)| x == want)
+                .map(|(l, _)| l)
+                .collect();
+            let k = kept.len() as f64;
+            (k > 0.0).then(|| {
+                (
+                    kept.iter().map(|x| f64::from(x.0)).sum::<f64>() / k,
+                    kept.iter().map(|x| f64::from(x.1)).sum::<f64>() / k,
+                )
+            })
         })
         .collect()
 }
@@ -1479,12 +1763,18 @@ pub fn dedup_f12(quick: bool, seed: u64) -> Result<ExperimentOutput, String> {
              The day's lookups are cut into {F12_BINS} runs of equal length in time order; for \
              each, the mean number of records its table held (x: the cache's unique pages, \
              which grow through the day) and the mean lookup cost (y). \
-             The paper states that with 2^5 buckets the cost grows about linearly and with 2^25 it stays about constant, but gives no numbers; our checks: with 2^5 buckets the cost grows linearly with the records \
-             held (R² ≥ 0.9); with 2^25 it stays within ±20 % of its mean. A second table \
-             (context, not a check) splits the sector lookups by whether they found their page: \
-             a lookup that finds it walks part of its chain (new records go to the head), one \
-             that does not walks all of it, so a day whose mix of the two shifts moves the mean \
-             cost at any bucket count.\n\n{PROBES_NOTE}"
+             The paper states that with 2^5 buckets the cost grows about linearly (\"approaches \
+             O(N) where N is the size of the hash-table\") and with 2^25 it stays about constant, \
+             but gives no numbers. What grows with N is the chain a lookup walks: a lookup that \
+             does not find its record walks its whole chain (about N/buckets records), while one \
+             that finds it stops at it, and where it sits depends on how recently it was \
+             inserted (new records go to the head), not on N. A day's mix of the two shifts as \
+             the cache warms (the second table), which moves the mean cost at any bucket count \
+             without saying anything about N. So the checks use the lookups that do not find \
+             their record: with 2^5 buckets their cost grows linearly with the records held \
+             (R² ≥ 0.9); with 2^25 it stays within ±20 % of its mean. The first table and the \
+             plots also give every lookup's mean cost, for context; the second table splits \
+             the sector lookups by outcome, per bin.\n\n{PROBES_NOTE}"
         ),
         quick,
         seed,
@@ -1534,33 +1824,46 @@ pub fn dedup_f12(quick: bool, seed: u64) -> Result<ExperimentOutput, String> {
             c25[i].1
         );
     }
-    for (kind, p5, p25) in [("sector", &s5, &s25), ("content", &c5, &c25)] {
+    let miss = |l: &LookupCosts, sector: bool| {
+        if sector {
+            binned_by(&l.sector, &l.sector_found, false, F12_BINS)
+        } else {
+            binned_by(&l.content, &l.content_found, false, F12_BINS)
+        }
+    };
+    for (kind, sector, all5, all25) in [("sector", true, &s5, &s25), ("content", false, &c5, &c25)]
+    {
+        let (m5, m25) = (miss(&small, sector), miss(&large, sector));
         out.checks.push(Check::at_least(
             "DEDUP-F12",
-            &format!("{kind} lookups, 2^5 buckets: R² of cost against records held (O(N))"),
+            &format!(
+                "{kind} lookups not finding their record, 2^5 buckets: R² of cost against records held (O(N))"
+            ),
             0.9,
-            r_squared(p5),
+            r_squared(&m5),
         ));
         out.checks.push(Check::below(
             "DEDUP-F12",
-            &format!("{kind} lookups, 2^25 buckets: largest departure from the mean cost (O(1))"),
+            &format!(
+                "{kind} lookups not finding their record, 2^25 buckets: largest departure from the mean cost (O(1))"
+            ),
             0.2,
-            spread(p25),
+            spread(&m25),
         ));
+        let series = |label: &str, points: &Vec<(f64, f64)>| Series {
+            label: label.into(),
+            points: points.clone(),
+        };
         out.plots.push(Plot {
             title: format!("{kind} lookup cost through the day (web-vm stand-in)"),
             x_label: "records held by the table".into(),
             y_label: "memory accesses per lookup".into(),
             kind: PlotKind::Line,
             series: vec![
-                Series {
-                    label: "2^5 buckets".into(),
-                    points: p5.clone(),
-                },
-                Series {
-                    label: "2^25 buckets".into(),
-                    points: p25.clone(),
-                },
+                series("2^5 buckets, not found (whole chain)", &m5),
+                series("2^5 buckets, every lookup", all5),
+                series("2^25 buckets, not found (whole chain)", &m25),
+                series("2^25 buckets, every lookup", all25),
             ],
             log_x: false,
             paper: Vec::new(),

@@ -22,8 +22,10 @@ pub(crate) fn escape(s: &str) -> String {
 /// 3 significant digits for small ones, scientific notation for huge or tiny ones;
 /// trailing zeros trimmed.
 pub(crate) fn fmt_value(x: f64) -> String {
+    // No value (a ratio over no events, a mean over nothing): the experiment's text
+    // says why.
     if x.is_nan() {
-        return "NaN".into();
+        return "undefined".into();
     }
     if x.is_infinite() {
         return if x > 0.0 { "∞" } else { "−∞" }.into();
@@ -87,7 +89,7 @@ mod tests {
         assert_eq!(fmt_value(1234567.0), "1234567");
         assert_eq!(fmt_value(2.5e-6), "2.5e-6");
         assert_eq!(fmt_value(3e12), "3e12");
-        assert_eq!(fmt_value(f64::NAN), "NaN");
+        assert_eq!(fmt_value(f64::NAN), "undefined");
     }
 
     #[test]
