@@ -104,7 +104,7 @@ fn header_line(text: &str, header: &str, n: usize) -> Option<usize> {
 
 /// What a stack file asks the campaign to run.
 enum FileStack {
-    Array(TortureStack),
+    Array(Box<TortureStack>),
     Journal {
         spec: JournalSpec,
         device: DeviceSpec,
@@ -170,12 +170,13 @@ fn stack_from_file(path: &Path, default: &FaultSpec) -> Result<(FileStack, Strin
     }
     let stack = TortureStack::from_device(&device, default).map_err(|e| {
         // Name the line of the faults table when the error is about one.
-        match faults_line(&text).filter(|_| e.contains(".faults")) {
-            Some(line) => anyhow!("{file}:{line}: {e}"),
-            None => anyhow!("{file}: {e}"),
-        }
+        // (else the [device] table's).
+        let line = faults_line(&text)
+            .filter(|_| e.contains(".faults"))
+            .or_else(|| header_line(&text, "[device]", 0));
+        anyhow!("{}: {e}", at(line))
     })?;
-    Ok((FileStack::Array(stack), file))
+    Ok((FileStack::Array(Box::new(stack)), file))
 }
 
 /// Runs the campaign. Fails with `WrongData` (after the report) if any read returned
@@ -201,7 +202,7 @@ pub fn torture(a: &TortureArgs, rates: &Rates) -> Result<String> {
         Some((FileStack::Layout { layout, device }, at)) => {
             return dle(a, rates, Some((layout, device, at)))
         }
-        Some((FileStack::Array(s), _)) => Some(s),
+        Some((FileStack::Array(s), _)) => Some(*s),
         None => None,
     };
     if a.array == "dle" && a.stack.is_none() {
