@@ -784,7 +784,9 @@ impl Journal {
                 inside
                     .sums
                     .entry(h)
-                    .or_default()
+                    // A block never written holds zeros until a transaction writing it
+                    // commits (sequence 0 is older than any).
+                    .or_insert_with(|| vec![(0, home_sum(h, &zero_block()))])
                     .push((seq, home_sum(h, d)));
             }
             inside.txs.push((seq, homes.clone(), req.id));
