@@ -402,7 +402,22 @@ enum Command {
             flipped (--lost, --misdirected, --torn, --flips; --rate sets all of them and --crash):\n\
             the journal keeps an xxh3 checksum with each home block, and a block that fails it is\n\
             refused (counted), never returned. Drive failure (--fail) is refused: one drive holds\n\
-            one copy, with nothing to rebuild from (put the journal over a redundant array).\n\
+            one copy, with nothing to rebuild from.\n\
+            \n\
+            --array journal --below raid4|mirror puts the journal's bytes on a byte-exact array of\n\
+            --members drives (the journal's timing is the same array's timing model). --fail is\n\
+            then the probability, per journal device write while every member is up, that one\n\
+            member fails; it is rebuilt on a replacement at the first round (200 requests) after\n\
+            --replace-after requests, so power cuts and recoveries also land while it is down.\n\
+            The RAID-4's members take --lost, --misdirected, --torn and --flips (its checksums and\n\
+            generations catch them; the mirror keeps none, so it takes --fail and --crash only).\n\
+            Recovery reads the log and home blocks through the array: a block the array cannot\n\
+            prove is missing to recovery and refused to the reader, never returned.\n\
+            \n\
+            --stack FILE runs the file's [device] tree (raid4, or raid1/mirror, of drives); with a\n\
+            [[layer]] kind = \"journal\" above it, the journal campaign over that device (a drive,\n\
+            a raid4 or a mirror); with a [layout], the layout engine's campaign over its raid4\n\
+            (scaled down). Other layers carry no bytes and are refused with the file and line.\n\
             \n\
             --array dle runs the data layout engine (small writes staged on x25m-g2 flash, destages)\n\
             over a 4+1 RAID-4 of --disk; the array's members take every fault kind, and power cuts\n\
@@ -419,6 +434,9 @@ enum Command {
             spindle torture --array mirror --members 3 --fail 0.01\n  \
             spindle torture --array journal --log-checksum --crash 0.05 --ops 20000\n  \
             spindle torture --array journal --rate 0.01 --ops 100000 --seed 2\n  \
+            spindle torture --array journal --below raid4 --rate 0.01 --fail 0.002 --log-checksum\n  \
+            spindle torture --array journal --below mirror --members 2 --fail 0.005 --crash 0.02\n  \
+            spindle torture --stack examples/journal-raid4.toml --rate 0.01 --fail 0.002\n  \
             spindle torture --array dle --rate 0.01 --ops 20000\n  \
             spindle torture --stack stack.toml --seed 3"
     )]
@@ -434,6 +452,10 @@ struct TortureCmd {
     /// cuts only) or dle (the data layout engine over a RAID-4 with flash), see below
     #[arg(long, default_value = "raid4")]
     array: String,
+    /// With --array journal: the byte-exact array under the journal, raid4 or mirror
+    /// (of --members drives; default: the journal on one drive)
+    #[arg(long)]
+    below: Option<String>,
     /// Without --stack: members (a raid4's include its parity drive)
     #[arg(long, default_value_t = 5)]
     members: usize,
@@ -480,6 +502,9 @@ struct TortureCmd {
     /// With --array journal: log size, MiB
     #[arg(long, default_value_t = 3)]
     log_mib: u64,
+    /// With --array journal: clean the log when less than this percentage is free
+    #[arg(long, default_value_t = 25)]
+    log_clean_below_pct: u32,
     /// Scrub after every N operations (0: only at the end)
     #[arg(long, default_value_t = 100)]
     scrub_every: usize,
@@ -1103,6 +1128,7 @@ fn run(cli: Cli) -> anyhow::Result<String> {
             let args = torture::TortureArgs {
                 stack: t.stack,
                 array: t.array,
+                below: t.below,
                 members: t.members,
                 disk: t.disk,
                 stripe_unit_kib: t.stripe_unit_kib,
@@ -1110,6 +1136,7 @@ fn run(cli: Cli) -> anyhow::Result<String> {
                     checksum: t.log_checksum,
                     skip: t.log_skip,
                     log_mib: t.log_mib,
+                    clean_below_pct: t.log_clean_below_pct,
                 },
                 config: spindle::array::torture::TortureConfig {
                     seed: t.seed,

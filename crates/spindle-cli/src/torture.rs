@@ -13,9 +13,11 @@ use spindle::array::torture::{
 };
 use spindle::layout::torture::{run_dle_torture, DleTortureConfig};
 use spindle::stack::faults::{faults_line, FaultSpec};
-use spindle::stack::journal::MAX_LOG_MIB;
-use spindle::stack::journal_torture::{run_journal_torture, JournalTortureConfig};
-use spindle::stack::tree::DeviceSpec;
+use spindle::stack::journal::{JournalSpec, MAX_LOG_MIB};
+use spindle::stack::journal_torture::{
+    run_journal_torture, JournalBelow, JournalTortureConfig, JournalTortureReport,
+};
+use spindle::stack::tree::{ArraySpec, DeviceSpec, DiskSpec};
 use std::path::Path;
 
 /// Fault rates from the command line: each kind's own flag, else `--rate`, else 0.
@@ -63,6 +65,7 @@ pub struct JournalArgs {
     pub checksum: bool,
     pub skip: bool,
     pub log_mib: u64,
+    pub clean_below_pct: u32,
 }
 
 /// The command's options.
@@ -70,6 +73,8 @@ pub struct JournalArgs {
 pub struct TortureArgs {
     pub stack: Option<std::path::PathBuf>,
     pub array: String,
+    /// With `--array journal`: the redundant array under it (`raid4` or `mirror`).
+    pub below: Option<String>,
     pub members: usize,
     pub disk: Option<String>,
     pub stripe_unit_kib: u64,
@@ -79,43 +84,129 @@ pub struct TortureArgs {
 }
 
 /// The part of a stack file the campaign reads: its `[device]` tree (the keys of
-/// `spindle run`'s TOML; a run file works as it is).
+/// `spindle run`'s TOML; a run file works as it is), and a journal `[[layer]]` or a
+/// `[layout]` above it.
 #[derive(Deserialize)]
 struct StackFile {
     device: Option<DeviceSpec>,
     layout: Option<toml::Value>,
-    layer: Option<toml::Value>,
+    layer: Option<Vec<toml::Value>>,
 }
 
-fn stack_from_file(path: &Path, default: &FaultSpec) -> Result<TortureStack> {
+/// The 1-based line of the `n`-th (0-based) line that starts with `header`.
+fn header_line(text: &str, header: &str, n: usize) -> Option<usize> {
+    text.lines()
+        .enumerate()
+        .filter(|(_, l)| l.trim_start().starts_with(header))
+        .nth(n)
+        .map(|(i, _)| i + 1)
+}
+
+/// What a stack file asks the campaign to run.
+enum FileStack {
+    Array(Box<TortureStack>),
+    Journal {
+        spec: JournalSpec,
+        device: DeviceSpec,
+    },
+    Layout {
+        layout: spindle::layout::LayoutConfig,
+        device: DeviceSpec,
+    },
+}
+
+fn stack_from_file(path: &Path, default: &FaultSpec) -> Result<(FileStack, String)> {
     let file = path.display().to_string();
     let text = limits::read_text(path, limits::MAX_CONFIG_BYTES)?;
     let parsed: StackFile = toml::from_str(&text).map_err(|e| anyhow!("{file}: {e}"))?;
-    if parsed.layout.is_some() || parsed.layer.is_some() {
+    let Some(device) = parsed.device else {
+        bail!("{file}: no [device]: torture needs a byte-exact array (kind = \"raid4\", \"raid1\" or \"mirror\"), or a drive under a journal [[layer]]");
+    };
+    let layers = parsed.layer.unwrap_or_default();
+    let at = |line: Option<usize>| match line {
+        Some(l) => format!("{file}:{l}"),
+        None => file.clone(),
+    };
+    if let (Some(_), false) = (&parsed.layout, layers.is_empty()) {
         bail!(
-            "{file}: torture runs the [device] tree only: the layout engine ([layout]) and [[layer]]s are not wired to the campaign yet"
+            "{}: a [layout] with [[layer]]s above it: torture runs one of them at a time (the layout engine over its RAID-4, or a journal over an array)",
+            at(header_line(&text, "[[layer]]", 0))
         );
     }
-    let Some(device) = parsed.device else {
-        bail!("{file}: no [device]: torture needs a byte-exact array (kind = \"raid4\", \"raid1\" or \"mirror\")");
-    };
-    TortureStack::from_device(&device, default).map_err(|e| {
-        // Name the line of the faults table when the error is about one.
-        match faults_line(&text).filter(|_| e.contains(".faults")) {
-            Some(line) => anyhow!("{file}:{line}: {e}"),
-            None => anyhow!("{file}: {e}"),
+    if let Some(v) = parsed.layout {
+        let where_ = at(header_line(&text, "[layout]", 0));
+        let layout: spindle::layout::LayoutConfig = v
+            .try_into()
+            .map_err(|e| anyhow!("{where_}: [layout]: {e}"))?;
+        return Ok((FileStack::Layout { layout, device }, where_));
+    }
+    if layers.len() > 1 {
+        bail!(
+            "{}: {} [[layer]]s: torture runs one journal layer over the [device] (the other layers carry no bytes)",
+            at(header_line(&text, "[[layer]]", 1)),
+            layers.len()
+        );
+    }
+    if let Some(v) = layers.into_iter().next() {
+        let where_ = at(header_line(&text, "[[layer]]", 0));
+        let kind = v
+            .get("kind")
+            .and_then(|k| k.as_str())
+            .unwrap_or("")
+            .to_string();
+        if kind != "journal" {
+            bail!(
+                "{where_}: [[layer]] kind = \"{kind}\" is timing-only (it carries no bytes), so faults under it cannot be checked; torture runs a journal layer (kind = \"journal\") or none"
+            );
         }
-    })
+        let mut t = v;
+        if let Some(tab) = t.as_table_mut() {
+            tab.remove("kind");
+        }
+        let spec: JournalSpec = t
+            .try_into()
+            .map_err(|e| anyhow!("{where_}: [[layer]] journal: {e}"))?;
+        return Ok((FileStack::Journal { spec, device }, where_));
+    }
+    let stack = TortureStack::from_device(&device, default).map_err(|e| {
+        // Name the line of the faults table when the error is about one.
+        // (else the [device] table's).
+        let line = faults_line(&text)
+            .filter(|_| e.contains(".faults"))
+            .or_else(|| header_line(&text, "[device]", 0));
+        anyhow!("{}: {e}", at(line))
+    })?;
+    Ok((FileStack::Array(Box::new(stack)), file))
 }
 
 /// Runs the campaign. Fails with `WrongData` (after the report) if any read returned
 /// wrong bytes.
 pub fn torture(a: &TortureArgs, rates: &Rates) -> Result<String> {
-    if a.array == "journal" && a.stack.is_none() {
-        return journal(a, rates);
+    if a.below.is_some() && a.array != "journal" {
+        bail!("--below puts an array under the journal: it goes with --array journal");
     }
+    if a.below.is_some() && a.stack.is_some() {
+        bail!("--below and --stack: the stack file's [device] is what lies under its journal [[layer]]");
+    }
+    if a.array == "journal" && a.stack.is_none() {
+        return journal(a, rates, None);
+    }
+    let from_file = match &a.stack {
+        Some(path) => Some(stack_from_file(path, &rates.resolve()?.0)?),
+        None => None,
+    };
+    let from_file = match from_file {
+        Some((FileStack::Journal { spec, device }, at)) => {
+            return journal(a, rates, Some((spec, device, at)))
+        }
+        Some((FileStack::Layout { layout, device }, at)) => {
+            return dle(a, rates, Some((layout, device, at)))
+        }
+        Some((FileStack::Array(s), _)) => Some(*s),
+        None => None,
+    };
     if a.array == "dle" && a.stack.is_none() {
-        return dle(a, rates);
+        return dle(a, rates, None);
     }
     let disk_name = a.disk.clone().unwrap_or_else(|| "wd-re3".into());
     let (faults, fail, crash) = rates.resolve()?;
@@ -124,8 +215,8 @@ pub fn torture(a: &TortureArgs, rates: &Rates) -> Result<String> {
     c.crash = crash;
     limits::count("--ops", c.ops as u64, MAX_TORTURE_OPS as u64)?;
     limits::count("--span", c.span_blocks, MAX_TORTURE_SPAN)?;
-    let stack = match &a.stack {
-        Some(path) => stack_from_file(path, &faults)?,
+    let stack = match from_file {
+        Some(s) => s,
         None => {
             limits::count("--members", a.members as u64, 16)?;
             let disk = load_disk(&disk_name)?.params;
@@ -169,8 +260,12 @@ pub fn torture(a: &TortureArgs, rates: &Rates) -> Result<String> {
     fail_on_wrong_data(report, r.wrong_reads)
 }
 
-/// `--array dle`: the data layout engine over a faulty RAID-4 with flash staging.
-fn dle(a: &TortureArgs, rates: &Rates) -> Result<String> {
+/// A `[layout]` from a stack file, the `[device]` under it, and where the table is.
+type LayoutFile = (spindle::layout::LayoutConfig, DeviceSpec, String);
+
+/// `--array dle`: the data layout engine over a faulty RAID-4 with flash staging (or
+/// a stack file's `[layout]` over its `[device]` RAID-4).
+fn dle(a: &TortureArgs, rates: &Rates, file: Option<LayoutFile>) -> Result<String> {
     let (faults, fail, crash) = rates.resolve()?;
     limits::count("--ops", a.config.ops as u64, MAX_TORTURE_OPS as u64)?;
     limits::count("--span", a.config.span_blocks, 8 * 4096)?;
@@ -180,21 +275,77 @@ fn dle(a: &TortureArgs, rates: &Rates) -> Result<String> {
             a.config.span_blocks
         );
     }
-    let disk = load_disk(a.disk.as_deref().unwrap_or("wd-re3"))?.params;
-    let flash = spindle::flash::presets::preset("x25m-g2").map_err(|e| anyhow!("{e}"))?;
-    let c = DleTortureConfig {
+    let mut c = DleTortureConfig {
         seed: a.config.seed,
         ops: a.config.ops,
         extent_blocks: a.config.span_blocks / 8,
-        faults,
+        faults: faults.clone(),
         fail,
         crash,
         replace_after: a.config.replace_after,
         scrub_every: a.config.scrub_every,
+        data_disks: 4,
+        policy: spindle::layout::LayoutPolicy::Proximal,
+        members: Vec::new(),
+    };
+    let scaled = file.is_some();
+    let (disk, flash) = match file {
+        None => (
+            load_disk(a.disk.as_deref().unwrap_or("wd-re3"))?.params,
+            spindle::flash::presets::preset("x25m-g2").map_err(|e| anyhow!("{e}"))?,
+        ),
+        Some((layout, device, at)) => {
+            let file_name = a
+                .stack
+                .as_ref()
+                .map(|p| p.display().to_string())
+                .unwrap_or_default();
+            if layout.data != spindle::store::DataMode::RealBytes {
+                bail!("{at}: [layout] data = timing-only keeps no bytes, so faults under it cannot be checked (drop the key: real bytes are the default)");
+            }
+            if !layout.sync_writes {
+                bail!("{at}: [layout] sync-writes = false acknowledges destages the drives have only buffered, which a power cut loses; the campaign runs with sync-writes (drop the key)");
+            }
+            if !matches!(device, DeviceSpec::Raid4(_)) {
+                bail!(
+                    "{file_name}: [layout] runs over a RAID-4 ([device] kind = \"raid4\"), not over a {}",
+                    device.kind()
+                );
+            }
+            let stack = TortureStack::from_device(&device, &faults)
+                .map_err(|e| anyhow!("{file_name}: {e}"))?;
+            let spindle::array::torture::Shape::Raid4 { data_disks, .. } = stack.shape else {
+                bail!("{file_name}: [layout] runs over a RAID-4");
+            };
+            if data_disks != layout.data_disks {
+                bail!(
+                    "{at}: [layout] data-disks = {} needs a RAID-4 of {} members, the [device] has {}",
+                    layout.data_disks,
+                    layout.data_disks + 1,
+                    data_disks + 1
+                );
+            }
+            for (path, f) in &stack.members {
+                if f.fail_at_ms.is_some() || f.crash_at_ms.is_some() {
+                    bail!("{file_name}: {path}.faults: fail-at-ms and crash-at-ms are not read under a [layout]: its campaign draws failures and power cuts with --fail and --crash");
+                }
+            }
+            c.data_disks = data_disks;
+            c.policy = layout.kind;
+            c.members = stack.members.iter().map(|(_, f)| f.clone()).collect();
+            let flash =
+                spindle::flash::presets::preset(&layout.flash).map_err(|e| anyhow!("{at}: {e}"))?;
+            (stack.disk, flash)
+        }
     };
     let mut bar = Progress::new(c.ops as u64, "torture");
-    let r = run_dle_torture(&disk, &flash, &c, &mut |done| bar.step(done as u64))
+    let mut r = run_dle_torture(&disk, &flash, &c, &mut |done| bar.step(done as u64))
         .map_err(|e| anyhow!("{e}"))?;
+    if scaled {
+        // Said, not silently dropped: the campaign's engine is small so that it
+        // destages and recovers often.
+        r.stack += ", scaled down: 64-block staging log, 64 KiB ranges (the file's staging-pct, threshold-kib, allocation-range-kib and volume-mib are not used)";
+    }
     bar.finish();
     let report = if a.json {
         serde_json::to_string_pretty(&r)? + "\n"
@@ -233,20 +384,19 @@ fn dle(a: &TortureArgs, rates: &Rates) -> Result<String> {
     fail_on_wrong_data(report, r.wrong_reads)
 }
 
-/// `--array journal`: power cuts and write faults over the data journal on one drive.
-fn journal(a: &TortureArgs, rates: &Rates) -> Result<String> {
-    // --rate sets every kind the journal takes; drive failure only by its own flag.
-    if rates.fail.is_some_and(|p| p != 0.0) {
-        bail!(
-            "--fail: the journal on one drive cannot survive a drive failure: one drive holds one copy, with nothing to rebuild from (put the journal over a redundant array for that); --array journal takes --crash, --lost, --misdirected, --torn and --flips"
-        );
-    }
+/// A journal `[[layer]]` from a stack file, the `[device]` under it, and where the
+/// layer is (file:line).
+type JournalFile = (JournalSpec, DeviceSpec, String);
+
+/// `--array journal`: power cuts and write faults over the data journal on one drive,
+/// or over a redundant array (`--below`, or a stack file's `[device]`) whose members
+/// take the faults and may fail.
+fn journal(a: &TortureArgs, rates: &Rates, file: Option<JournalFile>) -> Result<String> {
     let crash = rates.get("crash", rates.crash)?;
     limits::count("--ops", a.config.ops as u64, MAX_TORTURE_OPS as u64)?;
     limits::count("--span", a.config.span_blocks, MAX_TORTURE_SPAN)?;
     limits::count("--log-mib", a.journal.log_mib, MAX_LOG_MIB)?;
-    let disk = load_disk(a.disk.as_deref().unwrap_or("mimic-9lzx"))?.params;
-    let c = JournalTortureConfig {
+    let mut c = JournalTortureConfig {
         seed: a.config.seed,
         ops: a.config.ops,
         span_blocks: a.config.span_blocks,
@@ -254,10 +404,123 @@ fn journal(a: &TortureArgs, rates: &Rates) -> Result<String> {
         checksum: a.journal.checksum,
         skip: a.journal.skip,
         log_mib: a.journal.log_mib,
-        lost: rates.get("lost", rates.lost)?,
-        misdirected: rates.get("misdirected", rates.misdirected)?,
-        torn: rates.get("torn", rates.torn)?,
-        flips: rates.get("flips", rates.flips)?,
+        clean_below_pct: a.journal.clean_below_pct,
+        lost: 0.0,
+        misdirected: 0.0,
+        torn: 0.0,
+        flips: 0.0,
+        below: None,
+    };
+    let file_name = a
+        .stack
+        .as_ref()
+        .map(|p| p.display().to_string())
+        .unwrap_or_default();
+    // What lies under the journal: a drive, an array, or (None) --disk alone.
+    let under: Option<DeviceSpec> = match (&file, &a.below) {
+        (Some((spec, device, at)), _) => {
+            if spec.minimimic.is_some() {
+                bail!("{at}: [[layer]] journal: minimimic: torture samples its own miniMimic table on the drive (drop the key)");
+            }
+            if !spec.refine {
+                bail!("{at}: [[layer]] journal: refine = false: torture's journal always refines its table (drop the key)");
+            }
+            limits::count("log-mib", spec.log_mib, MAX_LOG_MIB)
+                .map_err(|e| anyhow!("{at}: {e}"))?;
+            c.checksum = spec.checksum;
+            c.skip = spec.skip;
+            c.log_mib = spec.log_mib;
+            c.clean_below_pct = spec.clean_below_pct;
+            Some(device.clone())
+        }
+        (None, Some(kind)) => {
+            limits::count("--members", a.members as u64, 16)?;
+            let mut disk = DiskSpec::new(a.disk.as_deref().unwrap_or("mimic-9lzx"));
+            disk.faults = None;
+            let mut arr = ArraySpec::of(a.members as u32, DeviceSpec::Disk(disk));
+            Some(match kind.as_str() {
+                "raid4" => {
+                    if a.members < 2
+                        || a.stripe_unit_kib == 0
+                        || !a.stripe_unit_kib.is_multiple_of(4)
+                    {
+                        bail!(
+                            "--below raid4 needs --members of at least 2 (got {}) and a --stripe-unit-kib that is a positive multiple of 4 (got {})",
+                            a.members,
+                            a.stripe_unit_kib
+                        );
+                    }
+                    arr.stripe_kib = Some(a.stripe_unit_kib);
+                    DeviceSpec::Raid4(arr)
+                }
+                "mirror" => {
+                    if a.members < 2 {
+                        bail!(
+                            "--below mirror needs at least 2 --members, got {}",
+                            a.members
+                        );
+                    }
+                    DeviceSpec::Mirror(arr)
+                }
+                other => bail!("--below must be raid4 or mirror, got `{other}`"),
+            })
+        }
+        (None, None) => None,
+    };
+    let (faults, fail, _) = rates.resolve()?;
+    let one_drive_fail = |p: f64| -> Result<()> {
+        if p != 0.0 {
+            bail!(
+                "--fail: the journal on one drive cannot survive a drive failure: one drive holds one copy, with nothing to rebuild from (put it over a redundant array: --below raid4 or --below mirror); on one drive --array journal takes --crash, --lost, --misdirected, --torn and --flips"
+            );
+        }
+        Ok(())
+    };
+    let disk = match under {
+        None => {
+            // --rate sets every kind the journal takes; drive failure only by its own flag.
+            one_drive_fail(rates.fail.unwrap_or(0.0))?;
+            (c.lost, c.misdirected, c.torn, c.flips) =
+                (faults.lost, faults.misdirected, faults.torn, faults.flips);
+            load_disk(a.disk.as_deref().unwrap_or("mimic-9lzx"))?.params
+        }
+        Some(DeviceSpec::Disk(d)) => {
+            one_drive_fail(rates.fail.unwrap_or(0.0))?;
+            let f = d.faults.clone().unwrap_or(faults);
+            f.validate("device")
+                .map_err(|e| anyhow!("{file_name}: {e}"))?;
+            if f.fail_at_ms.is_some() {
+                bail!("{file_name}: device.faults.fail-at-ms: the journal on one drive cannot survive a drive failure (put a raid4 or mirror under it)");
+            }
+            if f.crash_at_ms.is_some() {
+                bail!("{file_name}: device.faults.crash-at-ms: on one drive the journal's power cuts are drawn with --crash (crash-at-ms is read on array members)");
+            }
+            (c.lost, c.misdirected, c.torn, c.flips) = (f.lost, f.misdirected, f.torn, f.flips);
+            d.params("device")
+                .map_err(|e| anyhow!("{file_name}: {e}"))?
+        }
+        Some(spec) => {
+            let stack = TortureStack::from_device(&spec, &faults).map_err(|e| {
+                let hint = if file.is_some() {
+                    ""
+                } else {
+                    " (the command-line rates apply to every member)"
+                };
+                if file_name.is_empty() {
+                    anyhow!("{e}{hint}")
+                } else {
+                    anyhow!("{file_name}: {e}")
+                }
+            })?;
+            let disk = stack.disk.clone();
+            c.below = Some(JournalBelow {
+                stack,
+                timing: spec.without_faults(),
+                fail,
+                replace_after: a.config.replace_after,
+            });
+            disk
+        }
     };
     let mut bar = Progress::new(c.ops as u64, "torture");
     let r = run_journal_torture(&disk, &c, &mut |done| bar.step(done as u64))
@@ -307,13 +570,14 @@ fn journal(a: &TortureArgs, rates: &Rates) -> Result<String> {
             ("WRONG BYTES (must be 0)", r.wrong_bytes),
         ]);
         format!(
-            "{} requests on a {} over {} blocks (seed {}), {:.1} s simulated:\n{}",
+            "{} requests on a {} over {} blocks (seed {}), {:.1} s simulated:\n{}{}",
             r.ops,
             r.stack,
             c.span_blocks,
             r.seed,
             r.simulated_s,
-            s.render()
+            s.render(),
+            array_rows(&r)
         )
     };
     fail_on_wrong_data(report, r.wrong_reads)
@@ -391,6 +655,31 @@ fn render(r: &TortureReport, c: &TortureConfig, json: bool) -> Result<String> {
         r.final_reads_total,
         r.final_reads_refused,
     ))
+}
+
+/// The array under a journal: what it took and did (empty on one drive).
+fn array_rows(r: &JournalTortureReport) -> String {
+    let Some(a) = &r.array else {
+        return String::new();
+    };
+    let t = counts_table(&[
+        ("member drive failures", a.drive_failures),
+        ("rebuilds onto a replacement", a.rebuilds),
+        ("power cuts while a member was down", a.cuts_degraded),
+        ("recoveries while a member was down", a.recoveries_degraded),
+        ("member writes lost", a.lost_writes),
+        ("member writes misdirected", a.misdirected_writes),
+        ("member writes torn", a.torn_writes),
+        ("member bit flips", a.bit_flips),
+        ("verification failures the array met", a.detections),
+        ("journal writes the array refused", a.writes_refused),
+        ("block reads the array refused", a.reads_refused),
+        (
+            "blocks the array's crash recovery could not prove",
+            a.blocks_lost_in_power_cuts,
+        ),
+    ]);
+    format!("the array under the journal:\n{}", t.render())
 }
 
 /// A two-column table of named counts.

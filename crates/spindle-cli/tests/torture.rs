@@ -188,3 +188,120 @@ fn journal_and_dle_campaigns_run_and_refuse_what_they_cannot_survive() {
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("--fail") && err.contains("one drive"), "{err}");
 }
+
+fn example(name: &str) -> String {
+    format!("{}/../../examples/{name}", env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The journal over a redundant array, from the command line and from a stack file
+/// with a journal `[[layer]]`: members fail and are rebuilt, the RAID-4's members take
+/// every write fault, and no read returns a wrong byte.
+#[test]
+fn journal_over_an_array_survives_member_failures() {
+    let journal_file = example("journal-raid4.toml");
+    for args in [
+        &[
+            "torture", "--array", "journal", "--below", "raid4", "--rate", "0.02", "--fail",
+            "0.01", "--span", "48",
+        ][..],
+        &[
+            "torture",
+            "--array",
+            "journal",
+            "--below",
+            "mirror",
+            "--members",
+            "2",
+            "--fail",
+            "0.01",
+            "--crash",
+            "0.02",
+            "--span",
+            "48",
+        ][..],
+        &[
+            "torture",
+            "--stack",
+            &journal_file,
+            "--rate",
+            "0.01",
+            "--fail",
+            "0.01",
+            "--span",
+            "48",
+        ][..],
+    ] {
+        let mut a: Vec<&str> = args.to_vec();
+        a.extend(["--ops", "800", "--json"]);
+        let o = spindle(&a);
+        assert_eq!(
+            o.status.code(),
+            Some(0),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        assert_eq!(v["wrong_bytes"], 0, "{args:?}");
+        assert!(
+            v["array"]["drive_failures"].as_u64().unwrap() > 0,
+            "{args:?}: {v}"
+        );
+        assert!(v["stack"].as_str().unwrap().contains("over a"), "{v}");
+    }
+}
+
+/// `--stack` with a `[layout]` runs the layout engine's campaign over the file's
+/// RAID-4; layers that carry no bytes, a layout with layers, and a mirror's write
+/// faults given on the command line are refused with the file and line or the flag.
+#[test]
+fn stack_files_with_layers_and_layouts_run_or_are_refused_clearly() {
+    let dle = example("dle-raid4-smtf.toml");
+    let o = spindle(&[
+        "torture", "--stack", &dle, "--rate", "0.02", "--ops", "300", "--span", "128", "--json",
+    ]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["wrong_bytes"], 0);
+    assert!(v["stack"].as_str().unwrap().contains("4+1 RAID-4"), "{v}");
+    let both = temp(
+        "both.toml",
+        "seed = 1\n[[layer]]\nkind = \"journal\"\n[layout]\nkind = \"dle\"\n[device]\nkind = \"raid4\"\ncount = 5\n[device.member]\nkind = \"disk\"\ndisk = \"wd-re3\"\n",
+    );
+    let three = temp(
+        "three.toml",
+        "[layout]\nkind = \"dle\"\ndata-disks = 4\n[device]\nkind = \"raid4\"\ncount = 3\n[device.member]\nkind = \"disk\"\ndisk = \"wd-re3\"\n",
+    );
+    let cache = example("cache-raid5.toml");
+    for (args, want) in [
+        (vec!["torture", "--stack", &cache], "cache-raid5.toml:19:"),
+        (
+            vec!["torture", "--stack", both.to_str().unwrap()],
+            "both.toml:2:",
+        ),
+        (
+            vec!["torture", "--stack", three.to_str().unwrap()],
+            "three.toml:1:",
+        ),
+        (
+            vec![
+                "torture", "--array", "journal", "--below", "mirror", "--rate", "0.01",
+            ],
+            "checksums",
+        ),
+        (
+            vec!["torture", "--array", "journal", "--below", "raid5"],
+            "raid5",
+        ),
+        (vec!["torture", "--below", "raid4"], "--array journal"),
+    ] {
+        let o = spindle(&args);
+        let e = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {e}");
+        assert!(e.contains(want) && !e.contains("panicked"), "{args:?}: {e}");
+    }
+}

@@ -40,6 +40,12 @@ pub struct DleTortureConfig {
     pub crash: f64,
     pub replace_after: usize,
     pub scrub_every: usize,
+    /// Data members of the RAID-4 (one more holds parity).
+    pub data_disks: usize,
+    /// The layout engine or a baseline.
+    pub policy: LayoutPolicy,
+    /// Each member's own faults (a stack file's tables); empty: `faults` for all.
+    pub members: Vec<FaultSpec>,
 }
 
 /// What a campaign did.
@@ -174,7 +180,22 @@ pub fn run_dle_torture(
         )));
     }
     let stripe_unit_blocks = 16;
-    let data_disks = 4usize;
+    let data_disks = c.data_disks;
+    if data_disks == 0 || data_disks > 15 {
+        return Err(bad(format!("data disks {data_disks}: expected 1 to 15")));
+    }
+    if !c.members.is_empty() && c.members.len() != data_disks + 1 {
+        return Err(bad(format!(
+            "{} members' faults for a {data_disks}+1 RAID-4",
+            c.members.len()
+        )));
+    }
+    let fault_of = |i: usize| c.members.get(i).unwrap_or(&c.faults).clone();
+    for i in 0..=data_disks {
+        fault_of(i)
+            .validate(&format!("device.member {i}"))
+            .map_err(bad)?;
+    }
     let mut raid = Raid4::new(
         disk.clone(),
         Raid4Config {
@@ -187,16 +208,16 @@ pub fn run_dle_torture(
     let members: Vec<MemberFaults> = (0..=data_disks)
         .map(|i| MemberFaults {
             rng: ChaCha8Rng::seed_from_u64(device_seed(c.seed, &format!("dle.member {i}"))),
-            lost_write: c.faults.lost,
-            misdirected_write: c.faults.misdirected,
-            torn_write: c.faults.torn,
+            lost_write: fault_of(i).lost,
+            misdirected_write: fault_of(i).misdirected,
+            torn_write: fault_of(i).torn,
         })
         .collect();
     raid.faults = FaultInjector::new(c.seed).with_members(members);
     // Twice the extents' blocks, so new versions find free space.
     let volume_blocks = 2 * u64::from(EXTENTS) * c.extent_blocks + 256;
     let cfg = DleConfig {
-        policy: LayoutPolicy::Proximal,
+        policy: c.policy,
         staging_blocks: 64,
         small_write_blocks: 8,
         range_blocks: 16,
@@ -209,8 +230,14 @@ pub fn run_dle_torture(
     }
     let mut r = DleTortureReport {
         stack: format!(
-            "data layout engine over a 4+1 RAID-4 of {} with {} staging (byte-exact)",
-            disk.name, flash.name
+            "{} over a {data_disks}+1 RAID-4 of {} with {} staging (byte-exact)",
+            match c.policy {
+                LayoutPolicy::Proximal => "data layout engine",
+                LayoutPolicy::UpdateInPlace => "update-in-place layout",
+                LayoutPolicy::WriteAnywhere => "write-anywhere layout",
+            },
+            disk.name,
+            flash.name
         ),
         seed: c.seed,
         ops: c.ops,
@@ -308,7 +335,8 @@ pub fn run_dle_torture(
             read_check(&mut d, &mut model, e, o, n, &mut r, false)?;
         }
         for (m, frng) in flip_rngs.iter_mut().enumerate() {
-            if c.faults.flips > 0.0 && frng.gen_bool(c.faults.flips) {
+            let p = fault_of(m).flips;
+            if p > 0.0 && frng.gen_bool(p) {
                 let row = frng.gen_range(0..rows_span);
                 let block = if frng.gen_bool(0.8) {
                     data_block(row)
@@ -365,6 +393,9 @@ mod tests {
             crash: p,
             replace_after: 20,
             scrub_every: 100,
+            data_disks: 4,
+            policy: LayoutPolicy::Proximal,
+            members: Vec::new(),
         }
     }
 

@@ -155,6 +155,15 @@ pub struct Inside {
     pub sums: HashMap<u64, Vec<(u64, u64)>>,
     /// Faults injected into the device's writes, if any (the torture campaign's).
     pub faults: Option<WriteFaults>,
+    /// Where completed writes land instead of `image`, when the device's bytes live
+    /// in a device of their own (a byte-exact array, [`super::journal_array`]).
+    pub media: Option<Rc<RefCell<dyn Media>>>,
+}
+
+/// A device that keeps the journal's bytes itself: it takes each write the device
+/// below completed, at that instant.
+pub trait Media: std::fmt::Debug {
+    fn write(&mut self, now: SimTime, blocks: &[(u64, Block)]);
 }
 
 /// Faults in the device's completed writes: lost (the write never reaches the media),
@@ -574,14 +583,19 @@ impl Recovered {
     /// it in `sums` (a block never written must read as zeros); `None`: unreadable.
     pub fn read_checked(&self, b: u64, sums: &HashMap<u64, Vec<(u64, u64)>>) -> Option<Block> {
         let got = self.read(b);
-        let ok = match sums.get(&b) {
-            Some(c) => {
-                let s = home_sum(b, &got);
-                c.iter().any(|&(_, want)| want == s)
-            }
-            None => got.iter().all(|&x| x == 0),
-        };
-        ok.then_some(got)
+        home_ok(b, &got, sums).then_some(got)
+    }
+}
+
+/// Whether `got` may be application block `b`'s contents: it passes a checksum kept
+/// with the block in `sums`, or, for a block never written, is all zeros.
+pub fn home_ok(b: u64, got: &Block, sums: &HashMap<u64, Vec<(u64, u64)>>) -> bool {
+    match sums.get(&b) {
+        Some(c) => {
+            let s = home_sum(b, got);
+            c.iter().any(|&(_, want)| want == s)
+        }
+        None => got.iter().all(|&x| x == 0),
     }
 }
 
@@ -770,7 +784,9 @@ impl Journal {
                 inside
                     .sums
                     .entry(h)
-                    .or_default()
+                    // A block never written holds zeros until a transaction writing it
+                    // commits (sequence 0 is older than any).
+                    .or_insert_with(|| vec![(0, home_sum(h, &zero_block()))])
                     .push((seq, home_sum(h, d)));
             }
             inside.txs.push((seq, homes.clone(), req.id));
@@ -923,11 +939,17 @@ impl Layer for Journal {
             let mut inside = self.inside.borrow_mut();
             let inside = &mut *inside;
             if let Some(blocks) = inside.inflight.remove(&done.req.id) {
-                match inside.faults.as_mut() {
-                    Some(f) if !blocks.is_empty() => f.apply(&mut inside.image, &blocks),
-                    _ => {
-                        for (b, data) in &blocks {
-                            inside.image.write(*b, data);
+                if let Some(m) = &inside.media {
+                    if !blocks.is_empty() {
+                        m.borrow_mut().write(now, &blocks);
+                    }
+                } else {
+                    match inside.faults.as_mut() {
+                        Some(f) if !blocks.is_empty() => f.apply(&mut inside.image, &blocks),
+                        _ => {
+                            for (b, data) in &blocks {
+                                inside.image.write(*b, data);
+                            }
                         }
                     }
                 }

@@ -24,9 +24,13 @@
 
 use super::drive_node::DriveNode;
 use super::journal::{
-    home_sum, payload, recover, super_block, JournalSpec, Probe, SharedTable, WriteFaults,
+    home_ok, home_sum, payload, recover, super_block, JournalSpec, Media, Probe, SharedTable,
+    WriteFaults,
 };
+use super::journal_array::{ArrayCounts, ArrayMedia};
 use super::layer::LayerNode;
+use super::tree::DeviceSpec;
+use crate::array::torture::TortureStack;
 use crate::disk::drive::Drive;
 use crate::disk::hdd::Request;
 use crate::disk::params::DiskParams;
@@ -38,6 +42,7 @@ use crate::time::SimTime;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde::Serialize;
+use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
 
@@ -61,12 +66,33 @@ pub struct JournalTortureConfig {
     /// Log skipping, with a miniMimic table sampled on the drive first.
     pub skip: bool,
     pub log_mib: u64,
+    /// Clean the log when less than this percentage is free.
+    pub clean_below_pct: u32,
     /// Per device write: lost, misdirected, torn; after it, a bit flip of a stored
     /// block.
     pub lost: f64,
     pub misdirected: f64,
     pub torn: f64,
     pub flips: f64,
+    /// A byte-exact redundant array under the journal (else one drive, whose writes
+    /// take the faults above).
+    #[serde(skip)]
+    pub below: Option<JournalBelow>,
+}
+
+/// The redundant array a journal campaign runs over ([`super::journal_array`]).
+#[derive(Clone, Debug)]
+pub struct JournalBelow {
+    /// The array's shape, drive and each member's faults.
+    pub stack: TortureStack,
+    /// Its timing model: the same tree, without faults.
+    pub timing: DeviceSpec,
+    /// Probability, per journal device write while every member is up, that one
+    /// member fails.
+    pub fail: f64,
+    /// Application requests a failed member stays out: it is replaced and rebuilt at
+    /// the start of the first round after that many.
+    pub replace_after: usize,
 }
 
 /// What a campaign did.
@@ -106,12 +132,19 @@ pub struct JournalTortureReport {
     /// Bytes that differed from the nearest allowed state: must be 0.
     pub wrong_bytes: u64,
     pub simulated_s: f64,
+    /// The array under the journal, if any: failures, rebuilds, its faults.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub array: Option<ArrayCounts>,
 }
 
 /// One line saying what runs.
 pub fn describe(c: &JournalTortureConfig, disk: &DiskParams) -> String {
+    let on = match &c.below {
+        Some(b) => format!("over a {}", b.stack.describe()),
+        None => format!("on one {} (byte-exact)", disk.name),
+    };
     format!(
-        "data journal ({} MiB log, {}{}) on one {} (byte-exact)",
+        "data journal ({} MiB log, {}{}) {on}",
         c.log_mib,
         if c.checksum {
             "transactional checksums"
@@ -119,8 +152,18 @@ pub fn describe(c: &JournalTortureConfig, disk: &DiskParams) -> String {
             "commit blocks"
         },
         if c.skip { ", log skipping" } else { "" },
-        disk.name
     )
+}
+
+/// The device the journal runs on, for timing: one drive, or the array's timing tree.
+fn device(disk: &DiskParams, below: Option<&JournalBelow>) -> Result<Box<dyn Device>, String> {
+    let Some(b) = below else {
+        return drive(disk);
+    };
+    // Refuses a drive that caches writes, with the reason.
+    drive(&b.stack.disk)?;
+    let q = super::queue::QueueSpec::new(crate::sched::SchedulerKind::Fcfs);
+    Ok(super::tree::build(&b.timing, &q, None)?.root)
 }
 
 fn drive(disk: &DiskParams) -> Result<Box<dyn Device>, String> {
@@ -177,6 +220,21 @@ pub fn run_journal_torture(
     if c.span_blocks == 0 {
         return Err("span: at least 1 block".into());
     }
+    if let Some(b) = &c.below {
+        crate::show::probabilities(&[("fail", b.fail)])?;
+        if c.lost + c.misdirected + c.torn + c.flips > 0.0 {
+            return Err(
+                "over an array, write faults and bit flips belong to its members (their faults tables)"
+                    .into(),
+            );
+        }
+        if c.skip {
+            return Err(
+                "log skipping aims each log write at one drive's head; over an array there is no single head to aim at (drop skip, or run the journal on one drive)"
+                    .into(),
+            );
+        }
+    }
     let mut rng = ChaCha8Rng::seed_from_u64(c.seed);
     let table = if c.skip {
         let grid = Grid {
@@ -224,17 +282,58 @@ pub fn run_journal_torture(
         torn_n: 0,
         flips_n: 0,
     });
+    let device_blocks = 1 + c.log_mib * 256 + c.span_blocks;
+    let media = match &c.below {
+        Some(b) => Some(Rc::new(RefCell::new(ArrayMedia::new(
+            &b.stack,
+            device_blocks,
+            c.seed,
+            b.fail,
+        )?))),
+        None => None,
+    };
+    // A member's crash-at-ms: the power goes during the first write after it.
+    let mut crash_at: Option<u64> = c.below.as_ref().and_then(|b| {
+        b.stack
+            .members
+            .iter()
+            .filter_map(|(_, f)| f.crash_at_ms)
+            .reduce(f64::min)
+            .map(|ms| SimTime::from_ms(ms).0)
+    });
     let mut done = 0usize;
     let mut sim_ns = 0u64;
     while done < c.ops {
         let n = ROUND_REQUESTS.min(c.ops - done);
         let wl = workload(&mut rng, n, c.span_blocks);
         // The write during which the power is cut, if any, and how many events on.
-        let cut = wl
+        let mut cut = wl
             .iter()
             .position(|(_, q)| q.write && c.crash > 0.0 && rng.gen_bool(c.crash))
             .map(|i| (i, rng.gen_range(0..8usize)));
+        if let Some(at) = crash_at {
+            let due = wl
+                .iter()
+                .position(|(t, q)| q.write && sim_ns + t.0 >= at)
+                .filter(|&i| cut.is_none_or(|(j, _)| i < j));
+            if let Some(i) = due {
+                cut = Some((i, rng.gen_range(0..8usize)));
+                crash_at = None;
+            }
+        }
+        if let (Some(m), Some(b)) = (&media, &c.below) {
+            let mut m = m.borrow_mut();
+            if let Some(e) = m.error.take() {
+                return Err(e);
+            }
+            if m.down.is_some_and(|(_, at)| done >= at + b.replace_after) {
+                m.rebuild()?;
+            }
+            m.offset = SimTime(sim_ns);
+            m.set_requests_done(done);
+        }
         let mut spec = JournalSpec::new(c.checksum, c.skip, c.log_mib);
+        spec.clean_below_pct = c.clean_below_pct;
         spec.table = table.clone();
         spec.first_seq = Some(next_seq);
         let probe = Probe::default();
@@ -243,10 +342,11 @@ pub fn run_journal_torture(
             inside.image = image.clone();
             inside.sums = std::mem::take(&mut sums);
             inside.faults = faults.take();
+            inside.media = media.clone().map(|m| m as Rc<RefCell<dyn Media>>);
         }
         spec.probe = Some(probe.clone());
         let journal = spec.build()?;
-        let mut node = LayerNode::new(Box::new(journal), drive(disk)?);
+        let mut node = LayerNode::new(Box::new(journal), device(disk, c.below.as_ref())?);
         if c.span_blocks * SECTORS_PER_BLOCK > node.capacity() {
             return Err(format!(
                 "span {} blocks: the journal offers {} blocks on {}",
@@ -298,32 +398,57 @@ pub fn run_journal_torture(
         sums = std::mem::take(&mut inside.sums);
         r.log_cleanings += inside.cleanings;
         let mut img = inside.image.clone();
+        let degraded = media.as_ref().is_some_and(|m| m.borrow().down.is_some());
         if crashed {
             r.power_cuts += 1;
             if !inside.inflight.is_empty() {
                 r.cuts_with_writes_in_flight += 1;
             }
+            // Each in-flight block lands whole, not at all, or torn.
+            let mut landed: Vec<(u64, Block)> = Vec::new();
             for blocks in inside.inflight.values() {
                 for (b, data) in blocks {
                     match rng.gen_range(0..3u8) {
                         0 => r.blocks_dropped += 1,
                         1 => {
-                            img.write(*b, data);
+                            landed.push((*b, data.clone()));
                             r.blocks_landed += 1;
                         }
                         _ => {
-                            let mut torn = img.read(*b);
                             let k = rng.gen_range(1..SECTORS_PER_BLOCK as usize) * 512;
-                            torn[..k].copy_from_slice(&data[..k]);
-                            img.write(*b, &torn);
+                            landed.push((*b, torn_over(&img, media.as_ref(), *b, data, k)?));
                             r.blocks_torn += 1;
                         }
                     }
                 }
             }
+            match &media {
+                Some(m) => m.borrow_mut().cut(&landed),
+                None => {
+                    for (b, data) in &landed {
+                        img.write(*b, data);
+                    }
+                }
+            }
+        }
+        if let Some(m) = &media {
+            // Recovery reads the superblock and the log through the array: a block it
+            // refuses is missing to recovery.
+            let mut m = m.borrow_mut();
+            if degraded {
+                m.counts.recoveries_degraded += 1;
+            }
+            let want = m.written_below(1 + inside.log_blocks);
+            img = BlockStore::new();
+            for (b, got) in want.iter().zip(m.read(&want)?) {
+                if let Some(data) = got {
+                    img.write(*b, &data);
+                }
+            }
         }
         let rec = recover(&img, inside.log_blocks, c.checksum);
         r.transactions_replayed += rec.replayed;
+        let home0 = 1 + inside.log_blocks;
         let txs = &inside.txs;
         r.transactions += txs.len() as u64;
         r.writes_acknowledged += acked.len() as u64;
@@ -334,9 +459,29 @@ pub fn run_journal_torture(
         // The volume after each prefix of this round's transactions, from `need` on:
         // the first that every block matches is the state the cut left.
         // A block that fails its checksum is refused: it is neither right nor wrong.
-        let checked: Vec<Option<Block>> = (0..c.span_blocks)
-            .map(|b| rec.read_checked(b, &sums))
-            .collect();
+        let checked: Vec<Option<Block>> = match &media {
+            None => (0..c.span_blocks)
+                .map(|b| rec.read_checked(b, &sums))
+                .collect(),
+            Some(m) => {
+                // Recovery writes the replayed blocks home through the array, then
+                // every home block is read back through it.
+                let mut m = m.borrow_mut();
+                let replayed: Vec<(u64, Block)> = rec
+                    .image
+                    .written()
+                    .filter(|&b| b >= home0)
+                    .map(|b| (b, rec.image.read(b)))
+                    .collect();
+                m.write_now(&replayed);
+                let homes: Vec<u64> = (0..c.span_blocks).map(|b| home0 + b).collect();
+                m.read(&homes)?
+                    .into_iter()
+                    .zip(0..c.span_blocks)
+                    .map(|(got, b)| got.filter(|g| home_ok(b, g, &sums)))
+                    .collect()
+            }
+        };
         let refused: Vec<bool> = checked.iter().map(Option::is_none).collect();
         let actual: Vec<Block> = checked
             .into_iter()
@@ -431,10 +576,15 @@ pub fn run_journal_torture(
             }
         }
         next_seq = txs.last().map_or(next_seq, |t| t.0 + 1);
-        image = rec.image;
         // Recovery done: the superblock records the last transaction issued, so the
         // restarted journal never replays this round's records again.
-        image.write(0, &super_block(next_seq - 1));
+        match &media {
+            Some(m) => m.borrow_mut().write_now(&[(0, super_block(next_seq - 1))]),
+            None => {
+                image = rec.image;
+                image.write(0, &super_block(next_seq - 1));
+            }
+        }
         // Requests the cut kept from arriving are not counted: the next round draws
         // its own.
         done += if crashed { arrivals.max(1) } else { n };
@@ -447,13 +597,43 @@ pub fn run_journal_torture(
         r.bit_flips = f.flips_n;
     }
     r.simulated_s = sim_ns as f64 / 1e9;
+    if let Some(m) = &media {
+        let m = m.borrow();
+        if let Some(e) = &m.error {
+            return Err(e.clone());
+        }
+        r.array = Some(m.finish_counts());
+    }
     Ok(r)
+}
+
+/// A block torn at a power cut: its first `k` bytes new, the rest as the device held
+/// it (read through the array, if the journal's bytes live on one; zeros if refused).
+fn torn_over(
+    img: &BlockStore,
+    media: Option<&Rc<RefCell<ArrayMedia>>>,
+    b: u64,
+    data: &Block,
+    k: usize,
+) -> Result<Block, String> {
+    let mut torn = match media {
+        Some(m) => m
+            .borrow_mut()
+            .read(&[b])?
+            .pop()
+            .flatten()
+            .unwrap_or_else(crate::store::zero_block),
+        None => img.read(b),
+    };
+    torn[..k].copy_from_slice(&data[..k]);
+    Ok(torn)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::disk::presets::preset;
+    use crate::stack::faults::FaultSpec;
 
     fn config(seed: u64, checksum: bool, skip: bool) -> JournalTortureConfig {
         JournalTortureConfig {
@@ -464,10 +644,12 @@ mod tests {
             checksum,
             skip,
             log_mib: 3,
+            clean_below_pct: 25,
             lost: 0.0,
             misdirected: 0.0,
             torn: 0.0,
             flips: 0.0,
+            below: None,
         }
     }
 
@@ -485,6 +667,10 @@ mod tests {
                 assert_eq!(r.wrong_reads, 0);
                 assert!(r.power_cuts >= 3, "{r:?}");
                 assert_eq!(r.recoveries_consistent, r.power_cuts);
+                // Power cuts alone lose no acknowledged write and refuse no read (a
+                // block first written by a transaction a cut took still reads as
+                // zeros).
+                assert_eq!(r.reads_refused, 0, "{checksum} {skip} seed {seed}: {r:?}");
                 assert!(r.transactions_replayed > 0, "{r:?}");
                 assert!(r.log_cleanings > 0, "{r:?}");
                 torn += r.blocks_torn;
@@ -515,6 +701,105 @@ mod tests {
                 assert!(n > 0, "{checksum}: a fault kind never landed: {r:?}");
             }
         }
+    }
+
+    /// The journal over a byte-exact array of `members` mimic-9lzx drives.
+    fn over(kind: &str, members: u32, faults: FaultSpec, fail: f64) -> JournalBelow {
+        use crate::stack::tree::{ArraySpec, DiskSpec};
+        let m = DeviceSpec::Disk(DiskSpec::new("mimic-9lzx"));
+        let spec = match kind {
+            "raid4" => DeviceSpec::Raid4(ArraySpec::of(members, m)),
+            _ => DeviceSpec::Mirror(ArraySpec::of(members, m)),
+        };
+        JournalBelow {
+            stack: TortureStack::from_device(&spec, &faults).expect("byte-exact array"),
+            timing: spec.without_faults(),
+            fail,
+            replace_after: 300,
+        }
+    }
+
+    /// Member drives fail under the journal (RAID-4 and mirror) and stay out across
+    /// whole rounds and their recoveries: the array serves every block degraded, so no
+    /// read is refused and none is wrong.
+    #[test]
+    fn member_failure_under_the_journal_loses_nothing() {
+        let disk = preset("mimic-9lzx").expect("preset");
+        for (kind, members) in [("raid4", 5), ("mirror", 2)] {
+            for checksum in [false, true] {
+                let mut c = config(4, checksum, false);
+                (c.ops, c.crash) = (1200, 0.0);
+                c.below = Some(over(kind, members, FaultSpec::default(), 0.01));
+                let r = run_journal_torture(&disk, &c, &mut |_| {}).expect("campaign");
+                let a = r.array.clone().expect("array counts");
+                assert!(a.drive_failures >= 2 && a.rebuilds >= 1, "{kind}: {a:?}");
+                assert!(a.recoveries_degraded >= 2, "{kind}: {a:?}");
+                assert_eq!(r.wrong_bytes, 0, "{kind} {checksum}: {r:?}");
+                assert_eq!(
+                    r.reads_refused + a.reads_refused,
+                    0,
+                    "{kind} {checksum}: a member failure alone lost blocks: {r:?}"
+                );
+                assert_eq!(r.reads_right, r.rounds * c.span_blocks, "{r:?}");
+            }
+        }
+    }
+
+    /// Power cuts while a member is down, then every fault kind on the RAID-4's
+    /// members as well: every read after each recovery is right or refused, never
+    /// wrong (on RAID-4 a cut while degraded may lose the failed member's block of a
+    /// row the cut tore: refused).
+    #[test]
+    fn crash_with_a_failed_member_returns_no_wrong_byte() {
+        let disk = preset("mimic-9lzx").expect("preset");
+        let cases = [
+            ("mirror", 2, FaultSpec::default()),
+            ("raid4", 5, FaultSpec::default()),
+            ("raid4", 4, FaultSpec::uniform(0.02)),
+        ];
+        for (kind, members, faults) in cases {
+            let byte_faults = faults.lost > 0.0;
+            for checksum in [false, true] {
+                let mut c = config(6, checksum, false);
+                (c.ops, c.crash) = (1200, 0.05);
+                c.below = Some(over(kind, members, faults.clone(), 0.01));
+                let r = run_journal_torture(&disk, &c, &mut |_| {}).expect("campaign");
+                let a = r.array.clone().expect("array counts");
+                assert!(a.cuts_degraded >= 1, "{kind}: no cut while degraded: {a:?}");
+                assert_eq!(r.recoveries_consistent, r.power_cuts);
+                assert_eq!(r.wrong_reads, 0, "{kind} {checksum}: {r:?}");
+                assert_eq!(r.wrong_bytes, 0, "{kind} {checksum}: {r:?}");
+                if kind == "mirror" {
+                    // A mirror loses nothing to one failure and a cut together.
+                    assert_eq!(r.reads_refused, 0, "{kind} {checksum}: {r:?}");
+                }
+                if byte_faults {
+                    for n in [
+                        a.lost_writes,
+                        a.misdirected_writes,
+                        a.torn_writes,
+                        a.bit_flips,
+                    ] {
+                        assert!(n > 0, "a fault kind never landed: {a:?}");
+                    }
+                    assert!(a.detections > 0, "{a:?}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn over_an_array_faults_and_skipping_are_refused_clearly() {
+        let disk = preset("mimic-9lzx").expect("preset");
+        let mut c = config(1, false, false);
+        c.below = Some(over("raid4", 5, FaultSpec::default(), 0.0));
+        c.lost = 0.1;
+        let e = run_journal_torture(&disk, &c, &mut |_| {}).unwrap_err();
+        assert!(e.contains("members"), "{e}");
+        c.lost = 0.0;
+        c.skip = true;
+        let e = run_journal_torture(&disk, &c, &mut |_| {}).unwrap_err();
+        assert!(e.contains("head"), "{e}");
     }
 
     #[test]

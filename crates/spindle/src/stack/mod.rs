@@ -12,6 +12,7 @@ pub mod drive_node;
 pub mod faults;
 pub mod fio;
 pub mod journal;
+pub mod journal_array;
 pub mod journal_torture;
 pub mod layer;
 pub mod metrics;

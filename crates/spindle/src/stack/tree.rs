@@ -359,6 +359,33 @@ impl DeviceSpec {
         }
     }
 
+    /// The same tree with every `faults` table removed: the timing model of a stack
+    /// whose bytes a byte-exact array keeps (faults act on bytes only).
+    pub fn without_faults(&self) -> DeviceSpec {
+        let mut s = self.clone();
+        match &mut s {
+            DeviceSpec::Disk(d) => d.faults = None,
+            DeviceSpec::Volumes(a)
+            | DeviceSpec::Raid0(a)
+            | DeviceSpec::Raid1(a)
+            | DeviceSpec::Raid4(a)
+            | DeviceSpec::Raid5(a)
+            | DeviceSpec::Mirror(a)
+            | DeviceSpec::Split(a)
+            | DeviceSpec::ReplicatedSplit(a)
+            | DeviceSpec::Intra(a) => {
+                a.faults = None;
+                if let Some(m) = &mut a.member {
+                    **m = m.without_faults();
+                }
+                for m in &mut a.members {
+                    *m = m.without_faults();
+                }
+            }
+        }
+        s
+    }
+
     /// This entry's `faults` table, if any.
     pub fn faults(&self) -> Option<&FaultSpec> {
         match self {
