@@ -385,9 +385,9 @@ impl<'a> P<'a> {
 /// Refuses a parameter name outside its block type's DiskSim table, in `block` and
 /// every block nested in it (after inheritance, so a parent's names are checked too).
 pub(crate) fn check_names(block: &Block, file: &ParamFile) -> Result<(), ImportError> {
-    let b = block.resolved(file);
-    if let Some(valid) = super::names::known(&b.type_name) {
-        for p in &b.params {
+    let (type_name, params) = block.resolved_ref(file);
+    if let Some(valid) = super::names::known(type_name) {
+        for p in &params {
             if valid.contains(&p.name.as_str()) {
                 continue;
             }
@@ -398,13 +398,13 @@ pub(crate) fn check_names(block: &Block, file: &ParamFile) -> Result<(), ImportE
             return at(
                 &p.loc,
                 format!(
-                    "`{}` is not a parameter of {} (DiskSim would ignore it and use its default){hint}",
-                    p.name, b.type_name
+                    "`{}` is not a parameter of {type_name} (DiskSim would ignore it and use its default){hint}",
+                    p.name
                 ),
             );
         }
     }
-    for p in &b.params {
+    for p in &params {
         check_value_names(&p.value, file)?;
     }
     Ok(())
