@@ -183,6 +183,10 @@ pub struct CacheDev {
     ops: FxHashMap<u64, Op>,
     next_id: u64,
     idle_at: Option<SimTime>,
+    /// The cached disk's and the cache disk's next wakes, as each said after the last
+    /// call into it (a child changes only when called): no asking both at every step.
+    real_wake: Option<SimTime>,
+    cache_wake: Option<SimTime>,
     scratch: Vec<Done>,
     stats: CacheDevStats,
 }
@@ -212,6 +216,8 @@ impl CacheDev {
             }
         }
         Ok(CacheDev {
+            real_wake: real.next_wake(),
+            cache_wake: cache.next_wake(),
             valid: Bits::new(spec.size),
             dirty: Bits::new(spec.size),
             spec,
@@ -241,10 +247,12 @@ impl CacheDev {
         self.ops.insert(self.next_id, op);
         if to_cache {
             self.cache.submit(now, req);
+            self.cache_wake = self.cache.next_wake();
         } else {
             // A request for the cached disk stops its idle timer.
             self.idle_at = None;
             self.real.submit(now, req);
+            self.real_wake = self.real.next_wake();
         }
     }
 
@@ -355,6 +363,7 @@ impl CacheDev {
         got.clear();
         if real {
             self.real.wake(now, &mut got);
+            self.real_wake = self.real.next_wake();
             if !got.is_empty() && self.real.outstanding() == 0 {
                 if let Some(ms) = self.spec.idle_ms {
                     self.idle_at = Some(SimTime(now.0 + ms_to_ns(ms)));
@@ -362,6 +371,7 @@ impl CacheDev {
             }
         } else {
             self.cache.wake(now, &mut got);
+            self.cache_wake = self.cache.next_wake();
         }
         for d in got.drain(..) {
             self.completed(now, d.req.id, out);
@@ -396,16 +406,16 @@ impl Device for CacheDev {
     }
 
     fn next_wake(&self) -> Option<SimTime> {
-        [self.real.next_wake(), self.cache.next_wake(), self.idle_at]
+        [self.real_wake, self.cache_wake, self.idle_at]
             .into_iter()
             .flatten()
             .min()
     }
 
     fn wake(&mut self, now: SimTime, out: &mut Vec<Done>) {
-        if self.real.next_wake().is_some_and(|t| t <= now) {
+        if self.real_wake.is_some_and(|t| t <= now) {
             self.wake_child(now, true, out);
-        } else if self.cache.next_wake().is_some_and(|t| t <= now) {
+        } else if self.cache_wake.is_some_and(|t| t <= now) {
             self.wake_child(now, false, out);
         } else if self.idle_at.is_some_and(|t| t <= now) {
             self.idle_at = None;
