@@ -658,8 +658,8 @@ fn parse_int(digits: &[u8], radix: u32, negative: bool) -> Option<i64> {
 // ---------------------------------------------------------------------------------
 
 struct Parser {
+    /// The tokens still to read, last first (the next one is popped off the end).
     toks: Vec<Token>,
-    pos: usize,
     /// Returned when peeking past the end; carries the end-of-file location.
     eof: Token,
     /// Current block/list nesting, bounded by `MAX_NESTING`.
@@ -671,10 +671,10 @@ struct Parser {
 }
 
 impl Parser {
-    fn new(toks: Vec<Token>, eof: Token) -> Self {
+    fn new(mut toks: Vec<Token>, eof: Token) -> Self {
+        toks.reverse();
         Parser {
             toks,
-            pos: 0,
             eof,
             depth: 0,
             defined: HashSet::new(),
@@ -683,8 +683,9 @@ impl Parser {
     }
 
     fn peek_at(&self, n: usize) -> &Token {
-        self.pos
-            .checked_add(n)
+        self.toks
+            .len()
+            .checked_sub(n.saturating_add(1))
             .and_then(|i| self.toks.get(i))
             .unwrap_or(&self.eof)
     }
@@ -693,19 +694,9 @@ impl Parser {
         self.peek_at(0)
     }
 
-    /// Takes the next token (the parser never looks back, so it is moved out).
+    /// Takes the next token (the parser never looks back).
     fn next(&mut self) -> Token {
-        match self.toks.get_mut(self.pos) {
-            Some(t) => {
-                self.pos += 1;
-                let gone = Token {
-                    tok: Tok::Eof,
-                    loc: t.loc.clone(),
-                };
-                std::mem::replace(t, gone)
-            }
-            None => self.eof.clone(),
-        }
+        self.toks.pop().unwrap_or_else(|| self.eof.clone())
     }
 
     /// Consume a token equal to `want`, or fail with "expected X `context`, found Y".
@@ -884,12 +875,16 @@ impl Parser {
     /// A parameter name: one or more string tokens joined by single spaces.
     fn parse_pname(&mut self) -> (String, Loc) {
         let loc = self.peek().loc.clone();
-        let mut words = Vec::new();
-        while let Tok::Str(s) = &self.peek().tok {
-            words.push(s.clone());
-            self.next();
+        let mut name = String::new();
+        while let Tok::Str(_) = &self.peek().tok {
+            if let Tok::Str(word) = self.next().tok {
+                if !name.is_empty() {
+                    name.push(' ');
+                }
+                name.push_str(&word);
+            }
         }
-        (words.join(" "), loc)
+        (name, loc)
     }
 
     /// `[a, b .. d] = value`: every list item must be a name.
