@@ -621,6 +621,15 @@ mod tests {
     /// and clears of random runs (words, summary words and the map's end crossed).
     #[test]
     fn bits_find_the_lowest_run_as_a_scan_does() {
+        // Runs ending just before, at and just after a word's end.
+        for (from, len) in [(0, 63), (0, 64), (0, 65), (5, 123), (64 * 64 - 1, 2)] {
+            let mut bits = Bits::new(10_000);
+            bits.set(from, len, true);
+            assert_eq!(bits.first_run(10_000), Some((from, len)));
+            assert_eq!(bits.first_run(from + 1), Some((from, 1)));
+            bits.set(from, len, false);
+            assert_eq!(bits.first_run(10_000), None);
+        }
         let n = 64 * 64 * 3 + 17;
         let mut bits = Bits::new(n);
         let mut plain = vec![false; n as usize];
@@ -631,20 +640,22 @@ mod tests {
                 .wrapping_add(1442695040888963407);
             (x >> 33) % m
         };
-        for _ in 0..3000 {
-            let (from, len, on) = (next(n + 100), next(300), next(3) != 0);
+        for _ in 0..5000 {
+            // Clears as often as sets, so the lowest run moves and ends anywhere.
+            let (from, len, on) = (next(n + 100), next(200), next(2) == 0);
             bits.set(from, len, on);
             for i in from..(from + len).min(n) {
                 plain[i as usize] = on;
             }
-            let limit = next(n + 10);
-            let want = plain.iter().position(|&b| b).map(|f| {
-                let run = plain[f..].iter().take_while(|&&b| b).count() as u64;
-                let f = f as u64;
-                let end = if f >= limit { f } else { (f + run).min(limit) };
-                (f, end - f)
-            });
-            assert_eq!(bits.first_run(limit), want);
+            for limit in [n, next(n + 10)] {
+                let want = plain.iter().position(|&b| b).map(|f| {
+                    let run = plain[f..].iter().take_while(|&&b| b).count() as u64;
+                    let f = f as u64;
+                    let end = if f >= limit { f } else { (f + run).min(limit) };
+                    (f, end - f)
+                });
+                assert_eq!(bits.first_run(limit), want);
+            }
         }
     }
 }
