@@ -148,7 +148,10 @@ fn import_system(
             ),
         });
     }
-    let mut out = Vec::new();
+    let mut out: Vec<ImportedDisk> = Vec::new();
+    // Disks of one spec on buses of one spec import alike: an array's members are
+    // read and checked once.
+    let mut done: Vec<(&str, Option<&str>, usize)> = Vec::new();
     for (disk, bus, loc) in found {
         let Some((spec, iloc)) = spec_of.get(&disk) else {
             return at(
@@ -174,8 +177,17 @@ fn import_system(
             },
             None => None,
         };
-        let params = import_disk_block(file, block, bus_block, path, reader)?;
-        check_model(&params, path)?;
+        let bus_spec = bus_block.and_then(|b| b.name.as_deref());
+        let key = (spec.as_str(), bus_spec);
+        let params = match done.iter().find(|d| (d.0, d.1) == key) {
+            Some(&(_, _, i)) => out[i].params.clone(),
+            None => {
+                let params = import_disk_block(file, block, bus_block, path, reader)?;
+                check_model(&params, path)?;
+                done.push((key.0, key.1, out.len()));
+                params
+            }
+        };
         out.push(ImportedDisk {
             instance: disk,
             params,
@@ -385,9 +397,9 @@ impl<'a> P<'a> {
 /// Refuses a parameter name outside its block type's DiskSim table, in `block` and
 /// every block nested in it (after inheritance, so a parent's names are checked too).
 pub(crate) fn check_names(block: &Block, file: &ParamFile) -> Result<(), ImportError> {
-    let b = block.resolved(file);
-    if let Some(valid) = super::names::known(&b.type_name) {
-        for p in &b.params {
+    let (type_name, params) = block.resolved_ref(file);
+    if let Some(valid) = super::names::known(type_name) {
+        for p in &params {
             if valid.contains(&p.name.as_str()) {
                 continue;
             }
@@ -398,13 +410,13 @@ pub(crate) fn check_names(block: &Block, file: &ParamFile) -> Result<(), ImportE
             return at(
                 &p.loc,
                 format!(
-                    "`{}` is not a parameter of {} (DiskSim would ignore it and use its default){hint}",
-                    p.name, b.type_name
+                    "`{}` is not a parameter of {type_name} (DiskSim would ignore it and use its default){hint}",
+                    p.name
                 ),
             );
         }
     }
-    for p in &b.params {
+    for p in &params {
         check_value_names(&p.value, file)?;
     }
     Ok(())

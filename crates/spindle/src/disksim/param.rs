@@ -107,6 +107,11 @@ pub struct ParamFile {
     pub blocks: Vec<Block>,
     pub instantiations: Vec<Instantiation>,
     pub topologies: Vec<Topology>,
+    /// Every named block, nested ones included → the first top-level block holding
+    /// it: a type lookup searches one block, not the whole file (a sourced model's
+    /// zone lists are large, and every resolve asks for a built-in type found nowhere).
+    /// Built by the parser once `blocks` is complete.
+    types: rustc_hash::FxHashMap<String, usize>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -198,6 +203,18 @@ impl Block {
     /// e.g. geometry before layout as in the parent); new ones are appended. Cyclic
     /// chains are cut at the first repeated name.
     pub fn resolved(&self, file: &ParamFile) -> Block {
+        let (root_type, params) = self.resolved_ref(file);
+        Block {
+            type_name: root_type.to_string(),
+            name: self.name.clone(),
+            params: params.into_iter().cloned().collect(),
+            loc: self.loc.clone(),
+        }
+    }
+
+    /// [`Block::resolved`] without copying: the builtin root type and the params in
+    /// the same order, borrowed from the blocks that define them.
+    pub fn resolved_ref<'a>(&'a self, file: &'a ParamFile) -> (&'a str, Vec<&'a Param>) {
         let mut seen: Vec<&str> = self.name.iter().map(String::as_str).collect();
         let mut chain: Vec<&Block> = Vec::new();
         let mut root_type = &self.type_name;
@@ -210,26 +227,23 @@ impl Block {
             chain.push(parent);
             root_type = &parent.type_name;
         }
-
-        let mut params: Vec<Param> = Vec::new();
+        if chain.is_empty() {
+            return (root_type, self.params.iter().collect());
+        }
+        let mut params: Vec<&Param> = Vec::new();
         for block in chain.iter().rev().copied().chain(std::iter::once(self)) {
             overlay(&mut params, &block.params);
         }
-        Block {
-            type_name: root_type.clone(),
-            name: self.name.clone(),
-            params,
-            loc: self.loc.clone(),
-        }
+        (root_type, params)
     }
 }
 
 /// Apply `overrides` on top of `base`: replace same-named params in place, append new ones.
-fn overlay(base: &mut Vec<Param>, overrides: &[Param]) {
+fn overlay<'a>(base: &mut Vec<&'a Param>, overrides: &'a [Param]) {
     for p in overrides {
         match base.iter_mut().find(|b| b.name == p.name) {
-            Some(slot) => *slot = p.clone(),
-            None => base.push(p.clone()),
+            Some(slot) => *slot = p,
+            None => base.push(p),
         }
     }
 }
@@ -244,9 +258,32 @@ impl ParamFile {
     /// blocks and blockdefs nested as values, in file order (a blockdef used as a value,
     /// like a sourced `dm_disk` model, also defines a type).
     pub fn find_type(&self, name: &str) -> Option<&Block> {
-        self.blocks
-            .iter()
-            .find_map(|b| find_named_in_block(b, name))
+        let &i = self.types.get(name)?;
+        find_named_in_block(&self.blocks[i], name)
+    }
+
+    /// Indexes the named blocks of `blocks` for [`ParamFile::find_type`].
+    fn index_types(&mut self) {
+        fn walk_block(b: &Block, i: usize, types: &mut rustc_hash::FxHashMap<String, usize>) {
+            if let Some(n) = &b.name {
+                types.entry(n.clone()).or_insert(i);
+            }
+            for p in &b.params {
+                walk_value(&p.value, i, types);
+            }
+        }
+        fn walk_value(v: &Value, i: usize, types: &mut rustc_hash::FxHashMap<String, usize>) {
+            match v {
+                Value::Block(b) => walk_block(b, i, types),
+                Value::List(items) => items.iter().for_each(|x| walk_value(&x.value, i, types)),
+                _ => {}
+            }
+        }
+        let mut types = rustc_hash::FxHashMap::default();
+        for (i, b) in self.blocks.iter().enumerate() {
+            walk_block(b, i, &mut types);
+        }
+        self.types = types;
     }
 }
 
@@ -621,8 +658,8 @@ fn parse_int(digits: &[u8], radix: u32, negative: bool) -> Option<i64> {
 // ---------------------------------------------------------------------------------
 
 struct Parser {
+    /// The tokens still to read, last first (the next one is popped off the end).
     toks: Vec<Token>,
-    pos: usize,
     /// Returned when peeking past the end; carries the end-of-file location.
     eof: Token,
     /// Current block/list nesting, bounded by `MAX_NESTING`.
@@ -634,10 +671,10 @@ struct Parser {
 }
 
 impl Parser {
-    fn new(toks: Vec<Token>, eof: Token) -> Self {
+    fn new(mut toks: Vec<Token>, eof: Token) -> Self {
+        toks.reverse();
         Parser {
             toks,
-            pos: 0,
             eof,
             depth: 0,
             defined: HashSet::new(),
@@ -646,8 +683,9 @@ impl Parser {
     }
 
     fn peek_at(&self, n: usize) -> &Token {
-        self.pos
-            .checked_add(n)
+        self.toks
+            .len()
+            .checked_sub(n.saturating_add(1))
             .and_then(|i| self.toks.get(i))
             .unwrap_or(&self.eof)
     }
@@ -656,12 +694,9 @@ impl Parser {
         self.peek_at(0)
     }
 
+    /// Takes the next token (the parser never looks back).
     fn next(&mut self) -> Token {
-        let t = self.peek().clone();
-        if self.pos < self.toks.len() {
-            self.pos += 1;
-        }
-        t
+        self.toks.pop().unwrap_or_else(|| self.eof.clone())
     }
 
     /// Consume a token equal to `want`, or fail with "expected X `context`, found Y".
@@ -709,7 +744,10 @@ impl Parser {
         let mut file = ParamFile::default();
         loop {
             match &self.peek().tok {
-                Tok::Eof => return Ok(file),
+                Tok::Eof => {
+                    file.index_types();
+                    return Ok(file);
+                }
                 Tok::Instantiate => file.instantiations.push(self.parse_instantiate()?),
                 Tok::Topology => {
                     self.next();
@@ -805,22 +843,31 @@ impl Parser {
                 )
             }
         };
-        let shown = names
-            .iter()
-            .map(|(n, _)| n.as_str())
-            .collect::<Vec<_>>()
-            .join(", ");
-        self.expect(&Tok::Eq, &format!("after parameter name `{shown}`"))?;
-        let value = self.parse_value(&format!("parameter `{shown}`"))?;
-        for (name, loc) in names {
+        // The names are joined only for a message.
+        let shown = || {
+            names
+                .iter()
+                .map(|(n, _)| n.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        if self.peek().tok != Tok::Eq {
+            self.expect(&Tok::Eq, &format!("after parameter name `{}`", shown()))?;
+        }
+        self.next();
+        let mut value = self.parse_value(|| format!("parameter `{}`", shown()))?;
+        // The last name takes the value itself (one value is usually one name, and a
+        // model's zone lists are large); the others get copies.
+        let mut names = names.into_iter().peekable();
+        while let Some((name, loc)) = names.next() {
             if !seen.insert(name.clone()) {
                 return syntax(&loc, format!("duplicate parameter `{name}` in block"));
             }
-            params.push(Param {
-                name,
-                value: value.clone(),
-                loc,
-            });
+            let value = match names.peek() {
+                Some(_) => value.clone(),
+                None => std::mem::replace(&mut value, Value::Int(0)),
+            };
+            params.push(Param { name, value, loc });
         }
         Ok(())
     }
@@ -828,12 +875,16 @@ impl Parser {
     /// A parameter name: one or more string tokens joined by single spaces.
     fn parse_pname(&mut self) -> (String, Loc) {
         let loc = self.peek().loc.clone();
-        let mut words = Vec::new();
-        while let Tok::Str(s) = &self.peek().tok {
-            words.push(s.clone());
-            self.next();
+        let mut name = String::new();
+        while let Tok::Str(_) = &self.peek().tok {
+            if let Tok::Str(word) = self.next().tok {
+                if !name.is_empty() {
+                    name.push(' ');
+                }
+                name.push_str(&word);
+            }
         }
-        (words.join(" "), loc)
+        (name, loc)
     }
 
     /// `[a, b .. d] = value`: every list item must be a name.
@@ -848,9 +899,9 @@ impl Parser {
             .collect()
     }
 
-    fn parse_value(&mut self, context: &str) -> Result<Value, ParamError> {
-        let t = self.peek().clone();
-        match t.tok {
+    /// A value; `context` names it in the message when there is none (built only then).
+    fn parse_value(&mut self, context: impl FnOnce() -> String) -> Result<Value, ParamError> {
+        match self.peek().tok {
             Tok::Int(v) => {
                 self.next();
                 Ok(Value::Int(v))
@@ -860,35 +911,50 @@ impl Parser {
                 Ok(Value::Float(v))
             }
             Tok::LBracket => Ok(Value::List(self.parse_list()?)),
-            Tok::Str(s) => self.parse_str_value(s, t.loc),
-            other => syntax(
-                &t.loc,
-                format!("expected a value for {context}, found {}", describe(&other)),
+            Tok::Str(_) => self.parse_str_value(),
+            ref other => syntax(
+                &self.peek().loc,
+                format!(
+                    "expected a value for {}, found {}",
+                    context(),
+                    describe(other)
+                ),
             ),
         }
     }
 
-    /// A value starting with a string: a plain string, `TYPE { }` or `TYPE NAME { }`.
-    fn parse_str_value(&mut self, first: String, loc: Loc) -> Result<Value, ParamError> {
+    /// A value starting with a string (the next token): a plain string, `TYPE { }` or
+    /// `TYPE NAME { }`.
+    fn parse_str_value(&mut self) -> Result<Value, ParamError> {
         match (&self.peek_at(1).tok, &self.peek_at(2).tok) {
             (Tok::LBrace, _) => {
-                self.next();
+                let (first, loc) = self.expect_str("a value")?;
                 self.next();
                 Ok(Value::Block(self.parse_block_body(first, None, loc)?))
             }
-            (Tok::Str(name), Tok::LBrace) => {
-                let name = name.clone();
+            (Tok::Str(_), Tok::LBrace) => {
+                let (first, loc) = self.expect_str("a value")?;
+                let (name, _) = self.expect_str("a block name")?;
                 self.next();
-                self.next();
-                self.next();
-                Ok(Value::Block(self.parse_block_body(first, Some(name), loc)?))
+                Ok(Value::Block(self.parse_block_body(
+                    first,
+                    Some(name),
+                    loc,
+                )?))
             }
-            (Tok::Str(name), Tok::LBracket) => syntax(
-                &loc,
-                format!("topology specification `{first} {name} [...]` is not supported as a parameter value"),
-            ),
+            (Tok::Str(name), Tok::LBracket) => {
+                let t = self.peek();
+                let first = match &t.tok {
+                    Tok::Str(f) => f.as_str(),
+                    _ => "",
+                };
+                syntax(
+                    &t.loc,
+                    format!("topology specification `{first} {name} [...]` is not supported as a parameter value"),
+                )
+            }
             _ => {
-                self.next();
+                let (first, _) = self.expect_str("a value")?;
                 Ok(Value::Str(first))
             }
         }
@@ -926,16 +992,16 @@ impl Parser {
     }
 
     fn parse_item(&mut self, items: &mut Vec<Item>) -> Result<(), ParamError> {
-        let t = self.peek().clone();
-        if let (Tok::Str(start), Tok::DotDot) = (&t.tok, &self.peek_at(1).tok) {
-            self.next();
+        let loc = self.peek().loc.clone();
+        if let (Tok::Str(_), Tok::DotDot) = (&self.peek().tok, &self.peek_at(1).tok) {
+            let (start, _) = self.expect_str("a range start")?;
             self.next();
             let (end, _) = self.expect_str(&format!("end of range after `{start} ..`"))?;
-            let names = expand_range(start, &end, &t.loc)?;
+            let names = expand_range(&start, &end, &loc)?;
             self.range_names += names.len() as u64;
             if self.range_names > MAX_RANGE_LEN {
                 return syntax(
-                    &t.loc,
+                    &loc,
                     format!(
                         "range `{start} .. {end}`: the file's ranges name more than {MAX_RANGE_LEN} in all"
                     ),
@@ -944,13 +1010,13 @@ impl Parser {
             for name in names {
                 items.push(Item {
                     value: Value::Str(name),
-                    loc: t.loc.clone(),
+                    loc: loc.clone(),
                 });
             }
             return Ok(());
         }
-        let value = self.parse_value("list element")?;
-        items.push(Item { value, loc: t.loc });
+        let value = self.parse_value(|| "list element".to_string())?;
+        items.push(Item { value, loc });
         Ok(())
     }
 

@@ -1523,9 +1523,12 @@ pub fn run_system(sys: &System, seed: u64) -> Result<SystemResult, String> {
         ..sys.synth.clone()
     };
     let urgent = Urgent::default();
-    let mut src = SynthLoop::new(&spec)
-        .map_err(|e| e.to_string())?
-        .with_urgent(urgent.clone());
+    let mut src = SynthLoop::new(&spec).map_err(|e| e.to_string())?;
+    // Only a driver with a priority queue asks which requests are urgent (and takes
+    // them out of the set): without one the set would only grow.
+    if sys.priority.is_some() {
+        src = src.with_urgent(urgent.clone());
+    }
     let tally = BufferTally::default();
     let mut built = build_tree_counting(sys, &urgent, Some(&tally))?;
     let mut logs = Vec::new();

@@ -20,19 +20,21 @@ use serde::{Deserialize, Serialize};
 /// its completions into `got` (cleared first); which member, if any was due.
 fn wake_earliest(
     members: &mut [Box<dyn Device>],
+    wakes: &mut [Option<SimTime>],
     now: SimTime,
     got: &mut Vec<Done>,
 ) -> Option<usize> {
     got.clear();
-    let (t, i) = members
+    let (t, i) = wakes
         .iter()
         .enumerate()
-        .filter_map(|(i, m)| m.next_wake().map(|t| (t, i)))
+        .filter_map(|(i, w)| w.map(|t| (t, i)))
         .min()?;
     if t > now {
         return None;
     }
     members[i].wake(now, got);
+    wakes[i] = members[i].next_wake();
     Some(i)
 }
 
@@ -384,6 +386,9 @@ struct ArrayStats {
 pub struct Array {
     level: RaidLevel,
     members: Vec<Box<dyn Device>>,
+    /// Each member's next wake, as it said after the last call into it (as in
+    /// [`Volumes`]): the array answers `next_wake` without asking every member.
+    wakes: Vec<Option<SimTime>>,
     /// Stripe unit, sectors.
     unit: u64,
     capacity: u64,
@@ -442,6 +447,7 @@ impl Array {
         }
         Ok(Array {
             level,
+            wakes: members.iter().map(|m| m.next_wake()).collect(),
             members,
             unit: unit_sectors,
             capacity,
@@ -584,6 +590,7 @@ impl Array {
                 write: w,
             },
         );
+        self.wakes[member] = self.members[member].next_wake();
         id
     }
 
@@ -652,7 +659,11 @@ impl Array {
                 .filter(|&i| first[i as usize].0 == m && !first[i as usize].3)
                 .collect()
         };
-        let all: Vec<u32> = (0..first.len() as u32).collect();
+        let all: Vec<u32> = if then.is_empty() {
+            Vec::new()
+        } else {
+            (0..first.len() as u32).collect()
+        };
         let waits = then
             .iter()
             .zip(&is_parity)
@@ -904,7 +915,11 @@ impl Device for Array {
             self.stats.read_modify_writes += 1;
         }
         self.stats.reconstruct_writes += plan.reconstructs;
-        let mut dependents = vec![Vec::new(); plan.first.len()];
+        // (Nothing waits when there are no writes to follow: no lists then.)
+        let mut dependents = Vec::new();
+        if !plan.then.is_empty() {
+            dependents = vec![Vec::new(); plan.first.len()];
+        }
         for (j, w) in plan.waits.iter().enumerate() {
             for &i in w {
                 dependents[i as usize].push(j as u32);
@@ -912,12 +927,13 @@ impl Device for Array {
         }
         // A read that a write to its own member waits for: the member may hold its
         // next choice until that write is in.
-        let followed: Vec<bool> = plan
-            .first
-            .iter()
-            .zip(&dependents)
-            .map(|(&(m, ..), d)| d.iter().any(|&j| plan.then[j as usize].0 == m))
-            .collect();
+        let followed = |i: usize| {
+            let m = plan.first[i].0;
+            dependents
+                .get(i)
+                .is_some_and(|d: &Vec<u32>| d.iter().any(|&j| plan.then[j as usize].0 == m))
+        };
+        let followed: Vec<usize> = (0..plan.first.len()).filter(|&i| followed(i)).collect();
         let sequence = self.issue_sequence(&req, &plan.first);
         let parent = req.id;
         self.parents.insert(
@@ -941,19 +957,20 @@ impl Device for Array {
         for i in sequence {
             let (m, lbn, n, w) = plan.first[i];
             let id = self.issue(now, parent, i as u32, m, lbn, n, w);
-            if followed[i] {
+            if followed.contains(&i) {
                 self.members[m].follow_up(id);
+                self.wakes[m] = self.members[m].next_wake();
             }
         }
     }
 
     fn next_wake(&self) -> Option<SimTime> {
-        self.members.iter().filter_map(|m| m.next_wake()).min()
+        self.wakes.iter().flatten().min().copied()
     }
 
     fn wake(&mut self, now: SimTime, out: &mut Vec<Done>) {
         let mut got = std::mem::take(&mut self.scratch);
-        if wake_earliest(&mut self.members, now, &mut got).is_none() {
+        if wake_earliest(&mut self.members, &mut self.wakes, now, &mut got).is_none() {
             self.scratch = got;
             return;
         }

@@ -569,14 +569,31 @@ pub struct SynthLoop {
 }
 
 /// Generator `g`'s random numbers: the shared stream if there is one, else its own.
-fn stream<'a>(
-    shared: &'a mut Option<Rand48>,
-    procs: &'a mut [Process],
-    g: usize,
-) -> &'a mut dyn Uniform {
+/// (An enum, not a trait object, so the draws inline.)
+enum Stream<'a> {
+    Shared(&'a mut Rand48),
+    Own(&'a mut ChaCha8Rng),
+}
+
+impl Uniform for Stream<'_> {
+    fn uniform(&mut self) -> f64 {
+        match self {
+            Stream::Shared(r) => r.uniform(),
+            Stream::Own(r) => r.uniform(),
+        }
+    }
+    fn below(&mut self, n: u64) -> u64 {
+        match self {
+            Stream::Shared(r) => r.below(n),
+            Stream::Own(r) => r.below(n),
+        }
+    }
+}
+
+fn stream<'a>(shared: &'a mut Option<Rand48>, procs: &'a mut [Process], g: usize) -> Stream<'a> {
     match shared {
-        Some(r) => r,
-        None => &mut procs[g].rng,
+        Some(r) => Stream::Shared(r),
+        None => Stream::Own(&mut procs[g].rng),
     }
 }
 
@@ -653,9 +670,9 @@ impl SynthLoop {
 
     /// A non-negative draw (DiskSim redraws negative times).
     fn time_draw(&mut self, g: usize, d: Dist, what: &str) -> Option<u64> {
-        let r = stream(&mut self.shared, &mut self.procs, g);
+        let mut r = stream(&mut self.shared, &mut self.procs, g);
         for _ in 0..MAX_REDRAWS {
-            let v = d.draw(r);
+            let v = d.draw(&mut r);
             if v >= 0.0 {
                 return Some(ms_to_ns(v));
             }
@@ -669,15 +686,15 @@ impl SynthLoop {
     fn place(
         &mut self,
         g: usize,
-        mut start: impl FnMut(&mut dyn Uniform, &SynthGen) -> i64,
+        mut start: impl FnMut(&mut Stream, &SynthGen) -> i64,
     ) -> Option<(u64, u64)> {
         let gen = &self.spec.generators[g];
         let bf = i64::from(gen.blocking);
         let blocks = gen.blocks_per_device() as i64;
-        let r = stream(&mut self.shared, &mut self.procs, g);
+        let mut r = stream(&mut self.shared, &mut self.procs, g);
         for _ in 0..MAX_REDRAWS {
-            let b = start(r, gen);
-            let size = gen.sizes.draw(r);
+            let b = start(&mut r, gen);
+            let size = gen.sizes.draw(&mut r);
             // C's (int) truncation, then whole blocking units rounded up.
             let sectors = size.clamp(-1e15, 1e15) as i64;
             let count = (sectors + bf - 1) / bf;
