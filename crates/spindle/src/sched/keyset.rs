@@ -76,33 +76,22 @@ impl<K: Ord + Copy> KeySet<K> {
 
     /// Removes `k`; false if it was not there.
     pub fn remove(&mut self, k: &K) -> bool {
-        self.take(k).is_some()
-    }
-
-    /// Removes the key equal to `k` and returns it (keys may carry more than what
-    /// orders them), if it is there.
-    pub fn take(&mut self, k: &K) -> Option<K> {
         match &mut self.repr {
             Repr::Small(v) => match v.binary_search(k) {
-                Ok(at) => Some(v.remove(at)),
-                Err(_) => None,
+                Ok(at) => {
+                    v.remove(at);
+                    true
+                }
+                Err(_) => false,
             },
             Repr::Large(b) => {
-                let taken = b.take(k);
+                let removed = b.remove(k);
                 if b.len() <= SHRINK_AT {
                     let v: Vec<K> = std::mem::take(b).into_iter().collect();
                     self.repr = Repr::Small(v);
                 }
-                taken
+                removed
             }
-        }
-    }
-
-    /// The key equal to `k`, if it is there.
-    pub fn get(&self, k: &K) -> Option<&K> {
-        match &self.repr {
-            Repr::Small(v) => v.binary_search(k).ok().map(|at| &v[at]),
-            Repr::Large(b) => b.get(k),
         }
     }
 
@@ -212,7 +201,6 @@ mod tests {
             }
             prop_assert_eq!(s.first(), b.first().copied());
             prop_assert_eq!(s.last(), b.last().copied());
-            prop_assert_eq!(s.get(&(probe, 1)), b.get(&(probe, 1)));
             prop_assert_eq!(s.at_or_above(&(probe, 1)), b.range((probe, 1)..).next().copied());
             prop_assert_eq!(s.last_below(&(probe, 1)), b.range(..(probe, 1)).next_back().copied());
             prop_assert!(s.iter().eq(b.iter()));

@@ -18,24 +18,19 @@ const MIN_BUCKET_BITS: u32 = 6;
 /// ...and grows to at most 2^16 (2 MB of empty buckets at most).
 pub const MAX_BUCKET_BITS: u32 = 16;
 
-/// What the index holds: entries filed under an LBN, ordered by LBN first (the host
-/// queue's waiting requests, ordered at one LBN by push order). An entry holds its whole
-/// request, so a decision reads the request where it found it.
-pub trait Entry: Ord + Copy {
-    /// The LBN the entry is filed under; entries order by it first.
-    fn lbn(&self) -> u64;
-    /// A probe ordered at or before every entry at `lbn`.
-    fn least_at(lbn: u64) -> Self;
+/// What orders entries at one LBN (the host queue's tickets), with a least value.
+pub trait Tag: Ord + Copy {
+    const LEAST: Self;
 }
 
-/// Entries in ascending order (by LBN first, see [`Entry`]).
+/// (LBN, tag) pairs in ascending order; tags order entries at the same LBN.
 #[derive(Clone, Debug)]
 pub struct LbnIndex<T> {
     /// Every LBN held is below 2^span_bits.
     span_bits: u32,
     /// 2^bucket_bits buckets (none until the first insert).
     bucket_bits: u32,
-    buckets: Vec<KeySet<T>>,
+    buckets: Vec<KeySet<(u64, T)>>,
     /// Bit b of word b/64: bucket b is in use.
     used: Vec<u64>,
     /// Bit w of word w/64: word w of `used` is not zero.
@@ -43,7 +38,7 @@ pub struct LbnIndex<T> {
     len: usize,
 }
 
-impl<T: Entry> Default for LbnIndex<T> {
+impl<T: Tag> Default for LbnIndex<T> {
     fn default() -> Self {
         LbnIndex::new()
     }
@@ -78,7 +73,7 @@ fn prev_set(words: &[u64], from: usize) -> Option<usize> {
     }
 }
 
-impl<T: Entry> LbnIndex<T> {
+impl<T: Tag> LbnIndex<T> {
     pub fn new() -> LbnIndex<T> {
         LbnIndex {
             span_bits: 0,
@@ -156,17 +151,16 @@ impl<T: Entry> LbnIndex<T> {
         self.used = vec![0; n.div_ceil(64)];
         self.used_words = vec![0; n.div_ceil(4096)];
         for set in old {
-            for &e in set.iter() {
-                let b = (e.lbn() >> self.shift()) as usize;
-                self.buckets[b].insert(e);
+            for &(lbn, tag) in set.iter() {
+                let b = (lbn >> self.shift()) as usize;
+                self.buckets[b].insert((lbn, tag));
                 self.mark(b);
             }
         }
     }
 
-    /// Adds `e`; false if an equal entry was already there.
-    pub fn insert(&mut self, e: T) -> bool {
-        let lbn = e.lbn();
+    /// Adds (`lbn`, `tag`); false if it was already there.
+    pub fn insert(&mut self, lbn: u64, tag: T) -> bool {
         let lbn_bits = u64::BITS - lbn.leading_zeros();
         let grow_buckets =
             self.len + 1 > 1 << self.bucket_bits && self.bucket_bits < MAX_BUCKET_BITS;
@@ -175,7 +169,7 @@ impl<T: Entry> LbnIndex<T> {
             self.rebuild(self.span_bits.max(lbn_bits), bucket_bits);
         }
         let b = (lbn >> self.shift()) as usize;
-        if !self.buckets[b].insert(e) {
+        if !self.buckets[b].insert((lbn, tag)) {
             return false;
         }
         self.mark(b);
@@ -183,56 +177,55 @@ impl<T: Entry> LbnIndex<T> {
         true
     }
 
-    /// Removes the entry equal to `probe` and returns it, if it is there.
-    pub fn take(&mut self, probe: &T) -> Option<T> {
-        let b = self.bucket_of(probe.lbn())?;
+    /// Removes (`lbn`, `tag`); false if it was not there.
+    pub fn remove(&mut self, lbn: u64, tag: T) -> bool {
+        let Some(b) = self.bucket_of(lbn) else {
+            return false;
+        };
         let bucket = &mut self.buckets[b];
-        let e = bucket.take(probe)?;
+        if !bucket.remove(&(lbn, tag)) {
+            return false;
+        }
         if bucket.is_empty() {
             self.unmark(b);
         }
         self.len -= 1;
-        Some(e)
-    }
-
-    /// The entry equal to `probe`, if it is there.
-    pub fn get(&self, probe: &T) -> Option<&T> {
-        self.buckets[self.bucket_of(probe.lbn())?].get(probe)
+        true
     }
 
     /// The smallest entry.
-    pub fn first(&self) -> Option<T> {
+    pub fn first(&self) -> Option<(u64, T)> {
         let b = self.next_bucket(0)?;
         self.buckets[b].first()
     }
 
-    /// The first entry at `lbn` or above (the least entry at the lowest such LBN).
-    pub fn at_or_above(&self, lbn: u64) -> Option<T> {
+    /// The first entry at `lbn` or above (the smallest tag at the lowest such LBN).
+    pub fn at_or_above(&self, lbn: u64) -> Option<(u64, T)> {
         let b = self.bucket_of(lbn)?;
-        if let Some(e) = self.buckets[b].at_or_above(&T::least_at(lbn)) {
+        if let Some(e) = self.buckets[b].at_or_above(&(lbn, T::LEAST)) {
             return Some(e);
         }
         let b = self.next_bucket(b + 1)?;
         self.buckets[b].first()
     }
 
-    /// The least entry at the highest LBN below `lbn`.
-    pub fn below(&self, lbn: u64) -> Option<T> {
+    /// The highest LBN below `lbn` and the smallest tag there.
+    pub fn below(&self, lbn: u64) -> Option<(u64, T)> {
         let (b, last) = match self.bucket_of(lbn) {
-            Some(b) => match self.buckets[b].last_below(&T::least_at(lbn)) {
-                Some(e) => (b, e.lbn()),
+            Some(b) => match self.buckets[b].last_below(&(lbn, T::LEAST)) {
+                Some((l, _)) => (b, l),
                 None => {
                     let b = self.prev_bucket(b.checked_sub(1)?)?;
-                    (b, self.buckets[b].last()?.lbn())
+                    (b, self.buckets[b].last()?.0)
                 }
             },
             None => {
                 let b = self.prev_bucket(self.buckets.len().checked_sub(1)?)?;
-                (b, self.buckets[b].last()?.lbn())
+                (b, self.buckets[b].last()?.0)
             }
         };
-        // Every entry at one LBN is in one bucket: the first of them is the least.
-        self.buckets[b].at_or_above(&T::least_at(last))
+        // Every entry at one LBN is in one bucket: the first of them has the least tag.
+        self.buckets[b].at_or_above(&(last, T::LEAST))
     }
 
     /// The entries from `lbn` up, in ascending order.
@@ -241,7 +234,7 @@ impl<T: Entry> LbnIndex<T> {
             Some(b) => From {
                 index: self,
                 bucket: b,
-                inner: Some(self.buckets[b].range(T::least_at(lbn)..)),
+                inner: Some(self.buckets[b].range((lbn, T::LEAST)..)),
             },
             None => From {
                 index: self,
@@ -261,12 +254,12 @@ impl<T: Entry> LbnIndex<T> {
 pub struct From<'a, T> {
     index: &'a LbnIndex<T>,
     bucket: usize,
-    inner: Option<keyset::Iter<'a, T>>,
+    inner: Option<keyset::Iter<'a, (u64, T)>>,
 }
 
-impl<T: Entry> Iterator for From<'_, T> {
-    type Item = T;
-    fn next(&mut self) -> Option<T> {
+impl<T: Tag> Iterator for From<'_, T> {
+    type Item = (u64, T);
+    fn next(&mut self) -> Option<(u64, T)> {
         loop {
             if let Some(&e) = self.inner.as_mut()?.next() {
                 return Some(e);
@@ -283,13 +276,8 @@ mod tests {
     use proptest::prelude::*;
     use std::collections::BTreeSet;
 
-    impl Entry for (u64, u64) {
-        fn lbn(&self) -> u64 {
-            self.0
-        }
-        fn least_at(lbn: u64) -> Self {
-            (lbn, 0)
-        }
+    impl Tag for u64 {
+        const LEAST: u64 = 0;
     }
 
     fn below(b: &BTreeSet<(u64, u64)>, lbn: u64) -> Option<(u64, u64)> {
@@ -312,9 +300,9 @@ mod tests {
             let mut b = BTreeSet::new();
             for (op, lbn, tag) in ops {
                 if op < 2 {
-                    prop_assert_eq!(s.insert((lbn, tag)), b.insert((lbn, tag)));
+                    prop_assert_eq!(s.insert(lbn, tag), b.insert((lbn, tag)));
                 } else {
-                    prop_assert_eq!(s.take(&(lbn, tag)).is_some(), b.remove(&(lbn, tag)));
+                    prop_assert_eq!(s.remove(lbn, tag), b.remove(&(lbn, tag)));
                 }
                 prop_assert_eq!(s.len(), b.len());
             }
@@ -323,7 +311,6 @@ mod tests {
             for p in probes {
                 prop_assert_eq!(s.at_or_above(p), b.range((p, 0)..).next().copied());
                 prop_assert_eq!(s.below(p), below(&b, p));
-                prop_assert_eq!(s.get(&(p, 1)), b.get(&(p, 1)));
                 prop_assert!(s.from(p).eq(b.range((p, 0)..).copied()));
             }
         }
@@ -333,9 +320,9 @@ mod tests {
     fn many_requests_at_one_lbn_stay_ordered_by_tag() {
         let mut s = LbnIndex::new();
         for t in (0..1_000u64).rev() {
-            s.insert((7, t));
+            s.insert(7, t);
         }
-        s.insert((9, 0));
+        s.insert(9, 0);
         assert_eq!(s.below(9), Some((7, 0)));
         assert_eq!(s.at_or_above(8), Some((9, 0)));
         assert_eq!(s.from(7).count(), 1_001);

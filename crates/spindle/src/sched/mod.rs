@@ -214,105 +214,35 @@ impl BackgroundPool {
     }
 }
 
-/// A waiting request's name: its push sequence number (which orders tickets, so ties
-/// go to the earliest pushed) and its LBN (which finds it in the LBN index).
+/// A waiting request's place: its push sequence number (which orders tickets, so
+/// ties go to the earliest pushed) and its slot in the queue's slab (which finds it
+/// without a hash lookup).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 struct Ticket {
     seq: u64,
-    lbn: u64,
+    slot: usize,
 }
 
-/// A waiting request as the queue holds it: the request, when it joined, and its push
-/// sequence number. Ordered by (LBN, sequence number), the LBN index's order; the LBN
-/// index holds the only copy, so the request a decision finds is read where it was
-/// found (an overloaded queue of 170,000 requests is far larger than the caches, and a
-/// separate slab of requests cost one more random cache miss per request).
-#[derive(Clone, Copy, Debug)]
-struct Held {
-    req: Request,
-    since: SimTime,
-    seq: u64,
+/// The waiting request in `slots` that ticket `t` names (a free function, so it can
+/// borrow the slab while the Mimic is borrowed mutably).
+fn held<'a>(slots: &'a [Option<Waiting>], t: &Ticket) -> &'a Waiting {
+    slots[t.slot]
+        .as_ref()
+        .expect("a ticket names a waiting request")
 }
 
-impl Held {
-    fn ticket(&self) -> Ticket {
-        Ticket {
-            seq: self.seq,
-            lbn: self.req.lbn,
-        }
-    }
-
-    /// A probe equal (in the index's order) to the request `t` names.
-    fn probe(t: &Ticket) -> Held {
-        Held {
-            req: Request {
-                id: 0,
-                lbn: t.lbn,
-                blocks: 0,
-                write: false,
-            },
-            since: SimTime::ZERO,
-            seq: t.seq,
-        }
-    }
-
-    fn key(&self) -> (u64, u64) {
-        (self.req.lbn, self.seq)
-    }
-}
-
-impl PartialEq for Held {
-    fn eq(&self, other: &Held) -> bool {
-        self.key() == other.key()
-    }
-}
-
-impl Eq for Held {}
-
-impl PartialOrd for Held {
-    fn partial_cmp(&self, other: &Held) -> Option<std::cmp::Ordering> {
-        Some(self.cmp(other))
-    }
-}
-
-impl Ord for Held {
-    fn cmp(&self, other: &Held) -> std::cmp::Ordering {
-        self.key().cmp(&other.key())
-    }
-}
-
-impl lbn_index::Entry for Held {
-    fn lbn(&self) -> u64 {
-        self.req.lbn
-    }
-
-    fn least_at(lbn: u64) -> Held {
-        Held::probe(&Ticket { seq: 0, lbn })
-    }
-}
-
-/// The waiting request ticket `t` names: in the short queue's vector, or the LBN index
-/// (one of the two is empty). Free of `self`, so it can borrow these while the Mimic is
-/// borrowed mutably.
-fn held<'a>(small: &'a [Held], by_lbn: &'a LbnIndex<Held>, t: &Ticket) -> &'a Held {
-    if small.is_empty() {
-        by_lbn.get(&Held::probe(t))
-    } else {
-        small.iter().find(|h| h.seq == t.seq)
-    }
-    .expect("a ticket names a waiting request")
-}
-
-/// Waiting requests in push order: a short queue's vector, or the indexed order (one of
-/// the two is empty). Free of `self`, as [`held`] is.
+/// Tickets in push order: a short queue's vector, or the indexed order (one of the two
+/// is empty). Free of `self`, so it can borrow these two while the Mimic is borrowed
+/// mutably.
 fn pushed_order<'a>(
-    small: &'a [Held],
+    small: &'a [(u64, Ticket)],
     order: &'a KeySet<Ticket>,
-    by_lbn: &'a LbnIndex<Held>,
-) -> impl Iterator<Item = &'a Held> + 'a {
-    small
-        .iter()
-        .chain(order.iter().map(move |t| held(&[], by_lbn, t)))
+) -> impl Iterator<Item = Ticket> + 'a {
+    small.iter().map(|&(_, t)| t).chain(order.iter().copied())
+}
+
+impl lbn_index::Tag for Ticket {
+    const LEAST: Ticket = Ticket { seq: 0, slot: 0 };
 }
 
 /// Up to this many waiting requests are kept in one vector in push order and every
@@ -334,17 +264,21 @@ pub struct HostQueue {
     kind: SchedulerKind,
     /// Requests waiting longer than this are served first (oldest first).
     max_wait_ns: Option<u64>,
+    /// Waiting requests in slots; a freed slot is reused, so the slab never holds
+    /// more slots than the most requests ever waiting at once.
+    slots: Vec<Option<Waiting>>,
+    free: Vec<usize>,
     len: usize,
-    /// Every waiting request in push order while the queue is short (`!indexed`);
-    /// empty while the indexes hold them.
-    small: Vec<Held>,
+    /// (LBN, ticket) of every waiting request in push order while the queue is short
+    /// (`!indexed`); empty while the indexes hold them.
+    small: Vec<(u64, Ticket)>,
     indexed: bool,
     /// Waiting requests in push order; kept only for the policies that look at the
     /// queue in arrival order (FCFS and the scanning ones), the others use `by_lbn`.
     order: KeySet<Ticket>,
     ordered: bool,
-    /// Every waiting request, by (LBN, sequence number), while indexed.
-    by_lbn: LbnIndex<Held>,
+    /// (LBN, ticket) of every waiting request.
+    by_lbn: LbnIndex<Ticket>,
     /// (arrival time, ticket) of every waiting request; kept only with aging.
     by_since: KeySet<(SimTime, Ticket)>,
     /// Sequence number of the next request pushed.
@@ -373,6 +307,8 @@ impl HostQueue {
         HostQueue {
             kind,
             max_wait_ns: max_wait_ms.map(crate::time::ms_to_ns),
+            slots: Vec::new(),
+            free: Vec::new(),
             len: 0,
             small: Vec::new(),
             indexed: false,
@@ -450,41 +386,56 @@ impl HostQueue {
     }
 
     pub fn push(&mut self, req: Request, now: SimTime) {
-        let h = Held {
+        let w = Waiting {
             req,
             since: now,
+            background: false,
+        };
+        let slot = match self.free.pop() {
+            Some(slot) => {
+                self.slots[slot] = Some(w);
+                slot
+            }
+            None => {
+                self.slots.push(Some(w));
+                self.slots.len() - 1
+            }
+        };
+        let seq = Ticket {
             seq: self.next_seq,
+            slot,
         };
         self.next_seq += 1;
         self.len += 1;
         if !self.indexed && self.small.len() < SMALL_QUEUE {
-            self.small.push(h);
+            self.small.push((req.lbn, seq));
             return;
         }
         if !self.indexed {
             self.indexed = true;
-            for h in std::mem::take(&mut self.small) {
-                self.index(h);
+            for (lbn, t) in std::mem::take(&mut self.small) {
+                let since = self.get(&t).since;
+                self.index(lbn, since, t);
             }
         }
-        self.index(h);
+        self.index(req.lbn, now, seq);
     }
 
     /// Adds a waiting request to the indexes.
-    fn index(&mut self, h: Held) {
-        self.by_lbn.insert(h);
+    fn index(&mut self, lbn: u64, since: SimTime, seq: Ticket) {
+        self.by_lbn.insert(lbn, seq);
         if self.max_wait_ns.is_some() {
-            self.by_since.insert((h.since, h.ticket()));
+            self.by_since.insert((since, seq));
         }
         if self.ordered {
-            self.order.insert(h.ticket());
+            self.order.insert(seq);
         }
     }
 
-    /// The waiting requests in push order (for FCFS and the scanning policies: only
-    /// kept indexed when `ordered`).
-    fn in_order(&self) -> impl Iterator<Item = &Held> + '_ {
-        pushed_order(&self.small, &self.order, &self.by_lbn)
+    /// The waiting requests' tickets in push order (for FCFS and the scanning policies:
+    /// only kept indexed when `ordered`).
+    fn in_order(&self) -> impl Iterator<Item = Ticket> + '_ {
+        pushed_order(&self.small, &self.order)
     }
 
     pub fn len(&self) -> usize {
@@ -495,9 +446,9 @@ impl HostQueue {
         self.len == 0
     }
 
-    /// The waiting request `t` names.
-    fn get(&self, t: &Ticket) -> &Held {
-        held(&self.small, &self.by_lbn, t)
+    /// The waiting request holding `t`.
+    fn get(&self, t: &Ticket) -> &Waiting {
+        held(&self.slots, t)
     }
 
     /// Removes and returns the request to send to the drive at `now`. Greedy asks
@@ -548,58 +499,56 @@ impl HostQueue {
         max_end: u64,
     ) -> Option<Waiting> {
         let end = lbn.saturating_add(gap);
-        let fits = |h: &Held| {
-            h.req.write == write && h.req.lbn + u64::from(h.req.blocks.max(1)) <= max_end
+        let fits = |seq: &Ticket| {
+            let w = self.get(seq);
+            w.req.write == write && w.req.lbn + u64::from(w.req.blocks.max(1)) <= max_end
         };
-        let h = if self.indexed {
+        let seq = if self.indexed {
             self.by_lbn
                 .from(lbn)
-                .take_while(|h| h.req.lbn <= end)
+                .take_while(|&(l, _)| l <= end)
+                .map(|(_, seq)| seq)
                 .find(fits)?
         } else {
             // The first in (LBN, ticket) order is the least of those that fit.
-            *self
-                .small
+            self.small
                 .iter()
-                .filter(|&h| h.req.lbn >= lbn && h.req.lbn <= end && fits(h))
+                .filter(|&&(l, t)| l >= lbn && l <= end && fits(&t))
                 .min()?
+                .1
         };
-        let w = self.take(h.ticket());
+        let w = self.take(seq);
         self.last_lbn = w.req.lbn + w.req.blocks as u64;
         self.last = LastRequest::of(&w.req);
         Some(w)
     }
 
-    /// Removes waiting request `t` from the queue and its indexes.
-    fn take(&mut self, t: Ticket) -> Waiting {
+    /// Removes waiting request `seq` from the queue and its indexes.
+    fn take(&mut self, seq: Ticket) -> Waiting {
+        let w = self.slots[seq.slot]
+            .take()
+            .expect("the scheduler picks a waiting request");
+        self.free.push(seq.slot);
         self.len -= 1;
-        let h = if !self.indexed {
+        if !self.indexed {
             let at = self
                 .small
                 .iter()
-                .position(|h| h.seq == t.seq)
+                .position(|&(_, t)| t == seq)
                 .expect("a short queue holds every waiting request");
-            self.small.remove(at)
-        } else {
-            let h = self
-                .by_lbn
-                .take(&Held::probe(&t))
-                .expect("the scheduler picks a waiting request");
-            if self.max_wait_ns.is_some() {
-                self.by_since.remove(&(h.since, t));
-            }
-            if self.ordered {
-                self.order.remove(&t);
-            }
-            // An empty queue starts short again (the indexes are empty too).
-            self.indexed = self.len > 0;
-            h
-        };
-        Waiting {
-            req: h.req,
-            since: h.since,
-            background: false,
+            self.small.remove(at);
+            return w;
         }
+        self.by_lbn.remove(w.req.lbn, seq);
+        if self.max_wait_ns.is_some() {
+            self.by_since.remove(&(w.since, seq));
+        }
+        if self.ordered {
+            self.order.remove(&seq);
+        }
+        // An empty queue starts short again (the indexes are empty too).
+        self.indexed = self.len > 0;
+        w
     }
 
     /// Whether completions teach it anything (SMTF's demerit, the on-line Mimics): the
@@ -692,10 +641,14 @@ impl HostQueue {
         };
         let mut best = (u32::MAX, default);
         let n = self.window.unwrap_or(usize::MAX);
-        for h in pushed_order(&self.small, &self.order, &self.by_lbn).take(n) {
-            if let Some(t) = m.lookup(last.write, h.req.write, last.distance_to(&h.req)) {
+        let slots = &self.slots;
+        for (seq, w) in pushed_order(&self.small, &self.order)
+            .take(n)
+            .map(|q| (q, held(slots, &q)))
+        {
+            if let Some(t) = m.lookup(last.write, w.req.write, last.distance_to(&w.req)) {
                 if t < best.0 {
-                    best = (t, Some(h.ticket()));
+                    best = (t, Some(seq));
                 }
             }
         }
@@ -708,47 +661,48 @@ impl HostQueue {
         let (since, seq) = if self.indexed {
             self.by_since.first()?
         } else {
-            self.small.iter().map(|h| (h.since, h.ticket())).min()?
+            self.small
+                .iter()
+                .map(|&(_, t)| (self.get(&t).since, t))
+                .min()?
         };
         (now.0.saturating_sub(since.0) > bound).then_some(seq)
     }
 
-    /// The earliest-pushed request at the lowest LBN at or above `lbn`.
-    fn at_or_above(&self, lbn: u64) -> Option<Ticket> {
+    /// The earliest-pushed request at the lowest LBN at or above `lbn`: (LBN, seq).
+    fn at_or_above(&self, lbn: u64) -> Option<(u64, Ticket)> {
         if self.indexed {
-            return self.by_lbn.at_or_above(lbn).map(|h| h.ticket());
+            return self.by_lbn.at_or_above(lbn);
         }
-        self.small
-            .iter()
-            .filter(|h| h.req.lbn >= lbn)
-            .min()
-            .map(Held::ticket)
+        self.small.iter().filter(|&&(l, _)| l >= lbn).min().copied()
     }
 
-    /// The earliest-pushed request at the highest LBN below `lbn`.
-    fn below(&self, lbn: u64) -> Option<Ticket> {
+    /// The earliest-pushed request at the highest LBN below `lbn`: (LBN, seq).
+    fn below(&self, lbn: u64) -> Option<(u64, Ticket)> {
         if self.indexed {
-            return self.by_lbn.below(lbn).map(|h| h.ticket());
+            return self.by_lbn.below(lbn);
         }
-        // Highest LBN first, then the earliest pushed.
+        // Highest LBN first, then the least ticket.
         self.small
             .iter()
-            .filter(|h| h.req.lbn < lbn)
-            .min_by(|a, b| b.req.lbn.cmp(&a.req.lbn).then(a.seq.cmp(&b.seq)))
-            .map(Held::ticket)
+            .filter(|&&(l, _)| l < lbn)
+            .min_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)))
+            .copied()
     }
 
-    /// The earliest-pushed request at the lowest LBN.
-    fn lowest(&self) -> Option<Ticket> {
+    /// The earliest-pushed request at the lowest LBN: (LBN, seq).
+    fn lowest(&self) -> Option<(u64, Ticket)> {
         if self.indexed {
-            return self.by_lbn.first().map(|h| h.ticket());
+            return self.by_lbn.first();
         }
-        self.small.iter().min().map(Held::ticket)
+        self.small.iter().min().copied()
     }
 
     /// C-LOOK: the next request at or above the last position, else the lowest.
     fn clook_next(&self) -> Option<Ticket> {
-        self.at_or_above(self.last_lbn).or_else(|| self.lowest())
+        self.at_or_above(self.last_lbn)
+            .or_else(|| self.lowest())
+            .map(|(_, seq)| seq)
     }
 
     /// SSTF: the request nearest the last position; on equal distance the earlier
@@ -756,15 +710,15 @@ impl HostQueue {
     fn nearest(&self) -> Option<Ticket> {
         let last = self.last_lbn;
         match (self.at_or_above(last), self.below(last)) {
-            (Some(a), Some(b)) => {
-                let (da, db) = (a.lbn - last, last - b.lbn);
-                Some(if da < db || (da == db && a.seq < b.seq) {
-                    a
+            (Some((a, sa)), Some((b, sb))) => {
+                let (da, db) = (a - last, last - b);
+                Some(if da < db || (da == db && sa < sb) {
+                    sa
                 } else {
-                    b
+                    sb
                 })
             }
-            (Some(t), None) | (None, Some(t)) => Some(t),
+            (Some((_, s)), None) | (None, Some((_, s))) => Some(s),
             (None, None) => None,
         }
     }
@@ -773,11 +727,11 @@ impl HostQueue {
     /// fallback that a non-empty queue never needs.
     fn oldest(&self) -> Ticket {
         if !self.indexed {
-            self.small.first().map(Held::ticket)
+            self.small.first().map(|&(_, seq)| seq)
         } else if self.ordered {
             self.order.first()
         } else {
-            self.by_lbn.first().map(|h| h.ticket())
+            self.by_lbn.first().map(|(_, seq)| seq)
         }
         .expect("choose runs on a non-empty queue")
     }
@@ -796,6 +750,7 @@ impl HostQueue {
                     } else {
                         q.below(last)
                     }
+                    .map(|(_, seq)| seq)
                 };
                 match pick(self, self.ascending) {
                     Some(seq) => seq,
@@ -811,10 +766,10 @@ impl HostQueue {
                     // Ties go to the earliest arrival: only a strictly faster one wins.
                     let mut best = (u64::MAX, self.oldest());
                     let n = self.limit();
-                    for h in self.in_order().take(n) {
-                        let t = hdd.positioning_from_state(now, h.req.lbn, h.req.write);
+                    for (seq, w) in self.in_order().take(n).map(|q| (q, self.get(&q))) {
+                        let t = hdd.positioning_from_state(now, w.req.lbn, w.req.write);
                         if t < best.0 {
-                            best = (t, h.ticket());
+                            best = (t, seq);
                         }
                     }
                     best.1
@@ -826,11 +781,12 @@ impl HostQueue {
                 let first = self.oldest();
                 match self.mimic.as_mut() {
                     Some(m) => {
-                        let candidates = pushed_order(&self.small, &self.order, &self.by_lbn)
+                        let slots = &self.slots;
+                        let candidates = pushed_order(&self.small, &self.order)
                             .take(limit)
-                            .map(|h| &h.req);
+                            .map(|q| &held(slots, &q).req);
                         let i = smtf::choose(m, self.last, candidates);
-                        self.in_order().nth(i).map_or(first, Held::ticket)
+                        self.in_order().nth(i).unwrap_or(first)
                     }
                     None => first,
                 }
@@ -841,7 +797,7 @@ impl HostQueue {
                 let Some(m) = self.mimic.as_mut() else {
                     return pick;
                 };
-                let r = &held(&self.small, &self.by_lbn, &pick).req;
+                let r = &held(&self.slots, &pick).req;
                 if m.lookup(last.write, r.write, last.distance_to(r)).is_none() {
                     return pick;
                 }
