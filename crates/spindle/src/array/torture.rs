@@ -102,6 +102,23 @@ pub struct TortureStack {
 }
 
 impl TortureStack {
+    /// The byte-exact RAID-4 a campaign runs on: rows with two faults are settled, so
+    /// refused blocks heal when they are written again.
+    pub fn healing_raid4(
+        &self,
+        data_disks: usize,
+        stripe_unit_blocks: u64,
+    ) -> Result<Raid4, ArrayError> {
+        let cfg = Raid4Config {
+            data_disks,
+            stripe_unit_blocks,
+            ..Raid4Config::default()
+        };
+        let mut a = Raid4::new(self.disk.clone(), cfg)?;
+        a.heal = true;
+        Ok(a)
+    }
+
     /// A `data_disks`+1 RAID-4 of `disk` with a stripe unit of `stripe_unit_blocks`,
     /// every member with `faults`.
     pub fn raid4(
@@ -394,14 +411,7 @@ pub fn run_torture(
             data_disks,
             stripe_unit_blocks,
         } => {
-            let cfg = Raid4Config {
-                data_disks: *data_disks,
-                stripe_unit_blocks: *stripe_unit_blocks,
-                ..Raid4Config::default()
-            };
-            let mut a = Raid4::new(stack.disk.clone(), cfg)?;
-            // Rows with two faults are settled, so refused blocks heal when rewritten.
-            a.heal = true;
+            let mut a = stack.healing_raid4(*data_disks, *stripe_unit_blocks)?;
             a.faults =
                 FaultInjector::new(c.seed).with_members(member_faults(c.seed, &stack.members));
             Target::Raid4(Box::new(a))

@@ -30,7 +30,7 @@ use super::journal::Media;
 use crate::array::faults::MemberFaults;
 use crate::array::layout::{checksum_block, data_block};
 use crate::array::torture::{Shape, TortureStack};
-use crate::array::{ArrayError, FaultInjector, MemberState, Mirror, MirrorOp, Raid4, Raid4Config};
+use crate::array::{ArrayError, FaultInjector, MemberState, Mirror, MirrorOp, Raid4};
 use crate::store::{Block, BLOCK_BYTES};
 use crate::time::SimTime;
 use rand::{Rng, SeedableRng};
@@ -118,15 +118,9 @@ impl ArrayMedia {
                 data_disks,
                 stripe_unit_blocks,
             } => {
-                let cfg = Raid4Config {
-                    data_disks: *data_disks,
-                    stripe_unit_blocks: *stripe_unit_blocks,
-                    ..Raid4Config::default()
-                };
-                let mut a = Raid4::new(stack.disk.clone(), cfg).map_err(err)?;
-                // Rows with two faults are settled, so refused blocks heal when the
-                // journal writes them again.
-                a.heal = true;
+                let mut a = stack
+                    .healing_raid4(*data_disks, *stripe_unit_blocks)
+                    .map_err(err)?;
                 let members = stack
                     .members
                     .iter()

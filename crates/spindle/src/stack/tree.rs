@@ -359,12 +359,10 @@ impl DeviceSpec {
         }
     }
 
-    /// The same tree with every `faults` table removed: the timing model of a stack
-    /// whose bytes a byte-exact array keeps (faults act on bytes only).
-    pub fn without_faults(&self) -> DeviceSpec {
-        let mut s = self.clone();
-        match &mut s {
-            DeviceSpec::Disk(d) => d.faults = None,
+    /// The array's keys, to change, for every kind but a single disk.
+    fn array_mut(&mut self) -> Option<&mut ArraySpec> {
+        match self {
+            DeviceSpec::Disk(_) => None,
             DeviceSpec::Volumes(a)
             | DeviceSpec::Raid0(a)
             | DeviceSpec::Raid1(a)
@@ -373,14 +371,24 @@ impl DeviceSpec {
             | DeviceSpec::Mirror(a)
             | DeviceSpec::Split(a)
             | DeviceSpec::ReplicatedSplit(a)
-            | DeviceSpec::Intra(a) => {
-                a.faults = None;
-                if let Some(m) = &mut a.member {
-                    **m = m.without_faults();
-                }
-                for m in &mut a.members {
-                    *m = m.without_faults();
-                }
+            | DeviceSpec::Intra(a) => Some(a),
+        }
+    }
+
+    /// The same tree with every `faults` table removed: the timing model of a stack
+    /// whose bytes a byte-exact array keeps (faults act on bytes only).
+    pub fn without_faults(&self) -> DeviceSpec {
+        let mut s = self.clone();
+        if let DeviceSpec::Disk(d) = &mut s {
+            d.faults = None;
+        }
+        if let Some(a) = s.array_mut() {
+            a.faults = None;
+            if let Some(m) = &mut a.member {
+                **m = m.without_faults();
+            }
+            for m in &mut a.members {
+                *m = m.without_faults();
             }
         }
         s
