@@ -21,23 +21,30 @@ fn temp(name: &str, text: &str) -> PathBuf {
     p
 }
 
+/// `spindle ARGS` (which print JSON), which must exit 0: its JSON and its raw output.
+fn json_run(args: &[&str]) -> (serde_json::Value, Vec<u8>) {
+    let o = spindle(args);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    (serde_json::from_slice(&o.stdout).unwrap(), o.stdout)
+}
+
 /// `spindle torture --stack f --ops n --json`, which must exit 0: its JSON.
 fn torture_stack(f: &std::path::Path, ops: u32) -> serde_json::Value {
-    let o = spindle(&[
+    let ops = ops.to_string();
+    json_run(&[
         "torture",
         "--stack",
         f.to_str().unwrap(),
         "--ops",
-        &ops.to_string(),
+        &ops,
         "--json",
-    ]);
-    assert_eq!(
-        o.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
-    serde_json::from_slice(&o.stdout).unwrap()
+    ])
+    .0
 }
 
 #[test]
@@ -167,15 +174,8 @@ fn journal_and_dle_campaigns_run_and_refuse_what_they_cannot_survive() {
     ] {
         let mut a: Vec<&str> = args.to_vec();
         a.push("--json");
-        let o = spindle(&a);
-        assert_eq!(
-            o.status.code(),
-            Some(0),
-            "{args:?}: {}",
-            String::from_utf8_lossy(&o.stderr)
-        );
-        assert_eq!(spindle(&a).stdout, o.stdout, "{args:?}: not deterministic");
-        let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        let (v, out) = json_run(&a);
+        assert_eq!(spindle(&a).stdout, out, "{args:?}: not deterministic");
         assert_eq!(v["wrong_bytes"], 0, "{args:?}");
         assert!(v["power_cuts"].as_u64().unwrap() > 0, "{args:?}: {v}");
         if args.contains(&"--log-checksum") {
@@ -233,14 +233,7 @@ fn journal_over_an_array_survives_member_failures() {
     ] {
         let mut a: Vec<&str> = args.to_vec();
         a.extend(["--ops", "800", "--json"]);
-        let o = spindle(&a);
-        assert_eq!(
-            o.status.code(),
-            Some(0),
-            "{args:?}: {}",
-            String::from_utf8_lossy(&o.stderr)
-        );
-        let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        let (v, _) = json_run(&a);
         assert_eq!(v["wrong_bytes"], 0, "{args:?}");
         assert!(
             v["array"]["drive_failures"].as_u64().unwrap() > 0,
@@ -256,16 +249,9 @@ fn journal_over_an_array_survives_member_failures() {
 #[test]
 fn stack_files_with_layers_and_layouts_run_or_are_refused_clearly() {
     let dle = example("dle-raid4-smtf.toml");
-    let o = spindle(&[
+    let (v, _) = json_run(&[
         "torture", "--stack", &dle, "--rate", "0.02", "--ops", "300", "--span", "128", "--json",
     ]);
-    assert_eq!(
-        o.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
-    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(v["wrong_bytes"], 0);
     assert!(v["stack"].as_str().unwrap().contains("4+1 RAID-4"), "{v}");
     let both = temp(
