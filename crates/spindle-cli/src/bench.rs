@@ -108,6 +108,7 @@ fn human(r: &BenchReport) -> String {
     out.push_str(&format!(
         "dedup   {} content-cache lookups/s with 2^{} buckets, MD5 excluded (target {}: {})\n\
          \x20       lookups/s by hash-table buckets: {}\n\
+         \x20       {} lookups/s at 2^{} serving one request at a time (no read-ahead)\n\
          \x20       ns per lookup by buckets (host; DEDUP-F13's cycles): {}\n\
          \x20       {}; read hit ratio {:.1} %, median of {} runs\n\
          \x20       MD5 of one 4 KiB page: {:.0} ns (timed apart)\n",
@@ -116,6 +117,8 @@ fn human(r: &BenchReport) -> String {
         n(cc.target_lookups_per_s),
         mark(cc.lookups_per_s >= cc.target_lookups_per_s),
         figures.join(", "),
+        n(cc.in_order_lookups_per_s),
+        cc.buckets_log2,
         ns.join(", "),
         cc.setup,
         cc.read_hit_ratio * 100.0,

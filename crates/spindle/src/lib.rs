@@ -20,6 +20,7 @@ pub mod layout;
 pub mod mimic;
 pub mod node;
 pub mod offload;
+pub mod prefetch;
 pub mod report;
 pub mod runner;
 pub mod sched;

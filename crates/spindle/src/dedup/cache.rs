@@ -165,6 +165,52 @@ impl<P> ContentCache<P> {
         &self.cfg
     }
 
+    /// Prefetch stages of a pipelined replay ([`super::replay`]); each a hint only,
+    /// never a change to the cache. Stage 1: `page`'s sector-table bucket head and
+    /// `digest`'s content-table bucket head.
+    #[inline]
+    pub(super) fn prefetch_buckets(&self, page: u64, digest: Option<&Digest>) {
+        self.by_sector.prefetch_head(self.by_sector.bucket(page));
+        if let Some(d) = digest {
+            self.by_content
+                .prefetch_head(self.by_content.bucket(digest_key(d)));
+        }
+    }
+
+    /// Stage 2 (the bucket heads loaded by stage 1): the entry at the head of `page`'s
+    /// chain, and the record at the head of `digest`'s.
+    #[inline]
+    pub(super) fn prefetch_entry(&self, page: u64, digest: Option<&Digest>) {
+        let i = self.by_sector.head(self.by_sector.bucket(page));
+        if let Some(e) = self.entries.get(i as usize) {
+            crate::prefetch::prefetch(e);
+        }
+        if let Some(d) = digest {
+            let c = self.by_content.head(self.by_content.bucket(digest_key(d)));
+            if let Some(rec) = self.contents.get(c as usize) {
+                crate::prefetch::prefetch(rec);
+            }
+        }
+    }
+
+    /// Stage 3 (the entry loaded by stage 2): if the head entry is `page`'s, the
+    /// replacement node of its content, and for a write its content's record (compared
+    /// with the new digest).
+    #[inline]
+    pub(super) fn prefetch_node(&self, page: u64, write: bool) {
+        let i = self.by_sector.head(self.by_sector.bucket(page));
+        if let Some(e) = self.entries.get(i as usize) {
+            if e.page == page && e.content != NIL {
+                self.repl.prefetch(e.content);
+                if write {
+                    if let Some(rec) = self.contents.get(e.content as usize) {
+                        crate::prefetch::prefetch(rec);
+                    }
+                }
+            }
+        }
+    }
+
     /// Sector lookup: the entry of `page`.
     #[inline]
     fn entry_of(&self, page: u64) -> u32 {

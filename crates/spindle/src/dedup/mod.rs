@@ -23,6 +23,7 @@ pub mod drr;
 pub mod gen;
 pub mod layer;
 pub mod replace;
+pub mod replay;
 pub mod selective;
 pub mod table;
 
@@ -33,6 +34,7 @@ pub use drr::{Drr, DrrSpec};
 pub use gen::{ContentTrace, ContentTraceSpec, FiuWorkload, Layout};
 pub use layer::{ContentCacheLayer, ContentCacheSpec};
 pub use replace::Policy;
+pub use replay::{replay, CacheRequest, ReplayCounts};
 
 /// A content hash: MD5 of a 4 KiB page (assumed collision-free, as in the paper).
 pub type Digest = [u8; 16];

@@ -89,6 +89,14 @@ impl Replacer {
         self.policy
     }
 
+    /// Starts loading `x`'s node (see [`crate::prefetch`]).
+    #[inline]
+    pub fn prefetch(&self, x: u32) {
+        if let Some(n) = self.nodes.get(x as usize) {
+            crate::prefetch::prefetch(n);
+        }
+    }
+
     /// Whether content `x`'s page is held.
     #[inline]
     pub fn cached(&self, x: u32) -> bool {

@@ -56,6 +56,14 @@ impl Chains {
         (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> self.shift) as usize
     }
 
+    /// Starts loading `bucket`'s head (see [`crate::prefetch`]).
+    #[inline]
+    pub fn prefetch_head(&self, bucket: usize) {
+        if let Some(h) = self.heads.get(bucket) {
+            crate::prefetch::prefetch(h);
+        }
+    }
+
     #[inline]
     pub fn head(&self, bucket: usize) -> u32 {
         self.heads[bucket]
