@@ -23,6 +23,9 @@ use spindle::workload::{
 };
 use std::path::{Path, PathBuf};
 
+/// Requests of a synthetic open or closed workload without --count.
+const DEFAULT_COUNT: u64 = 10_000;
+
 /// Command-line settings shared by `run` and `compare`; each overrides the config file.
 #[derive(clap::Args, Clone, Debug, Default)]
 pub struct StackArgs {
@@ -98,9 +101,10 @@ pub struct StackArgs {
     /// Closed loop: mean think time (exponential), ms; 0 = none
     #[arg(long, value_name = "MS", default_value_t = 0.0)]
     pub think_ms: f64,
-    /// Synthetic: number of requests
-    #[arg(long, value_name = "N", default_value_t = 10_000)]
-    pub count: u64,
+    /// Synthetic open or closed: number of requests [default: 10000] (a generated
+    /// web-vm, mail or homes trace is as long as --scale and --days make it)
+    #[arg(long, value_name = "N")]
+    pub count: Option<u64>,
     /// Seed of the synthetic workload
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
@@ -260,6 +264,12 @@ impl StackArgs {
             .is_some_and(|k| FiuWorkload::parse(k).is_ok());
         if !fiu && (self.scale.is_some() || self.days.is_some()) {
             bail!("--scale and --days apply to --synthetic web-vm, mail or homes");
+        }
+        if fiu && self.count.is_some() {
+            bail!(
+                "--count applies to --synthetic open or closed; a web-vm, mail or homes \
+                 trace is as long as --scale and --days make it"
+            );
         }
         if let Some(kind) = &self.synthetic {
             c.workload.trace = None;
@@ -550,7 +560,8 @@ impl StackArgs {
                 self.think_ms
             );
         }
-        if self.count == 0 {
+        let count = self.count.unwrap_or(DEFAULT_COUNT);
+        if count == 0 {
             bail!("--count must be at least 1");
         }
         let pattern = match self.pattern.as_str() {
@@ -583,7 +594,7 @@ impl StackArgs {
                 arrivals: Arrivals::Poisson {
                     rate_per_s: self.rate,
                 },
-                count: self.count,
+                count,
                 seed: self.seed,
                 device: 0,
             }),
@@ -596,7 +607,7 @@ impl StackArgs {
                 } else {
                     Think::None
                 },
-                requests: self.count,
+                requests: count,
                 gen,
                 seed: self.seed,
                 device: 0,

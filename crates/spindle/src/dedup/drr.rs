@@ -427,6 +427,10 @@ impl Layer for Drr {
                 ("reads with copies".into(), s.with_copies.to_string()),
                 ("kept for merging".into(), s.kept_for_merge.to_string()),
                 ("sectors saved".into(), s.sectors_saved.to_string()),
+                (
+                    "sectors saved per redirect".into(),
+                    (s.sectors_saved / s.redirected.max(1)).to_string(),
+                ),
                 ("pages mapped".into(), self.map.entries().to_string()),
             ]
             .into_iter()
