@@ -197,7 +197,8 @@ fn readme_block(r: &BenchReport) -> String {
          {lookup:.1} ns per Disk Mimic lookup, {smtf} ns for an SMTF choice among 1,000, \
          {replica} ns for a mirror read's replica choice among 4, {raid4} ns of host CPU \
          per simulated 4 KiB RAID-4 update (8 disk I/Os with real bytes), {dedup} million \
-         content-cache lookups/s, and {sstf_ns} ns per SSTF host-queue decision at \
+         content-cache lookups/s replaying a trace with read-ahead ({dedup_in_order} \
+         million serving one request at a time; target 20), and {sstf_ns} ns per SSTF host-queue decision at \
          {sstf_depths} queued requests.\n",
         cores = std::thread::available_parallelism().map_or(1, |c| c.get()),
         replay = m(r.replay.requests_per_s),
@@ -210,6 +211,7 @@ fn readme_block(r: &BenchReport) -> String {
         replica = n(r.replica_choice_ns_4),
         raid4 = n(r.raid4_update_ns),
         dedup = m(r.content_cache.lookups_per_s),
+        dedup_in_order = m(r.content_cache.in_order_lookups_per_s),
     )
 }
 
