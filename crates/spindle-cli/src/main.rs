@@ -307,7 +307,8 @@ enum Command {
             \x20 (200,000 requests); target 3,000,000 requests/s.\n\
             • replica: one mirror read's replica choice among 4 by positioning time; target\n\
             \x20 1,000 ns.\n\
-            • dedup: content-cache lookups per second by hash-table size; target 20,000,000.\n\
+            • dedup: content-cache lookups per second by hash-table size, replaying a trace\n\
+            \x20 with read-ahead (and at the best size one request at a time); target 20,000,000.\n\
             \n\
             Each figure is the median of several timed runs; the whole takes a few seconds. Build\n\
             with --release: a debug build is many times slower.",
