@@ -18,6 +18,8 @@ pub enum LayerSpec {
     RaidMimic(crate::stack::raid_mimic::RaidMimicSpec),
     /// Requests larger than a limit go below in pieces (a paravirtual ring's limit).
     Split(crate::stack::split::SplitSpec),
+    /// Writes of one stripe row go one at a time (a RAID-5 controller's ordering).
+    StripeLock(crate::stack::stripe_lock::StripeLockSpec),
     /// I/O Deduplication's content-addressed cache (or its sector-addressed baseline).
     ContentCache(crate::dedup::ContentCacheSpec),
     /// I/O Deduplication's dynamic replica retrieval.
@@ -51,6 +53,7 @@ pub fn with_layers_fed(
             LayerSpec::Cache(c) => Box::new(c.build().map_err(|e| format!("layer {i}: {e}"))?),
             LayerSpec::RaidMimic(r) => Box::new(r.build().map_err(|e| format!("layer {i}: {e}"))?),
             LayerSpec::Split(s) => Box::new(s.build().map_err(|e| format!("layer {i}: {e}"))?),
+            LayerSpec::StripeLock(s) => Box::new(s.build().map_err(|e| format!("layer {i}: {e}"))?),
             LayerSpec::ContentCache(c) => {
                 let built = match feed {
                     Some(f) if i == 0 => c.build_with(Box::new(f.clone())),

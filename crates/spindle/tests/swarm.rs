@@ -105,11 +105,21 @@ fn stack_toml(seed: u64) -> String {
     );
     // Layers above everything, top first.
     for _ in 0..rng.gen_range(0..=2) {
-        t += &format!(
-            "[[layer]]\nkind = \"cache\"\nsize-kib = {}\nhit-us = {}\n",
-            [4, 64, 1024, 65536][rng.gen_range(0..4)],
-            rng.gen_range(0..100)
-        );
+        t += &match rng.gen_range(0..4) {
+            0 => format!(
+                "[[layer]]\nkind = \"split\"\nmax-kib = {}\n",
+                [1, 4, 44, 1024][rng.gen_range(0..4)]
+            ),
+            1 => format!(
+                "[[layer]]\nkind = \"stripe-lock\"\nstripe-kib = {}\n",
+                [1, 16, 48, 4096][rng.gen_range(0..4)]
+            ),
+            _ => format!(
+                "[[layer]]\nkind = \"cache\"\nsize-kib = {}\nhit-us = {}\n",
+                [4, 64, 1024, 65536][rng.gen_range(0..4)],
+                rng.gen_range(0..100)
+            ),
+        };
     }
     let mut dev = String::new();
     device(&mut rng, "device", 0, &mut dev);

@@ -50,6 +50,11 @@ pub trait Layer {
     fn capacity(&self, below: u64) -> u64 {
         below
     }
+    /// Why the layer stopped serving (it broke a limit), if it did: the run ends with
+    /// this reason.
+    fn failure(&self) -> Option<String> {
+        None
+    }
 }
 
 /// A layer over a device, as a device.
@@ -112,7 +117,7 @@ impl Device for LayerNode {
     }
 
     fn failure(&self) -> Option<String> {
-        self.child.failure()
+        self.layer.failure().or_else(|| self.child.failure())
     }
 
     fn outstanding(&self) -> usize {

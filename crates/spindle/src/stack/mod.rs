@@ -20,4 +20,5 @@ pub mod mimd;
 pub mod queue;
 pub mod raid_mimic;
 pub mod split;
+pub mod stripe_lock;
 pub mod tree;
