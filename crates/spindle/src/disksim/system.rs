@@ -1531,7 +1531,10 @@ pub fn run_system(sys: &System, seed: u64) -> Result<SystemResult, String> {
     }
     let tally = BufferTally::default();
     let mut built = build_tree_counting(sys, &urgent, Some(&tally))?;
-    let mut logs = Vec::new();
+    // Sized for every request the generator can make (its count, plus each
+    // generator's first), so the log never regrows and copies itself.
+    let most = spec.requests.saturating_add(spec.generators.len() as u64);
+    let mut logs = Vec::with_capacity(most.min(1 << 20) as usize);
     let totals = engine::run(
         built.root.as_mut(),
         &built.units,

@@ -599,7 +599,18 @@ fn stream<'a>(shared: &'a mut Option<Rand48>, procs: &'a mut [Process], g: usize
 
 fn ms_to_ns(ms: f64) -> u64 {
     // Draws are bounded (validate), and the workload stops at the maximum time.
-    (ms * 1e6).round().clamp(0.0, (1u64 << 62) as f64) as u64
+    // Rounds half away from zero as `f64::round`, without its call into the C library
+    // (one or two per request); `round_ns_matches_f64_round` checks the two agree.
+    let x = ms * 1e6;
+    if x.is_nan() || x <= 0.0 {
+        return 0;
+    }
+    if x >= (1u64 << 62) as f64 {
+        return 1 << 62;
+    }
+    // Exact: below 2^53 the fraction is representable, above it `x` is whole.
+    let whole = x as u64;
+    whole + u64::from(x - whole as f64 >= 0.5)
 }
 
 impl SynthLoop {
@@ -1135,6 +1146,42 @@ mod tests {
         .expect("runs");
         assert!(src.error().is_none());
         (logs, src)
+    }
+
+    #[test]
+    fn round_ns_matches_f64_round() {
+        let old = |ms: f64| (ms * 1e6).round().clamp(0.0, (1u64 << 62) as f64) as u64;
+        let mut r = Rand48::seeded(9);
+        let mut cases = vec![
+            0.0,
+            -0.0,
+            0.4e-6,
+            0.5e-6,
+            0.6e-6,
+            1.5e-6,
+            2.5e-6,
+            -0.4e-6,
+            -0.6e-6,
+            -3.0,
+            f64::NAN,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            4.503_599_627_370_495e9,
+            4.503_599_627_370_496e9,
+            9.007_199_254_740_993e9,
+            4.611_686_018_427_388e12,
+            1e300,
+            0.499_999_999_999_999_94e-6,
+        ];
+        for _ in 0..100_000 {
+            let u = r.next_f64();
+            cases.push(u * 1e3);
+            cases.push((u * 1e7).floor() / 1e6 + 0.5e-6);
+            cases.push(-u * 10.0);
+        }
+        for ms in cases {
+            assert_eq!(ms_to_ns(ms), old(ms), "{ms}");
+        }
     }
 
     #[test]
