@@ -40,7 +40,11 @@ struct Cli {
     command: Command,
 }
 
+/// Each subcommand's arguments are built only when that subcommand runs (`defer`):
+/// building all of them costs a short run such as `spindle run --disksim` about
+/// half a million instructions and the page faults of their code.
 #[derive(Subcommand)]
+#[command(defer = true)]
 enum Command {
     /// Replay a workload through a host scheduler and drives, and summarise it
     #[command(
