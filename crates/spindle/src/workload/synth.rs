@@ -551,7 +551,8 @@ pub struct SynthLoop {
     shared: Option<Rand48>,
     generated: u64,
     end: SimTime,
-    stopped_at: Option<SimTime>,
+    /// When a stop condition was reached (shared: see [`SynthLoop::stop_signal`]).
+    stopped_at: std::rc::Rc<std::cell::Cell<Option<SimTime>>>,
     error: Option<String>,
     /// The process on each processor.
     cpus: Vec<Option<usize>>,
@@ -636,7 +637,7 @@ impl SynthLoop {
             shared: (spec.stream == SynthStream::Disksim).then(|| Rand48::seeded(spec.seed)),
             generated: 0,
             end: SimTime(ms_to_ns(spec.max_time_ms)),
-            stopped_at: None,
+            stopped_at: Default::default(),
             error: None,
             cpus: vec![None; spec.cpus as usize],
             dispq: Default::default(),
@@ -657,7 +658,14 @@ impl SynthLoop {
 
     /// When the workload stopped (a stop condition was reached), if it did.
     pub fn stopped_at(&self) -> Option<SimTime> {
-        self.stopped_at
+        self.stopped_at.get()
+    }
+
+    /// The stop time as the run goes (set once, at or after the simulated time of
+    /// the event that reaches the stop condition), for a caller that counts
+    /// completions as they come instead of keeping them all.
+    pub fn stop_signal(&self) -> std::rc::Rc<std::cell::Cell<Option<SimTime>>> {
+        self.stopped_at.clone()
     }
 
     /// Requests generated so far (DiskSim's count, including first requests of
@@ -833,11 +841,11 @@ impl SynthLoop {
     /// The stop check and draw DiskSim makes after each issue (or completion of a
     /// time-critical request), at `now`.
     fn generate(&mut self, g: usize, now: SimTime) -> bool {
-        if self.stopped_at.is_some() {
+        if self.stopped_at.get().is_some() {
             return false;
         }
         if now >= self.end || self.generated >= self.spec.requests {
-            self.stopped_at = Some(now);
+            self.stopped_at.set(Some(now));
             return false;
         }
         self.generated += 1;
@@ -847,7 +855,7 @@ impl SynthLoop {
                 true
             }
             None => {
-                self.stopped_at = Some(now);
+                self.stopped_at.set(Some(now));
                 false
             }
         }
@@ -857,7 +865,7 @@ impl SynthLoop {
     /// limits that fall first (waiting where one's request is outstanding) to the
     /// issue.
     fn advance(&mut self, g: usize, mut now: SimTime) -> Option<IoRecord> {
-        if self.stopped_at.is_some() {
+        if self.stopped_at.get().is_some() {
             self.procs[g].state = State::Idle;
             return None;
         }
@@ -929,7 +937,7 @@ impl SynthLoop {
     /// interrupt (every completion interrupt goes to processor 0): a woken process
     /// never reaches an idle processor other than 0.
     fn dispatch(&mut self, c: usize, now: SimTime) {
-        if self.cpus[c].is_some() || self.stopped_at.is_some() {
+        if self.cpus[c].is_some() || self.stopped_at.get().is_some() {
             return;
         }
         while let Some(h) = self.dispq.pop_front() {
@@ -959,7 +967,7 @@ impl crate::engine::ClosedSource for SynthLoop {
             match self.draw(g).and_then(|d| self.append(g, d)) {
                 Some(d) => self.procs[g].pending = Some(d),
                 None => {
-                    self.stopped_at = Some(SimTime::ZERO);
+                    self.stopped_at.set(Some(SimTime::ZERO));
                     return Vec::new();
                 }
             }
