@@ -522,7 +522,8 @@ struct TortureCmd {
     json: bool,
 }
 
-/// Array shape shared by the `raid4` subcommands.
+// Array shape shared by the `raid4` subcommands. (A plain comment: a doc comment
+// would replace their help text, their arguments being built deferred.)
 #[derive(Args)]
 struct ArrayArgs {
     /// Member drive: a preset name or a DiskSim .parv file
@@ -540,6 +541,7 @@ struct ArrayArgs {
 }
 
 #[derive(Subcommand)]
+#[command(defer = true)]
 enum Raid4Command {
     /// Random single-block updates, one at a time (PROX-T2's baseline row)
     #[command(
@@ -701,6 +703,7 @@ struct RunArgs {
 }
 
 #[derive(Subcommand)]
+#[command(defer = true)]
 enum MimicCommand {
     /// Probe a disk through the device interface and write the Disk Mimic's table
     #[command(
@@ -783,6 +786,7 @@ enum MimicCommand {
 }
 
 #[derive(Subcommand)]
+#[command(defer = true)]
 enum ProbeCommand {
     /// Estimate the rotation period and sectors per track from timing (head tracking)
     #[command(
