@@ -520,8 +520,6 @@ enum State {
 }
 
 struct Process {
-    /// Its own stream ([`SynthStream::PerGenerator`]).
-    rng: ChaCha8Rng,
     /// DiskSim's list of pending time limits (`gen->limits`): (computing time after
     /// the previous entry, request), earliest first. Its head counts from the latest
     /// generation: DiskSim re-bases the list each time it draws a request.
@@ -547,8 +545,8 @@ struct Process {
 pub struct SynthLoop {
     spec: SynthSpec,
     procs: Vec<Process>,
-    /// The stream all generators share ([`SynthStream::Disksim`]).
-    shared: Option<Rand48>,
+    /// The random numbers the generators draw.
+    streams: Streams,
     generated: u64,
     end: SimTime,
     /// When a stop condition was reached (shared: see [`SynthLoop::stop_signal`]).
@@ -591,10 +589,19 @@ impl Uniform for Stream<'_> {
     }
 }
 
-fn stream<'a>(shared: &'a mut Option<Rand48>, procs: &'a mut [Process], g: usize) -> Stream<'a> {
-    match shared {
-        Some(r) => Stream::Shared(r),
-        None => Stream::Own(&mut procs[g].rng),
+/// The generators' streams: DiskSim's one shared stream ([`SynthStream::Disksim`]),
+/// or one per generator ([`SynthStream::PerGenerator`]), made only then (a ChaCha
+/// stream's set-up asks the processor for its features, a slow instruction under a
+/// hypervisor, for streams a DiskSim run would never draw from).
+enum Streams {
+    Shared(Rand48),
+    Own(Vec<ChaCha8Rng>),
+}
+
+fn stream(streams: &mut Streams, g: usize) -> Stream<'_> {
+    match streams {
+        Streams::Shared(r) => Stream::Shared(r),
+        Streams::Own(v) => Stream::Own(&mut v[g]),
     }
 }
 
@@ -618,8 +625,7 @@ impl SynthLoop {
     pub fn new(spec: &SynthSpec) -> Result<SynthLoop, WorkloadError> {
         spec.validate()?;
         let procs = (0..spec.generators.len())
-            .map(|g| Process {
-                rng: rng(spec.seed, super::streams::synth_generator(g as u32)),
+            .map(|_| Process {
                 limits: Vec::new(),
                 before: Default::default(),
                 outstanding: Vec::new(),
@@ -633,8 +639,15 @@ impl SynthLoop {
         Ok(SynthLoop {
             spec: spec.clone(),
             procs,
-            // DiskSim seeds its stream with the seed for the first requests.
-            shared: (spec.stream == SynthStream::Disksim).then(|| Rand48::seeded(spec.seed)),
+            streams: match spec.stream {
+                // DiskSim seeds its stream with the seed for the first requests.
+                SynthStream::Disksim => Streams::Shared(Rand48::seeded(spec.seed)),
+                SynthStream::PerGenerator => Streams::Own(
+                    (0..spec.generators.len())
+                        .map(|g| rng(spec.seed, super::streams::synth_generator(g as u32)))
+                        .collect(),
+                ),
+            },
             generated: 0,
             end: SimTime(ms_to_ns(spec.max_time_ms)),
             stopped_at: Default::default(),
@@ -689,7 +702,7 @@ impl SynthLoop {
 
     /// A non-negative draw (DiskSim redraws negative times).
     fn time_draw(&mut self, g: usize, d: Dist, what: &str) -> Option<u64> {
-        let mut r = stream(&mut self.shared, &mut self.procs, g);
+        let mut r = stream(&mut self.streams, g);
         for _ in 0..MAX_REDRAWS {
             let v = d.draw(&mut r);
             if v >= 0.0 {
@@ -710,7 +723,7 @@ impl SynthLoop {
         let gen = &self.spec.generators[g];
         let bf = i64::from(gen.blocking);
         let blocks = gen.blocks_per_device() as i64;
-        let mut r = stream(&mut self.shared, &mut self.procs, g);
+        let mut r = stream(&mut self.streams, g);
         for _ in 0..MAX_REDRAWS {
             let b = start(&mut r, gen);
             let size = gen.sizes.draw(&mut r);
@@ -725,8 +738,13 @@ impl SynthLoop {
         None
     }
 
+    /// Whether the generators draw from DiskSim's shared stream.
+    fn disksim_stream(&self) -> bool {
+        matches!(self.streams, Streams::Shared(_))
+    }
+
     fn uniform(&mut self, g: usize) -> f64 {
-        stream(&mut self.shared, &mut self.procs, g).uniform()
+        stream(&mut self.streams, g).uniform()
     }
 
     /// Draw generator `g`'s next request after `prev` (none: the first).
@@ -743,7 +761,7 @@ impl SynthLoop {
         let blocks = gen.blocks_per_device();
         let prev = self.procs[g].prev;
         // DiskSim draws no access type for a generator's first request.
-        let u: f64 = if prev.is_none() && self.shared.is_some() {
+        let u: f64 = if prev.is_none() && self.disksim_stream() {
             1.0
         } else {
             self.uniform(g)
@@ -775,7 +793,7 @@ impl SynthLoop {
             }
             _ => {
                 let think = self.time_draw(g, general_think, "general think time")?;
-                let i = stream(&mut self.shared, &mut self.procs, g).below(n as u64) as usize;
+                let i = stream(&mut self.streams, g).below(n as u64) as usize;
                 let device = self.spec.generators[g].devices[i];
                 let (block, count) = self.place(g, |r, _| r.below(blocks) as i64)?;
                 let read = self.uniform(g) < p_read;
@@ -957,7 +975,7 @@ impl crate::engine::ClosedSource for SynthLoop {
         // Every generator draws its first request (DiskSim counts them all) and joins
         // the dispatch queue, last generator first; each processor takes one.
         // DiskSim's process list runs from the last generator.
-        let order: Vec<usize> = if self.shared.is_some() {
+        let order: Vec<usize> = if self.disksim_stream() {
             (0..self.procs.len()).rev().collect()
         } else {
             (0..self.procs.len()).collect()
@@ -973,7 +991,7 @@ impl crate::engine::ClosedSource for SynthLoop {
             }
             self.procs[g].state = State::Ready(Resume::Advance);
         }
-        if let Some(r) = self.shared.as_mut() {
+        if let Streams::Shared(r) = &mut self.streams {
             // DiskSim reseeds as the run starts.
             *r = Rand48::seeded(DISKSIM_RUN_SEED);
         }
