@@ -598,6 +598,7 @@ enum Streams {
     Own(Vec<ChaCha8Rng>),
 }
 
+#[inline]
 fn stream(streams: &mut Streams, g: usize) -> Stream<'_> {
     match streams {
         Streams::Shared(r) => Stream::Shared(r),
@@ -743,6 +744,7 @@ impl SynthLoop {
         matches!(self.streams, Streams::Shared(_))
     }
 
+    #[inline]
     fn uniform(&mut self, g: usize) -> f64 {
         stream(&mut self.streams, g).uniform()
     }
