@@ -1199,7 +1199,8 @@ mod tests {
             9.007_199_254_740_993e9,
             4.611_686_018_427_388e12,
             1e300,
-            0.499_999_999_999_999_94e-6,
+            // Just under half a nanosecond.
+            f64::from_bits(0.5e-6f64.to_bits() - 1),
         ];
         for _ in 0..100_000 {
             let u = r.next_f64();
