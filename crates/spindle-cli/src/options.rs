@@ -10,7 +10,8 @@ use spindle::sched::SchedulerKind;
 /// Most pairs one run takes (a `layer` list counts once per layer).
 pub const MAX_PAIRS: usize = 256;
 
-/// `spindle run`'s stack flags and its host scheduler.
+// `spindle run`'s stack flags and its host scheduler. (A plain comment, as on
+// `StackArgs`: a doc comment would replace the subcommand's help text.)
 #[derive(clap::Args, Clone, Debug, Default)]
 pub struct StackOptions {
     #[command(flatten)]

@@ -26,7 +26,9 @@ use std::path::{Path, PathBuf};
 /// Requests of a synthetic open or closed workload without --count.
 const DEFAULT_COUNT: u64 = 10_000;
 
-/// Command-line settings shared by `run` and `compare`; each overrides the config file.
+// Command-line settings shared by `run` and `compare`; each overrides the config file.
+// (A plain comment: a doc comment would become the help text of the subcommand that
+// flattens it, the subcommands being built deferred.)
 #[derive(clap::Args, Clone, Debug, Default)]
 pub struct StackArgs {
     /// A TOML run configuration, the stack included (see `spindle run --help`); flags

@@ -35,7 +35,6 @@ pub struct DriverQueue {
     /// Set when such a request completed: the next choice waits for this instant's
     /// submissions (a zero-time wake).
     hold: Option<SimTime>,
-    scratch: Vec<Done>,
     /// What the queue reports itself as (the disk it serves).
     label: String,
     /// Requests completed through it and their summed response time (arrival here to
@@ -62,7 +61,6 @@ impl DriverQueue {
             sent: Default::default(),
             followed: Default::default(),
             hold: None,
-            scratch: Vec::new(),
             label: String::new(),
             completed: 0,
             response_ns: 0,
@@ -130,27 +128,21 @@ impl Device for DriverQueue {
             self.dispatch(now);
             return;
         }
-        let mut got = std::mem::take(&mut self.scratch);
-        got.clear();
-        self.child.wake(now, &mut got);
+        // The child appends its completions to `out`; they are completed in place
+        // (not copied through a buffer of our own).
+        let first = out.len();
+        self.child.wake(now, out);
         let mut held = false;
-        for d in got.drain(..) {
+        for d in &mut out[first..] {
             // (Most requests are followed by none: skip the lookup then.)
             held |= !self.followed.is_empty() && self.followed.remove(&d.req.id);
-            match self.sent.remove(&d.req.id) {
-                Some((at, arrived)) => {
-                    self.accepted -= 1;
-                    self.completed += 1;
-                    self.response_ns += u128::from(d.done.0.saturating_sub(arrived.0));
-                    out.push(Done {
-                        dispatch: d.dispatch.or(Some(at)),
-                        ..d
-                    });
-                }
-                None => out.push(d),
+            if let Some((at, arrived)) = self.sent.remove(&d.req.id) {
+                self.accepted -= 1;
+                self.completed += 1;
+                self.response_ns += u128::from(d.done.0.saturating_sub(arrived.0));
+                d.dispatch = d.dispatch.or(Some(at));
             }
         }
-        self.scratch = got;
         if held {
             self.hold = Some(now);
         } else {

@@ -49,7 +49,6 @@ pub struct Volumes {
     /// only when called, so the set answers `next_wake` without asking every unit.
     wakes: Vec<Option<SimTime>>,
     outstanding: usize,
-    scratch: Vec<Done>,
 }
 
 impl Volumes {
@@ -66,7 +65,6 @@ impl Volumes {
             base,
             wakes,
             outstanding: 0,
-            scratch: Vec::new(),
         }
     }
 
@@ -131,24 +129,18 @@ impl Device for Volumes {
         if t > now {
             return;
         }
-        let mut got = std::mem::take(&mut self.scratch);
-        got.clear();
-        self.members[i].wake(now, &mut got);
+        // The unit appends its completions to `out`; they are relabelled in place.
+        let first = out.len();
+        self.members[i].wake(now, out);
         self.wakes[i] = self.members[i].next_wake();
-        for d in got.drain(..) {
+        let base = self.base[i];
+        for d in &mut out[first..] {
             if !d.background {
                 self.outstanding -= 1;
             }
-            out.push(Done {
-                unit: i as u32,
-                req: Request {
-                    lbn: d.req.lbn + self.base[i],
-                    ..d.req
-                },
-                ..d
-            });
+            d.unit = i as u32;
+            d.req.lbn += base;
         }
-        self.scratch = got;
     }
 
     fn describe(&self, depth: usize, out: &mut String) {

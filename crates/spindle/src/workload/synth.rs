@@ -520,8 +520,6 @@ enum State {
 }
 
 struct Process {
-    /// Its own stream ([`SynthStream::PerGenerator`]).
-    rng: ChaCha8Rng,
     /// DiskSim's list of pending time limits (`gen->limits`): (computing time after
     /// the previous entry, request), earliest first. Its head counts from the latest
     /// generation: DiskSim re-bases the list each time it draws a request.
@@ -547,11 +545,12 @@ struct Process {
 pub struct SynthLoop {
     spec: SynthSpec,
     procs: Vec<Process>,
-    /// The stream all generators share ([`SynthStream::Disksim`]).
-    shared: Option<Rand48>,
+    /// The random numbers the generators draw.
+    streams: Streams,
     generated: u64,
     end: SimTime,
-    stopped_at: Option<SimTime>,
+    /// When a stop condition was reached (shared: see [`SynthLoop::stop_signal`]).
+    stopped_at: std::rc::Rc<std::cell::Cell<Option<SimTime>>>,
     error: Option<String>,
     /// The process on each processor.
     cpus: Vec<Option<usize>>,
@@ -590,24 +589,44 @@ impl Uniform for Stream<'_> {
     }
 }
 
-fn stream<'a>(shared: &'a mut Option<Rand48>, procs: &'a mut [Process], g: usize) -> Stream<'a> {
-    match shared {
-        Some(r) => Stream::Shared(r),
-        None => Stream::Own(&mut procs[g].rng),
+/// The generators' streams: DiskSim's one shared stream ([`SynthStream::Disksim`]),
+/// or one per generator ([`SynthStream::PerGenerator`]), made only then (a ChaCha
+/// stream's set-up asks the processor for its features, a slow instruction under a
+/// hypervisor, for streams a DiskSim run would never draw from).
+enum Streams {
+    Shared(Rand48),
+    Own(Vec<ChaCha8Rng>),
+}
+
+#[inline]
+fn stream(streams: &mut Streams, g: usize) -> Stream<'_> {
+    match streams {
+        Streams::Shared(r) => Stream::Shared(r),
+        Streams::Own(v) => Stream::Own(&mut v[g]),
     }
 }
 
 fn ms_to_ns(ms: f64) -> u64 {
     // Draws are bounded (validate), and the workload stops at the maximum time.
-    (ms * 1e6).round().clamp(0.0, (1u64 << 62) as f64) as u64
+    // Rounds half away from zero as `f64::round`, without its call into the C library
+    // (one or two per request); `round_ns_matches_f64_round` checks the two agree.
+    let x = ms * 1e6;
+    if x.is_nan() || x <= 0.0 {
+        return 0;
+    }
+    if x >= (1u64 << 62) as f64 {
+        return 1 << 62;
+    }
+    // Exact: below 2^53 the fraction is representable, above it `x` is whole.
+    let whole = x as u64;
+    whole + u64::from(x - whole as f64 >= 0.5)
 }
 
 impl SynthLoop {
     pub fn new(spec: &SynthSpec) -> Result<SynthLoop, WorkloadError> {
         spec.validate()?;
         let procs = (0..spec.generators.len())
-            .map(|g| Process {
-                rng: rng(spec.seed, super::streams::synth_generator(g as u32)),
+            .map(|_| Process {
                 limits: Vec::new(),
                 before: Default::default(),
                 outstanding: Vec::new(),
@@ -621,11 +640,18 @@ impl SynthLoop {
         Ok(SynthLoop {
             spec: spec.clone(),
             procs,
-            // DiskSim seeds its stream with the seed for the first requests.
-            shared: (spec.stream == SynthStream::Disksim).then(|| Rand48::seeded(spec.seed)),
+            streams: match spec.stream {
+                // DiskSim seeds its stream with the seed for the first requests.
+                SynthStream::Disksim => Streams::Shared(Rand48::seeded(spec.seed)),
+                SynthStream::PerGenerator => Streams::Own(
+                    (0..spec.generators.len())
+                        .map(|g| rng(spec.seed, super::streams::synth_generator(g as u32)))
+                        .collect(),
+                ),
+            },
             generated: 0,
             end: SimTime(ms_to_ns(spec.max_time_ms)),
-            stopped_at: None,
+            stopped_at: Default::default(),
             error: None,
             cpus: vec![None; spec.cpus as usize],
             dispq: Default::default(),
@@ -646,7 +672,14 @@ impl SynthLoop {
 
     /// When the workload stopped (a stop condition was reached), if it did.
     pub fn stopped_at(&self) -> Option<SimTime> {
-        self.stopped_at
+        self.stopped_at.get()
+    }
+
+    /// The stop time as the run goes (set once, at or after the simulated time of
+    /// the event that reaches the stop condition), for a caller that counts
+    /// completions as they come instead of keeping them all.
+    pub fn stop_signal(&self) -> std::rc::Rc<std::cell::Cell<Option<SimTime>>> {
+        self.stopped_at.clone()
     }
 
     /// Requests generated so far (DiskSim's count, including first requests of
@@ -670,7 +703,7 @@ impl SynthLoop {
 
     /// A non-negative draw (DiskSim redraws negative times).
     fn time_draw(&mut self, g: usize, d: Dist, what: &str) -> Option<u64> {
-        let mut r = stream(&mut self.shared, &mut self.procs, g);
+        let mut r = stream(&mut self.streams, g);
         for _ in 0..MAX_REDRAWS {
             let v = d.draw(&mut r);
             if v >= 0.0 {
@@ -691,7 +724,7 @@ impl SynthLoop {
         let gen = &self.spec.generators[g];
         let bf = i64::from(gen.blocking);
         let blocks = gen.blocks_per_device() as i64;
-        let mut r = stream(&mut self.shared, &mut self.procs, g);
+        let mut r = stream(&mut self.streams, g);
         for _ in 0..MAX_REDRAWS {
             let b = start(&mut r, gen);
             let size = gen.sizes.draw(&mut r);
@@ -706,8 +739,14 @@ impl SynthLoop {
         None
     }
 
+    /// Whether the generators draw from DiskSim's shared stream.
+    fn disksim_stream(&self) -> bool {
+        matches!(self.streams, Streams::Shared(_))
+    }
+
+    #[inline]
     fn uniform(&mut self, g: usize) -> f64 {
-        stream(&mut self.shared, &mut self.procs, g).uniform()
+        stream(&mut self.streams, g).uniform()
     }
 
     /// Draw generator `g`'s next request after `prev` (none: the first).
@@ -724,7 +763,7 @@ impl SynthLoop {
         let blocks = gen.blocks_per_device();
         let prev = self.procs[g].prev;
         // DiskSim draws no access type for a generator's first request.
-        let u: f64 = if prev.is_none() && self.shared.is_some() {
+        let u: f64 = if prev.is_none() && self.disksim_stream() {
             1.0
         } else {
             self.uniform(g)
@@ -756,7 +795,7 @@ impl SynthLoop {
             }
             _ => {
                 let think = self.time_draw(g, general_think, "general think time")?;
-                let i = stream(&mut self.shared, &mut self.procs, g).below(n as u64) as usize;
+                let i = stream(&mut self.streams, g).below(n as u64) as usize;
                 let device = self.spec.generators[g].devices[i];
                 let (block, count) = self.place(g, |r, _| r.below(blocks) as i64)?;
                 let read = self.uniform(g) < p_read;
@@ -822,11 +861,11 @@ impl SynthLoop {
     /// The stop check and draw DiskSim makes after each issue (or completion of a
     /// time-critical request), at `now`.
     fn generate(&mut self, g: usize, now: SimTime) -> bool {
-        if self.stopped_at.is_some() {
+        if self.stopped_at.get().is_some() {
             return false;
         }
         if now >= self.end || self.generated >= self.spec.requests {
-            self.stopped_at = Some(now);
+            self.stopped_at.set(Some(now));
             return false;
         }
         self.generated += 1;
@@ -836,7 +875,7 @@ impl SynthLoop {
                 true
             }
             None => {
-                self.stopped_at = Some(now);
+                self.stopped_at.set(Some(now));
                 false
             }
         }
@@ -846,7 +885,7 @@ impl SynthLoop {
     /// limits that fall first (waiting where one's request is outstanding) to the
     /// issue.
     fn advance(&mut self, g: usize, mut now: SimTime) -> Option<IoRecord> {
-        if self.stopped_at.is_some() {
+        if self.stopped_at.get().is_some() {
             self.procs[g].state = State::Idle;
             return None;
         }
@@ -918,7 +957,7 @@ impl SynthLoop {
     /// interrupt (every completion interrupt goes to processor 0): a woken process
     /// never reaches an idle processor other than 0.
     fn dispatch(&mut self, c: usize, now: SimTime) {
-        if self.cpus[c].is_some() || self.stopped_at.is_some() {
+        if self.cpus[c].is_some() || self.stopped_at.get().is_some() {
             return;
         }
         while let Some(h) = self.dispq.pop_front() {
@@ -938,7 +977,7 @@ impl crate::engine::ClosedSource for SynthLoop {
         // Every generator draws its first request (DiskSim counts them all) and joins
         // the dispatch queue, last generator first; each processor takes one.
         // DiskSim's process list runs from the last generator.
-        let order: Vec<usize> = if self.shared.is_some() {
+        let order: Vec<usize> = if self.disksim_stream() {
             (0..self.procs.len()).rev().collect()
         } else {
             (0..self.procs.len()).collect()
@@ -948,13 +987,13 @@ impl crate::engine::ClosedSource for SynthLoop {
             match self.draw(g).and_then(|d| self.append(g, d)) {
                 Some(d) => self.procs[g].pending = Some(d),
                 None => {
-                    self.stopped_at = Some(SimTime::ZERO);
+                    self.stopped_at.set(Some(SimTime::ZERO));
                     return Vec::new();
                 }
             }
             self.procs[g].state = State::Ready(Resume::Advance);
         }
-        if let Some(r) = self.shared.as_mut() {
+        if let Streams::Shared(r) = &mut self.streams {
             // DiskSim reseeds as the run starts.
             *r = Rand48::seeded(DISKSIM_RUN_SEED);
         }
@@ -1135,6 +1174,43 @@ mod tests {
         .expect("runs");
         assert!(src.error().is_none());
         (logs, src)
+    }
+
+    #[test]
+    fn round_ns_matches_f64_round() {
+        let old = |ms: f64| (ms * 1e6).round().clamp(0.0, (1u64 << 62) as f64) as u64;
+        let mut r = Rand48::seeded(9);
+        let mut cases = vec![
+            0.0,
+            -0.0,
+            0.4e-6,
+            0.5e-6,
+            0.6e-6,
+            1.5e-6,
+            2.5e-6,
+            -0.4e-6,
+            -0.6e-6,
+            -3.0,
+            f64::NAN,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            4.503_599_627_370_495e9,
+            4.503_599_627_370_496e9,
+            9.007_199_254_740_993e9,
+            4.611_686_018_427_388e12,
+            1e300,
+            // Just under half a nanosecond.
+            f64::from_bits(0.5e-6f64.to_bits() - 1),
+        ];
+        for _ in 0..100_000 {
+            let u = r.next_f64();
+            cases.push(u * 1e3);
+            cases.push((u * 1e7).floor() / 1e6 + 0.5e-6);
+            cases.push(-u * 10.0);
+        }
+        for ms in cases {
+            assert_eq!(ms_to_ns(ms), old(ms), "{ms}");
+        }
     }
 
     #[test]
