@@ -389,6 +389,9 @@ pub fn mimic_f3_7(o: &RunOpts) -> Result<ExperimentOutput, String> {
     out.csv = "disk,scheduler,time_at_disk_s,relative_to_greedy\n".into();
     let mut bars: Vec<Vec<(f64, f64)>> = vec![vec![]; scheds.len() + 1];
     let mut fcfs_max: f64 = 0.0;
+    // Disks where C-LOOK or SSTF came within 5 % of SMTF: (label, C-LOOK, SSTF, SMTF),
+    // each relative to greedy-optimal.
+    let mut close: Vec<(&str, f64, f64, f64)> = Vec::new();
     for (i, t) in T3_1.iter().enumerate() {
         let disk = preset(t.name)?;
         let greedy = time_at_disk(&disk, SchedulerKind::Greedy, &recs, samples)?;
@@ -411,6 +414,9 @@ pub fn mimic_f3_7(o: &RunOpts) -> Result<ExperimentOutput, String> {
         table.rows.push(row);
         let (fcfs, clook, sstf, smtf) = (rel[0], rel[1], rel[2], rel[3]);
         fcfs_max = fcfs_max.max(fcfs);
+        if clook.min(sstf) / smtf < 1.05 {
+            close.push((t.label, clook, sstf, smtf));
+        }
         for (name, v) in [("SMTF", smtf), ("SMTF interp.", interp)] {
             out.checks.push(Check::below(
                 "MIMIC-F3.7",
@@ -450,6 +456,7 @@ pub fn mimic_f3_7(o: &RunOpts) -> Result<ExperimentOutput, String> {
         2.0,
         fcfs_max,
     ));
+    out.description.push_str(&close_to_smtf_note(&close));
     out.tables.push(table);
     out.plots.push(Plot {
         title: "Time at the disk relative to greedy-optimal (the disks of Table 3.1)".into(),
@@ -468,6 +475,41 @@ pub fn mimic_f3_7(o: &RunOpts) -> Result<ExperimentOutput, String> {
         x_categories: T3_1.iter().map(|t| t.label.to_string()).collect(),
     });
     Ok(out)
+}
+
+/// Why C-LOOK or SSTF can come within 5 % of SMTF on some Table 3.1 disks: the gain
+/// over them that even greedy-optimal (exact positioning times) finds there. Rows are
+/// (disk, C-LOOK, SSTF, SMTF), each relative to greedy-optimal.
+fn close_to_smtf_note(close: &[(&str, f64, f64, f64)]) -> String {
+    if close.is_empty() {
+        return String::new();
+    }
+    let cases: Vec<String> = close
+        .iter()
+        .map(|(disk, clook, sstf, smtf)| {
+            format!(
+                "{disk}: greedy-optimal is {:.1} % faster than C-LOOK and {:.1} % faster than \
+                 SSTF, and SMTF is {:.1} % slower than greedy-optimal",
+                (1.0 - 1.0 / clook) * 100.0,
+                (1.0 - 1.0 / sstf) * 100.0,
+                (smtf - 1.0) * 100.0
+            )
+        })
+        .collect();
+    format!(
+        "\n\nWhere C-LOOK or SSTF comes within 5 % of SMTF (the lower end of the 10-50 % range, \
+         with its 0.05 margin), the scheduler that knows the exact positioning time of every \
+         queued request finds little more: {}. SMTF chooses greedily as well, from predicted \
+         rather than exact times, so with a gain this small to find no Disk Mimic could put \
+         C-LOOK or SSTF 10 % behind it. On the disks with a 2 ms revolution (Fast rotate, Fast \
+         seek+rot), rotational latency, the part of positioning that SMTF saves and a \
+         seek-ordering scheduler does not, is a third of the base disk's. The thesis says as \
+         much of disk 4: \"C-LOOK and SSTF perform relatively well when seek time dominates \
+         performance (e.g., disks 3 and 4)\"; its 10-50 % is a summary (section 3.2: \"for a \
+         variety of simulated and real disks\"), and the figure's bars are not given as \
+         numbers, so we keep the range as the check and leave these misses visible.",
+        cases.join("; ")
+    )
 }
 
 /// The thesis's Online-Set+SSTF slowdown against off-line SMTF after 4 days.
