@@ -695,6 +695,11 @@ pub fn mimic_f3_9(o: &RunOpts) -> Result<ExperimentOutput, String> {
 }
 
 /// MIMIC-F3.6 / ALG-MIMIC-T3.2: interpolation.
+/// Probes per distance of MIMIC-F3.6's reference, the estimate of each distance's
+/// actual mean that interpolation errors are measured against: enough that its own
+/// noise is small beside the 2 % being checked (the report prints what is left).
+const REFERENCE_SAMPLES: u32 = 200;
+
 pub fn mimic_f3_6(o: &RunOpts) -> Result<ExperimentOutput, String> {
     use crate::mimic::TABLE_3_2;
     let samples = if o.quick { 5 } else { 10 };
@@ -722,8 +727,9 @@ pub fn mimic_f3_6(o: &RunOpts) -> Result<ExperimentOutput, String> {
              table, as the mean over {seeds} probe seeds (per-seed times in the CSV). The \
              interpolated fraction is the share of {} uniformly random distances that fall inside \
              an accepted interval rather than being probed. Single rungs N = 1 and N = 10 at 5 % are \
-             checked for their mean interpolation error against an independently probed table \
-             with the same samples per distance.\n\n\
+             checked for their mean interpolation error: over interpolated distances, the \
+             interpolated value against the distance's actual mean, which we estimate by probing \
+             the distance {REFERENCE_SAMPLES} times.\n\n\
              Finding: the probed mean against distance is a saw-tooth (period 236 sectors on the \
              base disk, one track less the track skew, which the Mimic measures as 235–236; \
              amplitude one revolution), and an interval spanning many teeth can pass the ladder \
@@ -732,12 +738,7 @@ pub fn mimic_f3_6(o: &RunOpts) -> Result<ExperimentOutput, String> {
              99 % interpolated and +4 % (5 seeds) to +12 % (2 seeds, 5 samples) time at the disk. \
              Limited to one period, an interval holds at most about one drop and the recursion \
              splits towards it: about 90 % of distances are interpolated, as in the paper, with \
-             scheduling within 1 % of the all-probed table. The N = 1 at 5 % rung is no longer catastrophic: with intervals \
-             no wider than one tooth its mean error is ~7 %, below the paper's 25 % (and the \
-             15 % floor we accept), which presumably reflects wider intervals than one period. \
-             The N = 10 at 5 % error is near the floor set by probe noise itself (two independent \
-             all-probed tables differ by ~3.5 % on average with 10 samples per distance, ~4.8 % \
-             with 5), so it passes or misses by tenths of a percent depending on samples.",
+             scheduling within 1 % of the all-probed table.",
             if o.quick { 300 } else { 2000 }
         ),
         o.seed,
@@ -766,37 +767,46 @@ pub fn mimic_f3_6(o: &RunOpts) -> Result<ExperimentOutput, String> {
     // Interpolated fraction and table size, from a Mimic asked uniformly random
     // distances: the share of them that land in an accepted interval estimates the
     // share of all distances the fully configured table would interpolate.
-    let fraction_for = |rungs: &[(u32, f64)]| -> Result<(f64, usize, f64), String> {
-        let mut m = base_mimic(samples, o.seed)?.with_interpolation(rungs);
-        let mut truth = base_mimic(samples, o.seed ^ 77)?;
-        let cap = Hdd::new(preset("mimic-base")?)
-            .map_err(|e| e.to_string())?
-            .capacity() as i64;
-        let mut rng = <rand_chacha::ChaCha8Rng as rand::SeedableRng>::seed_from_u64(o.seed);
-        let mut errs = Vec::new();
-        let n = if o.quick { 300 } else { 2000 };
-        let mut inside = 0usize;
-        for _ in 0..n {
-            let d = rand::Rng::gen_range(&mut rng, -cap / 2..cap / 2);
-            let v = m.predict(false, false, d) as f64;
-            if m.is_interpolated(false, false, d) {
-                inside += 1;
-                if errs.len() < 300 {
-                    let t = truth.predict(false, false, d) as f64;
-                    errs.push((v - t).abs() / t);
+    // The interpolation error is measured against each distance's actual mean (the
+    // thesis: interpolated values "accurate to that level"), estimated by probing it
+    // REFERENCE_SAMPLES times; a second such estimate measures what noise is left in it.
+    let mut reference = base_mimic(REFERENCE_SAMPLES, o.seed ^ 77)?;
+    let mut reference2 = base_mimic(REFERENCE_SAMPLES, o.seed ^ 78)?;
+    let mut ref_noise = Vec::new();
+    let mut fraction_for =
+        |rungs: &[(u32, f64)], errors: bool| -> Result<(f64, usize, f64), String> {
+            let mut m = base_mimic(samples, o.seed)?.with_interpolation(rungs);
+            let cap = Hdd::new(preset("mimic-base")?)
+                .map_err(|e| e.to_string())?
+                .capacity() as i64;
+            let mut rng = <rand_chacha::ChaCha8Rng as rand::SeedableRng>::seed_from_u64(o.seed);
+            let mut errs = Vec::new();
+            let n = if o.quick { 300 } else { 2000 };
+            let mut inside = 0usize;
+            for _ in 0..n {
+                let d = rand::Rng::gen_range(&mut rng, -cap / 2..cap / 2);
+                let v = m.predict(false, false, d) as f64;
+                if m.is_interpolated(false, false, d) {
+                    inside += 1;
+                    if errors && errs.len() < 300 {
+                        let t = reference.predict(false, false, d) as f64;
+                        errs.push((v - t).abs() / t);
+                        let t2 = reference2.predict(false, false, d) as f64;
+                        ref_noise.push((t2 - t).abs() / t);
+                    }
                 }
             }
-        }
-        let mean_err = errs.iter().sum::<f64>() / errs.len().max(1) as f64;
-        Ok((
-            inside as f64 / n as f64,
-            m.entries() + m.intervals(),
-            mean_err,
-        ))
-    };
-    let (frac, entries, _) = fraction_for(TABLE_3_2)?;
-    let (_, _, err1) = fraction_for(&[(1, 0.05)])?;
-    let (_, _, err10) = fraction_for(&[(10, 0.05)])?;
+            let mean_err = errs.iter().sum::<f64>() / errs.len().max(1) as f64;
+            Ok((
+                inside as f64 / n as f64,
+                m.entries() + m.intervals(),
+                mean_err,
+            ))
+        };
+    let (frac, entries, _) = fraction_for(TABLE_3_2, false)?;
+    let (_, _, err1) = fraction_for(&[(1, 0.05)], true)?;
+    let (_, _, err10) = fraction_for(&[(10, 0.05)], true)?;
+    let ref_noise = ref_noise.iter().sum::<f64>() / ref_noise.len().max(1) as f64;
     out.csv = format!(
         "metric,value\ntime_at_disk_all_probed_s,{plain:.6}\ntime_at_disk_table_3_2_s,{ladder:.6}\n\
          interpolated_fraction,{frac:.6}\ntable_entries,{entries}\nmean_error_n1_5pct,{err1:.6}\nmean_error_n10_5pct,{err10:.6}\n"
@@ -831,6 +841,24 @@ pub fn mimic_f3_6(o: &RunOpts) -> Result<ExperimentOutput, String> {
         "mean interpolation error, N = 1 at 5 %",
         0.15,
         err1,
+    ));
+    out.description.push_str(&format!(
+        "\n\nThe reference: two independent {REFERENCE_SAMPLES}-sample estimates of the same \
+         distances differ by {:.2} % on average, so it adds little to the errors measured \
+         against it. (Against a table probed with the Mimic's own {samples} samples the \
+         reference's noise would be of the size of the N = 10 error itself.) N = 1 at 5 %: \
+         mean error {:.1} %, below the paper's 25 % and the 15 % we accept. With intervals no \
+         wider than one saw-tooth period, a single check point that happens to land within 5 % \
+         accepts an interval that holds at most about one drop, so the error it lets through \
+         is bounded by that drop; the paper's 25 % presumably reflects wider intervals, which \
+         we do not use because they spoil scheduling (above). N = 10 at 5 %: mean error \
+         {:.2} % (paper: under 1 %); what remains is mostly the noise of the {samples}-sample \
+         probes at the interval's ends, which linear interpolation carries into every distance \
+         between them (it falls when the Mimic probes each distance more often), plus the \
+         reference's own.",
+        ref_noise * 100.0,
+        err1 * 100.0,
+        err10 * 100.0
     ));
     out.checks.push(Check::below(
         "MIMIC-F3.6",
