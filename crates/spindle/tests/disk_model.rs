@@ -169,6 +169,46 @@ fn quick_strands(seed: u64) -> spindle::experiments::strands::StrandReport {
     strand_table(&preset("cheetah15k5").unwrap(), &cfg).unwrap()
 }
 
+/// A strand reaching an idle drive one request at a time: the drive starts the first
+/// (lowest LBN) as it arrives. A semi-sequential chain of 8 is then followed from its
+/// head and does not lose the revolution SPTF loses when it enters mid-chain, while a
+/// random strand of 2 loses SPTF's choice of which request to serve first.
+#[test]
+fn strands_on_an_idle_drive_start_at_the_first_request() {
+    for seed in [1, 2, 3] {
+        let run = |placement: Placement, n: usize, empty_queue: bool| {
+            let cfg = StrandConfig {
+                trials: 300,
+                sizes: vec![n],
+                placements: vec![placement],
+                seed,
+                empty_queue,
+                ..StrandConfig::default()
+            };
+            strand_table(&preset("cheetah15k5").unwrap(), &cfg)
+                .unwrap()
+                .rows[0]
+                .mean_strand_ms
+        };
+        let (whole, idle) = (
+            run(Placement::SemiSequential, 8, false),
+            run(Placement::SemiSequential, 8, true),
+        );
+        assert!(
+            idle + 0.5 < whole,
+            "seed {seed}: semi-sequential 8: idle {idle:.2} whole {whole:.2}"
+        );
+        let (whole, idle) = (
+            run(Placement::Proximal, 2, false),
+            run(Placement::Proximal, 2, true),
+        );
+        assert!(
+            idle > whole + 0.3,
+            "seed {seed}: proximal 2: idle {idle:.2} whole {whole:.2}"
+        );
+    }
+}
+
 /// PROX-T1 / PROX-F1 on cheetah15k5 (quick: 300 strands per cell), for several seeds.
 #[test]
 fn strands_reproduce_table1() {

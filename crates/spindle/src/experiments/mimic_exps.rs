@@ -389,6 +389,11 @@ pub fn mimic_f3_7(o: &RunOpts) -> Result<ExperimentOutput, String> {
     out.csv = "disk,scheduler,time_at_disk_s,relative_to_greedy\n".into();
     let mut bars: Vec<Vec<(f64, f64)>> = vec![vec![]; scheds.len() + 1];
     let mut fcfs_max: f64 = 0.0;
+    // Where C-LOOK or SSTF came within 5 % of SMTF: (disk, scheduler, its time, SMTF's),
+    // each relative to greedy-optimal.
+    let mut close: Vec<(&str, &str, f64, f64)> = Vec::new();
+    // (disk, greedy-optimal's time at the disk in s, FCFS / greedy-optimal).
+    let mut fcfs_by_load: Vec<(&str, f64, f64)> = Vec::new();
     for (i, t) in T3_1.iter().enumerate() {
         let disk = preset(t.name)?;
         let greedy = time_at_disk(&disk, SchedulerKind::Greedy, &recs, samples)?;
@@ -411,6 +416,12 @@ pub fn mimic_f3_7(o: &RunOpts) -> Result<ExperimentOutput, String> {
         table.rows.push(row);
         let (fcfs, clook, sstf, smtf) = (rel[0], rel[1], rel[2], rel[3]);
         fcfs_max = fcfs_max.max(fcfs);
+        fcfs_by_load.push((t.label, greedy, fcfs));
+        for (name, v) in [("C-LOOK", clook), ("SSTF", sstf)] {
+            if v / smtf < 1.05 {
+                close.push((t.label, name, v, smtf));
+            }
+        }
         for (name, v) in [("SMTF", smtf), ("SMTF interp.", interp)] {
             out.checks.push(Check::below(
                 "MIMIC-F3.7",
@@ -450,6 +461,21 @@ pub fn mimic_f3_7(o: &RunOpts) -> Result<ExperimentOutput, String> {
         2.0,
         fcfs_max,
     ));
+    out.description.push_str(&close_to_smtf_note(&close));
+    fcfs_by_load.sort_by(|a, b| b.1.total_cmp(&a.1));
+    out.description.push_str(&format!(
+        "\n\nFCFS / greedy-optimal by disk, the busiest first (greedy-optimal's time at the \
+         disk, s): {}. The same trace keeps a slower disk busier and its queue longer, and the \
+         longer the queue the more an order-blind scheduler gives away; our largest ratio, \
+         {fcfs_max:.2}, misses the thesis's \"sometimes more than a factor of two\". The \
+         thesis gives its bars no numbers, so we cannot tell on which disk, or under how long \
+         a queue, its FCFS passed 2×.",
+        fcfs_by_load
+            .iter()
+            .map(|(d, g, f)| format!("{d} {f:.2} ({g:.0})"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    ));
     out.tables.push(table);
     out.plots.push(Plot {
         title: "Time at the disk relative to greedy-optimal (the disks of Table 3.1)".into(),
@@ -468,6 +494,40 @@ pub fn mimic_f3_7(o: &RunOpts) -> Result<ExperimentOutput, String> {
         x_categories: T3_1.iter().map(|t| t.label.to_string()).collect(),
     });
     Ok(out)
+}
+
+/// Why C-LOOK or SSTF can come within 5 % of SMTF on some Table 3.1 disks: the gain
+/// over them that even greedy-optimal (exact positioning times) finds there. Rows are
+/// (disk, scheduler, its time, SMTF's time), times relative to greedy-optimal.
+fn close_to_smtf_note(close: &[(&str, &str, f64, f64)]) -> String {
+    if close.is_empty() {
+        return String::new();
+    }
+    let cases: Vec<String> = close
+        .iter()
+        .map(|(disk, name, v, smtf)| {
+            format!(
+                "{disk}, {name}: greedy-optimal is {:.1} % faster than {name}, SMTF {:.1} % \
+                 slower than greedy-optimal",
+                (1.0 - 1.0 / v) * 100.0,
+                (smtf - 1.0) * 100.0
+            )
+        })
+        .collect();
+    format!(
+        "\n\nWhere C-LOOK or SSTF comes within 5 % of SMTF (the lower end of the 10-50 % range, \
+         with its 0.05 margin), the scheduler that knows the exact positioning time of every \
+         queued request gains little over them either: {}. SMTF chooses greedily as well, from predicted \
+         rather than exact times, so with a gain this small to find no Disk Mimic could put \
+         C-LOOK or SSTF 10 % behind it. On the disks with a 2 ms revolution (Fast rotate, Fast \
+         seek+rot), rotational latency, the part of positioning that SMTF saves and a \
+         seek-ordering scheduler does not, is a third of the base disk's. The thesis says as \
+         much of disk 4: \"C-LOOK and SSTF perform relatively well when seek time dominates \
+         performance (e.g., disks 3 and 4)\"; its 10-50 % is a summary (section 3.2: \"for a \
+         variety of simulated and real disks\"), and the figure's bars are not given as \
+         numbers, so we keep the range as the check and leave these misses visible.",
+        cases.join("; ")
+    )
 }
 
 /// The thesis's Online-Set+SSTF slowdown against off-line SMTF after 4 days.
@@ -653,6 +713,11 @@ pub fn mimic_f3_9(o: &RunOpts) -> Result<ExperimentOutput, String> {
 }
 
 /// MIMIC-F3.6 / ALG-MIMIC-T3.2: interpolation.
+/// Probes per distance of MIMIC-F3.6's reference, the estimate of each distance's
+/// actual mean that interpolation errors are measured against: enough that its own
+/// noise is small beside the 2 % being checked (the report prints what is left).
+const REFERENCE_SAMPLES: u32 = 200;
+
 pub fn mimic_f3_6(o: &RunOpts) -> Result<ExperimentOutput, String> {
     use crate::mimic::TABLE_3_2;
     let samples = if o.quick { 5 } else { 10 };
@@ -680,8 +745,9 @@ pub fn mimic_f3_6(o: &RunOpts) -> Result<ExperimentOutput, String> {
              table, as the mean over {seeds} probe seeds (per-seed times in the CSV). The \
              interpolated fraction is the share of {} uniformly random distances that fall inside \
              an accepted interval rather than being probed. Single rungs N = 1 and N = 10 at 5 % are \
-             checked for their mean interpolation error against an independently probed table \
-             with the same samples per distance.\n\n\
+             checked for their mean interpolation error: over interpolated distances, the \
+             interpolated value against the distance's actual mean, which we estimate by probing \
+             the distance {REFERENCE_SAMPLES} times.\n\n\
              Finding: the probed mean against distance is a saw-tooth (period 236 sectors on the \
              base disk, one track less the track skew, which the Mimic measures as 235–236; \
              amplitude one revolution), and an interval spanning many teeth can pass the ladder \
@@ -690,12 +756,7 @@ pub fn mimic_f3_6(o: &RunOpts) -> Result<ExperimentOutput, String> {
              99 % interpolated and +4 % (5 seeds) to +12 % (2 seeds, 5 samples) time at the disk. \
              Limited to one period, an interval holds at most about one drop and the recursion \
              splits towards it: about 90 % of distances are interpolated, as in the paper, with \
-             scheduling within 1 % of the all-probed table. The N = 1 at 5 % rung is no longer catastrophic: with intervals \
-             no wider than one tooth its mean error is ~7 %, below the paper's 25 % (and the \
-             15 % floor we accept), which presumably reflects wider intervals than one period. \
-             The N = 10 at 5 % error is near the floor set by probe noise itself (two independent \
-             all-probed tables differ by ~3.5 % on average with 10 samples per distance, ~4.8 % \
-             with 5), so it passes or misses by tenths of a percent depending on samples.",
+             scheduling within 1 % of the all-probed table.",
             if o.quick { 300 } else { 2000 }
         ),
         o.seed,
@@ -724,37 +785,46 @@ pub fn mimic_f3_6(o: &RunOpts) -> Result<ExperimentOutput, String> {
     // Interpolated fraction and table size, from a Mimic asked uniformly random
     // distances: the share of them that land in an accepted interval estimates the
     // share of all distances the fully configured table would interpolate.
-    let fraction_for = |rungs: &[(u32, f64)]| -> Result<(f64, usize, f64), String> {
-        let mut m = base_mimic(samples, o.seed)?.with_interpolation(rungs);
-        let mut truth = base_mimic(samples, o.seed ^ 77)?;
-        let cap = Hdd::new(preset("mimic-base")?)
-            .map_err(|e| e.to_string())?
-            .capacity() as i64;
-        let mut rng = <rand_chacha::ChaCha8Rng as rand::SeedableRng>::seed_from_u64(o.seed);
-        let mut errs = Vec::new();
-        let n = if o.quick { 300 } else { 2000 };
-        let mut inside = 0usize;
-        for _ in 0..n {
-            let d = rand::Rng::gen_range(&mut rng, -cap / 2..cap / 2);
-            let v = m.predict(false, false, d) as f64;
-            if m.is_interpolated(false, false, d) {
-                inside += 1;
-                if errs.len() < 300 {
-                    let t = truth.predict(false, false, d) as f64;
-                    errs.push((v - t).abs() / t);
+    // The interpolation error is measured against each distance's actual mean (the
+    // thesis: interpolated values "accurate to that level"), estimated by probing it
+    // REFERENCE_SAMPLES times; a second such estimate measures what noise is left in it.
+    let mut reference = base_mimic(REFERENCE_SAMPLES, o.seed ^ 77)?;
+    let mut reference2 = base_mimic(REFERENCE_SAMPLES, o.seed ^ 78)?;
+    let mut ref_noise = Vec::new();
+    let mut fraction_for =
+        |rungs: &[(u32, f64)], errors: bool| -> Result<(f64, usize, f64), String> {
+            let mut m = base_mimic(samples, o.seed)?.with_interpolation(rungs);
+            let cap = Hdd::new(preset("mimic-base")?)
+                .map_err(|e| e.to_string())?
+                .capacity() as i64;
+            let mut rng = <rand_chacha::ChaCha8Rng as rand::SeedableRng>::seed_from_u64(o.seed);
+            let mut errs = Vec::new();
+            let n = if o.quick { 300 } else { 2000 };
+            let mut inside = 0usize;
+            for _ in 0..n {
+                let d = rand::Rng::gen_range(&mut rng, -cap / 2..cap / 2);
+                let v = m.predict(false, false, d) as f64;
+                if m.is_interpolated(false, false, d) {
+                    inside += 1;
+                    if errors && errs.len() < 300 {
+                        let t = reference.predict(false, false, d) as f64;
+                        errs.push((v - t).abs() / t);
+                        let t2 = reference2.predict(false, false, d) as f64;
+                        ref_noise.push((t2 - t).abs() / t);
+                    }
                 }
             }
-        }
-        let mean_err = errs.iter().sum::<f64>() / errs.len().max(1) as f64;
-        Ok((
-            inside as f64 / n as f64,
-            m.entries() + m.intervals(),
-            mean_err,
-        ))
-    };
-    let (frac, entries, _) = fraction_for(TABLE_3_2)?;
-    let (_, _, err1) = fraction_for(&[(1, 0.05)])?;
-    let (_, _, err10) = fraction_for(&[(10, 0.05)])?;
+            let mean_err = errs.iter().sum::<f64>() / errs.len().max(1) as f64;
+            Ok((
+                inside as f64 / n as f64,
+                m.entries() + m.intervals(),
+                mean_err,
+            ))
+        };
+    let (frac, entries, _) = fraction_for(TABLE_3_2, false)?;
+    let (_, _, err1) = fraction_for(&[(1, 0.05)], true)?;
+    let (_, _, err10) = fraction_for(&[(10, 0.05)], true)?;
+    let ref_noise = ref_noise.iter().sum::<f64>() / ref_noise.len().max(1) as f64;
     out.csv = format!(
         "metric,value\ntime_at_disk_all_probed_s,{plain:.6}\ntime_at_disk_table_3_2_s,{ladder:.6}\n\
          interpolated_fraction,{frac:.6}\ntable_entries,{entries}\nmean_error_n1_5pct,{err1:.6}\nmean_error_n10_5pct,{err10:.6}\n"
@@ -789,6 +859,24 @@ pub fn mimic_f3_6(o: &RunOpts) -> Result<ExperimentOutput, String> {
         "mean interpolation error, N = 1 at 5 %",
         0.15,
         err1,
+    ));
+    out.description.push_str(&format!(
+        "\n\nThe reference: two independent {REFERENCE_SAMPLES}-sample estimates of the same \
+         distances differ by {:.2} % on average, so it adds little to the errors measured \
+         against it. (Against a table probed with the Mimic's own {samples} samples the \
+         reference's noise would be of the size of the N = 10 error itself.) N = 1 at 5 %: \
+         mean error {:.1} %, below the paper's 25 % and the 15 % we accept. With intervals no \
+         wider than one saw-tooth period, a single check point that happens to land within 5 % \
+         accepts an interval that holds at most about one drop, so the error it lets through \
+         is bounded by that drop; the paper's 25 % presumably reflects wider intervals, which \
+         we do not use because they spoil scheduling (above). N = 10 at 5 %: mean error \
+         {:.2} % (paper: under 1 %); what remains is mostly the noise of the {samples}-sample \
+         probes at the interval's ends, which linear interpolation carries into every distance \
+         between them (it falls when the Mimic probes each distance more often), plus the \
+         reference's own.",
+        ref_noise * 100.0,
+        err1 * 100.0,
+        err10 * 100.0
     ));
     out.checks.push(Check::below(
         "MIMIC-F3.6",

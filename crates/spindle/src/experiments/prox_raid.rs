@@ -232,6 +232,7 @@ pub fn prox_t2(o: &RunOpts) -> Result<ExperimentOutput, String> {
     }
     out.description
         .push_str(&format!("\n\nStaged rows: {}", staged.note));
+    out.description.push_str(&batch_size_note(&staged.rows));
     out.plots.extend(staged_plots(&staged.rows));
     let mut resp: Vec<f64> = reports.iter().map(|r| r.response_ms()).collect();
     resp.sort_by(f64::total_cmp);
@@ -334,6 +335,115 @@ pub fn staged_rows(o: &RunOpts) -> Result<StagedRows, String> {
         rows.push((pct, t2_row(&spec, destages)?));
     }
     Ok(StagedRows { rows, note })
+}
+
+/// The paper's Table 2, every staged row: (staging %, user writes per batch, I/O
+/// amplification, I/Os per revolution).
+const PAPER_T2_BATCHES: [(f64, f64, f64, f64); 8] = [
+    (1.0, 47.5, 6.2, 5.3),
+    (2.0, 85.2, 5.5, 7.2),
+    (3.0, 119.7, 5.1, 8.1),
+    (4.0, 149.3, 4.8, 7.7),
+    (5.0, 179.1, 4.7, 8.7),
+    (6.0, 226.1, 4.5, 9.0),
+    (7.0, 259.5, 4.4, 9.0),
+    (8.0, 254.8, 4.6, 8.7),
+];
+
+/// Why the staged rows' amplification and I/Os per revolution differ from the paper's
+/// at the larger staging sizes: the batches differ in size, and at equal batch size
+/// the rows agree. Compares each of our rows with the paper's row of the nearest batch
+/// size.
+fn batch_size_note(rows: &[(f64, T2Row)]) -> String {
+    let [.., prev, last] = rows else {
+        return String::new();
+    };
+    let ours: Vec<String> = rows
+        .iter()
+        .map(|(p, r)| {
+            format!(
+                "{p} %, {:.1} ({:.1} per staging percent)",
+                r.user_writes,
+                r.user_writes / p
+            )
+        })
+        .collect();
+    let mut pairs = Vec::new();
+    for (p, r) in rows {
+        let near = PAPER_T2_BATCHES.iter().min_by(|a, b| {
+            (a.1 - r.user_writes)
+                .abs()
+                .total_cmp(&(b.1 - r.user_writes).abs())
+        });
+        if let Some(&(pp, w, amp, iopr)) = near {
+            if (w - r.user_writes).abs() <= 0.1 * r.user_writes {
+                pairs.push(format!(
+                    "our {p} % row ({:.1} user writes) {:.2}x and {:.2} I/Os per revolution, the \
+                     paper's {pp} % row ({w}) {amp}x and {iopr}",
+                    r.user_writes, r.amplification, r.ios_per_rev
+                ));
+            }
+        }
+    }
+    let largest_paper = PAPER_T2_BATCHES.iter().map(|b| b.1).fold(0.0_f64, f64::max);
+    // The paper's 4 % row breaks its own trend in I/Os per revolution.
+    let four_pct = rows
+        .iter()
+        .find(|(p, r)| (*p - 4.0).abs() < 1e-9 && (r.ios_per_rev - 7.7).abs() > 1.0)
+        .map_or(String::new(), |(_, r)| {
+            format!(
+                " Our 4 % row's {:.2} I/Os per revolution (PROX-EQ3) misses the paper's 7.7, \
+                 which lies below both of the paper's neighbouring rows (3 %: 8.1, 5 %: 8.7).",
+                r.ios_per_rev
+            )
+        });
+    let matched = if pairs.is_empty() {
+        String::new()
+    } else {
+        format!(
+            " Compared at nearly the same batch size, our rows and the paper's agree: {}.",
+            pairs.join("; ")
+        )
+    };
+    format!(
+        "\n\nBatch size. A batch's I/O amplification and I/Os per revolution follow from how many \
+         blocks of one extent it updates: that number sets how many data, parity and checksum \
+         blocks it touches (one checksum block covers 63 data blocks and one parity block the \
+         same offset on four data disks, so the more updates a batch holds, the fewer of those \
+         I/Os each costs) and how densely its strands fill each track. Our batch is the number of distinct blocks of an \
+         extent the staging area holds when it fills, so it grows in proportion to the staging \
+         size: user writes per batch at {}. The paper's grows more slowly from 2 % on: 47.5 \
+         per staging percent at 1 %, {:.1} at 8 %, where its batch (254.8) is smaller than at \
+         7 % (259.5), its amplification rises again (4.4 to 4.6) and its I/Os per revolution \
+         fall (9.0 to 8.7). The paper does not say why its batches stay small; its table's \
+         largest, {largest_paper}, is {:.0} % of our {} % row's {:.1}.{matched} That \
+         agreement does not reach the largest batches: the paper's text gives its 10 % row \
+         as 369.7 user writes per batch with 4.5x and 8.6 I/Os per revolution, near our {} % \
+         row's batch size but not its {:.2}x and {:.2}. From 6 % on the paper's amplification \
+         and I/Os per revolution level off (4.4-4.6x, 8.6-9.0) while its batches still grow; \
+         ours go from {:.2}x and {:.2} I/Os per revolution at {} % to {:.2}x and {:.2} at {} %. \
+         The checks on the largest staging compare our {} % row with the paper's 8 % row, \
+         whose batch is {:.0} % of ours; the smaller batch explains part of those misses, and \
+         we do not know what levels off the paper's rows, so we change neither our batches \
+         nor their cost.{}",
+        ours.join("; "),
+        254.8 / 8.0,
+        largest_paper / last.1.user_writes.max(1e-9) * 100.0,
+        last.0,
+        last.1.user_writes,
+        last.0,
+        last.1.amplification,
+        last.1.ios_per_rev,
+        prev.1.amplification,
+        prev.1.ios_per_rev,
+        prev.0,
+        last.1.amplification,
+        last.1.ios_per_rev,
+        last.0,
+        last.0,
+        254.8 / last.1.user_writes.max(1e-9) * 100.0,
+        four_pct,
+    )
 }
 
 /// The paper's staged rows, as table cells.

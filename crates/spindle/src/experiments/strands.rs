@@ -96,6 +96,11 @@ pub struct StrandConfig {
     pub track_span: u64,
     pub proximal_span: u64,
     pub issue: IssueOrder,
+    /// How the strand reaches the drive. `false` (the paper's setup, §2.5: "issued to a
+    /// non-empty disk queue"): the drive holds the whole strand before it starts, so its
+    /// SPTF chooses the first request too. `true`: the requests reach an idle drive one
+    /// by one and it starts the first as it arrives, so only the rest are reordered.
+    pub empty_queue: bool,
     pub seed: u64,
 }
 
@@ -109,6 +114,7 @@ impl Default for StrandConfig {
             track_span: 1024,
             proximal_span: 100_000,
             issue: IssueOrder::Ascending,
+            empty_queue: false,
             seed: 1,
         }
     }
@@ -148,7 +154,7 @@ pub fn strand_table(params: &DiskParams, cfg: &StrandConfig) -> Result<StrandRep
     p.firmware.queue_depth = p.firmware.queue_depth.max(max_n as u32);
     let mut rows = Vec::new();
     for (pi, &placement) in cfg.placements.iter().enumerate() {
-        let mut stack = strand_stack(p.clone())?;
+        let mut stack = strand_stack_with(p.clone(), !cfg.empty_queue)?;
         for &n in &cfg.sizes {
             let seed = cfg.seed ^ ((pi as u64) << 32) ^ n as u64;
             let times = run_cell(&mut stack, placement, n, cfg, seed)?;
@@ -201,12 +207,19 @@ pub struct StrandSample {
 /// firmware sees a whole strand (up to its depth) before it starts; the rest wait at
 /// the host in issue order and enter as slots free.
 pub fn strand_stack(p: DiskParams) -> Result<QueueNode, DiskError> {
+    strand_stack_with(p, true)
+}
+
+/// A [`strand_stack`] whose host hands over a strand together (`batch`) or one
+/// request at a time, each free to start as it arrives (an idle drive then starts the
+/// first before it sees the rest).
+fn strand_stack_with(p: DiskParams, batch: bool) -> Result<QueueNode, DiskError> {
     let depth = p.firmware.queue_depth.max(1);
     let name = p.name.clone();
     let drive = DriveNode::new(Drive::new(p)?, name);
     QueueSpec {
         depth,
-        batch_submit: true,
+        batch_submit: batch,
         ..QueueSpec::new(SchedulerKind::Fcfs)
     }
     .build(Box::new(drive), 0)
