@@ -80,6 +80,8 @@ pub struct TortureArgs {
     pub stripe_unit_kib: u64,
     pub journal: JournalArgs,
     pub config: TortureConfig,
+    /// With the layout engine: power cuts tear the flash metadata record they land on.
+    pub torn_metadata: bool,
     pub json: bool,
 }
 
@@ -188,6 +190,9 @@ pub fn torture(a: &TortureArgs, rates: &Rates) -> Result<String> {
     if a.below.is_some() && a.stack.is_some() {
         bail!("--below and --stack: the stack file's [device] is what lies under its journal [[layer]]");
     }
+    if a.torn_metadata && a.stack.is_none() && a.array != "dle" {
+        bail!("--torn-metadata tears the layout engine's flash metadata records: it goes with --array dle or a --stack file with a [layout]");
+    }
     if a.array == "journal" && a.stack.is_none() {
         return journal(a, rates, None);
     }
@@ -195,6 +200,11 @@ pub fn torture(a: &TortureArgs, rates: &Rates) -> Result<String> {
         Some(path) => Some(stack_from_file(path, &rates.resolve()?.0)?),
         None => None,
     };
+    let layout = matches!(&from_file, Some((FileStack::Layout { .. }, _)))
+        || (a.array == "dle" && a.stack.is_none());
+    if a.torn_metadata && !layout {
+        bail!("--torn-metadata tears the layout engine's flash metadata records: it goes with --array dle or a --stack file with a [layout]");
+    }
     let from_file = match from_file {
         Some((FileStack::Journal { spec, device }, at)) => {
             return journal(a, rates, Some((spec, device, at)))
@@ -287,7 +297,11 @@ fn dle(a: &TortureArgs, rates: &Rates, file: Option<LayoutFile>) -> Result<Strin
         data_disks: 4,
         policy: spindle::layout::LayoutPolicy::Proximal,
         members: Vec::new(),
+        torn_metadata: a.torn_metadata,
     };
+    if a.torn_metadata && crash == 0.0 {
+        bail!("--torn-metadata tears the record a power cut lands on: give --crash (or --rate) a probability above 0");
+    }
     let scaled = file.is_some();
     let (disk, flash) = match file {
         None => (
@@ -350,7 +364,7 @@ fn dle(a: &TortureArgs, rates: &Rates, file: Option<LayoutFile>) -> Result<Strin
     let report = if a.json {
         serde_json::to_string_pretty(&r)? + "\n"
     } else {
-        let s = counts_table(&[
+        let mut rows = vec![
             ("lost writes injected", r.lost_writes),
             ("misdirected writes injected", r.misdirected_writes),
             ("torn writes injected", r.torn_writes),
@@ -359,6 +373,12 @@ fn dle(a: &TortureArgs, rates: &Rates, file: Option<LayoutFile>) -> Result<Strin
             ("rebuilds completed", r.rebuilds),
             ("power cuts", r.power_cuts),
             ("recoveries", r.recoveries),
+        ];
+        if let (Some(t), Some(d)) = (r.metadata_records_torn, r.metadata_tails_discarded) {
+            rows.push(("flash metadata records torn", t));
+            rows.push(("torn tails found by checksum and cut off", d));
+        }
+        rows.extend_from_slice(&[
             ("destages", r.destages),
             ("destages refused (unrecoverable)", r.destages_refused),
             ("writes refused (unrecoverable)", r.writes_refused),
@@ -371,6 +391,7 @@ fn dle(a: &TortureArgs, rates: &Rates, file: Option<LayoutFile>) -> Result<Strin
             ("WRONG READS", r.wrong_reads),
             ("WRONG BYTES (must be 0)", r.wrong_bytes),
         ]);
+        let s = counts_table(&rows);
         format!(
             "{} operations on a {} over 8 extents of {} blocks (seed {}), {:.1} s simulated:\n{}",
             r.ops,

@@ -291,3 +291,52 @@ fn stack_files_with_layers_and_layouts_run_or_are_refused_clearly() {
         assert!(e.contains(want) && !e.contains("panicked"), "{args:?}: {e}");
     }
 }
+
+/// `--torn-metadata`: power cuts tear the layout engine's flash metadata records; every
+/// torn record is found and cut off, no read is wrong, and the same seed gives the same
+/// output. Where there is no such metadata (or no power cut to tear it), the flag is
+/// refused with exit 2.
+#[test]
+fn torn_metadata_records_are_cut_off_and_the_flag_is_refused_elsewhere() {
+    let args = [
+        "torture",
+        "--array",
+        "dle",
+        "--crash",
+        "0.05",
+        "--torn-metadata",
+        "--ops",
+        "1500",
+        "--seed",
+        "4",
+        "--json",
+    ];
+    let (v, out) = json_run(&args);
+    assert_eq!(spindle(&args).stdout, out, "not deterministic");
+    assert_eq!(v["wrong_bytes"], 0, "{v}");
+    let torn = v["metadata_records_torn"].as_u64().unwrap();
+    assert!(torn > 0, "{v}");
+    assert_eq!(v["metadata_tails_discarded"].as_u64(), Some(torn), "{v}");
+    for (bad, says) in [
+        (
+            &["torture", "--torn-metadata", "--crash", "0.01"][..],
+            "--array dle",
+        ),
+        (
+            &["torture", "--array", "journal", "--torn-metadata"][..],
+            "--array dle",
+        ),
+        (
+            &["torture", "--array", "dle", "--torn-metadata"][..],
+            "--crash",
+        ),
+    ] {
+        let o = spindle(bad);
+        assert_eq!(o.status.code(), Some(2), "{bad:?}");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(
+            err.contains("--torn-metadata") && err.contains(says),
+            "{err}"
+        );
+    }
+}
