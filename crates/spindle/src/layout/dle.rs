@@ -913,6 +913,9 @@ impl Dle {
         };
         self.raid.recover_after_crash(&durable.intent)?;
         let mut d = Dle::new(self.raid, self.flash.params().clone(), self.cfg)?;
+        durable
+            .check(d.free.blocks(), d.cfg.staging_blocks)
+            .map_err(|e| DleError::Flash(format!("metadata log replay: {e}")))?;
         let in_flight = !durable.intent.is_empty();
         d.meta = self.meta;
         d.flash = self.flash;

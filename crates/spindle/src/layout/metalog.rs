@@ -58,6 +58,40 @@ pub struct Durable {
     pub snapshots: Vec<Option<BTreeMap<u32, Vec<u32>>>>,
 }
 
+impl Durable {
+    /// Checks that the state fits the engine it is for (`volume_blocks` blocks,
+    /// `staging_blocks` slots): a record with a good checksum that breaks this is
+    /// the engine's bug, refused as an error rather than followed into a panic.
+    pub fn check(&self, volume_blocks: u64, staging_blocks: u64) -> Result<(), String> {
+        let pointers = self
+            .maps
+            .iter()
+            .chain(self.snapshots.iter().flatten().flat_map(|m| m.iter()));
+        for (e, map) in pointers {
+            if let Some(vb) = map
+                .iter()
+                .find(|&&v| v != NONE && u64::from(v) >= volume_blocks)
+            {
+                return Err(format!(
+                    "extent {e} points at block {vb}, beyond the volume's {volume_blocks}"
+                ));
+            }
+        }
+        for r in &self.log {
+            let len = self.maps.get(&r.extent).map(|m| m.len());
+            for &(o, slot) in &r.blocks {
+                if len.is_none_or(|n| o as usize >= n) || u64::from(slot) >= staging_blocks {
+                    return Err(format!(
+                        "a staging record for extent {} offset {o} slot {slot} names no block of the engine",
+                        r.extent
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
 /// One change to the durable state: the payload of a metadata record.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum MetaOp {
@@ -726,6 +760,19 @@ mod tests {
         log.set_tear(Some(Tear::seeded(3)));
         log.write(MetaOp::Intent(vec![5]), false, true);
         assert_eq!(log.replay(), Ok(image));
+    }
+
+    /// A state whose records name blocks the engine does not have is refused.
+    #[test]
+    fn a_state_that_does_not_fit_the_engine_is_refused() {
+        let mut d = written(&ops()).image().clone();
+        assert_eq!(d.check(32, 8), Ok(()));
+        assert!(d.check(17, 8).is_err(), "block 17 beyond 17 blocks");
+        d.log.push(StageRecord {
+            extent: 0,
+            blocks: vec![(8, 0)],
+        });
+        assert!(d.check(32, 8).is_err(), "offset 8 of an 8-block extent");
     }
 
     #[test]
