@@ -414,7 +414,8 @@ enum Command {
             Recovery reads the log and home blocks through the array: a block the array cannot\n\
             prove is missing to recovery and refused to the reader, never returned.\n\
             \n\
-            --stack FILE runs the file's [device] tree (raid4, or raid1/mirror, of drives); with a\n\
+            --stack FILE runs the file's [device] tree (raid4, raid5 with parity-layout =\n\
+            \"left-asymmetric\", or raid1/mirror, of drives); with a\n\
             [[layer]] kind = \"journal\" above it, the journal campaign over that device (a drive,\n\
             a raid4 or a mirror); with a [layout], the layout engine's campaign over its raid4\n\
             (scaled down). Other layers carry no bytes and are refused with the file and line.\n\
@@ -451,11 +452,13 @@ enum Command {
 
 #[derive(Args)]
 struct TortureCmd {
-    /// A TOML file whose [device] tree is the stack (raid4, or raid1/mirror, of drives)
+    /// A TOML file whose [device] tree is the stack (raid4, left-asymmetric raid5, or
+    /// raid1/mirror, of drives)
     #[arg(long)]
     stack: Option<std::path::PathBuf>,
-    /// Without --stack: raid4, mirror, journal (the data journal on one drive: power
-    /// cuts only) or dle (the data layout engine over a RAID-4 with flash), see below
+    /// Without --stack: raid4, raid5 (left-asymmetric rotating parity), mirror,
+    /// journal (the data journal on one drive: power cuts only) or dle (the data
+    /// layout engine over a RAID-4 with flash), see below
     #[arg(long, default_value = "raid4")]
     array: String,
     /// With --array journal: the byte-exact array under the journal, raid4 or mirror

@@ -231,10 +231,11 @@ pub fn torture(a: &TortureArgs, rates: &Rates) -> Result<String> {
             limits::count("--members", a.members as u64, 16)?;
             let disk = load_disk(&disk_name)?.params;
             match a.array.as_str() {
-                "raid4" => {
+                "raid4" | "raid5" => {
                     if a.members < 2 {
                         bail!(
-                            "--members must be at least 2 for a raid4, got {}",
+                            "--members must be at least 2 for a {}, got {}",
+                            a.array,
                             a.members
                         );
                     }
@@ -244,7 +245,13 @@ pub fn torture(a: &TortureArgs, rates: &Rates) -> Result<String> {
                             a.stripe_unit_kib
                         );
                     }
-                    TortureStack::raid4(disk, a.members - 1, a.stripe_unit_kib / 4, &faults)
+                    let mut s =
+                        TortureStack::raid4(disk, a.members - 1, a.stripe_unit_kib / 4, &faults);
+                    if let spindle::array::torture::Shape::Raid4 { rotate, .. } = &mut s.shape {
+                        // RAID-5: the same group with left-asymmetric rotating parity.
+                        *rotate = a.array == "raid5";
+                    }
+                    s
                 }
                 "mirror" => {
                     let spec = DeviceSpec::Mirror(spindle::stack::tree::ArraySpec::of(
@@ -255,7 +262,9 @@ pub fn torture(a: &TortureArgs, rates: &Rates) -> Result<String> {
                         anyhow!("{e} (the command-line rates apply to every member)")
                     })?
                 }
-                other => bail!("--array must be raid4, mirror or journal, got `{other}`"),
+                other => {
+                    bail!("--array must be raid4, raid5, mirror, journal or dle, got `{other}`")
+                }
             }
         }
     };
