@@ -419,7 +419,8 @@ enum Command {
             Recovery reads the log and home blocks through the array: a block the array cannot\n\
             prove is missing to recovery and refused to the reader, never returned.\n\
             \n\
-            --stack FILE runs the file's [device] tree (raid4, or raid1/mirror, of drives); with a\n\
+            --stack FILE runs the file's [device] tree (raid4, raid5 with parity-layout =\n\
+            \"left-asymmetric\", or raid1/mirror, of drives); with a\n\
             [[layer]] kind = \"journal\" above it, the journal campaign over that device (a drive,\n\
             a raid4 or a mirror); with a [layout], the layout engine's campaign over its raid4\n\
             (scaled down). Other layers carry no bytes and are refused with the file and line.\n\
@@ -427,8 +428,13 @@ enum Command {
             --array dle runs the data layout engine (small writes staged on x25m-g2 flash, destages)\n\
             over a 4+1 RAID-4 of --disk; the array's members take every fault kind, and power cuts\n\
             hit flash and disk writes alike, then the engine recovers. --span is split over 8\n\
-            extents. The flash takes power cuts only: the engine keeps one copy of its maps and\n\
-            staging log there, without checksums, so a fault on it could not be detected.\n\
+            extents. The engine's metadata (extent maps, staging records, batch intents, snapshots)\n\
+            is a log of records on the flash, each with an xxh3 checksum; recovery replays it.\n\
+            --torn-metadata: a power cut that lands on a metadata write tears that record (a\n\
+            seeded prefix reaches the flash, the rest is garbage); recovery must find the torn\n\
+            tail by its checksum and cut it off, and the report counts records torn and tails cut\n\
+            off. The flash takes no other faults: one copy of the log could detect damage to an\n\
+            acknowledged record but not repair it.\n\
             \n\
             Exit status: 0 if every read returned the written bytes or was refused; 1 if any read\n\
             ever returned wrong bytes (the report is printed all the same); 2 on other errors.",
@@ -443,6 +449,7 @@ enum Command {
             spindle torture --array journal --below mirror --members 2 --fail 0.005 --crash 0.02\n  \
             spindle torture --stack examples/journal-raid4.toml --rate 0.01 --fail 0.002\n  \
             spindle torture --array dle --rate 0.01 --ops 20000\n  \
+            spindle torture --array dle --crash 0.05 --torn-metadata --seed 4\n  \
             spindle torture --stack stack.toml --seed 3"
     )]
     Torture(TortureCmd),
@@ -450,11 +457,13 @@ enum Command {
 
 #[derive(Args)]
 struct TortureCmd {
-    /// A TOML file whose [device] tree is the stack (raid4, or raid1/mirror, of drives)
+    /// A TOML file whose [device] tree is the stack (raid4, left-asymmetric raid5, or
+    /// raid1/mirror, of drives)
     #[arg(long)]
     stack: Option<std::path::PathBuf>,
-    /// Without --stack: raid4, mirror, journal (the data journal on one drive: power
-    /// cuts only) or dle (the data layout engine over a RAID-4 with flash), see below
+    /// Without --stack: raid4, raid5 (left-asymmetric rotating parity), mirror,
+    /// journal (the data journal on one drive: power cuts only) or dle (the data
+    /// layout engine over a RAID-4 with flash), see below
     #[arg(long, default_value = "raid4")]
     array: String,
     /// With --array journal: the byte-exact array under the journal, raid4 or mirror
@@ -510,6 +519,10 @@ struct TortureCmd {
     /// With --array journal: clean the log when less than this percentage is free
     #[arg(long, default_value_t = 25)]
     log_clean_below_pct: u32,
+    /// With --array dle or a [layout]: a power cut that lands on a flash metadata
+    /// write tears that record (part written, the rest garbage); needs --crash
+    #[arg(long)]
+    torn_metadata: bool,
     /// Scrub after every N operations (0: only at the end)
     #[arg(long, default_value_t = 100)]
     scrub_every: usize,
@@ -1155,6 +1168,7 @@ fn run(cli: Cli) -> anyhow::Result<String> {
                     replace_after: t.replace_after,
                     ..Default::default()
                 },
+                torn_metadata: t.torn_metadata,
                 json: t.json,
             };
             let rates = torture::Rates {

@@ -80,6 +80,8 @@ pub struct TortureArgs {
     pub stripe_unit_kib: u64,
     pub journal: JournalArgs,
     pub config: TortureConfig,
+    /// With the layout engine: power cuts tear the flash metadata record they land on.
+    pub torn_metadata: bool,
     pub json: bool,
 }
 
@@ -188,6 +190,9 @@ pub fn torture(a: &TortureArgs, rates: &Rates) -> Result<String> {
     if a.below.is_some() && a.stack.is_some() {
         bail!("--below and --stack: the stack file's [device] is what lies under its journal [[layer]]");
     }
+    if a.torn_metadata && a.stack.is_none() && a.array != "dle" {
+        bail!("--torn-metadata tears the layout engine's flash metadata records: it goes with --array dle or a --stack file with a [layout]");
+    }
     if a.array == "journal" && a.stack.is_none() {
         return journal(a, rates, None);
     }
@@ -195,6 +200,11 @@ pub fn torture(a: &TortureArgs, rates: &Rates) -> Result<String> {
         Some(path) => Some(stack_from_file(path, &rates.resolve()?.0)?),
         None => None,
     };
+    let layout = matches!(&from_file, Some((FileStack::Layout { .. }, _)))
+        || (a.array == "dle" && a.stack.is_none());
+    if a.torn_metadata && !layout {
+        bail!("--torn-metadata tears the layout engine's flash metadata records: it goes with --array dle or a --stack file with a [layout]");
+    }
     let from_file = match from_file {
         Some((FileStack::Journal { spec, device }, at)) => {
             return journal(a, rates, Some((spec, device, at)))
@@ -221,10 +231,11 @@ pub fn torture(a: &TortureArgs, rates: &Rates) -> Result<String> {
             limits::count("--members", a.members as u64, 16)?;
             let disk = load_disk(&disk_name)?.params;
             match a.array.as_str() {
-                "raid4" => {
+                "raid4" | "raid5" => {
                     if a.members < 2 {
                         bail!(
-                            "--members must be at least 2 for a raid4, got {}",
+                            "--members must be at least 2 for a {}, got {}",
+                            a.array,
                             a.members
                         );
                     }
@@ -234,7 +245,13 @@ pub fn torture(a: &TortureArgs, rates: &Rates) -> Result<String> {
                             a.stripe_unit_kib
                         );
                     }
-                    TortureStack::raid4(disk, a.members - 1, a.stripe_unit_kib / 4, &faults)
+                    let mut s =
+                        TortureStack::raid4(disk, a.members - 1, a.stripe_unit_kib / 4, &faults);
+                    if let spindle::array::torture::Shape::Raid4 { rotate, .. } = &mut s.shape {
+                        // RAID-5: the same group with left-asymmetric rotating parity.
+                        *rotate = a.array == "raid5";
+                    }
+                    s
                 }
                 "mirror" => {
                     let spec = DeviceSpec::Mirror(spindle::stack::tree::ArraySpec::of(
@@ -245,7 +262,9 @@ pub fn torture(a: &TortureArgs, rates: &Rates) -> Result<String> {
                         anyhow!("{e} (the command-line rates apply to every member)")
                     })?
                 }
-                other => bail!("--array must be raid4, mirror or journal, got `{other}`"),
+                other => {
+                    bail!("--array must be raid4, raid5, mirror, journal or dle, got `{other}`")
+                }
             }
         }
     };
@@ -287,7 +306,11 @@ fn dle(a: &TortureArgs, rates: &Rates, file: Option<LayoutFile>) -> Result<Strin
         data_disks: 4,
         policy: spindle::layout::LayoutPolicy::Proximal,
         members: Vec::new(),
+        torn_metadata: a.torn_metadata,
     };
+    if a.torn_metadata && crash == 0.0 {
+        bail!("--torn-metadata tears the record a power cut lands on: give --crash (or --rate) a probability above 0");
+    }
     let scaled = file.is_some();
     let (disk, flash) = match file {
         None => (
@@ -350,7 +373,7 @@ fn dle(a: &TortureArgs, rates: &Rates, file: Option<LayoutFile>) -> Result<Strin
     let report = if a.json {
         serde_json::to_string_pretty(&r)? + "\n"
     } else {
-        let s = counts_table(&[
+        let mut rows = vec![
             ("lost writes injected", r.lost_writes),
             ("misdirected writes injected", r.misdirected_writes),
             ("torn writes injected", r.torn_writes),
@@ -359,6 +382,12 @@ fn dle(a: &TortureArgs, rates: &Rates, file: Option<LayoutFile>) -> Result<Strin
             ("rebuilds completed", r.rebuilds),
             ("power cuts", r.power_cuts),
             ("recoveries", r.recoveries),
+        ];
+        if let (Some(t), Some(d)) = (r.metadata_records_torn, r.metadata_tails_discarded) {
+            rows.push(("flash metadata records torn", t));
+            rows.push(("torn tails found by checksum and cut off", d));
+        }
+        rows.extend_from_slice(&[
             ("destages", r.destages),
             ("destages refused (unrecoverable)", r.destages_refused),
             ("writes refused (unrecoverable)", r.writes_refused),
@@ -371,6 +400,7 @@ fn dle(a: &TortureArgs, rates: &Rates, file: Option<LayoutFile>) -> Result<Strin
             ("WRONG READS", r.wrong_reads),
             ("WRONG BYTES (must be 0)", r.wrong_bytes),
         ]);
+        let s = counts_table(&rows);
         format!(
             "{} operations on a {} over 8 extents of {} blocks (seed {}), {:.1} s simulated:\n{}",
             r.ops,

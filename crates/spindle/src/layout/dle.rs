@@ -20,7 +20,9 @@
 //! multi-block write is all or nothing) and the intent of the RAID batch in flight.
 //! A batch writes only free blocks, then commits the new pointers in one metadata
 //! write; a power cut before the commit leaves the old pointers and the staged data.
-//! Recovery reloads that state and resynchronizes the rows the intent names.
+//! That state lies on flash as a log of checksummed records ([`super::metalog`]);
+//! recovery replays it up to a record a power cut tore (cut off: that write was never
+//! acknowledged) and resynchronizes the rows the intent names.
 //! Decision: a block's on-disk version is freed when the block is staged (the paper,
 //! §4.2: the staging log is then its home), unless a snapshot holds it. The durable
 //! maps still point at it until the destage commits, and recovery lets staged blocks
@@ -33,6 +35,8 @@
 //! (`set_layout_only`): every allocation decision as usual, no flash or disk I/O.
 
 use super::freespace::FreeSpace;
+pub use super::metalog::{Durable, MetaLogStats, StageRecord, Tear};
+use super::metalog::{MetaLog, MetaOp};
 use crate::array::{ArrayError, BatchReport, Raid4};
 use crate::flash::{FlashDevice, FlashOp, FlashParams};
 use crate::store::{zero_block, Block, BlockStore, DataMode};
@@ -142,27 +146,6 @@ impl Payload<'_> {
     }
 }
 
-/// One staged write as the flash log records it.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct StageRecord {
-    pub extent: u32,
-    /// (offset, staging slot) of every block of the write.
-    pub blocks: Vec<(u32, u32)>,
-}
-
-/// What the flash holds across a power cut.
-#[derive(Clone, Debug, Default)]
-pub struct Durable {
-    /// Committed extent maps.
-    pub maps: BTreeMap<u32, Vec<u32>>,
-    /// Staging records not yet destaged, in write order.
-    pub log: Vec<StageRecord>,
-    /// Volume blocks the uncommitted RAID batch writes.
-    pub intent: Vec<u64>,
-    /// Snapshot maps.
-    pub snapshots: Vec<Option<BTreeMap<u32, Vec<u32>>>>,
-}
-
 /// A block in the staging log.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Staged {
@@ -204,7 +187,13 @@ pub struct Dle {
     /// Blocks no longer in any current map but kept for a snapshot.
     orphans: FxHashSet<u32>,
     snapshots: Vec<Option<BTreeMap<u32, Vec<u32>>>>,
-    durable: Durable,
+    /// The durable state, as checksummed records on the flash.
+    meta: MetaLog,
+    /// A power cut planned at a metadata write: how many to let through first.
+    meta_cut: Option<u64>,
+    /// A flash write has been lost to a power cut (the first one lost is the one
+    /// the cut landed on; the engine stops at it).
+    flash_write_lost: bool,
     /// Allocation decisions only: no flash or disk I/O, no batch reports.
     layout_only: bool,
     cursor: u64,
@@ -252,7 +241,9 @@ impl Dle {
             held: FxHashMap::default(),
             orphans: FxHashSet::default(),
             snapshots: Vec::new(),
-            durable: Durable::default(),
+            meta: MetaLog::new(),
+            meta_cut: None,
+            flash_write_lost: false,
             layout_only: false,
             cursor: 0,
             batches: Vec::new(),
@@ -317,6 +308,12 @@ impl Dle {
         self.raid.faults.crash_after_writes(writes);
     }
 
+    /// Plans a power cut during the metadata write after `writes` more of them
+    /// (`None`: cancels it); every other device write before it persists.
+    pub fn crash_at_meta_write(&mut self, writes: Option<u64>) {
+        self.meta_cut = writes;
+    }
+
     fn check_crash(&self) -> Result<(), DleError> {
         if self.raid.faults.crashed() {
             Err(DleError::Crashed)
@@ -342,21 +339,52 @@ impl Dle {
             .submit(self.raid.now(), op)
             .map_err(|e| DleError::Flash(e.to_string()))?;
         self.flash_done = self.flash_done.max(c.done);
-        Ok(!write || self.raid.faults.write_survives())
+        let persisted = !write || self.raid.faults.write_survives();
+        self.flash_write_lost |= !persisted;
+        Ok(persisted)
     }
 
-    /// A metadata write on flash (maps, log record or intent); applies `update` to the
-    /// durable state only if it persisted.
-    fn meta_write(&mut self, update: impl FnOnce(&mut Durable)) -> Result<(), DleError> {
+    /// A metadata write on flash (maps, log record or intent): over a real-bytes
+    /// array its record goes to the flash's metadata log, and changes the durable
+    /// state only if it persisted. A power cut during it may tear the record.
+    fn meta_write(&mut self, op: MetaOp) -> Result<(), DleError> {
         self.stats.flash_meta_writes += 1;
-        if self.flash_op(0, true)? {
-            if self.real_bytes() {
-                update(&mut self.durable);
+        // No write was lost yet: if this one is, the power failed during it.
+        let first = !self.flash_write_lost;
+        match self.meta_cut {
+            Some(0) => {
+                self.meta_cut = None;
+                self.raid.faults.crash_after_writes(0);
             }
+            Some(n) => self.meta_cut = Some(n - 1),
+            None => {}
+        }
+        let persisted = self.flash_op(0, true)?;
+        if self.real_bytes() {
+            self.meta.write(op, persisted, first && !persisted);
+        }
+        if persisted {
             Ok(())
         } else {
             Err(DleError::Crashed)
         }
+    }
+
+    /// Sets how a power cut tears the metadata record it lands on (`None`: the
+    /// record does not reach the flash at all). Kept across recoveries.
+    pub fn tear_metadata(&mut self, tear: Option<Tear>) {
+        self.meta.set_tear(tear);
+    }
+
+    /// What the flash's metadata log did: records, checkpoints, tears, tails cut.
+    pub fn meta_log_stats(&self) -> MetaLogStats {
+        self.meta.stats
+    }
+
+    /// The durable state as the engine last wrote it (what recovery must rebuild
+    /// from the flash's bytes).
+    pub fn durable_image(&self) -> &Durable {
+        self.meta.image()
     }
 
     /// Creates an empty (sparse) extent of `blocks` blocks.
@@ -364,11 +392,14 @@ impl Dle {
         if self.maps.contains_key(&extent) {
             return Err(DleError::ExtentExists(extent));
         }
-        let map = vec![NONE; blocks as usize];
-        self.meta_write(|d| {
-            d.maps.insert(extent, map.clone());
+        let n = u32::try_from(blocks).map_err(|_| DleError::OutOfExtent {
+            extent,
+            offset: 0,
+            end: blocks,
+            len: u64::from(u32::MAX),
         })?;
-        self.maps.insert(extent, map);
+        self.meta_write(MetaOp::Create { extent, blocks: n })?;
+        self.maps.insert(extent, vec![NONE; blocks as usize]);
         Ok(())
     }
 
@@ -458,14 +489,12 @@ impl Dle {
             }
         }
         // The record, written after the data, makes the write durable all at once.
-        self.meta_write(|d| {
-            d.log.push(StageRecord {
-                extent,
-                blocks: (0..n)
-                    .map(|i| ((offset + i) as u32, (first + i) as u32))
-                    .collect(),
-            })
-        })?;
+        self.meta_write(MetaOp::Stage(StageRecord {
+            extent,
+            blocks: (0..n)
+                .map(|i| ((offset + i) as u32, (first + i) as u32))
+                .collect(),
+        }))?;
         for i in 0..n {
             let o = (offset + i) as u32;
             let home = self.release_for_staging(extent, o);
@@ -611,16 +640,10 @@ impl Dle {
                 }
             }
         };
-        let commit = self.meta_write(|d| {
-            let written: FxHashSet<u32> = offsets.iter().copied().collect();
-            d.maps.insert(extent, map.to_vec());
-            d.log.retain_mut(|r| {
-                if r.extent == extent {
-                    r.blocks.retain(|(o, _)| !written.contains(o));
-                }
-                !r.blocks.is_empty()
-            });
-            d.intent.clear();
+        let commit = self.meta_write(MetaOp::Commit {
+            extent,
+            map: map.to_vec(),
+            written: offsets.to_vec(),
         });
         if let Err(e) = commit {
             self.undo_placement(map, offsets, &old);
@@ -659,7 +682,7 @@ impl Dle {
         if let Some(rng) = self.scatter.as_mut() {
             self.raid.scatter_heads(rng)?;
         }
-        self.meta_write(|d| d.intent = targets.clone())?;
+        self.meta_write(MetaOp::Intent(targets.clone()))?;
         let report = match data {
             Some(bytes) => {
                 let writes: Vec<(u64, Block)> = targets.iter().copied().zip(bytes).collect();
@@ -803,10 +826,7 @@ impl Dle {
             .get(&extent)
             .cloned()
             .ok_or(DleError::NoExtent(extent))?;
-        self.meta_write(|d| {
-            d.maps.remove(&extent);
-            d.log.retain(|r| r.extent != extent);
-        })?;
+        self.meta_write(MetaOp::Delete { extent })?;
         self.maps.remove(&extent);
         self.staged.retain(|(e, _), _| *e != extent);
         for vb in map.into_iter().filter(|&v| v != NONE) {
@@ -822,8 +842,7 @@ impl Dle {
         let maps: BTreeMap<u32, Vec<u32>> =
             self.maps.iter().map(|(&e, m)| (e, m.clone())).collect();
         let id = self.snapshots.len();
-        let m = maps.clone();
-        self.meta_write(|d| d.snapshots.push(Some(m)))?;
+        self.meta_write(MetaOp::Snapshot(maps.clone()))?;
         for vb in maps.values().flatten().copied().filter(|&v| v != NONE) {
             *self.held.entry(vb).or_insert(0) += 1;
         }
@@ -865,11 +884,7 @@ impl Dle {
             .get_mut(id)
             .and_then(|s| s.take())
             .ok_or(DleError::NoSnapshot(id))?;
-        self.meta_write(|d| {
-            if let Some(s) = d.snapshots.get_mut(id) {
-                *s = None;
-            }
-        })?;
+        self.meta_write(MetaOp::DropSnapshot(id as u32))?;
         for vb in maps.values().flatten().copied().filter(|&v| v != NONE) {
             if let Some(h) = self.held.get_mut(&vb) {
                 *h -= 1;
@@ -884,14 +899,25 @@ impl Dle {
         Ok(())
     }
 
-    /// Restarts after a power cut from what the flash and the disks hold: committed
-    /// maps, the staging log, snapshots; the rows of the batch in flight are
-    /// resynchronized. Everything volatile is rebuilt; the clock keeps running.
+    /// Restarts after a power cut from what the flash and the disks hold: the
+    /// metadata log is replayed from its bytes (committed maps, the staging log,
+    /// snapshots, the batch in flight) up to a torn last record, which is cut off;
+    /// the rows of the batch in flight are resynchronized. Everything volatile is
+    /// rebuilt; the clock keeps running.
     pub fn recover(mut self) -> Result<Dle, DleError> {
         self.raid.faults = crate::array::FaultInjector::none();
-        let durable = std::mem::take(&mut self.durable);
+        let durable = if self.real_bytes() {
+            self.meta.replay().map_err(DleError::Flash)?
+        } else {
+            Durable::default()
+        };
         self.raid.recover_after_crash(&durable.intent)?;
         let mut d = Dle::new(self.raid, self.flash.params().clone(), self.cfg)?;
+        durable
+            .check(d.free.blocks(), d.cfg.staging_blocks)
+            .map_err(|e| DleError::Flash(format!("metadata log replay: {e}")))?;
+        let in_flight = !durable.intent.is_empty();
+        d.meta = self.meta;
         d.flash = self.flash;
         d.flash_ids = self.flash_ids;
         d.flash_store = self.flash_store;
@@ -938,12 +964,12 @@ impl Dle {
                 d.next_slot = d.next_slot.max(u64::from(slot) + 1);
             }
         }
-        d.durable = Durable {
-            intent: Vec::new(),
-            ..durable
-        };
         d.batches = self.batches;
         d.stats = self.stats;
+        if in_flight {
+            // The rows are settled: the next recovery need not resynchronize them.
+            d.meta_write(MetaOp::Intent(Vec::new()))?;
+        }
         Ok(d)
     }
 }

@@ -5,12 +5,14 @@
 pub mod config;
 pub mod dle;
 pub mod freespace;
+pub mod metalog;
 pub mod node;
 pub mod torture;
 
 pub use config::LayoutConfig;
 pub use dle::{DestageProgress, Dle, DleConfig, DleError, LayoutPolicy, NONE};
 pub use freespace::FreeSpace;
+pub use metalog::{MetaLogStats, Tear};
 pub use node::LayoutNode;
 
 #[cfg(test)]

@@ -5,11 +5,14 @@
 //! members fail and are rebuilt, and the power is cut in the middle of writes (flash
 //! and disk writes alike) and the engine recovers. Every read is checked, block by
 //! block, against a plain copy of the volume; a read the array cannot prove is
-//! refused, and counted as such. The flash device itself takes no faults (the engine
-//! keeps one copy of its maps and staging log there, without checksums), only the
-//! power cuts.
+//! refused, and counted as such. The flash takes the power cuts, and with
+//! `torn_metadata` a cut that lands on one of the engine's metadata writes tears that
+//! record (part of it written, the rest garbage): recovery must find it by its
+//! checksum and cut it off. The flash takes no other faults: the engine keeps one
+//! copy of its metadata log, so damage to an acknowledged record could be detected
+//! but not repaired.
 
-use super::dle::{Dle, DleConfig, DleError, LayoutPolicy};
+use super::dle::{Dle, DleConfig, DleError, LayoutPolicy, Tear};
 use crate::array::faults::MemberFaults;
 use crate::array::layout::{checksum_block, data_block};
 use crate::array::{ArrayError, FaultInjector, MemberState, Raid4, Raid4Config};
@@ -46,6 +49,8 @@ pub struct DleTortureConfig {
     pub policy: LayoutPolicy,
     /// Each member's own faults (a stack file's tables); empty: `faults` for all.
     pub members: Vec<FaultSpec>,
+    /// A power cut that lands on a flash metadata write tears that record.
+    pub torn_metadata: bool,
 }
 
 /// What a campaign did.
@@ -62,6 +67,12 @@ pub struct DleTortureReport {
     pub rebuilds: u64,
     pub power_cuts: u64,
     pub recoveries: u64,
+    /// With torn metadata: flash metadata records a power cut tore, and the torn
+    /// tails recovery found by their checksums and cut off (each torn record's).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub metadata_records_torn: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub metadata_tails_discarded: Option<u64>,
     pub destages: u64,
     pub destages_refused: u64,
     pub writes_refused: u64,
@@ -225,6 +236,16 @@ pub fn run_dle_torture(
         volume_blocks,
     };
     let mut d = Dle::new(raid, flash.clone(), cfg)?;
+    // Its own streams, so that the campaign's other draws stay as they are.
+    let mut meta_rng = c
+        .torn_metadata
+        .then(|| ChaCha8Rng::seed_from_u64(device_seed(c.seed, "dle.flash metadata cuts")));
+    if c.torn_metadata {
+        d.tear_metadata(Some(Tear::seeded(device_seed(
+            c.seed,
+            "dle.flash metadata",
+        ))));
+    }
     for e in 0..EXTENTS {
         d.create(e, c.extent_blocks)?;
     }
@@ -286,7 +307,16 @@ pub fn run_dle_torture(
             let data: Vec<Block> = (0..n).map(|_| payload(&mut rng)).collect();
             let cut = c.crash > 0.0 && rng.gen_bool(c.crash);
             if cut {
-                d.crash_after_writes(rng.gen_range(0..=8 * n));
+                let budget = rng.gen_range(0..=8 * n);
+                // With torn metadata, half the cuts land on one of the first three
+                // metadata writes (a uniform draw over all writes rarely does).
+                let at_meta = meta_rng
+                    .as_mut()
+                    .and_then(|m| m.gen_bool(0.5).then(|| m.gen_range(0..3)));
+                match at_meta {
+                    Some(k) => d.crash_at_meta_write(Some(k)),
+                    None => d.crash_after_writes(budget),
+                }
             }
             let res = d.write(e, o, &data);
             let interrupted = cut && d.raid().faults.crashed();
@@ -311,6 +341,7 @@ pub fn run_dle_torture(
                 Err(err) => return Err(err),
             }
             if cut {
+                d.crash_at_meta_write(None);
                 d.raid_mut().faults.power_restored();
                 if interrupted {
                     r.power_cuts += 1;
@@ -374,6 +405,11 @@ pub fn run_dle_torture(
     r.bit_flips = inj.bit_flips;
     r.detections = seen.max(d.raid().detections().len()) as u64;
     r.simulated_s = d.raid().now().as_ms() / 1e3;
+    if c.torn_metadata {
+        let m = d.meta_log_stats();
+        r.metadata_records_torn = Some(m.torn);
+        r.metadata_tails_discarded = Some(m.tails_discarded);
+    }
     Ok(r)
 }
 
@@ -396,6 +432,7 @@ mod tests {
             data_disks: 4,
             policy: LayoutPolicy::Proximal,
             members: Vec::new(),
+            torn_metadata: false,
         }
     }
 
@@ -415,6 +452,34 @@ mod tests {
             );
             assert!(r.power_cuts > 0 && r.bit_flips > 0, "{r:?}");
             assert!(r.reads_right > 0 && r.final_reads_right > 0, "{r:?}");
+        }
+    }
+
+    /// Power cuts that tear the flash metadata record they land on: every torn
+    /// record is found by its checksum and cut off, and no read is wrong.
+    #[test]
+    fn torn_metadata_records_are_discarded_and_no_read_is_wrong() {
+        let disk = preset("wd-re3").expect("preset");
+        let flash = flash_preset("x25m-g2").expect("flash");
+        for seed in [3, 4] {
+            let mut c = config(seed, 0.0);
+            c.crash = 0.05;
+            c.ops = 1500;
+            c.torn_metadata = true;
+            let r = run_dle_torture(&disk, &flash, &c, &mut |_| {}).expect("run");
+            assert_eq!(r.wrong_bytes, 0, "seed {seed}: {r:?}");
+            let torn = r.metadata_records_torn.expect("torn count");
+            assert!(
+                torn >= 5,
+                "seed {seed}: {torn} torn of {} cuts",
+                r.power_cuts
+            );
+            assert_eq!(r.metadata_tails_discarded, Some(torn), "{r:?}");
+            // Power cuts alone leave nothing unprovable.
+            assert_eq!(r.reads_refused + r.final_reads_refused, 0, "{r:?}");
+            c.torn_metadata = false;
+            let plain = run_dle_torture(&disk, &flash, &c, &mut |_| {}).expect("run");
+            assert_eq!(plain.metadata_records_torn, None);
         }
     }
 }

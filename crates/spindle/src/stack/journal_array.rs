@@ -117,6 +117,7 @@ impl ArrayMedia {
             Shape::Raid4 {
                 data_disks,
                 stripe_unit_blocks,
+                ..
             } => {
                 let mut a = stack
                     .healing_raid4(*data_disks, *stripe_unit_blocks)
