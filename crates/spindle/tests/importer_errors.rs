@@ -67,6 +67,25 @@ fn unmodelled_seek_type_is_refused() {
 }
 
 #[test]
+fn a_seek_type_beside_a_seek_curve_must_be_extracted() {
+    // DiskSim would load the curve and still time seeks by `constant` (synthclosed
+    // 87.82 → 54.76 ms): refused rather than silently timed by the curve.
+    let p = variant(
+        "seekcurve",
+        "cheetah9LP.model",
+        "Seek type = extracted,",
+        "Seek type = constant,",
+    );
+    let e = error_of(&p);
+    assert!(
+        e.contains("cheetah9LP.model:")
+            && e.contains("Seek type = extracted")
+            && e.contains("constant"),
+        "{e}"
+    );
+}
+
+#[test]
 fn bad_seek_curve_line_names_the_seek_file() {
     let p = variant("seekline", "cheetah9LP.seek", "2,\t1.00300", "2,\tfast");
     let e = error_of(&p);

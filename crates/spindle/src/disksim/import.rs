@@ -42,17 +42,19 @@
 //!   `Allow almost read hits`, `Read-ahead over requested`, `Minimum seek delay`,
 //!   `Set watermark by reqsize`); DiskSim's figures do not move either.
 //!
+//! Refused because DiskSim's result moves with them and spindle does not model them: a
+//! bus `type` of 2 (interleaved) that disks hang on (synthopen 10.94 → 13.14 ms in
+//! DiskSim), any `Arbitration time` on a `disksim_simpledisk` bus (13.57 → 17.28 ms),
+//! `Seek type` other than `extracted` beside a `Full seek curve` (DiskSim then uses
+//! that type's seek function: synthclosed 87.82 → 54.76 ms with `constant`).
+//!
 //! Not yet honoured (DiskSim's result moves, spindle's does not; to be modelled or
-//! refused): a bus `type` of 2 (interleaved) on a bus of one disk (synthopen 10.94 →
-//! 13.14 ms in DiskSim), any `Arbitration time` on a `disksim_simpledisk` bus
-//! (13.57 → 17.28 ms), `Seek type` other than `extracted` beside a `Full seek curve`
-//! (DiskSim then uses that type's seek function: synthclosed 87.82 → 54.76 ms with
-//! `constant`), `Never disconnect = 1` on a shared bus (synthopen 10.94 → 10.62 ms),
-//! the read direction of `disksim_simpledisk` requests (read share 0.66 → 0.99:
-//! 13.57 → 13.99 ms), and, by under 0.5 %, `Read disconnect afterread`/`afterwrite`,
-//! `Write disconnect overhead`, `Write miss over. after write`, `Hold bus entire read
-//! xfer = 0`, `Immediate buffer write = 1` and the controller queue's `Sequential
-//! stream scheme` in `synthcachedev`.
+//! refused): `Never disconnect = 1` on a shared bus (synthopen 10.94 → 10.62 ms), the
+//! read direction of `disksim_simpledisk` requests (read share 0.66 → 0.99: 13.57 →
+//! 13.99 ms), and, by under 0.5 %, `Read disconnect afterread`/`afterwrite`, `Write
+//! disconnect overhead`, `Write miss over. after write`, `Hold bus entire read xfer =
+//! 0`, `Immediate buffer write = 1` and the controller queue's `Sequential stream
+//! scheme` in `synthcachedev`.
 
 use super::param::{parse_file, Block, Loc, ParamError, ParamFile, Topology, Value};
 use crate::disk::geometry::{GeometrySpec, Sparing, TrackOrder, ZoneSpec};
@@ -923,11 +925,16 @@ fn import_mechanics(model: &P, reader: FileReader) -> Result<Mechanics, ImportEr
         .unwrap_or_else(|| "extracted".into());
     let curve_file = m.string_opt("Full seek curve")?;
     let seek = if let Some(f) = curve_file {
-        // DiskSim: a seek-curve file forces the extracted table, whatever the type says.
-        if seek_type == "hpl" || seek_type == "hplplus10" {
+        // DiskSim loads the curve but keeps the seek function the named type chose
+        // (dm_mech_g1_param.c): only `extracted` uses the curve's table.
+        if seek_type != "extracted" {
             return at(
                 m.loc("Full seek curve"),
-                format!("`Full seek curve` cannot be combined with seek type {seek_type}"),
+                format!(
+                    "`Full seek curve` needs `Seek type = extracted`, found `{seek_type}` \
+                     (DiskSim would load the curve and still time seeks by `{seek_type}`, \
+                     which spindle does not model)"
+                ),
             );
         }
         let base = m

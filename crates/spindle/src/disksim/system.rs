@@ -13,7 +13,8 @@
 //! priority scheme 1 serves time-critical and time-limited requests first by their
 //! own policy; timeout scheme 1 becomes an aging bound (see `driver_queue`).
 //! Pass-through controllers (type 1) only. An exclusive bus (type 1) that several
-//! disks hang on is shared as DiskSim's disks use it ([`crate::disk::bus`]); the
+//! disks hang on is shared as DiskSim's disks use it ([`crate::disk::bus`]); an
+//! interleaved one (type 2) is modelled only between driver and controllers; the
 //! disks' buffers follow DiskSim's segment use (no dedicated write segment, a write
 //! never takes the segment being read ahead into). `disksim_simpledisk` devices run
 //! as [`super::simpledisk`]. An intelligent controller (type 3) with a
@@ -68,7 +69,8 @@ pub struct System {
     pub arrays: Vec<ArrayOrg>,
     /// Exclusive buses (`disksim_bus` type 1) that several disks hang on: their disks
     /// wait for one another's use of the bus ([`crate::disk::bus`]). A bus with one
-    /// disk, or an interleaved one (type 2), never makes a disk wait in DiskSim.
+    /// disk never makes a disk wait; an interleaved bus (type 2) that disks hang on is
+    /// refused (DiskSim hands it over differently).
     pub buses: Vec<BusOrg>,
     /// `disksim_simpledisk` devices (when the topology has them, in place of
     /// `disks`), numbered after the disks.
@@ -389,6 +391,13 @@ fn simple_disks(file: &ParamFile) -> Result<Vec<SimpleDiskSpec>, ImportError> {
             if r != w || !(0.0..=crate::disk::params::MAX_TIME_MS).contains(&r) {
                 return at(&bb.loc, format!("bus `{}`: a simple disk's bus needs equal read and write block times within 0..={} ms, got {r} and {w}", bus.unwrap_or("?"), crate::disk::params::MAX_TIME_MS));
             }
+            // An arbitration time delays every grant in DiskSim (synthsimpledisk: 13.57
+            // → 17.28 ms at 1 ms); the simple disk's bus is only its block time here.
+            if let Some(p) = bb.get("Arbitration time") {
+                if !matches!(p.value, Value::Float(0.0) | Value::Int(0)) {
+                    return at(&p.loc, format!("bus `{}`: an `Arbitration time` other than 0 on a simple disk's bus is not modelled", bus.unwrap_or("?")));
+                }
+            }
             bus_ms = r;
         }
         out.push(read_simpledisk(b, file, &t.name, bus_ms)?);
@@ -421,9 +430,14 @@ fn shared_buses(file: &ParamFile, disks: &[ImportedDisk]) -> Result<Vec<BusOrg>,
             // A bus of one disk is its own: nothing to share, but an arbitration time
             // would still delay each grant in DiskSim, and spindle models buses only
             // where disks share them.
-            let exclusive = !matches!(block.get("type").map(|p| &p.value), Some(Value::Int(2)));
+            // An interleaved bus (type 2) changes how DiskSim hands the bus between
+            // controller and disk even with one disk on it (synthopen: 10.94 → 13.14
+            // ms); spindle does not model that hand-over.
+            if let Some(p) = block.get("type").filter(|p| p.value != Value::Int(1)) {
+                return at(&p.loc, format!("disksim_bus `{bus}`: on a bus with one disk only `type = 1` (exclusive) is modelled, got {:?} (DiskSim's interleaved bus changes the controller's and disk's hand-over, which spindle does not model)", p.value));
+            }
             if let Some(p) = block.get("Arbitration time") {
-                if exclusive && !matches!(p.value, Value::Float(0.0) | Value::Int(0)) {
+                if !matches!(p.value, Value::Float(0.0) | Value::Int(0)) {
                     return at(&p.loc, format!("disksim_bus `{bus}`: an `Arbitration time` other than 0 on a bus with one disk is not modelled"));
                 }
             }
@@ -450,7 +464,10 @@ fn shared_buses(file: &ParamFile, disks: &[ImportedDisk]) -> Result<Vec<BusOrg>,
             return at(loc, format!("disksim_bus `{bus}`: `Arbitration type` must be 1 (slot priority) or 2 (FIFO), got {arb}"));
         }
         if ty == 2 {
-            continue;
+            // DiskSim's interleaved bus hands the bus between controller and disk
+            // differently (synthopen with its disks' bus interleaved: 10.94 → 13.14 ms).
+            let loc = block.get("type").map_or(&block.loc, |p| &p.loc);
+            return at(loc, format!("disksim_bus `{bus}`: an interleaved bus (type 2) that disks hang on is not modelled (only between driver and controllers); use type 1"));
         }
         let arbitration_ms = match block.get("Arbitration time").map(|p| (&p.value, &p.loc)) {
             None => 0.0,
@@ -2195,8 +2212,12 @@ mod tests {
         companions(&tmp, "hp_c3323a");
         let closed = std::fs::read_to_string(dir.join("synthclosed.parv")).unwrap();
         let simple = std::fs::read_to_string(dir.join("synthsimpledisk.parv")).unwrap();
+        let open = std::fs::read_to_string(dir.join("synthopen.parv")).unwrap();
+        for stem in ["atlas10k", "ibm18es", "cheetah9LP"] {
+            companions(&tmp, stem);
+        }
         let bus1 = "Arbitration time = 0.0,\nRead block transfer time = 0.0512";
-        let cases: [(&str, &str, &str, &str); 6] = [
+        let cases: [(&str, &str, &str, &str); 8] = [
             (
                 &closed,
                 "disksim_global Global {",
@@ -2227,6 +2248,18 @@ mod tests {
                 "Never disconnect =  0",
                 "Never disconnect =  1",
                 "Never disconnect",
+            ),
+            (
+                &simple,
+                "disksim_bus BUS1 {\ntype = 1,\nArbitration type = 1,\nArbitration time = 0.0,",
+                "disksim_bus BUS1 {\ntype = 1,\nArbitration type = 1,\nArbitration time = 1.0,",
+                "simple disk's bus",
+            ),
+            (
+                &open,
+                "disksim_bus BUS1 {\ntype = 1,",
+                "disksim_bus BUS1 {\ntype = 2,",
+                "interleaved bus (type 2)",
             ),
         ];
         let edits: Vec<(&str, &str, &str)> = cases.iter().map(|c| (c.0, c.1, c.2)).collect();
@@ -2298,7 +2331,9 @@ mod tests {
         ] {
             let tmp = std::env::temp_dir().join(format!("spindle-val-{}-{}", std::process::id(), key.len()));
             std::fs::create_dir_all(&tmp).unwrap();
-            companions(&tmp, "cheetah9LP");
+            for stem in ["atlas10k", "ibm18es", "cheetah9LP"] {
+            companions(&tmp, stem);
+        }
             assert!(base.contains(from), "{from}");
             std::fs::write(tmp.join("c.parv"), base.replacen(from, to, 1)).unwrap();
             let e = refuse_around_a_validated_disk(&tmp.join("c.parv"))
