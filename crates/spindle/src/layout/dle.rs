@@ -46,8 +46,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
-/// No volume block (a hole in a sparse extent).
-pub const NONE: u32 = u32::MAX;
+pub use super::metalog::NONE;
 
 /// How writes are placed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]

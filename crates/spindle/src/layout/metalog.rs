@@ -21,12 +21,14 @@
 //! further back (bit rot on flash) would also stop replay there and lose acknowledged
 //! changes after it, which a second copy of the log would be needed to survive.
 
-use super::dle::NONE;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde::Serialize;
 use std::collections::BTreeMap;
 use xxhash_rust::xxh3::xxh3_64;
+
+/// No volume block (a hole in a sparse extent).
+pub const NONE: u32 = u32::MAX;
 
 /// Marks the start of a record ("SPML").
 const MAGIC: u32 = 0x4C4D_5053;
