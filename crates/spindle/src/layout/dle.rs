@@ -35,7 +35,7 @@
 //! (`set_layout_only`): every allocation decision as usual, no flash or disk I/O.
 
 use super::freespace::FreeSpace;
-pub use super::metalog::{Durable, MetaLogStats, StageRecord, Tear};
+pub use super::metalog::{Durable, MetaLogStats, StageRecord, Tear, NONE};
 use super::metalog::{MetaLog, MetaOp};
 use crate::array::{ArrayError, BatchReport, Raid4};
 use crate::flash::{FlashDevice, FlashOp, FlashParams};
@@ -45,8 +45,6 @@ use rand_chacha::ChaCha8Rng;
 use rustc_hash::{FxHashMap, FxHashSet};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
-
-pub use super::metalog::NONE;
 
 /// How writes are placed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
