@@ -754,8 +754,7 @@ pub fn bench_content_cache(cfg: &BenchConfig) -> Result<ContentCacheBench, Strin
     const OPS: usize = 1 << 20;
     let mut rng = ChaCha8Rng::seed_from_u64(cfg.seed);
     let digests: Vec<Digest> = (0..150_000u32).map(|i| md5(&i.to_le_bytes())).collect();
-    // (page, content, write)
-    let stream: Vec<(u64, Digest, bool)> = (0..OPS)
+    let stream: Vec<CacheRequest> = (0..OPS)
         .map(|_| {
             let page = if rng.gen_bool(0.5) {
                 rng.gen_range(0..20_000)
@@ -767,15 +766,11 @@ pub fn bench_content_cache(cfg: &BenchConfig) -> Result<ContentCacheBench, Strin
             } else {
                 rng.gen_range(0..150_000)
             };
-            (page, digests[c], rng.gen_bool(0.25))
-        })
-        .collect();
-    let stream: Vec<CacheRequest> = stream
-        .into_iter()
-        .map(|(page, content, write)| CacheRequest {
-            page,
-            content,
-            write,
+            CacheRequest {
+                page,
+                content: digests[c],
+                write: rng.gen_bool(0.25),
+            }
         })
         .collect();
     let new_cache = |buckets_log2| -> Result<ContentCache<()>, String> {

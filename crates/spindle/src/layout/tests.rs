@@ -79,6 +79,24 @@ fn workload(seed: u64, ops: usize) -> Vec<Op> {
 type Model = BTreeMap<(u32, u64), Block>;
 
 /// Applies one op to the engine; on success also to the model.
+/// The three layout policies.
+const POLICIES: [LayoutPolicy; 3] = [
+    LayoutPolicy::Proximal,
+    LayoutPolicy::UpdateInPlace,
+    LayoutPolicy::WriteAnywhere,
+];
+
+/// A small engine of `policy` after `ops` operations of workload `seed`, and the plain
+/// volume's model of what it holds.
+fn after_workload(policy: LayoutPolicy, seed: u64, ops: usize) -> (Dle, Model) {
+    let mut d = small_dle(policy);
+    let mut model = Model::new();
+    for (v, op) in workload(seed, ops).iter().enumerate() {
+        apply(&mut d, &mut model, op, v as u64).expect("op");
+    }
+    (d, model)
+}
+
 fn apply(d: &mut Dle, model: &mut Model, op: &Op, version: u64) -> Result<(), DleError> {
     match *op {
         Op::Write { e, o, n } => {
@@ -121,16 +139,8 @@ fn assert_matches(d: &mut Dle, model: &Model) {
 
 #[test]
 fn every_policy_behaves_like_a_plain_volume() {
-    for policy in [
-        LayoutPolicy::Proximal,
-        LayoutPolicy::UpdateInPlace,
-        LayoutPolicy::WriteAnywhere,
-    ] {
-        let mut d = small_dle(policy);
-        let mut model = Model::new();
-        for (v, op) in workload(7, 300).iter().enumerate() {
-            apply(&mut d, &mut model, op, v as u64).expect("op");
-        }
+    for policy in POLICIES {
+        let (mut d, model) = after_workload(policy, 7, 300);
         assert_matches(&mut d, &model);
         d.destage().expect("destage");
         assert_matches(&mut d, &model);
@@ -504,16 +514,8 @@ fn power_cuts_that_tear_a_metadata_record_lose_nothing_acknowledged() {
 /// and staged writes) gives exactly the state the engine wrote, for every policy.
 #[test]
 fn replay_of_the_metadata_log_gives_the_state_the_engine_wrote() {
-    for policy in [
-        LayoutPolicy::Proximal,
-        LayoutPolicy::UpdateInPlace,
-        LayoutPolicy::WriteAnywhere,
-    ] {
-        let mut d = small_dle(policy);
-        let mut model = Model::new();
-        for (v, op) in workload(5, 200).iter().enumerate() {
-            apply(&mut d, &mut model, op, v as u64).expect("op");
-        }
+    for policy in POLICIES {
+        let (mut d, model) = after_workload(policy, 5, 200);
         let image = d.durable_image().clone();
         assert!(!image.maps.is_empty());
         d.crash_after_writes(0);
