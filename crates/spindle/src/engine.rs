@@ -16,8 +16,8 @@ use crate::disk::hdd::{Breakdown, Request};
 use crate::in_flight::InFlightTable;
 pub use crate::node::Units;
 use crate::node::{Device, Done};
+use crate::record::IoRecord;
 use crate::time::SimTime;
-use crate::trace::IoRecord;
 use rustc_hash::{FxHashMap, FxHashSet};
 use serde::Serialize;
 use std::cmp::Reverse;
@@ -182,24 +182,6 @@ pub trait ClosedSource {
     }
     /// The time asked for by [`ClosedSource::take_tick`] has come.
     fn tick(&mut self, _now: SimTime) {}
-}
-
-impl ClosedSource for crate::workload::ClosedLoop {
-    fn start(&mut self) -> Vec<(u32, IoRecord)> {
-        crate::workload::ClosedLoop::start(self)
-    }
-    fn on_complete(&mut self, process: u32, now: SimTime) -> Option<IoRecord> {
-        crate::workload::ClosedLoop::on_complete(self, process, now)
-    }
-}
-
-impl ClosedSource for crate::workload::WindowedReplay {
-    fn start(&mut self) -> Vec<(u32, IoRecord)> {
-        crate::workload::WindowedReplay::start(self)
-    }
-    fn on_complete(&mut self, process: u32, now: SimTime) -> Option<IoRecord> {
-        crate::workload::WindowedReplay::on_complete(self, process, now)
-    }
 }
 
 /// Where requests come from.

@@ -21,6 +21,7 @@ pub mod mimic;
 pub mod node;
 pub mod offload;
 pub mod prefetch;
+pub mod record;
 pub mod report;
 pub mod runner;
 pub mod sched;

@@ -10,8 +10,8 @@
 
 use crate::engine::{self, ClosedSource, RunOptions, Source};
 use crate::node::{Device, Units};
+use crate::record::IoRecord;
 use crate::time::SimTime;
-use crate::trace::IoRecord;
 use rand::{Rng, SeedableRng};
 use std::fmt::Write as _;
 

@@ -7,8 +7,8 @@
 use serde::Serialize;
 
 use super::catalog::{catalog, Document};
+use super::Check;
 use super::ExperimentOutput;
-use crate::experiments::Check;
 
 /// Catalog ids that cannot be reproduced from the sources, and why (a reader's
 /// sentence). An id here that gains a check is counted by its checks instead.

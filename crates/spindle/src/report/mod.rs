@@ -5,6 +5,7 @@
 //! files (no timestamps, no hash-map iteration).
 
 pub mod catalog;
+mod check;
 pub mod coverage;
 mod format;
 mod html;
@@ -18,7 +19,7 @@ use std::path::Path;
 
 use serde::Serialize;
 
-pub use crate::experiments::{Check, CheckKind};
+pub use check::{Check, CheckKind};
 pub use coverage::{Coverage, Status};
 pub use summary::{
     highlights_markdown, replace_highlights_block, replace_readme_block, summary_markdown,

@@ -47,27 +47,8 @@ pub use stream::{
     trace_extent, DeviceExtent, SortedWithin, TraceExtent, TraceStream,
 };
 
-use crate::time::SimTime;
-use serde::Serialize;
+pub use crate::record::IoRecord;
 use std::path::Path;
-
-/// One traced request, as the host issued it.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct IoRecord {
-    /// Issue time, from the start of the trace.
-    pub arrival: SimTime,
-    /// Device (disk) number in the trace.
-    pub device: u32,
-    /// First 512-byte sector.
-    pub lbn: u64,
-    /// Size in 512-byte sectors (at least 1).
-    pub blocks: u32,
-    pub write: bool,
-    /// Content hashes (MD5) where the format has them; empty otherwise. FIU traces give
-    /// one digest per record, covering the record's blocks (4 KiB in web-vm and mail).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub content: Vec<[u8; 16]>,
-}
 
 /// The trace formats spindle reads. `FromStr`/`Display` use the names in [`Format::name`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

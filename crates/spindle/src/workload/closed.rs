@@ -119,3 +119,13 @@ impl ClosedLoop {
         }
     }
 }
+
+/// The engine drives it as any closed-loop source.
+impl crate::engine::ClosedSource for ClosedLoop {
+    fn start(&mut self) -> Vec<(u32, IoRecord)> {
+        ClosedLoop::start(self)
+    }
+    fn on_complete(&mut self, process: u32, now: SimTime) -> Option<IoRecord> {
+        ClosedLoop::on_complete(self, process, now)
+    }
+}

@@ -66,3 +66,13 @@ impl WindowedReplay {
         r
     }
 }
+
+/// The engine drives it as any closed-loop source.
+impl crate::engine::ClosedSource for WindowedReplay {
+    fn start(&mut self) -> Vec<(u32, IoRecord)> {
+        WindowedReplay::start(self)
+    }
+    fn on_complete(&mut self, process: u32, now: SimTime) -> Option<IoRecord> {
+        WindowedReplay::on_complete(self, process, now)
+    }
+}
