@@ -12,7 +12,7 @@ use super::params::{
     AfterPrev, Cache, Controller, DiskParams, Firmware, FirmwarePolicy, Mechanics, ReadAhead,
 };
 use super::seek::SeekCurve;
-use crate::disksim::import::{import_parv_text, ImportError};
+use crate::disksim::import::{import_first_disk, import_parv_text, ImportError};
 use std::collections::HashMap;
 use std::path::Path;
 use std::sync::{Mutex, OnceLock};
@@ -262,6 +262,19 @@ static BUILT: OnceLock<Mutex<HashMap<String, DiskParams>>> = OnceLock::new();
 
 /// Names [`BUILT`] keeps at most (altered presets make any number of names).
 const MAX_BUILT: usize = 1024;
+
+/// A preset name, a DiskSim parameter file, or a spindle drive file (`.toml`).
+pub fn load_disk(spec: &str) -> Result<DiskParams, String> {
+    let path = Path::new(spec);
+    if spec.ends_with(".toml") {
+        // A spindle drive file, e.g. one `spindle calibrate` wrote.
+        DiskParams::read_drive_file(path)
+    } else if spec.ends_with(".parv") || path.exists() {
+        import_first_disk(path).map_err(|e| format!("cannot import {spec}: {e}"))
+    } else {
+        preset(spec)
+    }
+}
 
 /// A preset by name.
 pub fn preset(name: &str) -> Result<DiskParams, String> {

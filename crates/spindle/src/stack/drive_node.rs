@@ -3,12 +3,9 @@
 
 use crate::disk::drive::Drive;
 use crate::disk::hdd::{Hdd, Request};
-use crate::disk::params::DiskParams;
-use crate::disk::presets::preset;
-use crate::disksim::import::import_first_disk;
+pub use crate::disk::presets::load_disk;
 use crate::node::{tree_line, Device, Done, NodeReport};
 use crate::time::SimTime;
-use std::path::Path;
 
 pub struct DriveNode {
     drive: Drive,
@@ -134,18 +131,5 @@ impl Device for DriveNode {
             extra,
             is_drive: true,
         });
-    }
-}
-
-/// A preset name, a DiskSim parameter file, or a spindle drive file (`.toml`).
-pub fn load_disk(spec: &str) -> Result<DiskParams, String> {
-    let path = Path::new(spec);
-    if spec.ends_with(".toml") {
-        // A spindle drive file, e.g. one `spindle calibrate` wrote.
-        DiskParams::read_drive_file(path)
-    } else if spec.ends_with(".parv") || path.exists() {
-        import_first_disk(path).map_err(|e| format!("cannot import {spec}: {e}"))
-    } else {
-        preset(spec)
     }
 }
