@@ -1484,6 +1484,11 @@ impl Hdd {
                     }
                     let mut t = done;
                     let mut next = self.segs[seg].end;
+                    let ctrl = &self.params.ctrl;
+                    let hold = ctrl.hold_bus_read || ctrl.never_disconnect;
+                    // Without holding the bus: each stretch of blocks the stream
+                    // delivers (when, first block, count), timed below.
+                    let mut stretches: Vec<(SimTime, u64, u64)> = Vec::new();
                     while next < end {
                         // Advance the stream block by block until it has our data.
                         let before = next;
@@ -1493,10 +1498,30 @@ impl Hdd {
                                 self.advance_prefetch(a);
                                 let after = self.segs[seg].end.max(before + 1);
                                 let k = after.min(end) - before;
-                                t = t.max(a) + k * bus;
+                                if hold {
+                                    t = t.max(a) + k * bus;
+                                } else {
+                                    stretches.push((a, before, k));
+                                }
                                 next = after;
                             }
                             None => break,
+                        }
+                    }
+                    if !hold {
+                        // The buffer ran dry: disconnect (with its overhead), reconnect
+                        // once `w` more blocks wait (as a read miss does).
+                        let w = self.watermark(self.params.cache.high_water, n);
+                        let disconnect = self.tm.ovh.read_disconnect[prev_w as usize];
+                        let ready = |b: u64, or: SimTime| {
+                            stretches.iter().find(|s| b < s.1 + s.2).map_or(or, |s| s.0)
+                        };
+                        for &(a, before, k) in &stretches {
+                            if a > t {
+                                let last = (before + w - 1).min(end - 1);
+                                t = ready(last, a).max(t + disconnect) + reselect + prep;
+                            }
+                            t = t.max(a) + k * bus;
                         }
                     }
                     wait_media =
@@ -1857,7 +1882,13 @@ impl Hdd {
             // Waited on the disconnect path for the write-back to finish (a drive that
             // never disconnects takes the data into its buffer at once). A write-back
             // drive's disconnect takes `Write disconnect overhead` after the command.
-            let disconnected = arrival + ovh + if write_back { self.tm.ovh.write_disconnect } else { 0 };
+            let disconnected = arrival
+                + ovh
+                + if write_back {
+                    self.tm.ovh.write_disconnect
+                } else {
+                    0
+                };
             bus_start = bus_start.max(stop.max(disconnected) + reselect + prep);
         }
         self.ready.clear();

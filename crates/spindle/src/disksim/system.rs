@@ -2344,7 +2344,7 @@ mod tests {
                 edit.map_or("base", |e| e.1).replace([' ', '.', '='], "_")
             ));
             std::fs::create_dir_all(&tmp).unwrap();
-            for s in ["atlas10k", "ibm18es", "cheetah9LP"] {
+            for s in ["atlas10k", "ibm18es", "cheetah9LP", "hp_c3323a"] {
                 companions(&tmp, s);
             }
             std::fs::copy(dir.join(format!("{config}.parv")), tmp.join("c.parv")).unwrap();
@@ -2384,6 +2384,21 @@ mod tests {
             )),
         );
         assert!(rdisc > atlas && rdisc < atlas * 1.002, "{atlas} -> {rdisc}");
+        // Not holding the bus through a read: a partial hit riding the read-ahead
+        // disconnects when the buffer runs dry (DiskSim: 35.615 -> 35.648 ms).
+        let raid5 = mean("hp_c3323a", "synthraid5", None);
+        let let_go = mean(
+            "hp_c3323a",
+            "synthraid5",
+            Some((
+                "Hold bus entire read xfer = 1",
+                "Hold bus entire read xfer = 0",
+            )),
+        );
+        assert!(
+            let_go > raid5 && let_go < raid5 * 1.005,
+            "{raid5} -> {let_go}"
+        );
     }
 
     /// `spindle validate` replays the disk alone: a validation file whose driver,
