@@ -218,6 +218,8 @@ struct Overheads {
     read_miss: [u64; 2],
     /// `read_miss + read_disconnect`, summed in ms before rounding as before.
     read_miss_disconnect: [u64; 2],
+    /// `Read disconnect afterread/afterwrite` alone: a disconnect in mid-transfer.
+    read_disconnect: [u64; 2],
     write_hit: [u64; 2],
     write_miss: [u64; 2],
     data_prep: u64,
@@ -236,6 +238,7 @@ impl Overheads {
             read_hit: pair(&|w| c.read_hit.get(w)),
             read_miss: pair(&|w| c.read_miss.get(w)),
             read_miss_disconnect: pair(&|w| c.read_miss.get(w) + c.read_disconnect.get(w)),
+            read_disconnect: pair(&|w| c.read_disconnect.get(w)),
             write_hit: pair(&|w| c.write_hit.get(w)),
             write_miss: pair(&|w| c.write_miss.get(w)),
             data_prep: ms_to_ns(c.data_prep_ms),
@@ -1462,8 +1465,9 @@ impl Hdd {
                 // rides the ongoing read-ahead).
                 self.touch(seg);
                 let mut start_xfer = (arrival + hit_ovh + prep).max(t0);
-                if let Some(f) = flush_until {
-                    // The mechanism is busy writing back: wait on the disconnect path.
+                if let Some(f) = flush_until.filter(|_| !self.params.ctrl.never_disconnect) {
+                    // The mechanism is busy writing back: wait on the disconnect path (a
+                    // drive that never disconnects sends the buffered data at once).
                     start_xfer = start_xfer.max(f + reselect + prep);
                 }
                 let mut done = start_xfer;
@@ -1480,6 +1484,11 @@ impl Hdd {
                     }
                     let mut t = done;
                     let mut next = self.segs[seg].end;
+                    let ctrl = &self.params.ctrl;
+                    let hold = ctrl.hold_bus_read || ctrl.never_disconnect;
+                    // Without holding the bus: each stretch of blocks the stream
+                    // delivers (when, first block, count), timed below.
+                    let mut stretches: Vec<(SimTime, u64, u64)> = Vec::new();
                     while next < end {
                         // Advance the stream block by block until it has our data.
                         let before = next;
@@ -1489,10 +1498,30 @@ impl Hdd {
                                 self.advance_prefetch(a);
                                 let after = self.segs[seg].end.max(before + 1);
                                 let k = after.min(end) - before;
-                                t = t.max(a) + k * bus;
+                                if hold {
+                                    t = t.max(a) + k * bus;
+                                } else {
+                                    stretches.push((a, before, k));
+                                }
                                 next = after;
                             }
                             None => break,
+                        }
+                    }
+                    if !hold {
+                        // The buffer ran dry: disconnect (with its overhead), reconnect
+                        // once `w` more blocks wait (as a read miss does).
+                        let w = self.watermark(self.params.cache.high_water, n);
+                        let disconnect = self.tm.ovh.read_disconnect[prev_w as usize];
+                        let ready = |b: u64, or: SimTime| {
+                            stretches.iter().find(|s| b < s.1 + s.2).map_or(or, |s| s.0)
+                        };
+                        for &(a, before, k) in &stretches {
+                            if a > t {
+                                let last = (before + w - 1).min(end - 1);
+                                t = ready(last, a).max(t + disconnect) + reselect + prep;
+                            }
+                            t = t.max(a) + k * bus;
                         }
                     }
                     wait_media =
@@ -1602,6 +1631,7 @@ impl Hdd {
             }
         };
         let disconnect_at = arrival + self.tm.ovh.read_miss_disconnect[prev_w as usize];
+        let read_disconnect = self.tm.ovh.read_disconnect[prev_w as usize];
         let mut reconnect_at = None;
         let mut f = if ctrl.never_disconnect {
             (arrival + self.tm.ovh.read_miss[prev_w as usize] + prep).max(t0)
@@ -1616,9 +1646,10 @@ impl Hdd {
         while i < n {
             let a = avail_at(i, &self.avail);
             if a > f && !hold {
-                // Buffer ran dry: disconnect, reconnect after the next `w` blocks.
+                // Buffer ran dry: disconnect (which takes its overhead), reconnect after
+                // the next `w` blocks.
                 let k = (i + w - 1).min(n - 1);
-                f = avail_at(k, &self.avail) + reselect + prep;
+                f = avail_at(k, &self.avail).max(f + read_disconnect) + reselect + prep;
             }
             f = f.max(a) + bus;
             i += 1;
@@ -1847,9 +1878,18 @@ impl Hdd {
                 + reselect
                 + prep;
         }
-        if was_flush && stop > t0 {
-            // Waited on the disconnect path for the write-back to finish.
-            bus_start = bus_start.max(stop + reselect + prep);
+        if was_flush && stop > t0 && !never_disconnect {
+            // Waited on the disconnect path for the write-back to finish (a drive that
+            // never disconnects takes the data into its buffer at once). A write-back
+            // drive's disconnect takes `Write disconnect overhead` after the command.
+            let disconnected = arrival
+                + ovh
+                + if write_back {
+                    self.tm.ovh.write_disconnect
+                } else {
+                    0
+                };
+            bus_start = bus_start.max(stop.max(disconnected) + reselect + prep);
         }
         self.ready.clear();
         self.ready.extend((1..=n).map(|i| bus_start + i * bus));
