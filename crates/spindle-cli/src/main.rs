@@ -461,15 +461,20 @@ struct TortureCmd {
     /// raid1/mirror, of drives)
     #[arg(long)]
     stack: Option<std::path::PathBuf>,
-    /// Without --stack: raid4, raid5 (left-asymmetric rotating parity), mirror,
+    /// Without --stack: raid4, raid5 (rotating parity, see --parity-layout), mirror,
     /// journal (the data journal on one drive: power cuts only) or dle (the data
     /// layout engine over a RAID-4 with flash), see below
     #[arg(long, default_value = "raid4")]
     array: String,
-    /// With --array journal: the byte-exact array under the journal, raid4 or mirror
-    /// (of --members drives; default: the journal on one drive)
+    /// With --array journal: the byte-exact array under the journal, raid4, raid5 or
+    /// mirror (of --members drives; default: the journal on one drive)
     #[arg(long)]
     below: Option<String>,
+    /// A RAID-5's parity layout (--array raid5, --below raid5): left-symmetric (data
+    /// starts after the parity and wraps, Linux md's) or left-asymmetric (data in
+    /// member order around it, the thesis's Figure 6.1) [default: left-symmetric]
+    #[arg(long)]
+    parity_layout: Option<String>,
     /// Without --stack: members (a raid4's include its parity drive)
     #[arg(long, default_value_t = 5)]
     members: usize,
@@ -1151,6 +1156,7 @@ fn run(cli: Cli) -> anyhow::Result<String> {
                 stack: t.stack,
                 array: t.array,
                 below: t.below,
+                parity_layout: t.parity_layout,
                 members: t.members,
                 disk: t.disk,
                 stripe_unit_kib: t.stripe_unit_kib,

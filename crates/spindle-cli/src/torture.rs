@@ -12,6 +12,7 @@ use spindle::array::torture::{
     run_torture, TortureConfig, TortureReport, TortureStack, MAX_TORTURE_OPS, MAX_TORTURE_SPAN,
 };
 use spindle::layout::torture::{run_dle_torture, DleTortureConfig};
+use spindle::stack::array::ParityLayout;
 use spindle::stack::faults::{faults_line, FaultSpec};
 use spindle::stack::journal::{JournalSpec, MAX_LOG_MIB};
 use spindle::stack::journal_torture::{
@@ -73,8 +74,12 @@ pub struct JournalArgs {
 pub struct TortureArgs {
     pub stack: Option<std::path::PathBuf>,
     pub array: String,
-    /// With `--array journal`: the redundant array under it (`raid4` or `mirror`).
+    /// With `--array journal`: the redundant array under it (`raid4`, `raid5` or
+    /// `mirror`).
     pub below: Option<String>,
+    /// A RAID-5's parity layout (`--parity-layout`; default left-symmetric, as the
+    /// stack's).
+    pub parity_layout: Option<String>,
     pub members: usize,
     pub disk: Option<String>,
     pub stripe_unit_kib: u64,
@@ -122,7 +127,7 @@ fn stack_from_file(path: &Path, default: &FaultSpec) -> Result<(FileStack, Strin
     let text = limits::read_text(path, limits::MAX_CONFIG_BYTES)?;
     let parsed: StackFile = toml::from_str(&text).map_err(|e| anyhow!("{file}: {e}"))?;
     let Some(device) = parsed.device else {
-        bail!("{file}: no [device]: torture needs a byte-exact array (kind = \"raid4\", \"raid1\" or \"mirror\"), or a drive under a journal [[layer]]");
+        bail!("{file}: no [device]: torture needs a byte-exact array (kind = \"raid4\", \"raid5\", \"raid1\" or \"mirror\"), or a drive under a journal [[layer]]");
     };
     let layers = parsed.layer.unwrap_or_default();
     let at = |line: Option<usize>| match line {
@@ -181,9 +186,30 @@ fn stack_from_file(path: &Path, default: &FaultSpec) -> Result<(FileStack, Strin
     Ok((FileStack::Array(Box::new(stack)), file))
 }
 
+/// `--parity-layout`, checked (None: not given).
+fn parity_layout(a: &TortureArgs) -> Result<Option<ParityLayout>> {
+    match a.parity_layout.as_deref() {
+        None => Ok(None),
+        Some("left-symmetric") => Ok(Some(ParityLayout::LeftSymmetric)),
+        Some("left-asymmetric") => Ok(Some(ParityLayout::LeftAsymmetric)),
+        Some(other) => {
+            bail!("--parity-layout must be left-symmetric or left-asymmetric, got `{other}`")
+        }
+    }
+}
+
 /// Runs the campaign. Fails with `WrongData` (after the report) if any read returned
 /// wrong bytes.
 pub fn torture(a: &TortureArgs, rates: &Rates) -> Result<String> {
+    parity_layout(a)?;
+    if a.parity_layout.is_some() {
+        let raid5 = a.stack.is_none()
+            && (a.array == "raid5"
+                || (a.array == "journal" && a.below.as_deref() == Some("raid5")));
+        if !raid5 {
+            bail!("--parity-layout places a RAID-5's data around its parity: it goes with --array raid5 or --array journal --below raid5 (a stack file sets parity-layout in its [device])");
+        }
+    }
     if a.below.is_some() && a.array != "journal" {
         bail!("--below puts an array under the journal: it goes with --array journal");
     }
@@ -247,9 +273,13 @@ pub fn torture(a: &TortureArgs, rates: &Rates) -> Result<String> {
                     }
                     let mut s =
                         TortureStack::raid4(disk, a.members - 1, a.stripe_unit_kib / 4, &faults);
-                    if let spindle::array::torture::Shape::Raid4 { rotate, .. } = &mut s.shape {
-                        // RAID-5: the same group with left-asymmetric rotating parity.
-                        *rotate = a.array == "raid5";
+                    if let spindle::array::torture::Shape::Raid4 { rotation, .. } = &mut s.shape {
+                        // RAID-5: the same group with rotating parity.
+                        *rotation = if a.array == "raid5" {
+                            Some(parity_layout(a)?.unwrap_or_default())
+                        } else {
+                            None
+                        };
                     }
                     s
                 }
@@ -469,19 +499,24 @@ fn journal(a: &TortureArgs, rates: &Rates, file: Option<JournalFile>) -> Result<
             disk.faults = None;
             let mut arr = ArraySpec::of(a.members as u32, DeviceSpec::Disk(disk));
             Some(match kind.as_str() {
-                "raid4" => {
+                "raid4" | "raid5" => {
                     if a.members < 2
                         || a.stripe_unit_kib == 0
                         || !a.stripe_unit_kib.is_multiple_of(4)
                     {
                         bail!(
-                            "--below raid4 needs --members of at least 2 (got {}) and a --stripe-unit-kib that is a positive multiple of 4 (got {})",
+                            "--below {kind} needs --members of at least 2 (got {}) and a --stripe-unit-kib that is a positive multiple of 4 (got {})",
                             a.members,
                             a.stripe_unit_kib
                         );
                     }
                     arr.stripe_kib = Some(a.stripe_unit_kib);
-                    DeviceSpec::Raid4(arr)
+                    if kind == "raid5" {
+                        arr.parity_layout = Some(parity_layout(a)?.unwrap_or_default());
+                        DeviceSpec::Raid5(arr)
+                    } else {
+                        DeviceSpec::Raid4(arr)
+                    }
                 }
                 "mirror" => {
                     if a.members < 2 {
@@ -492,7 +527,7 @@ fn journal(a: &TortureArgs, rates: &Rates, file: Option<JournalFile>) -> Result<
                     }
                     DeviceSpec::Mirror(arr)
                 }
-                other => bail!("--below must be raid4 or mirror, got `{other}`"),
+                other => bail!("--below must be raid4, raid5 or mirror, got `{other}`"),
             })
         }
         (None, None) => None,
@@ -501,7 +536,7 @@ fn journal(a: &TortureArgs, rates: &Rates, file: Option<JournalFile>) -> Result<
     let one_drive_fail = |p: f64| -> Result<()> {
         if p != 0.0 {
             bail!(
-                "--fail: the journal on one drive cannot survive a drive failure: one drive holds one copy, with nothing to rebuild from (put it over a redundant array: --below raid4 or --below mirror); on one drive --array journal takes --crash, --lost, --misdirected, --torn and --flips"
+                "--fail: the journal on one drive cannot survive a drive failure: one drive holds one copy, with nothing to rebuild from (put it over a redundant array: --below raid4, raid5 or mirror); on one drive --array journal takes --crash, --lost, --misdirected, --torn and --flips"
             );
         }
         Ok(())
@@ -520,7 +555,7 @@ fn journal(a: &TortureArgs, rates: &Rates, file: Option<JournalFile>) -> Result<
             f.validate("device")
                 .map_err(|e| anyhow!("{file_name}: {e}"))?;
             if f.fail_at_ms.is_some() {
-                bail!("{file_name}: device.faults.fail-at-ms: the journal on one drive cannot survive a drive failure (put a raid4 or mirror under it)");
+                bail!("{file_name}: device.faults.fail-at-ms: the journal on one drive cannot survive a drive failure (put a raid4, raid5 or mirror under it)");
             }
             if f.crash_at_ms.is_some() {
                 bail!("{file_name}: device.faults.crash-at-ms: on one drive the journal's power cuts are drawn with --crash (crash-at-ms is read on array members)");
