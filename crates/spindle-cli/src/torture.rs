@@ -203,15 +203,14 @@ fn parity_layout(a: &TortureArgs) -> Result<Option<ParityLayout>> {
 pub fn torture(a: &TortureArgs, rates: &Rates) -> Result<String> {
     parity_layout(a)?;
     if a.parity_layout.is_some() {
-        let raid5 = a.stack.is_none()
-            && (a.array == "raid5"
-                || (a.array == "journal" && a.below.as_deref() == Some("raid5")));
+        let raid5 =
+            a.stack.is_none() && (a.array == "raid5" || a.below.as_deref() == Some("raid5"));
         if !raid5 {
-            bail!("--parity-layout places a RAID-5's data around its parity: it goes with --array raid5 or --array journal --below raid5 (a stack file sets parity-layout in its [device])");
+            bail!("--parity-layout places a RAID-5's data around its parity: it goes with --array raid5, or --below raid5 under --array journal or dle (a stack file sets parity-layout in its [device])");
         }
     }
-    if a.below.is_some() && a.array != "journal" {
-        bail!("--below puts an array under the journal: it goes with --array journal");
+    if a.below.is_some() && a.array != "journal" && a.array != "dle" {
+        bail!("--below puts an array under the journal or the layout engine: it goes with --array journal or --array dle");
     }
     if a.below.is_some() && a.stack.is_some() {
         bail!("--below and --stack: the stack file's [device] is what lies under its journal [[layer]]");
@@ -334,6 +333,11 @@ fn dle(a: &TortureArgs, rates: &Rates, file: Option<LayoutFile>) -> Result<Strin
         replace_after: a.config.replace_after,
         scrub_every: a.config.scrub_every,
         data_disks: 4,
+        rotation: match a.below.as_deref() {
+            None | Some("raid4") => None,
+            Some("raid5") => Some(parity_layout(a)?.unwrap_or_default()),
+            Some(other) => bail!("--below with --array dle must be raid4 or raid5, got `{other}`"),
+        },
         policy: spindle::layout::LayoutPolicy::Proximal,
         members: Vec::new(),
         torn_metadata: a.torn_metadata,
@@ -359,20 +363,26 @@ fn dle(a: &TortureArgs, rates: &Rates, file: Option<LayoutFile>) -> Result<Strin
             if !layout.sync_writes {
                 bail!("{at}: [layout] sync-writes = false acknowledges destages the drives have only buffered, which a power cut loses; the campaign runs with sync-writes (drop the key)");
             }
-            if !matches!(device, DeviceSpec::Raid4(_)) {
+            if !matches!(device, DeviceSpec::Raid4(_) | DeviceSpec::Raid5(_)) {
                 bail!(
-                    "{file_name}: [layout] runs over a RAID-4 ([device] kind = \"raid4\"), not over a {}",
+                    "{file_name}: [layout] runs over a RAID-4 or RAID-5 ([device] kind = \"raid4\" or \"raid5\"), not over a {}",
                     device.kind()
                 );
             }
             let stack = TortureStack::from_device(&device, &faults)
                 .map_err(|e| anyhow!("{file_name}: {e}"))?;
-            let spindle::array::torture::Shape::Raid4 { data_disks, .. } = stack.shape else {
-                bail!("{file_name}: [layout] runs over a RAID-4");
+            let spindle::array::torture::Shape::Raid4 {
+                data_disks,
+                rotation,
+                ..
+            } = stack.shape
+            else {
+                bail!("{file_name}: [layout] runs over a RAID-4 or RAID-5");
             };
+            c.rotation = rotation;
             if data_disks != layout.data_disks {
                 bail!(
-                    "{at}: [layout] data-disks = {} needs a RAID-4 of {} members, the [device] has {}",
+                    "{at}: [layout] data-disks = {} needs an array of {} members, the [device] has {}",
                     layout.data_disks,
                     layout.data_disks + 1,
                     data_disks + 1

@@ -294,6 +294,10 @@ fn stack_files_with_layers_and_layouts_run_or_are_refused_clearly() {
             "--array raid5",
         ),
         (
+            vec!["torture", "--array", "dle", "--below", "mirror"],
+            "raid4 or raid5",
+        ),
+        (
             vec!["torture", "--array", "raid5", "--parity-layout", "right"],
             "right",
         ),
@@ -395,5 +399,35 @@ fn raid5_runs_from_the_command_line_and_a_stack_file() {
             "{v}"
         );
         assert_eq!(v["wrong_bytes"], 0, "{v}");
+        // The journal and the layout engine over it.
+        for over in ["journal", "dle"] {
+            let mut args = vec![
+                "torture", "--array", over, "--below", "raid5", "--rate", "0.01", "--ops", "600",
+                "--json",
+            ];
+            if let Some(l) = flag {
+                args.extend(["--parity-layout", l]);
+            }
+            let (v, _) = json_run(&args);
+            assert!(
+                v["stack"]
+                    .as_str()
+                    .unwrap()
+                    .contains(&format!("RAID-5 ({name})")),
+                "{over}: {v}"
+            );
+            assert_eq!(v["wrong_bytes"], 0, "{over}: {v}");
+        }
     }
+    let f = temp(
+        "dle-raid5.toml",
+        "[layout]\nkind = \"dle\"\ndata-disks = 4\n[device]\nkind = \"raid5\"\ncount = 5\n[device.member]\nkind = \"disk\"\ndisk = \"wd-re3\"\nfaults = { lost = 0.01, flips = 0.01 }\n",
+    );
+    let v = torture_stack(&f, 600);
+    let stack = v["stack"].as_str().unwrap();
+    assert!(
+        stack.contains("data layout engine over a 4+1 RAID-5 (left-symmetric)"),
+        "{v}"
+    );
+    assert_eq!(v["wrong_bytes"], 0, "{v}");
 }
