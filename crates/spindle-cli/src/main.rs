@@ -412,13 +412,15 @@ enum Command {
             refused (counted), never returned. Drive failure (--fail) is refused: one drive holds\n\
             one copy, with nothing to rebuild from.\n\
             \n\
-            --array journal --below raid4|raid5|mirror puts the journal's bytes on a byte-exact array of\n\
-            --members drives (the journal's timing is the same array's timing model). --fail is\n\
-            then the probability, per journal device write while every member is up, that one\n\
-            member fails; it is rebuilt on a replacement at the first round (200 requests) after\n\
-            --replace-after requests, so power cuts and recoveries also land while it is down.\n\
-            The RAID-4's and RAID-5's members take --lost, --misdirected, --torn and --flips (their checksums and\n\
-            generations catch them; the mirror keeps none, so it takes --fail and --crash only).\n\
+            --array journal --below raid4|raid5|mirror puts the journal's bytes on a byte-exact\n\
+            array of --members drives (the journal's timing is the same array's timing model).\n\
+            --fail is then the probability, per journal device write while every member is up,\n\
+            that one member fails; it is rebuilt on a replacement at the first round (200\n\
+            requests) after --replace-after requests, so power cuts and recoveries also land\n\
+            while it is down.\n\
+            The RAID-4's and RAID-5's members take --lost, --misdirected, --torn and --flips\n\
+            (their checksums and generations catch them; the mirror keeps none, so it takes\n\
+            --fail and --crash only).\n\
             Recovery reads the log and home blocks through the array: a block the array cannot\n\
             prove is missing to recovery and refused to the reader, never returned.\n\
             \n\
@@ -431,8 +433,8 @@ enum Command {
             --array dle runs the data layout engine (small writes staged on x25m-g2 flash, destages)\n\
             over a 4+1 RAID-4 of --disk (--below raid5: a RAID-5, --parity-layout as above; the\n\
             engine's placement is tuned for RAID-4, the bytes are checked all the same); the\n\
-            array's members take every fault kind, and power cuts\n\
-            hit flash and disk writes alike, then the engine recovers. --span is split over 8\n\
+            array's members take every fault kind, and power cuts hit flash and disk writes\n\
+            alike, then the engine recovers. --span is split over 8\n\
             extents. The engine's metadata (extent maps, staging records, batch intents, snapshots)\n\
             is a log of records on the flash, each with an xxh3 checksum; recovery replays it.\n\
             --torn-metadata: a power cut that lands on a metadata write tears that record (a\n\
@@ -492,7 +494,7 @@ struct TortureCmd {
     /// wd-re3; the journal's: mimic-9lzx, which writes through)
     #[arg(long)]
     disk: Option<String>,
-    /// Without --stack: the raid4's stripe unit, KiB
+    /// Without --stack: the raid4/raid5 stripe unit, KiB
     #[arg(long, default_value_t = 64)]
     stripe_unit_kib: u64,
     /// Operations (write or read batches of 1-6 blocks)
