@@ -379,9 +379,12 @@ enum Command {
             read as its old or new contents). Prints per fault kind what was injected, detected and\n\
             repaired, the reads refused as unrecoverable, and the WRONG BYTES returned (must be 0).\n\
             \n\
-            The stack is a 4+1 RAID-4 unless --stack FILE names one: the [device] tree of a run TOML,\n\
-            kind = \"raid4\" or \"raid1\"/\"mirror\" of identical drives, where any entry may carry\n\
-            a faults table (member's own, else its array's, else the command-line rates):\n\
+            The stack is a 4+1 RAID-4 (--array raid5: a RAID-5, the same group with its parity\n\
+            rotating stripe by stripe, data placed around it by --parity-layout: left-symmetric,\n\
+            the default as in `spindle run`, or left-asymmetric) unless --stack FILE names one: the\n\
+            [device] tree of a run TOML, kind = \"raid4\", \"raid5\" (either parity-layout) or\n\
+            \"raid1\"/\"mirror\" of identical drives, where any entry may carry a faults table\n\
+            (member's own, else its array's, else the command-line rates):\n\
             \n\
             \x20 [device]\n\
             \x20 kind = \"raid4\"\n\
@@ -395,7 +398,7 @@ enum Command {
             \n\
             Each member draws from its own stream (the seed mixed with its place in the tree). The\n\
             byte-exact mirror keeps no checksums, so it takes drive failures only; timing-only kinds\n\
-            (raid0, raid5, ...) are refused, as `spindle run` refuses any faults table. Same seed,\n\
+            (raid0, MimdRAID's, ...) are refused, as `spindle run` refuses any faults table. Same seed,\n\
             same output, byte for byte.\n\
             \n\
             --array journal runs the data journal (commit blocks, or --log-checksum; --log-skip for\n\
@@ -409,25 +412,29 @@ enum Command {
             refused (counted), never returned. Drive failure (--fail) is refused: one drive holds\n\
             one copy, with nothing to rebuild from.\n\
             \n\
-            --array journal --below raid4|mirror puts the journal's bytes on a byte-exact array of\n\
-            --members drives (the journal's timing is the same array's timing model). --fail is\n\
-            then the probability, per journal device write while every member is up, that one\n\
-            member fails; it is rebuilt on a replacement at the first round (200 requests) after\n\
-            --replace-after requests, so power cuts and recoveries also land while it is down.\n\
-            The RAID-4's members take --lost, --misdirected, --torn and --flips (its checksums and\n\
-            generations catch them; the mirror keeps none, so it takes --fail and --crash only).\n\
+            --array journal --below raid4|raid5|mirror puts the journal's bytes on a byte-exact\n\
+            array of --members drives (the journal's timing is the same array's timing model).\n\
+            --fail is then the probability, per journal device write while every member is up,\n\
+            that one member fails; it is rebuilt on a replacement at the first round (200\n\
+            requests) after --replace-after requests, so power cuts and recoveries also land\n\
+            while it is down.\n\
+            The RAID-4's and RAID-5's members take --lost, --misdirected, --torn and --flips\n\
+            (their checksums and generations catch them; the mirror keeps none, so it takes\n\
+            --fail and --crash only).\n\
             Recovery reads the log and home blocks through the array: a block the array cannot\n\
             prove is missing to recovery and refused to the reader, never returned.\n\
             \n\
-            --stack FILE runs the file's [device] tree (raid4, raid5 with parity-layout =\n\
-            \"left-asymmetric\", or raid1/mirror, of drives); with a\n\
-            [[layer]] kind = \"journal\" above it, the journal campaign over that device (a drive,\n\
-            a raid4 or a mirror); with a [layout], the layout engine's campaign over its raid4\n\
-            (scaled down). Other layers carry no bytes and are refused with the file and line.\n\
+            --stack FILE runs the file's [device] tree (raid4, raid5 in either parity layout, or\n\
+            raid1/mirror, of drives); with a [[layer]] kind = \"journal\" above it, the journal\n\
+            campaign over that device (a drive, a raid4, a raid5 or a mirror); with a [layout], the\n\
+            layout engine's campaign over its raid4 or raid5 (scaled down). Other layers carry no\n\
+            bytes and are refused with the file and line.\n\
             \n\
             --array dle runs the data layout engine (small writes staged on x25m-g2 flash, destages)\n\
-            over a 4+1 RAID-4 of --disk; the array's members take every fault kind, and power cuts\n\
-            hit flash and disk writes alike, then the engine recovers. --span is split over 8\n\
+            over a 4+1 RAID-4 of --disk (--below raid5: a RAID-5, --parity-layout as above; the\n\
+            engine's placement is tuned for RAID-4, the bytes are checked all the same); the\n\
+            array's members take every fault kind, and power cuts hit flash and disk writes\n\
+            alike, then the engine recovers. --span is split over 8\n\
             extents. The engine's metadata (extent maps, staging records, batch intents, snapshots)\n\
             is a log of records on the flash, each with an xxh3 checksum; recovery replays it.\n\
             --torn-metadata: a power cut that lands on a metadata write tears that record (a\n\
@@ -442,14 +449,18 @@ enum Command {
             spindle torture --rate 0.01\n  \
             spindle torture --rate 0.05 --ops 100000 --seed 7 --json\n  \
             spindle torture --lost 0.01 --fail 0.001 --crash 0.001\n  \
+            spindle torture --array raid5 --rate 0.01 --ops 100000 --seed 3\n  \
+            spindle torture --array raid5 --parity-layout left-asymmetric --rate 0.05\n  \
             spindle torture --array mirror --members 3 --fail 0.01\n  \
             spindle torture --array journal --log-checksum --crash 0.05 --ops 20000\n  \
             spindle torture --array journal --rate 0.01 --ops 100000 --seed 2\n  \
             spindle torture --array journal --below raid4 --rate 0.01 --fail 0.002 --log-checksum\n  \
             spindle torture --array journal --below mirror --members 2 --fail 0.005 --crash 0.02\n  \
+            spindle torture --array journal --below raid5 --rate 0.01 --ops 100000\n  \
             spindle torture --stack examples/journal-raid4.toml --rate 0.01 --fail 0.002\n  \
             spindle torture --array dle --rate 0.01 --ops 20000\n  \
             spindle torture --array dle --crash 0.05 --torn-metadata --seed 4\n  \
+            spindle torture --array dle --below raid5 --rate 0.01\n  \
             spindle torture --stack stack.toml --seed 3"
     )]
     Torture(TortureCmd),
@@ -457,19 +468,25 @@ enum Command {
 
 #[derive(Args)]
 struct TortureCmd {
-    /// A TOML file whose [device] tree is the stack (raid4, left-asymmetric raid5, or
-    /// raid1/mirror, of drives)
+    /// A TOML file whose [device] tree is the stack (raid4, raid5, or raid1/mirror, of
+    /// drives)
     #[arg(long)]
     stack: Option<std::path::PathBuf>,
-    /// Without --stack: raid4, raid5 (left-asymmetric rotating parity), mirror,
+    /// Without --stack: raid4, raid5 (rotating parity, see --parity-layout), mirror,
     /// journal (the data journal on one drive: power cuts only) or dle (the data
     /// layout engine over a RAID-4 with flash), see below
     #[arg(long, default_value = "raid4")]
     array: String,
-    /// With --array journal: the byte-exact array under the journal, raid4 or mirror
-    /// (of --members drives; default: the journal on one drive)
+    /// With --array journal: the byte-exact array under the journal, raid4, raid5 or
+    /// mirror (of --members drives; default: the journal on one drive); with --array
+    /// dle: raid4 (default) or raid5
     #[arg(long)]
     below: Option<String>,
+    /// A RAID-5's parity layout (--array raid5, --below raid5): left-symmetric (data
+    /// starts after the parity and wraps, Linux md's) or left-asymmetric (data in
+    /// member order around it, the thesis's Figure 6.1) [default: left-symmetric]
+    #[arg(long)]
+    parity_layout: Option<String>,
     /// Without --stack: members (a raid4's include its parity drive)
     #[arg(long, default_value_t = 5)]
     members: usize,
@@ -477,7 +494,7 @@ struct TortureCmd {
     /// wd-re3; the journal's: mimic-9lzx, which writes through)
     #[arg(long)]
     disk: Option<String>,
-    /// Without --stack: the raid4's stripe unit, KiB
+    /// Without --stack: the raid4/raid5 stripe unit, KiB
     #[arg(long, default_value_t = 64)]
     stripe_unit_kib: u64,
     /// Operations (write or read batches of 1-6 blocks)
@@ -1151,6 +1168,7 @@ fn run(cli: Cli) -> anyhow::Result<String> {
                 stack: t.stack,
                 array: t.array,
                 below: t.below,
+                parity_layout: t.parity_layout,
                 members: t.members,
                 disk: t.disk,
                 stripe_unit_kib: t.stripe_unit_kib,

@@ -12,6 +12,7 @@ use spindle::array::torture::{
     run_torture, TortureConfig, TortureReport, TortureStack, MAX_TORTURE_OPS, MAX_TORTURE_SPAN,
 };
 use spindle::layout::torture::{run_dle_torture, DleTortureConfig};
+use spindle::stack::array::ParityLayout;
 use spindle::stack::faults::{faults_line, FaultSpec};
 use spindle::stack::journal::{JournalSpec, MAX_LOG_MIB};
 use spindle::stack::journal_torture::{
@@ -73,8 +74,12 @@ pub struct JournalArgs {
 pub struct TortureArgs {
     pub stack: Option<std::path::PathBuf>,
     pub array: String,
-    /// With `--array journal`: the redundant array under it (`raid4` or `mirror`).
+    /// With `--array journal`: the redundant array under it (`raid4`, `raid5` or
+    /// `mirror`).
     pub below: Option<String>,
+    /// A RAID-5's parity layout (`--parity-layout`; default left-symmetric, as the
+    /// stack's).
+    pub parity_layout: Option<String>,
     pub members: usize,
     pub disk: Option<String>,
     pub stripe_unit_kib: u64,
@@ -122,7 +127,7 @@ fn stack_from_file(path: &Path, default: &FaultSpec) -> Result<(FileStack, Strin
     let text = limits::read_text(path, limits::MAX_CONFIG_BYTES)?;
     let parsed: StackFile = toml::from_str(&text).map_err(|e| anyhow!("{file}: {e}"))?;
     let Some(device) = parsed.device else {
-        bail!("{file}: no [device]: torture needs a byte-exact array (kind = \"raid4\", \"raid1\" or \"mirror\"), or a drive under a journal [[layer]]");
+        bail!("{file}: no [device]: torture needs a byte-exact array (kind = \"raid4\", \"raid5\", \"raid1\" or \"mirror\"), or a drive under a journal [[layer]]");
     };
     let layers = parsed.layer.unwrap_or_default();
     let at = |line: Option<usize>| match line {
@@ -181,11 +186,31 @@ fn stack_from_file(path: &Path, default: &FaultSpec) -> Result<(FileStack, Strin
     Ok((FileStack::Array(Box::new(stack)), file))
 }
 
+/// `--parity-layout`, checked (None: not given).
+fn parity_layout(a: &TortureArgs) -> Result<Option<ParityLayout>> {
+    match a.parity_layout.as_deref() {
+        None => Ok(None),
+        Some("left-symmetric") => Ok(Some(ParityLayout::LeftSymmetric)),
+        Some("left-asymmetric") => Ok(Some(ParityLayout::LeftAsymmetric)),
+        Some(other) => {
+            bail!("--parity-layout must be left-symmetric or left-asymmetric, got `{other}`")
+        }
+    }
+}
+
 /// Runs the campaign. Fails with `WrongData` (after the report) if any read returned
 /// wrong bytes.
 pub fn torture(a: &TortureArgs, rates: &Rates) -> Result<String> {
-    if a.below.is_some() && a.array != "journal" {
-        bail!("--below puts an array under the journal: it goes with --array journal");
+    parity_layout(a)?;
+    if a.parity_layout.is_some() {
+        let raid5 =
+            a.stack.is_none() && (a.array == "raid5" || a.below.as_deref() == Some("raid5"));
+        if !raid5 {
+            bail!("--parity-layout places a RAID-5's data around its parity: it goes with --array raid5, or --below raid5 under --array journal or dle (a stack file sets parity-layout in its [device])");
+        }
+    }
+    if a.below.is_some() && a.array != "journal" && a.array != "dle" {
+        bail!("--below puts an array under the journal or the layout engine: it goes with --array journal or --array dle");
     }
     if a.below.is_some() && a.stack.is_some() {
         bail!("--below and --stack: the stack file's [device] is what lies under its journal [[layer]]");
@@ -247,9 +272,13 @@ pub fn torture(a: &TortureArgs, rates: &Rates) -> Result<String> {
                     }
                     let mut s =
                         TortureStack::raid4(disk, a.members - 1, a.stripe_unit_kib / 4, &faults);
-                    if let spindle::array::torture::Shape::Raid4 { rotate, .. } = &mut s.shape {
-                        // RAID-5: the same group with left-asymmetric rotating parity.
-                        *rotate = a.array == "raid5";
+                    if let spindle::array::torture::Shape::Raid4 { rotation, .. } = &mut s.shape {
+                        // RAID-5: the same group with rotating parity.
+                        *rotation = if a.array == "raid5" {
+                            Some(parity_layout(a)?.unwrap_or_default())
+                        } else {
+                            None
+                        };
                     }
                     s
                 }
@@ -304,6 +333,11 @@ fn dle(a: &TortureArgs, rates: &Rates, file: Option<LayoutFile>) -> Result<Strin
         replace_after: a.config.replace_after,
         scrub_every: a.config.scrub_every,
         data_disks: 4,
+        rotation: match a.below.as_deref() {
+            None | Some("raid4") => None,
+            Some("raid5") => Some(parity_layout(a)?.unwrap_or_default()),
+            Some(other) => bail!("--below with --array dle must be raid4 or raid5, got `{other}`"),
+        },
         policy: spindle::layout::LayoutPolicy::Proximal,
         members: Vec::new(),
         torn_metadata: a.torn_metadata,
@@ -329,20 +363,26 @@ fn dle(a: &TortureArgs, rates: &Rates, file: Option<LayoutFile>) -> Result<Strin
             if !layout.sync_writes {
                 bail!("{at}: [layout] sync-writes = false acknowledges destages the drives have only buffered, which a power cut loses; the campaign runs with sync-writes (drop the key)");
             }
-            if !matches!(device, DeviceSpec::Raid4(_)) {
+            if !matches!(device, DeviceSpec::Raid4(_) | DeviceSpec::Raid5(_)) {
                 bail!(
-                    "{file_name}: [layout] runs over a RAID-4 ([device] kind = \"raid4\"), not over a {}",
+                    "{file_name}: [layout] runs over a RAID-4 or RAID-5 ([device] kind = \"raid4\" or \"raid5\"), not over a {}",
                     device.kind()
                 );
             }
             let stack = TortureStack::from_device(&device, &faults)
                 .map_err(|e| anyhow!("{file_name}: {e}"))?;
-            let spindle::array::torture::Shape::Raid4 { data_disks, .. } = stack.shape else {
-                bail!("{file_name}: [layout] runs over a RAID-4");
+            let spindle::array::torture::Shape::Raid4 {
+                data_disks,
+                rotation,
+                ..
+            } = stack.shape
+            else {
+                bail!("{file_name}: [layout] runs over a RAID-4 or RAID-5");
             };
+            c.rotation = rotation;
             if data_disks != layout.data_disks {
                 bail!(
-                    "{at}: [layout] data-disks = {} needs a RAID-4 of {} members, the [device] has {}",
+                    "{at}: [layout] data-disks = {} needs an array of {} members, the [device] has {}",
                     layout.data_disks,
                     layout.data_disks + 1,
                     data_disks + 1
@@ -469,19 +509,24 @@ fn journal(a: &TortureArgs, rates: &Rates, file: Option<JournalFile>) -> Result<
             disk.faults = None;
             let mut arr = ArraySpec::of(a.members as u32, DeviceSpec::Disk(disk));
             Some(match kind.as_str() {
-                "raid4" => {
+                "raid4" | "raid5" => {
                     if a.members < 2
                         || a.stripe_unit_kib == 0
                         || !a.stripe_unit_kib.is_multiple_of(4)
                     {
                         bail!(
-                            "--below raid4 needs --members of at least 2 (got {}) and a --stripe-unit-kib that is a positive multiple of 4 (got {})",
+                            "--below {kind} needs --members of at least 2 (got {}) and a --stripe-unit-kib that is a positive multiple of 4 (got {})",
                             a.members,
                             a.stripe_unit_kib
                         );
                     }
                     arr.stripe_kib = Some(a.stripe_unit_kib);
-                    DeviceSpec::Raid4(arr)
+                    if kind == "raid5" {
+                        arr.parity_layout = Some(parity_layout(a)?.unwrap_or_default());
+                        DeviceSpec::Raid5(arr)
+                    } else {
+                        DeviceSpec::Raid4(arr)
+                    }
                 }
                 "mirror" => {
                     if a.members < 2 {
@@ -492,7 +537,7 @@ fn journal(a: &TortureArgs, rates: &Rates, file: Option<JournalFile>) -> Result<
                     }
                     DeviceSpec::Mirror(arr)
                 }
-                other => bail!("--below must be raid4 or mirror, got `{other}`"),
+                other => bail!("--below must be raid4, raid5 or mirror, got `{other}`"),
             })
         }
         (None, None) => None,
@@ -501,7 +546,7 @@ fn journal(a: &TortureArgs, rates: &Rates, file: Option<JournalFile>) -> Result<
     let one_drive_fail = |p: f64| -> Result<()> {
         if p != 0.0 {
             bail!(
-                "--fail: the journal on one drive cannot survive a drive failure: one drive holds one copy, with nothing to rebuild from (put it over a redundant array: --below raid4 or --below mirror); on one drive --array journal takes --crash, --lost, --misdirected, --torn and --flips"
+                "--fail: the journal on one drive cannot survive a drive failure: one drive holds one copy, with nothing to rebuild from (put it over a redundant array: --below raid4, raid5 or mirror); on one drive --array journal takes --crash, --lost, --misdirected, --torn and --flips"
             );
         }
         Ok(())
@@ -520,7 +565,7 @@ fn journal(a: &TortureArgs, rates: &Rates, file: Option<JournalFile>) -> Result<
             f.validate("device")
                 .map_err(|e| anyhow!("{file_name}: {e}"))?;
             if f.fail_at_ms.is_some() {
-                bail!("{file_name}: device.faults.fail-at-ms: the journal on one drive cannot survive a drive failure (put a raid4 or mirror under it)");
+                bail!("{file_name}: device.faults.fail-at-ms: the journal on one drive cannot survive a drive failure (put a raid4, raid5 or mirror under it)");
             }
             if f.crash_at_ms.is_some() {
                 bail!("{file_name}: device.faults.crash-at-ms: on one drive the journal's power cuts are drawn with --crash (crash-at-ms is read on array members)");

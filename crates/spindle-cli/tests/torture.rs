@@ -122,10 +122,16 @@ fn compositions_that_cannot_work_are_refused_before_the_run() {
         "{e}"
     );
     // Torture refuses a timing-only kind and faults the mirror cannot detect.
-    let raid5 = spindle(&["torture", "--stack", run.to_str().unwrap()]);
-    let e = String::from_utf8_lossy(&raid5.stderr);
-    assert_eq!(raid5.status.code(), Some(2), "{e}");
-    assert!(e.contains("raid5") && e.contains("timing-only"), "{e}");
+    let raid0 = temp(
+        "raid0.toml",
+        &std::fs::read_to_string(&run)
+            .unwrap()
+            .replace("raid5", "raid0"),
+    );
+    let o = spindle(&["torture", "--stack", raid0.to_str().unwrap()]);
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{e}");
+    assert!(e.contains("raid0") && e.contains("timing-only"), "{e}");
     let mirror = temp(
         "mirror.toml",
         "[device]\nkind = \"mirror\"\ncount = 2\n[device.member]\nkind = \"disk\"\ndisk = \"wd-re3\"\nfaults = { flips = 0.01 }\n",
@@ -280,8 +286,20 @@ fn stack_files_with_layers_and_layouts_run_or_are_refused_clearly() {
             "checksums",
         ),
         (
-            vec!["torture", "--array", "journal", "--below", "raid5"],
-            "raid5",
+            vec!["torture", "--array", "journal", "--below", "raid0"],
+            "raid0",
+        ),
+        (
+            vec!["torture", "--parity-layout", "left-symmetric"],
+            "--array raid5",
+        ),
+        (
+            vec!["torture", "--array", "dle", "--below", "mirror"],
+            "raid4 or raid5",
+        ),
+        (
+            vec!["torture", "--array", "raid5", "--parity-layout", "right"],
+            "right",
         ),
         (vec!["torture", "--below", "raid4"], "--array journal"),
     ] {
@@ -341,20 +359,75 @@ fn torn_metadata_records_are_cut_off_and_the_flag_is_refused_elsewhere() {
     }
 }
 
-/// The byte-exact RAID-5 (left-asymmetric rotating parity) from the command line and
-/// from a stack file: every fault kind, member failures and power cuts, no wrong byte.
+/// The byte-exact RAID-5 in both parity layouts (left-symmetric by default, as the
+/// stack's) from the command line and from a stack file: every fault kind, member
+/// failures and power cuts, no wrong byte.
 #[test]
 fn raid5_runs_from_the_command_line_and_a_stack_file() {
-    let (v, _) = json_run(&[
-        "torture", "--array", "raid5", "--rate", "0.01", "--ops", "800", "--json",
-    ]);
-    assert!(v["stack"].as_str().unwrap().contains("RAID-5"), "{v}");
-    assert_eq!(v["wrong_bytes"], 0, "{v}");
+    for (flag, name) in [
+        (None, "left-symmetric"),
+        (Some("left-asymmetric"), "left-asymmetric"),
+    ] {
+        let mut args = vec![
+            "torture", "--array", "raid5", "--rate", "0.01", "--ops", "800", "--json",
+        ];
+        if let Some(l) = flag {
+            args.extend(["--parity-layout", l]);
+        }
+        let (v, _) = json_run(&args);
+        assert!(
+            v["stack"]
+                .as_str()
+                .unwrap()
+                .contains(&format!("RAID-5 ({name})")),
+            "{v}"
+        );
+        assert_eq!(v["wrong_bytes"], 0, "{v}");
+        let key = flag
+            .map(|l| format!("parity-layout = \"{l}\"\n"))
+            .unwrap_or_default();
+        let f = temp(
+            &format!("raid5-{name}.toml"),
+            &format!("[device]\nkind = \"raid5\"\ncount = 4\n{key}[device.member]\nkind = \"disk\"\ndisk = \"wd-re3\"\nfaults = {{ lost = 0.01, flips = 0.01 }}\n"),
+        );
+        let v = torture_stack(&f, 600);
+        assert!(
+            v["stack"]
+                .as_str()
+                .unwrap()
+                .contains(&format!("RAID-5 ({name})")),
+            "{v}"
+        );
+        assert_eq!(v["wrong_bytes"], 0, "{v}");
+        // The journal and the layout engine over it.
+        for over in ["journal", "dle"] {
+            let mut args = vec![
+                "torture", "--array", over, "--below", "raid5", "--rate", "0.01", "--ops", "600",
+                "--json",
+            ];
+            if let Some(l) = flag {
+                args.extend(["--parity-layout", l]);
+            }
+            let (v, _) = json_run(&args);
+            assert!(
+                v["stack"]
+                    .as_str()
+                    .unwrap()
+                    .contains(&format!("RAID-5 ({name})")),
+                "{over}: {v}"
+            );
+            assert_eq!(v["wrong_bytes"], 0, "{over}: {v}");
+        }
+    }
     let f = temp(
-        "raid5.toml",
-        "[device]\nkind = \"raid5\"\ncount = 4\nparity-layout = \"left-asymmetric\"\n[device.member]\nkind = \"disk\"\ndisk = \"wd-re3\"\nfaults = { lost = 0.01, flips = 0.01 }\n",
+        "dle-raid5.toml",
+        "[layout]\nkind = \"dle\"\ndata-disks = 4\n[device]\nkind = \"raid5\"\ncount = 5\n[device.member]\nkind = \"disk\"\ndisk = \"wd-re3\"\nfaults = { lost = 0.01, flips = 0.01 }\n",
     );
     let v = torture_stack(&f, 600);
-    assert!(v["stack"].as_str().unwrap().contains("RAID-5"), "{v}");
+    let stack = v["stack"].as_str().unwrap();
+    assert!(
+        stack.contains("data layout engine over a 4+1 RAID-5 (left-symmetric)"),
+        "{v}"
+    );
     assert_eq!(v["wrong_bytes"], 0, "{v}");
 }

@@ -8,6 +8,8 @@
 //! slots; row r of every data member and of the parity member form one parity stripe
 //! row. Stripe units are counted in rows.
 
+use crate::stack::array::ParityLayout;
+
 /// Data blocks described by one checksum block.
 pub const DATA_PER_ZONE: u64 = 63;
 /// Physical blocks per zone (63 data + 1 checksum).
@@ -29,10 +31,11 @@ pub struct Layout {
     pub stripe_unit: u64,
     /// Rows available on each member (whole stripe units only).
     pub rows: u64,
-    /// RAID-5: the parity rotates, stripe by stripe, left-asymmetric (stripe `s`'s
-    /// parity on member `members - 1 - s mod members`, its data units on the other
-    /// members in order). RAID-4 (false): parity always on the last member.
-    pub rotate: bool,
+    /// RAID-5: the parity rotates stripe by stripe (stripe `s`'s parity on member
+    /// `members - 1 - s mod members`), its data units around it left-asymmetric (the
+    /// other members in order) or left-symmetric (starting after the parity, wrapping).
+    /// RAID-4 (`None`): parity always on the last member.
+    pub rotation: Option<ParityLayout>,
 }
 
 impl Layout {
@@ -44,7 +47,7 @@ impl Layout {
             data_disks: data_disks.max(1),
             stripe_unit,
             rows: data_rows / stripe_unit * stripe_unit,
-            rotate: false,
+            rotation: None,
         }
     }
 
@@ -55,18 +58,41 @@ impl Layout {
 
     /// The parity member of `row`.
     pub fn parity_of(&self, row: u64) -> usize {
-        if self.rotate {
-            let n = self.members() as u64;
-            (n - 1 - (row / self.stripe_unit) % n) as usize
-        } else {
-            self.data_disks
+        match self.rotation {
+            Some(_) => {
+                let n = self.members() as u64;
+                (n - 1 - (row / self.stripe_unit) % n) as usize
+            }
+            None => self.data_disks,
+        }
+    }
+
+    /// The member holding data unit `k` (0-based, `k < data_disks`) of `row`'s stripe.
+    pub fn data_member(&self, row: u64, k: usize) -> usize {
+        match self.rotation {
+            Some(l) => {
+                l.place(self.members() as u64, row / self.stripe_unit, k as u64)
+                    .0
+            }
+            None => k,
+        }
+    }
+
+    /// The data unit (0-based) a data member holds in `row`'s stripe (inverse of
+    /// `data_member`).
+    fn unit_of(&self, row: u64, disk: usize) -> usize {
+        let n = self.members();
+        let p = self.parity_of(row);
+        match self.rotation {
+            Some(ParityLayout::LeftAsymmetric) => disk - usize::from(disk > p),
+            Some(ParityLayout::LeftSymmetric) => (disk + n - p - 1) % n,
+            None => disk,
         }
     }
 
     /// The members holding `row`'s data, in data-unit order.
-    pub fn data_members(&self, row: u64) -> impl Iterator<Item = usize> {
-        let p = self.parity_of(row);
-        (0..self.members()).filter(move |&d| d != p)
+    pub fn data_members(&self, row: u64) -> impl Iterator<Item = usize> + '_ {
+        (0..self.data_disks).map(move |k| self.data_member(row, k))
     }
 
     pub fn members(&self) -> usize {
@@ -85,13 +111,8 @@ impl Layout {
         let within = v % width;
         let row = stripe * self.stripe_unit + within % self.stripe_unit;
         let k = (within / self.stripe_unit) as usize;
-        let p = self.parity_of(row);
         Place {
-            disk: if self.rotate {
-                k + usize::from(k >= p)
-            } else {
-                k
-            },
+            disk: self.data_member(row, k),
             row,
         }
     }
@@ -100,11 +121,7 @@ impl Layout {
     pub fn volume_block(&self, p: Place) -> u64 {
         let width = self.stripe_unit * self.data_disks as u64;
         let stripe = p.row / self.stripe_unit;
-        let k = if self.rotate {
-            p.disk - usize::from(p.disk > self.parity_of(p.row))
-        } else {
-            p.disk
-        };
+        let k = self.unit_of(p.row, p.disk);
         stripe * width + k as u64 * self.stripe_unit + p.row % self.stripe_unit
     }
 }
@@ -167,7 +184,7 @@ mod tests {
     #[test]
     fn rotating_parity_is_left_asymmetric() {
         let l = Layout {
-            rotate: true,
+            rotation: Some(ParityLayout::LeftAsymmetric),
             ..Layout::new(3, 1, 1 << 20)
         };
         let at = |v: u64| l.place(v);
@@ -187,15 +204,40 @@ mod tests {
         assert_eq!(l.parity_of(4), 3);
     }
 
+    /// Left-symmetric (Linux md's default): each stripe's data starts on the member
+    /// after its parity and wraps around, so 3 data members, one unit per block, put
+    /// blocks 3, 4, 5 on members 3, 0, 1 around parity on member 2.
+    #[test]
+    fn rotating_parity_left_symmetric_follows_the_parity_around() {
+        let l = Layout {
+            rotation: Some(ParityLayout::LeftSymmetric),
+            ..Layout::new(3, 1, 1 << 20)
+        };
+        let row = |s: u64| -> Vec<usize> { (3 * s..3 * s + 3).map(|v| l.place(v).disk).collect() };
+        assert_eq!((row(0), l.parity_of(0)), (vec![0, 1, 2], 3));
+        assert_eq!((row(1), l.parity_of(1)), (vec![3, 0, 1], 2));
+        assert_eq!((row(2), l.parity_of(2)), (vec![2, 3, 0], 1));
+        assert_eq!((row(3), l.parity_of(3)), (vec![1, 2, 3], 0));
+        assert_eq!(l.data_members(1).collect::<Vec<_>>(), vec![3, 0, 1]);
+    }
+
     proptest! {
         #[test]
-        fn place_and_volume_block_are_inverse(v in 0u64..4_000_000, su in 1u64..600, n in 1usize..8, rotate in any::<bool>()) {
-            let l = Layout { rotate, ..Layout::new(n, su, 10_000_000) };
+        fn place_and_volume_block_are_inverse(v in 0u64..4_000_000, su in 1u64..600, n in 1usize..8, which in 0u8..3) {
+            let rotation = [None, Some(ParityLayout::LeftAsymmetric), Some(ParityLayout::LeftSymmetric)][which as usize];
+            let l = Layout { rotation, ..Layout::new(n, su, 10_000_000) };
             prop_assume!(v < l.volume_blocks());
             let p = l.place(v);
             prop_assert!(p.disk < n + 1 && p.row < l.rows);
             prop_assert!(p.disk != l.parity_of(p.row));
-            prop_assert!(rotate || p.disk < n);
+            prop_assert!(rotation.is_some() || p.disk < n);
+            let unit = (v % (su * n as u64)) / su;
+            prop_assert_eq!(p.disk, l.data_member(p.row, unit as usize));
+            if let Some(r) = rotation {
+                // The same placement as the timing model's RAID-5.
+                let (m, q) = r.place(n as u64 + 1, p.row / su, unit);
+                prop_assert_eq!((m, q), (p.disk, l.parity_of(p.row)));
+            }
             prop_assert_eq!(l.volume_block(p), v);
             prop_assert_ne!(data_block(p.row), checksum_block(p.row));
         }

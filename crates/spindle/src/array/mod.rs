@@ -20,6 +20,8 @@ pub use mirror::{FailAt, Mirror, MirrorBatch, MirrorOp};
 pub use raid4::{BatchReport, Detection, FaultKind, MemberState, Raid4, Raid4Config};
 
 #[cfg(test)]
+mod crash_points_tests;
+#[cfg(test)]
 mod heal_tests;
 #[cfg(test)]
 mod mirror_tests;

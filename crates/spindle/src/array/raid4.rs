@@ -48,6 +48,7 @@ use super::layout::{
 use super::members::{default_member_queue, DiskActivity, Done, Executor, Io, Member, TAG_REPAIR};
 use crate::disk::drive::Drive;
 use crate::disk::params::DiskParams;
+use crate::stack::array::ParityLayout;
 use crate::stack::queue::QueueSpec;
 use crate::store::{xor_into, zero_block, Block, BlockStore, DataMode, SECTORS_PER_BLOCK};
 use crate::time::SimTime;
@@ -368,17 +369,18 @@ impl Raid4 {
         })
     }
 
-    /// The same group as a RAID-5: parity rotates stripe by stripe, left-asymmetric
-    /// (thesis Figure 6.1); every other mechanism (checksums, read-modify-write,
-    /// degraded reads, rebuild, recovery) works row by row on the row's own parity
-    /// member. Only on a group that holds nothing yet.
-    pub fn rotating_parity(mut self) -> Result<Raid4, ArrayError> {
+    /// The same group as a RAID-5: parity rotates stripe by stripe, its data units
+    /// placed around it as `layout` says (left-asymmetric, the thesis's Figure 6.1, or
+    /// left-symmetric, Linux md's default); every other mechanism (checksums,
+    /// read-modify-write, degraded reads, rebuild, recovery) works row by row on the
+    /// row's own parity member. Only on a group that holds nothing yet.
+    pub fn rotating_parity(mut self, layout: ParityLayout) -> Result<Raid4, ArrayError> {
         if !self.rows_in_use.is_empty() {
             return Err(ArrayError::Disk(
                 "the parity layout can change only before anything is written".into(),
             ));
         }
-        self.layout.rotate = true;
+        self.layout.rotation = Some(layout);
         Ok(self)
     }
 

@@ -4,6 +4,7 @@
 use super::layout::checksum_block;
 use super::*;
 use crate::disk::presets::preset;
+use crate::stack::array::ParityLayout;
 use crate::store::{block_from, Block};
 use proptest::prelude::*;
 use rand::{Rng, SeedableRng};
@@ -555,12 +556,16 @@ fn acknowledged_writes_read_back_after_a_power_cut_whatever_their_checksum_block
     }
 }
 
-/// A 3+1 RAID-5 (left-asymmetric rotating parity) of wd-re3 drives, 16-block units.
-fn small_raid5(seed: u64) -> Raid4 {
-    small_raid5_syncing(seed, true)
+/// Both RAID-5 parity layouts the byte-exact group has.
+const PARITY_LAYOUTS: [ParityLayout; 2] =
+    [ParityLayout::LeftSymmetric, ParityLayout::LeftAsymmetric];
+
+/// A 3+1 RAID-5 (rotating parity, `layout`) of wd-re3 drives, 4-16-block units.
+fn small_raid5(seed: u64, layout: ParityLayout) -> Raid4 {
+    small_raid5_syncing(seed, true, layout)
 }
 
-fn small_raid5_syncing(seed: u64, sync_writes: bool) -> Raid4 {
+fn small_raid5_syncing(seed: u64, sync_writes: bool, layout: ParityLayout) -> Raid4 {
     let disk = preset("wd-re3").expect("preset");
     let cfg = Raid4Config {
         data_disks: 3,
@@ -571,19 +576,22 @@ fn small_raid5_syncing(seed: u64, sync_writes: bool) -> Raid4 {
     };
     Raid4::new(disk, cfg)
         .expect("array")
-        .rotating_parity()
+        .rotating_parity(layout)
         .expect("fresh")
 }
 
 /// RAID-5 with real bytes survives any single member failing in the middle of a
 /// workload: degraded reads and writes return the right bytes, rebuild restores the
-/// member, and no block is ever wrong (any member, several seeds).
+/// member, and no block is ever wrong (any member, several seeds, both layouts).
 #[test]
 fn raid5_survives_any_single_failure_mid_workload() {
-    for seed in [1u64, 2, 3] {
+    for (seed, layout) in [1u64, 2, 3]
+        .into_iter()
+        .flat_map(|s| PARITY_LAYOUTS.map(|l| (s, l)))
+    {
         for failed in 0..4usize {
-            let mut a = small_raid5(seed);
-            assert!(a.layout().rotate);
+            let mut a = small_raid5(seed, layout);
+            assert_eq!(a.layout().rotation, Some(layout));
             let mut rng = ChaCha8Rng::seed_from_u64(seed * 10 + failed as u64);
             let span = 400u64;
             let all: Vec<u64> = (0..span).collect();
@@ -637,12 +645,15 @@ fn raid5_survives_any_single_failure_mid_workload() {
 
 /// RAID-5 after a power cut that loses cached writes: recovery leaves every block at a
 /// version that was written, and every row's rotated parity consistent — a member
-/// failing right after still reads back every block right.
+/// failing right after still reads back every block right (both layouts).
 #[test]
 fn raid5_recovers_from_a_power_cut_with_consistent_rotating_parity() {
-    for seed in [1u64, 2, 3] {
+    for (seed, layout) in [1u64, 2, 3]
+        .into_iter()
+        .flat_map(|s| PARITY_LAYOUTS.map(|l| (s, l)))
+    {
         for failed in 0..4usize {
-            let mut a = small_raid5_syncing(seed, false);
+            let mut a = small_raid5_syncing(seed, false, layout);
             let mut rng = ChaCha8Rng::seed_from_u64(seed + 100);
             let span = 96u64;
             let blocks: Vec<u64> = (0..span).collect();

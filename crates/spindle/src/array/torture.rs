@@ -7,7 +7,8 @@
 //! injected, detected and repaired per kind, the reads refused as unrecoverable, and —
 //! the number that must stay zero — the wrong bytes returned.
 //!
-//! Stacks: the byte-exact RAID-4 (every fault), and the byte-exact mirror (drive
+//! Stacks: the byte-exact RAID-4 and RAID-5 (either parity layout; every fault), and
+//! the byte-exact mirror (drive
 //! failures only: it keeps no checksums or generations, so it cannot tell a lost or
 //! flipped block from good data, and has no crash resync; those faults are refused
 //! before the run rather than counted as its wrong bytes). Whatever else the stack
@@ -87,9 +88,10 @@ pub enum Shape {
     Raid4 {
         data_disks: usize,
         stripe_unit_blocks: u64,
-        /// RAID-5: the parity rotates stripe by stripe (left-asymmetric).
-        #[serde(skip_serializing_if = "std::ops::Not::not")]
-        rotate: bool,
+        /// RAID-5: the parity rotates stripe by stripe, data placed around it in this
+        /// layout (None: RAID-4).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        rotation: Option<ParityLayout>,
     },
     Mirror {
         replicas: usize,
@@ -119,8 +121,11 @@ impl TortureStack {
             ..Raid4Config::default()
         };
         let mut a = Raid4::new(self.disk.clone(), cfg)?;
-        if let Shape::Raid4 { rotate: true, .. } = self.shape {
-            a = a.rotating_parity()?;
+        if let Shape::Raid4 {
+            rotation: Some(l), ..
+        } = self.shape
+        {
+            a = a.rotating_parity(l)?;
         }
         a.heal = true;
         Ok(a)
@@ -138,7 +143,7 @@ impl TortureStack {
             shape: Shape::Raid4 {
                 data_disks,
                 stripe_unit_blocks,
-                rotate: false,
+                rotation: None,
             },
             disk,
             members: (0..=data_disks)
@@ -160,13 +165,9 @@ impl TortureStack {
         };
         let shape = match spec {
             DeviceSpec::Raid4(_) | DeviceSpec::Raid5(_) => {
-                let rotate = matches!(spec, DeviceSpec::Raid5(_));
-                if rotate && a.parity_layout != Some(ParityLayout::LeftAsymmetric) {
-                    return Err(format!(
-                        "device.parity-layout: the byte-exact raid5 lays its data out left-asymmetric (data units in member order around the parity); {} is timing-only so far: set parity-layout = \"left-asymmetric\"",
-                        a.parity_layout.unwrap_or_default().name()
-                    ));
-                }
+                // RAID-5 in either parity layout (the stack's default: left-symmetric).
+                let rotation = matches!(spec, DeviceSpec::Raid5(_))
+                    .then(|| a.parity_layout.unwrap_or_default());
                 let kib = a.stripe_kib.unwrap_or(64);
                 if kib == 0 || !kib.is_multiple_of(4) {
                     return Err(format!(
@@ -176,13 +177,13 @@ impl TortureStack {
                 Shape::Raid4 {
                     data_disks: 0,
                     stripe_unit_blocks: kib / 4,
-                    rotate,
+                    rotation,
                 }
             }
             DeviceSpec::Raid1(_) | DeviceSpec::Mirror(_) => Shape::Mirror { replicas: 0 },
             other => {
                 return Err(format!(
-                    "device: kind = \"{}\" is timing-only (no bytes), so faults cannot be checked on it; byte-exact stacks are raid4, raid5 (left-asymmetric) and raid1/mirror",
+                    "device: kind = \"{}\" is timing-only (no bytes), so faults cannot be checked on it; byte-exact stacks are raid4, raid5 (either parity layout) and raid1/mirror",
                     other.kind()
                 ))
             }
@@ -238,7 +239,7 @@ impl TortureStack {
         let shape = match shape {
             Shape::Raid4 {
                 stripe_unit_blocks,
-                rotate,
+                rotation,
                 ..
             } => {
                 if members.len() < 2 {
@@ -251,7 +252,7 @@ impl TortureStack {
                 Shape::Raid4 {
                     data_disks: members.len() - 1,
                     stripe_unit_blocks,
-                    rotate,
+                    rotation,
                 }
             }
             Shape::Mirror { .. } => {
@@ -288,13 +289,12 @@ impl TortureStack {
             Shape::Raid4 {
                 data_disks,
                 stripe_unit_blocks,
-                rotate,
+                rotation,
             } => format!(
                 "{data_disks}+1 {} of {}, stripe unit {} KiB (byte-exact)",
-                if *rotate {
-                    "RAID-5 (left-asymmetric)"
-                } else {
-                    "RAID-4"
+                match rotation {
+                    Some(l) => format!("RAID-5 ({})", l.name()),
+                    None => "RAID-4".into(),
                 },
                 self.disk.name,
                 stripe_unit_blocks * 4
@@ -931,39 +931,54 @@ mod tests {
             e.contains("device.member 0.faults") && e.contains("checksums"),
             "{e}"
         );
-        let raid5 = DeviceSpec::Raid5(ArraySpec::of(4, member));
-        let e = TortureStack::from_device(&raid5, &FaultSpec::default()).unwrap_err();
+        let raid0 = DeviceSpec::Raid0(ArraySpec::of(4, member));
+        let e = TortureStack::from_device(&raid0, &FaultSpec::default()).unwrap_err();
         assert!(e.contains("timing-only"), "{e}");
     }
 
-    /// The byte-exact RAID-5 (left-asymmetric rotating parity) under the campaign:
-    /// every member write fault, bit flips, member failures with rebuilds and power
-    /// cuts at 1 % and 5 %; no read is wrong, every kind was injected, and the parity
-    /// really rotates. The timing-only left-symmetric layout is refused.
+    /// The byte-exact RAID-5 (rotating parity, both layouts; a stack's raid5 with no
+    /// parity-layout is left-symmetric) under the campaign: every member write fault,
+    /// bit flips, member failures with rebuilds and power cuts at 1 % and 5 %; no read
+    /// is wrong, every kind was injected, and the parity really rotates.
     #[test]
     fn raid5_returns_no_wrong_byte_under_every_fault_and_power_cuts() {
         let mut spec = ArraySpec::of(5, DeviceSpec::Disk(DiskSpec::new("wd-re3")));
         spec.stripe_kib = Some(64);
-        let e = TortureStack::from_device(&DeviceSpec::Raid5(spec.clone()), &FaultSpec::default())
-            .unwrap_err();
-        assert!(
-            e.contains("left-asymmetric") && e.contains("timing-only"),
-            "{e}"
-        );
-        spec.parity_layout = Some(ParityLayout::LeftAsymmetric);
-        for (p, seed) in [(0.01, 1), (0.01, 2), (0.05, 3), (0.05, 4)] {
+        let cases = [
+            (None, 0.01, 1),
+            (None, 0.05, 3),
+            (Some(ParityLayout::LeftSymmetric), 0.01, 2),
+            (Some(ParityLayout::LeftSymmetric), 0.05, 4),
+            (Some(ParityLayout::LeftAsymmetric), 0.01, 1),
+            (Some(ParityLayout::LeftAsymmetric), 0.01, 2),
+            (Some(ParityLayout::LeftAsymmetric), 0.05, 3),
+            (Some(ParityLayout::LeftAsymmetric), 0.05, 4),
+        ];
+        for (layout, p, seed) in cases {
+            spec.parity_layout = layout;
             let stack =
                 TortureStack::from_device(&DeviceSpec::Raid5(spec.clone()), &FaultSpec::uniform(p))
                     .expect("raid5");
-            assert!(stack.describe().contains("RAID-5"), "{}", stack.describe());
+            let want = layout.unwrap_or(ParityLayout::LeftSymmetric);
+            assert!(
+                stack
+                    .describe()
+                    .contains(&format!("RAID-5 ({})", want.name())),
+                "{}",
+                stack.describe()
+            );
             let a = stack.healing_raid4(4, 16).expect("array");
-            assert!(a.layout().rotate);
+            assert_eq!(a.layout().rotation, Some(want));
             let r =
                 run_torture(&stack, &campaign(seed, 1500, p, p), &mut |_| {}).expect("campaign");
-            assert_eq!(r.wrong_bytes, 0, "p {p} seed {seed}: {r:?}");
+            assert_eq!(r.wrong_bytes, 0, "{want:?} p {p} seed {seed}: {r:?}");
             assert_eq!(r.wrong_reads, 0);
             for k in &r.kinds {
-                assert!(k.injected > 0, "p {p} seed {seed}: no {} injected", k.kind);
+                assert!(
+                    k.injected > 0,
+                    "{want:?} p {p} seed {seed}: no {} injected",
+                    k.kind
+                );
             }
             assert!(r.reads_right > 0);
         }

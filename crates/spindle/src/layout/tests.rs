@@ -5,6 +5,7 @@ use super::*;
 use crate::array::{Raid4, Raid4Config};
 use crate::disk::presets::preset;
 use crate::flash::presets::preset as flash_preset;
+use crate::stack::array::ParityLayout;
 use crate::store::{block_from, zero_block, Block};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -16,7 +17,12 @@ const EXTENT_BLOCKS: u64 = 64;
 /// A small engine: stripe unit and allocation range of 16 blocks, 24 staging blocks,
 /// writes under 8 blocks staged.
 fn small_dle(policy: LayoutPolicy) -> Dle {
-    let raid = Raid4::new(
+    small_dle_on(policy, None)
+}
+
+/// `small_dle` over a RAID-5 (`rotation`) or the RAID-4 (`None`).
+fn small_dle_on(policy: LayoutPolicy, rotation: Option<ParityLayout>) -> Dle {
+    let mut raid = Raid4::new(
         preset("wd-re3").expect("preset"),
         Raid4Config {
             stripe_unit_blocks: 16,
@@ -24,6 +30,9 @@ fn small_dle(policy: LayoutPolicy) -> Dle {
         },
     )
     .expect("array");
+    if let Some(l) = rotation {
+        raid = raid.rotating_parity(l).expect("fresh");
+    }
     let cfg = DleConfig {
         policy,
         staging_blocks: 24,
@@ -391,7 +400,17 @@ fn device_writes(template: &Dle, ops: &[Op]) -> (u64, u64) {
 /// flash write and every member write of every destage and update, each cut point
 /// once. Returns (distinct cut points, those at member writes).
 fn every_cut(policy: LayoutPolicy, ops: &[Op], atomic: bool) -> (u64, u64) {
-    let template = small_dle(policy);
+    every_cut_on(policy, None, ops, atomic)
+}
+
+/// `every_cut` over a RAID-5 (`rotation`) or the RAID-4.
+fn every_cut_on(
+    policy: LayoutPolicy,
+    rotation: Option<ParityLayout>,
+    ops: &[Op],
+    atomic: bool,
+) -> (u64, u64) {
+    let template = small_dle_on(policy, rotation);
     let (total, member) = device_writes(&template, ops);
     for cut in 0..total {
         crash_case(&template, ops, Cut::Writes(cut), atomic, None);
@@ -404,8 +423,39 @@ fn every_cut(policy: LayoutPolicy, ops: &[Op], atomic: bool) -> (u64, u64) {
         apply(&mut d, &mut model, op, v as u64).expect("the last write fits the budget");
     }
     assert_eq!(clean_remaining(&d), 0, "the clean run's count is exact");
-    eprintln!("{policy:?}: {total} distinct crash points, {member} of them member writes");
+    eprintln!(
+        "{policy:?} over {rotation:?}: {total} distinct crash points, {member} of them member writes"
+    );
     (total, member)
+}
+
+/// The DLE and update in place over a RAID-5 in each parity layout: a power cut at
+/// every device write (the DLE's writes in flight all old or all new; update in
+/// place's each old or new): 1,525 distinct cut points in the suite, 1,149 of them member
+/// writes.
+#[test]
+fn power_cuts_at_every_device_write_over_raid5_lose_nothing_acknowledged() {
+    let mut done = 0;
+    for l in [ParityLayout::LeftSymmetric, ParityLayout::LeftAsymmetric] {
+        let (n, member) = every_cut_on(LayoutPolicy::Proximal, Some(l), &workload(21, 40), true);
+        assert!(
+            member >= 150,
+            "{l:?}: {n} cut points, {member} member writes"
+        );
+        done += n;
+        let (n, member) = every_cut_on(
+            LayoutPolicy::UpdateInPlace,
+            Some(l),
+            &workload(23, 30),
+            false,
+        );
+        assert!(
+            member >= 150,
+            "{l:?}: {n} cut points, {member} member writes"
+        );
+        done += n;
+    }
+    assert!(done >= 800, "{done} cut points");
 }
 
 /// The DLE: a power cut at every device write of a workload with staged and direct

@@ -703,12 +703,20 @@ mod tests {
         }
     }
 
-    /// The journal over a byte-exact array of `members` mimic-9lzx drives.
+    /// The journal over a byte-exact array of `members` mimic-9lzx drives (`raid5`:
+    /// left-symmetric, the stack's default; `raid5-asym`: left-asymmetric).
     fn over(kind: &str, members: u32, faults: FaultSpec, fail: f64) -> JournalBelow {
+        use crate::stack::array::ParityLayout;
         use crate::stack::tree::{ArraySpec, DiskSpec};
         let m = DeviceSpec::Disk(DiskSpec::new("mimic-9lzx"));
         let spec = match kind {
             "raid4" => DeviceSpec::Raid4(ArraySpec::of(members, m)),
+            "raid5" => DeviceSpec::Raid5(ArraySpec::of(members, m)),
+            "raid5-asym" => {
+                let mut a = ArraySpec::of(members, m);
+                a.parity_layout = Some(ParityLayout::LeftAsymmetric);
+                DeviceSpec::Raid5(a)
+            }
             _ => DeviceSpec::Mirror(ArraySpec::of(members, m)),
         };
         JournalBelow {
@@ -719,13 +727,13 @@ mod tests {
         }
     }
 
-    /// Member drives fail under the journal (RAID-4 and mirror) and stay out across
+    /// Member drives fail under the journal (RAID-4, RAID-5 and mirror) and stay out across
     /// whole rounds and their recoveries: the array serves every block degraded, so no
     /// read is refused and none is wrong.
     #[test]
     fn member_failure_under_the_journal_loses_nothing() {
         let disk = preset("mimic-9lzx").expect("preset");
-        for (kind, members) in [("raid4", 5), ("mirror", 2)] {
+        for (kind, members) in [("raid4", 5), ("raid5", 5), ("raid5-asym", 4), ("mirror", 2)] {
             for checksum in [false, true] {
                 let mut c = config(4, checksum, false);
                 (c.ops, c.crash) = (1200, 0.0);
@@ -745,10 +753,10 @@ mod tests {
         }
     }
 
-    /// Power cuts while a member is down, then every fault kind on the RAID-4's
-    /// members as well: every read after each recovery is right or refused, never
-    /// wrong (on RAID-4 a cut while degraded may lose the failed member's block of a
-    /// row the cut tore: refused).
+    /// Power cuts while a member is down, then every fault kind on the RAID-4's and
+    /// RAID-5's members as well: every recovery keeps every acknowledged transaction,
+    /// and every read after it is right or refused, never wrong (a cut while degraded
+    /// may lose the failed member's block of a row the cut tore: refused).
     #[test]
     fn crash_with_a_failed_member_returns_no_wrong_byte() {
         let disk = preset("mimic-9lzx").expect("preset");
@@ -756,6 +764,9 @@ mod tests {
             ("mirror", 2, FaultSpec::default()),
             ("raid4", 5, FaultSpec::default()),
             ("raid4", 4, FaultSpec::uniform(0.02)),
+            ("raid5", 5, FaultSpec::default()),
+            ("raid5", 4, FaultSpec::uniform(0.02)),
+            ("raid5-asym", 5, FaultSpec::uniform(0.02)),
         ];
         for (kind, members, faults) in cases {
             let byte_faults = faults.lost > 0.0;
