@@ -1178,7 +1178,7 @@ fn run(cli: Cli) -> anyhow::Result<String> {
                     log_mib: t.log_mib,
                     clean_below_pct: t.log_clean_below_pct,
                 },
-                config: spindle::array::torture::TortureConfig {
+                config: spindle::stack::torture::TortureConfig {
                     seed: t.seed,
                     ops: t.ops,
                     span_blocks: t.span,

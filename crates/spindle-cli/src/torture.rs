@@ -1,5 +1,5 @@
 //! `spindle torture`: a seeded fault campaign over a byte-exact stack (see
-//! [`spindle::array::torture`]), from the command line.
+//! [`spindle::stack::torture`]), from the command line.
 
 use crate::disks::load_disk;
 use crate::limits;
@@ -8,15 +8,15 @@ use crate::raid::WrongData;
 use crate::table::{Align, Table};
 use anyhow::{anyhow, bail, Result};
 use serde::Deserialize;
-use spindle::array::torture::{
-    run_torture, TortureConfig, TortureReport, TortureStack, MAX_TORTURE_OPS, MAX_TORTURE_SPAN,
-};
 use spindle::layout::torture::{run_dle_torture, DleTortureConfig};
 use spindle::stack::array::ParityLayout;
 use spindle::stack::faults::{faults_line, FaultSpec};
 use spindle::stack::journal::{JournalSpec, MAX_LOG_MIB};
 use spindle::stack::journal_torture::{
     run_journal_torture, JournalBelow, JournalTortureConfig, JournalTortureReport,
+};
+use spindle::stack::torture::{
+    run_torture, TortureConfig, TortureReport, TortureStack, MAX_TORTURE_OPS, MAX_TORTURE_SPAN,
 };
 use spindle::stack::tree::{ArraySpec, DeviceSpec, DiskSpec};
 use std::path::Path;
@@ -272,7 +272,7 @@ pub fn torture(a: &TortureArgs, rates: &Rates) -> Result<String> {
                     }
                     let mut s =
                         TortureStack::raid4(disk, a.members - 1, a.stripe_unit_kib / 4, &faults);
-                    if let spindle::array::torture::Shape::Raid4 { rotation, .. } = &mut s.shape {
+                    if let spindle::stack::torture::Shape::Raid4 { rotation, .. } = &mut s.shape {
                         // RAID-5: the same group with rotating parity.
                         *rotation = if a.array == "raid5" {
                             Some(parity_layout(a)?.unwrap_or_default())
@@ -297,7 +297,7 @@ pub fn torture(a: &TortureArgs, rates: &Rates) -> Result<String> {
             }
         }
     };
-    if c.crash > 0.0 && matches!(stack.shape, spindle::array::torture::Shape::Mirror { .. }) {
+    if c.crash > 0.0 && matches!(stack.shape, spindle::stack::torture::Shape::Mirror { .. }) {
         bail!("--crash: the byte-exact mirror has no crash resync yet (use a raid4)");
     }
     let mut bar = Progress::new(c.ops as u64, "torture");
@@ -371,7 +371,7 @@ fn dle(a: &TortureArgs, rates: &Rates, file: Option<LayoutFile>) -> Result<Strin
             }
             let stack = TortureStack::from_device(&device, &faults)
                 .map_err(|e| anyhow!("{file_name}: {e}"))?;
-            let spindle::array::torture::Shape::Raid4 {
+            let spindle::stack::torture::Shape::Raid4 {
                 data_disks,
                 rotation,
                 ..

@@ -8,8 +8,8 @@
 //! parity agrees with their data).
 
 use super::*;
+use crate::array::layout::ParityLayout;
 use crate::disk::presets::preset;
-use crate::stack::array::ParityLayout;
 use crate::store::{zero_block, Block};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;

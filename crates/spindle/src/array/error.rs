@@ -28,7 +28,7 @@ pub enum ArrayError {
 impl ArrayError {
     /// Passes a data error (a row that cannot be recovered: the caller's to report
     /// per block) and returns an internal error as `Err`, to stop the operation.
-    pub(super) fn internal(self) -> Result<ArrayError, ArrayError> {
+    pub(crate) fn internal(self) -> Result<ArrayError, ArrayError> {
         match self {
             ArrayError::Internal(_) => Err(self),
             e => Ok(e),

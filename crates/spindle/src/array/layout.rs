@@ -8,7 +8,7 @@
 //! slots; row r of every data member and of the parity member form one parity stripe
 //! row. Stripe units are counted in rows.
 
-use crate::stack::array::ParityLayout;
+use serde::{Deserialize, Serialize};
 
 /// Data blocks described by one checksum block.
 pub const DATA_PER_ZONE: u64 = 63;
@@ -150,6 +150,40 @@ pub fn checksum_slot(row: u64) -> usize {
 /// The zone (checksum block index) of a row.
 pub fn zone_of(row: u64) -> u64 {
     row / DATA_PER_ZONE
+}
+
+/// Where a RAID-5 row's data units go around its rotating parity. Both put row `r`'s
+/// parity on member `n - 1 - r mod n`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ParityLayout {
+    /// Data unit `k` on member `(p + 1 + k) mod n`: data follows the parity around
+    /// (Linux md's default).
+    #[default]
+    LeftSymmetric,
+    /// Data units fill the members in order, skipping the parity member (the thesis's
+    /// Fig 6.1 and its Adaptec 2200S).
+    LeftAsymmetric,
+}
+
+impl ParityLayout {
+    pub fn name(self) -> &'static str {
+        match self {
+            ParityLayout::LeftSymmetric => "left-symmetric",
+            ParityLayout::LeftAsymmetric => "left-asymmetric",
+        }
+    }
+
+    /// The member holding data unit `k` of row `row` of an `n`-member RAID-5, and the
+    /// row's parity member.
+    pub fn place(self, n: u64, row: u64, k: u64) -> (usize, usize) {
+        let p = n - 1 - row % n;
+        let m = match self {
+            ParityLayout::LeftSymmetric => (p + 1 + k) % n,
+            ParityLayout::LeftAsymmetric => k + u64::from(k >= p),
+        };
+        (m as usize, p as usize)
+    }
 }
 
 #[cfg(test)]

@@ -10,7 +10,6 @@ pub mod layout;
 pub mod members;
 pub mod mirror;
 pub mod raid4;
-pub mod torture;
 
 pub use campaign::{run_fault_campaign, FaultCampaign, FaultReport};
 pub use error::ArrayError;

@@ -46,9 +46,9 @@ use super::layout::{
     ZONE_BLOCKS,
 };
 use super::members::{default_member_queue, DiskActivity, Done, Executor, Io, Member, TAG_REPAIR};
+use crate::array::layout::ParityLayout;
 use crate::disk::drive::Drive;
 use crate::disk::params::DiskParams;
-use crate::stack::array::ParityLayout;
 use crate::stack::queue::QueueSpec;
 use crate::store::{xor_into, zero_block, Block, BlockStore, DataMode, SECTORS_PER_BLOCK};
 use crate::time::SimTime;

@@ -3,8 +3,8 @@
 
 use super::layout::checksum_block;
 use super::*;
+use crate::array::layout::ParityLayout;
 use crate::disk::presets::preset;
-use crate::stack::array::ParityLayout;
 use crate::store::{block_from, Block};
 use proptest::prelude::*;
 use rand::{Rng, SeedableRng};

@@ -10,6 +10,7 @@
 //! its rows finish before any of its writes start (one phase barrier per request, not
 //! per row); requests do not wait for one another.
 
+pub use crate::array::layout::ParityLayout;
 use crate::disk::hdd::{Breakdown, Request};
 use crate::node::{tree_line, Device, Done, NodeReport, Units};
 use crate::time::SimTime;
@@ -181,40 +182,6 @@ pub enum RaidLevel {
     Raid4,
     /// Striping with parity rotated over the members (see [`ParityLayout`]).
     Raid5,
-}
-
-/// Where a RAID-5 row's data units go around its rotating parity. Both put row `r`'s
-/// parity on member `n - 1 - r mod n`.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum ParityLayout {
-    /// Data unit `k` on member `(p + 1 + k) mod n`: data follows the parity around
-    /// (Linux md's default).
-    #[default]
-    LeftSymmetric,
-    /// Data units fill the members in order, skipping the parity member (the thesis's
-    /// Fig 6.1 and its Adaptec 2200S).
-    LeftAsymmetric,
-}
-
-impl ParityLayout {
-    pub fn name(self) -> &'static str {
-        match self {
-            ParityLayout::LeftSymmetric => "left-symmetric",
-            ParityLayout::LeftAsymmetric => "left-asymmetric",
-        }
-    }
-
-    /// The member holding data unit `k` of row `row` of an `n`-member RAID-5, and the
-    /// row's parity member.
-    pub fn place(self, n: u64, row: u64, k: u64) -> (usize, usize) {
-        let p = n - 1 - row % n;
-        let m = match self {
-            ParityLayout::LeftSymmetric => (p + 1 + k) % n,
-            ParityLayout::LeftAsymmetric => k + u64::from(k >= p),
-        };
-        (m as usize, p as usize)
-    }
 }
 
 impl RaidLevel {

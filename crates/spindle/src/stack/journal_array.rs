@@ -27,9 +27,9 @@
 
 use super::faults::{device_seed, FaultSpec};
 use super::journal::Media;
+use super::torture::{Shape, TortureStack};
 use crate::array::faults::MemberFaults;
 use crate::array::layout::{checksum_block, data_block};
-use crate::array::torture::{Shape, TortureStack};
 use crate::array::{ArrayError, FaultInjector, MemberState, Mirror, MirrorOp, Raid4};
 use crate::store::{Block, BLOCK_BYTES};
 use crate::time::SimTime;

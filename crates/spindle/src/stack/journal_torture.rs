@@ -29,8 +29,8 @@ use super::journal::{
 };
 use super::journal_array::{ArrayCounts, ArrayMedia};
 use super::layer::LayerNode;
+use super::torture::TortureStack;
 use super::tree::DeviceSpec;
-use crate::array::torture::TortureStack;
 use crate::disk::drive::Drive;
 use crate::disk::hdd::Request;
 use crate::disk::params::DiskParams;

@@ -21,4 +21,5 @@ pub mod queue;
 pub mod raid_mimic;
 pub mod split;
 pub mod stripe_lock;
+pub mod torture;
 pub mod tree;

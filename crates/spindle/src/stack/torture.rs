@@ -28,14 +28,14 @@
 //! RAID-4 cannot survive by design, so a failure (drawn or scheduled) waits until the
 //! array is whole again.
 
-use super::error::ArrayError;
-use super::faults::{FaultClass, MemberFaults};
-use super::layout::{checksum_block, data_block};
-use super::mirror::{Mirror, MirrorOp};
-use super::raid4::{MemberState, Raid4, Raid4Config};
-use super::FaultInjector;
+use crate::array::error::ArrayError;
+use crate::array::faults::{FaultClass, MemberFaults};
+use crate::array::layout::ParityLayout;
+use crate::array::layout::{checksum_block, data_block};
+use crate::array::mirror::{Mirror, MirrorOp};
+use crate::array::raid4::{MemberState, Raid4, Raid4Config};
+use crate::array::FaultInjector;
 use crate::disk::params::DiskParams;
-use crate::stack::array::ParityLayout;
 use crate::stack::faults::{device_seed, FaultSpec};
 use crate::stack::tree::DeviceSpec;
 use crate::store::{zero_block, Block, BLOCK_BYTES};
