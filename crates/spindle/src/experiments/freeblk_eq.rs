@@ -100,7 +100,8 @@ pub fn freeblk_eq(o: &RunOpts) -> Result<ExperimentOutput, String> {
             "FREEBLK-F4.1's run with freeblock scheduling: Table 3.1's base disk, a C-LOOK \
              host queue, 10 processes reading random 4 KB blocks back to back ({fg_requests} \
              reads) and a scrub of random 4 KB reads whose 1000 outstanding candidates go to \
-             the disk only when the Disk Mimic (off-line, mean, 10 samples) predicts \
+             the disk only when the Disk Mimic (off-line, mean, 10 samples, timed with 4 KB \
+             reads as FREEBLK-F4.1 explains) predicts \
              D(FR_i → BR) + D(BR → FR_j) ≤ D(FR_i → FR_j). For each admission the run's \
              completions are replayed on a copy of the disk model up to the BR; a clone of \
              it then serves the next foreground request directly, from when the BR was sent \
