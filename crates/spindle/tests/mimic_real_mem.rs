@@ -52,9 +52,11 @@ fn mimic_real_reports_both_replays_against_the_paper() {
             .unwrap();
         line.split(',').nth(6).unwrap().parse().unwrap()
     };
+    // Replay names hold no comma, so the CSV's columns line up.
+    assert!(a.csv.lines().all(|l| l.split(',').count() == 8));
     let (fast, own) = (
         choice("with idle time"),
-        choice("context: hplajw's own rate, with idle time"),
+        choice("context: hplajw's own rate (with idle time)"),
     );
     assert!(fast > 2.0 * own, "{fast} vs {own}");
 }

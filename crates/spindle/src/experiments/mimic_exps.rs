@@ -1463,10 +1463,10 @@ pub fn mimic_real(o: &RunOpts) -> Result<ExperimentOutput, String> {
     ];
     const IDLE: &str = "with idle time";
     const BUSY: &str = "idle time removed";
-    const OWN_IDLE: &str = "context: hplajw's own rate, with idle time";
-    const OWN_BUSY: &str = "context: hplajw's own rate, idle time removed";
-    const D4_IDLE: &str = "context: rate from the 4-day count, with idle time";
-    const D4_BUSY: &str = "context: rate from the 4-day count, idle time removed";
+    const OWN_IDLE: &str = "context: hplajw's own rate (with idle time)";
+    const OWN_BUSY: &str = "context: hplajw's own rate (idle time removed)";
+    const D4_IDLE: &str = "context: rate from the 4-day count (with idle time)";
+    const D4_BUSY: &str = "context: rate from the 4-day count (idle time removed)";
     const ALL: &str = "context: all requests at once";
     // The context replays are not checked. Quick mode leaves out the two that only
     // show sensitivity (the other reading of the thesis's rate; every request at once,
