@@ -41,6 +41,24 @@ fn mimic_real_reports_both_replays_against_the_paper() {
         };
         assert!(gain("greedy") >= gain("smtf"), "{case}");
     }
+    // The checked replays run at the thesis's request rate, hplajw's own rate is context:
+    // the faster rate leaves the scheduler a choice far more often.
+    assert!(a.description.contains("150,000"));
+    let choice = |case: &str| -> f64 {
+        let line = a
+            .csv
+            .lines()
+            .find(|l| l.starts_with(&format!("{case},clook,")))
+            .unwrap();
+        line.split(',').nth(6).unwrap().parse().unwrap()
+    };
+    // Replay names hold no comma, so the CSV's columns line up.
+    assert!(a.csv.lines().all(|l| l.split(',').count() == 8));
+    let (fast, own) = (
+        choice("with idle time"),
+        choice("context: hplajw's own rate (with idle time)"),
+    );
+    assert!(fast > 2.0 * own, "{fast} vs {own}");
 }
 
 #[test]

@@ -221,7 +221,8 @@ pub fn registry() -> Vec<Experiment> {
         Experiment {
             id: "MIMIC-REAL",
             title:
-                "SMTF vs C-LOOK on the uncompressed HP trace, with and without idle time (§3.6.4)",
+                "SMTF vs C-LOOK on the HP trace at the thesis's request rate, with and without idle \
+                 time (§3.6.4)",
             run: super::mimic_exps::mimic_real,
         },
         Experiment {

@@ -54,6 +54,9 @@ pub const MAX_QUEUE_DEPTH: u32 = 1 << 16;
 
 /// Most samples per distance an SMTF or freeblock queue's Disk Mimic probes.
 pub const MAX_MIMIC_SAMPLES: u32 = 10_000;
+/// A freeblock scrub's read size, 512-byte sectors: the thesis's scrubber "reads 4 KB
+/// blocks" (§2.3.3).
+pub const SCRUB_SECTORS: u32 = 8;
 
 /// Longest aging bound, ms (a day).
 pub const MAX_WAIT_MS: f64 = 86_400_000.0;
@@ -274,24 +277,22 @@ impl QueueSpec {
         match self.kind {
             SchedulerKind::Freeblock => {
                 // The freeblock scheduler consults an off-line Disk Mimic (mean) and
-                // keeps the background job's candidates.
+                // keeps the background job's candidates. The Mimic is timed with the
+                // scrub's own request size: a model deployed with an application that
+                // issues one size is probed at that size (thesis §2.3.3); smaller probes
+                // would leave each predicted read short by the transfer they omit.
                 let probe = probe()?;
                 let cap = probe.capacity();
                 let seed = 0xF8EE ^ i;
-                q = q
-                    .with_mimic(DiskMimic::offline(
-                        probe,
-                        self.mimic_samples,
-                        Metric::Mean,
-                        seed,
-                    ))
-                    .with_background(BackgroundPool::new(
-                        self.background_outstanding as usize,
-                        cap,
-                        8,
-                        seed,
-                        (1 << 40) + (i << 32),
-                    ));
+                let mut mimic = DiskMimic::offline(probe, self.mimic_samples, Metric::Mean, seed);
+                mimic.probe_blocks = SCRUB_SECTORS;
+                q = q.with_mimic(mimic).with_background(BackgroundPool::new(
+                    self.background_outstanding as usize,
+                    cap,
+                    SCRUB_SECTORS,
+                    seed,
+                    (1 << 40) + (i << 32),
+                ));
             }
             SchedulerKind::OnlineSet(_) | SchedulerKind::OnlinePriority(_) => {
                 // On-line configuration: the Mimic learns from the workload's own
@@ -846,5 +847,28 @@ mod tests {
         let one_by_one = served(false);
         assert_eq!(one_by_one[0], 0);
         assert_ne!(one_by_one, direct);
+    }
+}
+
+#[cfg(test)]
+mod freeblock_tests {
+    use super::*;
+    use crate::disk::drive::Drive;
+    use crate::disk::presets::preset;
+    use crate::stack::drive_node::DriveNode;
+
+    /// The freeblock queue's Disk Mimic is timed with the scrub's request size: with
+    /// smaller probes each prediction omits part of a scrub read's transfer.
+    #[test]
+    fn freeblock_mimic_probes_at_the_scrub_size() {
+        let drive = Drive::new(preset("mimic-base").unwrap()).unwrap();
+        let q = QueueSpec {
+            background_outstanding: 4,
+            ..QueueSpec::new(SchedulerKind::Freeblock)
+        }
+        .build(Box::new(DriveNode::new(drive, "disk")), 0)
+        .unwrap();
+        let m = q.sched.mimic().expect("freeblock has a Mimic");
+        assert_eq!(m.probe_blocks, SCRUB_SECTORS);
     }
 }
