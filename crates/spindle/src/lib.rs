@@ -20,6 +20,7 @@ pub mod layout;
 pub mod mimic;
 pub mod node;
 pub mod offload;
+pub mod parts;
 pub mod prefetch;
 pub mod record;
 pub mod report;

@@ -30,7 +30,7 @@ use super::faults::FaultInjector;
 use super::members::{default_member_queue, Executor, Io, Member};
 use crate::disk::drive::Drive;
 use crate::disk::params::DiskParams;
-use crate::stack::queue::QueueSpec;
+use crate::parts::queue::QueueSpec;
 use crate::store::{Block, SECTORS_PER_BLOCK};
 use crate::time::SimTime;
 use rustc_hash::FxHashSet;

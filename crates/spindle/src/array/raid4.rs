@@ -49,7 +49,7 @@ use super::members::{default_member_queue, DiskActivity, Done, Executor, Io, Mem
 use crate::array::layout::ParityLayout;
 use crate::disk::drive::Drive;
 use crate::disk::params::DiskParams;
-use crate::stack::queue::QueueSpec;
+use crate::parts::queue::QueueSpec;
 use crate::store::{xor_into, zero_block, Block, BlockStore, DataMode, SECTORS_PER_BLOCK};
 use crate::time::SimTime;
 use rand::Rng;

@@ -4,11 +4,12 @@
 //! (workload and stack in TOML) is [`crate::config`]. Every part is a sans-IO [`crate::node::Device`]; the
 //! engine ([`crate::engine`]) runs them.
 
+pub use crate::parts::{drive_node, queue};
+
 pub mod arms;
 pub mod array;
 pub mod cache;
 pub mod compact_log;
-pub mod drive_node;
 pub mod faults;
 pub mod fio;
 pub mod journal;
@@ -17,7 +18,6 @@ pub mod journal_torture;
 pub mod layer;
 pub mod metrics;
 pub mod mimd;
-pub mod queue;
 pub mod raid_mimic;
 pub mod split;
 pub mod stripe_lock;

@@ -704,7 +704,6 @@ mod tests {
     use super::*;
     use crate::disk::presets::preset;
     use crate::engine::{self, RunOptions, Source};
-    use crate::stack::tree::build_from_params;
     use crate::trace::IoRecord;
 
     /// While the drive serves a far request, four contiguous reads and a write queue
@@ -732,18 +731,23 @@ mod tests {
                 merge_sectors: merge,
                 ..QueueSpec::new(SchedulerKind::Fcfs)
             };
-            let mut b = build_from_params(&[preset("mimic-base").unwrap()], &q).unwrap();
+            // As a stack builds a drive leaf: its firmware holds what the host sends.
+            let mut p = preset("mimic-base").unwrap();
+            p.firmware.queue_depth = p.firmware.queue_depth.max(q.depth);
+            let drive = Drive::new(p).unwrap();
+            let mut root = q.build(Box::new(DriveNode::new(drive, "d")), 0).unwrap();
+            let units = Units::single(root.capacity());
             let mut logs = Vec::new();
             engine::run(
-                b.root.as_mut(),
-                &b.units,
+                &mut root,
+                &units,
                 Source::records(&recs),
                 RunOptions::default(),
                 &mut |l| logs.push(*l),
             )
             .unwrap();
             let mut nodes = Vec::new();
-            b.root.report("s", &mut nodes);
+            root.report("s", &mut nodes);
             logs.sort_by_key(|l| l.id);
             let drive_ios: u64 = nodes
                 .iter()
@@ -771,7 +775,7 @@ mod tests {
     use crate::disk::drive::Drive;
     use crate::disk::params::FirmwarePolicy;
     use crate::engine::Units;
-    use crate::stack::drive_node::DriveNode;
+    use crate::parts::drive_node::DriveNode;
 
     fn sptf_drive() -> Drive {
         let mut p = preset("cheetah15k5").unwrap();
@@ -855,7 +859,7 @@ mod freeblock_tests {
     use super::*;
     use crate::disk::drive::Drive;
     use crate::disk::presets::preset;
-    use crate::stack::drive_node::DriveNode;
+    use crate::parts::drive_node::DriveNode;
 
     /// The freeblock queue's Disk Mimic is timed with the scrub's request size: with
     /// smaller probes each prediction omits part of a scrub read's transfer.
