@@ -547,7 +547,7 @@ mod tests {
     #[test]
     fn drives_on_one_bus_take_turns() {
         use crate::disk::bus::SharedBus;
-        use crate::disksim::import::{bundled_disksim_dir, import_first_disk};
+        use crate::disk::parv::import::{bundled_disksim_dir, import_first_disk};
         let p = import_first_disk(&bundled_disksim_dir().join("syntharrays.parv")).unwrap();
         let overhead = crate::time::ms_to_ns(p.ctrl.read_miss.get(false));
         assert!(overhead > 1_000_000);

@@ -1,6 +1,7 @@
 //! The hard-disk model: geometry ([`geometry`]), seek curves ([`seek`]), the parameter
 //! set ([`params`]), the mechanism with its controller and cache ([`hdd`]), the
-//! firmware command queue ([`drive`]) and the built-in drives ([`presets`]).
+//! firmware command queue ([`drive`]), the built-in drives ([`presets`]) and DiskSim's
+//! disk parameter files ([`parv`]).
 
 pub mod altered;
 pub mod bus;
@@ -8,6 +9,7 @@ pub mod drive;
 pub mod geometry;
 pub mod hdd;
 pub mod params;
+pub mod parv;
 pub mod presets;
 pub mod rotation;
 pub mod seek;

@@ -11,8 +11,8 @@ use super::geometry::{GeometrySpec, Sparing, TrackOrder, ZoneSpec};
 use super::params::{
     AfterPrev, Cache, Controller, DiskParams, Firmware, FirmwarePolicy, Mechanics, ReadAhead,
 };
+use super::parv::import::{import_first_disk, import_parv_text, ImportError};
 use super::seek::SeekCurve;
-use crate::disksim::import::{import_first_disk, import_parv_text, ImportError};
 use std::collections::HashMap;
 use std::path::Path;
 use std::sync::{Mutex, OnceLock};

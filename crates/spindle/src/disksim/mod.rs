@@ -1,15 +1,15 @@
-//! DiskSim 4.0 parameter files: the libparam language ([`param`]) and the import of
-//! `disksim_disk` / `dm_disk` blocks into spindle disks ([`import`]), refusing names
-//! outside DiskSim's parameter tables ([`names`]); the synthetic generator blocks into
-//! a workload ([`synthio`]); DiskSim's simple disk ([`simpledisk`]); an intelligent
-//! controller's caches ([`cachemem`], [`cachedev`]).
+//! Whole DiskSim 4.0 configurations: the topology of drivers, buses, controllers and
+//! logical organizations as a spindle stack ([`system`]); the synthetic generator
+//! blocks into a workload ([`synthio`]); DiskSim's simple disk ([`simpledisk`]); an
+//! intelligent controller's caches ([`cachemem`], [`cachedev`]). The disk's own
+//! blocks and the libparam language are read by [`crate::disk::parv`], re-exported
+//! here as [`import`], [`param`] and [`names`].
+
+pub use crate::disk::parv::{import, names, param};
 
 pub mod cachedev;
 pub mod cachemem;
 pub mod driverq;
-pub mod import;
-pub mod names;
-pub mod param;
 pub mod simpledisk;
 pub mod synthio;
 pub mod system;
