@@ -322,8 +322,14 @@ pub fn load_system(path: &Path) -> Result<System, ImportError> {
         msg: format!("disksim_synthio: {e}"),
     })?;
     // The disks a running generator's requests reach (an array's members, a free
-    // disk, and the cache disk behind a cached one).
+    // disk, and the cache disk behind a cached one). Simple disks count among the
+    // topology's names but are no `disks`: they are left out.
     let mut reached = vec![false; disks.len()];
+    let mut reach = |d: usize| {
+        if let Some(r) = reached.get_mut(d) {
+            *r = true;
+        }
+    };
     for g in &synth.generators[synth.running()] {
         for &u in &g.devices {
             let u = u as usize;
@@ -332,11 +338,9 @@ pub fn load_system(path: &Path) -> Result<System, ImportError> {
                 None => free.get(u - arrays.len()).copied().into_iter().collect(),
             };
             for d in hit {
-                reached[d] = true;
+                reach(d);
                 if ctlr_cache.as_ref().is_some_and(|c| c.disk as usize == d) {
-                    if let Some(c) = cache_disk {
-                        reached[c] = true;
-                    }
+                    cache_disk.into_iter().for_each(&mut reach);
                 }
             }
         }
@@ -2521,6 +2525,8 @@ mod tests {
             let (r, _) = load(stem, config);
             assert!(r.is_ok(), "{config}: {r:?}");
         }
+        // Simple disks are topology names but no `disks`: the check passes them by.
+        load_system(&dir.join("synthsimpledisk.parv")).expect("simple disks load");
     }
 
     /// `spindle validate` replays the disk alone: a validation file whose driver,
