@@ -321,7 +321,31 @@ pub fn load_system(path: &Path) -> Result<System, ImportError> {
         file: path.display().to_string(),
         msg: format!("disksim_synthio: {e}"),
     })?;
-    let buses = shared_buses(&file, &disks)?;
+    // The disks a running generator's requests reach (an array's members, a free
+    // disk, and the cache disk behind a cached one). Simple disks count among the
+    // topology's names but are no `disks`: they are left out.
+    let mut reached = vec![false; disks.len()];
+    let mut reach = |d: usize| {
+        if let Some(r) = reached.get_mut(d) {
+            *r = true;
+        }
+    };
+    for g in &synth.generators[synth.running()] {
+        for &u in &g.devices {
+            let u = u as usize;
+            let hit: Vec<usize> = match arrays.get(u) {
+                Some(a) => a.members.iter().map(|&m| m as usize).collect(),
+                None => free.get(u - arrays.len()).copied().into_iter().collect(),
+            };
+            for d in hit {
+                reach(d);
+                if ctlr_cache.as_ref().is_some_and(|c| c.disk as usize == d) {
+                    cache_disk.into_iter().for_each(&mut reach);
+                }
+            }
+        }
+    }
+    let buses = shared_buses(&file, &disks, &reached)?;
     Ok(System {
         disks,
         queue,
@@ -421,7 +445,52 @@ fn simple_disks(file: &ParamFile) -> Result<Vec<SimpleDiskSpec>, ImportError> {
 /// The exclusive buses more than one disk hangs on, in order of their first disk.
 /// `Arbitration type` 1 (slot priority) and 2 (first come first served) are both
 /// served first come first served (see [`crate::disk::bus`]).
-fn shared_buses(file: &ParamFile, disks: &[ImportedDisk]) -> Result<Vec<BusOrg>, ImportError> {
+///
+/// A drive that never disconnects (`Never disconnect = 1`) is refused on a bus it
+/// shares with other disks that requests reach (`reached`, by topology index; a disk
+/// no running generator addresses never asks for the bus). DiskSim's drive then owns the bus from the command's
+/// arrival to its completion, through every seek and rotation, and the other disks'
+/// commands and reconnections queue for it; spindle's hand-over of the bus in that
+/// case misses DiskSim's by far (seed 42: syntharrays, four such drives on each bus
+/// behind pass-through controllers, 2741.5 ms against 1466.7; synthcachedev, two on
+/// the bus of an intelligent controller, 40.73 against 29.76), while the drive alone
+/// on its bus matches (synthcachedev with its two disks on buses of their own: 27.32
+/// against 27.07; synthmixed, synthraid5, synthcachemem within 0.6 %).
+fn shared_buses(
+    file: &ParamFile,
+    disks: &[ImportedDisk],
+    reached: &[bool],
+) -> Result<Vec<BusOrg>, ImportError> {
+    for (i, d) in disks.iter().enumerate() {
+        let Some(bus) = &d.bus else { continue };
+        if !d.params.ctrl.never_disconnect || !reached[i] {
+            continue;
+        }
+        let busy = |(j, o): (usize, &ImportedDisk)| o.bus.as_ref() == Some(bus) && reached[j];
+        let peers = disks.iter().enumerate().filter(|&x| busy(x)).count();
+        if peers < 2 {
+            continue;
+        }
+        let spec = file
+            .instantiations
+            .iter()
+            .find(|x| x.names.contains(&d.instance))
+            .map_or("?", |x| x.spec.as_str());
+        let block = file.block(spec).map(|b| b.resolved(file));
+        let loc = block
+            .as_ref()
+            .and_then(|b| b.get("Never disconnect").map(|p| p.loc.clone()))
+            .or_else(|| block.as_ref().map(|b| b.loc.clone()));
+        let msg = format!("disksim_disk `{spec}` (instance `{}`): `Never disconnect = 1` on a drive that shares the exclusive bus `{bus}` with {} other disk(s) that requests reach is not modelled (the drive owns the bus through every access and the other disks queue for it, which spindle does not reproduce); accepted: 0, or 1 on a drive that is the only one of its bus that requests reach", d.instance, peers - 1);
+        return match loc {
+            Some(l) => at(&l, msg),
+            // The disk import already refused a disk with no block.
+            None => Err(ImportError::File {
+                file: d.instance.clone(),
+                msg,
+            }),
+        };
+    }
     let mut out: Vec<BusOrg> = Vec::new();
     for (i, d) in disks.iter().enumerate() {
         let Some(bus) = &d.bus else { continue };
@@ -2408,6 +2477,56 @@ mod tests {
         // whole configuration here (hp_c2247a then gives DiskSim's 21.107 ms).
         let c2247a = load_system(&dir.join("hp_c2247a.parv")).expect("loads");
         assert!(c2247a.disks[0].params.ctrl.extra_write_disconnect.is_none());
+    }
+
+    /// `Never disconnect = 1` is refused on a drive sharing its bus with other disks
+    /// that requests reach, naming the drive file's line (DiskSim, seed 42:
+    /// syntharrays 1466.7 ms and synthcachedev 29.76, which spindle missed by far), and
+    /// accepted where the drive is the only one of its bus that requests reach
+    /// (synthmixed, and synthopen, whose other two disks on the bus get no requests).
+    #[test]
+    fn never_disconnect_is_refused_on_a_shared_bus_only() {
+        let dir = bundled_disksim_dir();
+        let load = |stem: &str, config: &str| {
+            let tmp =
+                std::env::temp_dir().join(format!("spindle-never-{}-{config}", std::process::id()));
+            std::fs::create_dir_all(&tmp).unwrap();
+            for s in ["atlas10k", "ibm18es", "cheetah9LP", "hp_c3323a"] {
+                companions(&tmp, s);
+            }
+            std::fs::copy(dir.join(format!("{config}.parv")), tmp.join("c.parv")).unwrap();
+            let f = tmp.join(format!("{stem}.diskspecs"));
+            let text = std::fs::read_to_string(&f).unwrap();
+            let line = text
+                .lines()
+                .position(|l| l.contains("Never disconnect = 0"))
+                .expect("the drive file sets it")
+                + 1;
+            std::fs::write(
+                &f,
+                text.replacen("Never disconnect = 0", "Never disconnect = 1", 1),
+            )
+            .unwrap();
+            let r = load_system(&tmp.join("c.parv")).map(|_| ());
+            std::fs::remove_dir_all(&tmp).ok();
+            (r, format!("{stem}.diskspecs:{line}:"))
+        };
+        for (config, bus, others) in [("syntharrays", "bus5", 3), ("synthcachedev", "bus1", 1)] {
+            let (r, at) = load("hp_c3323a", config);
+            let e = r.expect_err(config).to_string();
+            assert!(e.contains(&at), "{config}: {e}");
+            assert!(
+                e.contains("Never disconnect = 1")
+                    && e.contains(&format!("`{bus}` with {others} other disk(s)")),
+                "{config}: {e}"
+            );
+        }
+        for (stem, config) in [("hp_c3323a", "synthmixed"), ("cheetah9LP", "synthopen")] {
+            let (r, _) = load(stem, config);
+            assert!(r.is_ok(), "{config}: {r:?}");
+        }
+        // Simple disks are topology names but no `disks`: the check passes them by.
+        load_system(&dir.join("synthsimpledisk.parv")).expect("simple disks load");
     }
 
     /// `spindle validate` replays the disk alone: a validation file whose driver,

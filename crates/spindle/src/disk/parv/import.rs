@@ -67,9 +67,11 @@
 //!   4, 8 or 16 (0.04 %, inside the suite's tolerance); the stream bits change nothing.
 //!
 //! Modelled as DiskSim does, after the same perturbation showed them moving DiskSim
-//! alone (seed 42): `Never disconnect = 1` (a write arriving during a write-back goes
-//! into the buffer at once, a read hit is sent at once: synthopen DiskSim 10.937 →
-//! 10.622 ms, spindle 10.935 → 10.608); `Read disconnect afterread`/`afterwrite` in
+//! alone (seed 42): `Never disconnect = 1` on a drive that is the only one of its bus
+//! that requests reach (a write arriving during a write-back goes into the buffer at
+//! once, a read hit is sent at once: synthopen DiskSim 10.937 → 10.622 ms, spindle
+//! 10.935 → 10.608; on hp_c3323a synthmixed 23.24 against 23.20, synthraid5 34.98
+//! against 34.99, synthcachemem 24.14 against 24.01); `Read disconnect afterread`/`afterwrite` in
 //! mid-transfer (atlas10k +0.036/+0.012 ms in both); `Write disconnect overhead` of a
 //! write-back drive that disconnects at arrival (synthopen DiskSim +0.0023 ms, spindle
 //! +0.0021);
@@ -83,8 +85,15 @@
 //! bus `type` of 2 (interleaved) that disks hang on (synthopen 10.94 → 13.14 ms in
 //! DiskSim), any `Arbitration time` on a `disksim_simpledisk` bus (13.57 → 17.28 ms),
 //! `Seek type` other than `extracted` beside a `Full seek curve` (DiskSim then uses
-//! that type's seek function: synthclosed 87.82 → 54.76 ms with `constant`); and a
-//! generator device that no logorg covers (DiskSim stops at its first request).
+//! that type's seek function: synthclosed 87.82 → 54.76 ms with `constant`); a
+//! generator device that no logorg covers (DiskSim stops at its first request); and
+//! `Never disconnect = 1` on a drive sharing its bus with other disks that requests
+//! reach. Such a drive owns the bus from each command to its completion, seeks and
+//! rotations included, and the others queue for it; spindle's hand-over of the bus
+//! then misses DiskSim's (syntharrays, four drives a bus behind pass-through
+//! controllers: 2741.5 ms against 1466.7; synthcachedev, two on an intelligent
+//! controller's bus: 40.73 against 29.76), though the drive alone matches
+//! (synthcachedev with its disks on buses of their own: 27.32 against 27.07).
 
 use super::param::{parse_file, Block, Loc, ParamError, ParamFile, Topology, Value};
 use crate::disk::geometry::{GeometrySpec, Sparing, TrackOrder, ZoneSpec};
