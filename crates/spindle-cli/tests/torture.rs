@@ -374,15 +374,19 @@ fn raid5_runs_from_the_command_line_and_a_stack_file() {
         if let Some(l) = flag {
             args.extend(["--parity-layout", l]);
         }
+        // The run names the layout it ran and returned no wrong byte.
+        let clean = |v: &serde_json::Value, what: &str| {
+            assert!(
+                v["stack"]
+                    .as_str()
+                    .unwrap()
+                    .contains(&format!("RAID-5 ({name})")),
+                "{what}: {v}"
+            );
+            assert_eq!(v["wrong_bytes"], 0, "{what}: {v}");
+        };
         let (v, _) = json_run(&args);
-        assert!(
-            v["stack"]
-                .as_str()
-                .unwrap()
-                .contains(&format!("RAID-5 ({name})")),
-            "{v}"
-        );
-        assert_eq!(v["wrong_bytes"], 0, "{v}");
+        clean(&v, "raid5");
         let key = flag
             .map(|l| format!("parity-layout = \"{l}\"\n"))
             .unwrap_or_default();
@@ -390,15 +394,7 @@ fn raid5_runs_from_the_command_line_and_a_stack_file() {
             &format!("raid5-{name}.toml"),
             &format!("[device]\nkind = \"raid5\"\ncount = 4\n{key}[device.member]\nkind = \"disk\"\ndisk = \"wd-re3\"\nfaults = {{ lost = 0.01, flips = 0.01 }}\n"),
         );
-        let v = torture_stack(&f, 600);
-        assert!(
-            v["stack"]
-                .as_str()
-                .unwrap()
-                .contains(&format!("RAID-5 ({name})")),
-            "{v}"
-        );
-        assert_eq!(v["wrong_bytes"], 0, "{v}");
+        clean(&torture_stack(&f, 600), "stack file");
         // The journal and the layout engine over it.
         for over in ["journal", "dle"] {
             let mut args = vec![
@@ -408,15 +404,7 @@ fn raid5_runs_from_the_command_line_and_a_stack_file() {
             if let Some(l) = flag {
                 args.extend(["--parity-layout", l]);
             }
-            let (v, _) = json_run(&args);
-            assert!(
-                v["stack"]
-                    .as_str()
-                    .unwrap()
-                    .contains(&format!("RAID-5 ({name})")),
-                "{over}: {v}"
-            );
-            assert_eq!(v["wrong_bytes"], 0, "{over}: {v}");
+            clean(&json_run(&args).0, over);
         }
     }
     let f = temp(

@@ -11,6 +11,7 @@ pub mod dedup;
 pub mod disk;
 pub mod disksim;
 pub mod engine;
+pub mod expected;
 pub mod experiments;
 pub mod flash;
 pub mod idmap;

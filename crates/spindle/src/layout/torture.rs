@@ -14,17 +14,17 @@
 
 use super::dle::{Dle, DleConfig, DleError, LayoutPolicy, Tear};
 use crate::array::faults::MemberFaults;
+use crate::array::layout::ParityLayout;
 use crate::array::layout::{checksum_block, data_block};
 use crate::array::{ArrayError, FaultInjector, MemberState, Raid4, Raid4Config};
 use crate::disk::params::DiskParams;
+use crate::expected::{random_block, Expected};
 use crate::flash::FlashParams;
-use crate::stack::array::ParityLayout;
 use crate::stack::faults::{device_seed, FaultSpec};
-use crate::store::{zero_block, Block, BLOCK_BYTES};
+use crate::store::{Block, BLOCK_BYTES};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde::Serialize;
-use std::collections::BTreeMap;
 
 /// Extents the campaign writes, and blocks in each.
 const EXTENTS: u32 = 8;
@@ -92,47 +92,6 @@ pub struct DleTortureReport {
     pub simulated_s: f64,
 }
 
-/// The expected contents: the last value written, and for blocks whose write a power
-/// cut or a refusal interrupted, the other values they may hold until a read settles.
-#[derive(Default)]
-struct Model {
-    value: BTreeMap<(u32, u64), Block>,
-    maybe: BTreeMap<(u32, u64), Vec<Block>>,
-}
-
-impl Model {
-    fn expected(&self, k: (u32, u64)) -> Block {
-        self.value.get(&k).cloned().unwrap_or_else(zero_block)
-    }
-
-    fn interrupted(&mut self, k: (u32, u64), new: &Block) {
-        let old = self.expected(k);
-        self.maybe.entry(k).or_default().push(old);
-        self.value.insert(k, new.clone());
-    }
-
-    /// Wrong bytes in a read of `k` (0: right).
-    fn check(&mut self, k: (u32, u64), got: &Block) -> u64 {
-        let want = self.expected(k);
-        if *got == want {
-            self.maybe.remove(&k);
-            return 0;
-        }
-        if self.maybe.get(&k).is_some_and(|m| m.contains(got)) {
-            self.maybe.remove(&k);
-            self.value.insert(k, got.clone());
-            return 0;
-        }
-        want.iter().zip(got.iter()).filter(|(a, b)| a != b).count() as u64
-    }
-}
-
-fn payload(rng: &mut ChaCha8Rng) -> Block {
-    let mut b = zero_block();
-    rng.fill(&mut b[..]);
-    b
-}
-
 /// Whether an engine error is a refusal the campaign counts (the array could not
 /// prove a block), rather than a failure of the run.
 fn refused(e: &DleError) -> bool {
@@ -142,7 +101,7 @@ fn refused(e: &DleError) -> bool {
 /// Reads `n` blocks one by one, checking each.
 fn read_check(
     d: &mut Dle,
-    m: &mut Model,
+    m: &mut Expected<(u32, u64)>,
     e: u32,
     o: u64,
     n: u64,
@@ -279,7 +238,7 @@ pub fn run_dle_torture(
         .map(|i| ChaCha8Rng::seed_from_u64(device_seed(c.seed, &format!("dle.member {i}.flips"))))
         .collect();
     let rows_span = volume_blocks / data_disks as u64 + stripe_unit_blocks;
-    let mut model = Model::default();
+    let mut model = Expected::default();
     let mut down: Option<(usize, usize)> = None;
     let mut seen = 0usize;
     for i in 0..c.ops {
@@ -314,7 +273,7 @@ pub fn run_dle_torture(
             }
             .min(c.extent_blocks);
             let o = rng.gen_range(0..=c.extent_blocks - n);
-            let data: Vec<Block> = (0..n).map(|_| payload(&mut rng)).collect();
+            let data: Vec<Block> = (0..n).map(|_| random_block(&mut rng)).collect();
             let cut = c.crash > 0.0 && rng.gen_bool(c.crash);
             if cut {
                 let budget = rng.gen_range(0..=8 * n);

@@ -36,9 +36,10 @@ use crate::array::mirror::{Mirror, MirrorOp};
 use crate::array::raid4::{MemberState, Raid4, Raid4Config};
 use crate::array::FaultInjector;
 use crate::disk::params::DiskParams;
+use crate::expected::{random_block, Expected};
 use crate::stack::faults::{device_seed, FaultSpec};
 use crate::stack::tree::DeviceSpec;
-use crate::store::{zero_block, Block, BLOCK_BYTES};
+use crate::store::{Block, BLOCK_BYTES};
 use crate::time::SimTime;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -368,44 +369,6 @@ enum Target {
     Mirror(Box<Mirror>),
 }
 
-/// The expected contents: the last value written, and, for blocks a power cut caught
-/// mid-write, the other value they may hold until a read settles it.
-#[derive(Default)]
-struct Model {
-    value: BTreeMap<u64, Block>,
-    maybe: BTreeMap<u64, Vec<Block>>,
-}
-
-impl Model {
-    fn expected(&self, v: u64) -> Block {
-        self.value.get(&v).cloned().unwrap_or_else(zero_block)
-    }
-
-    /// Checks a read; returns the number of wrong bytes (0: right).
-    fn check(&mut self, v: u64, got: &Block) -> u64 {
-        let want = self.expected(v);
-        if *got == want {
-            self.maybe.remove(&v);
-            return 0;
-        }
-        if self.maybe.get(&v).is_some_and(|old| old.contains(got)) {
-            // A cut-off write did not land: these contents stand from now on.
-            self.maybe.remove(&v);
-            self.value.insert(v, got.clone());
-            return 0;
-        }
-        want.iter().zip(got.iter()).filter(|(a, b)| a != b).count() as u64
-    }
-}
-
-/// A block of random bytes, all 4 KiB of it: a torn write (only its first sectors new)
-/// must differ from both the old and the new contents.
-fn payload(rng: &mut ChaCha8Rng) -> Block {
-    let mut b = zero_block();
-    rng.fill(&mut b[..]);
-    b
-}
-
 fn member_faults(seed: u64, members: &[(String, FaultSpec)]) -> Vec<MemberFaults> {
     members
         .iter()
@@ -483,7 +446,7 @@ pub fn run_torture(
         .filter_map(|(_, f)| f.crash_at_ms)
         .reduce(f64::min)
         .map(SimTime::from_ms);
-    let mut model = Model::default();
+    let mut model = Expected::default();
     let mut r = TortureReport {
         stack: stack.describe(),
         seed: c.seed,
@@ -554,7 +517,7 @@ pub fn run_torture(
         let k = rng.gen_range(1..=6);
         if rng.gen_bool(0.5) {
             let w: Vec<(u64, Block)> = (0..k)
-                .map(|_| (rng.gen_range(0..span), payload(&mut rng)))
+                .map(|_| (rng.gen_range(0..span), random_block(&mut rng)))
                 .collect();
             let cut =
                 (c.crash > 0.0 && rng.gen_bool(c.crash)) || crash_at.is_some_and(|t| now >= t);
@@ -741,7 +704,7 @@ pub fn run_torture(
 /// Reads `blocks` (the final read-back in chunks) and checks each against the model.
 fn read_check(
     target: &mut Target,
-    model: &mut Model,
+    model: &mut Expected<u64>,
     blocks: &[u64],
     r: &mut TortureReport,
     final_pass: bool,
