@@ -299,3 +299,16 @@ fn draw(rng: &mut ChaCha8Rng, rates: (f64, f64, f64), reach: u64, block: u64) ->
         WriteFate::Persist
     }
 }
+
+/// Where a fault campaign's bit flip lands on a member: a row among the first
+/// `rows_span`, its data block four times in five, else the checksum block of its zone,
+/// and one bit of that block. Returns (member block, bit).
+pub fn draw_bit_flip<R: Rng>(rng: &mut R, rows_span: u64) -> (u64, usize) {
+    let row = rng.gen_range(0..rows_span);
+    let block = if rng.gen_bool(0.8) {
+        super::layout::data_block(row)
+    } else {
+        super::layout::checksum_block(row)
+    };
+    (block, rng.gen_range(0..crate::store::BLOCK_BYTES * 8))
+}

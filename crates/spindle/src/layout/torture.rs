@@ -13,15 +13,14 @@
 //! but not repaired.
 
 use super::dle::{Dle, DleConfig, DleError, LayoutPolicy, Tear};
-use crate::array::faults::MemberFaults;
+use crate::array::faults::{draw_bit_flip, MemberFaults};
 use crate::array::layout::ParityLayout;
-use crate::array::layout::{checksum_block, data_block};
 use crate::array::{ArrayError, FaultInjector, MemberState, Raid4, Raid4Config};
 use crate::disk::params::DiskParams;
 use crate::expected::{random_block, Expected};
 use crate::flash::FlashParams;
 use crate::stack::faults::{device_seed, FaultSpec};
-use crate::store::{Block, BLOCK_BYTES};
+use crate::store::Block;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde::Serialize;
@@ -337,13 +336,7 @@ pub fn run_dle_torture(
         for (m, frng) in flip_rngs.iter_mut().enumerate() {
             let p = fault_of(m).flips;
             if p > 0.0 && frng.gen_bool(p) {
-                let row = frng.gen_range(0..rows_span);
-                let block = if frng.gen_bool(0.8) {
-                    data_block(row)
-                } else {
-                    checksum_block(row)
-                };
-                let bit = frng.gen_range(0..BLOCK_BYTES * 8);
+                let (block, bit) = draw_bit_flip(frng, rows_span);
                 d.raid_mut().inject_bit_flip(m, block, bit);
             }
         }

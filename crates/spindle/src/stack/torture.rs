@@ -29,9 +29,8 @@
 //! array is whole again.
 
 use crate::array::error::ArrayError;
-use crate::array::faults::{FaultClass, MemberFaults};
+use crate::array::faults::{draw_bit_flip, FaultClass, MemberFaults};
 use crate::array::layout::ParityLayout;
-use crate::array::layout::{checksum_block, data_block};
 use crate::array::mirror::{Mirror, MirrorOp};
 use crate::array::raid4::{MemberState, Raid4, Raid4Config};
 use crate::array::FaultInjector;
@@ -39,7 +38,7 @@ use crate::disk::params::DiskParams;
 use crate::expected::{random_block, Expected};
 use crate::stack::faults::{device_seed, FaultSpec};
 use crate::stack::tree::DeviceSpec;
-use crate::store::{Block, BLOCK_BYTES};
+use crate::store::Block;
 use crate::time::SimTime;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -595,13 +594,8 @@ pub fn run_torture(
             for (d, frng) in flip_rngs.iter_mut().enumerate() {
                 let p = stack.members[d].1.flips;
                 if p > 0.0 && frng.gen_bool(p) {
-                    let row = frng.gen_range(0..rows_span);
-                    let block = if frng.gen_bool(0.8) {
-                        data_block(row)
-                    } else {
-                        checksum_block(row)
-                    };
-                    a.inject_bit_flip(d, block, frng.gen_range(0..BLOCK_BYTES * 8));
+                    let (block, bit) = draw_bit_flip(frng, rows_span);
+                    a.inject_bit_flip(d, block, bit);
                 }
             }
             if c.scrub_every > 0 && i % c.scrub_every == c.scrub_every - 1 {
