@@ -594,7 +594,9 @@ pub fn mimd_f5(quick: bool, seed: u64) -> Result<ExperimentOutput, String> {
              rotation the drive model predicts; intra-disk x × y in the simulation's form \
              (replicated splitting into x bands of cylinders × y even rotational replicas on \
              other tracks of the same cylinder; x the divisor of D nearest √D from above, so \
-             3 = 3×1, 4 = 2×2, 6 = 3×2, 12 = 4×3); and, beside the figure's curves, D-way \
+             3 = 3×1, 4 = 2×2, 6 = 3×2, 12 = 4×3; the addresses dealt to the drives one \
+             logical cylinder at a time, the paper's splitting at cylinder granularity); \
+             and, beside the figure's curves, D-way \
              splitting and replicated splitting with 2 copies. Increased heads per surface \
              (MIMD-RULE3; x = heads per surface) is one drive of H arms, \
              `{DISK}{HEADS_PER_SURFACE}H` (stack/arms.rs: arm i sits i/H of a turn round, each \

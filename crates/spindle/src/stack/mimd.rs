@@ -14,6 +14,10 @@
 //!   is also replicated-split `x` ways at cylinder granularity (the bands fill the
 //!   drive), in the prototype's form it is split `x` ways (one band, 1/x of the
 //!   cylinders, the rest discarded).
+//! - Replicated splitting and intra-disk deal the array's addresses to the drives one
+//!   logical cylinder at a time ([`SplitUnit::Cylinder`]: "splitting is identical to
+//!   striping", done "at cylinder granularity" in the paper's simulation), so a
+//!   workload's busy region is spread over every drive; or in contiguous shares.
 //!
 //! Reads go to one replica, chosen like a mirror's ([`ReplicaChoice`]; by default the
 //! delay until the media reaches it, predicted by the member drive's model for a read
@@ -27,6 +31,7 @@ use crate::node::{tree_line, Device, Done, NodeReport};
 use crate::time::SimTime;
 use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
+use std::sync::Arc;
 
 /// Where a drive's rotational replicas sit relative to the first.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -83,6 +88,30 @@ pub enum IntraForm {
     Prototype,
 }
 
+/// How a splitting organization deals the array's addresses out to its members.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SplitUnit {
+    /// Striped one logical cylinder at a time: member m holds logical cylinders m,
+    /// m + D, m + 2D, … of the array ("splitting is identical to striping"; the
+    /// simulation splits "at cylinder granularity", §2.1.1 and §3.2), so a region
+    /// of the address space is spread over every member.
+    #[default]
+    Cylinder,
+    /// Member m holds the m-th contiguous 1/D of the addresses (Figure 1(b)'s two
+    /// disjoint sets).
+    Share,
+}
+
+impl SplitUnit {
+    fn name(self) -> &'static str {
+        match self {
+            SplitUnit::Cylinder => "striped by cylinder",
+            SplitUnit::Share => "contiguous shares",
+        }
+    }
+}
+
 /// Which organization a [`Layout`] implements.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Organization {
@@ -96,12 +125,14 @@ pub enum Organization {
     },
     ReplicatedSplit {
         copies: u32,
+        unit: SplitUnit,
     },
     Intra {
         split: u32,
         rotational: u32,
         form: IntraForm,
         rotation: RotPlacement,
+        unit: SplitUnit,
     },
 }
 
@@ -116,16 +147,17 @@ impl Organization {
             } => "mirror (shuffled layouts)".into(),
             Organization::Split { reliable: false } => "split".into(),
             Organization::Split { reliable: true } => "split (reliable: D-1 ways + a copy)".into(),
-            Organization::ReplicatedSplit { copies } => {
-                format!("replicated-split ({copies} copies)")
+            Organization::ReplicatedSplit { copies, unit } => {
+                format!("replicated-split ({copies} copies, {})", unit.name())
             }
             Organization::Intra {
                 split,
                 rotational,
                 form,
                 rotation,
+                unit,
             } => format!(
-                "intra {split}x{rotational} ({}, {} rotational replicas)",
+                "intra {split}x{rotational} ({}, {} rotational replicas, {})",
                 match form {
                     IntraForm::Simulation => "replicated splitting",
                     IntraForm::Prototype => "splitting",
@@ -133,7 +165,8 @@ impl Organization {
                 match rotation {
                     RotPlacement::Even => "even",
                     RotPlacement::Random => "random",
-                }
+                },
+                unit.name()
             ),
         }
     }
@@ -232,6 +265,17 @@ impl Banded {
         self.prefix.last().copied().unwrap_or(0)
     }
 
+    /// Logical cylinders (each band copy's width).
+    fn width(&self) -> usize {
+        self.prefix.len().saturating_sub(1)
+    }
+
+    /// The first slot of logical cylinder `j` and how many it holds.
+    fn cylinder(&self, j: usize) -> (u64, u64) {
+        let first = self.prefix[j];
+        (first, self.prefix[j + 1] - first)
+    }
+
     /// How many replicas each slot has.
     fn count(&self) -> usize {
         self.starts.len() * self.rot as usize
@@ -280,7 +324,37 @@ enum Place {
     Linear(u64),
     /// Chunk k of the share at chunk `perm[k]` of the member.
     Shuffled(Vec<u32>),
-    Banded(Box<Banded>),
+    Banded(Arc<Banded>),
+}
+
+/// The shares of banded members (one [`Banded`] place per member, in member order),
+/// handed to `push(len, offset, copies)` in array order: contiguous, or striped one
+/// logical cylinder at a time over the members.
+fn push_bands(bands: Vec<Banded>, unit: SplitUnit, push: &mut impl FnMut(u64, u64, Vec<Copy>)) {
+    let bands: Vec<Arc<Banded>> = bands.into_iter().map(Arc::new).collect();
+    let copy = |m: usize, b: &Arc<Banded>| Copy {
+        member: m,
+        place: Place::Banded(Arc::clone(b)),
+        reads: true,
+    };
+    match unit {
+        SplitUnit::Share => {
+            for (m, b) in bands.iter().enumerate() {
+                push(b.slots(), 0, vec![copy(m, b)]);
+            }
+        }
+        SplitUnit::Cylinder => {
+            let width = bands.iter().map(|b| b.width()).max().unwrap_or(0);
+            for j in 0..width {
+                for (m, b) in bands.iter().enumerate().filter(|(_, b)| j < b.width()) {
+                    let (first, n) = b.cylinder(j);
+                    if n > 0 {
+                        push(n, first, vec![copy(m, b)]);
+                    }
+                }
+            }
+        }
+    }
 }
 
 /// A seeded random permutation of `n` chunks (Fisher–Yates).
@@ -305,7 +379,17 @@ struct Copy {
 struct Share {
     start: u64,
     len: u64,
+    /// The copies' slot of the range's first sector (a share striped by cylinder is
+    /// one logical cylinder of its copies' places).
+    offset: u64,
     copies: Vec<Copy>,
+}
+
+impl Share {
+    /// The copies' slot of array sector `lbn` (within the share).
+    fn slot(&self, lbn: u64) -> u64 {
+        lbn - self.start + self.offset
+    }
 }
 
 struct Parent {
@@ -461,10 +545,11 @@ impl Layout {
         let smallest = used.iter().map(|u| u.1).min().unwrap_or(0);
         let mut shares = Vec::with_capacity(d);
         let mut at = 0u64;
-        let mut push = |len: u64, copies: Vec<Copy>| {
+        let mut push = |len: u64, offset: u64, copies: Vec<Copy>| {
             shares.push(Share {
                 start: at,
                 len,
+                offset,
                 copies,
             });
             at += len;
@@ -491,7 +576,7 @@ impl Layout {
                         reads: true,
                     })
                     .collect();
-                push(len, copies);
+                push(len, 0, copies);
             }
             Organization::Split { reliable } => {
                 let data = if reliable { d.saturating_sub(1) } else { d };
@@ -516,57 +601,44 @@ impl Layout {
                             reads: false,
                         });
                     }
-                    push(per, copies);
+                    push(per, 0, copies);
                 }
             }
-            Organization::ReplicatedSplit { copies } => {
+            Organization::ReplicatedSplit { copies, unit } => {
                 if d == 0 || copies == 0 || copies as usize > d.max(1) {
                     return Err(format!(
                         "replicated-split copies must be within 1..={d} (the members), got {copies}"
                     ));
                 }
+                let mut bands = Vec::with_capacity(d);
                 for (m, &(c, _)) in used.iter().enumerate() {
-                    let g = geo(m)?;
                     let width = c / d as u32;
                     let starts = (0..copies).map(|k| k * (c / copies)).collect();
-                    let b = Banded::new(g, starts, width, 1, None)?;
-                    push(
-                        b.slots(),
-                        vec![Copy {
-                            member: m,
-                            place: Place::Banded(Box::new(b)),
-                            reads: true,
-                        }],
-                    );
+                    bands.push(Banded::new(geo(m)?, starts, width, 1, None)?);
                 }
+                push_bands(bands, unit, &mut push);
             }
             Organization::Intra {
                 split,
                 rotational,
                 form,
                 rotation,
+                unit,
             } => {
                 if split == 0 {
                     return Err("intra split must be at least 1".into());
                 }
+                let mut bands = Vec::with_capacity(d);
                 for (m, &(c, _)) in used.iter().enumerate() {
-                    let g = geo(m)?;
                     let width = c / split;
                     let starts = match form {
                         IntraForm::Simulation => (0..split).map(|k| k * width).collect(),
                         IntraForm::Prototype => vec![0],
                     };
                     let random = (rotation == RotPlacement::Random).then(|| mix(seed ^ m as u64));
-                    let b = Banded::new(g, starts, width, rotational, random)?;
-                    push(
-                        b.slots(),
-                        vec![Copy {
-                            member: m,
-                            place: Place::Banded(Box::new(b)),
-                            reads: true,
-                        }],
-                    );
+                    bands.push(Banded::new(geo(m)?, starts, width, rotational, random)?);
                 }
+                push_bands(bands, unit, &mut push);
             }
         }
         let capacity = at;
@@ -675,7 +747,7 @@ impl Layout {
             return false;
         };
         let cyl = self
-            .replica_lbn(c, req.lbn - sh.start, 0)
+            .replica_lbn(c, sh.slot(req.lbn), 0)
             .and_then(|l| self.geometry(c.member)?.locate(l))
             .map_or(0, |l| l.pbn.cyl);
         let m = c.member;
@@ -732,7 +804,7 @@ impl Layout {
         };
         let sh = &self.shares[h.share];
         let c = &sh.copies[h.copy];
-        let s = req.lbn - sh.start;
+        let s = sh.slot(req.lbn);
         let hdd = self.members[c.member].drive().map(|d| d.hdd());
         let idx = (0..Self::replicas_of(c))
             .filter_map(|idx| {
@@ -743,7 +815,7 @@ impl Layout {
             .map_or(0, |(_, idx)| idx);
         let mut runs: Vec<Run> = Vec::new();
         for l in req.lbn..req.lbn + u64::from(req.blocks.max(1)) {
-            if let Some(p) = self.replica_lbn(c, l - sh.start, idx) {
+            if let Some(p) = self.replica_lbn(c, sh.slot(l), idx) {
                 push_sector(&mut runs, c.member, p);
             }
         }
@@ -816,7 +888,7 @@ impl Layout {
             return Vec::new();
         };
         let sh = &self.shares[si];
-        let s = lbn - sh.start;
+        let s = sh.slot(lbn);
         sh.copies
             .iter()
             .flat_map(|c| {
@@ -842,7 +914,7 @@ impl Layout {
     pub fn choose(&self, lbn: u64, now: SimTime) -> Option<(usize, usize)> {
         let si = self.share_of(lbn)?;
         let sh = &self.shares[si];
-        let s = lbn - sh.start;
+        let s = sh.slot(lbn);
         // ((member outstanding, nearness, tie-break), (copy, replica index))
         type Pick = ((usize, u64, u64), (usize, usize));
         let mut best: Option<Pick> = None;
@@ -889,7 +961,7 @@ impl Layout {
                 for c in &sh.copies {
                     for idx in 0..Self::replicas_of(c) {
                         for l in at..piece_end {
-                            if let Some(p) = self.replica_lbn(c, l - sh.start, idx) {
+                            if let Some(p) = self.replica_lbn(c, sh.slot(l), idx) {
                                 add(c.member, p);
                             }
                         }
@@ -903,7 +975,7 @@ impl Layout {
                 // The seek distance this choice asks for (the first piece of a read).
                 if at == req.lbn {
                     let hdd = self.members[c.member].drive().map(|d| d.hdd());
-                    let lbn = self.replica_lbn(c, at - sh.start, idx);
+                    let lbn = self.replica_lbn(c, sh.slot(at), idx);
                     if let Some((h, loc)) = hdd.zip(lbn).and_then(|(h, l)| Some((h, h.locate(l)?)))
                     {
                         self.stats.measured += 1;
@@ -911,7 +983,7 @@ impl Layout {
                     }
                 }
                 for l in at..piece_end {
-                    if let Some(p) = self.replica_lbn(c, l - sh.start, idx) {
+                    if let Some(p) = self.replica_lbn(c, sh.slot(l), idx) {
                         add(c.member, p);
                     }
                 }
@@ -1131,12 +1203,39 @@ mod tests {
         Layout::within(org, members, ReplicaChoice::Positioning, 7, cylinders).unwrap()
     }
 
+    /// An intra-disk organization with the TOML's default split unit for its form.
     fn intra(split: u32, rotational: u32, form: IntraForm, rotation: RotPlacement) -> Organization {
         Organization::Intra {
             split,
             rotational,
             form,
             rotation,
+            unit: match form {
+                IntraForm::Simulation => SplitUnit::Cylinder,
+                IntraForm::Prototype => SplitUnit::Share,
+            },
+        }
+    }
+
+    fn with_unit(org: Organization, unit: SplitUnit) -> Organization {
+        match org {
+            Organization::Intra {
+                split,
+                rotational,
+                form,
+                rotation,
+                ..
+            } => Organization::Intra {
+                split,
+                rotational,
+                form,
+                rotation,
+                unit,
+            },
+            Organization::ReplicatedSplit { copies, .. } => {
+                Organization::ReplicatedSplit { copies, unit }
+            }
+            other => other,
         }
     }
 
@@ -1151,7 +1250,14 @@ mod tests {
         // where band copies fall in zones with fewer sectors per track, more where one
         // band holds the outer, denser cylinders).
         for (org, n, frac) in [
-            (Organization::ReplicatedSplit { copies: 2 }, 4, 0.25),
+            (
+                Organization::ReplicatedSplit {
+                    copies: 2,
+                    unit: SplitUnit::Cylinder,
+                },
+                4,
+                0.25,
+            ),
             (
                 intra(2, 2, IntraForm::Simulation, RotPlacement::Even),
                 4,
@@ -1217,7 +1323,10 @@ mod tests {
                 "reliable = true",
             ),
             (
-                Organization::ReplicatedSplit { copies: 3 },
+                Organization::ReplicatedSplit {
+                    copies: 3,
+                    unit: SplitUnit::Cylinder,
+                },
                 3,
                 "replicated-split",
                 "copies = 3",
@@ -1273,7 +1382,11 @@ mod tests {
     #[test]
     fn intra_replicas_sit_where_the_layout_says() {
         for rotation in [RotPlacement::Even, RotPlacement::Random] {
-            let l = layout(intra(2, 3, IntraForm::Simulation, rotation), 2);
+            let org = with_unit(
+                intra(2, 3, IntraForm::Simulation, rotation),
+                SplitUnit::Share,
+            );
+            let l = layout(org, 2);
             let geo = l.geometry(0).unwrap().clone();
             let width = geo.cylinders() / 2;
             let per = l.shares[0].len;
@@ -1310,6 +1423,44 @@ mod tests {
             }
             // The second member's share starts after the first's.
             assert_eq!(l.replicas(per)[0].0, 1);
+        }
+    }
+
+    /// Striping by cylinder deals the array's logical cylinders to the members in
+    /// turn and keeps each member's slots in order: a sector has the replicas of the
+    /// same member slot as under contiguous shares, and the capacity is the same.
+    #[test]
+    fn striping_by_cylinder_deals_cylinders_in_turn() {
+        for base in [
+            intra(2, 3, IntraForm::Simulation, RotPlacement::Even),
+            Organization::ReplicatedSplit {
+                copies: 2,
+                unit: SplitUnit::Share,
+            },
+        ] {
+            let shares = layout(with_unit(base, SplitUnit::Share), 3);
+            let striped = layout(with_unit(base, SplitUnit::Cylinder), 3);
+            assert_eq!(shares.capacity(), striped.capacity(), "{base:?}");
+            let per = shares.shares[0].len;
+            let mut next = [0u64; 3];
+            for (k, sh) in striped.shares.iter().enumerate() {
+                let m = sh.copies[0].member;
+                // Members in turn while every member has cylinders left.
+                if k < 30 {
+                    assert_eq!(m, k % 3, "{base:?}: share {k}");
+                }
+                assert_eq!(sh.offset, next[m], "{base:?}: member {m}'s slots in order");
+                next[m] += sh.len;
+                for lbn in [sh.start, sh.start + sh.len / 2, sh.start + sh.len - 1] {
+                    let slot = sh.slot(lbn);
+                    assert_eq!(
+                        striped.replicas(lbn),
+                        shares.replicas(m as u64 * per + slot),
+                        "{base:?}: lbn {lbn}"
+                    );
+                }
+            }
+            assert_eq!(next, [per; 3], "{base:?}: every slot of every member");
         }
     }
 
@@ -1512,6 +1663,11 @@ mod tests {
                 "rotational replicas must be within 1..=6",
             ),
             ("intra", "split = 0", "split must be within"),
+            (
+                "split",
+                "split-unit = \"cylinder\"",
+                "split-unit does not apply to split",
+            ),
             (
                 "replicated-split",
                 "copies = 5",

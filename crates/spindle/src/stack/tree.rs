@@ -30,7 +30,9 @@
 use super::array::{Array, ParityLayout, RaidLevel, ReplicaChoice, Volumes};
 use super::drive_node::{load_disk, DriveNode};
 use super::faults::FaultSpec;
-use super::mimd::{IntraForm, Layout, MirrorLayouts, Organization, RotPlacement, Spread};
+use super::mimd::{
+    IntraForm, Layout, MirrorLayouts, Organization, RotPlacement, SplitUnit, Spread,
+};
 use super::queue::{QueueSpec, SchedulerConfig};
 use crate::disk::drive::Drive;
 use crate::disk::params::{DiskParams, FirmwarePolicy};
@@ -181,6 +183,11 @@ pub struct ArraySpec {
     /// intra: even or random rotational replicas.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rotation: Option<RotPlacement>,
+    /// replicated-split, intra: how addresses are dealt to the members, `cylinder`
+    /// (striped one logical cylinder at a time; the default, but for intra's prototype
+    /// form) or `share` (each member a contiguous 1/D).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub split_unit: Option<SplitUnit>,
     /// mirror: identical or shuffled member layouts.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub layouts: Option<MirrorLayouts>,
@@ -254,6 +261,7 @@ impl ArraySpec {
             rotational: None,
             form: None,
             rotation: None,
+            split_unit: None,
             layouts: None,
             cylinders: None,
             reorder_queue: None,
@@ -273,6 +281,7 @@ impl ArraySpec {
             ("rotational", self.rotational.is_some()),
             ("form", self.form.is_some()),
             ("rotation", self.rotation.is_some()),
+            ("split-unit", self.split_unit.is_some()),
             ("layouts", self.layouts.is_some()),
             ("cylinders", self.cylinders.is_some()),
             ("reorder-queue", self.reorder_queue.is_some()),
@@ -622,6 +631,7 @@ fn organization(spec: &DeviceSpec, a: &ArraySpec) -> Result<Organization, String
             ("rotational", a.rotational.is_some()),
             ("form", a.form.is_some()),
             ("rotation", a.rotation.is_some()),
+            ("split-unit", a.split_unit.is_some()),
             ("layouts", a.layouts.is_some()),
             ("stripe-kib", a.stripe_kib.is_some()),
         ];
@@ -651,18 +661,26 @@ fn organization(spec: &DeviceSpec, a: &ArraySpec) -> Result<Organization, String
             }
         }
         DeviceSpec::ReplicatedSplit(_) => {
-            only(&["copies"])?;
+            only(&["copies", "split-unit"])?;
             Organization::ReplicatedSplit {
                 copies: within("copies", a.copies.unwrap_or(2), MAX_MEMBERS)?,
+                unit: a.split_unit.unwrap_or_default(),
             }
         }
         _ => {
-            only(&["split", "rotational", "form", "rotation"])?;
+            only(&["split", "rotational", "form", "rotation", "split-unit"])?;
+            let form = a.form.unwrap_or_default();
             Organization::Intra {
                 split: within("split", a.split.unwrap_or(1), MAX_MEMBERS)?,
                 rotational: within("rotational", a.rotational.unwrap_or(1), 64)?,
-                form: a.form.unwrap_or_default(),
+                form,
                 rotation: a.rotation.unwrap_or_default(),
+                // The paper gives the simulation's split granularity (cylinders), not
+                // the prototype's: it keeps contiguous shares unless asked.
+                unit: a.split_unit.unwrap_or(match form {
+                    IntraForm::Simulation => SplitUnit::Cylinder,
+                    IntraForm::Prototype => SplitUnit::Share,
+                }),
             }
         }
     })
