@@ -345,8 +345,14 @@ pub fn mimd_t1(quick: bool, seed: u64) -> Result<ExperimentOutput, String> {
          simulator used \"seek profiles obtained from actual measurements\", which it does \
          not publish. Ours is DiskSim's curve measured on an ST39102LW, the 12-head drive \
          of the same Cheetah 9LP family with the same 6,962 cylinders: {full:.2} ms at {} \
-         cylinders, single track {:.3} ms (within Table 1's range){}. The curve is kept as \
-         measured. Stretched in proportion to reach 12.2 ms (×{stretch:.3}), it would raise \
+         cylinders, single track {:.3} ms (within Table 1's range){}. Seagate specifies \
+         the two drives together, in one product manual for the Cheetah 9LP family \
+         (publication 83329240), so a datasheet range would hold for both alike; the \
+         drive that was measured seeks its full stroke faster than Table 1's range \
+         (drive makers' manuals, IBM's for one, define a full-stroke figure as a mean \
+         of 1,000 seeks over their drive population, with a maximum over every \
+         temperature and voltage beside it: a specification, not one drive's curve). \
+         The curve is kept as measured. Stretched in proportion to reach 12.2 ms (×{stretch:.3}), it would raise \
          the random read's mean seek from {:.2} to {:.2} ms and the read to about {:.2} ms, \
          outside the paper's own measured 8.8 ± 0.4 ms, which our curve meets ({:.2} ms): \
          the paper's random-read figure fits a curve like DiskSim's better than one that \
