@@ -404,8 +404,8 @@ pub fn mimd_f6(quick: bool, seed: u64) -> Result<ExperimentOutput, String> {
     out.tables.push(fits);
 
     // Every integer shape x × y of intra-disk at each D (y within the drive's heads:
-    // one rotational replica a track of the same cylinder), beside the figure's rule
-    // for the shape: which dimension this trace rewards.
+    // one rotational replica a track of the same cylinder; more share a track), beside
+    // the figure's rule for the shape: which dimension this trace rewards.
     let heads = crate::disk::presets::preset(F6_DISK)?.geometry.surfaces;
     let mut shapes = Table::new(&[
         "D",
@@ -419,15 +419,17 @@ pub fn mimd_f6(quick: bool, seed: u64) -> Result<ExperimentOutput, String> {
     let mut best: Vec<(f64, f64, u32, u32)> = Vec::new();
     for &d in &ds {
         let mut at_d: Option<(f64, u32, u32)> = None;
-        for x in (1..=d).filter(|x| d.is_multiple_of(*x) && d / x <= heads) {
+        for x in (1..=d).filter(|x| d.is_multiple_of(*x)) {
             let y = d / x;
+            let same_track = y > heads;
             let dev = format!(
-                "kind = \"intra\"\ncount = {d}\nsplit = {x}\nrotational = {y}\ncylinders = {band}"
+                "kind = \"intra\"\ncount = {d}\nsplit = {x}\nrotational = {y}\ncylinders = {band}{}",
+                if same_track { "\nrotation = \"same-track\"" } else { "" }
             );
             let p = replay(&stack_toml_on(&dev, F6_DISK), &reads, span)?;
             shapes.rows.push(vec![
                 d.to_string(),
-                format!("{x}×{y}"),
+                format!("{x}×{y}{}", if same_track { " (one track)" } else { "" }),
                 format!("{:.3}", p.latency),
                 format!("{:.3}", p.seek),
                 format!("{:.3}", p.rotation),
@@ -459,7 +461,9 @@ pub fn mimd_f6(quick: bool, seed: u64) -> Result<ExperimentOutput, String> {
          rotational dimensions and says only that at three disks, which cannot be split \
          evenly, using all of them for rotation is best on this trace, where \"the \
          rotational delay is a more important consideration\". Every integer shape x × y \
-         (y at most {heads}, the drive's tracks per cylinder) is in the last table: the \
+         is in the last table (up to {heads} rotational replicas, the drive's tracks per \
+         cylinder, each on a track of its own; more share one track, evenly spaced, each \
+         track then holding 1/y of its sectors' data): the \
          best shape gives rotation the larger factor at {rotation_heavy} of the 12 D, and \
          with the best shape at each D intra-disk's largest deviation from curve 2 is \
          still {:+.2} (D = {}, {}×{}). What keeps it above the curve: the trace's reads fall \

@@ -37,11 +37,16 @@ use std::sync::Arc;
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum RotPlacement {
-    /// 360/y degrees apart (Eq 7).
+    /// On other tracks of the same cylinder, 360/y degrees apart (Eq 7; Figure 2(c)
+    /// with Figure 2(b)'s spacing): y at most the drive's heads.
     #[default]
     Even,
-    /// At random angles, drawn per cylinder and replica from the run's seed (Eq 6).
+    /// On other tracks of the same cylinder, at random angles, drawn per cylinder and
+    /// replica from the run's seed (Eq 6).
     Random,
+    /// On the same track, 360/y degrees apart (Figure 2(b)): each track holds 1/y of
+    /// its sectors' worth of data, so y is not bounded by the heads.
+    SameTrack,
 }
 
 /// Where a mirror's members keep each block.
@@ -165,6 +170,7 @@ impl Organization {
                 match rotation {
                     RotPlacement::Even => "even",
                     RotPlacement::Random => "random",
+                    RotPlacement::SameTrack => "same-track even",
                 },
                 unit.name()
             ),
@@ -172,10 +178,11 @@ impl Organization {
     }
 }
 
-/// A drive's share kept in bands of cylinders, each band's slots replicated on `rot`
-/// tracks of the same cylinder. A slot is (logical cylinder j, head g of the first
+/// A drive's share kept in bands of cylinders, each band's slots replicated `rot`
+/// times within the cylinder. A slot is (logical cylinder j, head g of the first
 /// replica group, sector i); band k's copy is on cylinder `starts[k] + j`, rotational
-/// replica r on head `r·group + g` at the angle of sector i plus r/rot of a turn.
+/// replica r on head `r·group + g` (on head g itself when the replicas share the
+/// track) at the angle of sector i plus r/rot of a turn.
 #[derive(Clone, Debug)]
 struct Banded {
     starts: Vec<u32>,
@@ -186,6 +193,8 @@ struct Banded {
     prefix: Vec<u64>,
     /// Random rotational placement: the seed of the angle draws.
     random: Option<u64>,
+    /// The replicas share their track (a track holds 1/rot of its sectors' data).
+    same_track: bool,
 }
 
 /// A 64-bit mix (splitmix64's finalizer): the seeded per-cylinder angle draw of
@@ -206,8 +215,11 @@ impl Banded {
         starts: Vec<u32>,
         width: u32,
         rot: u32,
-        random: Option<u64>,
+        placement: RotPlacement,
+        seed: u64,
     ) -> Result<Banded, String> {
+        let same_track = placement == RotPlacement::SameTrack;
+        let random = (placement == RotPlacement::Random).then_some(seed);
         for z in 0..geo.zone_count() {
             let s = geo.zone_spec(z);
             if !s.slips.is_empty() || !s.remaps.is_empty() || s.spares != 0 || s.empty_front != 0 {
@@ -218,12 +230,13 @@ impl Banded {
             }
         }
         let heads = geo.surfaces();
-        if rot == 0 || rot > heads {
+        if rot == 0 || (!same_track && rot > heads) {
             return Err(format!(
-                "rotational replicas must be within 1..={heads} (one track each, same cylinder), got {rot}"
+                "rotational replicas must be within 1..={heads} (one track each, same cylinder; \
+                 rotation = \"same-track\" puts them on one track), got {rot}"
             ));
         }
-        let group = heads / rot;
+        let group = if same_track { heads } else { heads / rot };
         let mut prefix = Vec::with_capacity(width as usize + 1);
         prefix.push(0u64);
         for j in 0..width {
@@ -249,8 +262,16 @@ impl Banded {
                     });
                 m = m.min(if mapped { spt } else { 0 });
             }
+            if same_track {
+                m /= rot;
+            }
             let last = *prefix.last().unwrap_or(&0);
             prefix.push(last + u64::from(group) * u64::from(m));
+        }
+        if prefix.last() == Some(&0) {
+            return Err(format!(
+                "{rot} rotational replicas on one track leave no sector of data on it"
+            ));
         }
         Ok(Banded {
             starts,
@@ -258,6 +279,7 @@ impl Banded {
             group,
             prefix,
             random,
+            same_track,
         })
     }
 
@@ -305,7 +327,11 @@ impl Banded {
             Some(seed) => mix(seed ^ (u64::from(cyl) << 8) ^ u64::from(r)) % spt,
         };
         let target = (u64::from(loc.angle_sectors) + shift) % spt;
-        let head = r * self.group + g;
+        let head = if self.same_track {
+            g
+        } else {
+            r * self.group + g
+        };
         let first = geo.lbn_of(Pbn {
             cyl,
             head,
@@ -614,7 +640,14 @@ impl Layout {
                 for (m, &(c, _)) in used.iter().enumerate() {
                     let width = c / d as u32;
                     let starts = (0..copies).map(|k| k * (c / copies)).collect();
-                    bands.push(Banded::new(geo(m)?, starts, width, 1, None)?);
+                    bands.push(Banded::new(
+                        geo(m)?,
+                        starts,
+                        width,
+                        1,
+                        RotPlacement::Even,
+                        0,
+                    )?);
                 }
                 push_bands(bands, unit, &mut push);
             }
@@ -635,8 +668,15 @@ impl Layout {
                         IntraForm::Simulation => (0..split).map(|k| k * width).collect(),
                         IntraForm::Prototype => vec![0],
                     };
-                    let random = (rotation == RotPlacement::Random).then(|| mix(seed ^ m as u64));
-                    bands.push(Banded::new(geo(m)?, starts, width, rotational, random)?);
+                    let draws = mix(seed ^ m as u64);
+                    bands.push(Banded::new(
+                        geo(m)?,
+                        starts,
+                        width,
+                        rotational,
+                        rotation,
+                        draws,
+                    )?);
                 }
                 push_bands(bands, unit, &mut push);
             }
@@ -1192,6 +1232,10 @@ mod tests {
 
     /// [`layout`] on each drive's outermost `cylinders`.
     fn layout_within(org: Organization, n: usize, cylinders: Option<u32>) -> Layout {
+        try_layout(org, n, cylinders).unwrap()
+    }
+
+    fn try_layout(org: Organization, n: usize, cylinders: Option<u32>) -> Result<Layout, String> {
         let members: Vec<Box<dyn Device>> = (0..n)
             .map(|_| {
                 let p = crate::disk::presets::preset("st34502lw").unwrap();
@@ -1200,7 +1244,7 @@ mod tests {
                     as Box<dyn Device>
             })
             .collect();
-        Layout::within(org, members, ReplicaChoice::Positioning, 7, cylinders).unwrap()
+        Layout::within(org, members, ReplicaChoice::Positioning, 7, cylinders)
     }
 
     /// An intra-disk organization with the TOML's default split unit for its form.
@@ -1381,7 +1425,11 @@ mod tests {
     /// apart; no two sectors share a physical sector.
     #[test]
     fn intra_replicas_sit_where_the_layout_says() {
-        for rotation in [RotPlacement::Even, RotPlacement::Random] {
+        for rotation in [
+            RotPlacement::Even,
+            RotPlacement::Random,
+            RotPlacement::SameTrack,
+        ] {
             let org = with_unit(
                 intra(2, 3, IntraForm::Simulation, rotation),
                 SplitUnit::Share,
@@ -1413,8 +1461,12 @@ mod tests {
                     for r in 1..3 {
                         let loc = &locs[k * 3 + r];
                         assert_eq!(loc.pbn.cyl, base.pbn.cyl);
-                        assert_ne!(loc.pbn.head, base.pbn.head);
-                        if rotation == RotPlacement::Even {
+                        if rotation == RotPlacement::SameTrack {
+                            assert_eq!(loc.pbn.head, base.pbn.head);
+                        } else {
+                            assert_ne!(loc.pbn.head, base.pbn.head);
+                        }
+                        if rotation != RotPlacement::Random {
                             let want = (base.angle_sectors + r as u32 * base.spt / 3) % base.spt;
                             assert_eq!(loc.angle_sectors, want, "{lbn} r {r}");
                         }
@@ -1424,6 +1476,45 @@ mod tests {
             // The second member's share starts after the first's.
             assert_eq!(l.replicas(per)[0].0, 1);
         }
+    }
+
+    /// Replicas that share a track are not bounded by the heads: seven on a 6-head
+    /// drive each hold a seventh of every track, evenly spaced, none overlapping;
+    /// on other tracks seven are refused.
+    #[test]
+    fn same_track_replicas_go_beyond_the_heads() {
+        let l = layout(
+            intra(1, 7, IntraForm::Simulation, RotPlacement::SameTrack),
+            1,
+        );
+        let cap = disk_capacity() as f64;
+        let per = l.capacity() as f64 / cap;
+        assert!(per > 0.9 / 7.0 && per <= 1.0 / 7.0, "{per}");
+        let geo = l.geometry(0).unwrap().clone();
+        let mut seen = std::collections::HashSet::new();
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(9);
+        let mut lbns: Vec<u64> = (0..2000).map(|_| rng.gen_range(0..l.capacity())).collect();
+        lbns.extend(0..2000);
+        lbns.sort_unstable();
+        lbns.dedup();
+        for lbn in lbns {
+            let reps = l.replicas(lbn);
+            assert_eq!(reps.len(), 7);
+            let base = geo.locate(reps[0].1).unwrap();
+            for (r, &(_, p)) in reps.iter().enumerate() {
+                assert!(seen.insert(p), "{p} twice");
+                let loc = geo.locate(p).unwrap();
+                assert_eq!((loc.pbn.cyl, loc.pbn.head), (base.pbn.cyl, base.pbn.head));
+                let want = (base.angle_sectors + r as u32 * base.spt / 7) % base.spt;
+                assert_eq!(loc.angle_sectors, want, "{lbn} r {r}");
+            }
+        }
+        let err = try_layout(
+            intra(1, 7, IntraForm::Simulation, RotPlacement::Even),
+            1,
+            None,
+        );
+        assert!(err.is_err_and(|e| e.contains("same-track")));
     }
 
     /// Striping by cylinder deals the array's logical cylinders to the members in

@@ -19,7 +19,8 @@
 //! unit); `raid0`, `raid1`, `raid4`, `raid5`; MimdRAID's `mirror` (reads by positioning
 //! time, with seek and rotation statistics), `split` (`reliable = true`
 //! for the D−1-way split with one copy), `replicated-split` (`copies`) and `intra`
-//! (`split` × `rotational`, `form`, `rotation`), each with `cylinders`, `reorder-queue`
+//! (`split` × `rotational`, `form`, `rotation`; both take `split-unit`), each with
+//! `cylinders`, `reorder-queue`
 //! (and `spread`) and `prediction-error-deg`, see [`super::mimd`]. An array lists either `count` copies of
 //! one `member`, or its `members` one by one; members may be arrays themselves.
 //! A `raid5` may set `parity-layout = "left-asymmetric"` (default left-symmetric).
@@ -180,7 +181,7 @@ pub struct ArraySpec {
     /// intra: simulation (replicated splitting) or prototype (splitting) form.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub form: Option<IntraForm>,
-    /// intra: even or random rotational replicas.
+    /// intra: rotational replicas even or random on other tracks, or even on one track.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rotation: Option<RotPlacement>,
     /// replicated-split, intra: how addresses are dealt to the members, `cylinder`
