@@ -25,6 +25,7 @@
 //! writes go to every replica in the foreground. Timing only, like [`super::array::Array`].
 
 use super::array::ReplicaChoice;
+use super::propagation::{Background, MemberWrite};
 use crate::disk::geometry::{Geometry, Pbn};
 use crate::disk::hdd::{Breakdown, Request};
 use crate::node::{tree_line, Device, Done, NodeReport};
@@ -482,6 +483,11 @@ pub struct Layout {
     /// How far ahead (degrees of a turn) the host's head tracker believes the platters
     /// are: replicas are chosen by the delay predicted that much of a turn later.
     prediction_error_deg: f64,
+    /// Background write propagation ([`Layout::with_background`]); `None`: every
+    /// replica is written before a write is acknowledged.
+    background: Option<Background>,
+    /// Reads waiting for a replica with no write pending.
+    stalled: Vec<Request>,
 }
 
 /// MIMD-F9's per-drive reorder queues: each member's reads wait here and the member
@@ -710,11 +716,104 @@ impl Layout {
             },
             reorder: None,
             prediction_error_deg: 0.0,
+            background: None,
+            stalled: Vec::new(),
         })
     }
 
     /// Replicas chosen as by a host head tracker off by `deg` degrees (0 ≤ deg < 360):
     /// the predicted delays are those of a read sent `deg`/360 of a turn after now.
+    /// Writes acknowledged once one replica holds them, the other replicas written in
+    /// the background, each within `staleness_ms` (see [`super::propagation`]); reads
+    /// never go to a replica with a write pending.
+    pub fn with_background(mut self, staleness_ms: f64) -> Result<Layout, String> {
+        self.background = Some(Background::new(self.members.len(), staleness_ms)?);
+        Ok(self)
+    }
+
+    /// Sends the held writes that may go now (see [`Background::ready`]).
+    fn dispatch_background(&mut self, now: SimTime) {
+        let Some(bg) = &mut self.background else {
+            return;
+        };
+        let members = &self.members;
+        let ready = bg.ready(now, |m| members[m].outstanding() == 0);
+        for w in ready {
+            let id = self.next_child;
+            self.next_child += 1;
+            if let Some(pid) = w.parent {
+                self.children.insert(id, pid);
+            }
+            if let Some(bg) = &mut self.background {
+                bg.sent(id, w);
+            }
+            self.stats.member_writes += 1;
+            self.members[w.member].submit(
+                now,
+                Request {
+                    id,
+                    lbn: w.lbn,
+                    blocks: w.blocks,
+                    write: true,
+                },
+            );
+        }
+    }
+
+    /// A write under background propagation: its member runs per replica; the replica
+    /// with no write pending that the drive model reaches first (the first replica if
+    /// every one has one) takes it in the foreground, the others in the background.
+    /// Returns how many member writes the host write waits for.
+    fn plan_background_write(&mut self, req: &Request, now: SimTime) -> u32 {
+        let end = req.lbn + u64::from(req.blocks.max(1));
+        let mut waits = 0;
+        let mut at = req.lbn;
+        while at < end {
+            let Some(si) = self.share_of(at) else { break };
+            let sh = &self.shares[si];
+            let piece_end = end.min(sh.start + sh.len);
+            // Every replica's runs: ((copy, replica index), runs).
+            let mut replicas: Vec<((usize, usize), Vec<Run>)> = Vec::new();
+            for (ci, c) in sh.copies.iter().enumerate() {
+                for idx in 0..Self::replicas_of(c) {
+                    let mut runs = Vec::new();
+                    for l in at..piece_end {
+                        if let Some(p) = self.replica_lbn(c, sh.slot(l), idx) {
+                            push_sector(&mut runs, c.member, p);
+                        }
+                    }
+                    replicas.push(((ci, idx), runs));
+                }
+            }
+            let fresh = |runs: &[Run]| {
+                self.background
+                    .as_ref()
+                    .is_none_or(|bg| runs.iter().all(|r| !bg.is_pending(r.0, r.1, r.2)))
+            };
+            let fg = self
+                .choose_among(si, at, piece_end, now, true)
+                .and_then(|pick| replicas.iter().position(|(k, r)| *k == pick && fresh(r)))
+                .unwrap_or(0);
+            for (i, (_, runs)) in replicas.into_iter().enumerate() {
+                for (member, lbn, blocks) in runs {
+                    let parent = (i == fg).then_some(req.id);
+                    waits += u32::from(parent.is_some());
+                    if let Some(bg) = &mut self.background {
+                        bg.hold(MemberWrite {
+                            member,
+                            lbn,
+                            blocks,
+                            parent,
+                            since: now,
+                        });
+                    }
+                }
+            }
+            at = piece_end;
+        }
+        waits
+    }
+
     pub fn with_prediction_error(mut self, deg: f64) -> Result<Layout, String> {
         if !(0.0..360.0).contains(&deg) {
             return Err(format!(
@@ -952,18 +1051,48 @@ impl Layout {
     /// reaches the replica as the member's drive model predicts it (command overhead,
     /// seek, rotation); ties to the shorter seek, then the first.
     pub fn choose(&self, lbn: u64, now: SimTime) -> Option<(usize, usize)> {
-        let si = self.share_of(lbn)?;
+        self.choose_among(self.share_of(lbn)?, lbn, lbn + 1, now, false)
+    }
+
+    /// [`Layout::choose`] for sectors `at..end` of share `si`, among the replicas
+    /// with no write pending on those sectors (background propagation); a write's
+    /// foreground replica may be any copy, a read's only a readable one. `None` when
+    /// no replica qualifies.
+    fn choose_among(
+        &self,
+        si: usize,
+        at: u64,
+        end: u64,
+        now: SimTime,
+        write: bool,
+    ) -> Option<(usize, usize)> {
         let sh = &self.shares[si];
-        let s = sh.slot(lbn);
+        let s = sh.slot(at);
+        let pending = |c: &Copy, idx: usize| {
+            self.background.as_ref().is_some_and(|bg| {
+                (at..end).any(|l| {
+                    self.replica_lbn(c, sh.slot(l), idx)
+                        .is_some_and(|p| bg.is_pending(c.member, p, 1))
+                })
+            })
+        };
         // ((member outstanding, nearness, tie-break), (copy, replica index))
         type Pick = ((usize, u64, u64), (usize, usize));
         let mut best: Option<Pick> = None;
-        for (ci, c) in sh.copies.iter().enumerate().filter(|(_, c)| c.reads) {
+        for (ci, c) in sh
+            .copies
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| write || c.reads)
+        {
             let hdd = self.members[c.member].drive().map(|d| d.hdd());
             for idx in 0..Self::replicas_of(c) {
                 let Some(l) = self.replica_lbn(c, s, idx) else {
                     continue;
                 };
+                if pending(c, idx) {
+                    continue;
+                }
                 let near = match (hdd, self.choice) {
                     (None, _) | (_, ReplicaChoice::LeastBusy) => (0, 0),
                     (Some(h), choice) => {
@@ -984,6 +1113,67 @@ impl Layout {
             }
         }
         best.map(|(_, c)| c)
+    }
+
+    /// Whether every share a read touches has a replica with no write pending (always,
+    /// without background propagation).
+    fn read_ready(&self, req: &Request, now: SimTime) -> bool {
+        if self.background.is_none() {
+            return true;
+        }
+        let end = req.lbn + u64::from(req.blocks.max(1));
+        let mut at = req.lbn;
+        while at < end {
+            let Some(si) = self.share_of(at) else {
+                return true;
+            };
+            let piece_end = end.min(self.shares[si].start + self.shares[si].len);
+            if self.choose_among(si, at, piece_end, now, false).is_none() {
+                return false;
+            }
+            at = piece_end;
+        }
+        true
+    }
+
+    /// Plans and sends a host request (a write under background propagation through
+    /// the held writes); a read with no up-to-date replica yet waits.
+    fn start(&mut self, req: Request, now: SimTime) {
+        if req.write && self.background.is_some() {
+            let waits = self.plan_background_write(&req, now);
+            self.parents.insert(req.id, Parent::waiting(req, waits));
+            self.dispatch_background(now);
+            return;
+        }
+        if !req.write && !self.read_ready(&req, now) {
+            if let Some(bg) = &mut self.background {
+                bg.stats.stale_avoided += 1;
+            }
+            self.parents.insert(req.id, Parent::waiting(req, 0));
+            self.stalled.push(req);
+            return;
+        }
+        let runs = self.plan(&req, now);
+        if runs.is_empty() {
+            // Nothing addressable (the engine checks the range): done at once.
+            self.parents.insert(
+                req.id,
+                Parent {
+                    start: Some(now),
+                    dispatch: Some(now),
+                    ..Parent::waiting(req, 0)
+                },
+            );
+            return;
+        }
+        match self.parents.get_mut(&req.id) {
+            Some(p) => p.remaining = runs.len() as u32,
+            None => {
+                self.parents
+                    .insert(req.id, Parent::waiting(req, runs.len() as u32));
+            }
+        }
+        self.send_runs(req.id, req.write, runs, now);
     }
 
     /// The member runs of a request: a read from one replica per share it touches, a
@@ -1007,7 +1197,7 @@ impl Layout {
                         }
                     }
                 }
-            } else if let Some((ci, idx)) = self.choose(at, now) {
+            } else if let Some((ci, idx)) = self.choose_among(si, at, piece_end, now, false) {
                 let c = &sh.copies[ci];
                 if let Some(n) = self.stats.by_replica.get_mut(idx) {
                     *n += 1;
@@ -1058,26 +1248,16 @@ impl Device for Layout {
             self.dispatch_held(now);
             return;
         }
-        let runs = self.plan(&req, now);
-        if runs.is_empty() {
-            // Nothing addressable (the engine checks the range): done at once.
-            self.parents.insert(
-                req.id,
-                Parent {
-                    start: Some(now),
-                    dispatch: Some(now),
-                    ..Parent::waiting(req, 0)
-                },
-            );
-            return;
-        }
-        self.parents
-            .insert(req.id, Parent::waiting(req, runs.len() as u32));
-        self.send_runs(req.id, req.write, runs, now);
+        self.start(req, now);
     }
 
     fn next_wake(&self) -> Option<SimTime> {
-        self.members.iter().filter_map(|m| m.next_wake()).min()
+        let deadline = self.background.as_ref().and_then(|b| b.next_deadline());
+        self.members
+            .iter()
+            .filter_map(|m| m.next_wake())
+            .chain(deadline)
+            .min()
     }
 
     fn wake(&mut self, now: SimTime, out: &mut Vec<Done>) {
@@ -1095,6 +1275,9 @@ impl Device for Layout {
             }
         }
         for d in got.drain(..) {
+            if let Some(bg) = &mut self.background {
+                bg.completed(d.req.id, now);
+            }
             let Some(pid) = self.children.remove(&d.req.id) else {
                 continue;
             };
@@ -1129,6 +1312,17 @@ impl Device for Layout {
         }
         self.scratch = got;
         self.dispatch_held(now);
+        if self.background.is_some() {
+            self.dispatch_background(now);
+            // Reads that found every replica with a write pending try again.
+            for req in std::mem::take(&mut self.stalled) {
+                if self.read_ready(&req, now) {
+                    self.start(req, now);
+                } else {
+                    self.stalled.push(req);
+                }
+            }
+        }
     }
 
     fn describe(&self, depth: usize, out: &mut String) {
@@ -1160,6 +1354,25 @@ impl Device for Layout {
     fn report(&self, path: &str, out: &mut Vec<NodeReport>) {
         let s = &self.stats;
         let by: Vec<String> = s.by_replica.iter().map(|n| n.to_string()).collect();
+        let mut extra = Vec::new();
+        if let Some(bg) = &self.background {
+            let b = &bg.stats;
+            extra.extend([
+                ("background copies".to_string(), b.background.to_string()),
+                (
+                    "background copies sent at the staleness bound".into(),
+                    b.forced.to_string(),
+                ),
+                (
+                    "longest background wait ms".into(),
+                    format!("{:.3}", b.max_wait_ns as f64 / 1e6),
+                ),
+                (
+                    "reads that waited for a replica".into(),
+                    b.stale_avoided.to_string(),
+                ),
+            ]);
+        }
         out.push(NodeReport {
             path: path.to_string(),
             kind: self.org.name(),
@@ -1179,7 +1392,10 @@ impl Device for Layout {
                     "mean read rotation ms".into(),
                     format!("{:.6}", s.rotation_ns as f64 / s.reads.max(1) as f64 / 1e6),
                 ),
-            ],
+            ]
+            .into_iter()
+            .chain(extra)
+            .collect(),
             is_drive: false,
         });
         for (i, m) in self.members.iter().enumerate() {
@@ -1758,6 +1974,26 @@ mod tests {
                 "split",
                 "split-unit = \"cylinder\"",
                 "split-unit does not apply to split",
+            ),
+            (
+                "mirror",
+                "staleness-ms = 5",
+                "staleness-ms applies to propagation = \"background\" only",
+            ),
+            (
+                "mirror",
+                "propagation = \"background\"\nstaleness-ms = 0",
+                "staleness-ms must be within",
+            ),
+            (
+                "intra",
+                "propagation = \"background\"\nreorder-queue = 4",
+                "does not combine with reorder-queue",
+            ),
+            (
+                "raid5",
+                "propagation = \"background\"",
+                "propagation applies to MimdRAID's",
             ),
             (
                 "replicated-split",

@@ -18,8 +18,12 @@ pub mod journal_torture;
 pub mod layer;
 pub mod metrics;
 pub mod mimd;
+pub mod propagation;
 pub mod raid_mimic;
 pub mod split;
 pub mod stripe_lock;
 pub mod torture;
 pub mod tree;
+
+#[cfg(test)]
+mod propagation_tests;

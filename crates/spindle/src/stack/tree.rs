@@ -34,6 +34,11 @@ use super::faults::FaultSpec;
 use super::mimd::{
     IntraForm, Layout, MirrorLayouts, Organization, RotPlacement, SplitUnit, Spread,
 };
+use super::propagation::Propagation;
+
+/// Default staleness bound of background propagation (ms): a background copy waits
+/// at most one second for its member to be idle.
+pub const DEFAULT_STALENESS_MS: f64 = 1000.0;
 use super::queue::{QueueSpec, SchedulerConfig};
 use crate::disk::drive::Drive;
 use crate::disk::params::{DiskParams, FirmwarePolicy};
@@ -201,6 +206,15 @@ pub struct ArraySpec {
     /// elevator's next among the N oldest, at the replica reached first (MIMD-F9).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reorder_queue: Option<usize>,
+    /// mirror, split, replicated-split, intra: `foreground` (default: every replica
+    /// written before a write is acknowledged) or `background` (one replica, the rest
+    /// within `staleness-ms`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub propagation: Option<Propagation>,
+    /// Background propagation: longest a replica's write waits for an idle member (ms,
+    /// default 1000).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub staleness_ms: Option<f64>,
     /// Throughput mode: which member's queue a read with copies on several members
     /// joins, `least-busy` (default) or `even` (round robin).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -266,6 +280,8 @@ impl ArraySpec {
             layouts: None,
             cylinders: None,
             reorder_queue: None,
+            propagation: None,
+            staleness_ms: None,
             spread: None,
             prediction_error_deg: None,
             faults: None,
@@ -286,6 +302,8 @@ impl ArraySpec {
             ("layouts", self.layouts.is_some()),
             ("cylinders", self.cylinders.is_some()),
             ("reorder-queue", self.reorder_queue.is_some()),
+            ("propagation", self.propagation.is_some()),
+            ("staleness-ms", self.staleness_ms.is_some()),
             ("spread", self.spread.is_some()),
             ("prediction-error-deg", self.prediction_error_deg.is_some()),
         ]
@@ -559,6 +577,24 @@ fn build_node(
                 layout = layout
                     .with_prediction_error(deg)
                     .map_err(|e| format!("{path}.{e}"))?;
+            }
+            match (a.propagation.unwrap_or_default(), a.staleness_ms) {
+                (Propagation::Background, ms) => {
+                    if a.reorder_queue.is_some() {
+                        return Err(format!(
+                            "{path}.propagation = \"background\" does not combine with reorder-queue (throughput mode)"
+                        ));
+                    }
+                    layout = layout
+                        .with_background(ms.unwrap_or(DEFAULT_STALENESS_MS))
+                        .map_err(|e| format!("{path}.{e}"))?;
+                }
+                (Propagation::Foreground, Some(_)) => {
+                    return Err(format!(
+                        "{path}.staleness-ms applies to propagation = \"background\" only"
+                    ))
+                }
+                (Propagation::Foreground, None) => {}
             }
             match (a.reorder_queue, a.spread) {
                 (Some(n), spread) => {
