@@ -727,6 +727,9 @@ impl Layout {
     /// the background, each within `staleness_ms` (see [`super::propagation`]); reads
     /// never go to a replica with a write pending.
     pub fn with_background(mut self, staleness_ms: f64) -> Result<Layout, String> {
+        if self.reorder.is_some() {
+            return Err("background propagation does not combine with a reorder queue".into());
+        }
         self.background = Some(Background::new(self.members.len(), staleness_ms)?);
         Ok(self)
     }
@@ -839,6 +842,9 @@ impl Layout {
             return Err(format!(
                 "reorder-queue must be within 1..={MAX_REORDER}, got {window}"
             ));
+        }
+        if self.background.is_some() {
+            return Err("a reorder queue does not combine with background propagation".into());
         }
         let n = self.members.len();
         self.reorder = Some(Reorder {
