@@ -83,15 +83,14 @@ impl Device for Recorder {
     }
 }
 
-/// Requests arriving about every 10 ms (members queue now and then, and copies wait), half
-/// writes, over a few blocks, never two at once on one block; returns the log, the
-/// acknowledged host writes per block and the layout.
-fn run(seed: u64, staleness_ms: f64) -> (Rc<RefCell<Log>>, FxHashMap<u64, u32>, Layout) {
+/// A mirror of `n` recording drives (spindles at i/n of a turn) with background
+/// propagation, and the log they share.
+fn recorded_mirror(n: usize, seed: u64, staleness_ms: f64) -> (Rc<RefCell<Log>>, Layout) {
     let log = Rc::new(RefCell::new(Log::default()));
-    let members: Vec<Box<dyn Device>> = (0..3)
+    let members: Vec<Box<dyn Device>> = (0..n)
         .map(|m| {
             let mut d = Drive::new(preset("st34502lw").unwrap()).unwrap();
-            d.hdd_mut().set_spindle_phase(m as f64 / 3.0);
+            d.hdd_mut().set_spindle_phase(m as f64 / n as f64);
             Box::new(Recorder {
                 inner: DriveNode::new(d, "st34502lw"),
                 member: m,
@@ -103,10 +102,18 @@ fn run(seed: u64, staleness_ms: f64) -> (Rc<RefCell<Log>>, FxHashMap<u64, u32>, 
     let org = Organization::Mirror {
         layouts: MirrorLayouts::Identical,
     };
-    let mut l = Layout::new(org, members, ReplicaChoice::Positioning, seed)
+    let l = Layout::new(org, members, ReplicaChoice::Positioning, seed)
         .unwrap()
         .with_background(staleness_ms)
         .unwrap();
+    (log, l)
+}
+
+/// Requests arriving every 4 ms on average (members queue now and then, and copies
+/// wait), half writes, over a few blocks, never two at once on one block; returns the
+/// log, the acknowledged host writes per block and the layout.
+fn run(seed: u64, staleness_ms: f64) -> (Rc<RefCell<Log>>, FxHashMap<u64, u32>, Layout) {
+    let (log, mut l) = recorded_mirror(3, seed, staleness_ms);
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
     let mut acked: FxHashMap<u64, u32> = FxHashMap::default();
     // Host requests in flight: id → (block, write).
@@ -270,26 +277,7 @@ fn background_writes_are_acknowledged_sooner() {
 /// reads a replica that holds the write.
 #[test]
 fn a_read_behind_its_write_waits_for_a_replica_that_holds_it() {
-    let log = Rc::new(RefCell::new(Log::default()));
-    let members: Vec<Box<dyn Device>> = (0..2)
-        .map(|m| {
-            let mut d = Drive::new(preset("st34502lw").unwrap()).unwrap();
-            d.hdd_mut().set_spindle_phase(m as f64 / 2.0);
-            Box::new(Recorder {
-                inner: DriveNode::new(d, "st34502lw"),
-                member: m,
-                writes: FxHashMap::default(),
-                log: Rc::clone(&log),
-            }) as Box<dyn Device>
-        })
-        .collect();
-    let org = Organization::Mirror {
-        layouts: MirrorLayouts::Identical,
-    };
-    let mut l = Layout::new(org, members, ReplicaChoice::Positioning, 1)
-        .unwrap()
-        .with_background(50.0)
-        .unwrap();
+    let (log, mut l) = recorded_mirror(2, 1, 50.0);
     for (id, write) in [(0, true), (1, false)] {
         l.submit(
             SimTime::ZERO,
