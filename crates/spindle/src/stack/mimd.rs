@@ -354,10 +354,29 @@ enum Place {
     Banded(Arc<Banded>),
 }
 
+/// Most pieces an array striped by cylinder is cut into (a logical cylinder of one
+/// member each, about 100 bytes apiece): 2,000,000, e.g. 12 drives of 166,000
+/// cylinders. Larger arrays take `split-unit = "share"` or `cylinders = N`.
+pub const MAX_STRIPED_PIECES: u64 = 2_000_000;
+
 /// The shares of banded members (one [`Banded`] place per member, in member order),
 /// handed to `push(len, offset, copies)` in array order: contiguous, or striped one
 /// logical cylinder at a time over the members.
-fn push_bands(bands: Vec<Banded>, unit: SplitUnit, push: &mut impl FnMut(u64, u64, Vec<Copy>)) {
+fn push_bands(
+    bands: Vec<Banded>,
+    unit: SplitUnit,
+    push: &mut impl FnMut(u64, u64, Vec<Copy>),
+) -> Result<(), String> {
+    if unit == SplitUnit::Cylinder {
+        let pieces: u64 = bands.iter().map(|b| b.width() as u64).sum();
+        if pieces > MAX_STRIPED_PIECES {
+            return Err(format!(
+                "striping by cylinder cuts this array into {pieces} pieces, more than \
+                 {MAX_STRIPED_PIECES}: set split-unit = \"share\", or cylinders = N to use \
+                 fewer cylinders"
+            ));
+        }
+    }
     let bands: Vec<Arc<Banded>> = bands.into_iter().map(Arc::new).collect();
     let copy = |m: usize, b: &Arc<Banded>| Copy {
         member: m,
@@ -382,6 +401,7 @@ fn push_bands(bands: Vec<Banded>, unit: SplitUnit, push: &mut impl FnMut(u64, u6
             }
         }
     }
+    Ok(())
 }
 
 /// A seeded random permutation of `n` chunks (Fisher–Yates).
@@ -655,7 +675,7 @@ impl Layout {
                         0,
                     )?);
                 }
-                push_bands(bands, unit, &mut push);
+                push_bands(bands, unit, &mut push)?;
             }
             Organization::Intra {
                 split,
@@ -684,7 +704,7 @@ impl Layout {
                         draws,
                     )?);
                 }
-                push_bands(bands, unit, &mut push);
+                push_bands(bands, unit, &mut push)?;
             }
         }
         let capacity = at;
@@ -1737,6 +1757,16 @@ mod tests {
             None,
         );
         assert!(err.is_err_and(|e| e.contains("same-track")));
+    }
+
+    /// An array too large to stripe by cylinder is refused before the pieces are
+    /// made, and contiguous shares of the same drives are not.
+    #[test]
+    fn striping_by_cylinder_has_a_limit() {
+        let org = intra(1, 1, IntraForm::Simulation, RotPlacement::Even);
+        let err = try_layout(org, 300, None).err().unwrap_or_default();
+        assert!(err.contains("split-unit = \"share\""), "{err}");
+        assert!(try_layout(with_unit(org, SplitUnit::Share), 300, None).is_ok());
     }
 
     /// Striping by cylinder deals the array's logical cylinders to the members in
