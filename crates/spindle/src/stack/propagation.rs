@@ -33,6 +33,10 @@ pub enum Propagation {
     Background,
 }
 
+/// Default staleness bound (ms): a background copy waits at most a second for its
+/// member to be idle.
+pub const DEFAULT_STALENESS_MS: f64 = 1000.0;
+
 /// Largest staleness bound (ms): an hour.
 pub const MAX_STALENESS_MS: f64 = 3_600_000.0;
 

@@ -34,11 +34,7 @@ use super::faults::FaultSpec;
 use super::mimd::{
     IntraForm, Layout, MirrorLayouts, Organization, RotPlacement, SplitUnit, Spread,
 };
-use super::propagation::Propagation;
-
-/// Default staleness bound of background propagation (ms): a background copy waits
-/// at most one second for its member to be idle.
-pub const DEFAULT_STALENESS_MS: f64 = 1000.0;
+use super::propagation::{Propagation, DEFAULT_STALENESS_MS};
 use super::queue::{QueueSpec, SchedulerConfig};
 use crate::disk::drive::Drive;
 use crate::disk::params::{DiskParams, FirmwarePolicy};
