@@ -210,18 +210,11 @@ pub fn mimic_f3_5(o: &RunOpts) -> Result<ExperimentOutput, String> {
         band,
         0.15,
     ));
-    // Saw-tooth period: distance between successive drops in the close-up.
-    let mut drops = Vec::new();
-    for w in close.windows(2) {
-        if w[1].1 + 2.0 < w[0].1 {
-            drops.push(w[1].0);
-        }
-    }
-    let period = if drops.len() >= 2 {
-        (drops[drops.len() - 1] - drops[0]) / (drops.len() - 1) as f64
-    } else {
-        0.0
-    };
+    // Saw-tooth period: the close-up's autocorrelation peak (the Mimic's own period
+    // estimate; the close-up is sampled every 4 sectors). Counting drops instead is
+    // thrown by one noisy mean among few probes.
+    let means: Vec<f64> = close.iter().map(|p| p.1).collect();
+    let period = crate::mimic::period(&means).map_or(0.0, |lag| 4.0 * lag as f64);
     out.checks.push(Check::relative(
         "MIMIC-F3.5",
         "close-up saw-tooth period, sectors",

@@ -189,7 +189,7 @@ pub const PERIOD_WINDOW_MAX: i64 = 1 << 15;
 /// autocorrelation after the first lag at which it turns negative, if that
 /// autocorrelation is positive. The biased estimator shrinks with the lag, so the
 /// fundamental beats its multiples.
-fn period(x: &[f64]) -> Option<i64> {
+pub fn period(x: &[f64]) -> Option<i64> {
     let n = x.len();
     if n < 4 {
         return None;
