@@ -799,24 +799,15 @@ impl Parser {
         } else {
             loop {
                 self.parse_exp(&mut params, &mut seen)?;
-                let t = self.next();
-                match t.tok {
-                    Tok::RBrace => break,
-                    Tok::Comma if self.peek().tok == Tok::RBrace => {
-                        return syntax(&t.loc, "trailing comma before '}' is not allowed");
-                    }
-                    Tok::Comma => {}
-                    other => {
-                        let last = params.last().map(|p: &Param| p.name.as_str());
-                        return syntax(
-                            &t.loc,
-                            format!(
-                                "expected ',' or '}}' after value of parameter `{}`, found {}",
-                                last.unwrap_or_default(),
-                                describe(&other)
-                            ),
-                        );
-                    }
+                let last = params.last().map(|p: &Param| p.name.as_str());
+                let closed = self.separator(&Tok::RBrace, |found| {
+                    format!(
+                        "expected ',' or '}}' after value of parameter `{}`, found {found}",
+                        last.unwrap_or_default()
+                    )
+                })?;
+                if closed {
+                    break;
                 }
             }
         }
@@ -962,6 +953,30 @@ impl Parser {
         }
     }
 
+    /// What follows an item of a comma-separated list closed by `close`: true at the
+    /// close, false after a comma; a trailing comma, or any other token (which
+    /// `expected` describes, given the token found), is an error.
+    fn separator(
+        &mut self,
+        close: &Tok,
+        expected: impl FnOnce(String) -> String,
+    ) -> Result<bool, ParamError> {
+        let t = self.next();
+        if &t.tok == close {
+            return Ok(true);
+        }
+        if t.tok != Tok::Comma {
+            return syntax(&t.loc, expected(describe(&t.tok)));
+        }
+        if &self.peek().tok == close {
+            return syntax(
+                &t.loc,
+                format!("trailing comma before {} is not allowed", describe(close)),
+            );
+        }
+        Ok(false)
+    }
+
     /// `[ item, ... ]` where an item is a value or a range `a3 .. a6`.
     fn parse_list(&mut self) -> Result<Vec<Item>, ParamError> {
         let open = self.expect(&Tok::LBracket, "to start a list")?;
@@ -974,19 +989,10 @@ impl Parser {
         }
         loop {
             self.parse_item(&mut items)?;
-            let t = self.next();
-            match t.tok {
-                Tok::RBracket => break,
-                Tok::Comma if self.peek().tok == Tok::RBracket => {
-                    return syntax(&t.loc, "trailing comma before ']' is not allowed");
-                }
-                Tok::Comma => {}
-                other => {
-                    return syntax(
-                        &t.loc,
-                        format!("expected ',' or ']' in list, found {}", describe(&other)),
-                    )
-                }
+            if self.separator(&Tok::RBracket, |found| {
+                format!("expected ',' or ']' in list, found {found}")
+            })? {
+                break;
             }
         }
         self.leave();
@@ -1063,22 +1069,10 @@ impl Parser {
         } else {
             loop {
                 children.push(self.parse_toposp()?);
-                let t = self.next();
-                match t.tok {
-                    Tok::RBracket => break,
-                    Tok::Comma if self.peek().tok == Tok::RBracket => {
-                        return syntax(&t.loc, "trailing comma before ']' is not allowed");
-                    }
-                    Tok::Comma => {}
-                    other => {
-                        return syntax(
-                            &t.loc,
-                            format!(
-                                "expected ',' or ']' after topology component, found {}",
-                                describe(&other)
-                            ),
-                        )
-                    }
+                if self.separator(&Tok::RBracket, |found| {
+                    format!("expected ',' or ']' after topology component, found {found}")
+                })? {
+                    break;
                 }
             }
         }
@@ -1273,6 +1267,33 @@ mod tests {
         assert_eq!(line, 3);
         let (line, _) = err_line(parse("topology a b [\n c d [],\n]"));
         assert_eq!(line, 2);
+    }
+
+    /// Each comma-separated construct names what a stray token follows.
+    #[test]
+    fn a_stray_token_after_an_item_is_named() {
+        for (text, want) in [
+            (
+                "t B {\n a = 1\n b = 2\n}\n",
+                "expected ',' or '}' after value of parameter `a`, found",
+            ),
+            ("t B {\n a = [1 2]\n}", "expected ',' or ']' in list, found"),
+            (
+                "topology a b [\n c d [] e f []\n]",
+                "expected ',' or ']' after topology component, found",
+            ),
+            (
+                "t B {\n a = [1,\n ]\n}",
+                "trailing comma before ']' is not allowed",
+            ),
+            (
+                "t B {\n a = 1,\n}",
+                "trailing comma before '}' is not allowed",
+            ),
+        ] {
+            let (_, msg) = err_line(parse(text));
+            assert!(msg.contains(want), "{text:?}: {msg}");
+        }
     }
 
     #[test]
