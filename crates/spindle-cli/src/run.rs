@@ -137,8 +137,9 @@ pub struct StackArgs {
     pub staging_pct: Option<f64>,
     /// Put the --disks drives in an array: raid0, raid1, raid4, raid5, or MimdRAID's
     /// mirror:D (a D-way mirror of unsynchronized drives), split:D, split-reliable:D
-    /// (D−1 ways and one copy), rsplit:D (replicated splitting) or intra:XxY (X·Y
-    /// drives) (each member keeps its own host queue, the --scheduler)
+    /// (D−1 ways and one copy), rsplit:D (replicated splitting), intra:XxY (X·Y
+    /// drives) or intra-reliable:XxY (each drive's share also on the next drive) (each
+    /// member keeps its own host queue, the --scheduler)
     #[arg(long, value_name = "LEVEL")]
     pub array: Option<String>,
     /// With --array: stripe unit in KiB [default: 64]
@@ -419,19 +420,19 @@ impl StackArgs {
                         })?;
                     level.split_once(':').map_or("split", |(k, _)| k)
                 }
-                Some(("intra", xy)) => {
+                Some((kind @ ("intra" | "intra-reliable"), xy)) => {
                     let parsed = xy.split_once('x').and_then(|(x, y)| {
                         let (x, y) = (x.parse::<u32>().ok()?, y.parse::<u32>().ok()?);
                         (x >= 1 && y >= 1 && x.checked_mul(y)? <= MAX_MEMBERS).then_some((x, y))
                     });
                     let (x, y) = parsed.ok_or_else(|| {
                         anyhow!(
-                            "--array intra:XxY needs X, Y >= 1 with X*Y <= {MAX_MEMBERS} (e.g. intra:2x2), got `{xy}`"
+                            "--array {kind}:XxY needs X, Y >= 1 with X*Y <= {MAX_MEMBERS} (e.g. {kind}:2x2), got `{xy}`"
                         )
                     })?;
                     n = x * y;
                     intra = Some((x, y));
-                    "intra"
+                    kind
                 }
                 _ => level.as_str(),
             };
@@ -452,7 +453,14 @@ impl StackArgs {
                     bail!("--replica-choice must be least-busy, seek or positioning, got `{other}`")
                 }
             };
-            let replicated = ["raid1", "mirror", "rsplit", "split-reliable", "intra"];
+            let replicated = [
+                "raid1",
+                "mirror",
+                "rsplit",
+                "split-reliable",
+                "intra",
+                "intra-reliable",
+            ];
             if replica_choice.is_some() && !replicated.contains(&level) {
                 bail!("--replica-choice needs a mirror or another array with replicas: --array raid1, mirror:D, rsplit:D, split-reliable:D or intra:XxY");
             }
@@ -476,7 +484,7 @@ impl StackArgs {
                 arr.split = Some(x);
                 arr.rotational = Some(y);
             }
-            if level == "split-reliable" {
+            if level == "split-reliable" || level == "intra-reliable" {
                 arr.reliable = Some(true);
             }
             c.device = Some(match level {
@@ -486,9 +494,9 @@ impl StackArgs {
                 "raid5" => DeviceSpec::Raid5(arr),
                 "split" | "split-reliable" => DeviceSpec::Split(arr),
                 "rsplit" => DeviceSpec::ReplicatedSplit(arr),
-                "intra" => DeviceSpec::Intra(arr),
+                "intra" | "intra-reliable" => DeviceSpec::Intra(arr),
                 other => {
-                    bail!("--array must be raid0, raid1, raid4, raid5, mirror:D, split:D, split-reliable:D, rsplit:D or intra:XxY, got `{other}`")
+                    bail!("--array must be raid0, raid1, raid4, raid5, mirror:D, split:D, split-reliable:D, rsplit:D, intra:XxY or intra-reliable:XxY, got `{other}`")
                 }
             });
         } else if self.stripe_kib.is_some() {

@@ -992,6 +992,7 @@ fn mimd_organizations_from_the_command_line() {
         ("split-reliable:3", "split (reliable", 3),
         ("rsplit:2", "replicated-split", 2),
         ("intra:2x2", "intra 2x2", 4),
+        ("intra-reliable:2x2", "intra 2x2", 4),
     ] {
         let v = json(&[
             "run",
@@ -1023,6 +1024,7 @@ fn mimd_organizations_from_the_command_line() {
     for (array, named) in [
         ("intra:2", "`2`"),
         ("intra:0x2", "`0x2`"),
+        ("intra-reliable:3", "`3`"),
         ("split:0", "`0`"),
         ("rsplit:x", "`x`"),
     ] {

@@ -219,6 +219,10 @@ pub struct Io {
     pub data: Option<Block>,
     /// The caller's label, returned with the completion.
     pub tag: u64,
+    /// Where the block starts on the member when that is not sector `block` × 8 (a
+    /// placement at sector granularity, e.g. MimdRAID's rotational replicas); the
+    /// member's store still keeps it under `block`.
+    pub sector: Option<u64>,
 }
 
 /// A finished I/O.
@@ -602,7 +606,7 @@ impl<'a> MemberSet<'a> {
             m.next_request += 1;
             let req = Request {
                 id,
-                lbn: io.block * SECTORS_PER_BLOCK,
+                lbn: io.sector.unwrap_or(io.block * SECTORS_PER_BLOCK),
                 blocks: SECTORS_PER_BLOCK as u32,
                 write: io.write,
             };

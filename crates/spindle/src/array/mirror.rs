@@ -1,29 +1,33 @@
-//! A D-way mirror that stores real bytes (MimdRAID's D-way mirroring, issue 19's
-//! "real bytes" item), on the same members as the byte-exact RAID-4: each member a
-//! host queue over a drive, and the bytes it holds ([`Member`]).
+//! A replicated array that stores real bytes: a D-way mirror (MimdRAID's D-way
+//! mirroring), or any other placement of a volume's blocks over member drives
+//! ([`Placement`]; MimdRAID's intra-disk arrays place theirs from
+//! `stack::mimd`), on the same members as the byte-exact RAID-4: each member a host
+//! queue over a drive, and the bytes it holds ([`Member`]).
 //!
-//! Why a separate type: the timing-only mirrors (`stack::mimd`, `stack::array`) carry
+//! Why a separate type: the timing-only arrays (`stack::mimd`, `stack::array`) carry
 //! no data, so nothing there can show that a failure loses no block. Here data moves
 //! at simulated completion, as in the RAID-4:
-//! - a write goes to every live member; it is acknowledged when the last of them
-//!   completes (a member that fails meanwhile is no longer waited for);
-//! - a read goes to one live replica, chosen as a mirror does (the member with the
+//! - a write goes to every copy on a live member; it is acknowledged when the last of
+//!   them completes (a member that fails meanwhile is no longer waited for);
+//! - a read goes to one live copy, readable copies first (a reliability copy is read
+//!   only when no readable copy is live), chosen as a mirror does (the member with the
 //!   fewest reads already sent this batch, then the shortest seek from its head, then
-//!   the lowest number); a read in flight on a member that fails is sent again to
-//!   another live replica;
-//! - a failed member is skipped; with every member failed, reads and writes are
-//!   refused (an error), never answered with invented bytes.
+//!   the first copy); a read in flight on a member that fails is sent again to another
+//!   live copy;
+//! - a failed member is skipped; a block with no copy on a live member is refused (an
+//!   error), never answered with invented bytes.
 //!
 //! A member can fail in the middle of a batch, at a simulated instant: what it
 //! completed before counts, what it completes after is discarded, and its contents
 //! are gone. Drives that cache writes are flushed at the end of every batch that
 //! wrote, so an acknowledged write is on the media. A failed member is replaced and
-//! filled from a live replica offline, between batches ([`Mirror::replace_and_rebuild`]).
+//! its copies filled from live ones offline, between batches
+//! ([`Mirror::replace_and_rebuild`]).
 //!
-//! Limits (checked, errors not panics): 1..=[`MAX_REPLICAS`] replicas; at most
-//! [`MAX_BATCH`] operations per batch, each on a distinct block inside the volume
-//! (one member's capacity in 4 KiB blocks). Memory grows with the blocks written
-//! (one copy per live member).
+//! Limits (checked, errors not panics): 1..=[`MAX_REPLICAS`] members; at most
+//! [`MAX_BATCH`] operations per batch, each on a distinct block inside the volume.
+//! Memory grows with the blocks written (one copy per live copy, and the set of
+//! blocks written, which the rebuild walks).
 
 use super::error::ArrayError;
 use super::faults::FaultInjector;
@@ -35,10 +39,67 @@ use crate::store::{Block, SECTORS_PER_BLOCK};
 use crate::time::SimTime;
 use rustc_hash::FxHashSet;
 
-/// Most replicas a mirror may have (MimdRAID's figures go to 12 disks).
+/// Most members a replicated array may have (MimdRAID's figures go to 12 disks).
 pub const MAX_REPLICAS: usize = 16;
 /// Most operations in one batch.
 pub const MAX_BATCH: usize = 1 << 16;
+
+/// One copy of a volume block on a member.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BlockCopy {
+    pub member: usize,
+    /// Its key in the member's store: unique among the member's copies.
+    pub key: u64,
+    /// The member sector it starts at (it spans 8).
+    pub sector: u64,
+    /// Whether reads use it while a readable copy is live (a reliability copy only
+    /// takes writes until then).
+    pub reads: bool,
+}
+
+/// Where a replicated array keeps each 4 KiB volume block. Every copy of a block
+/// holds all of its bytes; two copies on one member never share a sector.
+pub trait Placement {
+    /// Members the placement spans.
+    fn members(&self) -> usize;
+    /// Volume size in 4 KiB blocks.
+    fn blocks(&self) -> u64;
+    /// Every copy of volume block `block` (below [`Placement::blocks`]), in order.
+    fn copies(&self, block: u64) -> Vec<BlockCopy>;
+    /// What it is, in a few words.
+    fn name(&self) -> String;
+}
+
+/// A D-way mirror's placement: every member holds block b at its own block b.
+pub struct Identical {
+    members: usize,
+    blocks: u64,
+}
+
+impl Placement for Identical {
+    fn members(&self) -> usize {
+        self.members
+    }
+
+    fn blocks(&self) -> u64 {
+        self.blocks
+    }
+
+    fn copies(&self, block: u64) -> Vec<BlockCopy> {
+        (0..self.members)
+            .map(|member| BlockCopy {
+                member,
+                key: block,
+                sector: block * SECTORS_PER_BLOCK,
+                reads: true,
+            })
+            .collect()
+    }
+
+    fn name(&self) -> String {
+        format!("{}-way mirror", self.members)
+    }
+}
 
 /// One operation of a batch, on a volume block.
 #[derive(Clone, Debug)]
@@ -72,11 +133,11 @@ pub struct MirrorBatch {
     pub acked: Vec<SimTime>,
     /// Whether the injected failure found I/Os still in flight on its member.
     pub failed_mid_flight: bool,
-    /// Reads sent again because their replica failed under them.
+    /// Reads sent again because their copy's member failed under them.
     pub reissued_reads: u64,
 }
 
-/// A D-way mirror of identical drives that stores real bytes.
+/// A replicated array of identical drives that stores real bytes.
 pub struct Mirror {
     members: Vec<Member>,
     failed: Vec<bool>,
@@ -84,7 +145,9 @@ pub struct Mirror {
     params: DiskParams,
     /// Each member's host queue.
     queue: QueueSpec,
-    blocks: u64,
+    placement: Box<dyn Placement>,
+    /// Volume blocks ever written (what a rebuild copies).
+    written: FxHashSet<u64>,
     faults: FaultInjector,
     now: SimTime,
 }
@@ -95,6 +158,18 @@ fn replica_phase(i: usize) -> f64 {
     (i as f64 * 0.618_033_988_75).fract()
 }
 
+/// The member I/O of one copy of a block.
+fn io(c: &BlockCopy, write: Option<Block>, tag: u64) -> Io {
+    Io {
+        disk: c.member,
+        block: c.key,
+        write: write.is_some(),
+        data: write,
+        tag,
+        sector: (c.sector != c.key * SECTORS_PER_BLOCK).then_some(c.sector),
+    }
+}
+
 impl Mirror {
     /// `replicas` copies of a drive built from `params`, each behind an FCFS host
     /// queue keeping up to `max_outstanding` requests at the drive.
@@ -103,15 +178,32 @@ impl Mirror {
         replicas: usize,
         max_outstanding: usize,
     ) -> Result<Mirror, ArrayError> {
-        if replicas == 0 || replicas > MAX_REPLICAS {
+        let drive = Drive::new(params.clone()).map_err(|e| ArrayError::Disk(e.to_string()))?;
+        let blocks = drive.hdd().capacity() / SECTORS_PER_BLOCK;
+        let placement = Identical {
+            members: replicas,
+            blocks,
+        };
+        Mirror::with_placement(params, Box::new(placement), max_outstanding)
+    }
+
+    /// Drives built from `params`, as many as `placement` spans, keeping the volume's
+    /// blocks where it says.
+    pub fn with_placement(
+        params: DiskParams,
+        placement: Box<dyn Placement>,
+        max_outstanding: usize,
+    ) -> Result<Mirror, ArrayError> {
+        let n = placement.members();
+        if n == 0 || n > MAX_REPLICAS {
             return Err(ArrayError::Disk(format!(
-                "mirror replicas {replicas}: expected 1..={MAX_REPLICAS}"
+                "{} of {n} members: expected 1..={MAX_REPLICAS}",
+                placement.name()
             )));
         }
         let drive = Drive::new(params.clone()).map_err(|e| ArrayError::Disk(e.to_string()))?;
-        let blocks = drive.hdd().capacity() / SECTORS_PER_BLOCK;
         let queue = default_member_queue(max_outstanding);
-        let members = (0..replicas)
+        let members = (0..n)
             .map(|i| {
                 let mut d = drive.clone();
                 d.hdd_mut().set_spindle_phase(replica_phase(i));
@@ -119,23 +211,35 @@ impl Mirror {
             })
             .collect::<Result<Vec<_>, _>>()?;
         Ok(Mirror {
-            failed: vec![false; replicas],
+            failed: vec![false; n],
             members,
             params,
             queue,
-            blocks,
+            placement,
+            written: FxHashSet::default(),
             faults: FaultInjector::none(),
             now: SimTime::ZERO,
         })
     }
 
-    /// Volume size in 4 KiB blocks (one member's capacity).
+    /// Volume size in 4 KiB blocks.
     pub fn blocks(&self) -> u64 {
-        self.blocks
+        self.placement.blocks()
     }
 
+    /// How many members (drives) it has.
     pub fn replicas(&self) -> usize {
         self.members.len()
+    }
+
+    /// What the placement is.
+    pub fn name(&self) -> String {
+        self.placement.name()
+    }
+
+    /// Every copy of volume block `block`.
+    pub fn copies(&self, block: u64) -> Vec<BlockCopy> {
+        self.placement.copies(block)
     }
 
     pub fn now(&self) -> SimTime {
@@ -163,51 +267,63 @@ impl Mirror {
         }
     }
 
-    /// Puts a fresh drive in place of failed member `disk` and copies every written
-    /// block to it from a live replica, as simulated reads and writes (offline: no
-    /// user I/O meanwhile), in chunks of [`MAX_BATCH`] blocks. The member is live
-    /// again when it returns.
+    /// Puts a fresh drive in place of failed member `disk` and fills its copies of
+    /// every written block from a live copy, as simulated reads and writes (offline:
+    /// no user I/O meanwhile), in chunks of [`MAX_BATCH`] blocks. The member is live
+    /// again when it returns. A written block with no live copy elsewhere is lost: an
+    /// error, the member left failed.
     pub fn replace_and_rebuild(&mut self, disk: usize) -> Result<(), ArrayError> {
         if !self.is_failed(disk) {
             return Err(ArrayError::NothingToRebuild(disk));
         }
-        let src = self
-            .live()
-            .next()
-            .ok_or_else(|| ArrayError::Unrecoverable {
-                row: 0,
-                why: "every replica has failed: nothing to rebuild from".into(),
-            })?;
+        let mut written: Vec<u64> = self.written.iter().copied().collect();
+        written.sort_unstable();
+        // Per block with a copy on `disk`: (its copies there, the live copy to read).
+        let mut plan: Vec<(u64, Vec<BlockCopy>, BlockCopy)> = Vec::new();
+        for b in written {
+            let copies = self.placement.copies(b);
+            let here: Vec<BlockCopy> = copies
+                .iter()
+                .filter(|c| c.member == disk)
+                .copied()
+                .collect();
+            if here.is_empty() {
+                continue;
+            }
+            let src = copies
+                .iter()
+                .filter(|c| !self.failed[c.member])
+                .min_by_key(|c| !c.reads)
+                .copied()
+                .ok_or_else(|| ArrayError::Unrecoverable {
+                    row: b,
+                    why: format!("no live copy of block {b} to rebuild member {disk} from"),
+                })?;
+            plan.push((b, here, src));
+        }
         let mut drive =
             Drive::new(self.params.clone()).map_err(|e| ArrayError::Disk(e.to_string()))?;
         drive.hdd_mut().set_spindle_phase(replica_phase(disk));
         self.members[disk] = Member::new(drive, &self.queue, disk).map_err(ArrayError::Disk)?;
-        let mut written: Vec<u64> = self.members[src].store.written().collect();
-        written.sort_unstable();
-        for chunk in written.chunks(MAX_BATCH) {
+        for chunk in plan.chunks(MAX_BATCH) {
             let mut exec = Executor::new(&self.members, self.now);
             let reads = chunk
                 .iter()
-                .map(|&block| Io {
-                    disk: src,
-                    block,
-                    write: false,
-                    data: None,
-                    tag: 0,
-                })
+                .enumerate()
+                .map(|(i, (_, _, src))| io(src, None, i as u64))
                 .collect();
             exec.issue(&mut self.members, reads);
             let got = exec.drain(&mut self.members, &mut self.faults, None)?;
-            let writes = got
-                .into_iter()
-                .map(|d| Io {
-                    disk,
-                    block: d.block,
-                    write: true,
-                    data: d.data,
-                    tag: 0,
-                })
-                .collect();
+            let mut writes = Vec::new();
+            for d in got {
+                let (_, here, _) = chunk.get(d.tag as usize).ok_or_else(|| {
+                    ArrayError::Internal(format!("rebuild: read {} not asked for", d.tag))
+                })?;
+                let data = d.data.ok_or_else(|| {
+                    ArrayError::Internal("rebuild: a read returned no bytes".into())
+                })?;
+                writes.extend(here.iter().map(|c| io(c, Some(data.clone()), 0)));
+            }
             exec.issue(&mut self.members, writes);
             exec.drain(&mut self.members, &mut self.faults, None)?;
             exec.sync_caches(&mut self.members, &mut self.faults);
@@ -223,23 +339,22 @@ impl Mirror {
         self.members[disk].store.clear();
     }
 
-    fn live(&self) -> impl Iterator<Item = usize> + '_ {
-        (0..self.members.len()).filter(|&d| !self.failed[d])
-    }
-
-    /// The live replica a read of `block` goes to: fewest reads sent this batch, then
-    /// the shortest seek from the member's head, then the lowest member.
-    fn choose(&self, block: u64, sent: &[u64], except: Option<usize>) -> Option<usize> {
-        let cyl_of = |d: usize| {
-            let hdd = self.members[d].drive().hdd();
-            let want = hdd
-                .locate(block * SECTORS_PER_BLOCK)
-                .map_or(0, |l| i64::from(l.pbn.cyl));
+    /// The live copy a read of `block` goes to: a readable one if any is live, then
+    /// fewest reads sent this batch to its member, then the shortest seek from the
+    /// member's head, then the first.
+    fn choose(&self, block: u64, sent: &[u64]) -> Option<BlockCopy> {
+        let cyls = |c: &BlockCopy| {
+            let hdd = self.members[c.member].drive().hdd();
+            let want = hdd.locate(c.sector).map_or(0, |l| i64::from(l.pbn.cyl));
             (want - i64::from(hdd.head().cyl)).unsigned_abs()
         };
-        self.live()
-            .filter(|&d| Some(d) != except)
-            .min_by_key(|&d| (sent[d], cyl_of(d), d))
+        self.placement
+            .copies(block)
+            .into_iter()
+            .enumerate()
+            .filter(|(_, c)| !self.failed[c.member])
+            .min_by_key(|(i, c)| (!c.reads, sent[c.member], cyls(c), *i))
+            .map(|(_, c)| c)
     }
 
     /// Runs a batch of reads and writes on distinct blocks, all sent at once; returns
@@ -255,14 +370,12 @@ impl Mirror {
                 ops.len()
             )));
         }
+        let blocks = self.blocks();
         let mut seen = FxHashSet::default();
         for op in ops {
             let b = op.block();
-            if b >= self.blocks {
-                return Err(ArrayError::OutOfRange {
-                    block: b,
-                    blocks: self.blocks,
-                });
+            if b >= blocks {
+                return Err(ArrayError::OutOfRange { block: b, blocks });
             }
             if !seen.insert(b) {
                 return Err(ArrayError::Disk(format!(
@@ -277,17 +390,15 @@ impl Mirror {
                 Some(false) => {}
             }
         }
-        if self.live().next().is_none() && !ops.is_empty() {
-            return Err(ArrayError::Unrecoverable {
-                row: ops[0].block(),
-                why: "every replica has failed".into(),
-            });
-        }
+        let lost = |b: u64| ArrayError::Unrecoverable {
+            row: b,
+            why: format!("no copy of block {b} is on a live member"),
+        };
         let start = self.now;
         let n = self.members.len();
         let mut exec = Executor::new(&self.members, start);
-        // Per op: the members it still waits for.
-        let mut waiting: Vec<FxHashSet<usize>> = vec![FxHashSet::default(); ops.len()];
+        // Per op: the (member, key) copies it still waits for.
+        let mut waiting: Vec<Vec<(usize, u64)>> = vec![Vec::new(); ops.len()];
         let mut out = MirrorBatch {
             reads: vec![None; ops.len()],
             acked: vec![start; ops.len()],
@@ -298,30 +409,23 @@ impl Mirror {
         for (i, op) in ops.iter().enumerate() {
             match op {
                 MirrorOp::Write(b, data) => {
-                    for d in self.live().collect::<Vec<_>>() {
-                        waiting[i].insert(d);
-                        strand.push(Io {
-                            disk: d,
-                            block: *b,
-                            write: true,
-                            data: Some(data.clone()),
-                            tag: i as u64,
-                        });
+                    for c in self.placement.copies(*b) {
+                        if self.failed[c.member] {
+                            continue;
+                        }
+                        waiting[i].push((c.member, c.key));
+                        strand.push(io(&c, Some(data.clone()), i as u64));
                     }
+                    if waiting[i].is_empty() {
+                        return Err(lost(*b));
+                    }
+                    self.written.insert(*b);
                 }
                 MirrorOp::Read(b) => {
-                    let d = self
-                        .choose(*b, &sent, None)
-                        .ok_or_else(|| ArrayError::Internal("no live replica".into()))?;
-                    sent[d] += 1;
-                    waiting[i].insert(d);
-                    strand.push(Io {
-                        disk: d,
-                        block: *b,
-                        write: false,
-                        data: None,
-                        tag: i as u64,
-                    });
+                    let c = self.choose(*b, &sent).ok_or_else(|| lost(*b))?;
+                    sent[c.member] += 1;
+                    waiting[i].push((c.member, c.key));
+                    strand.push(io(&c, None, i as u64));
                 }
             }
         }
@@ -334,30 +438,20 @@ impl Mirror {
                 match pending_fail.take() {
                     // The failure instant: the member is gone, with what it held.
                     Some((disk, _)) => {
-                        out.failed_mid_flight = waiting.iter().any(|w| w.contains(&disk));
+                        out.failed_mid_flight = waiting.iter().flatten().any(|w| w.0 == disk);
                         self.wipe(disk);
                         for i in 0..ops.len() {
-                            if !waiting[i].remove(&disk) {
+                            let before = waiting[i].len();
+                            waiting[i].retain(|w| w.0 != disk);
+                            if waiting[i].len() == before {
                                 continue;
                             }
                             if let MirrorOp::Read(b) = ops[i] {
-                                let d = self.choose(b, &sent, Some(disk)).ok_or_else(|| {
-                                    ArrayError::Unrecoverable {
-                                        row: b,
-                                        why: "every replica has failed".into(),
-                                    }
-                                })?;
-                                sent[d] += 1;
-                                waiting[i].insert(d);
+                                let c = self.choose(b, &sent).ok_or_else(|| lost(b))?;
+                                sent[c.member] += 1;
+                                waiting[i].push((c.member, c.key));
                                 out.reissued_reads += 1;
-                                let io = Io {
-                                    disk: d,
-                                    block: b,
-                                    write: false,
-                                    data: None,
-                                    tag: i as u64,
-                                };
-                                exec.issue(&mut self.members, vec![io]);
+                                exec.issue(&mut self.members, vec![io(&c, None, i as u64)]);
                             } else if waiting[i].is_empty() {
                                 out.acked[i] = exec.now;
                             }
@@ -373,12 +467,16 @@ impl Mirror {
                 continue;
             }
             let i = c.tag as usize;
-            if !waiting.get_mut(i).is_some_and(|w| w.remove(&c.disk)) {
+            let awaited = waiting
+                .get(i)
+                .and_then(|w| w.iter().position(|&x| x == (c.disk, c.block)));
+            let Some(at) = awaited else {
                 return Err(ArrayError::Internal(format!(
                     "mirror: completion of op {i} on member {} not awaited",
                     c.disk
                 )));
-            }
+            };
+            waiting[i].swap_remove(at);
             if !c.write {
                 out.reads[i] = c.data;
             }

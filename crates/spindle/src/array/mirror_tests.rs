@@ -1,6 +1,8 @@
-//! The byte-exact D-way mirror survives any one member failing in the middle of a
+//! The byte-exact replicated array survives any one member failing in the middle of a
 //! seeded random workload: every read returns the last acknowledged write, and at the
-//! end every live member holds exactly the reference model's bytes.
+//! end every copy on a live member holds exactly the reference model's bytes. The
+//! workload ([`failure_workload`]) also runs on MimdRAID's intra-disk placement
+//! (`stack::mimd_bytes`).
 
 use super::mirror::{FailAt, Mirror, MirrorOp};
 use crate::disk::presets::preset;
@@ -12,7 +14,7 @@ use std::collections::BTreeMap;
 
 const REPLICAS: usize = 4;
 /// Working set: blocks spread over the whole volume (so replica choice has seeks to
-/// choose between).
+/// choose between) and a run of consecutive ones.
 const WORKING_SET: u64 = 400;
 const BATCHES: usize = 10;
 const OPS_PER_BATCH: usize = 24;
@@ -25,19 +27,66 @@ fn payload(rng: &mut ChaCha8Rng) -> Block {
 
 /// Totals over one run: (reads checked, blocks checked on live members at the end,
 /// wrong or lost blocks, whether the failure caught I/Os in flight).
-struct RunStats {
-    reads: u64,
-    member_blocks: u64,
-    wrong: u64,
-    mid_flight: bool,
-    reissued: u64,
+pub(crate) struct RunStats {
+    pub reads: u64,
+    pub member_blocks: u64,
+    pub wrong: u64,
+    pub mid_flight: bool,
+    pub reissued: u64,
 }
 
-fn run(seed: u64, failed: usize, preset_name: &str) -> RunStats {
+/// Every copy of every working-set block on live member `only` (all live members if
+/// `None`) against the model: (copies checked, wrong).
+fn check_copies(
+    m: &Mirror,
+    set: &[u64],
+    model: &BTreeMap<u64, Block>,
+    only: Option<usize>,
+) -> (u64, u64) {
+    let (mut checked, mut wrong) = (0, 0);
+    for &b in set {
+        let want = model.get(&b).cloned().unwrap_or_else(zero_block);
+        for c in m.copies(b) {
+            if m.is_failed(c.member) || only.is_some_and(|d| d != c.member) {
+                continue;
+            }
+            checked += 1;
+            if m.members()[c.member].store.read(c.key) != want {
+                wrong += 1;
+            }
+        }
+    }
+    (checked, wrong)
+}
+
+/// Reads `set` through the array and counts the blocks that differ from the model.
+fn read_back(m: &mut Mirror, set: &[u64], model: &BTreeMap<u64, Block>) -> (u64, u64) {
+    let ops: Vec<MirrorOp> = set.iter().map(|&b| MirrorOp::Read(b)).collect();
+    let out = m.batch(&ops, None).expect("read back");
+    let wrong = set
+        .iter()
+        .zip(&out.reads)
+        .filter(|(b, got)| got.as_ref() != Some(&model.get(b).cloned().unwrap_or_else(zero_block)))
+        .count();
+    (set.len() as u64, wrong as u64)
+}
+
+/// A seeded workload of read and write batches on `m` during which member `failed`
+/// fails mid-batch; then every block is read back and every live copy checked, the
+/// failed member rebuilt, the next member failed, and everything checked again.
+pub(crate) fn failure_workload(mut m: Mirror, seed: u64, failed: usize) -> RunStats {
     let mut rng = ChaCha8Rng::seed_from_u64(seed * 100 + failed as u64);
-    let mut m = Mirror::new(preset(preset_name).expect("preset"), REPLICAS, 8).expect("mirror");
-    let stride = m.blocks() / WORKING_SET;
-    let set: Vec<u64> = (0..WORKING_SET).map(|i| i * stride).collect();
+    // Half spread over the volume, half consecutive blocks (neighbours on the media,
+    // where copies placed too close would overwrite each other).
+    let half = WORKING_SET / 2;
+    let stride = m.blocks() / half;
+    let run_start = m.blocks() / 3 + 1;
+    let mut set: Vec<u64> = (0..half)
+        .map(|i| i * stride)
+        .chain(run_start..run_start + half)
+        .collect();
+    set.sort_unstable();
+    set.dedup();
     let mut model: BTreeMap<u64, Block> = BTreeMap::new();
     let fail_batch = rng.gen_range(1..BATCHES - 1);
     let mut st = RunStats {
@@ -90,50 +139,36 @@ fn run(seed: u64, failed: usize, preset_name: &str) -> RunStats {
     }
     assert!(m.is_failed(failed));
     // Every block of the working set read back through the array ...
-    let ops: Vec<MirrorOp> = set.iter().map(|&b| MirrorOp::Read(b)).collect();
-    let out = m.batch(&ops, None).expect("final read");
-    for (b, got) in set.iter().zip(&out.reads) {
-        st.reads += 1;
-        let want = model.get(b).cloned().unwrap_or_else(zero_block);
-        if got.as_ref() != Some(&want) {
-            st.wrong += 1;
-        }
-    }
+    let (n, wrong) = read_back(&mut m, &set, &model);
+    st.reads += n;
+    st.wrong += wrong;
     // ... and on the media of every live member.
     for (d, member) in m.members().iter().enumerate() {
         if m.is_failed(d) {
             assert!(member.store.is_empty(), "a failed member keeps no bytes");
-            continue;
-        }
-        assert_eq!(member.buffered_blocks(), 0, "writes flushed at batch end");
-        for &b in &set {
-            st.member_blocks += 1;
-            let want = model.get(&b).cloned().unwrap_or_else(zero_block);
-            if member.store.read(b) != want {
-                st.wrong += 1;
-            }
+        } else {
+            assert_eq!(member.buffered_blocks(), 0, "writes flushed at batch end");
         }
     }
+    let (n, wrong) = check_copies(&m, &set, &model, None);
+    st.member_blocks += n;
+    st.wrong += wrong;
     // Rebuild the failed member, then lose another: every block still reads right.
     m.replace_and_rebuild(failed).expect("rebuild");
-    let other = (failed + 1) % REPLICAS;
+    let other = (failed + 1) % m.replicas();
     m.fail_disk(other).expect("second failure after rebuild");
-    let out = m.batch(&ops, None).expect("read after rebuild");
-    for (b, got) in set.iter().zip(&out.reads) {
-        st.reads += 1;
-        let want = model.get(b).cloned().unwrap_or_else(zero_block);
-        if got.as_ref() != Some(&want) {
-            st.wrong += 1;
-        }
-    }
-    for &b in &set {
-        st.member_blocks += 1;
-        let want = model.get(&b).cloned().unwrap_or_else(zero_block);
-        if m.members()[failed].store.read(b) != want {
-            st.wrong += 1;
-        }
-    }
+    let (n, wrong) = read_back(&mut m, &set, &model);
+    st.reads += n;
+    st.wrong += wrong;
+    let (n, wrong) = check_copies(&m, &set, &model, Some(failed));
+    st.member_blocks += n;
+    st.wrong += wrong;
     st
+}
+
+fn run(seed: u64, failed: usize, preset_name: &str) -> RunStats {
+    let m = Mirror::new(preset(preset_name).expect("preset"), REPLICAS, 8).expect("mirror");
+    failure_workload(m, seed, failed)
 }
 
 #[test]

@@ -23,6 +23,6 @@ mod crash_points_tests;
 #[cfg(test)]
 mod heal_tests;
 #[cfg(test)]
-mod mirror_tests;
+pub(crate) mod mirror_tests;
 #[cfg(test)]
 mod tests;

@@ -654,6 +654,7 @@ impl Raid4 {
                     write: false,
                     data: None,
                     tag: 0,
+                    sector: None,
                 });
             }
         }
@@ -665,6 +666,7 @@ impl Raid4 {
                     write: false,
                     data: None,
                     tag: 0,
+                    sector: None,
                 });
             }
         }
@@ -812,6 +814,7 @@ impl Raid4 {
                         write: true,
                         data: Some(fixed.clone()),
                         tag: TAG_REPAIR,
+                        sector: None,
                     }],
                 )?;
                 f.data.insert(p, fixed.clone());
@@ -1013,6 +1016,7 @@ impl Raid4 {
                             write: true,
                             data: Some(b.clone()),
                             tag: TAG_REPAIR,
+                            sector: None,
                         });
                     }
                     b
@@ -1033,6 +1037,7 @@ impl Raid4 {
             write: true,
             data: Some(cb.encode(disk as u32, zone)),
             tag: TAG_REPAIR,
+            sector: None,
         });
         f.meta.insert((disk, zone), Ok(cb));
         f.repaired.insert((disk, zone));
@@ -1155,6 +1160,7 @@ impl Raid4 {
                 write: true,
                 data: Some(cb.encode(d as u32, zone)),
                 tag: TAG_REPAIR,
+                sector: None,
             });
             f.meta.insert((d, zone), Ok(cb));
             if let Owner::Data(v) = owner {
@@ -1170,6 +1176,7 @@ impl Raid4 {
             write: true,
             data: Some(p_new.clone()),
             tag: TAG_REPAIR,
+            sector: None,
         });
         f.data.insert(place(parity), p_new);
         self.run(exec, writes)?;
@@ -1397,6 +1404,7 @@ impl Raid4 {
                 write: true,
                 data: Some(data),
                 tag: 0,
+                sector: None,
             });
         }
         for ((disk, zone), cb) in &cbs {
@@ -1406,6 +1414,7 @@ impl Raid4 {
                 write: true,
                 data: Some(cb.encode(*disk as u32, *zone)),
                 tag: 0,
+                sector: None,
             });
         }
         self.batch_seq += 1;
@@ -1522,6 +1531,7 @@ impl Raid4 {
                     write: true,
                     data: None,
                     tag: 0,
+                    sector: None,
                 });
             }
         }
@@ -1532,6 +1542,7 @@ impl Raid4 {
                 write: true,
                 data: None,
                 tag: 0,
+                sector: None,
             });
         }
         let detections_before = self.detections.len();
@@ -1785,6 +1796,7 @@ impl Raid4 {
                 write: true,
                 data: Some(b),
                 tag: TAG_REPAIR,
+                sector: None,
             });
         }
         for (zone, cb) in &cbs {
@@ -1794,6 +1806,7 @@ impl Raid4 {
                 write: true,
                 data: Some(cb.encode(disk as u32, *zone)),
                 tag: TAG_REPAIR,
+                sector: None,
             });
         }
         self.run(&mut exec, writes)?;
@@ -1821,6 +1834,7 @@ impl Raid4 {
                 write: false,
                 data: None,
                 tag: 0,
+                sector: None,
             })
             .collect();
         self.run(&mut exec, ios)?;
@@ -1873,6 +1887,7 @@ impl Raid4 {
                         write: true,
                         data: None,
                         tag: TAG_REPAIR,
+                        sector: None,
                     });
                 }
             }
@@ -1892,6 +1907,7 @@ impl Raid4 {
                     write: true,
                     data: Some(cb.encode(*disk as u32, *zone)),
                     tag: TAG_REPAIR,
+                    sector: None,
                 });
             }
         }
@@ -1903,6 +1919,7 @@ impl Raid4 {
                     write: true,
                     data: None,
                     tag: TAG_REPAIR,
+                    sector: None,
                 });
             }
         }
@@ -2106,6 +2123,7 @@ impl Raid4 {
                     write: true,
                     data: Some(b),
                     tag: TAG_REPAIR,
+                    sector: None,
                 });
             }
         }

@@ -139,6 +139,10 @@ pub enum Organization {
         form: IntraForm,
         rotation: RotPlacement,
         unit: SplitUnit,
+        /// Each member also keeps a copy of the previous member's share (member 0's on
+        /// member 1, …, the last's on member 0), written with it and read only when
+        /// the member holding the share has failed, so any one drive may fail.
+        reliable: bool,
     },
 }
 
@@ -162,8 +166,9 @@ impl Organization {
                 form,
                 rotation,
                 unit,
+                reliable,
             } => format!(
-                "intra {split}x{rotational} ({}, {} rotational replicas, {})",
+                "intra {split}x{rotational} ({}, {} rotational replicas, {}{})",
                 match form {
                     IntraForm::Simulation => "replicated splitting",
                     IntraForm::Prototype => "splitting",
@@ -173,7 +178,12 @@ impl Organization {
                     RotPlacement::Random => "random",
                     RotPlacement::SameTrack => "same-track even",
                 },
-                unit.name()
+                unit.name(),
+                if reliable {
+                    ", reliable: each share also on the next drive"
+                } else {
+                    ""
+                }
             ),
         }
     }
@@ -361,10 +371,14 @@ pub const MAX_STRIPED_PIECES: u64 = 2_000_000;
 
 /// The shares of banded members (one [`Banded`] place per member, in member order),
 /// handed to `push(len, offset, copies)` in array order: contiguous, or striped one
-/// logical cylinder at a time over the members.
+/// logical cylinder at a time over the members. Each piece holds a whole number of
+/// `granule` sectors (the rest of it unused). With `backup`, member m's share also
+/// has a write-only copy on the next member, from that member's LBN `backup[m]`.
 fn push_bands(
     bands: Vec<Banded>,
     unit: SplitUnit,
+    granule: u64,
+    backup: Option<&[u64]>,
     push: &mut impl FnMut(u64, u64, Vec<Copy>),
 ) -> Result<(), String> {
     if unit == SplitUnit::Cylinder {
@@ -378,15 +392,31 @@ fn push_bands(
         }
     }
     let bands: Vec<Arc<Banded>> = bands.into_iter().map(Arc::new).collect();
-    let copy = |m: usize, b: &Arc<Banded>| Copy {
-        member: m,
-        place: Place::Banded(Arc::clone(b)),
-        reads: true,
+    let d = bands.len();
+    let copies = |m: usize, b: &Arc<Banded>| {
+        let mut v = vec![Copy {
+            member: m,
+            place: Place::Banded(Arc::clone(b)),
+            reads: true,
+        }];
+        if let Some(base) = backup.and_then(|bk| bk.get(m)) {
+            v.push(Copy {
+                member: (m + 1) % d,
+                place: Place::Linear(*base),
+                reads: false,
+            });
+        }
+        v
     };
+    let whole = |n: u64| n / granule.max(1) * granule.max(1);
     match unit {
         SplitUnit::Share => {
-            for (m, b) in bands.iter().enumerate() {
-                push(b.slots(), 0, vec![copy(m, b)]);
+            for (m, b) in bands
+                .iter()
+                .enumerate()
+                .filter(|(_, b)| whole(b.slots()) > 0)
+            {
+                push(whole(b.slots()), 0, copies(m, b));
             }
         }
         SplitUnit::Cylinder => {
@@ -394,8 +424,8 @@ fn push_bands(
             for j in 0..width {
                 for (m, b) in bands.iter().enumerate().filter(|(_, b)| j < b.width()) {
                     let (first, n) = b.cylinder(j);
-                    if n > 0 {
-                        push(n, first, vec![copy(m, b)]);
+                    if whole(n) > 0 {
+                        push(whole(n), first, copies(m, b));
                     }
                 }
             }
@@ -537,6 +567,10 @@ struct Held {
 /// A member request: (member, LBN, sectors).
 type Run = (usize, u64, u32);
 
+/// A reliable intra's bands per member, and where each share's copy starts on the
+/// next member.
+type BandsAndCopies = (Vec<Banded>, Vec<u64>);
+
 impl Layout {
     /// `org` over `members`; `seed` draws random rotational angles. Errors name what
     /// cannot work (too few members, a member without a drive where replicas are
@@ -560,6 +594,32 @@ impl Layout {
         choice: ReplicaChoice,
         seed: u64,
         cylinders: Option<u32>,
+    ) -> Result<Layout, String> {
+        Layout::build(org, members, choice, seed, cylinders, 1)
+    }
+
+    /// [`Layout::within`] cut into whole 4 KiB blocks: every piece of a cylinder
+    /// layout holds a whole number of blocks, so each block's sectors have their
+    /// copies on the same members ([`super::mimd_bytes`] stores real bytes this way).
+    pub fn in_blocks(
+        org: Organization,
+        members: Vec<Box<dyn Device>>,
+        seed: u64,
+        cylinders: Option<u32>,
+    ) -> Result<Layout, String> {
+        let granule = crate::store::SECTORS_PER_BLOCK;
+        Layout::build(org, members, ReplicaChoice::Seek, seed, cylinders, granule)
+    }
+
+    /// [`Layout::within`], each piece of a cylinder layout holding a whole number of
+    /// `granule` sectors.
+    fn build(
+        org: Organization,
+        members: Vec<Box<dyn Device>>,
+        choice: ReplicaChoice,
+        seed: u64,
+        cylinders: Option<u32>,
+        granule: u64,
     ) -> Result<Layout, String> {
         let d = members.len();
         let geo = |m: usize| -> Result<&Geometry, String> {
@@ -615,7 +675,7 @@ impl Layout {
                 let len = if shuffled {
                     smallest / SHUFFLE_CHUNK * SHUFFLE_CHUNK
                 } else {
-                    smallest
+                    smallest / granule * granule
                 };
                 let copies = (0..d)
                     .map(|m| Copy {
@@ -639,7 +699,7 @@ impl Layout {
                         if reliable { 3 } else { 1 }
                     ));
                 }
-                let per = smallest / data as u64;
+                let per = smallest / data as u64 / granule * granule;
                 for m in 0..data {
                     let mut copies = vec![Copy {
                         member: m,
@@ -675,7 +735,7 @@ impl Layout {
                         0,
                     )?);
                 }
-                push_bands(bands, unit, &mut push)?;
+                push_bands(bands, unit, granule, None, &mut push)?;
             }
             Organization::Intra {
                 split,
@@ -683,28 +743,94 @@ impl Layout {
                 form,
                 rotation,
                 unit,
+                reliable,
             } => {
                 if split == 0 {
                     return Err("intra split must be at least 1".into());
                 }
-                let mut bands = Vec::with_capacity(d);
-                for (m, &(c, _)) in used.iter().enumerate() {
+                // Member m's bands laid out on its first `c` cylinders, and the
+                // cylinder after its last band.
+                let bands_on = |m: usize, c: u32| -> Result<(Banded, u32), String> {
                     let width = c / split;
-                    let starts = match form {
-                        IntraForm::Simulation => (0..split).map(|k| k * width).collect(),
-                        IntraForm::Prototype => vec![0],
+                    let (starts, end) = match form {
+                        IntraForm::Simulation => {
+                            ((0..split).map(|k| k * width).collect(), split * width)
+                        }
+                        IntraForm::Prototype => (vec![0], width),
                     };
                     let draws = mix(seed ^ m as u64);
-                    bands.push(Banded::new(
-                        geo(m)?,
-                        starts,
-                        width,
-                        rotational,
-                        rotation,
-                        draws,
-                    )?);
+                    let b = Banded::new(geo(m)?, starts, width, rotational, rotation, draws)?;
+                    Ok((b, end))
+                };
+                if !reliable {
+                    let mut bands = Vec::with_capacity(d);
+                    for (m, &(c, _)) in used.iter().enumerate() {
+                        bands.push(bands_on(m, c)?.0);
+                    }
+                    push_bands(bands, unit, granule, None, &mut push)?;
+                } else {
+                    if d < 2 {
+                        return Err(format!(
+                            "a reliable intra needs at least 2 members (each keeps the previous \
+                             one's share), got {d}"
+                        ));
+                    }
+                    // The bands on every member's first `c` cylinders, and where each
+                    // share's copy starts on the next member (after that member's
+                    // bands), if every copy fits there.
+                    let fits = |c: u32| -> Result<Option<BandsAndCopies>, String> {
+                        let mut bands = Vec::with_capacity(d);
+                        let mut ends = Vec::with_capacity(d);
+                        for m in 0..d {
+                            match bands_on(m, c) {
+                                Ok((b, end)) => {
+                                    bands.push(b);
+                                    ends.push(end);
+                                }
+                                Err(_) => return Ok(None),
+                            }
+                        }
+                        let mut bases = Vec::with_capacity(d);
+                        for (m, b) in bands.iter().enumerate() {
+                            let next = (m + 1) % d;
+                            let (cyls, end_lbn) = used[next];
+                            let base = if ends[next] >= cyls {
+                                end_lbn
+                            } else {
+                                geo(next)?
+                                    .lbn_of(Pbn {
+                                        cyl: ends[next],
+                                        head: 0,
+                                        sector: 0,
+                                    })
+                                    .unwrap_or(end_lbn)
+                            };
+                            if base + b.slots() > end_lbn {
+                                return Ok(None);
+                            }
+                            bases.push(base);
+                        }
+                        Ok(Some((bands, bases)))
+                    };
+                    // The most cylinders the bands can take with every copy fitting
+                    // (fewer cylinders: smaller shares, more room after the bands).
+                    let (mut lo, mut hi) = (0u32, used.iter().map(|u| u.0).min().unwrap_or(0));
+                    let mut best = None;
+                    while lo < hi {
+                        let mid = lo + (hi - lo).div_ceil(2);
+                        match fits(mid)? {
+                            Some(found) => {
+                                best = Some(found);
+                                lo = mid;
+                            }
+                            None => hi = mid - 1,
+                        }
+                    }
+                    let Some((bands, bases)) = best else {
+                        return Err("a reliable intra leaves no room for its shares' copies".into());
+                    };
+                    push_bands(bands, unit, granule, Some(&bases), &mut push)?;
                 }
-                push_bands(bands, unit, &mut push)?;
             }
         }
         let capacity = at;
@@ -1049,6 +1175,15 @@ impl Layout {
 
     /// Every replica of array sector `lbn`: (member, member LBN), copies in order.
     pub fn replicas(&self, lbn: u64) -> Vec<(usize, u64)> {
+        self.copies_at(lbn)
+            .into_iter()
+            .map(|(m, l, _)| (m, l))
+            .collect()
+    }
+
+    /// Every replica of array sector `lbn`: (member, member LBN, whether reads use
+    /// it), copies in order.
+    pub fn copies_at(&self, lbn: u64) -> Vec<(usize, u64, bool)> {
         let Some(si) = self.share_of(lbn) else {
             return Vec::new();
         };
@@ -1058,9 +1193,14 @@ impl Layout {
             .iter()
             .flat_map(|c| {
                 (0..Self::replicas_of(c))
-                    .filter_map(move |i| self.replica_lbn(c, s, i).map(|l| (c.member, l)))
+                    .filter_map(move |i| self.replica_lbn(c, s, i).map(|l| (c.member, l, c.reads)))
             })
             .collect()
+    }
+
+    /// The organization.
+    pub fn organization(&self) -> Organization {
+        self.org
     }
 
     fn share_of(&self, lbn: u64) -> Option<usize> {
@@ -1500,6 +1640,7 @@ mod tests {
                 IntraForm::Simulation => SplitUnit::Cylinder,
                 IntraForm::Prototype => SplitUnit::Share,
             },
+            reliable: false,
         }
     }
 
@@ -1510,6 +1651,7 @@ mod tests {
                 rotational,
                 form,
                 rotation,
+                reliable,
                 ..
             } => Organization::Intra {
                 split,
@@ -1517,6 +1659,7 @@ mod tests {
                 form,
                 rotation,
                 unit,
+                reliable,
             },
             Organization::ReplicatedSplit { copies, .. } => {
                 Organization::ReplicatedSplit { copies, unit }
@@ -1852,6 +1995,7 @@ mod tests {
             ("split", 4, "reliable = true", 2),
             ("replicated-split", 4, "copies = 3", 3),
             ("intra", 4, "split = 2\nrotational = 2", 4),
+            ("intra", 4, "split = 2\nrotational = 2\nreliable = true", 5),
             (
                 "intra",
                 6,

@@ -18,6 +18,7 @@ pub mod journal_torture;
 pub mod layer;
 pub mod metrics;
 pub mod mimd;
+pub mod mimd_bytes;
 pub mod propagation;
 pub mod raid_mimic;
 pub mod split;

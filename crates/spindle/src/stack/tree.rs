@@ -19,7 +19,7 @@
 //! unit); `raid0`, `raid1`, `raid4`, `raid5`; MimdRAID's `mirror` (reads by positioning
 //! time, with seek and rotation statistics), `split` (`reliable = true`
 //! for the D−1-way split with one copy), `replicated-split` (`copies`) and `intra`
-//! (`split` × `rotational`, `form`, `rotation`; both take `split-unit`), each with
+//! (`split` × `rotational`, `form`, `rotation`, `reliable`; both take `split-unit`), each with
 //! `cylinders`, `reorder-queue`
 //! (and `spread`) and `prediction-error-deg`, see [`super::mimd`]. An array lists either `count` copies of
 //! one `member`, or its `members` one by one; members may be arrays themselves.
@@ -701,7 +701,14 @@ fn organization(spec: &DeviceSpec, a: &ArraySpec) -> Result<Organization, String
             }
         }
         _ => {
-            only(&["split", "rotational", "form", "rotation", "split-unit"])?;
+            only(&[
+                "split",
+                "rotational",
+                "form",
+                "rotation",
+                "split-unit",
+                "reliable",
+            ])?;
             let form = a.form.unwrap_or_default();
             Organization::Intra {
                 split: within("split", a.split.unwrap_or(1), MAX_MEMBERS)?,
@@ -714,6 +721,7 @@ fn organization(spec: &DeviceSpec, a: &ArraySpec) -> Result<Organization, String
                     IntraForm::Simulation => SplitUnit::Cylinder,
                     IntraForm::Prototype => SplitUnit::Share,
                 }),
+                reliable: a.reliable.unwrap_or(false),
             }
         }
     })
