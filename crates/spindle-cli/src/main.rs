@@ -382,8 +382,9 @@ enum Command {
             The stack is a 4+1 RAID-4 (--array raid5: a RAID-5, the same group with its parity\n\
             rotating stripe by stripe, data placed around it by --parity-layout: left-symmetric,\n\
             the default as in `spindle run`, or left-asymmetric) unless --stack FILE names one: the\n\
-            [device] tree of a run TOML, kind = \"raid4\", \"raid5\" (either parity-layout) or\n\
-            \"raid1\"/\"mirror\" of identical drives, where any entry may carry a faults table\n\
+            [device] tree of a run TOML, kind = \"raid4\", \"raid5\" (either parity-layout),\n\
+            \"raid1\"/\"mirror\" or MimdRAID's \"intra\" with reliable = true, of identical drives,\n\
+            where any entry may carry a faults table\n\
             (member's own, else its array's, else the command-line rates):\n\
             \n\
             \x20 [device]\n\
@@ -397,8 +398,9 @@ enum Command {
             \x20            fail-at-ms = 2000.0, crash-at-ms = 5000.0, seed = 7 }\n\
             \n\
             Each member draws from its own stream (the seed mixed with its place in the tree). The\n\
-            byte-exact mirror keeps no checksums, so it takes drive failures only; timing-only kinds\n\
-            (raid0, MimdRAID's, ...) are refused, as `spindle run` refuses any faults table. Same seed,\n\
+            byte-exact mirror and intra keep no checksums, so they take drive failures only;\n\
+            timing-only kinds (raid0, MimdRAID's others, ...) are refused, as `spindle run` refuses any\n\
+            faults table. Same seed,\n\
             same output, byte for byte.\n\
             \n\
             --array journal runs the data journal (commit blocks, or --log-checksum; --log-skip for\n\

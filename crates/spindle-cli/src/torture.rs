@@ -442,8 +442,9 @@ fn dle(a: &TortureArgs, rates: &Rates, file: Option<LayoutFile>) -> Result<Strin
         ]);
         let s = counts_table(&rows);
         format!(
-            "{} operations on a {} over 8 extents of {} blocks (seed {}), {:.1} s simulated:\n{}",
+            "{} operations on {} {} over 8 extents of {} blocks (seed {}), {:.1} s simulated:\n{}",
             r.ops,
+            article(&r.stack),
             r.stack,
             c.extent_blocks,
             r.seed,
@@ -714,12 +715,13 @@ fn render(r: &TortureReport, c: &TortureConfig, json: bool) -> Result<String> {
         ("WRONG BYTES (must be 0)", r.wrong_bytes),
     ]);
     Ok(format!(
-        "{} operations on a {} over {} blocks (seed {}), {:.1} s simulated:\n{}\n{}\
+        "{} operations on {} {} over {} blocks (seed {}), {:.1} s simulated:\n{}\n{}\
          final read-back: {} of {} blocks right, {} refused (unrecoverable rows)\n\
          detected: verification failures at locations of that kind (one fault can be met more than once);\n\
          repaired: rewritten by a repair (drive failures: rebuilds done; power cuts: recoveries done);\n\
          overwritten: rewritten by a later write before any read met it.\n",
         r.ops,
+        article(&r.stack),
         r.stack,
         c.span_blocks,
         r.seed,
@@ -777,4 +779,13 @@ fn fail_on_wrong_data(report: String, wrong_reads: u64) -> Result<String> {
         .into());
     }
     Ok(report)
+}
+
+/// "a" or "an" before a stack's description.
+fn article(what: &str) -> &'static str {
+    if what.starts_with(['a', 'e', 'i', 'o', 'u']) {
+        "an"
+    } else {
+        "a"
+    }
 }

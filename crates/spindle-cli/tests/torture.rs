@@ -419,3 +419,33 @@ fn raid5_runs_from_the_command_line_and_a_stack_file() {
     );
     assert_eq!(v["wrong_bytes"], 0, "{v}");
 }
+
+/// MimdRAID's intra-disk 2 × 2 with `reliable = true` (the example stack) stores real
+/// bytes under `spindle torture`: drives fail mid-workload and are rebuilt, and no
+/// read is wrong or refused; without `reliable` it is refused before the run.
+#[test]
+fn reliable_intra_example_survives_drive_failures() {
+    let f = example("mimd-intra-reliable.toml");
+    let (v, _) = json_run(&[
+        "torture", "--stack", &f, "--fail", "0.02", "--ops", "600", "--span", "400", "--json",
+    ]);
+    let failures = v["kinds"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|k| k["kind"].as_str().unwrap().contains("drive"))
+        .unwrap();
+    assert!(failures["injected"].as_u64().unwrap() > 0, "{v}");
+    assert_eq!(v["wrong_bytes"], 0, "{v}");
+    assert_eq!(v["reads_refused"], 0, "{v}");
+    let plain = temp(
+        "intra.toml",
+        &std::fs::read_to_string(&f)
+            .unwrap()
+            .replace("reliable = true", ""),
+    );
+    let o = spindle(&["torture", "--stack", plain.to_str().unwrap()]);
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{e}");
+    assert!(e.contains("reliable = true"), "{e}");
+}

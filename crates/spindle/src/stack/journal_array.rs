@@ -139,10 +139,8 @@ impl ArrayMedia {
                 let rows = device_blocks / *data_disks as u64 + stripe_unit_blocks;
                 (Target::Raid4(Box::new(a)), rows)
             }
-            Shape::Mirror { replicas } => (
-                Target::Mirror(Box::new(
-                    Mirror::new(stack.disk.clone(), *replicas, 8).map_err(err)?,
-                )),
+            Shape::Mirror { .. } => (
+                Target::Mirror(Box::new(stack.mirror(seed).map_err(err)?)),
                 device_blocks,
             ),
         };

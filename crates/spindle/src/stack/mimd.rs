@@ -119,7 +119,8 @@ impl SplitUnit {
 }
 
 /// Which organization a [`Layout`] implements.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case", tag = "kind")]
 pub enum Organization {
     /// D-way mirroring: every member a full copy (the spindles' phases, from the
     /// array's `spindles`, make it synchronized or not).

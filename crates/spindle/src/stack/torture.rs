@@ -37,7 +37,9 @@ use crate::array::FaultInjector;
 use crate::disk::params::DiskParams;
 use crate::expected::{random_block, Expected};
 use crate::stack::faults::{device_seed, FaultSpec};
-use crate::stack::tree::DeviceSpec;
+use crate::stack::mimd::Organization;
+use crate::stack::mimd_bytes::byte_array;
+use crate::stack::tree::{organization, DeviceSpec};
 use crate::store::Block;
 use crate::time::SimTime;
 use rand::{Rng, SeedableRng};
@@ -93,8 +95,12 @@ pub enum Shape {
         #[serde(skip_serializing_if = "Option::is_none")]
         rotation: Option<ParityLayout>,
     },
+    /// A mirror, or with `organization` MimdRAID's intra-disk array
+    /// (`reliable = true`), placed block by block ([`crate::stack::mimd_bytes`]).
     Mirror {
         replicas: usize,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        organization: Option<Organization>,
     },
 }
 
@@ -152,6 +158,24 @@ impl TortureStack {
         }
     }
 
+    /// The byte-exact mirror (or intra-disk array) of a mirror shape; `seed` draws an
+    /// intra's random rotational angles.
+    pub fn mirror(&self, seed: u64) -> Result<Mirror, ArrayError> {
+        match &self.shape {
+            Shape::Mirror {
+                replicas,
+                organization: None,
+            } => Mirror::new(self.disk.clone(), *replicas, 8),
+            Shape::Mirror {
+                replicas,
+                organization: Some(org),
+            } => byte_array(*org, &self.disk, *replicas, seed, 8),
+            Shape::Raid4 { .. } => Err(ArrayError::Internal(
+                "a RAID-4 shape asked for as a mirror".into(),
+            )),
+        }
+    }
+
     /// The byte-exact stack a `[device]` tree describes: `raid4`, or `raid1`/`mirror`,
     /// of identical drives. Each member takes its own `faults` table, else its
     /// array's, else `default`. Compositions that cannot carry bytes, or faults the
@@ -180,15 +204,36 @@ impl TortureStack {
                     rotation,
                 }
             }
-            DeviceSpec::Raid1(_) | DeviceSpec::Mirror(_) => Shape::Mirror { replicas: 0 },
+            DeviceSpec::Raid1(_) | DeviceSpec::Mirror(_) => Shape::Mirror {
+                replicas: 0,
+                organization: None,
+            },
+            DeviceSpec::Intra(_) => {
+                let org = organization(spec, a).map_err(|e| format!("device: {e}"))?;
+                if !matches!(org, Organization::Intra { reliable: true, .. }) {
+                    return Err("device: an intra keeps no copy of a drive's share on another drive, so a drive failure loses it by design; set reliable = true to torture it".into());
+                }
+                if let Some(key) = a.timing_key() {
+                    return Err(format!(
+                        "device.{key} does not apply to the byte-exact intra"
+                    ));
+                }
+                Shape::Mirror {
+                    replicas: 0,
+                    organization: Some(org),
+                }
+            }
             other => {
                 return Err(format!(
-                    "device: kind = \"{}\" is timing-only (no bytes), so faults cannot be checked on it; byte-exact stacks are raid4, raid5 (either parity layout) and raid1/mirror",
+                    "device: kind = \"{}\" is timing-only (no bytes), so faults cannot be checked on it; byte-exact stacks are raid4, raid5 (either parity layout), raid1/mirror and intra with reliable = true",
                     other.kind()
                 ))
             }
         };
-        if let Some(key) = a.mimd_key() {
+        if let Some(key) = a
+            .mimd_key()
+            .filter(|_| !matches!(spec, DeviceSpec::Intra(_)))
+        {
             return Err(format!(
                 "device.{key} does not apply to the byte-exact {}",
                 spec.kind()
@@ -255,7 +300,7 @@ impl TortureStack {
                     rotation,
                 }
             }
-            Shape::Mirror { .. } => {
+            Shape::Mirror { organization, .. } => {
                 for (i, (_, f)) in members.iter().enumerate() {
                     let path = format!("device.member {i}");
                     let kinds = f.byte_faults();
@@ -273,6 +318,7 @@ impl TortureStack {
                 }
                 Shape::Mirror {
                     replicas: members.len(),
+                    organization,
                 }
             }
         };
@@ -299,9 +345,20 @@ impl TortureStack {
                 self.disk.name,
                 stripe_unit_blocks * 4
             ),
-            Shape::Mirror { replicas } => {
+            Shape::Mirror {
+                replicas,
+                organization: None,
+            } => {
                 format!("{replicas}-way mirror of {} (byte-exact)", self.disk.name)
             }
+            Shape::Mirror {
+                replicas,
+                organization: Some(org),
+            } => format!(
+                "{} of {replicas} × {} (byte-exact)",
+                org.name(),
+                self.disk.name
+            ),
         }
     }
 }
@@ -405,13 +462,13 @@ pub fn run_torture(
                 FaultInjector::new(c.seed).with_members(member_faults(c.seed, &stack.members));
             Target::Raid4(Box::new(a))
         }
-        Shape::Mirror { replicas } => {
+        Shape::Mirror { .. } => {
             if c.crash > 0.0 {
                 return Err(ArrayError::Disk(
                     "crash: the byte-exact mirror has no crash resync yet (use a raid4)".into(),
                 ));
             }
-            Target::Mirror(Box::new(Mirror::new(stack.disk.clone(), *replicas, 8)?))
+            Target::Mirror(Box::new(stack.mirror(c.seed)?))
         }
     };
     let (members, volume) = match &target {
@@ -891,6 +948,41 @@ mod tests {
         let raid0 = DeviceSpec::Raid0(ArraySpec::of(4, member));
         let e = TortureStack::from_device(&raid0, &FaultSpec::default()).unwrap_err();
         assert!(e.contains("timing-only"), "{e}");
+    }
+
+    /// MimdRAID's intra-disk 2 × 2 with `reliable = true`, byte-exact: drive failures
+    /// with rebuilds and no wrong byte; without `reliable` (no copy on another drive)
+    /// or with a timing-only key, refused before the run.
+    #[test]
+    fn reliable_intra_takes_drive_failures() {
+        let mut a = ArraySpec::of(4, DeviceSpec::Disk(DiskSpec::new("st34502lw")));
+        a.split = Some(2);
+        a.rotational = Some(2);
+        a.reliable = Some(true);
+        let stack = TortureStack::from_device(&DeviceSpec::Intra(a.clone()), &FaultSpec::default())
+            .expect("intra");
+        assert!(
+            stack.describe().starts_with("intra 2x2"),
+            "{}",
+            stack.describe()
+        );
+        for seed in [1, 2] {
+            let mut c = campaign(seed, 400, 0.02, 0.0);
+            c.span_blocks = 400;
+            let r = run_torture(&stack, &c, &mut |_| {}).expect("run");
+            assert!(r.kinds[4].injected > 0, "seed {seed}: no drive failed");
+            assert_eq!(r.wrong_bytes, 0);
+            assert_eq!(r.reads_refused, 0);
+        }
+        a.reliable = None;
+        let e = TortureStack::from_device(&DeviceSpec::Intra(a.clone()), &FaultSpec::default())
+            .unwrap_err();
+        assert!(e.contains("reliable = true"), "{e}");
+        a.reliable = Some(true);
+        a.cylinders = Some(1000);
+        let e =
+            TortureStack::from_device(&DeviceSpec::Intra(a), &FaultSpec::default()).unwrap_err();
+        assert!(e.contains("device.cylinders"), "{e}");
     }
 
     /// The byte-exact RAID-5 (rotating parity, both layouts; a stack's raid5 with no

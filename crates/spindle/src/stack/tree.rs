@@ -296,6 +296,17 @@ impl ArraySpec {
             ("rotation", self.rotation.is_some()),
             ("split-unit", self.split_unit.is_some()),
             ("layouts", self.layouts.is_some()),
+        ]
+        .iter()
+        .find(|(_, on)| *on)
+        .map(|(k, _)| *k)
+        .or_else(|| self.timing_key())
+    }
+
+    /// The first MimdRAID key set that only a timing run uses (where data is laid
+    /// out within the drives aside): none applies to a byte-exact array.
+    pub fn timing_key(&self) -> Option<&'static str> {
+        [
             ("cylinders", self.cylinders.is_some()),
             ("reorder-queue", self.reorder_queue.is_some()),
             ("propagation", self.propagation.is_some()),
@@ -655,7 +666,7 @@ fn build_node(
 
 /// The MimdRAID organization a `split`, `replicated-split` or `intra` entry asks for;
 /// errors name the key that does not belong or is out of range.
-fn organization(spec: &DeviceSpec, a: &ArraySpec) -> Result<Organization, String> {
+pub(crate) fn organization(spec: &DeviceSpec, a: &ArraySpec) -> Result<Organization, String> {
     let only = |ok: &[&str]| -> Result<(), String> {
         let set = [
             ("reliable", a.reliable.is_some()),
