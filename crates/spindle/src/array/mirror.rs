@@ -12,8 +12,8 @@
 //! - a read goes to one live copy, readable copies first (a reliability copy is read
 //!   only when no readable copy is live), chosen as a mirror does (the member with the
 //!   fewest reads already sent this batch, then the shortest seek from its head, then
-//!   the first copy); a read in flight on a member that fails is sent again to another
-//!   live copy;
+//!   the copy its drive reaches first, then the first copy); a read in flight on a
+//!   member that fails is sent again to another live copy;
 //! - a failed member is skipped; a block with no copy on a live member is refused (an
 //!   error), never answered with invented bytes.
 //!
@@ -341,19 +341,21 @@ impl Mirror {
 
     /// The live copy a read of `block` goes to: a readable one if any is live, then
     /// fewest reads sent this batch to its member, then the shortest seek from the
-    /// member's head, then the first.
+    /// member's head, then (copies on one cylinder: rotational replicas) the one the
+    /// drive model reaches first from where the drive is now, then the first.
     fn choose(&self, block: u64, sent: &[u64]) -> Option<BlockCopy> {
-        let cyls = |c: &BlockCopy| {
+        let near = |c: &BlockCopy| {
             let hdd = self.members[c.member].drive().hdd();
             let want = hdd.locate(c.sector).map_or(0, |l| i64::from(l.pbn.cyl));
-            (want - i64::from(hdd.head().cyl)).unsigned_abs()
+            let cyls = (want - i64::from(hdd.head().cyl)).unsigned_abs();
+            (cyls, hdd.read_delay_if_sent(self.now, c.sector))
         };
         self.placement
             .copies(block)
             .into_iter()
             .enumerate()
             .filter(|(_, c)| !self.failed[c.member])
-            .min_by_key(|(i, c)| (!c.reads, sent[c.member], cyls(c), *i))
+            .min_by_key(|(i, c)| (!c.reads, sent[c.member], near(c), *i))
             .map(|(_, c)| c)
     }
 
