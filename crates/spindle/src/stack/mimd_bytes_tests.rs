@@ -4,7 +4,7 @@
 
 use super::*;
 use crate::array::mirror::MirrorOp;
-use crate::array::mirror_tests::failure_workload;
+use crate::array::mirror_tests::survives_every_failure;
 use crate::disk::presets::preset;
 use crate::stack::mimd::{IntraForm, RotPlacement, SplitUnit};
 
@@ -29,30 +29,14 @@ fn array(reliable: bool, form: IntraForm) -> Mirror {
 
 #[test]
 fn reliable_2x2_intra_survives_any_single_failure_mid_workload() {
-    let (mut reads, mut blocks, mut wrong, mut mid, mut runs, mut reissued) = (0, 0, 0, 0, 0, 0);
-    for form in [IntraForm::Simulation, IntraForm::Prototype] {
-        for seed in 1..=3u64 {
-            for failed in 0..4 {
-                let st = failure_workload(array(true, form), seed, failed);
-                assert_eq!(st.wrong, 0, "{form:?} seed {seed} member {failed} failed");
-                reads += st.reads;
-                blocks += st.member_blocks;
-                wrong += st.wrong;
-                mid += u64::from(st.mid_flight);
-                reissued += st.reissued;
-                runs += 1;
-            }
-        }
-    }
-    eprintln!(
-        "intra 2x2: {runs} runs, {reads} reads checked, {blocks} copies checked, \
-         {wrong} wrong; failure mid-flight in {mid} runs, {reissued} reads re-sent"
-    );
-    assert_eq!(wrong, 0);
-    assert!(
-        mid >= runs / 2,
-        "only {mid} of {runs} failures caught I/Os in flight"
-    );
+    let cases = [IntraForm::Simulation, IntraForm::Prototype]
+        .into_iter()
+        .flat_map(|form| {
+            (1..=3u64).flat_map(move |seed| {
+                (0..4).map(move |failed| (format!("{form:?}"), array(true, form), seed, failed))
+            })
+        });
+    survives_every_failure("intra 2x2", cases);
 }
 
 #[test]
