@@ -13,7 +13,10 @@
 //!   no track switch is needed to reach a replica; in the simulation's form the share
 //!   is also replicated-split `x` ways at cylinder granularity (the bands fill the
 //!   drive), in the prototype's form it is split `x` ways (one band, 1/x of the
-//!   cylinders, the rest discarded).
+//!   cylinders, the rest discarded). With `reliable`, each drive also keeps a copy of
+//!   the previous drive's share after its own bands (which shrink to make room),
+//!   written with it and read only once that drive has failed: the paper's intra-disk
+//!   keeps no copy on another drive, so without it a drive failure loses its share.
 //! - Replicated splitting and intra-disk deal the array's addresses to the drives one
 //!   logical cylinder at a time ([`SplitUnit::Cylinder`]: "splitting is identical to
 //!   striping", done "at cylinder granularity" in the paper's simulation), so a
@@ -22,7 +25,8 @@
 //! Reads go to one replica, chosen like a mirror's ([`ReplicaChoice`]; by default the
 //! delay until the media reaches it, predicted by the member drive's model for a read
 //! sent now, command overhead included: [`crate::disk::hdd::Hdd::read_delay_if_sent`]);
-//! writes go to every replica in the foreground. Timing only, like [`super::array::Array`].
+//! writes go to every replica in the foreground. Timing only, like [`super::array::Array`];
+//! [`super::mimd_bytes`] stores real bytes in the same layouts.
 
 use super::array::ReplicaChoice;
 use super::propagation::{Background, MemberWrite};
@@ -775,6 +779,11 @@ impl Layout {
                             "a reliable intra needs at least 2 members (each keeps the previous \
                              one's share), got {d}"
                         ));
+                    }
+                    // What cannot work on whole drives is refused as it would be
+                    // without the copies (the search below only shrinks the bands).
+                    for (m, &(c, _)) in used.iter().enumerate() {
+                        bands_on(m, c)?;
                     }
                     // The bands on every member's first `c` cylinders, and where each
                     // share's copy starts on the next member (after that member's

@@ -115,6 +115,13 @@ fn a_reliable_intra_needs_two_drives() {
         .err()
         .expect("refused");
     assert!(err.contains("at least 2 members"), "{err}");
+    // A shape that cannot work is refused for what it is, not for the copies' room.
+    let mut org = intra_2x2(true, IntraForm::Simulation);
+    if let Organization::Intra { rotational, .. } = &mut org {
+        *rotational = 7;
+    }
+    let err = BlockPlacement::new(org, &p, 4, 3).err().expect("refused");
+    assert!(err.contains("rotational replicas must be within"), "{err}");
 }
 
 #[test]
