@@ -1543,7 +1543,7 @@ pub fn logskip_f5_17(o: &RunOpts) -> Result<ExperimentOutput, String> {
          across the think times 0–6 ms.",
         o.seed,
     );
-    let (n, samples) = if o.quick { (100, 5) } else { (500, 50) };
+    let (n, samples) = if o.quick { (100, 20) } else { (500, 50) };
     let thinks: Vec<u32> = (0..=6).collect();
     let bw = bandwidth_by_think(&mut out, IDE_DISK, &thinks, n, samples, o.seed)?;
     let cv = |v: &[f64]| {
@@ -1585,7 +1585,7 @@ pub fn logskip_f5_15(o: &RunOpts) -> Result<ExperimentOutput, String> {
          cleaning excluded).",
         o.seed,
     );
-    let (n, samples) = if o.quick { (100, 5) } else { (500, 50) };
+    let (n, samples) = if o.quick { (100, 20) } else { (500, 50) };
     let thinks: Vec<u32> = (0..=6).collect();
     let bw = bandwidth_by_think(&mut out, DISK, &thinks, n, samples, o.seed)?;
     for (c, name) in [(0, "no chksm/no skip"), (1, "chksm/no skip")] {
