@@ -135,6 +135,9 @@ pub struct MirrorBatch {
     pub failed_mid_flight: bool,
     /// Reads sent again because their copy's member failed under them.
     pub reissued_reads: u64,
+    /// Writes (operation indices) whose every copy was on a member that failed before
+    /// storing it: not acknowledged, their bytes nowhere.
+    pub lost_writes: Vec<usize>,
 }
 
 /// A replicated array of identical drives that stores real bytes.
@@ -360,7 +363,8 @@ impl Mirror {
     }
 
     /// Runs a batch of reads and writes on distinct blocks, all sent at once; returns
-    /// when every one is acknowledged. `fail` injects a member failure during it.
+    /// when every one is acknowledged, or lost with the member `fail` takes out
+    /// during it ([`MirrorBatch::lost_writes`]).
     pub fn batch(
         &mut self,
         ops: &[MirrorOp],
@@ -407,6 +411,8 @@ impl Mirror {
             ..MirrorBatch::default()
         };
         let mut sent = vec![0u64; n];
+        // Per op: whether a copy of its write was stored on a member that stayed live.
+        let mut landed = vec![false; ops.len()];
         let mut strand = Vec::new();
         for (i, op) in ops.iter().enumerate() {
             match op {
@@ -455,7 +461,11 @@ impl Mirror {
                                 out.reissued_reads += 1;
                                 exec.issue(&mut self.members, vec![io(&c, None, i as u64)]);
                             } else if waiting[i].is_empty() {
-                                out.acked[i] = exec.now;
+                                if landed[i] {
+                                    out.acked[i] = exec.now;
+                                } else {
+                                    out.lost_writes.push(i);
+                                }
                             }
                         }
                         continue;
@@ -479,7 +489,9 @@ impl Mirror {
                 )));
             };
             waiting[i].swap_remove(at);
-            if !c.write {
+            if c.write {
+                landed[i] = true;
+            } else {
                 out.reads[i] = c.data;
             }
             if waiting[i].is_empty() {

@@ -207,6 +207,27 @@ fn four_way_mirror_survives_any_single_failure_mid_workload() {
     survives_every_failure("4-way mirror", cases);
 }
 
+/// A write whose only live copy's member fails before storing it is reported lost,
+/// not acknowledged; one stored before the failure is acknowledged.
+#[test]
+fn a_write_caught_by_its_last_copy_failing_is_lost_not_acknowledged() {
+    let p = preset("st34502lw").expect("preset");
+    for (after_ns, lost) in [(0, true), (200_000_000, false)] {
+        let mut m = Mirror::new(p.clone(), 2, 8).expect("mirror");
+        m.fail_disk(0).expect("first");
+        let data = block_from(b"last copy");
+        let fail = FailAt { disk: 1, after_ns };
+        let out = m
+            .batch(&[MirrorOp::Write(9, data)], Some(fail))
+            .expect("batch");
+        assert_eq!(
+            out.lost_writes == vec![0],
+            lost,
+            "failure after {after_ns} ns"
+        );
+    }
+}
+
 #[test]
 fn mirror_refuses_bad_input_and_total_loss() {
     let p = preset("st34502lw").expect("preset");
