@@ -411,8 +411,8 @@ impl Mirror {
             ..MirrorBatch::default()
         };
         let mut sent = vec![0u64; n];
-        // Per op: whether a copy of its write was stored on a member that stayed live.
-        let mut landed = vec![false; ops.len()];
+        // Per op: the members that have stored a copy of its write (and not failed).
+        let mut landed: Vec<Vec<usize>> = vec![Vec::new(); ops.len()];
         let mut strand = Vec::new();
         for (i, op) in ops.iter().enumerate() {
             match op {
@@ -449,6 +449,7 @@ impl Mirror {
                         out.failed_mid_flight = waiting.iter().flatten().any(|w| w.0 == disk);
                         self.wipe(disk);
                         for i in 0..ops.len() {
+                            landed[i].retain(|&m| m != disk);
                             let before = waiting[i].len();
                             waiting[i].retain(|w| w.0 != disk);
                             if waiting[i].len() == before {
@@ -461,7 +462,7 @@ impl Mirror {
                                 out.reissued_reads += 1;
                                 exec.issue(&mut self.members, vec![io(&c, None, i as u64)]);
                             } else if waiting[i].is_empty() {
-                                if landed[i] {
+                                if !landed[i].is_empty() {
                                     out.acked[i] = exec.now;
                                 } else {
                                     out.lost_writes.push(i);
@@ -490,7 +491,7 @@ impl Mirror {
             };
             waiting[i].swap_remove(at);
             if c.write {
-                landed[i] = true;
+                landed[i].push(c.disk);
             } else {
                 out.reads[i] = c.data;
             }

@@ -785,6 +785,31 @@ impl Layout {
                     for (m, &(c, _)) in used.iter().enumerate() {
                         bands_on(m, c)?;
                     }
+                    // Per member, the first LBN past every sector of cylinders 0..c, for
+                    // each c: the copies start there. Track orders need not number
+                    // cylinder by cylinder (a band of cylinders may be numbered surface
+                    // by surface), so a cylinder's first sector can lie below tracks
+                    // of the cylinders before it.
+                    let mut past: Vec<Vec<u64>> = Vec::with_capacity(d);
+                    for (m, &(cyls, _)) in used.iter().enumerate() {
+                        let g = geo(m)?;
+                        let mut v = Vec::with_capacity(cyls as usize + 1);
+                        let mut hi = 0u64;
+                        v.push(hi);
+                        for cyl in 0..cyls {
+                            let spt = g.spt_at_cyl(cyl).unwrap_or(0);
+                            for head in 0..g.surfaces() {
+                                let last = spt
+                                    .checked_sub(1)
+                                    .and_then(|sector| g.lbn_of(Pbn { cyl, head, sector }));
+                                if let Some(l) = last {
+                                    hi = hi.max(l + 1);
+                                }
+                            }
+                            v.push(hi);
+                        }
+                        past.push(v);
+                    }
                     // The bands on every member's first `c` cylinders, and where each
                     // share's copy starts on the next member (after that member's
                     // bands), if every copy fits there.
@@ -803,18 +828,11 @@ impl Layout {
                         let mut bases = Vec::with_capacity(d);
                         for (m, b) in bands.iter().enumerate() {
                             let next = (m + 1) % d;
-                            let (cyls, end_lbn) = used[next];
-                            let base = if ends[next] >= cyls {
-                                end_lbn
-                            } else {
-                                geo(next)?
-                                    .lbn_of(Pbn {
-                                        cyl: ends[next],
-                                        head: 0,
-                                        sector: 0,
-                                    })
-                                    .unwrap_or(end_lbn)
-                            };
+                            let end_lbn = used[next].1;
+                            let base = past[next]
+                                .get(ends[next] as usize)
+                                .copied()
+                                .unwrap_or(end_lbn);
                             if base + b.slots() > end_lbn {
                                 return Ok(None);
                             }
@@ -1910,6 +1928,73 @@ mod tests {
             None,
         );
         assert!(err.is_err_and(|e| e.contains("same-track")));
+    }
+
+    /// A reliable intra's copies lie past every sector of the bands on their member,
+    /// also on a drive that numbers its tracks in bands of cylinders surface by
+    /// surface (wd-re3), where a cylinder's first sector lies below tracks of the
+    /// cylinders before it; and they end within the member.
+    #[test]
+    fn reliable_copies_lie_past_every_band_sector() {
+        for (disk, form) in [
+            ("st34502lw", IntraForm::Simulation),
+            ("wd-re3", IntraForm::Simulation),
+            ("wd-re3", IntraForm::Prototype),
+        ] {
+            let mut org = intra(2, 2, form, RotPlacement::Even);
+            if let Organization::Intra { reliable, .. } = &mut org {
+                *reliable = true;
+            }
+            let members: Vec<Box<dyn Device>> = (0..4)
+                .map(|_| {
+                    let d =
+                        crate::disk::drive::Drive::new(crate::disk::presets::preset(disk).unwrap())
+                            .unwrap();
+                    Box::new(crate::stack::drive_node::DriveNode::new(d, disk)) as Box<dyn Device>
+                })
+                .collect();
+            let l = Layout::within(org, members, ReplicaChoice::Positioning, 7, None).unwrap();
+            let geo = l.geometry(0).unwrap().clone();
+            let cap = l.members[0].capacity();
+            // Each member's last band cylinder, and its copies' LBN range.
+            let mut band_end = [0u32; 4];
+            let mut copies = [(u64::MAX, 0u64); 4];
+            for sh in &l.shares {
+                for c in &sh.copies {
+                    match &c.place {
+                        Place::Banded(b) => {
+                            let last = b.starts.last().unwrap() + b.width() as u32;
+                            band_end[c.member] = band_end[c.member].max(last);
+                        }
+                        Place::Linear(base) => {
+                            let r = &mut copies[c.member];
+                            r.0 = r.0.min(base + sh.offset);
+                            r.1 = r.1.max(base + sh.offset + sh.len);
+                        }
+                        Place::Shuffled(_) => unreachable!(),
+                    }
+                }
+            }
+            for m in 0..4 {
+                let (lo, hi) = copies[m];
+                assert!(
+                    lo < hi && hi <= cap,
+                    "{disk} {form:?} member {m}: {lo}..{hi} of {cap}"
+                );
+                // Track by track through the copies' region.
+                let mut at = lo;
+                while at < hi {
+                    let loc = geo.locate(at).unwrap();
+                    assert!(
+                        loc.pbn.cyl >= band_end[m],
+                        "{disk} {form:?} member {m}: copy sector {at} on cylinder {}, bands end at {}",
+                        loc.pbn.cyl,
+                        band_end[m]
+                    );
+                    at += u64::from(loc.spt - loc.pbn.sector);
+                }
+            }
+        }
     }
 
     /// An array too large to stripe by cylinder is refused before the pieces are

@@ -128,8 +128,15 @@ fn a_reliable_intra_needs_two_drives() {
 fn no_two_copies_share_a_sector() {
     // Three windows of consecutive blocks (the volume's start, middle and end): every
     // sector of every copy is a distinct sector of its member.
-    for form in [IntraForm::Simulation, IntraForm::Prototype] {
-        let p = preset("st34502lw").expect("preset");
+    // wd-re3 numbers its tracks in bands of cylinders, surface by surface: a
+    // cylinder's head-0 track comes before the other heads' tracks of the cylinders
+    // just below it, so the copies' region must start past all of them.
+    for (disk, form) in [
+        ("st34502lw", IntraForm::Simulation),
+        ("st34502lw", IntraForm::Prototype),
+        ("wd-re3", IntraForm::Simulation),
+    ] {
+        let p = preset(disk).expect("preset");
         let placement = BlockPlacement::new(intra_2x2(true, form), &p, 4, 3).expect("placement");
         let n = placement.blocks();
         let mut used = std::collections::HashSet::new();
@@ -137,7 +144,10 @@ fn no_two_copies_share_a_sector() {
             for b in start..start + 3_000 {
                 for s in 0..8 {
                     for (m, l, _) in placement.layout.copies_at(b * 8 + s) {
-                        assert!(used.insert((m, l)), "{form:?}: member {m} sector {l} twice");
+                        assert!(
+                            used.insert((m, l)),
+                            "{disk} {form:?}: member {m} sector {l} twice"
+                        );
                     }
                 }
             }
