@@ -347,18 +347,32 @@ impl Mirror {
     /// member's head, then (copies on one cylinder: rotational replicas) the one the
     /// drive model reaches first from where the drive is now, then the first.
     fn choose(&self, block: u64, sent: &[u64]) -> Option<BlockCopy> {
-        let near = |c: &BlockCopy| {
+        let cyls = |c: &BlockCopy| {
             let hdd = self.members[c.member].drive().hdd();
             let want = hdd.locate(c.sector).map_or(0, |l| i64::from(l.pbn.cyl));
-            let cyls = (want - i64::from(hdd.head().cyl)).unsigned_abs();
-            (cyls, hdd.read_delay_if_sent(self.now, c.sector))
+            (want - i64::from(hdd.head().cyl)).unsigned_abs()
+        };
+        // The drive model's prediction only where everything before it ties.
+        let delay = |c: &BlockCopy| {
+            let hdd = self.members[c.member].drive().hdd();
+            hdd.read_delay_if_sent(self.now, c.sector)
         };
         self.placement
             .copies(block)
             .into_iter()
-            .enumerate()
-            .filter(|(_, c)| !self.failed[c.member])
-            .min_by_key(|(i, c)| (!c.reads, sent[c.member], near(c), *i))
+            .filter(|c| !self.failed[c.member])
+            .map(|c| ((!c.reads, sent[c.member], cyls(&c)), c))
+            .reduce(|best, next| {
+                let first = best.0.cmp(&next.0);
+                if first
+                    .then_with(|| delay(&best.1).cmp(&delay(&next.1)))
+                    .is_le()
+                {
+                    best
+                } else {
+                    next
+                }
+            })
             .map(|(_, c)| c)
     }
 

@@ -1646,12 +1646,21 @@ mod tests {
     }
 
     fn try_layout(org: Organization, n: usize, cylinders: Option<u32>) -> Result<Layout, String> {
+        try_layout_on("st34502lw", org, n, cylinders)
+    }
+
+    /// [`try_layout`] over `n` drives of preset `disk`.
+    fn try_layout_on(
+        disk: &str,
+        org: Organization,
+        n: usize,
+        cylinders: Option<u32>,
+    ) -> Result<Layout, String> {
         let members: Vec<Box<dyn Device>> = (0..n)
             .map(|_| {
-                let p = crate::disk::presets::preset("st34502lw").unwrap();
+                let p = crate::disk::presets::preset(disk).unwrap();
                 let d = crate::disk::drive::Drive::new(p).unwrap();
-                Box::new(crate::stack::drive_node::DriveNode::new(d, "st34502lw"))
-                    as Box<dyn Device>
+                Box::new(crate::stack::drive_node::DriveNode::new(d, disk)) as Box<dyn Device>
             })
             .collect();
         Layout::within(org, members, ReplicaChoice::Positioning, 7, cylinders)
@@ -1945,15 +1954,7 @@ mod tests {
             if let Organization::Intra { reliable, .. } = &mut org {
                 *reliable = true;
             }
-            let members: Vec<Box<dyn Device>> = (0..4)
-                .map(|_| {
-                    let d =
-                        crate::disk::drive::Drive::new(crate::disk::presets::preset(disk).unwrap())
-                            .unwrap();
-                    Box::new(crate::stack::drive_node::DriveNode::new(d, disk)) as Box<dyn Device>
-                })
-                .collect();
-            let l = Layout::within(org, members, ReplicaChoice::Positioning, 7, None).unwrap();
+            let l = try_layout_on(disk, org, 4, None).unwrap();
             let geo = l.geometry(0).unwrap().clone();
             let cap = l.members[0].capacity();
             // Each member's last band cylinder, and its copies' LBN range.
