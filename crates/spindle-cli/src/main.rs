@@ -465,94 +465,7 @@ enum Command {
             spindle torture --array dle --below raid5 --rate 0.01\n  \
             spindle torture --stack stack.toml --seed 3"
     )]
-    Torture(TortureCmd),
-}
-
-#[derive(Args)]
-struct TortureCmd {
-    /// A TOML file whose [device] tree is the stack (raid4, raid5, or raid1/mirror, of
-    /// drives)
-    #[arg(long)]
-    stack: Option<std::path::PathBuf>,
-    /// Without --stack: raid4, raid5 (rotating parity, see --parity-layout), mirror,
-    /// journal (the data journal on one drive: power cuts only) or dle (the data
-    /// layout engine over a RAID-4 with flash), see below
-    #[arg(long, default_value = "raid4")]
-    array: String,
-    /// With --array journal: the byte-exact array under the journal, raid4, raid5 or
-    /// mirror (of --members drives; default: the journal on one drive); with --array
-    /// dle: raid4 (default) or raid5
-    #[arg(long)]
-    below: Option<String>,
-    /// A RAID-5's parity layout (--array raid5, --below raid5): left-symmetric (data
-    /// starts after the parity and wraps, Linux md's) or left-asymmetric (data in
-    /// member order around it, the thesis's Figure 6.1) [default: left-symmetric]
-    #[arg(long)]
-    parity_layout: Option<String>,
-    /// Without --stack: members (a raid4's include its parity drive)
-    #[arg(long, default_value_t = 5)]
-    members: usize,
-    /// Without --stack: member drive, a preset name or a DiskSim .parv file (default
-    /// wd-re3; the journal's: mimic-9lzx, which writes through)
-    #[arg(long)]
-    disk: Option<String>,
-    /// Without --stack: the raid4/raid5 stripe unit, KiB
-    #[arg(long, default_value_t = 64)]
-    stripe_unit_kib: u64,
-    /// Operations (write or read batches of 1-6 blocks)
-    #[arg(long, default_value_t = 3000)]
-    ops: usize,
-    /// Volume blocks the operations touch
-    #[arg(long, default_value_t = 2400)]
-    span: u64,
-    /// Every fault kind's probability unless its own flag is given (default 0)
-    #[arg(long)]
-    rate: Option<f64>,
-    /// Probability that a member write is lost
-    #[arg(long)]
-    lost: Option<f64>,
-    /// Probability that a member write lands on a wrong block
-    #[arg(long)]
-    misdirected: Option<f64>,
-    /// Probability that a member write is torn (only its first sectors stored)
-    #[arg(long)]
-    torn: Option<f64>,
-    /// Probability, per operation and member, of one bit flip in a stored block
-    #[arg(long)]
-    flips: Option<f64>,
-    /// Probability, per operation while every member is up, that one member fails
-    #[arg(long)]
-    fail: Option<f64>,
-    /// Probability, per write operation, that the power is cut during it
-    #[arg(long)]
-    crash: Option<f64>,
-    /// With --array journal: transactional checksums (else commit blocks)
-    #[arg(long)]
-    log_checksum: bool,
-    /// With --array journal: log skipping (a miniMimic table is sampled on the drive)
-    #[arg(long)]
-    log_skip: bool,
-    /// With --array journal: log size, MiB
-    #[arg(long, default_value_t = 3)]
-    log_mib: u64,
-    /// With --array journal: clean the log when less than this percentage is free
-    #[arg(long, default_value_t = 25)]
-    log_clean_below_pct: u32,
-    /// With --array dle or a [layout]: a power cut that lands on a flash metadata
-    /// write tears that record (part written, the rest garbage); needs --crash
-    #[arg(long)]
-    torn_metadata: bool,
-    /// Scrub after every N operations (0: only at the end)
-    #[arg(long, default_value_t = 100)]
-    scrub_every: usize,
-    /// Operations a failed member stays out before its replacement is rebuilt
-    #[arg(long, default_value_t = 20)]
-    replace_after: usize,
-    #[arg(long, default_value_t = 1)]
-    seed: u64,
-    /// Print JSON
-    #[arg(long)]
-    json: bool,
+    Torture(torture::TortureOptions),
 }
 
 // Array shape shared by the `raid4` subcommands. (A plain comment: a doc comment
@@ -1166,40 +1079,7 @@ fn run(cli: Cli) -> anyhow::Result<String> {
             raid::baseline(&array.disk, cfg, write_through, updates, seed, json)
         }
         Command::Torture(t) => {
-            let args = torture::TortureArgs {
-                stack: t.stack,
-                array: t.array,
-                below: t.below,
-                parity_layout: t.parity_layout,
-                members: t.members,
-                disk: t.disk,
-                stripe_unit_kib: t.stripe_unit_kib,
-                journal: torture::JournalArgs {
-                    checksum: t.log_checksum,
-                    skip: t.log_skip,
-                    log_mib: t.log_mib,
-                    clean_below_pct: t.log_clean_below_pct,
-                },
-                config: spindle::stack::torture::TortureConfig {
-                    seed: t.seed,
-                    ops: t.ops,
-                    span_blocks: t.span,
-                    scrub_every: t.scrub_every,
-                    replace_after: t.replace_after,
-                    ..Default::default()
-                },
-                torn_metadata: t.torn_metadata,
-                json: t.json,
-            };
-            let rates = torture::Rates {
-                rate: t.rate,
-                lost: t.lost,
-                misdirected: t.misdirected,
-                torn: t.torn,
-                flips: t.flips,
-                fail: t.fail,
-                crash: t.crash,
-            };
+            let (args, rates) = t.resolve();
             torture::torture(&args, &rates)
         }
         Command::Raid4(Raid4Command::Faults {

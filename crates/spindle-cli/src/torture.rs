@@ -19,7 +19,7 @@ use spindle::stack::torture::{
     run_torture, TortureConfig, TortureReport, TortureStack, MAX_TORTURE_OPS, MAX_TORTURE_SPAN,
 };
 use spindle::stack::tree::{ArraySpec, DeviceSpec, DiskSpec};
-use std::path::Path;
+use std::path::PathBuf;
 
 /// Fault rates from the command line: each kind's own flag, else `--rate`, else 0.
 #[derive(Clone, Copy, Debug, Default)]
@@ -69,10 +69,198 @@ pub struct JournalArgs {
     pub clean_below_pct: u32,
 }
 
+// `spindle torture`'s flags, as the command line and Python's keywords give them. (A
+// plain comment: a doc comment would replace the subcommand's help text.)
+#[derive(clap::Args, Clone, Debug)]
+pub struct TortureOptions {
+    /// A TOML file whose [device] tree is the stack (raid4, raid5, or raid1/mirror, of
+    /// drives)
+    #[arg(long)]
+    pub stack: Option<std::path::PathBuf>,
+    /// Without --stack: raid4, raid5 (rotating parity, see --parity-layout), mirror,
+    /// journal (the data journal on one drive: power cuts only) or dle (the data
+    /// layout engine over a RAID-4 with flash), see below
+    #[arg(long, default_value = "raid4")]
+    pub array: String,
+    /// With --array journal: the byte-exact array under the journal, raid4, raid5 or
+    /// mirror (of --members drives; default: the journal on one drive); with --array
+    /// dle: raid4 (default) or raid5
+    #[arg(long)]
+    pub below: Option<String>,
+    /// A RAID-5's parity layout (--array raid5, --below raid5): left-symmetric (data
+    /// starts after the parity and wraps, Linux md's) or left-asymmetric (data in
+    /// member order around it, the thesis's Figure 6.1) [default: left-symmetric]
+    #[arg(long)]
+    pub parity_layout: Option<String>,
+    /// Without --stack: members (a raid4's include its parity drive)
+    #[arg(long, default_value_t = 5)]
+    pub members: usize,
+    /// Without --stack: member drive, a preset name or a DiskSim .parv file (default
+    /// wd-re3; the journal's: mimic-9lzx, which writes through)
+    #[arg(long)]
+    pub disk: Option<String>,
+    /// Without --stack: the raid4/raid5 stripe unit, KiB
+    #[arg(long, default_value_t = 64)]
+    pub stripe_unit_kib: u64,
+    /// Operations (write or read batches of 1-6 blocks)
+    #[arg(long, default_value_t = 3000)]
+    pub ops: usize,
+    /// Volume blocks the operations touch
+    #[arg(long, default_value_t = 2400)]
+    pub span: u64,
+    /// Every fault kind's probability unless its own flag is given (default 0)
+    #[arg(long)]
+    pub rate: Option<f64>,
+    /// Probability that a member write is lost
+    #[arg(long)]
+    pub lost: Option<f64>,
+    /// Probability that a member write lands on a wrong block
+    #[arg(long)]
+    pub misdirected: Option<f64>,
+    /// Probability that a member write is torn (only its first sectors stored)
+    #[arg(long)]
+    pub torn: Option<f64>,
+    /// Probability, per operation and member, of one bit flip in a stored block
+    #[arg(long)]
+    pub flips: Option<f64>,
+    /// Probability, per operation while every member is up, that one member fails
+    #[arg(long)]
+    pub fail: Option<f64>,
+    /// Probability, per write operation, that the power is cut during it
+    #[arg(long)]
+    pub crash: Option<f64>,
+    /// With --array journal: transactional checksums (else commit blocks)
+    #[arg(long)]
+    pub log_checksum: bool,
+    /// With --array journal: log skipping (a miniMimic table is sampled on the drive)
+    #[arg(long)]
+    pub log_skip: bool,
+    /// With --array journal: log size, MiB
+    #[arg(long, default_value_t = 3)]
+    pub log_mib: u64,
+    /// With --array journal: clean the log when less than this percentage is free
+    #[arg(long, default_value_t = 25)]
+    pub log_clean_below_pct: u32,
+    /// With --array dle or a [layout]: a power cut that lands on a flash metadata
+    /// write tears that record (part written, the rest garbage); needs --crash
+    #[arg(long)]
+    pub torn_metadata: bool,
+    /// Scrub after every N operations (0: only at the end)
+    #[arg(long, default_value_t = 100)]
+    pub scrub_every: usize,
+    /// Operations a failed member stays out before its replacement is rebuilt
+    #[arg(long, default_value_t = 20)]
+    pub replace_after: usize,
+    /// Seed of every draw: the same seed gives the same campaign
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Print JSON
+    #[arg(long)]
+    pub json: bool,
+}
+
+impl TortureOptions {
+    /// The campaign's arguments and fault rates.
+    pub fn resolve(self) -> (TortureArgs, Rates) {
+        let args = TortureArgs {
+            stack: self.stack.map(StackSource::File),
+            array: self.array,
+            below: self.below,
+            parity_layout: self.parity_layout,
+            members: self.members,
+            disk: self.disk,
+            stripe_unit_kib: self.stripe_unit_kib,
+            journal: JournalArgs {
+                checksum: self.log_checksum,
+                skip: self.log_skip,
+                log_mib: self.log_mib,
+                clean_below_pct: self.log_clean_below_pct,
+            },
+            config: TortureConfig {
+                seed: self.seed,
+                ops: self.ops,
+                span_blocks: self.span,
+                scrub_every: self.scrub_every,
+                replace_after: self.replace_after,
+                ..Default::default()
+            },
+            torn_metadata: self.torn_metadata,
+            json: self.json,
+        };
+        let rates = Rates {
+            rate: self.rate,
+            lost: self.lost,
+            misdirected: self.misdirected,
+            torn: self.torn,
+            flips: self.flips,
+            fail: self.fail,
+            crash: self.crash,
+        };
+        (args, rates)
+    }
+}
+
+#[derive(clap::Parser)]
+#[command(name = "spindle torture", no_binary_name = true)]
+struct Parsed {
+    #[command(flatten)]
+    options: TortureOptions,
+}
+
+/// Parses pairs (name, value) as `spindle torture` flags (a pair without a value is a
+/// switch), with the CLI's own errors.
+pub fn from_pairs<I>(pairs: I) -> Result<TortureOptions>
+where
+    I: IntoIterator<Item = (String, Option<String>)>,
+{
+    let mut argv = Vec::new();
+    for (i, (name, value)) in pairs.into_iter().enumerate() {
+        if i >= crate::options::MAX_PAIRS {
+            bail!("at most {} options per campaign", crate::options::MAX_PAIRS);
+        }
+        argv.push(crate::options::flag_name(&name));
+        argv.extend(value);
+    }
+    clap::Parser::try_parse_from(argv)
+        .map(|p: Parsed| p.options)
+        .map_err(|e| anyhow!("{}", e.render().to_string().trim_end()))
+}
+
+/// The campaign's JSON report (`--json`), wrong reads or not: the caller reads
+/// `wrong_reads` from it (the command line exits 1 on them instead).
+pub fn torture_json(mut a: TortureArgs, rates: &Rates) -> Result<String> {
+    a.json = true;
+    match torture(&a, rates) {
+        Ok(report) => Ok(report),
+        Err(e) => match e.downcast::<WrongData>() {
+            Ok(w) => Ok(w.report),
+            Err(e) => Err(e),
+        },
+    }
+}
+
+/// Where a campaign's stack comes from: a TOML file, or its text (Python's
+/// `stack=`; errors then name `<stack>`).
+#[derive(Clone, Debug)]
+pub enum StackSource {
+    File(PathBuf),
+    Text(String),
+}
+
+impl StackSource {
+    /// What errors call it: the file's path, or `<stack>`.
+    fn name(&self) -> String {
+        match self {
+            StackSource::File(p) => p.display().to_string(),
+            StackSource::Text(_) => "<stack>".to_string(),
+        }
+    }
+}
+
 /// The command's options.
 #[derive(Clone, Debug)]
 pub struct TortureArgs {
-    pub stack: Option<std::path::PathBuf>,
+    pub stack: Option<StackSource>,
     pub array: String,
     /// With `--array journal`: the redundant array under it (`raid4`, `raid5` or
     /// `mirror`).
@@ -122,9 +310,21 @@ enum FileStack {
     },
 }
 
-fn stack_from_file(path: &Path, default: &FaultSpec) -> Result<(FileStack, String)> {
-    let file = path.display().to_string();
-    let text = limits::read_text(path, limits::MAX_CONFIG_BYTES)?;
+fn stack_from(source: &StackSource, default: &FaultSpec) -> Result<(FileStack, String)> {
+    let file = source.name();
+    let text = match source {
+        StackSource::File(path) => limits::read_text(path, limits::MAX_CONFIG_BYTES)?,
+        StackSource::Text(text) => {
+            if text.len() as u64 > limits::MAX_CONFIG_BYTES {
+                bail!(
+                    "the stack text is {} bytes, more than the {} a stack file may hold",
+                    text.len(),
+                    limits::MAX_CONFIG_BYTES
+                );
+            }
+            text.clone()
+        }
+    };
     let parsed: StackFile = toml::from_str(&text).map_err(|e| anyhow!("{file}: {e}"))?;
     let Some(device) = parsed.device else {
         bail!("{file}: no [device]: torture needs a byte-exact array (kind = \"raid4\", \"raid5\", \"raid1\" or \"mirror\"), or a drive under a journal [[layer]]");
@@ -222,7 +422,7 @@ pub fn torture(a: &TortureArgs, rates: &Rates) -> Result<String> {
         return journal(a, rates, None);
     }
     let from_file = match &a.stack {
-        Some(path) => Some(stack_from_file(path, &rates.resolve()?.0)?),
+        Some(source) => Some(stack_from(source, &rates.resolve()?.0)?),
         None => None,
     };
     let layout = matches!(&from_file, Some((FileStack::Layout { .. }, _)))
@@ -352,11 +552,7 @@ fn dle(a: &TortureArgs, rates: &Rates, file: Option<LayoutFile>) -> Result<Strin
             spindle::flash::presets::preset("x25m-g2").map_err(|e| anyhow!("{e}"))?,
         ),
         Some((layout, device, at)) => {
-            let file_name = a
-                .stack
-                .as_ref()
-                .map(|p| p.display().to_string())
-                .unwrap_or_default();
+            let file_name = a.stack.as_ref().map(StackSource::name).unwrap_or_default();
             if layout.data != spindle::store::DataMode::RealBytes {
                 bail!("{at}: [layout] data = timing-only keeps no bytes, so faults under it cannot be checked (drop the key: real bytes are the default)");
             }
@@ -482,11 +678,7 @@ fn journal(a: &TortureArgs, rates: &Rates, file: Option<JournalFile>) -> Result<
         flips: 0.0,
         below: None,
     };
-    let file_name = a
-        .stack
-        .as_ref()
-        .map(|p| p.display().to_string())
-        .unwrap_or_default();
+    let file_name = a.stack.as_ref().map(StackSource::name).unwrap_or_default();
     // What lies under the journal: a drive, an array, or (None) --disk alone.
     let under: Option<DeviceSpec> = match (&file, &a.below) {
         (Some((spec, device, at)), _) => {
@@ -787,5 +979,54 @@ fn article(what: &str) -> &'static str {
         "an"
     } else {
         "a"
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pair(k: &str, v: &str) -> (String, Option<String>) {
+        (k.into(), Some(v.into()))
+    }
+
+    #[test]
+    fn keywords_become_the_commands_flags() {
+        let o = from_pairs([
+            pair("array", "journal"),
+            pair("below", "mirror"),
+            pair("scrub_every", "7"),
+            pair("crash", "0.5"),
+            ("log_checksum".into(), None),
+        ])
+        .unwrap();
+        let (a, r) = o.resolve();
+        assert_eq!(a.array, "journal");
+        assert_eq!(a.below.as_deref(), Some("mirror"));
+        assert_eq!(a.config.scrub_every, 7);
+        assert!(a.journal.checksum && !a.journal.skip);
+        assert_eq!((r.crash, r.rate), (Some(0.5), None));
+        // The defaults are the command line's.
+        let (d, _) = from_pairs(Vec::new()).unwrap().resolve();
+        assert_eq!(
+            (d.array.as_str(), d.members, d.config.ops, d.config.seed),
+            ("raid4", 5, 3000, 1)
+        );
+    }
+
+    #[test]
+    fn a_stack_given_as_text_is_named_in_its_errors() {
+        let a = TortureArgs {
+            stack: Some(StackSource::Text("[device]\nkind = \"disk\"\n".into())),
+            ..from_pairs(Vec::new()).unwrap().resolve().0
+        };
+        let e = torture_json(a, &Rates::default()).unwrap_err().to_string();
+        assert!(e.starts_with("<stack>"), "{e}");
+        let (mut a, _) = from_pairs(Vec::new()).unwrap().resolve();
+        a.stack = Some(StackSource::Text(
+            "x".repeat(limits::MAX_CONFIG_BYTES as usize + 1),
+        ));
+        let e = torture_json(a, &Rates::default()).unwrap_err().to_string();
+        assert!(e.contains("more than the"), "{e}");
     }
 }

@@ -10,6 +10,7 @@ mod mimic;
 mod reproduce;
 mod run;
 mod sweep;
+mod torture;
 mod trace;
 
 use pyo3::prelude::*;
@@ -28,6 +29,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(mimic::mimic_read, m)?)?;
     m.add_function(wrap_pyfunction!(mimic::mimic_columns, m)?)?;
     m.add_function(wrap_pyfunction!(reproduce::reproduce, m)?)?;
+    m.add_function(wrap_pyfunction!(torture::torture, m)?)?;
     m.add_class::<trace::TraceCursor>()?;
     m.add_class::<disk::DiskModel>()?;
     m.add_class::<run::RequestRows>()?;

@@ -9,7 +9,8 @@ command line's options, stacks and error messages:
 - :class:`TraceReader` reads block traces with their time unit explicit and checked;
 - :class:`Disk` answers a drive model's pure queries; :class:`MimicTable` holds Disk
   Mimic tables as numpy arrays;
-- :func:`reproduce` runs the registered experiments and returns their checks.
+- :func:`reproduce` runs the registered experiments and returns their checks;
+- :func:`torture` runs a seeded fault campaign over a byte-exact stack.
 
 Units: times are int64 **nanoseconds** unless a name ends in ``_ms`` (float
 milliseconds); addresses are 512-byte sectors (``lbn``) or bytes (``Offset``, ``Size``).
@@ -23,6 +24,7 @@ from . import _core
 from ._disk import Disk, MimicTable
 from ._reproduce import reproduce
 from ._run import MAX_REQUEST_ROWS, MAX_WORKLOAD_ROWS, Result, _pairs, run, run_json
+from ._torture import TortureResult, torture
 from ._trace import Record, TraceReader
 from ._units import UNITS as TIME_UNITS
 from ._units import TimeUnitWarning
@@ -40,9 +42,12 @@ __all__ = [
     "Result",
     "TIME_UNITS",
     "TimeUnitWarning",
+    "TortureResult",
     "TraceReader",
     "implausible_times",
     "reproduce",
     "run",
     "run_json",
+    "sweep",
+    "torture",
 ]

@@ -26,6 +26,14 @@ def run(
     nodes, node_reports, and ``fio`` when not ``collect`` but ``fio``) and, if
     ``collect``, the request rows."""
 
+def torture(
+    options: Sequence[Tuple[str, Optional[str]]],
+    stack_text: Optional[str] = None,
+) -> str:
+    """Runs a fault campaign: ``options`` are ``spindle torture`` flags as (name, value)
+    pairs; ``stack_text`` a stack TOML instead of ``--stack FILE``. Returns the
+    ``--json`` report, wrong reads or not."""
+
 class RequestRows:
     """A run's request logs, kept compactly until asked for as columns."""
 

@@ -37,16 +37,17 @@ def _pairs(options: dict) -> list:
     return pairs
 
 
-def _config(config) -> Tuple[Optional[str], Optional[str]]:
-    """``config=`` as (TOML text, path): a string holding a newline or ``=`` is TOML
-    text, anything else (a string or a path-like) names a file."""
+def _config(config, name: str = "config") -> Tuple[Optional[str], Optional[str]]:
+    """``config=`` (or the keyword ``name``) as (TOML text, path): a string holding a
+    newline or ``=`` is TOML text, anything else (a string or a path-like) names a
+    file."""
     if config is None:
         return None, None
     if isinstance(config, str) and ("\n" in config or "=" in config):
         return config, None
     if isinstance(config, (str, os.PathLike)):
         return None, os.fspath(config)
-    raise ValueError(f"config= must be TOML text or a path, got {type(config).__name__}")
+    raise ValueError(f"{name}= must be TOML text or a path, got {type(config).__name__}")
 
 
 # --- a workload given as a DataFrame or arrays ------------------------------------------
