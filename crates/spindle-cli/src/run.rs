@@ -880,15 +880,28 @@ fn summary_text(c: &RunConfig, m: &Metrics) -> String {
             m.mean_service_ms, m.mean_queue_ms
         );
     } else {
-        s += &format!(
-            "at disk    mean {:.3} ms = overhead {:.3} + seek {:.3} + rotation {:.3} + transfer {:.3}; cache hits {:.1} %\n",
-            m.mean_service_ms,
-            m.mean_breakdown.overhead_ms,
-            m.mean_breakdown.seek_ms,
-            m.mean_breakdown.rotation_ms,
-            m.mean_breakdown.transfer_ms,
-            m.cache_hit_fraction * 100.0
+        let b = &m.mean_breakdown;
+        let parts = format!(
+            "overhead {:.3} + seek {:.3} + rotation {:.3} + transfer {:.3}",
+            b.overhead_ms, b.seek_ms, b.rotation_ms, b.transfer_ms
         );
+        if c.device_tree().is_ok_and(|d| one_drive_per_request(&d)) {
+            s += &format!(
+                "at disk    mean {:.3} ms = {parts}; cache hits {:.1} %\n",
+                m.mean_service_ms,
+                m.cache_hit_fraction * 100.0
+            );
+        } else {
+            // An array's request is served by several drives at once: its time at the
+            // disks is first start to last end, and their work adds up to more or less.
+            let work = b.overhead_ms + b.seek_ms + b.rotation_ms + b.transfer_ms;
+            s += &format!(
+                "at disk    mean {:.3} ms from the first drive's start to the last one's end; cache hits {:.1} %\n\
+                 drive work mean {work:.3} ms a request, summed over the drives that served it = {parts}\n",
+                m.mean_service_ms,
+                m.cache_hit_fraction * 100.0
+            );
+        }
         s += &format!(
             "queueing   mean {:.3} ms before the drive started\n",
             m.mean_queue_ms
@@ -901,6 +914,20 @@ fn summary_text(c: &RunConfig, m: &Metrics) -> String {
         .collect();
     s += &format!("busy       {}\n", util.join(", "));
     s
+}
+
+/// Whether every request reaches exactly one drive (a drive, or volumes of them), so
+/// its time at the disk is that drive's overhead, seek, rotation and transfer.
+fn one_drive_per_request(d: &DeviceSpec) -> bool {
+    match d {
+        DeviceSpec::Disk(_) => true,
+        DeviceSpec::Volumes(a) => a
+            .members
+            .iter()
+            .chain(a.member.as_deref())
+            .all(one_drive_per_request),
+        _ => false,
+    }
 }
 
 /// The drives of a configuration in a few words.

@@ -918,6 +918,39 @@ fn impossible_synthetic_workloads_are_refused() {
     assert!(e.contains("simulated time"), "{e}");
 }
 
+/// The text summary's time at the disk is one drive's overhead + seek + rotation +
+/// transfer only where each request reaches one drive; over an array, whose requests
+/// several drives serve at once, the drives' work is shown as a sum of its own.
+#[test]
+fn the_time_at_the_disk_adds_up_only_where_one_drive_serves_a_request() {
+    let run = |extra: &[&str]| {
+        let mut args = vec![
+            "run",
+            "--disk",
+            "st34502lw",
+            "--synthetic",
+            "open",
+            "--count",
+            "300",
+        ];
+        args.extend_from_slice(extra);
+        stdout(&spindle(&args))
+    };
+    for extra in [&[][..], &["--disks", "2"][..]] {
+        let out = run(extra);
+        assert!(out.contains("ms = overhead"), "{out}");
+        assert!(!out.contains("drive work"), "{out}");
+    }
+    for extra in [
+        &["--array", "mirror:2"][..],
+        &["--array", "raid5", "--disks", "4"][..],
+    ] {
+        let out = run(extra);
+        assert!(!out.contains("ms = overhead"), "{out}");
+        assert!(out.contains("drive work mean"), "{out}");
+    }
+}
+
 /// `--array mirror:D` builds a D-way mirror of unsynchronized drives whose reads pick
 /// their replica as asked; the per-node table shows the choice and each replica's
 /// reads. Bad values are refused with the value named.

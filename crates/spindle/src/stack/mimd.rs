@@ -241,7 +241,8 @@ impl Banded {
             if !s.slips.is_empty() || !s.remaps.is_empty() || s.spares != 0 || s.empty_front != 0 {
                 return Err(format!(
                     "replica placement within a drive needs a drive without spares, slipped \
-                     or remapped sectors (zone {z} has some)"
+                     or remapped sectors (zone {z} has some): use one such as st34502lw, \
+                     MimdRAID's Cheetah 9LP"
                 ));
             }
         }
