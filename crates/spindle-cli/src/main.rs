@@ -19,20 +19,24 @@ const EXIT_WRONG_DATA: u8 = 1;
 #[command(
     name = "spindle",
     version,
-    about = "spindle: a fast, faithful HDD simulator",
-    long_about = "spindle: a fast, faithful HDD simulator.\n\
+    about = "spindle: a fast, faithful, disk-aware storage stack",
+    long_about = "spindle: a fast, faithful, disk-aware storage stack.\n\
         \n\
-        Models a hard disk's geometry, seeks, rotation, controller, cache and command queue;\n\
-        reads DiskSim 4.0 parameter files (.parv) and is validated against DiskSim's real-drive\n\
-        measurements.\n\
+        At its base a hard-disk model (geometry, seeks, rotation, controller, cache and command\n\
+        queue) that reads DiskSim 4.0 parameter files (.parv) and is validated against\n\
+        DiskSim's real-drive measurements; on top, host schedulers (SMTF, freeblock), arrays\n\
+        (RAID, MimdRAID's mirrors, splits and intra-disk replicas), caches, flash staging,\n\
+        journals and I/O Deduplication, composed as a stack (`spindle run --config FILE.toml`).\n\
         \n\
         Units throughout: times in milliseconds (ms) unless stated, sizes in 512-byte sectors\n\
         (LBNs), capacities in decimal GB (10^9 bytes).",
     after_help = "Examples:\n  \
+        spindle run\n  \
+        spindle run --config examples/cache-raid5.toml\n  \
         spindle disks\n  \
         spindle disk-info cheetah15k5\n  \
         spindle validate\n  \
-        spindle bench --json\n\n\
+        spindle reproduce all --quick\n\n\
         Run `spindle help <command>` or `spindle <command> --help` for details."
 )]
 struct Cli {

@@ -12,6 +12,7 @@ mod run;
 mod sweep;
 mod torture;
 mod trace;
+mod validate;
 
 use pyo3::prelude::*;
 
@@ -30,6 +31,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(mimic::mimic_columns, m)?)?;
     m.add_function(wrap_pyfunction!(reproduce::reproduce, m)?)?;
     m.add_function(wrap_pyfunction!(torture::torture, m)?)?;
+    m.add_function(wrap_pyfunction!(validate::validate, m)?)?;
     m.add_class::<trace::TraceCursor>()?;
     m.add_class::<disk::DiskModel>()?;
     m.add_class::<run::RequestRows>()?;

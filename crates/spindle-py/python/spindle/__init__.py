@@ -10,7 +10,8 @@ command line's options, stacks and error messages:
 - :class:`Disk` answers a drive model's pure queries; :class:`MimicTable` holds Disk
   Mimic tables as numpy arrays;
 - :func:`reproduce` runs the registered experiments and returns their checks;
-- :func:`torture` runs a seeded fault campaign over a byte-exact stack.
+- :func:`torture` runs a seeded fault campaign over a byte-exact stack;
+- :func:`validate` replays DiskSim's real-drive validation traces (calibrated or not).
 
 Units: times are int64 **nanoseconds** unless a name ends in ``_ms`` (float
 milliseconds); addresses are 512-byte sectors (``lbn``) or bytes (``Offset``, ``Size``).
@@ -26,6 +27,7 @@ from ._reproduce import reproduce
 from ._run import MAX_REQUEST_ROWS, MAX_WORKLOAD_ROWS, Result, _pairs, run, run_json
 from ._torture import TortureResult, torture
 from ._trace import Record, TraceReader
+from ._validate import validate
 from ._units import UNITS as TIME_UNITS
 from ._units import TimeUnitWarning
 from ._units import implausible as implausible_times
@@ -50,4 +52,5 @@ __all__ = [
     "run_json",
     "sweep",
     "torture",
+    "validate",
 ]

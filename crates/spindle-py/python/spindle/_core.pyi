@@ -34,6 +34,10 @@ def torture(
     pairs; ``stack_text`` a stack TOML instead of ``--stack FILE``. Returns the
     ``--json`` report, wrong reads or not."""
 
+def validate(files: Sequence[str], calibrated: bool = False) -> str:
+    """``spindle validate --json`` (``--calibrated`` if asked) of ``files`` (.parv, drive
+    files or built-in names; empty: the four built-in drives), as JSON text."""
+
 class RequestRows:
     """A run's request logs, kept compactly until asked for as columns."""
 
