@@ -237,3 +237,11 @@ impl DiskModel {
         columns::to_py(py, &cols)
     }
 }
+
+/// The built-in presets as `spindle disks --json` lists them (with `flash`, the flash
+/// presets, `spindle disks --flash --json`).
+#[pyfunction]
+#[pyo3(signature = (flash=false))]
+pub fn presets(flash: bool) -> PyResult<String> {
+    spindle_cli::disks::disks(true, flash).map_err(to_py)
+}

@@ -32,6 +32,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(reproduce::reproduce, m)?)?;
     m.add_function(wrap_pyfunction!(torture::torture, m)?)?;
     m.add_function(wrap_pyfunction!(validate::validate, m)?)?;
+    m.add_function(wrap_pyfunction!(disk::presets, m)?)?;
     m.add_class::<trace::TraceCursor>()?;
     m.add_class::<disk::DiskModel>()?;
     m.add_class::<run::RequestRows>()?;

@@ -94,3 +94,16 @@ def test_mimic_errors(tmp_path):
         spindle.MimicTable.load(p)
     with pytest.raises(ValueError, match="--samples must be within"):
         spindle.MimicTable.probe("hp-c2249a", 10, 0)
+
+
+def test_the_presets_as_a_dataframe_each_one_a_disk():
+    d = spindle.disks()
+    assert {"st34502lw", "cheetah15k5", "wd-re3", "hp-c2249a"} <= set(d.index)
+    assert d.loc["st34502lw", "surfaces"] == 6
+    assert d.loc["st34502lw", "cylinders"] == 6962
+    # Every listed name builds a Disk of the listed size.
+    for name in d.index:
+        assert spindle.Disk(name).capacity == d.loc[name, "capacity_sectors"]
+    f = spindle.disks(flash=True)
+    assert "x25m-g2" in f.index
+    assert (f["read_latency_us"] > 0).all()

@@ -7,8 +7,8 @@ command line's options, stacks and error messages:
   ``config=`` a TOML text or file) on a trace, a synthetic workload or a DataFrame, and
   returns a :class:`Result` whose ``.requests`` is a DataFrame, one row per request;
 - :class:`TraceReader` reads block traces with their time unit explicit and checked;
-- :class:`Disk` answers a drive model's pure queries; :class:`MimicTable` holds Disk
-  Mimic tables as numpy arrays;
+- :class:`Disk` answers a drive model's pure queries (:func:`disks` lists the
+  presets); :class:`MimicTable` holds Disk Mimic tables as numpy arrays;
 - :func:`reproduce` runs the registered experiments and returns their checks;
 - :func:`torture` runs a seeded fault campaign over a byte-exact stack;
 - :func:`validate` replays DiskSim's real-drive validation traces (calibrated or not).
@@ -22,7 +22,7 @@ with the command line's message.
 from __future__ import annotations
 
 from . import _core
-from ._disk import Disk, MimicTable
+from ._disk import Disk, MimicTable, disks
 from ._reproduce import reproduce
 from ._run import MAX_REQUEST_ROWS, MAX_WORKLOAD_ROWS, Result, _pairs, run, run_json
 from ._torture import TortureResult, torture
@@ -46,6 +46,7 @@ __all__ = [
     "TimeUnitWarning",
     "TortureResult",
     "TraceReader",
+    "disks",
     "implausible_times",
     "reproduce",
     "run",

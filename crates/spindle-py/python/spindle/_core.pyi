@@ -38,6 +38,9 @@ def validate(files: Sequence[str], calibrated: bool = False) -> str:
     """``spindle validate --json`` (``--calibrated`` if asked) of ``files`` (.parv, drive
     files or built-in names; empty: the four built-in drives), as JSON text."""
 
+def presets(flash: bool = False) -> str:
+    """``spindle disks --json`` (``--flash`` if asked) as JSON text."""
+
 class RequestRows:
     """A run's request logs, kept compactly until asked for as columns."""
 

@@ -270,3 +270,20 @@ class MimicTable:
 
     def __repr__(self) -> str:
         return f"<spindle.MimicTable {len(self)} entries, metric {self.metric}>"
+
+
+def disks(flash: bool = False):
+    """The built-in presets as a DataFrame indexed by ``name``, as ``spindle disks
+    --json`` lists them: capacity (``capacity_gb``, ``capacity_sectors``), ``surfaces``,
+    ``cylinders``, ``zones``, ``rpm``, ``revolution_ms``, the drive's command queue
+    (``queue_depth``, ``policy``) and ``provenance``. With ``flash=True``, the flash
+    (SSD) presets with every model parameter (latencies, channels, bandwidths) and the
+    datasheet figures they were fitted to (``datasheet.*`` columns).
+
+    Any name in the index is what ``spindle.run(disk=...)`` and :class:`Disk` take."""
+    import json
+
+    import pandas as pd
+
+    return pd.json_normalize(json.loads(_core.presets(flash))).set_index("name")
+
