@@ -35,7 +35,7 @@ pub struct StackArgs {
     /// override it. `--stack FILE` is the same
     #[arg(long, visible_alias = "stack", value_name = "FILE")]
     pub config: Option<PathBuf>,
-    /// Disk preset, DiskSim .parv file or spindle drive file (.toml, e.g. from `spindle calibrate`) [default: hp-c2249a]
+    /// Disk preset, DiskSim .parv file or spindle drive file (.toml, e.g. from `spindle calibrate`) [default: hp-c2249a; MimdRAID's arrays (--array mirror:D, split:D, rsplit:D, intra:XxY, ...): st34502lw, the paper's Cheetah 9LP]
     #[arg(long, value_name = "DISK")]
     pub disk: Option<String>,
     /// Number of such disks [default: 2 for the default disk, else 1]
@@ -391,6 +391,13 @@ impl StackArgs {
             let mut disks = c.device_tree().map_err(|e| anyhow!("{e}"))?.disks();
             if disks.is_empty() {
                 disks.push(DiskSpec::new("hp-c2249a"));
+            }
+            // MimdRAID's organizations (every `KIND:N` form) run on the paper's drive,
+            // Table 1's Cheetah 9LP, unless a drive is named: replicas placed within a
+            // drive need every track mapped, and the built-in default disk has spares.
+            let named = self.disk.is_some() || self.config.is_some() || self.config_text.is_some();
+            if level.contains(':') && !named {
+                disks = vec![DiskSpec::new("st34502lw")];
             }
             let mut n = self
                 .disks

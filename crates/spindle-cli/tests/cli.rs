@@ -951,6 +951,21 @@ fn the_time_at_the_disk_adds_up_only_where_one_drive_serves_a_request() {
     }
 }
 
+/// MimdRAID's arrays run on the paper's drive unless one is named; a drive that cannot
+/// hold replicas within it is refused with one that can.
+#[test]
+fn mimdraid_arrays_default_to_the_papers_drive() {
+    for level in ["intra:2x2", "mirror:3", "rsplit:2", "intra-reliable:2x2"] {
+        let out = stdout(&spindle(&["run", "--array", level, "--print-stack"]));
+        assert!(out.contains("st34502lw"), "{level}: {out}");
+        assert!(!out.contains("hp-c2249a"), "{level}: {out}");
+    }
+    let plain = stdout(&spindle(&["run", "--array", "raid1", "--print-stack"]));
+    assert!(plain.contains("hp-c2249a"), "{plain}");
+    let e = failure(&["run", "--array", "intra:2x2", "--disk", "hp-c2249a"]);
+    assert!(e.contains("use one such as st34502lw"), "{e}");
+}
+
 /// `--array mirror:D` builds a D-way mirror of unsynchronized drives whose reads pick
 /// their replica as asked; the per-node table shows the choice and each replica's
 /// reads. Bad values are refused with the value named.
