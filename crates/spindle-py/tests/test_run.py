@@ -145,3 +145,15 @@ def test_the_gil_is_released_while_simulating():
         done.wait(0.0001)
     t.join()
     assert ticks > 100
+
+
+def test_node_figures_that_are_numbers_are_numeric_columns():
+    r = spindle.run(array="intra:2x2", synthetic="open", count=300, read_fraction=1, seed=2)
+    top = r.nodes.iloc[0]
+    assert r.nodes["member reads"].dtype.kind in "if"
+    assert top["member reads"] >= 300
+    assert r.nodes["mean read seek cylinders"].dtype.kind == "f"
+    # A list of numbers stays text, one per replica.
+    assert len(top["reads per replica"].split()) == 4
+    assert r.nodes["replica choice"].iloc[0] == "positioning"
+

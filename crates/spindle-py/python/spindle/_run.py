@@ -205,7 +205,9 @@ class Result:
             structure).
         nodes: per node of the stack (top first): ``path``, ``kind``, ``is_drive``,
             ``reads``, ``writes``, ``busy_ns`` (int64 ns), ``busy_fraction`` (of the
-            makespan) and the node's further figures as text columns.
+            makespan) and the node's further figures, one column each: numeric where
+            every value is a number (``member reads``, ``mean read seek cylinders``),
+            else text.
         drives: the drive rows of :attr:`nodes`, numbered from 0 as
             ``metrics["utilization"]`` lists them.
         requests: one row per request (see :attr:`requests`).
@@ -225,6 +227,14 @@ class Result:
             row.update(n["extra"])
             rows.append(row)
         self.nodes = pd.DataFrame(rows)
+        # The nodes' further figures cross as text; a column all of whose values are
+        # numbers becomes numeric ("member reads"), the rest stay text ("12 3 40").
+        fixed = {"path", "kind", "is_drive", "reads", "writes", "busy_ns", "busy_fraction"}
+        for col in [c for c in self.nodes.columns if c not in fixed]:
+            try:
+                self.nodes[col] = pd.to_numeric(self.nodes[col])
+            except (ValueError, TypeError):
+                pass
         drives = self.nodes[self.nodes["is_drive"]].reset_index(drop=True) if rows else self.nodes
         drives.index.name = "drive"
         self.drives = drives
