@@ -16,8 +16,8 @@ pub const MAX_PAIRS: usize = 256;
 pub struct StackOptions {
     #[command(flatten)]
     pub stack: StackArgs,
-    /// Host scheduler: fcfs, sstf, look, clook, greedy (shortest positioning time from
-    /// the simulator's exact prediction), smtf or smtf-<mean|median|max|min|prob> (the
+    /// Host scheduler: fcfs, sstf, look, clook, greedy (the shortest time to the media
+    /// from the simulator's exact prediction: command overhead, seek, rotation), smtf or smtf-<mean|median|max|min|prob> (the
     /// Disk Mimic, probed first), online-set:<sstf|clook>, online-priority:<sstf|clook>
     /// or freeblock [default: the config's, else sstf]
     #[arg(long, value_name = "NAME")]

@@ -18,6 +18,6 @@ pub use drive::Drive;
 pub use geometry::{
     Geometry, GeometrySpec, Location, Pbn, Sparing, TrackOrder, TrackRun, ZoneSpec,
 };
-pub use hdd::{Breakdown, Completion, Hdd, Request};
+pub use hdd::{Breakdown, Completion, Hdd, HostView, Request};
 pub use params::{Cache, Controller, DiskParams, Firmware, FirmwarePolicy, Mechanics, ReadAhead};
 pub use seek::SeekCurve;

@@ -3,8 +3,8 @@
 //! All schedulers see the same queue of waiting requests and, when the drive has room,
 //! pick one. FCFS, SSTF (shortest LBN distance from the last request sent), LOOK and
 //! C-LOOK (elevators on LBN) know nothing about the disk; greedy-optimal asks the
-//! simulated drive for the exact positioning time of every candidate (an oracle, as in
-//! the thesis's MIMIC-F3.2). Optional aging serves any request that has waited longer
+//! simulated drive for the exact time each candidate, sent now, would take to reach the
+//! media, command overhead included (an oracle, as in the thesis's MIMIC-F3.2). Optional aging serves any request that has waited longer
 //! than a bound first, oldest first.
 //!
 //! FCFS, SSTF, LOOK, C-LOOK, aging and freeblock's foreground pick are indexed: each
@@ -32,7 +32,8 @@ pub enum SchedulerKind {
     Sstf,
     Look,
     CLook,
-    /// Shortest positioning time first, from the simulator's exact prediction.
+    /// Shortest time to the media first, from the simulator's exact prediction for a
+    /// request sent now (command overhead, the read-ahead it stops, seek, rotation).
     Greedy,
     /// Shortest mimicked time first: the Disk Mimic's prediction under a summary metric.
     Smtf(Metric),
@@ -452,8 +453,9 @@ impl HostQueue {
     }
 
     /// Removes and returns the request to send to the drive at `now`. Greedy asks
-    /// `oracle` (the simulated drive) for each candidate's positioning time; without an
-    /// oracle it falls back to SSTF. The other policies ignore `oracle`.
+    /// `oracle` (the simulated drive) how long each candidate would take to reach the
+    /// media if sent now; without an oracle it falls back to SSTF. The other policies
+    /// ignore `oracle`.
     pub fn pop(&mut self, oracle: Option<&Hdd>, now: SimTime) -> Option<Waiting> {
         if self.is_empty() {
             return None;
@@ -763,11 +765,15 @@ impl HostQueue {
             // Without an oracle greedy cannot predict positioning: it falls back to SSTF.
             SchedulerKind::Greedy => match oracle {
                 Some(hdd) => {
+                    // The host sends its pick now, so each candidate's time runs from
+                    // now through the command's overhead (which nothing overlaps) and
+                    // the read-ahead it stops, as the drive will serve it.
+                    let view = hdd.host_view(now);
                     // Ties go to the earliest arrival: only a strictly faster one wins.
                     let mut best = (u64::MAX, self.oldest());
                     let n = self.limit();
                     for (seq, w) in self.in_order().take(n).map(|q| (q, self.get(&q))) {
-                        let t = hdd.positioning_from_state(now, w.req.lbn, w.req.write);
+                        let t = view.delay(w.req.lbn, w.req.write);
                         if t < best.0 {
                             best = (t, seq);
                         }
