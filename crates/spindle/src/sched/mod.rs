@@ -912,12 +912,9 @@ mod tests {
     fn greedy_prefers_the_cheapest_positioning() {
         let d = drive();
         let mut q = queue(SchedulerKind::Greedy, &[10_000_000, 272 * 10 * 2]);
-        let far = d
-            .hdd()
-            .positioning_from_state(SimTime(100), 10_000_000, false);
-        let near = d
-            .hdd()
-            .positioning_from_state(SimTime(100), 272 * 10 * 2, false);
+        let view = d.hdd().host_view(SimTime(100));
+        let far = view.delay(10_000_000, false);
+        let near = view.delay(272 * 10 * 2, false);
         let first = q.pop(Some(d.hdd()), SimTime(100)).map(|w| w.req.lbn);
         assert_eq!(
             first,
@@ -947,7 +944,8 @@ mod tests {
         let d = drive();
         let hdd = d.hdd();
         let now = SimTime(100);
-        let cost = |lbn: u64| hdd.positioning_from_state(now, lbn, false);
+        let view = hdd.host_view(now);
+        let cost = |lbn: u64| view.delay(lbn, false);
         // Dearest first, so the cheapest requests arrive last.
         let mut lbns: Vec<u64> = (1..=24)
             .map(|i| i * 7_919_993 % (hdd.capacity() - 8))

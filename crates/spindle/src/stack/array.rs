@@ -454,8 +454,9 @@ impl Array {
     }
 
     /// The replica that serves a read of `lbn` at `now`: the least busy members, and
-    /// among them (by the choice) the nearest by seek or by positioning time as each
-    /// member's drive model sees it. Equal positioning times (common on aligned
+    /// among them (by the choice) the nearest by seek or by the time until the media
+    /// reaches it for a read sent now (command overhead included) as each member's
+    /// drive model sees it. Equal positioning times (common on aligned
     /// spindles, where every replica's sector passes at once) go to the shorter seek,
     /// which leaves the other heads spread for later reads; then to the lowest index.
     /// A member with no drive directly below (an array) counts as equally near.
@@ -472,7 +473,7 @@ impl Array {
             match self.replica {
                 ReplicaChoice::LeastBusy => (0, 0),
                 ReplicaChoice::Seek => (seek(), 0),
-                ReplicaChoice::Positioning => (hdd.positioning_from_state(now, lbn, false), seek()),
+                ReplicaChoice::Positioning => (hdd.read_delay_if_sent(now, lbn), seek()),
             }
         };
         (0..self.members.len())
