@@ -73,17 +73,24 @@ pub fn from_pairs<I>(pairs: I) -> Result<StackOptions>
 where
     I: IntoIterator<Item = (String, Option<String>)>,
 {
+    parse_pairs::<Parsed, _>(pairs, "run").map(|p| p.options)
+}
+
+/// Parses pairs (name, value) as the flags of the command parser `P` (at most
+/// [`MAX_PAIRS`] of them, each `per` whatever one call runs), with the CLI's errors.
+pub fn parse_pairs<P: clap::Parser, I>(pairs: I, per: &str) -> Result<P>
+where
+    I: IntoIterator<Item = (String, Option<String>)>,
+{
     let mut argv = Vec::new();
     for (i, (name, value)) in pairs.into_iter().enumerate() {
         if i >= MAX_PAIRS {
-            return Err(anyhow!("at most {MAX_PAIRS} options per run"));
+            return Err(anyhow!("at most {MAX_PAIRS} options per {per}"));
         }
         argv.push(flag_name(&name));
         argv.extend(value);
     }
-    clap::Parser::try_parse_from(argv)
-        .map(|p: Parsed| p.options)
-        .map_err(|e| anyhow!("{}", e.render().to_string().trim_end()))
+    P::try_parse_from(argv).map_err(|e| anyhow!("{}", e.render().to_string().trim_end()))
 }
 
 #[cfg(test)]

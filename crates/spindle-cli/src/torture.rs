@@ -213,17 +213,7 @@ pub fn from_pairs<I>(pairs: I) -> Result<TortureOptions>
 where
     I: IntoIterator<Item = (String, Option<String>)>,
 {
-    let mut argv = Vec::new();
-    for (i, (name, value)) in pairs.into_iter().enumerate() {
-        if i >= crate::options::MAX_PAIRS {
-            bail!("at most {} options per campaign", crate::options::MAX_PAIRS);
-        }
-        argv.push(crate::options::flag_name(&name));
-        argv.extend(value);
-    }
-    clap::Parser::try_parse_from(argv)
-        .map(|p: Parsed| p.options)
-        .map_err(|e| anyhow!("{}", e.render().to_string().trim_end()))
+    crate::options::parse_pairs::<Parsed, _>(pairs, "campaign").map(|p| p.options)
 }
 
 /// The campaign's JSON report (`--json`), wrong reads or not: the caller reads
