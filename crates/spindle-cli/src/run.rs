@@ -395,7 +395,12 @@ impl StackArgs {
             // MimdRAID's organizations (every `KIND:N` form) run on the paper's drive,
             // Table 1's Cheetah 9LP, unless a drive is named: replicas placed within a
             // drive need every track mapped, and the built-in default disk has spares.
-            let named = self.disk.is_some() || self.config.is_some() || self.config_text.is_some();
+            // (A generated I/O Deduplication workload has already put its file systems
+            // on the paper's drive.)
+            let named = self.disk.is_some()
+                || self.config.is_some()
+                || self.config_text.is_some()
+                || c.workload.content_trace.is_some();
             if level.contains(':') && !named {
                 disks = vec![DiskSpec::new("st34502lw")];
             }

@@ -962,6 +962,16 @@ fn mimdraid_arrays_default_to_the_papers_drive() {
     }
     let plain = stdout(&spindle(&["run", "--array", "raid1", "--print-stack"]));
     assert!(plain.contains("hp-c2249a"), "{plain}");
+    // A generated I/O Deduplication workload keeps the drive that holds it.
+    let dedup = stdout(&spindle(&[
+        "run",
+        "--synthetic",
+        "web-vm",
+        "--array",
+        "mirror:2",
+        "--print-stack",
+    ]));
+    assert!(dedup.contains("wd5000aakb"), "{dedup}");
     let e = failure(&["run", "--array", "intra:2x2", "--disk", "hp-c2249a"]);
     assert!(e.contains("use one such as st34502lw"), "{e}");
 }

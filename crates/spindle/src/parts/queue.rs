@@ -428,7 +428,8 @@ impl QueueNode {
     /// Sends waiting requests to the device while it has room.
     fn dispatch(&mut self, now: SimTime) {
         while self.child.outstanding() < self.depth {
-            let Some(w) = self.sched.pop(self.child.oracle(), now) else {
+            let busy = self.child.outstanding() > 0;
+            let Some(w) = self.sched.pop_to(self.child.oracle(), now, busy) else {
                 break;
             };
             if w.background {

@@ -301,6 +301,10 @@ pub struct HostQueue {
     predictions: Vec<(u32, u64)>,
     /// Freeblock: the background job's candidates.
     pool: Option<BackgroundPool>,
+    /// The drive still has requests of ours when this decision is made, so the
+    /// command overhead of the one sent now overlaps them (greedy then predicts as
+    /// the firmware does, from the drive's state when it is free).
+    drive_busy: bool,
 }
 
 impl HostQueue {
@@ -333,6 +337,7 @@ impl HostQueue {
             sent: VecDeque::new(),
             predictions: Vec::new(),
             pool: None,
+            drive_busy: false,
         }
     }
 
@@ -457,6 +462,19 @@ impl HostQueue {
     /// media if sent now; without an oracle it falls back to SSTF. The other policies
     /// ignore `oracle`.
     pub fn pop(&mut self, oracle: Option<&Hdd>, now: SimTime) -> Option<Waiting> {
+        self.pop_to(oracle, now, false)
+    }
+
+    /// [`HostQueue::pop`] for a drive that still holds `drive_busy` requests of this
+    /// queue's: greedy's candidates then wait behind them, their command overhead
+    /// overlapping that work, and are ranked from the drive's state once it is free.
+    pub fn pop_to(
+        &mut self,
+        oracle: Option<&Hdd>,
+        now: SimTime,
+        drive_busy: bool,
+    ) -> Option<Waiting> {
+        self.drive_busy = drive_busy;
         if self.is_empty() {
             return None;
         }
@@ -768,12 +786,16 @@ impl HostQueue {
                     // The host sends its pick now, so each candidate's time runs from
                     // now through the command's overhead (which nothing overlaps) and
                     // the read-ahead it stops, as the drive will serve it.
-                    let view = hdd.host_view(now);
+                    let view = (!self.drive_busy).then(|| hdd.host_view(now));
                     // Ties go to the earliest arrival: only a strictly faster one wins.
                     let mut best = (u64::MAX, self.oldest());
                     let n = self.limit();
                     for (seq, w) in self.in_order().take(n).map(|q| (q, self.get(&q))) {
-                        let t = view.delay(w.req.lbn, w.req.write);
+                        let r = &w.req;
+                        let t = match &view {
+                            Some(v) => v.delay(r.lbn, r.blocks, r.write),
+                            None => hdd.positioning_from_state(now, r.lbn, r.write),
+                        };
                         if t < best.0 {
                             best = (t, seq);
                         }
@@ -913,8 +935,8 @@ mod tests {
         let d = drive();
         let mut q = queue(SchedulerKind::Greedy, &[10_000_000, 272 * 10 * 2]);
         let view = d.hdd().host_view(SimTime(100));
-        let far = view.delay(10_000_000, false);
-        let near = view.delay(272 * 10 * 2, false);
+        let far = view.delay(10_000_000, 8, false);
+        let near = view.delay(272 * 10 * 2, 8, false);
         let first = q.pop(Some(d.hdd()), SimTime(100)).map(|w| w.req.lbn);
         assert_eq!(
             first,
@@ -945,7 +967,7 @@ mod tests {
         let hdd = d.hdd();
         let now = SimTime(100);
         let view = hdd.host_view(now);
-        let cost = |lbn: u64| view.delay(lbn, false);
+        let cost = |lbn: u64| view.delay(lbn, 8, false);
         // Dearest first, so the cheapest requests arrive last.
         let mut lbns: Vec<u64> = (1..=24)
             .map(|i| i * 7_919_993 % (hdd.capacity() - 8))
