@@ -426,8 +426,7 @@ impl FastMod {
 /// The simulated drive mechanism, controller and cache.
 #[derive(Clone, Debug)]
 pub struct Hdd {
-    /// Shared by clones (a host's prediction copies the drive once per decision).
-    params: Arc<DiskParams>,
+    params: DiskParams,
     /// Immutable once built; shared by clones like the seek table.
     geo: Arc<Geometry>,
     tm: Timing,
@@ -584,7 +583,7 @@ impl Hdd {
             })
             .unwrap_or_default();
         Ok(Hdd {
-            params: Arc::new(params),
+            params,
             geo,
             tm,
             segs,
