@@ -881,8 +881,7 @@ impl Hdd {
         if self.buffered_read(lbn) {
             return 0;
         }
-        // The buffer is asked above: the view need not list it.
-        self.view_at(now, false).delay(lbn, 1, false)
+        self.host_view(now).delay(lbn, 1, false)
     }
 
     /// A read of `lbn` the buffer would serve whole, with no read-ahead running.
@@ -909,12 +908,6 @@ impl Hdd {
     /// work stopped as a new command stops it (on a copy when any runs). A host
     /// scheduler comparing many waiting requests builds it once per decision.
     pub fn host_view(&self, now: SimTime) -> HostView<'_> {
-        self.view_at(now, true)
-    }
-
-    /// [`Hdd::host_view`]; without `with_buffer`, a view for reads the caller has
-    /// already found the buffer does not hold (no buffer listed, no write's times).
-    fn view_at(&self, now: SimTime, with_buffer: bool) -> HostView<'_> {
         let (drive, stop, was_flush) = if matches!(self.bg, Background::Idle) {
             (std::borrow::Cow::Borrowed(self), self.idle.t, false)
         } else {
@@ -933,21 +926,6 @@ impl Hdd {
             }
         };
         let read_start = start(now + me.tm.ovh.read_miss[prev]);
-        if !with_buffer {
-            // Asked for one read only ([`Hdd::read_delay_if_sent`]): no write's times.
-            return HostView {
-                now,
-                buffered: Vec::new(),
-                read_start,
-                write_start: read_start,
-                extra: None,
-                write_bus: read_start,
-                bus_ns: 0,
-                gated: false,
-                min_seek: 0,
-                drive,
-            };
-        }
         let write_ovh = if me.params.cache.fast_write_level > 0 {
             me.tm.ovh.write_hit[prev]
         } else {

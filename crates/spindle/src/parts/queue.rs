@@ -427,9 +427,12 @@ impl QueueNode {
 
     /// Sends waiting requests to the device while it has room.
     fn dispatch(&mut self, now: SimTime) {
-        while self.child.outstanding() < self.depth {
-            let busy = self.child.outstanding() > 0;
-            let Some(w) = self.sched.pop_to(self.child.oracle(), now, busy) else {
+        loop {
+            let outstanding = self.child.outstanding();
+            if outstanding >= self.depth {
+                break;
+            }
+            let Some(w) = self.sched.pop_to(self.child.oracle(), now, outstanding > 0) else {
                 break;
             };
             if w.background {
