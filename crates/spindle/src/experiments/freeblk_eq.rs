@@ -41,7 +41,7 @@ pub fn freeblk_eq(o: &RunOpts) -> Result<ExperimentOutput, String> {
         .map_err(|e| e.to_string())?
         .capacity();
     // FREEBLK-F4.1's "with freeblock" case.
-    let spec = super::mimic_exps::freeblock_foreground(cap, 10, fg_requests, o.seed);
+    let spec = super::freeblk_exps::freeblock_foreground(cap, 10, fg_requests, o.seed);
     let stack = StackSpec {
         background_outstanding: 1000,
         ..StackSpec::one_disk(disk.clone(), SchedulerKind::Freeblock)

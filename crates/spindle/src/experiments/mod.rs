@@ -5,6 +5,7 @@
 pub mod dedup_exps;
 pub mod disksim_suite;
 pub mod freeblk_eq;
+pub mod freeblk_exps;
 pub mod logskip_edge;
 pub mod logskip_exps;
 pub mod mimd_eq;
@@ -15,6 +16,7 @@ pub mod mimd_stack;
 pub mod mimd_throughput;
 pub mod mimd_trace;
 pub mod mimic_exps;
+pub mod mimic_real;
 pub mod options;
 pub mod prox_common;
 pub mod prox_dle;

@@ -223,7 +223,7 @@ pub fn registry() -> Vec<Experiment> {
             title:
                 "SMTF vs C-LOOK on the HP trace at the thesis's request rate, with and without idle \
                  time (§3.6.4)",
-            run: super::mimic_exps::mimic_real,
+            run: super::mimic_real::mimic_real,
         },
         Experiment {
             id: "MIMIC-MEM",
@@ -233,7 +233,7 @@ pub fn registry() -> Vec<Experiment> {
         Experiment {
             id: "FREEBLK-F4.1",
             title: "Workload benefits with freeblock scheduling (Figure 4.1)",
-            run: super::mimic_exps::freeblk_f4_1,
+            run: super::freeblk_exps::freeblk_f4_1,
         },
         Experiment {
             id: "FREEBLK-EQ",
