@@ -24,6 +24,7 @@ pub const TARGETS: &[(&str, Entry)] = &[
     ("trace_fiu", trace_fiu),
     ("trace_spc", trace_spc),
     ("trace_blkparse", trace_blkparse),
+    ("trace_blktrace", trace_blktrace),
     ("trace_spindle_csv", trace_spindle_csv),
     ("trace_detect", trace_detect),
     ("validate_trace", validate_trace),
@@ -92,6 +93,9 @@ pub fn trace_spc(data: &[u8]) {
 }
 pub fn trace_blkparse(data: &[u8]) {
     trace(data, Some(Format::Blkparse))
+}
+pub fn trace_blktrace(data: &[u8]) {
+    trace(data, Some(Format::Blktrace))
 }
 pub fn trace_spindle_csv(data: &[u8]) {
     trace(data, Some(Format::SpindleCsv))

@@ -14,12 +14,12 @@ use std::sync::Mutex;
 pub const MAX_CHUNK: usize = 1 << 20;
 
 /// The unit a format writes its time stamps in, as spindle reads them: a name and its
-/// length in ns (`hp-srt` keeps its own binary clock).
+/// length in ns (`hp-srt` and `blktrace` keep their own binary clocks).
 pub fn native_unit(f: Format) -> (&'static str, u64) {
     match f {
         Format::DisksimAscii | Format::DisksimValidate | Format::SpindleCsv => ("ms", 1_000_000),
         Format::Msr => ("filetime", 100),
-        Format::Fiu | Format::HpSrt => ("ns", 1),
+        Format::Fiu | Format::HpSrt | Format::Blktrace => ("ns", 1),
         Format::Spc | Format::Blkparse => ("s", 1_000_000_000),
     }
 }

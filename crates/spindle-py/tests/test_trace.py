@@ -108,3 +108,15 @@ def test_errors_name_the_file_and_line(tmp_path):
         spindle.TraceReader(p, format="ascii")
     with pytest.raises(ValueError, match="max_requests"):
         spindle.TraceReader(p, max_requests=-1)
+
+
+def test_blktrace_binary_reads_as_its_blkparse_text(root):
+    traces = root / "crates/spindle/tests/fixtures/traces"
+    binary = spindle.TraceReader(traces / "blktrace-sdx.bin")
+    assert binary.format == "blktrace" and binary.native_time_unit == "ns"
+    text = spindle.TraceReader(traces / "blktrace-sdx.blkparse.txt")
+    assert text.format == "blkparse"
+    assert binary.to_pandas().equals(text.to_pandas())
+    assert len(binary.to_pandas()) == 6
+    with pytest.raises(ValueError, match="own clock"):
+        spindle.TraceReader(traces / "blktrace-sdx.bin", time_unit="us")

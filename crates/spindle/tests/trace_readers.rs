@@ -161,6 +161,34 @@ mod trace {
         assert_eq!(c.len(), 3);
     }
 
+    /// `blktrace-sdx.bin` is a small binary blktrace stream written for this test (two
+    /// disks, two CPUs; process notes, a remap, merges, read-ahead, a FUA write, a
+    /// data-less flush, a discard, a plug, a failed read, a requeue), and
+    /// `blktrace-sdx-be.bin` the same in big-endian order. `blktrace-sdx.blkparse.txt` is
+    /// what the real `blkparse` 1.2.0 (Debian's blktrace 1.2.0-5) printed for either
+    /// (`blkparse -i - < blktrace-sdx.bin`): the binary reader must give the records the
+    /// text reader gives on that output.
+    #[test]
+    fn blktrace_fixture_reads_as_blkparse_prints_it() {
+        let text = read("blktrace-sdx.blkparse.txt", Format::Blkparse);
+        let binary = read("blktrace-sdx.bin", Format::Blktrace);
+        assert_eq!(binary, text);
+        assert_eq!(read("blktrace-sdx-be.bin", Format::Blktrace), text);
+        // The issued reads and writes: the requeued write is issued twice; the
+        // data-less flush and the discard are not requests.
+        assert_eq!(
+            binary,
+            [
+                rec(7_702, 0, 5_298_176, 16, true),
+                rec(9_500, 1, 2_111, 128, false),
+                rec(414_000, 0, 5_298_192, 8, true),
+                rec(900_300, 0, 77, 1, false),
+                rec(1_000_100, 1, 123_456, 256, true),
+                rec(1_000_300, 1, 123_456, 256, true),
+            ]
+        );
+    }
+
     #[test]
     fn spindle_csv_fixture() {
         let r = read("spindle.csv", Format::SpindleCsv);

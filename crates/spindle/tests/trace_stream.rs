@@ -12,8 +12,10 @@ mod trace_stream {
     use spindle::workload::{compress, compress_stream, limit, only_device};
     use std::path::{Path, PathBuf};
 
-    const FIXTURES: [(&str, Format); 9] = [
+    const FIXTURES: [(&str, Format); 11] = [
         ("blkparse-sda.txt", Format::Blkparse),
+        ("blktrace-sdx.bin", Format::Blktrace),
+        ("blktrace-sdx-be.bin", Format::Blktrace),
         ("disksim-ascii.trace", Format::DisksimAscii),
         ("disksim-validate.trace", Format::DisksimValidate),
         ("fiu-webvm.txt", Format::Fiu),

@@ -37,11 +37,12 @@ class TraceReader:
         path: a file, ``FORMAT:PATH``, or a built-in trace such as ``"sample:hplajw"``.
         format: the format, when detection should not guess: ``disksim-ascii``,
             ``disksim-validate``, ``hp-srt``, ``msr``, ``fiu``, ``spc``, ``blkparse``,
-            ``spindle-csv``.
+            ``blktrace`` (the binary stream), ``spindle-csv``.
         time_unit: the unit the file's time stamps are **really** in, when it differs
             from the format's own (:attr:`native_time_unit`: ms for the DiskSim and
             spindle CSV formats, 100-ns FILETIME ticks for MSR, s for SPC and blkparse,
-            ns for FIU; ``hp-srt`` keeps its own binary clock and takes none):
+            ns for FIU; ``hp-srt`` and ``blktrace`` keep their own binary clocks and
+            take none):
             ``"ns"``, ``"us"``, ``"ms"``, ``"s"`` or ``"filetime"``. Times are
             rescaled so that every time handed out is ns.
         max_requests: read at most this many records.
@@ -53,7 +54,7 @@ class TraceReader:
     Records come in **file order** (as the file lists them); ``spindle.run`` replays a
     trace sorted by arrival (stably), which is the same order for a trace written in
     time order. Formats with an absolute clock (``msr``, ``fiu``, ``hp-srt``) are timed
-    from their earliest record.
+    from their earliest record, ``blktrace`` from its earliest event (as ``blkparse``).
 
     Slicing gives a reader over part of the trace (``reader[1000:2000]``); an index
     gives one record. Errors name the file, the line and the field, as the CLI's do;
@@ -86,8 +87,10 @@ class TraceReader:
         self.native_time_unit: str = native
         if time_unit is not None:
             given_ns = unit_ns(time_unit)
-            if self.format == "hp-srt" and given_ns != native_ns:
-                raise ValueError("hp-srt traces keep their own clock: give no time_unit")
+            if self.format in ("hp-srt", "blktrace") and given_ns != native_ns:
+                raise ValueError(
+                    f"{self.format} traces keep their own clock: give no time_unit"
+                )
         else:
             given_ns = native_ns
         self.time_unit: str = time_unit if time_unit is not None else native

@@ -4,26 +4,28 @@
 //!
 //! 1. `hp-srt`: a line whose first word is `tracedate` before the first form feed
 //!    (0x0C), or the `$$TR_IOREC` magic the HP traces start with.
+//! 2. `blktrace`: the binary stream's magic, 0x654174 and a version byte, in either byte
+//!    order, as the first four bytes.
 //!
 //! The others look at the first non-blank line:
 //!
-//! 2. `spindle-csv`: exactly our header `arrival_ms,device,lbn,blocks,op[,md5]`.
-//! 3. `msr`: 7 comma-separated fields, a numeric first one and `Read`/`Write` in the
+//! 3. `spindle-csv`: exactly our header `arrival_ms,device,lbn,blocks,op[,md5]`.
+//! 4. `msr`: 7 comma-separated fields, a numeric first one and `Read`/`Write` in the
 //!    fourth; or the `Timestamp,...` header.
-//! 4. `spc`: at least 5 comma-separated fields, a numeric ASU first and `r`/`w` (any
+//! 5. `spc`: at least 5 comma-separated fields, a numeric ASU first and `r`/`w` (any
 //!    case) in the fourth.
-//! 5. `blkparse`: a first field `major,minor` (digits, comma, digits).
-//! 6. `disksim-validate`: `R` or `W` as the first character and field, and a second
+//! 6. `blkparse`: a first field `major,minor` (digits, comma, digits).
+//! 7. `disksim-validate`: `R` or `W` as the first character and field, and a second
 //!    field `Hit`, `Miss`, `Doub` or `Trip`.
-//! 7. `fiu`: at least 9 blank-separated fields, 32 hex digits (an MD5) last and `R`/`W`
+//! 8. `fiu`: at least 9 blank-separated fields, 32 hex digits (an MD5) last and `R`/`W`
 //!    fourth from last.
-//! 8. `disksim-ascii`: exactly 5 numeric fields (a decimal time, three integers, hex
+//! 9. `disksim-ascii`: exactly 5 numeric fields (a decimal time, three integers, hex
 //!    flags).
 //!
 //! Detection only picks a reader; that reader then checks every line.
 
 use super::text::{lines, parse_md5};
-use super::{blkparse, csv, msr, Format, TraceError};
+use super::{blkparse, blktrace, csv, msr, Format, TraceError};
 
 /// How many leading bytes detection needs: the HP header is about 2 KiB.
 pub const DETECT_BYTES: usize = 64 * 1024;
@@ -34,6 +36,9 @@ pub fn detect(name: &str, first_bytes: &[u8]) -> Result<Format, TraceError> {
     let bytes = first_bytes.get(..DETECT_BYTES).unwrap_or(first_bytes);
     if is_srt(bytes) {
         return Ok(Format::HpSrt);
+    }
+    if blktrace::is_blktrace(bytes) {
+        return Ok(Format::Blktrace);
     }
     let line = lines(bytes)
         .map(|(_, l)| l)

@@ -17,6 +17,7 @@
 //! | `fiu` | [`fiu`] | rebased to the earliest record |
 //! | `spc` | [`spc`] | as written (seconds from trace start) |
 //! | `blkparse` | [`blkparse`] | as written (seconds from trace start) |
+//! | `blktrace` | [`blktrace`] | from the earliest event, as `blkparse` times them |
 //! | `spindle-csv` | [`csv`] | as written (our own output) |
 //!
 //! Formats whose clock is an absolute one (Windows FILETIME, nanoseconds since boot,
@@ -25,6 +26,7 @@
 
 pub mod ascii;
 pub mod blkparse;
+pub mod blktrace;
 pub mod csv;
 pub mod detect;
 mod error;
@@ -67,13 +69,15 @@ pub enum Format {
     Spc,
     /// `blkparse` default text output.
     Blkparse,
+    /// blktrace's binary event stream (`blktrace -o -`, or its per-CPU files).
+    Blktrace,
     /// spindle's own CSV, as written by [`write_csv`].
     SpindleCsv,
 }
 
 impl Format {
     /// Every format (for help texts and tests).
-    pub const ALL: [Format; 8] = [
+    pub const ALL: [Format; 9] = [
         Format::DisksimAscii,
         Format::DisksimValidate,
         Format::HpSrt,
@@ -81,6 +85,7 @@ impl Format {
         Format::Fiu,
         Format::Spc,
         Format::Blkparse,
+        Format::Blktrace,
         Format::SpindleCsv,
     ];
 
@@ -94,6 +99,7 @@ impl Format {
             Format::Fiu => "fiu",
             Format::Spc => "spc",
             Format::Blkparse => "blkparse",
+            Format::Blktrace => "blktrace",
             Format::SpindleCsv => "spindle-csv",
         }
     }

@@ -25,8 +25,8 @@
 use super::lines::{Source, StampedIter};
 use super::text::rebase_one;
 use super::{
-    blkparse, csv, detect, fiu, msr, sample, sort_by_arrival, spc, srt, validate, Format, IoRecord,
-    Position, TraceError,
+    blkparse, blktrace, csv, detect, fiu, msr, sample, sort_by_arrival, spc, srt, validate, Format,
+    IoRecord, Position, TraceError,
 };
 use crate::time::SimTime;
 use std::collections::{BTreeMap, BTreeSet};
@@ -70,6 +70,7 @@ pub(crate) fn stamped<'a>(
         Format::Fiu => fiu::stamped(source.lines(file)?),
         Format::Spc => spc::stamped(source.lines(file)?),
         Format::Blkparse => blkparse::stamped(source, file, None)?,
+        Format::Blktrace => blktrace::stamped(source, file)?,
         Format::SpindleCsv => csv::stamped(source.lines(file)?),
     };
     let file = file.to_string();
@@ -110,6 +111,7 @@ pub(crate) fn absolute_clock(format: Format) -> Option<u64> {
         | Format::DisksimValidate
         | Format::Spc
         | Format::Blkparse
+        | Format::Blktrace
         | Format::SpindleCsv => None,
     }
 }
