@@ -25,6 +25,8 @@ pub const TARGETS: &[(&str, Entry)] = &[
     ("trace_spc", trace_spc),
     ("trace_blkparse", trace_blkparse),
     ("trace_blktrace", trace_blktrace),
+    ("trace_alibaba", trace_alibaba),
+    ("trace_tencent", trace_tencent),
     ("trace_spindle_csv", trace_spindle_csv),
     ("trace_detect", trace_detect),
     ("validate_trace", validate_trace),
@@ -96,6 +98,12 @@ pub fn trace_blkparse(data: &[u8]) {
 }
 pub fn trace_blktrace(data: &[u8]) {
     trace(data, Some(Format::Blktrace))
+}
+pub fn trace_alibaba(data: &[u8]) {
+    trace(data, Some(Format::Alibaba))
+}
+pub fn trace_tencent(data: &[u8]) {
+    trace(data, Some(Format::Tencent))
 }
 pub fn trace_spindle_csv(data: &[u8]) {
     trace(data, Some(Format::SpindleCsv))

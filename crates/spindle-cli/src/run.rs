@@ -45,8 +45,9 @@ pub struct StackArgs {
     #[arg(long, value_name = "SPEC")]
     pub trace: Option<String>,
     /// Trace format when detection should not guess: disksim-ascii, disksim-validate,
-    /// hp-srt, msr, fiu, spc, blkparse, blktrace (binary), spindle-csv (`spindle run` also
-    /// takes text, json or fio-json here: the output format, as --output-format)
+    /// hp-srt, msr, fiu, spc, blkparse, blktrace (binary), alibaba, tencent, spindle-csv
+    /// (`spindle run` also takes text, json or fio-json here: the output format, as
+    /// --output-format)
     #[arg(long, value_name = "FORMAT")]
     pub format: Option<String>,
     /// Keep only this trace device's requests (e.g. the busiest disk of a trace)

@@ -1459,3 +1459,21 @@ fn a_calibrated_drive_file_validates_and_runs() {
     let err = failure(&["validate", bad.to_str().expect("utf-8 path")]);
     assert!(err.contains("bad.toml:2"), "{err}");
 }
+
+/// A cloud trace names thousands of volumes: one past the disks fails saying where it
+/// was laid and how to pick one; `--device` replays that volume alone.
+#[test]
+fn a_volume_beyond_the_disks_says_how_to_pick_one() {
+    let trace = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../spindle/tests/fixtures/traces/tencent-cbs.csv"
+    );
+    let err = failure(&["run", "--trace", trace, "--disk", "wd-re3"]);
+    assert!(err.contains("tencent-cbs.csv:1:"), "{err}");
+    assert!(err.contains("device 1063 starts at sector"), "{err}");
+    assert!(err.contains("--device N"), "{err}");
+    let out = json(&[
+        "run", "--trace", trace, "--disk", "wd-re3", "--device", "1063", "--json",
+    ]);
+    assert_eq!(out["metrics"]["requests"], 3, "{out}");
+}

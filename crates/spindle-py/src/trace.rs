@@ -20,7 +20,8 @@ pub fn native_unit(f: Format) -> (&'static str, u64) {
         Format::DisksimAscii | Format::DisksimValidate | Format::SpindleCsv => ("ms", 1_000_000),
         Format::Msr => ("filetime", 100),
         Format::Fiu | Format::HpSrt | Format::Blktrace => ("ns", 1),
-        Format::Spc | Format::Blkparse => ("s", 1_000_000_000),
+        Format::Spc | Format::Blkparse | Format::Tencent => ("s", 1_000_000_000),
+        Format::Alibaba => ("us", 1_000),
     }
 }
 

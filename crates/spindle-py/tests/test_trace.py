@@ -120,3 +120,14 @@ def test_blktrace_binary_reads_as_its_blkparse_text(root):
     assert len(binary.to_pandas()) == 6
     with pytest.raises(ValueError, match="own clock"):
         spindle.TraceReader(traces / "blktrace-sdx.bin", time_unit="us")
+
+
+def test_cloud_traces_are_detected_and_timed(root):
+    traces = root / "crates/spindle/tests/fixtures/traces"
+    a = spindle.TraceReader(traces / "alibaba-io_traces.csv")
+    assert a.format == "alibaba" and a.native_time_unit == "us"
+    t = spindle.TraceReader(traces / "tencent-cbs.csv")
+    assert t.format == "tencent" and t.native_time_unit == "s"
+    df = t.to_pandas()
+    assert sorted(df["DiskNumber"].unique().tolist()) == [7, 1063]
+    assert df["Timestamp"].max() == 2_000_000_000

@@ -214,15 +214,34 @@ pub fn device_stride(recs: &[IoRecord]) -> u64 {
         .unwrap_or(0)
 }
 
+/// For a device laid past its unit's start: where it went and what to do instead.
+fn mapping_note(device: u32, units: usize, offset: u64) -> String {
+    if offset == 0 {
+        return String::new();
+    }
+    format!(
+        " (with {units} disk{} for the trace's devices, device {device} starts at sector \
+         {offset} of disk {}: devices beyond the disks are laid end to end; keep one \
+         device with --device N, or give more disks)",
+        if units == 1 { "" } else { "s" },
+        device as usize % units
+    )
+}
+
 #[derive(Debug, thiserror::Error)]
 pub enum EngineError {
-    #[error("request {index} (device {device}, LBN {lbn}, {blocks} sectors) lies beyond the {capacity}-sector disk it maps to")]
+    #[error("request {index} (device {device}, LBN {lbn}, {blocks} sectors) lies beyond the {capacity}-sector disk it maps to{}", mapping_note(*device, *units, *offset))]
     BeyondCapacity {
         index: u64,
         device: u32,
         lbn: u64,
         blocks: u32,
         capacity: u64,
+        /// How many units (disks or arrays) the trace's devices are spread over.
+        units: usize,
+        /// Where on its unit the device starts (devices beyond the units are laid end
+        /// to end, one trace extent apart).
+        offset: u64,
     },
     #[error("request {index} arrives at {arrival} ns, before the request before it ({previous} ns): an open workload must be in arrival order")]
     OutOfOrder {
@@ -578,6 +597,8 @@ pub fn run(
                         lbn: p.rec.lbn,
                         blocks: p.rec.blocks,
                         capacity: cap,
+                        units: n_units,
+                        offset,
                     });
                 }
                 in_flight.insert(p.index, now);

@@ -189,6 +189,35 @@ mod trace {
         );
     }
 
+    /// `alibaba-io_traces.csv` and `tencent-cbs.csv` are a few lines written for these
+    /// tests in the published schemas (the traces themselves are far too large to ship):
+    /// timed from their earliest request.
+    #[test]
+    fn cloud_trace_fixtures() {
+        let a = read("alibaba-io_traces.csv", Format::Alibaba);
+        assert_eq!(
+            a,
+            [
+                rec(0, 0, 247_468_056, 8, false),
+                rec(385_000, 0, 247_468_064, 16, true),
+                rec(874_000, 3, 8, 1, false),
+                rec(1_374_000, 3, 0, 3, true),
+                rec(3_000_000, 0, 247_468_056, 8, false),
+            ]
+        );
+        let t = read("tencent-cbs.csv", Format::Tencent);
+        assert_eq!(
+            t,
+            [
+                rec(0, 1063, 209_715_200, 8, false),
+                rec(0, 1063, 209_715_208, 16, true),
+                rec(0, 7, 5_000, 128, false),
+                rec(1_000_000_000, 7, 12_345, 8, true),
+                rec(2_000_000_000, 1063, 209_715_224, 8, false),
+            ]
+        );
+    }
+
     #[test]
     fn spindle_csv_fixture() {
         let r = read("spindle.csv", Format::SpindleCsv);

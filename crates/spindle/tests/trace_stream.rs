@@ -12,7 +12,9 @@ mod trace_stream {
     use spindle::workload::{compress, compress_stream, limit, only_device};
     use std::path::{Path, PathBuf};
 
-    const FIXTURES: [(&str, Format); 11] = [
+    const FIXTURES: [(&str, Format); 13] = [
+        ("alibaba-io_traces.csv", Format::Alibaba),
+        ("tencent-cbs.csv", Format::Tencent),
         ("blkparse-sda.txt", Format::Blkparse),
         ("blktrace-sdx.bin", Format::Blktrace),
         ("blktrace-sdx-be.bin", Format::Blktrace),

@@ -37,11 +37,11 @@ class TraceReader:
         path: a file, ``FORMAT:PATH``, or a built-in trace such as ``"sample:hplajw"``.
         format: the format, when detection should not guess: ``disksim-ascii``,
             ``disksim-validate``, ``hp-srt``, ``msr``, ``fiu``, ``spc``, ``blkparse``,
-            ``blktrace`` (the binary stream), ``spindle-csv``.
+            ``blktrace`` (the binary stream), ``alibaba``, ``tencent``, ``spindle-csv``.
         time_unit: the unit the file's time stamps are **really** in, when it differs
             from the format's own (:attr:`native_time_unit`: ms for the DiskSim and
-            spindle CSV formats, 100-ns FILETIME ticks for MSR, s for SPC and blkparse,
-            ns for FIU; ``hp-srt`` and ``blktrace`` keep their own binary clocks and
+            spindle CSV formats, 100-ns FILETIME ticks for MSR, s for SPC, blkparse and
+            Tencent, µs for Alibaba, ns for FIU; ``hp-srt`` and ``blktrace`` keep their own binary clocks and
             take none):
             ``"ns"``, ``"us"``, ``"ms"``, ``"s"`` or ``"filetime"``. Times are
             rescaled so that every time handed out is ns.
@@ -53,8 +53,9 @@ class TraceReader:
 
     Records come in **file order** (as the file lists them); ``spindle.run`` replays a
     trace sorted by arrival (stably), which is the same order for a trace written in
-    time order. Formats with an absolute clock (``msr``, ``fiu``, ``hp-srt``) are timed
-    from their earliest record, ``blktrace`` from its earliest event (as ``blkparse``).
+    time order. Formats with an absolute clock (``msr``, ``fiu``, ``hp-srt``, ``alibaba``,
+    ``tencent``) are timed from their earliest record, ``blktrace`` from its earliest
+    event (as ``blkparse``).
 
     Slicing gives a reader over part of the trace (``reader[1000:2000]``); an index
     gives one record. Errors name the file, the line and the field, as the CLI's do;

@@ -10,22 +10,26 @@
 //! The others look at the first non-blank line:
 //!
 //! 3. `spindle-csv`: exactly our header `arrival_ms,device,lbn,blocks,op[,md5]`.
-//! 4. `msr`: 7 comma-separated fields, a numeric first one and `Read`/`Write` in the
+//! 4. `tencent`: its header, or 5 comma-separated unsigned integers with `0` or `1` in
+//!    the fourth.
+//! 5. `alibaba`: its header, or 5 comma-separated fields: an unsigned integer, `R` or
+//!    `W`, and three unsigned integers.
+//! 6. `msr`: 7 comma-separated fields, a numeric first one and `Read`/`Write` in the
 //!    fourth; or the `Timestamp,...` header.
-//! 5. `spc`: at least 5 comma-separated fields, a numeric ASU first and `r`/`w` (any
+//! 7. `spc`: at least 5 comma-separated fields, a numeric ASU first and `r`/`w` (any
 //!    case) in the fourth.
-//! 6. `blkparse`: a first field `major,minor` (digits, comma, digits).
-//! 7. `disksim-validate`: `R` or `W` as the first character and field, and a second
+//! 8. `blkparse`: a first field `major,minor` (digits, comma, digits).
+//! 9. `disksim-validate`: `R` or `W` as the first character and field, and a second
 //!    field `Hit`, `Miss`, `Doub` or `Trip`.
-//! 8. `fiu`: at least 9 blank-separated fields, 32 hex digits (an MD5) last and `R`/`W`
-//!    fourth from last.
-//! 9. `disksim-ascii`: exactly 5 numeric fields (a decimal time, three integers, hex
-//!    flags).
+//! 10. `fiu`: at least 9 blank-separated fields, 32 hex digits (an MD5) last and `R`/`W`
+//!     fourth from last.
+//! 11. `disksim-ascii`: exactly 5 numeric fields (a decimal time, three integers, hex
+//!     flags).
 //!
 //! Detection only picks a reader; that reader then checks every line.
 
 use super::text::{lines, parse_md5};
-use super::{blkparse, blktrace, csv, msr, Format, TraceError};
+use super::{alibaba, blkparse, blktrace, csv, msr, tencent, Format, TraceError};
 
 /// How many leading bytes detection needs: the HP header is about 2 KiB.
 pub const DETECT_BYTES: usize = 64 * 1024;
@@ -81,6 +85,12 @@ fn detect_line(line: &str) -> Option<Format> {
         return Some(Format::SpindleCsv);
     }
     let commas: Vec<&str> = line.split(',').map(str::trim_ascii).collect();
+    if line == tencent::HEADER || tencent::is_record(&commas) {
+        return Some(Format::Tencent);
+    }
+    if line == alibaba::HEADER || alibaba::is_record(&commas) {
+        return Some(Format::Alibaba);
+    }
     if let [first, _, _, kind, ..] = commas.as_slice() {
         let read_write = kind.eq_ignore_ascii_case("Read") || kind.eq_ignore_ascii_case("Write");
         if msr::is_header(line) || (commas.len() == 7 && digits(first) && read_write) {
@@ -172,6 +182,15 @@ mod tests {
             ),
             (b"0.000000 0 1056 8 1\n", Format::DisksimAscii),
             (b"12.5 1 7 16 0x10\n", Format::DisksimAscii),
+            (b"\x07\x74\x61\x65", Format::Blktrace),
+            (b"\x65\x61\x74\x06", Format::Blktrace),
+            (b"0,R,126703644672,4096,1577808000000626\n", Format::Alibaba),
+            (
+                b"device_id,opcode,offset,length,timestamp\n",
+                Format::Alibaba,
+            ),
+            (b"1538323200,12345,8,1,1063\n", Format::Tencent),
+            (b"Timestamp,Offset,Size,IOType,VolumeID\n", Format::Tencent),
         ];
         for &(bytes, format) in cases {
             assert_eq!(

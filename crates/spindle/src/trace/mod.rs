@@ -18,12 +18,15 @@
 //! | `spc` | [`spc`] | as written (seconds from trace start) |
 //! | `blkparse` | [`blkparse`] | as written (seconds from trace start) |
 //! | `blktrace` | [`blktrace`] | from the earliest event, as `blkparse` times them |
+//! | `alibaba` | [`alibaba`] | rebased to the earliest record |
+//! | `tencent` | [`tencent`] | rebased to the earliest record |
 //! | `spindle-csv` | [`csv`] | as written (our own output) |
 //!
 //! Formats whose clock is an absolute one (Windows FILETIME, nanoseconds since boot,
 //! SRT seconds) are rebased so the trace starts at 0; formats whose times already count
 //! from the start of the trace are kept as they are, as DiskSim would replay them.
 
+pub mod alibaba;
 pub mod ascii;
 pub mod blkparse;
 pub mod blktrace;
@@ -37,6 +40,7 @@ mod sample;
 pub mod spc;
 pub mod srt;
 pub mod stream;
+pub mod tencent;
 mod text;
 pub mod validate;
 
@@ -71,13 +75,17 @@ pub enum Format {
     Blkparse,
     /// blktrace's binary event stream (`blktrace -o -`, or its per-CPU files).
     Blktrace,
+    /// Alibaba Cloud's block traces (2020; CSV, byte offsets, Unix µs).
+    Alibaba,
+    /// Tencent's cloud block storage traces (2018; CSV, sectors, Unix seconds).
+    Tencent,
     /// spindle's own CSV, as written by [`write_csv`].
     SpindleCsv,
 }
 
 impl Format {
     /// Every format (for help texts and tests).
-    pub const ALL: [Format; 9] = [
+    pub const ALL: [Format; 11] = [
         Format::DisksimAscii,
         Format::DisksimValidate,
         Format::HpSrt,
@@ -86,6 +94,8 @@ impl Format {
         Format::Spc,
         Format::Blkparse,
         Format::Blktrace,
+        Format::Alibaba,
+        Format::Tencent,
         Format::SpindleCsv,
     ];
 
@@ -100,6 +110,8 @@ impl Format {
             Format::Spc => "spc",
             Format::Blkparse => "blkparse",
             Format::Blktrace => "blktrace",
+            Format::Alibaba => "alibaba",
+            Format::Tencent => "tencent",
             Format::SpindleCsv => "spindle-csv",
         }
     }

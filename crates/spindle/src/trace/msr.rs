@@ -81,17 +81,14 @@ fn parse_line(line: &str) -> Result<(u64, IoRecord), String> {
     let size_field = f.get(5)?;
     let size = size_field.bytes()?;
     let _response: u64 = f.get(6)?.uint()?;
-    let blocks = (offset % 512)
-        .checked_add(size)
-        .map(|end| end.div_ceil(512))
-        .and_then(|b| u32::try_from(b).ok())
+    let (lbn, blocks) = super::text::byte_range_sectors(offset, size)
         .ok_or_else(|| size_field.error("request too large (over 2^32 sectors)"))?;
     Ok((
         ticks,
         IoRecord {
             arrival: SimTime::ZERO,
             device,
-            lbn: offset / 512,
+            lbn,
             blocks,
             write,
             content: Vec::new(),

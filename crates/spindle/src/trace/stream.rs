@@ -17,16 +17,17 @@
 //! yielding exactly what the whole-file reader gives, and fails clearly otherwise.
 //! [`trace_extent`] tells, in one cheap pass, whether a file is in order.
 //!
-//! Formats with an absolute clock (`msr`, `fiu`, `hp-srt`) are timed from their
-//! earliest record: the stream finds it with a first pass over the file that keeps only
-//! the minimum time stamp. `blkparse` picks its action (`D` if the trace has any, else
-//! `Q`) with a first pass that stops at the first `D` event.
+//! Formats with an absolute clock (`msr`, `fiu`, `hp-srt`, `alibaba`, `tencent`) are
+//! timed from their earliest record: the stream finds it with a first pass over the
+//! file that keeps only the minimum time stamp. `blkparse` picks its action (`D` if the
+//! trace has any, else `Q`) with a first pass that stops at the first `D` event;
+//! `blktrace` makes both choices (the earliest event, issue or queue) in one first pass.
 
 use super::lines::{Source, StampedIter};
 use super::text::rebase_one;
 use super::{
-    blkparse, blktrace, csv, detect, fiu, msr, sample, sort_by_arrival, spc, srt, validate, Format,
-    IoRecord, Position, TraceError,
+    alibaba, blkparse, blktrace, csv, detect, fiu, msr, sample, sort_by_arrival, spc, srt, tencent,
+    validate, Format, IoRecord, Position, TraceError,
 };
 use crate::time::SimTime;
 use std::collections::{BTreeMap, BTreeSet};
@@ -71,6 +72,8 @@ pub(crate) fn stamped<'a>(
         Format::Spc => spc::stamped(source.lines(file)?),
         Format::Blkparse => blkparse::stamped(source, file, None)?,
         Format::Blktrace => blktrace::stamped(source, file)?,
+        Format::Alibaba => alibaba::stamped(source.lines(file)?),
+        Format::Tencent => tencent::stamped(source.lines(file)?),
         Format::SpindleCsv => csv::stamped(source.lines(file)?),
     };
     let file = file.to_string();
@@ -107,6 +110,8 @@ pub(crate) fn absolute_clock(format: Format) -> Option<u64> {
     match format {
         Format::Msr => Some(msr::NS_PER_TICK),
         Format::Fiu | Format::HpSrt => Some(1),
+        Format::Alibaba => Some(alibaba::NS_PER_TICK),
+        Format::Tencent => Some(tencent::NS_PER_TICK),
         Format::DisksimAscii
         | Format::DisksimValidate
         | Format::Spc

@@ -337,6 +337,13 @@ pub(crate) fn rebase_one(
     Ok(record)
 }
 
+/// The sectors a byte range touches: its first sector and how many (`ceil((offset %
+/// 512 + length) / 512)`); `None` beyond 2^32 sectors.
+pub(crate) fn byte_range_sectors(offset: u64, length: u64) -> Option<(u64, u32)> {
+    let blocks = (offset % 512).checked_add(length)?.div_ceil(512);
+    Some((offset / 512, u32::try_from(blocks).ok()?))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
