@@ -16,4 +16,5 @@ pub mod run;
 pub mod sweep;
 pub mod table;
 pub mod torture;
+pub mod trace_cmd;
 pub mod validate;

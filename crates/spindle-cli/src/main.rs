@@ -2,7 +2,7 @@
 
 use spindle_cli::{
     bench, disks, disksim_run, experiments, mimic, minimimic, options, raid, reproduce, run, sweep,
-    torture, validate,
+    torture, trace_cmd, validate,
 };
 
 use clap::{Args, Parser, Subcommand};
@@ -237,6 +237,26 @@ enum Command {
             spindle disk-info cheetah15k5 --json"
     )]
     DiskInfo(DiskInfoArgs),
+
+    /// Summarise a trace file (requests, devices, sizes, rate, sequentiality), or convert it to CSV
+    #[command(
+        long_about = "Read a trace once and summarise it: its format (detected unless --format names it),\n\
+            requests and read share, bytes read and written, the time from the first request to the\n\
+            last and the request rate, request sizes (mean, p50, p90, p99, largest, in 512-byte\n\
+            sectors), the share of requests that start where their device's previous one ended,\n\
+            and per device (the 20 busiest in text, all in JSON) requests, reads, extent and\n\
+            sequential share. The file is read as a stream, in memory that grows only with the\n\
+            number of devices. --csv writes the records read as spindle CSV (file order), which\n\
+            every spindle command and the Python package read back.\n\
+            \n\
+            Formats: disksim-ascii, disksim-validate, hp-srt, msr, fiu, spc, blkparse, blktrace\n\
+            (binary), alibaba, tencent, spindle-csv.",
+        after_help = "Examples:\n  \
+            spindle trace sda.blktrace.0\n  \
+            spindle trace io_traces.csv --device 17 --csv volume17.csv\n  \
+            spindle trace hm_0.csv --format msr --json"
+    )]
+    Trace(TraceArgs),
 
     /// Replay DiskSim validation traces and compare with the real drives' measurements
     #[command(
@@ -859,6 +879,28 @@ struct DisksArgs {
 }
 
 #[derive(Args)]
+struct TraceArgs {
+    /// The trace: a file, FORMAT:PATH or sample:hplajw
+    #[arg(value_name = "TRACE")]
+    trace: String,
+    /// The format, when detection should not guess
+    #[arg(long, value_name = "FORMAT")]
+    format: Option<String>,
+    /// Keep only this trace device's requests
+    #[arg(long, value_name = "N")]
+    device: Option<u32>,
+    /// Stop after this many requests (after --device)
+    #[arg(long, value_name = "N")]
+    limit: Option<u64>,
+    /// Also write the requests read as spindle CSV to this file
+    #[arg(long, value_name = "FILE")]
+    csv: Option<std::path::PathBuf>,
+    /// Print JSON instead of text (times in ns, sizes in sectors)
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Args)]
 struct DiskInfoArgs {
     /// A preset name (see `spindle disks`) or a DiskSim .parv file
     #[arg(value_name = "DISK")]
@@ -1048,6 +1090,14 @@ fn run(cli: Cli) -> anyhow::Result<String> {
         Command::Mimic(MimicCommand::Show { table }) => mimic::show(&table),
         Command::Disks(a) => disks::disks(a.json, a.flash),
         Command::DiskInfo(a) => disks::disk_info(&a.disk, a.json),
+        Command::Trace(a) => trace_cmd::trace(
+            &a.trace,
+            a.format.as_deref(),
+            a.device,
+            a.limit,
+            a.csv.as_deref(),
+            a.json,
+        ),
         Command::Validate(a) if a.calibrated => validate::validate_calibrated_cmd(&a.files, a.json),
         Command::Validate(a) => validate::validate_cmd(&a.files, a.json),
         Command::Calibrate(a) => match &a.probe_table {

@@ -23,6 +23,20 @@ impl Progress {
         Progress { bar: Some(bar) }
     }
 
+    /// A running count without a known total (records of a trace read to its end).
+    pub fn counter(label: &str) -> Progress {
+        if !std::io::stderr().is_terminal() || std::env::var_os("CI").is_some() {
+            return Progress { bar: None };
+        }
+        let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr_with_hz(4));
+        bar.set_style(
+            ProgressStyle::with_template("{spinner} {human_pos} {msg} ({per_sec})")
+                .unwrap_or_else(|_| ProgressStyle::default_spinner()),
+        );
+        bar.set_message(label.to_string());
+        Progress { bar: Some(bar) }
+    }
+
     /// No bar at all (a sweep's points run without one each).
     pub fn hidden() -> Progress {
         Progress { bar: None }

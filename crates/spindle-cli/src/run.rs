@@ -869,11 +869,12 @@ fn summary_text(c: &RunConfig, m: &Metrics) -> String {
         "workload   {}\nstack      {stack}\n\n",
         c.workload.describe(),
     );
+    let counted = |n: u64, what: &str| format!("{n} {what}{}", if n == 1 { "" } else { "s" });
     s += &format!(
-        "requests   {} ({} reads, {} writes) over {:.1} s simulated, {:.1} requests/s\n",
+        "requests   {} ({}, {}) over {:.1} s simulated, {:.1} requests/s\n",
         m.requests,
-        m.reads,
-        m.writes,
+        counted(m.reads as u64, "read"),
+        counted(m.writes as u64, "write"),
         m.makespan_ms / 1000.0,
         m.throughput_per_s
     );

@@ -1477,3 +1477,30 @@ fn a_volume_beyond_the_disks_says_how_to_pick_one() {
     ]);
     assert_eq!(out["metrics"]["requests"], 3, "{out}");
 }
+
+/// `spindle trace` summarises a trace in one pass and writes it as spindle CSV, which
+/// reads back to the same records and summary.
+#[test]
+fn trace_summarises_and_converts() {
+    let bin = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../spindle/tests/fixtures/traces/blktrace-sdx.bin"
+    );
+    let dir = TempDir::new("trace-cmd");
+    let csv = dir.path("sdx.csv");
+    let csv_s = csv.to_str().expect("utf-8 path");
+    let o = spindle(&["trace", bin, "--csv", csv_s]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = stdout(&o);
+    assert!(text.contains("(blktrace)"), "{text}");
+    assert!(text.contains("requests   6: 33.3 % reads"), "{text}");
+    let from_bin = json(&["trace", bin, "--json"]);
+    let from_csv = json(&["trace", csv_s, "--json"]);
+    assert_eq!(from_csv["format"], "spindle-csv");
+    assert_eq!(from_bin["summary"], from_csv["summary"]);
+    assert_eq!(from_bin["summary"]["sequential"], 1);
+    let one = json(&["trace", bin, "--device", "1", "--limit", "2", "--json"]);
+    assert_eq!(one["summary"]["requests"], 2);
+    let err = failure(&["trace", csv_s, "--format", "nope"]);
+    assert!(err.contains("unknown trace format"), "{err}");
+}

@@ -25,13 +25,33 @@ const NAMES: &[&str] = &["arrival_ms", "device", "lbn", "blocks", "op", "md5"];
 
 /// Writes `records` as spindle CSV (header first), in the order given.
 pub fn write_csv<W: Write>(records: &[IoRecord], writer: W) -> std::io::Result<()> {
-    let mut w = std::io::BufWriter::new(writer);
     let with_md5 = records.iter().any(|r| !r.content.is_empty());
-    writeln!(w, "{}", if with_md5 { HEADER_MD5 } else { HEADER })?;
+    let mut w = CsvWriter::new(writer, with_md5)?;
     for r in records {
+        w.write(r)?;
+    }
+    w.finish()
+}
+
+/// Writes spindle CSV record by record, for streams of any length.
+pub struct CsvWriter<W: Write> {
+    w: std::io::BufWriter<W>,
+    with_md5: bool,
+}
+
+impl<W: Write> CsvWriter<W> {
+    /// Writes the header; `with_md5` adds the content column (records without
+    /// content leave it empty).
+    pub fn new(writer: W, with_md5: bool) -> std::io::Result<CsvWriter<W>> {
+        let mut w = std::io::BufWriter::new(writer);
+        writeln!(w, "{}", if with_md5 { HEADER_MD5 } else { HEADER })?;
+        Ok(CsvWriter { w, with_md5 })
+    }
+
+    pub fn write(&mut self, r: &IoRecord) -> std::io::Result<()> {
         let ns = r.arrival.0;
         write!(
-            w,
+            self.w,
             "{}.{:06},{},{},{},{}",
             ns / 1_000_000,
             ns % 1_000_000,
@@ -40,13 +60,16 @@ pub fn write_csv<W: Write>(records: &[IoRecord], writer: W) -> std::io::Result<(
             r.blocks,
             if r.write { 'W' } else { 'R' }
         )?;
-        if with_md5 {
+        if self.with_md5 {
             let hashes: Vec<String> = r.content.iter().map(md5_hex).collect();
-            write!(w, ",{}", hashes.join(";"))?;
+            write!(self.w, ",{}", hashes.join(";"))?;
         }
-        writeln!(w)?;
+        writeln!(self.w)
     }
-    w.flush()
+
+    pub fn finish(mut self) -> std::io::Result<()> {
+        self.w.flush()
+    }
 }
 
 /// Parses spindle CSV. The first non-blank line must be one of the two headers.

@@ -40,11 +40,12 @@ mod sample;
 pub mod spc;
 pub mod srt;
 pub mod stream;
+pub mod summary;
 pub mod tencent;
 mod text;
 pub mod validate;
 
-pub use self::csv::write_csv;
+pub use self::csv::{write_csv, CsvWriter};
 pub use detect::detect;
 pub use error::{Position, TraceError};
 pub use sample::{sample, SAMPLES};

@@ -1,0 +1,159 @@
+//! `spindle trace`: what a trace file holds, and its records as spindle CSV.
+
+use crate::progress::Progress;
+use crate::table::{thousands, Align, Table};
+use anyhow::{anyhow, Context, Result};
+use spindle::trace::summary::TraceSummary;
+use spindle::trace::{resolve_stream, CsvWriter, Format};
+use std::fmt::Write as _;
+use std::path::Path;
+
+/// The devices listed in the text output (all of them in JSON).
+const TEXT_DEVICES: usize = 20;
+
+/// Reads `spec` once: its summary (text or JSON), and with `csv` its records written
+/// there as spindle CSV in file order. `device` keeps one trace device; `limit` stops
+/// after that many records.
+pub fn trace(
+    spec: &str,
+    format: Option<&str>,
+    device: Option<u32>,
+    limit: Option<u64>,
+    csv: Option<&Path>,
+    json: bool,
+) -> Result<String> {
+    let spec = match format {
+        Some(f) => {
+            let f: Format = f.parse().map_err(|e: String| anyhow!(e))?;
+            format!("{}:{spec}", f.name())
+        }
+        None => spec.to_string(),
+    };
+    let stream = resolve_stream(&spec).map_err(|e| anyhow!("{e}"))?;
+    let (file, format) = (stream.file().to_string(), stream.format());
+    let mut out = match csv {
+        Some(path) => {
+            let f = std::fs::File::create(path)
+                .with_context(|| format!("cannot create {}", path.display()))?;
+            Some((CsvWriter::new(f, false)?, path))
+        }
+        None => None,
+    };
+    let mut summary = TraceSummary::new();
+    let mut bar = match limit {
+        Some(n) => Progress::new(n, "records"),
+        None => Progress::counter("records"),
+    };
+    for record in stream {
+        let r = record.map_err(|e| anyhow!("{e}"))?;
+        if device.is_some_and(|d| d != r.device) {
+            continue;
+        }
+        summary.add(&r);
+        bar.set(summary.requests);
+        if let Some((w, path)) = &mut out {
+            w.write(&r)
+                .with_context(|| format!("cannot write {}", path.display()))?;
+        }
+        if limit.is_some_and(|n| summary.requests >= n) {
+            break;
+        }
+    }
+    bar.finish();
+    if let Some((w, path)) = out {
+        w.finish()
+            .with_context(|| format!("cannot write {}", path.display()))?;
+    }
+    if json {
+        let v = serde_json::json!({
+            "file": file,
+            "format": format.name(),
+            "summary": summary,
+            "span_s": summary.span_s(),
+            "requests_per_s": summary.rate_per_s(),
+            "sizes_sectors": summary.sizes(),
+        });
+        return Ok(serde_json::to_string_pretty(&v)? + "\n");
+    }
+    Ok(text(&file, format, &summary))
+}
+
+fn text(file: &str, format: Format, s: &TraceSummary) -> String {
+    let mut o = String::new();
+    let pct = |n: u64| 100.0 * n as f64 / s.requests.max(1) as f64;
+    let gb = |sectors: u64| sectors as f64 * 512.0 / 1e9;
+    let _ = writeln!(o, "trace      {file} ({format})");
+    let _ = writeln!(
+        o,
+        "requests   {}: {:.1} % reads; {} read, {} written",
+        thousands(s.requests),
+        pct(s.reads),
+        bytes(s.sectors_read),
+        bytes(s.sectors_written)
+    );
+    let order = if s.in_arrival_order {
+        "in arrival order"
+    } else {
+        "not in arrival order (replays sort it)"
+    };
+    let _ = writeln!(
+        o,
+        "time       {:.3} s from the first request to the last, {:.1} requests/s; {order}",
+        s.span_s(),
+        s.rate_per_s()
+    );
+    if let Some(q) = s.sizes() {
+        let _ = writeln!(
+            o,
+            "sizes      mean {:.1} sectors; p50 {}, p90 {}, p99 {}, largest {} (sectors of 512 bytes)",
+            q.mean, q.p50, q.p90, q.p99, q.max
+        );
+    }
+    let _ = writeln!(
+        o,
+        "sequential {:.1} % start where their device's previous request ended",
+        pct(s.sequential)
+    );
+    let _ = writeln!(o, "devices    {}\n", thousands(s.devices.len() as u64));
+    let mut t = Table::new(&[
+        ("device", Align::Right),
+        ("requests", Align::Right),
+        ("reads", Align::Right),
+        ("extent (sectors)", Align::Right),
+        ("extent (GB)", Align::Right),
+        ("sequential", Align::Right),
+    ]);
+    let mut busiest: Vec<_> = s.devices.iter().collect();
+    busiest.sort_by_key(|(d, x)| (std::cmp::Reverse(x.requests), **d));
+    for (d, x) in busiest.iter().take(TEXT_DEVICES) {
+        let share = |n: u64| format!("{:.1} %", 100.0 * n as f64 / x.requests.max(1) as f64);
+        t.row(vec![
+            d.to_string(),
+            thousands(x.requests),
+            share(x.reads),
+            thousands(x.max_end_lbn),
+            format!("{:.3}", gb(x.max_end_lbn)),
+            share(x.sequential),
+        ]);
+    }
+    o.push_str(&t.render());
+    if busiest.len() > TEXT_DEVICES {
+        let _ = writeln!(
+            o,
+            "... and {} more devices (the {TEXT_DEVICES} busiest are shown; --json lists all)",
+            thousands((busiest.len() - TEXT_DEVICES) as u64)
+        );
+    }
+    o
+}
+
+/// `sectors` of 512 bytes in decimal units (kB, MB, GB, TB).
+fn bytes(sectors: u64) -> String {
+    let b = sectors as f64 * 512.0;
+    match b {
+        b if b >= 1e12 => format!("{:.2} TB", b / 1e12),
+        b if b >= 1e9 => format!("{:.2} GB", b / 1e9),
+        b if b >= 1e6 => format!("{:.2} MB", b / 1e6),
+        b => format!("{:.1} kB", b / 1e3),
+    }
+}
