@@ -1493,7 +1493,7 @@ fn trace_summarises_and_converts() {
     assert!(o.status.success(), "{}", stderr(&o));
     let text = stdout(&o);
     assert!(text.contains("(blktrace)"), "{text}");
-    assert!(text.contains("requests   6: 33.3 % reads"), "{text}");
+    assert!(text.contains("requests   7: 42.9 % reads"), "{text}");
     let from_bin = json(&["trace", bin, "--json"]);
     let from_csv = json(&["trace", csv_s, "--json"]);
     assert_eq!(from_csv["format"], "spindle-csv");

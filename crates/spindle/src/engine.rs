@@ -220,9 +220,9 @@ fn mapping_note(device: u32, units: usize, offset: u64) -> String {
         return String::new();
     }
     format!(
-        " (with {units} disk{} for the trace's devices, device {device} starts at sector \
-         {offset} of disk {}: devices beyond the disks are laid end to end; keep one \
-         device with --device N, or give more disks)",
+        " (the trace's devices go to the stack's {units} unit{} in turn, and those beyond \
+         it are laid end to end: device {device} starts at sector {offset} of unit {}; keep \
+         one device with --device N, or give the stack more units, e.g. --disks)",
         if units == 1 { "" } else { "s" },
         device as usize % units
     )
@@ -583,7 +583,7 @@ pub fn run(
                 }
                 let d = p.rec.device as usize;
                 let unit = d % n_units;
-                let offset = (d / n_units) as u64 * stride;
+                let offset = ((d / n_units) as u64).saturating_mul(stride);
                 let (base, cap) = units.units[unit];
                 let lbn = p.rec.lbn.saturating_add(offset);
                 let blocks = p.rec.blocks.max(1);

@@ -162,8 +162,10 @@ mod trace {
     }
 
     /// `blktrace-sdx.bin` is a small binary blktrace stream written for this test (two
-    /// disks, two CPUs; process notes, a remap, merges, read-ahead, a FUA write, a
-    /// data-less flush, a discard, a plug, a failed read, a requeue), and
+    /// disks, two CPUs' stretches one after the other; a start-time note, process
+    /// notes, a remap, merges, read-ahead, a FUA write, a data-less flush, a FUA-only
+    /// and a data-less write, a discard, a plug, a failed read, a requeue, a SCSI
+    /// pass-through read, a read of 1,000 bytes), and
     /// `blktrace-sdx-be.bin` the same in big-endian order. `blktrace-sdx.blkparse.txt` is
     /// what the real `blkparse` 1.2.0 (Debian's blktrace 1.2.0-5) printed for either
     /// (`blkparse -i - < blktrace-sdx.bin`): the binary reader must give the records the
@@ -175,7 +177,10 @@ mod trace {
         assert_eq!(binary, text);
         assert_eq!(read("blktrace-sdx-be.bin", Format::Blktrace), text);
         // The issued reads and writes: the requeued write is issued twice; the
-        // data-less flush and the discard are not requests.
+        // data-less commands, the discard and the pass-through read are not requests;
+        // 1,000 bytes print as 1 sector. Time 0 is the first queue event, not the notes
+        // before it; sda is device 0 (its first request came first) though CPU 0's
+        // stretch, with sdb's, comes first in the file.
         assert_eq!(
             binary,
             [
@@ -185,6 +190,7 @@ mod trace {
                 rec(900_300, 0, 77, 1, false),
                 rec(1_000_100, 1, 123_456, 256, true),
                 rec(1_000_300, 1, 123_456, 256, true),
+                rec(1_900_000, 0, 9_000, 1, false),
             ]
         );
     }

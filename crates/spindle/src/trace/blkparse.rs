@@ -17,11 +17,12 @@
 //! One request becomes one record, taken from a single action: `D` (issued to the
 //! driver, what the disk sees) by default, or `Q` if the trace has no `D` events (traces
 //! of stacked devices may have only queue events); [`parse_with_action`] picks another.
-//! Only events whose RWBS contains `R` or `W` are kept: discards (`D`), pure flushes
-//! and other non-data commands (`N`) are skipped, as are events without a
-//! `sector + count` when the RWBS has a flush (`F`) — a data-less flush. A read or
-//! write event of the chosen action without `sector + count`, or with a count of 0
-//! and no flush, is an error.
+//! Only events whose RWBS contains `R` or `W` and that move data are kept: discards
+//! (`D`) and other non-data commands (`N`) are skipped, and so are read and write
+//! events without a `sector + count` or with a count of 0 (flushes, FUA-only writes,
+//! zone management) and SCSI pass-through commands (a byte count, then the command
+//! block in parentheses). A read or write event of the chosen action whose sector or
+//! count is not a number is an error.
 //!
 //! `device` is the index of the event's `major,minor` among the distinct devices of the
 //! kept events, in order of first appearance. Times are kept as written (they already
@@ -33,6 +34,7 @@ use super::lines::{line_records, Lines, Source, StampedIter, Step};
 use super::text::Fields;
 use super::{IoRecord, TraceError};
 use crate::time::SimTime;
+use rustc_hash::FxHashMap;
 
 const NAMES: &[&str] = &[
     "device (major,minor)",
@@ -89,7 +91,7 @@ pub(crate) fn stamped<'a>(
             if d { "D" } else { "Q" }.to_string()
         }
     };
-    let mut devices: Vec<(u32, u32)> = Vec::new();
+    let mut devices: FxHashMap<(u32, u32), u32> = FxHashMap::default();
     Ok(line_records(source.lines(file)?, move |l| {
         let e = match event(l)? {
             Step::Record(e) if e.action == action => e,
@@ -99,14 +101,15 @@ pub(crate) fn stamped<'a>(
         let Some(request) = e.request.map_err(|msg| l.error(msg))? else {
             return Ok(Step::Skip);
         };
-        let index = match devices.iter().position(|&d| d == e.device) {
-            Some(i) => i,
+        let device = match devices.get(&e.device) {
+            Some(&i) => i,
             None => {
-                devices.push(e.device);
-                devices.len() - 1
+                let i =
+                    u32::try_from(devices.len()).map_err(|_| l.error("more than 2^32 devices"))?;
+                devices.insert(e.device, i);
+                i
             }
         };
-        let device = u32::try_from(index).map_err(|_| l.error("more than 2^32 devices"))?;
         let record = IoRecord { device, ..request };
         Ok(Step::Record((record.arrival.0, l.position(), record)))
     }))
@@ -175,7 +178,7 @@ fn parse_event(line: &str) -> Result<Event, String> {
     let request = if !write && !rwbs.contains('R') {
         Ok(None)
     } else {
-        extent(&f, rwbs.contains('F')).map(|extent| {
+        extent(&f).map(|extent| {
             extent.map(|(lbn, blocks)| IoRecord {
                 arrival: SimTime(time),
                 device: 0,
@@ -193,24 +196,25 @@ fn parse_event(line: &str) -> Result<Event, String> {
     })
 }
 
-/// `sector + count` after the RWBS; `None` for a data-less flush.
-fn extent(f: &Fields<'_>, flush: bool) -> Result<Option<(u64, u32)>, String> {
+/// `sector + count` after the RWBS; `None` for an event that moves no data: a
+/// data-less command (a flush, a FUA-only write, zone management) printed without one
+/// or with a count of 0, or a SCSI pass-through command (printed as its byte count and
+/// its command block in parentheses).
+fn extent(f: &Fields<'_>) -> Result<Option<(u64, u32)>, String> {
     let sector = f.get(7)?;
-    if sector.text.starts_with('[') && flush {
+    if sector.text.starts_with('[') {
         return Ok(None);
     }
     let lbn = sector.uint()?;
     let plus = f.get(8)?;
+    if plus.text.starts_with('(') {
+        return Ok(None);
+    }
     if plus.text != "+" {
         return Err(plus.error("expected '+' between sector and count"));
     }
-    let count = f.get(9)?;
-    let blocks: u32 = count.uint()?;
-    match blocks {
-        0 if flush => Ok(None),
-        0 => Err(count.error("a request must be at least 1 sector")),
-        _ => Ok(Some((lbn, blocks))),
-    }
+    let blocks: u32 = f.get(9)?.uint()?;
+    Ok((blocks > 0).then_some((lbn, blocks)))
 }
 
 #[cfg(test)]
@@ -274,16 +278,12 @@ Total (8,0):
     fn errors() {
         let cases = [
             (
-                "8,0 1 1 0.1 5 D W 12 + 0 [p]",
-                "field 10 (sector count): a request must be at least 1 sector",
-            ),
-            (
                 "8,0 1 1 0.1 5 D W 12 - 8 [p]",
                 "field 9 ('+'): expected '+'",
             ),
             (
-                "8,0 1 1 0.1 5 D R [p]",
-                "field 8 (sector): expected an unsigned integer, found \"[p]\"",
+                "8,0 1 1 0.1 5 D R p",
+                "field 8 (sector): expected an unsigned integer, found \"p\"",
             ),
             (
                 "8,x 1 1 0.1 5 D R 1 + 8 [p]",
@@ -305,6 +305,11 @@ Total (8,0):
             assert_eq!(err.line_number(), Some(2), "{bad}");
             assert!(err.msg.starts_with(msg), "{bad}: {}", err.msg);
         }
+        // Events that move no data are not requests: no extent, a count of 0, a SCSI
+        // pass-through command.
+        let text = "8,0 1 1 0.0 5 D W 1 + 8 [p]\n8,0 1 2 0.1 5 D W [p]\n\
+                    8,0 1 3 0.2 5 D WF 9 + 0 [p]\n8,0 1 4 0.3 5 D R 4096 (28 00 00) [sg]\n";
+        assert_eq!(parse(text.as_bytes(), "t").unwrap().len(), 1);
         // A malformed event of another action is not an error.
         let text = "8,0 1 1 0.0 5 D W 1 + 8 [p]\n8,0 1 2 0.0 5 Q W 1 + 0 [p]\n";
         assert_eq!(parse(text.as_bytes(), "t").unwrap().len(), 1);

@@ -17,17 +17,24 @@
 //! The records are those `blkparse`'s text gives through [`super::blkparse`], so a
 //! trace replays the same either way: one request per event of one action, issue (`D`,
 //! what the disk sees) if the trace has any issue event, else queue (`Q`); only reads
-//! and writes with data (a write if the write category is set, else a read if it
-//! carries bytes). Discards, data-less flushes, notifications (process names, messages)
-//! and SCSI pass-through commands are skipped; a write of 0 bytes without a flush, or a
-//! size that is not a whole number of 512-byte sectors, is an error. Times count from
-//! the earliest event of any kind in the file, as `blkparse` counts them; `device` is
-//! the index of the event's `major,minor` among the distinct devices of the kept events,
-//! in order of first appearance. Both decisions take a first pass over the file.
+//! and writes that move data (a write if the write category is set, else a read), in
+//! whole sectors rounded down as `blkparse` prints them. Discards, data-less commands
+//! (flushes, FUA-only writes, zone management), notes (process names, messages) and
+//! SCSI pass-through commands are skipped, as is the cgroup id some kernels put before
+//! the payload. Times count from the earliest event, notes about processes and the
+//! start time aside, as `blkparse` counts them. `device` is the index of the event's
+//! `major,minor` among the devices of the kept events, in the order their first request
+//! came (`blkparse`'s order). These decisions take a first pass over the file, so the
+//! stream must be a file, not a pipe.
+//!
+//! A stream from several CPUs (or per-CPU files concatenated) is in time order only
+//! within each CPU's stretch; `spindle run` then reads it whole and sorts it, in
+//! memory that grows with the trace.
 
 use super::lines::{Source, StampedIter};
 use super::{Format, IoRecord, Position, TraceError};
 use crate::time::SimTime;
+use rustc_hash::FxHashMap;
 use std::io::{BufRead, Read};
 
 /// Bytes of an event's fixed header.
@@ -40,9 +47,12 @@ const VERSION: u32 = 7;
 /// Action codes (the low 16 bits of `action`).
 const ISSUE: u32 = 7;
 const QUEUE: u32 = 1;
+/// The notification code of a message (others name processes or the start time).
+const NOTE_MESSAGE: u32 = 2;
+/// Set in the action code when the payload starts with the cgroup's id.
+const CGROUP: u32 = 1 << 8;
 /// Category bits (the high 16 bits of `action`).
 const WRITE: u32 = 1 << 1;
-const FLUSH: u32 = 1 << 2;
 const PASS_THROUGH: u32 = 1 << 9;
 const NOTIFY: u32 = 1 << 10;
 const DISCARD: u32 = 1 << 13;
@@ -71,8 +81,9 @@ struct Event {
 }
 
 impl Event {
+    /// The action code, without the flag that says a cgroup id leads the payload.
     fn code(&self) -> u32 {
-        self.action & 0xffff
+        self.action & 0xffff & !CGROUP
     }
 
     fn categories(&self) -> u32 {
@@ -207,18 +218,51 @@ fn read_up_to(reader: &mut dyn BufRead, buf: &mut [u8]) -> Result<usize, String>
     Ok(got)
 }
 
-/// The streaming reader: a first pass finds the earliest time and whether the trace has
-/// issue events, the second yields the records.
+/// The streaming reader: a first pass finds the earliest time, whether the trace has
+/// issue events, and when each device's first kept request came; the second yields the
+/// records.
 pub(crate) fn stamped<'a>(source: &Source<'a>, file: &str) -> Result<StampedIter<'a>, TraceError> {
+    if let Source::File(path) = source {
+        if !path.is_file() {
+            return Err(TraceError::file(
+                file,
+                "a blktrace stream is read twice (for its first event and the action to \
+                 keep), which a pipe or device cannot be: save it to a file first",
+            ));
+        }
+    }
     let mut genesis = u64::MAX;
     let mut issued = false;
+    // Each device's earliest request for either action: blkparse prints in time order,
+    // so that is the order its devices first appear in.
+    let mut first_seen: [FxHashMap<u32, u64>; 2] = Default::default();
     for event in Events::new(source.open(file)?, file) {
         let (_, e) = event?;
-        genesis = genesis.min(e.time);
+        if counts_for_genesis(&e) {
+            genesis = genesis.min(e.time);
+        }
+        // Any issue event decides, as a `D` line does for the text reader.
         issued |= e.code() == ISSUE && e.categories() & NOTIFY == 0;
+        for (slot, action) in [ISSUE, QUEUE].into_iter().enumerate() {
+            if request(&e, action).is_some() {
+                let t = first_seen[slot].entry(e.device).or_insert(e.time);
+                *t = (*t).min(e.time);
+            }
+        }
     }
-    let action = if issued { ISSUE } else { QUEUE };
-    let mut devices: Vec<u32> = Vec::new();
+    let (action, first) = if issued {
+        (ISSUE, &first_seen[0])
+    } else {
+        (QUEUE, &first_seen[1])
+    };
+    let mut order: Vec<(u64, u32)> = first.iter().map(|(&d, &t)| (t, d)).collect();
+    order.sort_unstable();
+    // At most one device per event, so the index fits in 32 bits for any real file.
+    let devices: FxHashMap<u32, u32> = order
+        .iter()
+        .enumerate()
+        .map(|(i, &(_, d))| (d, u32::try_from(i).unwrap_or(u32::MAX)))
+        .collect();
     let name = file.to_string();
     Ok(Box::new(Events::new(source.open(file)?, file).filter_map(
         move |event| {
@@ -226,70 +270,78 @@ pub(crate) fn stamped<'a>(source: &Source<'a>, file: &str) -> Result<StampedIter
                 Ok(x) => x,
                 Err(err) => return Some(Err(err)),
             };
-            let request = match request(&e, action, genesis) {
-                Ok(Some(r)) => r,
-                Ok(None) => return None,
-                Err(msg) => {
-                    return Some(Err(TraceError {
-                        file: name.clone(),
-                        at,
-                        msg,
-                    }))
-                }
+            let record = request(&e, action)?;
+            let (Some(arrival), Some(&device)) =
+                (e.time.checked_sub(genesis), devices.get(&e.device))
+            else {
+                return Some(Err(TraceError {
+                    file: name.clone(),
+                    at,
+                    msg: "the file changed while it was read (an event the first pass did \
+                          not see)"
+                        .into(),
+                }));
             };
-            let index = devices
-                .iter()
-                .position(|&d| d == e.device)
-                .unwrap_or_else(|| {
-                    devices.push(e.device);
-                    devices.len() - 1
-                });
-            // At most one new device per event: an index always fits.
-            let device = u32::try_from(index).unwrap_or(u32::MAX);
-            let record = IoRecord { device, ..request };
-            Some(Ok((record.arrival.0, at, record)))
+            let record = IoRecord {
+                arrival: SimTime(arrival),
+                device,
+                ..record
+            };
+            Some(Ok((arrival, at, record)))
         },
     )))
 }
 
-/// The request an event stands for, `None` if it is not one of the chosen action's
-/// reads or writes.
-fn request(e: &Event, action: u32, genesis: u64) -> Result<Option<IoRecord>, String> {
+/// Whether an event sets the trace's start: every event but the notes blktrace adds
+/// about processes and the trace's start time (`blkparse` leaves those out too;
+/// messages count).
+fn counts_for_genesis(e: &Event) -> bool {
+    e.categories() & NOTIFY == 0 || e.code() == NOTE_MESSAGE
+}
+
+/// The request an event stands for (arrival and device not yet set), `None` if it is
+/// not one of `action`'s reads or writes that move data.
+fn request(e: &Event, action: u32) -> Option<IoRecord> {
     let cat = e.categories();
     if e.code() != action || cat & (NOTIFY | PASS_THROUGH | DISCARD) != 0 {
-        return Ok(None);
+        return None;
     }
-    let write = cat & WRITE != 0;
-    if e.bytes == 0 {
-        return match (write, cat & FLUSH != 0) {
-            (true, false) => Err("a write of 0 bytes that is not a flush".into()),
-            _ => Ok(None),
-        };
-    }
-    if !e.bytes.is_multiple_of(512) {
-        return Err(format!(
-            "bytes 24-27 (size): {} bytes is not a whole number of 512-byte sectors",
-            e.bytes
-        ));
-    }
-    Ok(Some(IoRecord {
-        arrival: SimTime(e.time - genesis),
+    // Whole sectors, rounded down as blkparse prints them; none for data-less commands
+    // (flushes, FUA-only writes, zone management).
+    let blocks = e.bytes / 512;
+    (blocks > 0).then(|| IoRecord {
+        arrival: SimTime::ZERO,
         device: 0,
         lbn: e.sector,
-        blocks: e.bytes / 512,
-        write,
+        blocks,
+        write: cat & WRITE != 0,
         content: Vec::new(),
-    }))
+    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    /// One event in the byte order `little`.
-    fn event(little: bool, time: u64, sector: u64, bytes: u32, action: u32, pdu: &[u8]) -> Vec<u8> {
+    /// One event on device `dev` in the byte order `little`.
+    fn event_on(
+        little: bool,
+        dev: u32,
+        time: u64,
+        sector: u64,
+        bytes: u32,
+        action: u32,
+        pdu: &[u8],
+    ) -> Vec<u8> {
         let mut v = Vec::new();
-        let mut put32 = |v: &mut Vec<u8>, x: u32| {
+        let put32 = |v: &mut Vec<u8>, x: u32| {
+            v.extend(if little {
+                x.to_le_bytes()
+            } else {
+                x.to_be_bytes()
+            })
+        };
+        let put64 = |v: &mut Vec<u8>, x: u64| {
             v.extend(if little {
                 x.to_le_bytes()
             } else {
@@ -298,22 +350,15 @@ mod tests {
         };
         put32(&mut v, MAGIC | VERSION);
         put32(&mut v, 1);
-        let put64 = |v: &mut Vec<u8>, x: u64| {
-            v.extend(if little {
-                x.to_le_bytes()
-            } else {
-                x.to_be_bytes()
-            })
-        };
         put64(&mut v, time);
         put64(&mut v, sector);
         put32(&mut v, bytes);
         put32(&mut v, action);
         put32(&mut v, 42);
-        put32(&mut v, 8 << 20);
+        put32(&mut v, dev);
         put32(&mut v, 0);
-        let n = u16::try_from(pdu.len()).expect("small payload");
         v.extend([0, 0]);
+        let n = u16::try_from(pdu.len()).expect("small payload");
         v.extend(if little {
             n.to_le_bytes()
         } else {
@@ -323,36 +368,78 @@ mod tests {
         v
     }
 
+    fn event(little: bool, time: u64, sector: u64, bytes: u32, action: u32, pdu: &[u8]) -> Vec<u8> {
+        event_on(little, 8 << 20, time, sector, bytes, action, pdu)
+    }
+
     const ISSUED_READ: u32 = ISSUE | (1 | 1 << 6) << 16;
     const ISSUED_WRITE: u32 = ISSUE | (WRITE | 1 << 6) << 16;
+    const FLUSH: u32 = 1 << 2;
+    const FUA: u32 = 1 << 15;
+    /// A note naming a process, one with the trace's start time, and a message.
+    const NOTE_PROCESS: u32 = NOTIFY << 16;
+    const NOTE_TIME: u32 = 1 | NOTIFY << 16;
+    const NOTE_TEXT: u32 = NOTE_MESSAGE | NOTIFY << 16;
 
     #[test]
     fn both_byte_orders_read_alike() {
         for little in [true, false] {
-            let mut bytes = event(little, 1_000, 0, 0, NOTIFY << 16, b"fio\0");
+            let mut bytes = event(little, 1_000, 0, 0, NOTE_PROCESS, b"fio\0");
+            bytes.extend(event(little, 1_000, 0, 0, NOTE_TIME, &[0; 16]));
             bytes.extend(event(little, 1_500, 64, 4096, ISSUED_READ, &[]));
-            bytes.extend(event(little, 2_500, 128, 512, ISSUED_WRITE, &[]));
+            bytes.extend(event(little, 2_500, 128, 1000, ISSUED_WRITE, &[]));
             assert!(is_blktrace(&bytes));
             let r = parse(&bytes, "t").expect("parses");
             assert_eq!(r.len(), 2);
+            // Process and time notes do not start the trace; sizes round down.
             assert_eq!(
                 (r[0].arrival.0, r[0].lbn, r[0].blocks, r[0].write),
-                (500, 64, 8, false)
+                (0, 64, 8, false)
             );
             assert_eq!(
                 (r[1].arrival.0, r[1].lbn, r[1].blocks, r[1].write),
-                (1_500, 128, 1, true)
+                (1_000, 128, 1, true)
             );
+            // A message does.
+            let mut bytes = event(little, 1_000, 0, 0, NOTE_TEXT, b"hi\0");
+            bytes.extend(event(little, 1_500, 64, 4096, ISSUED_READ, &[]));
+            assert_eq!(parse(&bytes, "t").expect("parses")[0].arrival.0, 500);
         }
     }
 
     #[test]
-    fn pass_through_discard_and_empty_flush_are_skipped() {
-        let mut bytes = event(true, 0, 8, 4096, ISSUED_READ | PASS_THROUGH << 16, &[]);
+    fn data_less_pass_through_and_discards_are_skipped() {
+        let mut bytes = event(
+            true,
+            0,
+            8,
+            4096,
+            ISSUED_READ | PASS_THROUGH << 16,
+            &[0x28; 10],
+        );
         bytes.extend(event(true, 1, 8, 4096, ISSUED_WRITE | DISCARD << 16, &[]));
         bytes.extend(event(true, 2, 0, 0, ISSUED_WRITE | FLUSH << 16, &[]));
-        bytes.extend(event(true, 3, 8, 0, ISSUED_READ, &[]));
+        bytes.extend(event(true, 3, 0, 0, ISSUED_WRITE | FUA << 16, &[]));
+        bytes.extend(event(true, 4, 0, 0, ISSUED_WRITE, &[]));
+        bytes.extend(event(true, 5, 8, 100, ISSUED_READ, &[]));
         assert_eq!(parse(&bytes, "t").expect("parses"), Vec::new());
+    }
+
+    #[test]
+    fn cgroup_tagged_events_are_read() {
+        let bytes = event(true, 0, 8, 4096, ISSUED_READ | CGROUP, &7u64.to_le_bytes());
+        assert_eq!(parse(&bytes, "t").expect("parses").len(), 1);
+    }
+
+    #[test]
+    fn devices_are_numbered_in_the_order_their_first_request_came() {
+        // CPU 1's stretch (sdb, later) comes first in the file.
+        let sdb = 8 << 20 | 16;
+        let mut bytes = event_on(true, sdb, 2_000, 8, 4096, ISSUED_READ, &[]);
+        bytes.extend(event_on(true, 8 << 20, 1_000, 8, 4096, ISSUED_READ, &[]));
+        let r = parse(&bytes, "t").expect("parses");
+        assert_eq!((r[0].arrival.0, r[0].device), (0, 0));
+        assert_eq!((r[1].arrival.0, r[1].device), (1_000, 1));
     }
 
     #[test]
@@ -378,12 +465,14 @@ mod tests {
         bad[1] = 0;
         let e = parse(&bad, "t").unwrap_err().to_string();
         assert!(e.contains("(magic): expected blktrace's"), "{e}");
-        let odd = event(true, 0, 8, 1000, ISSUED_READ, &[]);
-        let e = parse(&odd, "t").unwrap_err().to_string();
-        assert!(e.contains("1000 bytes is not a whole number"), "{e}");
-        let empty_write = event(true, 0, 8, 0, ISSUED_WRITE, &[]);
-        let e = parse(&empty_write, "t").unwrap_err().to_string();
-        assert!(e.contains("a write of 0 bytes"), "{e}");
+    }
+
+    #[test]
+    fn a_pipe_is_refused_with_a_reason() {
+        let e = super::super::read_trace(std::path::Path::new("/dev/null"), Some(Format::Blktrace))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("save it to a file first"), "{e}");
     }
 
     #[test]
