@@ -791,13 +791,25 @@ pub fn run_config(
                 device,
                 lbn,
                 blocks,
+                offset,
                 ..
             },
             Some(spec),
-        ) => match locate_in_trace(c, spec, *device, *lbn, *blocks) {
-            Some(at) => anyhow!("{at}: {e}"),
-            None => anyhow!("{e}"),
-        },
+        ) => {
+            // A device that starts at sector 0 is simply larger than the disk.
+            let hint = if *offset == 0 {
+                format!(
+                    "; a larger disk holds it (--disk: `spindle disks` lists them; `spindle \
+                     trace {spec}` shows each trace device's extent)"
+                )
+            } else {
+                String::new()
+            };
+            match locate_in_trace(c, spec, *device, *lbn, *blocks) {
+                Some(at) => anyhow!("{at}: {e}{hint}"),
+                None => anyhow!("{e}{hint}"),
+            }
+        }
         _ => anyhow!("{e}"),
     })?;
     bar.set(done);

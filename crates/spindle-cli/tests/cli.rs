@@ -1476,6 +1476,14 @@ fn a_volume_beyond_the_disks_says_how_to_pick_one() {
         "run", "--trace", trace, "--disk", "wd-re3", "--device", "1063", "--json",
     ]);
     assert_eq!(out["metrics"]["requests"], 3, "{out}");
+    // A device larger than the disk: the hint names a larger disk and `spindle trace`.
+    let blk = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../spindle/tests/fixtures/traces/blktrace-sdx.bin"
+    );
+    let err = failure(&["run", "--trace", blk]);
+    assert!(err.contains("a larger disk holds it"), "{err}");
+    assert!(!err.contains("laid end to end"), "{err}");
 }
 
 /// `spindle trace` summarises a trace in one pass and writes it as spindle CSV, which
