@@ -17,7 +17,7 @@
 //! is an error. A header line `device_id,opcode,offset,length,timestamp` is accepted
 //! first; blank lines are skipped.
 
-use super::lines::{line_records, Lines, StampedIter, Step};
+use super::lines::{csv_records, Lines, StampedIter};
 use super::text::Fields;
 use super::{Format, IoRecord, TraceError};
 use crate::time::SimTime;
@@ -37,18 +37,7 @@ pub fn parse(bytes: &[u8], file: &str) -> Result<Vec<IoRecord>, TraceError> {
 
 /// The streaming reader: records stamped with their µs, not rebased.
 pub(crate) fn stamped(lines: Lines<'_>) -> StampedIter<'_> {
-    let mut first = true;
-    line_records(lines, move |l| {
-        let line = l.text();
-        if line.trim_ascii().is_empty() {
-            return Ok(Step::Skip);
-        }
-        if std::mem::take(&mut first) && line.trim_ascii() == HEADER {
-            return Ok(Step::Skip);
-        }
-        let (us, record) = parse_line(line).map_err(|msg| l.error(msg))?;
-        Ok(Step::Record((us, l.position(), record)))
-    })
+    csv_records(lines, |l| l.trim_ascii() == HEADER, parse_line)
 }
 
 /// Whether `line` looks like a record: five fields, a numeric device, `R` or `W`, and

@@ -148,6 +148,28 @@ where
     })
 }
 
+/// A CSV-like format's reader: blank lines skipped, an optional header line first (one
+/// `is_header` accepts), and every other line a record `parse` stamps with the format's
+/// clock.
+pub(crate) fn csv_records<'a>(
+    lines: Lines<'a>,
+    is_header: fn(&str) -> bool,
+    parse: fn(&str) -> Result<(u64, IoRecord), String>,
+) -> StampedIter<'a> {
+    let mut first = true;
+    line_records(lines, move |l| {
+        let line = l.text();
+        if line.trim_ascii().is_empty() {
+            return Ok(Step::Skip);
+        }
+        if std::mem::take(&mut first) && is_header(line) {
+            return Ok(Step::Skip);
+        }
+        let (stamp, record) = parse(line).map_err(|msg| l.error(msg))?;
+        Ok(Step::Record((stamp, l.position(), record)))
+    })
+}
+
 struct LineRecords<'a, F> {
     lines: Lines<'a>,
     parse: F,

@@ -17,7 +17,7 @@
 //! The published files have no header line; one identical to the line above is
 //! accepted as the first line. Blank lines are skipped.
 
-use super::lines::{line_records, Lines, StampedIter, Step};
+use super::lines::{csv_records, Lines, StampedIter};
 use super::text::Fields;
 use super::{Format, IoRecord, TraceError};
 use crate::time::SimTime;
@@ -42,18 +42,7 @@ pub fn parse(bytes: &[u8], file: &str) -> Result<Vec<IoRecord>, TraceError> {
 
 /// The streaming reader: records stamped with their FILETIME, not rebased.
 pub(crate) fn stamped(lines: Lines<'_>) -> StampedIter<'_> {
-    let mut first = true;
-    line_records(lines, move |l| {
-        let line = l.text();
-        if line.trim_ascii().is_empty() {
-            return Ok(Step::Skip);
-        }
-        if std::mem::take(&mut first) && is_header(line) {
-            return Ok(Step::Skip);
-        }
-        let (ticks, record) = parse_line(line).map_err(|msg| l.error(msg))?;
-        Ok(Step::Record((ticks, l.position(), record)))
-    })
+    csv_records(lines, is_header, parse_line)
 }
 
 /// The optional header line, recognised by its first field's name.
