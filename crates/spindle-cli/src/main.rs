@@ -240,14 +240,18 @@ enum Command {
 
     /// Summarise a trace file (requests, devices, sizes, rate, sequentiality), or convert it to CSV
     #[command(
-        long_about = "Read a trace once and summarise it: its format (detected unless --format names it),\n\
+        long_about = "Read a trace and summarise it: its format (detected unless --format names it),\n\
             requests and read share, bytes read and written, the time from the first request to the\n\
             last and the request rate, request sizes (mean, p50, p90, p99, largest, in 512-byte\n\
             sectors), the share of requests that start where their device's previous one ended,\n\
             and per device (the 20 busiest in text, all in JSON) requests, reads, extent and\n\
             sequential share. The file is read as a stream, in memory that grows only with the\n\
-            number of devices. --csv writes the records read as spindle CSV (file order), which\n\
-            every spindle command and the Python package read back.\n\
+            number of devices and of distinct request sizes; formats with an absolute clock (msr,\n\
+            fiu, hp-srt, alibaba, tencent) and blkparse and blktrace take a first pass too, so the\n\
+            file must be a regular file (not a pipe) and --limit does not shorten that pass. The\n\
+            sequential share and --limit follow the file's order. --csv writes the records read\n\
+            as spindle CSV (file order, content hashes kept), which every spindle command and the\n\
+            Python package read back; it is renamed into place only when the whole trace was read.\n\
             \n\
             Formats: disksim-ascii, disksim-validate, hp-srt, msr, fiu, spc, blkparse, blktrace\n\
             (binary), alibaba, tencent, spindle-csv.",
@@ -890,7 +894,7 @@ struct TraceArgs {
     #[arg(long, value_name = "N")]
     device: Option<u32>,
     /// Stop after this many requests (after --device)
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     limit: Option<u64>,
     /// Also write the requests read as spindle CSV to this file
     #[arg(long, value_name = "FILE")]

@@ -798,9 +798,16 @@ pub fn run_config(
         ) => {
             // A device that starts at sector 0 is simply larger than the disk.
             let hint = if *offset == 0 {
+                let format = c
+                    .workload
+                    .format
+                    .as_deref()
+                    .map_or(String::new(), |f| format!(" --format {f}"));
                 format!(
-                    "; a larger disk holds it (--disk: `spindle disks` lists them; `spindle \
-                     trace {spec}` shows each trace device's extent)"
+                    "; it needs a disk of at least {} sectors (`spindle disks` lists their \
+                     capacities) or an array over several (--array raid0 --disks N); `spindle \
+                     trace {spec}{format}` shows each trace device's extent",
+                    lbn.saturating_add(u64::from(*blocks))
                 )
             } else {
                 String::new()

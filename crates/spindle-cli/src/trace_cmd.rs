@@ -2,11 +2,12 @@
 
 use crate::progress::Progress;
 use crate::table::{thousands, Align, Table};
-use anyhow::{anyhow, Context, Result};
+use anyhow::{anyhow, bail, Context, Result};
 use spindle::trace::summary::TraceSummary;
 use spindle::trace::{resolve_stream, CsvWriter, Format};
+use std::collections::BTreeSet;
 use std::fmt::Write as _;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// The devices listed in the text output (all of them in JSON).
 const TEXT_DEVICES: usize = 20;
@@ -23,6 +24,9 @@ pub fn trace(
     json: bool,
 ) -> Result<String> {
     let spec = match format {
+        Some(_) if spec.starts_with("sample:") => {
+            bail!("{spec} is a built-in trace with its own format: give no --format")
+        }
         Some(f) => {
             let f: Format = f.parse().map_err(|e: String| anyhow!(e))?;
             format!("{}:{spec}", f.name())
@@ -31,38 +35,70 @@ pub fn trace(
     };
     let stream = resolve_stream(&spec).map_err(|e| anyhow!("{e}"))?;
     let (file, format) = (stream.file().to_string(), stream.format());
+    // Written beside the target and renamed there only when the whole trace was read,
+    // so an error never leaves a file that looks complete.
     let mut out = match csv {
         Some(path) => {
-            let f = std::fs::File::create(path)
-                .with_context(|| format!("cannot create {}", path.display()))?;
-            Some((CsvWriter::new(f, false)?, path))
+            if same_file(Path::new(&file), path) {
+                bail!(
+                    "--csv {} is the trace being read: give another file",
+                    path.display()
+                );
+            }
+            let mut partial = path.as_os_str().to_owned();
+            partial.push(".partial");
+            let partial = PathBuf::from(partial);
+            let f = std::fs::File::create(&partial)
+                .with_context(|| format!("cannot create {}", partial.display()))?;
+            // Content hashes are kept where the format has them.
+            let with_md5 = matches!(format, Format::Fiu | Format::SpindleCsv);
+            Some((CsvWriter::new(f, with_md5)?, partial, path))
         }
         None => None,
     };
     let mut summary = TraceSummary::new();
+    let mut others: BTreeSet<u32> = BTreeSet::new();
     let mut bar = match limit {
         Some(n) => Progress::new(n, "records"),
         None => Progress::counter("records"),
     };
     for record in stream {
+        if limit.is_some_and(|n| summary.requests >= n) {
+            break;
+        }
         let r = record.map_err(|e| anyhow!("{e}"))?;
         if device.is_some_and(|d| d != r.device) {
+            if others.len() < MAX_LISTED_DEVICES {
+                others.insert(r.device);
+            }
             continue;
         }
         summary.add(&r);
         bar.set(summary.requests);
-        if let Some((w, path)) = &mut out {
+        if let Some((w, partial, _)) = &mut out {
             w.write(&r)
-                .with_context(|| format!("cannot write {}", path.display()))?;
-        }
-        if limit.is_some_and(|n| summary.requests >= n) {
-            break;
+                .with_context(|| format!("cannot write {}", partial.display()))?;
         }
     }
     bar.finish();
-    if let Some((w, path)) = out {
+    if let (Some(d), 0) = (device, summary.requests) {
+        let listed: Vec<String> = others.iter().map(u32::to_string).collect();
+        bail!(
+            "{file}: device {d} has no requests (devices seen: {}{})",
+            listed.join(", "),
+            if others.len() >= MAX_LISTED_DEVICES {
+                ", ..."
+            } else {
+                ""
+            }
+        );
+    }
+    if let Some((w, partial, path)) = out {
         w.finish()
-            .with_context(|| format!("cannot write {}", path.display()))?;
+            .with_context(|| format!("cannot write {}", partial.display()))?;
+        std::fs::rename(&partial, path).with_context(|| {
+            format!("cannot rename {} to {}", partial.display(), path.display())
+        })?;
     }
     if json {
         let v = serde_json::json!({
@@ -76,6 +112,17 @@ pub fn trace(
         return Ok(serde_json::to_string_pretty(&v)? + "\n");
     }
     Ok(text(&file, format, &summary))
+}
+
+/// Devices listed when `--device` names none of the trace's.
+const MAX_LISTED_DEVICES: usize = 12;
+
+/// Whether `a` and `b` name the same existing file.
+fn same_file(a: &Path, b: &Path) -> bool {
+    match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
+        (Ok(x), Ok(y)) => x == y,
+        _ => false,
+    }
 }
 
 fn text(file: &str, format: Format, s: &TraceSummary) -> String {
@@ -94,13 +141,18 @@ fn text(file: &str, format: Format, s: &TraceSummary) -> String {
     let order = if s.in_arrival_order {
         "in arrival order"
     } else {
-        "not in arrival order (replays sort it)"
+        "not in arrival order (replays sort it; the sequential share and --limit follow \
+         the file's order)"
+    };
+    let rate = if s.span_s() > 0.0 {
+        format!("{:.1} requests/s", s.rate_per_s())
+    } else {
+        "no rate (every request at one time stamp)".to_string()
     };
     let _ = writeln!(
         o,
-        "time       {:.3} s from the first request to the last, {:.1} requests/s; {order}",
+        "time       {:.3} s from the first request to the last, {rate}; {order}",
         s.span_s(),
-        s.rate_per_s()
     );
     if let Some(q) = s.sizes() {
         let _ = writeln!(

@@ -1476,13 +1476,16 @@ fn a_volume_beyond_the_disks_says_how_to_pick_one() {
         "run", "--trace", trace, "--disk", "wd-re3", "--device", "1063", "--json",
     ]);
     assert_eq!(out["metrics"]["requests"], 3, "{out}");
-    // A device larger than the disk: the hint names a larger disk and `spindle trace`.
+    // A device larger than the disk: the hint says how large a disk it needs.
     let blk = concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/../spindle/tests/fixtures/traces/blktrace-sdx.bin"
     );
     let err = failure(&["run", "--trace", blk]);
-    assert!(err.contains("a larger disk holds it"), "{err}");
+    assert!(
+        err.contains("it needs a disk of at least 5298192 sectors"),
+        "{err}"
+    );
     assert!(!err.contains("laid end to end"), "{err}");
 }
 
@@ -1511,4 +1514,21 @@ fn trace_summarises_and_converts() {
     assert_eq!(one["summary"]["requests"], 2);
     let err = failure(&["trace", csv_s, "--format", "nope"]);
     assert!(err.contains("unknown trace format"), "{err}");
+    // The trace being read is never overwritten, and nothing is left half-written.
+    let err = failure(&["trace", csv_s, "--csv", csv_s]);
+    assert!(err.contains("is the trace being read"), "{err}");
+    assert_eq!(json(&["trace", csv_s, "--json"])["summary"]["requests"], 7);
+    assert!(!dir.path("sdx.csv.partial").exists());
+    let err = failure(&["trace", bin, "--device", "9"]);
+    assert!(err.contains("device 9 has no requests (devices seen: 0, 1)"), "{err}");
+    // Content hashes survive the conversion.
+    let fiu = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../spindle/tests/fixtures/traces/fiu-webvm.txt"
+    );
+    let fiu_csv = dir.path("fiu.csv");
+    let o = spindle(&["trace", fiu, "--csv", fiu_csv.to_str().expect("utf-8")]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = std::fs::read_to_string(&fiu_csv).expect("written");
+    assert!(text.starts_with("arrival_ms,device,lbn,blocks,op,md5\n"), "{text}");
 }

@@ -168,8 +168,9 @@ mod trace {
     /// pass-through read, a read of 1,000 bytes), and
     /// `blktrace-sdx-be.bin` the same in big-endian order. `blktrace-sdx.blkparse.txt` is
     /// what the real `blkparse` 1.2.0 (Debian's blktrace 1.2.0-5) printed for either
-    /// (`blkparse -i - < blktrace-sdx.bin`): the binary reader must give the records the
-    /// text reader gives on that output.
+    /// (`blkparse -i - < blktrace-sdx.bin`; the stream is short enough for its batch
+    /// sorting to sort it whole): the binary reader must give the records the text reader
+    /// gives on that output.
     #[test]
     fn blktrace_fixture_reads_as_blkparse_prints_it() {
         let text = read("blktrace-sdx.blkparse.txt", Format::Blkparse);

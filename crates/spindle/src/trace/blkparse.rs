@@ -21,7 +21,7 @@
 //! (`D`) and other non-data commands (`N`) are skipped, and so are read and write
 //! events without a `sector + count` or with a count of 0 (flushes, FUA-only writes,
 //! zone management) and SCSI pass-through commands (a byte count, then the command
-//! block in parentheses). A read or write event of the chosen action whose sector or
+//! block in parentheses or, from kernel 4.11 on, the process). A read or write event of the chosen action whose sector or
 //! count is not a number is an error.
 //!
 //! `device` is the index of the event's `major,minor` among the distinct devices of the
@@ -79,6 +79,7 @@ pub(crate) fn stamped<'a>(
     let action = match action {
         Some(a) => a.to_string(),
         None => {
+            source.check_rereadable(file, "whether the trace has issue events")?;
             let mut lines = source.lines(file)?;
             let mut d = false;
             while !d && lines.advance()? {
@@ -198,16 +199,18 @@ fn parse_event(line: &str) -> Result<Event, String> {
 
 /// `sector + count` after the RWBS; `None` for an event that moves no data: a
 /// data-less command (a flush, a FUA-only write, zone management) printed without one
-/// or with a count of 0, or a SCSI pass-through command (printed as its byte count and
-/// its command block in parentheses).
+/// or with a count of 0, or a SCSI pass-through command, printed as its byte count and
+/// then its command block in parentheses (older kernels) or directly the process
+/// (kernels from 4.11, whose pass-through events carry no command block).
 fn extent(f: &Fields<'_>) -> Result<Option<(u64, u32)>, String> {
+    let not_a_count = |text: &str| text.starts_with('[') || text.starts_with('(');
     let sector = f.get(7)?;
-    if sector.text.starts_with('[') {
+    if not_a_count(sector.text) {
         return Ok(None);
     }
     let lbn = sector.uint()?;
     let plus = f.get(8)?;
-    if plus.text.starts_with('(') {
+    if not_a_count(plus.text) {
         return Ok(None);
     }
     if plus.text != "+" {
@@ -308,7 +311,8 @@ Total (8,0):
         // Events that move no data are not requests: no extent, a count of 0, a SCSI
         // pass-through command.
         let text = "8,0 1 1 0.0 5 D W 1 + 8 [p]\n8,0 1 2 0.1 5 D W [p]\n\
-                    8,0 1 3 0.2 5 D WF 9 + 0 [p]\n8,0 1 4 0.3 5 D R 4096 (28 00 00) [sg]\n";
+                    8,0 1 3 0.2 5 D WF 9 + 0 [p]\n8,0 1 4 0.3 5 D R 4096 (28 00 00) [sg]\n\
+                    8,0 1 5 0.4 5 D R 512 [smartctl]\n";
         assert_eq!(parse(text.as_bytes(), "t").unwrap().len(), 1);
         // A malformed event of another action is not an error.
         let text = "8,0 1 1 0.0 5 D W 1 + 8 [p]\n8,0 1 2 0.0 5 Q W 1 + 0 [p]\n";

@@ -14,14 +14,16 @@
 //! ...), the high 16 the categories: read, write, flush, FUA, discard, read-ahead,
 //! metadata, SCSI pass-through, notification.
 //!
-//! The records are those `blkparse`'s text gives through [`super::blkparse`], so a
-//! trace replays the same either way: one request per event of one action, issue (`D`,
+//! The records are those `blkparse -i DEV`'s text (the per-CPU files `DEV.blktrace.N`)
+//! gives through [`super::blkparse`], so a trace replays the same either way (piped,
+//! `blkparse -i -` sorts only in batches of events and agrees for short streams only): one request per event of one action, issue (`D`,
 //! what the disk sees) if the trace has any issue event, else queue (`Q`); only reads
 //! and writes that move data (a write if the write category is set, else a read), in
 //! whole sectors rounded down as `blkparse` prints them. Discards, data-less commands
 //! (flushes, FUA-only writes, zone management), notes (process names, messages) and
-//! SCSI pass-through commands are skipped, as is the cgroup id some kernels put before
-//! the payload. Times count from the earliest event, notes about processes and the
+//! SCSI pass-through commands are skipped. Events some kernels tag with a cgroup id
+//! (the `blk_cgroup` option) are read as blktrace 1.3 reads them; blkparse 1.2.0 drops
+//! them. Times count from the earliest event, notes about processes and the
 //! start time aside, as `blkparse` counts them. `device` is the index of the event's
 //! `major,minor` among the devices of the kept events, in the order their first request
 //! came (`blkparse`'s order). These decisions take a first pass over the file, so the
@@ -222,15 +224,10 @@ fn read_up_to(reader: &mut dyn BufRead, buf: &mut [u8]) -> Result<usize, String>
 /// issue events, and when each device's first kept request came; the second yields the
 /// records.
 pub(crate) fn stamped<'a>(source: &Source<'a>, file: &str) -> Result<StampedIter<'a>, TraceError> {
-    if let Source::File(path) = source {
-        if !path.is_file() {
-            return Err(TraceError::file(
-                file,
-                "a blktrace stream is read twice (for its first event and the action to \
-                 keep), which a pipe or device cannot be: save it to a file first",
-            ));
-        }
-    }
+    source.check_rereadable(
+        file,
+        "its first event, the action to keep, its devices' order",
+    )?;
     let mut genesis = u64::MAX;
     let mut issued = false;
     // Each device's earliest request for either action: blkparse prints in time order,
@@ -473,6 +470,7 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("save it to a file first"), "{e}");
+        assert!(e.contains("its first event"), "{e}");
     }
 
     #[test]

@@ -39,6 +39,23 @@ impl<'a> Source<'a> {
         }
     }
 
+    /// An error unless the source can be read more than once: a file read twice (to
+    /// detect its format, find its earliest time stamp, choose its events) must be a
+    /// regular file, since a pipe or a device gives its bytes only once. `why` says what
+    /// the second reading is for.
+    pub(crate) fn check_rereadable(&self, file: &str, why: &str) -> Result<(), TraceError> {
+        match self {
+            Source::File(path) if !path.is_file() => Err(TraceError::file(
+                file,
+                format!(
+                    "not a regular file, and reading it takes a second pass ({why}), which \
+                     a pipe or a device cannot give: save it to a file first"
+                ),
+            )),
+            _ => Ok(()),
+        }
+    }
+
     pub(crate) fn lines(&self, file: &str) -> Result<Lines<'a>, TraceError> {
         Ok(Lines {
             reader: self.open(file)?,

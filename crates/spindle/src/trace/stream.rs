@@ -46,6 +46,7 @@ fn format_of(
     match source {
         Source::Bytes(bytes) => detect(file, bytes),
         Source::File(_) => {
+            source.check_rereadable(file, "its format, from its first bytes")?;
             let mut head = Vec::new();
             source
                 .open(file)?
@@ -183,6 +184,7 @@ impl<'a> TraceStream<'a> {
             Some(ns_per_unit) => {
                 // First pass: the earliest time stamp (up to the first bad record, where
                 // the second pass will stop too).
+                source.check_rereadable(file, "its earliest time stamp")?;
                 let start = stamped(format, &source, file)?
                     .map_while(Result::ok)
                     .map(|(t, _, _)| t)

@@ -3,7 +3,6 @@
 //! how sequential each device's requests are (`spindle trace`).
 
 use super::IoRecord;
-use hdrhistogram::Histogram;
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -36,8 +35,10 @@ pub struct TraceSummary {
     /// Requests that start where their device's previous request (in file order) ended.
     pub sequential: u64,
     pub devices: BTreeMap<u32, DeviceSummary>,
+    /// How many requests have each size (sectors): exact, and small, since traces use
+    /// few distinct sizes (at most one entry per request).
     #[serde(skip)]
-    sizes: Histogram<u64>,
+    sizes: BTreeMap<u32, u64>,
     #[serde(skip)]
     previous_arrival: Option<u64>,
 }
@@ -65,9 +66,7 @@ impl Default for TraceSummary {
             in_arrival_order: true,
             sequential: 0,
             devices: BTreeMap::new(),
-            // Three significant digits: sizes within 0.1 %; the histogram grows to any
-            // size (a record's is below 2^32 sectors).
-            sizes: Histogram::new(3).expect("3 significant digits are supported"),
+            sizes: BTreeMap::new(),
             previous_arrival: None,
         }
     }
@@ -96,8 +95,7 @@ impl TraceSummary {
             self.in_arrival_order = false;
         }
         self.previous_arrival = Some(t);
-        // An auto-resizing histogram takes any u64.
-        self.sizes.saturating_record(blocks);
+        *self.sizes.entry(r.blocks).or_insert(0) += 1;
         let d = self.devices.entry(r.device).or_default();
         d.requests += 1;
         if !r.write {
@@ -130,14 +128,30 @@ impl TraceSummary {
         }
     }
 
-    /// Request sizes in sectors; `None` without records.
+    /// Request sizes in sectors (exact: the smallest size at or above each share of the
+    /// requests); `None` without records.
     pub fn sizes(&self) -> Option<SizeQuantiles> {
-        (self.requests > 0).then(|| SizeQuantiles {
-            mean: self.sizes.mean(),
-            p50: self.sizes.value_at_quantile(0.5),
-            p90: self.sizes.value_at_quantile(0.9),
-            p99: self.sizes.value_at_quantile(0.99),
-            max: self.sizes.max(),
+        if self.requests == 0 {
+            return None;
+        }
+        let at = |q: f64| -> u64 {
+            // The rank of the quantile, 1-based: ceil(q × n), at least 1.
+            let rank = ((q * self.requests as f64).ceil() as u64).max(1);
+            let mut seen = 0;
+            for (&size, &n) in &self.sizes {
+                seen += n;
+                if seen >= rank {
+                    return u64::from(size);
+                }
+            }
+            self.sizes.keys().next_back().map_or(0, |&s| u64::from(s))
+        };
+        Some(SizeQuantiles {
+            mean: (self.sectors_read + self.sectors_written) as f64 / self.requests as f64,
+            p50: at(0.5),
+            p90: at(0.9),
+            p99: at(0.99),
+            max: self.sizes.keys().next_back().map_or(0, |&s| u64::from(s)),
         })
     }
 }
@@ -183,6 +197,17 @@ mod tests {
         assert_eq!((s.devices[&1].requests, s.devices[&1].reads), (2, 0));
         let q = s.sizes().expect("records");
         assert_eq!((q.p50, q.max), (8, 16));
+        // Large sizes are exact (a histogram of a few significant digits is not).
+        let mut big = TraceSummary::new();
+        for blocks in [2048, 2048, 65_536, 1] {
+            big.add(&rec(0, 0, 0, blocks, false));
+        }
+        let qb = big.sizes().expect("records");
+        assert_eq!(
+            (qb.p50, qb.p90, qb.p99, qb.max),
+            (2048, 65_536, 65_536, 65_536)
+        );
+        assert!((qb.mean - 69_633.0 / 4.0).abs() < 1e-9);
         assert!((q.mean - 41.0 / 5.0).abs() < 1e-9);
         assert!((s.rate_per_s() - 5.0 / 0.009).abs() < 1e-6);
         assert_eq!(TraceSummary::new().sizes(), None);
