@@ -1520,7 +1520,10 @@ fn trace_summarises_and_converts() {
     assert_eq!(json(&["trace", csv_s, "--json"])["summary"]["requests"], 7);
     assert!(!dir.path("sdx.csv.partial").exists());
     let err = failure(&["trace", bin, "--device", "9"]);
-    assert!(err.contains("device 9 has no requests (devices seen: 0, 1)"), "{err}");
+    assert!(
+        err.contains("device 9 has no requests (devices seen: 0, 1)"),
+        "{err}"
+    );
     // Content hashes survive the conversion.
     let fiu = concat!(
         env!("CARGO_MANIFEST_DIR"),
@@ -1530,5 +1533,8 @@ fn trace_summarises_and_converts() {
     let o = spindle(&["trace", fiu, "--csv", fiu_csv.to_str().expect("utf-8")]);
     assert!(o.status.success(), "{}", stderr(&o));
     let text = std::fs::read_to_string(&fiu_csv).expect("written");
-    assert!(text.starts_with("arrival_ms,device,lbn,blocks,op,md5\n"), "{text}");
+    assert!(
+        text.starts_with("arrival_ms,device,lbn,blocks,op,md5\n"),
+        "{text}"
+    );
 }
