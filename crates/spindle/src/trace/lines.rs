@@ -44,8 +44,10 @@ impl<'a> Source<'a> {
     /// regular file, since a pipe or a device gives its bytes only once. `why` says what
     /// the second reading is for.
     pub(crate) fn check_rereadable(&self, file: &str, why: &str) -> Result<(), TraceError> {
+        // A missing file is left to the reader, which says so.
+        let not_regular = |path: &PathBuf| std::fs::metadata(path).is_ok_and(|m| !m.is_file());
         match self {
-            Source::File(path) if !path.is_file() => Err(TraceError::file(
+            Source::File(path) if not_regular(path) => Err(TraceError::file(
                 file,
                 format!(
                     "not a regular file, and reading it takes a second pass ({why}), which \

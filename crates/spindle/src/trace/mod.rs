@@ -204,6 +204,9 @@ mod tests {
         let err = resolve("/nonexistent/x.trace").unwrap_err();
         assert_eq!(err.file, "/nonexistent/x.trace");
         assert_eq!(err.at, Position::File);
+        assert!(err.msg.contains("No such file"), "{err}");
+        let err = stream::resolve_stream("msr:/nonexistent/y.csv").unwrap_err();
+        assert!(err.msg.contains("No such file"), "{err}");
         let err = resolve("msr:/nonexistent/y.csv").unwrap_err();
         assert_eq!(err.file, "/nonexistent/y.csv");
         let err = resolve("sample:nope").unwrap_err();
