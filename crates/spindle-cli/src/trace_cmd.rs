@@ -4,7 +4,7 @@ use crate::progress::Progress;
 use crate::table::{thousands, Align, Table};
 use anyhow::{anyhow, bail, Context, Result};
 use spindle::trace::summary::TraceSummary;
-use spindle::trace::{resolve_stream, CsvWriter, Format};
+use spindle::trace::{resolve_stream, CsvWriter, Format, TraceStream};
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -12,8 +12,8 @@ use std::path::{Path, PathBuf};
 /// The devices listed in the text output (all of them in JSON).
 const TEXT_DEVICES: usize = 20;
 
-/// Reads `spec` once: its summary (text or JSON), and with `csv` its records written
-/// there as spindle CSV in file order. `device` keeps one trace device; `limit` stops
+/// Reads `spec` as a stream: its summary (text or JSON), and with `csv` its records
+/// written there as spindle CSV in file order. `device` keeps one trace device; `limit` stops
 /// after that many records.
 pub fn trace(
     spec: &str,
@@ -58,41 +58,28 @@ pub fn trace(
     };
     let mut summary = TraceSummary::new();
     let mut others: BTreeSet<u32> = BTreeSet::new();
-    let mut bar = match limit {
-        Some(n) => Progress::new(n, "records"),
-        None => Progress::counter("records"),
-    };
-    for record in stream {
-        if limit.is_some_and(|n| summary.requests >= n) {
-            break;
-        }
-        let r = record.map_err(|e| anyhow!("{e}"))?;
-        if device.is_some_and(|d| d != r.device) {
-            if others.len() < MAX_LISTED_DEVICES {
-                others.insert(r.device);
+    let read = read_into(stream, device, limit, &mut summary, &mut others, &mut out).and_then(
+        |()| match (device, summary.requests) {
+            (Some(d), 0) => {
+                let listed: Vec<String> = others.iter().map(u32::to_string).collect();
+                let more = if others.len() >= MAX_LISTED_DEVICES {
+                    ", ..."
+                } else {
+                    ""
+                };
+                Err(anyhow!(
+                    "{file}: device {d} has no requests (devices seen: {}{more})",
+                    listed.join(", ")
+                ))
             }
-            continue;
-        }
-        summary.add(&r);
-        bar.set(summary.requests);
-        if let Some((w, partial, _)) = &mut out {
-            w.write(&r)
-                .with_context(|| format!("cannot write {}", partial.display()))?;
-        }
+            _ => Ok(()),
+        },
+    );
+    if let (Err(_), Some((_, partial, _))) = (&read, &out) {
+        // Nothing half-written is left behind.
+        let _ = std::fs::remove_file(partial);
     }
-    bar.finish();
-    if let (Some(d), 0) = (device, summary.requests) {
-        let listed: Vec<String> = others.iter().map(u32::to_string).collect();
-        bail!(
-            "{file}: device {d} has no requests (devices seen: {}{})",
-            listed.join(", "),
-            if others.len() >= MAX_LISTED_DEVICES {
-                ", ..."
-            } else {
-                ""
-            }
-        );
-    }
+    read?;
     if let Some((w, partial, path)) = out {
         w.finish()
             .with_context(|| format!("cannot write {}", partial.display()))?;
@@ -116,6 +103,42 @@ pub fn trace(
 
 /// Devices listed when `--device` names none of the trace's.
 const MAX_LISTED_DEVICES: usize = 12;
+
+/// The records of `stream` kept by `device` and `limit`, into `summary` and the CSV
+/// writer; the devices `--device` passed over into `others` (a few).
+fn read_into(
+    stream: TraceStream<'_>,
+    device: Option<u32>,
+    limit: Option<u64>,
+    summary: &mut TraceSummary,
+    others: &mut BTreeSet<u32>,
+    out: &mut Option<(CsvWriter<std::fs::File>, PathBuf, &Path)>,
+) -> Result<()> {
+    let mut bar = match limit {
+        Some(n) => Progress::new(n, "records"),
+        None => Progress::counter("records"),
+    };
+    for record in stream {
+        if limit.is_some_and(|n| summary.requests >= n) {
+            break;
+        }
+        let r = record.map_err(|e| anyhow!("{e}"))?;
+        if device.is_some_and(|d| d != r.device) {
+            if others.len() < MAX_LISTED_DEVICES {
+                others.insert(r.device);
+            }
+            continue;
+        }
+        summary.add(&r);
+        bar.set(summary.requests);
+        if let Some((w, partial, _)) = out {
+            w.write(&r)
+                .with_context(|| format!("cannot write {}", partial.display()))?;
+        }
+    }
+    bar.finish();
+    Ok(())
+}
 
 /// Whether `a` and `b` name the same existing file.
 fn same_file(a: &Path, b: &Path) -> bool {

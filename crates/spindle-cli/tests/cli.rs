@@ -1519,7 +1519,10 @@ fn trace_summarises_and_converts() {
     assert!(err.contains("is the trace being read"), "{err}");
     assert_eq!(json(&["trace", csv_s, "--json"])["summary"]["requests"], 7);
     assert!(!dir.path("sdx.csv.partial").exists());
-    let err = failure(&["trace", bin, "--device", "9"]);
+    let none = dir.path("none.csv");
+    let none_s = none.to_str().expect("utf-8");
+    let err = failure(&["trace", bin, "--device", "9", "--csv", none_s]);
+    assert!(!none.exists() && !dir.path("none.csv.partial").exists());
     assert!(
         err.contains("device 9 has no requests (devices seen: 0, 1)"),
         "{err}"

@@ -43,7 +43,7 @@ pub(crate) fn stamped(lines: Lines<'_>) -> StampedIter<'_> {
 /// Whether `line` looks like a record: five fields, a numeric device, `R` or `W`, and
 /// three numbers.
 pub(crate) fn is_record(fields: &[&str]) -> bool {
-    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    let digits = super::text::is_digits;
     matches!(fields, [dev, op, offset, length, time]
         if digits(dev) && matches!(*op, "R" | "W") && digits(offset) && digits(length) && digits(time))
 }

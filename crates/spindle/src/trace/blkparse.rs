@@ -146,16 +146,14 @@ fn is_summary(line: &str) -> bool {
     let Some((head, _)) = line.split_once(" (") else {
         return false;
     };
-    let cpu = head
-        .strip_prefix("CPU")
-        .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()));
+    let cpu = head.strip_prefix("CPU").is_some_and(super::text::is_digits);
     (cpu || head == "Total") && line.ends_with("):")
 }
 
 /// `major,minor`.
 pub(crate) fn parse_device(text: &str) -> Option<(u32, u32)> {
     let (major, minor) = text.split_once(',')?;
-    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    let digits = super::text::is_digits;
     if !digits(major) || !digits(minor) {
         return None;
     }

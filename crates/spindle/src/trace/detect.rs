@@ -80,7 +80,7 @@ fn is_srt(bytes: &[u8]) -> bool {
 }
 
 fn detect_line(line: &str) -> Option<Format> {
-    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    let digits = super::text::is_digits;
     if line == csv::HEADER || line == csv::HEADER_MD5 {
         return Some(Format::SpindleCsv);
     }

@@ -40,7 +40,7 @@ pub(crate) fn stamped(lines: Lines<'_>) -> StampedIter<'_> {
 
 /// Whether `line` looks like a record: five numbers, the fourth 0 or 1.
 pub(crate) fn is_record(fields: &[&str]) -> bool {
-    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    let digits = super::text::is_digits;
     matches!(fields, [time, offset, size, kind, volume]
         if digits(time) && digits(offset) && digits(size) && matches!(*kind, "0" | "1") && digits(volume))
 }

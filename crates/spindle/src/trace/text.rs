@@ -337,6 +337,12 @@ pub(crate) fn rebase_one(
     Ok(record)
 }
 
+/// Whether `s` is a non-empty run of decimal digits (a field detection may take for an
+/// unsigned integer).
+pub(crate) fn is_digits(s: &str) -> bool {
+    !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit())
+}
+
 /// The sectors a byte range touches: its first sector and how many (`ceil((offset %
 /// 512 + length) / 512)`); `None` beyond 2^32 sectors.
 pub(crate) fn byte_range_sectors(offset: u64, length: u64) -> Option<(u64, u32)> {
