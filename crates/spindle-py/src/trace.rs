@@ -5,7 +5,9 @@ use crate::columns::{self, Col, Columns};
 use crate::errors::from_text;
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
+use spindle::time::SimTime;
 use spindle::trace::stream::{open_trace, resolve_stream};
+use spindle::trace::summary::TraceSummary;
 use spindle::trace::{Format, IoRecord, TraceError};
 use std::path::Path;
 use std::sync::Mutex;
@@ -127,15 +129,7 @@ impl TraceCursor {
                     let Some(r) = self.next_kept(&mut it)? else {
                         break;
                     };
-                    let scaled =
-                        u128::from(r.arrival.0) * u128::from(self.num) / u128::from(self.den);
-                    let ns = i64::try_from(scaled).map_err(|_| {
-                        format!(
-                            "{}: an arrival of {} ns scaled by {}/{} exceeds 2^63 ns",
-                            self.file, r.arrival.0, self.num, self.den
-                        )
-                    })?;
-                    t.push(ns);
+                    t.push(self.scaled_ns(r.arrival.0)?);
                     d.push(i64::from(r.device));
                     l.push(columns::ns(r.lbn));
                     b.push(i64::from(r.blocks));
@@ -155,9 +149,47 @@ impl TraceCursor {
             .map_err(from_text)?;
         columns::to_py(py, &cols)
     }
+
+    /// Reads the remaining records (at most `limit`) into a one-pass summary, in memory
+    /// that grows with the number of devices and distinct sizes only; the JSON that
+    /// `spindle trace --json` prints, arrivals scaled as `read` scales them.
+    #[pyo3(signature = (limit=None))]
+    fn summary(&self, py: Python<'_>, limit: Option<u64>) -> PyResult<String> {
+        py.detach(|| -> Result<String, String> {
+            let mut it = self.lock()?;
+            let mut s = TraceSummary::new();
+            while limit.is_none_or(|n| s.requests < n) {
+                let Some(mut r) = self.next_kept(&mut it)? else {
+                    break;
+                };
+                // Non-negative: scaled_ns refuses what does not fit in an i64.
+                r.arrival = SimTime(self.scaled_ns(r.arrival.0)?.unsigned_abs());
+                s.add(&r);
+            }
+            let v = serde_json::json!({
+                "summary": s,
+                "span_s": s.span_s(),
+                "requests_per_s": s.rate_per_s(),
+                "sizes_sectors": s.sizes(),
+            });
+            serde_json::to_string(&v).map_err(|e| e.to_string())
+        })
+        .map_err(from_text)
+    }
 }
 
 impl TraceCursor {
+    /// An arrival in ns, scaled by the file's true unit over the format's.
+    fn scaled_ns(&self, arrival_ns: u64) -> Result<i64, String> {
+        let scaled = u128::from(arrival_ns) * u128::from(self.num) / u128::from(self.den);
+        i64::try_from(scaled).map_err(|_| {
+            format!(
+                "{}: an arrival of {arrival_ns} ns scaled by {}/{} exceeds 2^63 ns",
+                self.file, self.num, self.den
+            )
+        })
+    }
+
     fn lock(&self) -> Result<std::sync::MutexGuard<'_, Records>, String> {
         self.records
             .lock()

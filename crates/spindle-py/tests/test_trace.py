@@ -134,3 +134,27 @@ def test_cloud_traces_are_detected_and_timed(root):
     df = t.to_pandas()
     assert sorted(df["DiskNumber"].unique().tolist()) == [7, 1063]
     assert df["Timestamp"].max() == 2_000_000_000
+
+
+def test_summary_streams_what_the_cli_prints(root):
+    r = spindle.TraceReader("sample:hplajw")
+    s = r.summary()
+    df = r.to_pandas()
+    assert s["requests"] == len(df) == 44519
+    assert s["reads"] == (df["Type"] == "Read").sum() and s["writes"] == 31479
+    assert s["bytes_read"] == df.loc[df["Type"] == "Read", "Size"].sum()
+    assert s["last_arrival_ns"] == df["Timestamp"].max() and s["in_arrival_order"]
+    assert s["sizes_sectors"]["p50"] == int((df["Size"] // 512).quantile(0.5, interpolation="higher"))
+    dev = s["devices"]
+    assert dev.index.tolist() == [0, 1] and dev["requests"].sum() == 44519
+    assert dev.loc[1, "requests"] == (df["DiskNumber"] == 1).sum()
+    # device, max_requests and slicing narrow it as they narrow the records.
+    one = spindle.TraceReader("sample:hplajw", device=1, max_requests=100).summary()
+    assert one["requests"] == 100 and one["devices"].index.tolist() == [1]
+    assert r[1000:1010].summary()["requests"] == 10
+    # A time unit scales the arrivals the summary reports.
+    traces = root / "crates/spindle/tests/fixtures/traces"
+    t = spindle.TraceReader(traces / "tencent-cbs.csv")
+    assert t.summary()["last_arrival_ns"] == t.to_pandas()["Timestamp"].max()
+    empty = spindle.TraceReader("sample:hplajw")[44519:].summary()
+    assert empty["requests"] == 0 and empty["sizes_sectors"] is None and empty["devices"].empty

@@ -94,6 +94,8 @@ class TraceCursor:
         """Skips up to ``n`` records; returns how many were skipped."""
     def read(self, n: int) -> Columns:
         """Up to ``n`` records as columns time, device, lbn, sectors, write; [] at the end."""
+    def summary(self, limit: Optional[int] = None) -> str:
+        """The remaining records (at most ``limit``) summarized in one pass, as JSON."""
 
 class DiskModel:
     """A drive model (preset or DiskSim ``.parv``)."""

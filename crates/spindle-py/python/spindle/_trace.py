@@ -220,6 +220,61 @@ class TraceReader:
         df.attrs["time_unit"] = "ns"
         return df
 
+    def summary(self) -> dict:
+        """What the trace holds, in one streaming pass (memory grows with the number of
+        devices and distinct request sizes, not with the trace), as ``spindle trace``
+        prints it: ``requests``, ``reads``, ``writes``, ``read_fraction``,
+        ``bytes_read``, ``bytes_written``, ``first_arrival_ns`` / ``last_arrival_ns`` (in
+        the reader's time unit, as ns), ``span_s``, ``requests_per_s``,
+        ``in_arrival_order`` (no record arrives before the one before it in the file),
+        ``sequential_fraction`` (requests that start where their device's previous one,
+        in file order, ended), ``sizes_sectors`` (``mean``, ``p50``, ``p90``, ``p99``,
+        ``max``; None without records) and ``devices``, a DataFrame indexed by device
+        with ``requests``, ``reads``, ``read_fraction``, ``extent_bytes`` (the end of
+        the highest range its requests touch) and ``sequential_fraction``. Honours
+        ``device``, ``max_requests`` and slicing."""
+        import json
+
+        import pandas as pd
+
+        raw = json.loads(self._cursor().summary(self.max_requests))
+        s = raw["summary"]
+        n = s["requests"]
+
+        def share(part: int, whole: int) -> float:
+            return part / whole if whole else 0.0
+
+        rows = {int(d): v for d, v in s["devices"].items()}
+        devices = pd.DataFrame(
+            {
+                "requests": [v["requests"] for v in rows.values()],
+                "reads": [v["reads"] for v in rows.values()],
+                "read_fraction": [share(v["reads"], v["requests"]) for v in rows.values()],
+                "extent_bytes": [v["max_end_lbn"] * 512 for v in rows.values()],
+                "sequential_fraction": [
+                    share(v["sequential"], v["requests"]) for v in rows.values()
+                ],
+            },
+            index=pd.Index(list(rows.keys()), name="device", dtype="int64"),
+        )
+        return {
+            "format": self.format,
+            "requests": n,
+            "reads": s["reads"],
+            "writes": s["writes"],
+            "read_fraction": share(s["reads"], n),
+            "bytes_read": s["sectors_read"] * 512,
+            "bytes_written": s["sectors_written"] * 512,
+            "first_arrival_ns": s["first_arrival_ns"],
+            "last_arrival_ns": s["last_arrival_ns"],
+            "span_s": raw["span_s"],
+            "requests_per_s": raw["requests_per_s"],
+            "in_arrival_order": s["in_arrival_order"],
+            "sequential_fraction": share(s["sequential"], n),
+            "sizes_sectors": raw["sizes_sectors"],
+            "devices": devices,
+        }
+
     def head(self, n: int = 5):
         """The first ``n`` records as a DataFrame (see :meth:`to_pandas`)."""
         return self[:n].to_pandas()
