@@ -37,6 +37,73 @@ pub struct Done {
     pub rider: bool,
 }
 
+/// A request's parts' completions gathered into the request's own, as [`Done`] defines
+/// it: the earliest start and dispatch over the parts, their breakdowns summed (a part
+/// that rode below behind another request adds none), a cache hit only if every part hit. Arrays, splits and replica retrievers that send a request
+/// below in pieces report it this way.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Parts {
+    start: Option<SimTime>,
+    dispatch: Option<SimTime>,
+    breakdown: Breakdown,
+    cache_hit: bool,
+}
+
+impl Default for Parts {
+    fn default() -> Parts {
+        Parts {
+            start: None,
+            dispatch: None,
+            breakdown: Breakdown::default(),
+            cache_hit: true,
+        }
+    }
+}
+
+impl Parts {
+    /// Counts one part's completion.
+    pub fn absorb(&mut self, d: &Done) {
+        self.start = Some(self.start.map_or(d.start, |s| s.min(d.start)));
+        self.dispatch = match (self.dispatch, d.dispatch) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        if d.rider {
+            // Merged behind another request below: its device time is counted there.
+            self.cache_hit &= d.cache_hit;
+            return;
+        }
+        let (b, p) = (&mut self.breakdown, &d.breakdown);
+        b.overhead_ns += p.overhead_ns;
+        b.seek_ns += p.seek_ns;
+        b.rotation_ns += p.rotation_ns;
+        b.transfer_ns += p.transfer_ns;
+        self.cache_hit &= d.cache_hit;
+    }
+
+    /// Marks the request started and dispatched at `now` with no part to report it.
+    pub fn start_at(&mut self, now: SimTime) {
+        self.start = Some(now);
+        self.dispatch = Some(now);
+    }
+
+    /// The parts' breakdown so far.
+    pub fn breakdown(&self) -> Breakdown {
+        self.breakdown
+    }
+
+    /// `req`'s completion at `now`, its last part done (started at `now` if no part
+    /// reported a start).
+    pub fn done(&self, req: Request, now: SimTime) -> Done {
+        Done {
+            breakdown: self.breakdown,
+            cache_hit: self.cache_hit,
+            dispatch: self.dispatch,
+            ..Done::served(req, self.start.unwrap_or(now), now)
+        }
+    }
+}
+
 impl Done {
     /// `req` served by the reporting part itself from `start` to `done` (sent on at
     /// `start`, no media breakdown of its own): a layer's or a layout engine's

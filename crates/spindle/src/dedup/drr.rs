@@ -26,7 +26,7 @@ use super::content::{ContentSource, UniqueContent};
 use super::replace::Policy;
 use super::{Digest, PAGE_SECTORS};
 use crate::disk::hdd::Request;
-use crate::node::{Done, NodeReport};
+use crate::node::{Done, NodeReport, Parts};
 use crate::stack::layer::{Layer, LayerIo};
 use crate::time::SimTime;
 use rustc_hash::FxHashMap;
@@ -177,8 +177,8 @@ pub struct Drr {
     /// Selective duplication: scratch volumes and the replicator.
     sd: Option<super::selective::Selective>,
     /// Requests from above sent below in pieces (across a scratch volume): pieces left
-    /// and the earliest start seen.
-    parts: FxHashMap<u64, (u32, SimTime)>,
+    /// and what the done ones reported.
+    parts: FxHashMap<u64, (u32, Parts)>,
     source: Box<dyn ContentSource>,
     head: Head,
     /// The digest of requests dispatched below and not complete: how many start and
@@ -341,7 +341,7 @@ impl Layer for Drr {
             self.send(req, lbn, blocks, io);
         } else {
             self.parts
-                .insert(req.id, (pieces.len() as u32, SimTime(u64::MAX)));
+                .insert(req.id, (pieces.len() as u32, Parts::default()));
             for (lbn, blocks) in pieces {
                 self.send(req, lbn, blocks, io);
             }
@@ -367,19 +367,19 @@ impl Layer for Drr {
         if !req.write {
             self.head.read_done(lbn, end);
         }
-        if let Some((left, start)) = self.parts.get_mut(&req.id) {
+        if let Some((left, parts)) = self.parts.get_mut(&req.id) {
             *left -= 1;
-            *start = (*start).min(done.start);
+            parts.absorb(done);
             if *left > 0 {
                 return;
             }
-            let start = *start;
+            let done = Done {
+                released: done.released,
+                unit: done.unit,
+                ..parts.done(req, now)
+            };
             self.parts.remove(&req.id);
-            io.up.push(Done {
-                req,
-                start,
-                ..*done
-            });
+            io.up.push(done);
             return;
         }
         io.up.push(Done { req, ..*done });

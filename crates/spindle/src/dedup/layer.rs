@@ -259,8 +259,12 @@ impl Layer for ContentCacheLayer {
                         }
                     }
                     // Part of a page: its new content is recorded, nothing is cached.
-                    Some(d) => self.cache.preload(page, &d),
-                    None => self.cache.invalidate(page),
+                    // Keyed by the sector, the key outlives the write: the cached page
+                    // is stale and leaves the cache.
+                    Some(d) if self.spec.addressing == Addressing::Content => {
+                        self.cache.preload(page, &d)
+                    }
+                    _ => self.cache.invalidate(page),
                 }
             }
             self.source.finished(req.id);
@@ -527,5 +531,30 @@ mod tests {
         assert_eq!(extra(&r, "read page hits (content)"), "0");
         assert_eq!(extra(&r, "read hits"), "0");
         assert_ne!(resp[4], 50_000, "went to the drive");
+    }
+
+    #[test]
+    fn a_write_of_part_of_a_cached_page_makes_the_next_read_miss() {
+        // No content in the workload (as from a plain trace): each write's is new.
+        let rec = |ms: u64, lbn: u64, blocks: u32, write: bool| crate::trace::IoRecord {
+            arrival: SimTime(ms * 1_000_000),
+            device: 0,
+            lbn,
+            blocks,
+            write,
+            content: Vec::new(),
+        };
+        let recs = [
+            rec(0, 800, 8, false),   // miss: page 100 cached
+            rec(100, 800, 8, false), // hit
+            rec(200, 801, 1, true),  // part of page 100 rewritten
+            rec(300, 800, 8, false), // its old copy must not serve this read
+        ];
+        for addressing in [Addressing::Content, Addressing::Sector] {
+            let (r, resp) = through_layer(addressing, &recs);
+            assert_eq!(extra(&r, "read hits"), "1", "{addressing:?}: {r:?}");
+            assert_eq!(resp[1], 50_000);
+            assert_ne!(resp[3], 50_000, "{addressing:?}: went to the drive");
+        }
     }
 }

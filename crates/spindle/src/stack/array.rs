@@ -11,8 +11,8 @@
 //! per row); requests do not wait for one another.
 
 pub use crate::array::layout::ParityLayout;
-use crate::disk::hdd::{Breakdown, Request};
-use crate::node::{tree_line, Device, Done, NodeReport, Units};
+use crate::disk::hdd::Request;
+use crate::node::{tree_line, Device, Done, NodeReport, Parts, Units};
 use crate::time::SimTime;
 use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
@@ -326,10 +326,7 @@ struct Parent {
     /// For each first-phase member request, the writes (indices into `then`) that
     /// wait for it.
     dependents: Vec<Vec<u32>>,
-    start: Option<SimTime>,
-    dispatch: Option<SimTime>,
-    breakdown: Breakdown,
-    cache_hit: bool,
+    parts: Parts,
 }
 
 #[derive(Clone, Copy, Debug, Default)]
@@ -908,10 +905,7 @@ impl Device for Array {
                     .map(|(&w, r)| (w, r.len() as u32))
                     .collect(),
                 dependents,
-                start: None,
-                dispatch: None,
-                breakdown: Breakdown::default(),
-                cache_hit: true,
+                parts: Parts::default(),
             },
         );
         for i in sequence {
@@ -943,16 +937,7 @@ impl Device for Array {
             let Some(p) = self.parents.get_mut(&pid) else {
                 continue;
             };
-            p.start = Some(p.start.map_or(d.start, |s| s.min(d.start)));
-            p.dispatch = match (p.dispatch, d.dispatch) {
-                (Some(a), Some(b)) => Some(a.min(b)),
-                (a, b) => a.or(b),
-            };
-            p.breakdown.overhead_ns += d.breakdown.overhead_ns;
-            p.breakdown.seek_ns += d.breakdown.seek_ns;
-            p.breakdown.rotation_ns += d.breakdown.rotation_ns;
-            p.breakdown.transfer_ns += d.breakdown.transfer_ns;
-            p.cache_hit &= d.cache_hit;
+            p.parts.absorb(&d);
             p.left -= 1;
             // The writes this one was the last read for, in plan order.
             go.clear();
@@ -976,18 +961,7 @@ impl Device for Array {
                 continue;
             }
             if let Some(p) = self.parents.remove(&pid) {
-                out.push(Done {
-                    req: p.req,
-                    dispatch: p.dispatch,
-                    start: p.start.unwrap_or(now),
-                    done: now,
-                    breakdown: p.breakdown,
-                    cache_hit: p.cache_hit,
-                    background: false,
-                    released: None,
-                    unit: 0,
-                    rider: false,
-                });
+                out.push(p.parts.done(p.req, now));
             }
         }
         self.scratch = got;

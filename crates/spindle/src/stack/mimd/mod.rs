@@ -31,8 +31,8 @@
 use super::array::ReplicaChoice;
 use super::propagation::{Background, MemberWrite};
 use crate::disk::geometry::{Geometry, Pbn};
-use crate::disk::hdd::{Breakdown, Request};
-use crate::node::{tree_line, Device, Done, NodeReport};
+use crate::disk::hdd::Request;
+use crate::node::{tree_line, Device, Done, NodeReport, Parts};
 use crate::time::SimTime;
 use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
@@ -200,10 +200,7 @@ impl Organization {
 struct Parent {
     req: Request,
     remaining: u32,
-    start: Option<SimTime>,
-    dispatch: Option<SimTime>,
-    breakdown: Breakdown,
-    cache_hit: bool,
+    parts: Parts,
 }
 
 impl Parent {
@@ -212,10 +209,7 @@ impl Parent {
         Parent {
             req,
             remaining,
-            start: None,
-            dispatch: None,
-            breakdown: Breakdown::default(),
-            cache_hit: true,
+            parts: Parts::default(),
         }
     }
 }
@@ -871,8 +865,7 @@ impl Layout {
             // Unreachable: the engine checks the range, and a share's every sector has
             // a first replica.
             if let Some(p) = self.parents.get_mut(&h.pid) {
-                p.start = Some(now);
-                p.dispatch = Some(now);
+                p.parts.start_at(now);
             }
             return;
         }
@@ -1073,14 +1066,9 @@ impl Layout {
         let runs = self.plan(&req, now);
         if runs.is_empty() {
             // Nothing addressable (the engine checks the range): done at once.
-            self.parents.insert(
-                req.id,
-                Parent {
-                    start: Some(now),
-                    dispatch: Some(now),
-                    ..Parent::waiting(req, 0)
-                },
-            );
+            let mut p = Parent::waiting(req, 0);
+            p.parts.start_at(now);
+            self.parents.insert(req.id, p);
             return;
         }
         match self.parents.get_mut(&req.id) {
@@ -1201,30 +1189,16 @@ impl Device for Layout {
             let Some(p) = self.parents.get_mut(&pid) else {
                 continue;
             };
-            p.start = Some(p.start.map_or(d.start, |s| s.min(d.start)));
-            p.dispatch = match (p.dispatch, d.dispatch) {
-                (Some(a), Some(b)) => Some(a.min(b)),
-                (a, b) => a.or(b),
-            };
-            p.breakdown.overhead_ns += d.breakdown.overhead_ns;
-            p.breakdown.seek_ns += d.breakdown.seek_ns;
-            p.breakdown.rotation_ns += d.breakdown.rotation_ns;
-            p.breakdown.transfer_ns += d.breakdown.transfer_ns;
-            p.cache_hit &= d.cache_hit;
+            p.parts.absorb(&d);
             p.remaining = p.remaining.saturating_sub(1);
             if p.remaining > 0 {
                 continue;
             }
             if let Some(p) = self.parents.remove(&pid) {
                 if !p.req.write {
-                    self.stats.rotation_ns += p.breakdown.rotation_ns;
+                    self.stats.rotation_ns += p.parts.breakdown().rotation_ns;
                 }
-                out.push(Done {
-                    breakdown: p.breakdown,
-                    cache_hit: p.cache_hit,
-                    dispatch: p.dispatch,
-                    ..Done::served(p.req, p.start.unwrap_or(now), now)
-                });
+                out.push(p.parts.done(p.req, now));
             }
         }
         self.scratch = got;
