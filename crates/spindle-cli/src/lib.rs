@@ -9,6 +9,7 @@ pub mod limits;
 pub mod mimic;
 pub mod minimimic;
 pub mod options;
+pub mod outputs;
 pub mod progress;
 pub mod raid;
 pub mod reproduce;

@@ -1,8 +1,8 @@
 //! `spindle`: the command-line front end of the spindle HDD simulator.
 
 use spindle_cli::{
-    bench, disks, disksim_run, experiments, mimic, minimimic, options, raid, reproduce, run, sweep,
-    torture, trace_cmd, validate,
+    bench, disks, disksim_run, experiments, mimic, minimimic, options, outputs, raid, reproduce,
+    run, sweep, torture, trace_cmd, validate,
 };
 
 use clap::{Args, Parser, Subcommand};
@@ -992,6 +992,17 @@ fn run(cli: Cli) -> anyhow::Result<String> {
         }
         Command::Run(mut a) => {
             let sched = a.opts.scheduler_kind()?;
+            if let Some(out) = &a.requests_csv {
+                let st = &a.opts.stack;
+                let inputs: Vec<&std::path::Path> = st
+                    .trace
+                    .as_deref()
+                    .and_then(outputs::trace_file)
+                    .into_iter()
+                    .chain(st.config.as_deref())
+                    .collect();
+                outputs::check_output("--requests-csv", out, &inputs)?;
+            }
             // `--format json|fio-json|text` is the output format (the trace formats
             // have other names).
             let named = a
@@ -1029,13 +1040,19 @@ fn run(cli: Cli) -> anyhow::Result<String> {
                 .collect::<anyhow::Result<Vec<_>>>()?;
             run::compare(&a.stack, &list, a.json, a.plot.as_deref())
         }
-        Command::Sweep(a) => sweep::sweep(&sweep::SweepArgs {
-            grid: &a.grid,
-            out: &a.out,
-            csv: a.csv.as_deref(),
-            jobs: a.jobs,
-            list: a.list,
-        }),
+        Command::Sweep(a) => {
+            outputs::check_output("--out", &a.out, &[&a.grid])?;
+            if let Some(csv) = &a.csv {
+                outputs::check_output("--csv", csv, &[&a.grid, &a.out])?;
+            }
+            sweep::sweep(&sweep::SweepArgs {
+                grid: &a.grid,
+                out: &a.out,
+                csv: a.csv.as_deref(),
+                jobs: a.jobs,
+                list: a.list,
+            })
+        }
         Command::Reproduce(a) => {
             let opts = spindle::experiments::registry::RunOpts {
                 quick: a.quick,
@@ -1054,18 +1071,21 @@ fn run(cli: Cli) -> anyhow::Result<String> {
             interpolate,
             seed,
             out,
-        }) => match device {
-            Some(dev) => mimic::probe_device(
-                &dev,
-                distances,
-                samples,
-                interpolate,
-                allow_writes,
-                seed,
-                &out,
-            ),
-            None => mimic::probe(&disk, distances, samples, interpolate, seed, &out),
-        },
+        }) => {
+            outputs::check_output("--out", &out, &[std::path::Path::new(&disk)])?;
+            match device {
+                Some(dev) => mimic::probe_device(
+                    &dev,
+                    distances,
+                    samples,
+                    interpolate,
+                    allow_writes,
+                    seed,
+                    &out,
+                ),
+                None => mimic::probe(&disk, distances, samples, interpolate, seed, &out),
+            }
+        }
         Command::Probe(ProbeCommand::Rotation {
             device,
             disk,
@@ -1090,7 +1110,10 @@ fn run(cli: Cli) -> anyhow::Result<String> {
             log_mib,
             seed,
             out,
-        }) => minimimic::skips(&disk, quick, samples, log_mib, seed, &out),
+        }) => {
+            outputs::check_output("--out", &out, &[std::path::Path::new(&disk)])?;
+            minimimic::skips(&disk, quick, samples, log_mib, seed, &out)
+        }
         Command::Mimic(MimicCommand::Show { table }) => mimic::show(&table),
         Command::Disks(a) => disks::disks(a.json, a.flash),
         Command::DiskInfo(a) => disks::disk_info(&a.disk, a.json),
@@ -1104,17 +1127,25 @@ fn run(cli: Cli) -> anyhow::Result<String> {
         ),
         Command::Validate(a) if a.calibrated => validate::validate_calibrated_cmd(&a.files, a.json),
         Command::Validate(a) => validate::validate_cmd(&a.files, a.json),
-        Command::Calibrate(a) => match &a.probe_table {
-            Some(t) => validate::calibrate_probe_cmd(
-                &a.disk,
-                t,
-                a.seed,
-                a.out.as_deref(),
-                a.all_requests,
-                a.json,
-            ),
-            None => validate::calibrate_cmd(&a.disk, a.out.as_deref(), a.all_requests, a.json),
-        },
+        Command::Calibrate(a) => {
+            if let Some(out) = &a.out {
+                let inputs: Vec<&std::path::Path> = std::iter::once(std::path::Path::new(&a.disk))
+                    .chain(a.probe_table.as_deref())
+                    .collect();
+                outputs::check_output("--out", out, &inputs)?;
+            }
+            match &a.probe_table {
+                Some(t) => validate::calibrate_probe_cmd(
+                    &a.disk,
+                    t,
+                    a.seed,
+                    a.out.as_deref(),
+                    a.all_requests,
+                    a.json,
+                ),
+                None => validate::calibrate_cmd(&a.disk, a.out.as_deref(), a.all_requests, a.json),
+            }
+        }
         Command::Bench(a) => bench::bench(a.json, a.quick, a.readme.as_deref()),
         Command::Strands(a) => experiments::strands(&a.disk, a.trials, a.seed, a.blocks, a.json),
         Command::RandomIo(a) => {

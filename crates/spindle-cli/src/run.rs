@@ -389,7 +389,9 @@ impl StackArgs {
             }
         }
         if let Some(level) = &self.array {
-            let mut disks = c.device_tree().map_err(|e| anyhow!("{e}"))?.disks();
+            let tree = c.device_tree().map_err(|e| anyhow!("{e}"))?;
+            tree.check_drive_count().map_err(|e| anyhow!("{e}"))?;
+            let mut disks = tree.disks();
             if disks.is_empty() {
                 disks.push(DiskSpec::new("hp-c2249a"));
             }

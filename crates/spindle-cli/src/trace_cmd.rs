@@ -39,12 +39,7 @@ pub fn trace(
     // so an error never leaves a file that looks complete.
     let mut out = match csv {
         Some(path) => {
-            if same_file(Path::new(&file), path) {
-                bail!(
-                    "--csv {} is the trace being read: give another file",
-                    path.display()
-                );
-            }
+            crate::outputs::check_output("--csv", path, &[Path::new(&file)])?;
             let mut partial = path.as_os_str().to_owned();
             partial.push(".partial");
             let partial = PathBuf::from(partial);
@@ -138,14 +133,6 @@ fn read_into(
     }
     bar.finish();
     Ok(())
-}
-
-/// Whether `a` and `b` name the same existing file.
-fn same_file(a: &Path, b: &Path) -> bool {
-    match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
-        (Ok(x), Ok(y)) => x == y,
-        _ => false,
-    }
 }
 
 fn text(file: &str, format: Format, s: &TraceSummary) -> String {

@@ -1516,7 +1516,7 @@ fn trace_summarises_and_converts() {
     assert!(err.contains("unknown trace format"), "{err}");
     // The trace being read is never overwritten, and nothing is left half-written.
     let err = failure(&["trace", csv_s, "--csv", csv_s]);
-    assert!(err.contains("is the trace being read"), "{err}");
+    assert!(err.contains("which this command reads"), "{err}");
     assert_eq!(json(&["trace", csv_s, "--json"])["summary"]["requests"], 7);
     assert!(!dir.path("sdx.csv.partial").exists());
     let none = dir.path("none.csv");

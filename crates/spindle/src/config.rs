@@ -474,7 +474,20 @@ impl RunConfig {
             }
             None => build(&self.device_tree()?, &queue, top.as_ref()).map_err(fail)?,
         };
+        let below = b.root.capacity();
         b.root = with_layers_fed(b.root, &self.layer, feed).map_err(fail)?;
+        // A layer may offer less than the device below (a journal keeps its log out of
+        // the address space): no unit reaches past what the top offers.
+        let offered = b.root.capacity();
+        if offered == 0 {
+            return Err(fail(format!(
+                "its layers leave no sectors to address: the devices offer {below} sectors, \
+                 all of them taken (a journal's log as large as its device?)"
+            )));
+        }
+        for (offset, capacity) in &mut b.units.units {
+            *capacity = (*capacity).min(offered.saturating_sub(*offset));
+        }
         Ok(b)
     }
 

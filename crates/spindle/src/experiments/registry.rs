@@ -402,6 +402,10 @@ pub fn registry() -> Vec<Experiment> {
 /// `PROX` selects all of its family; `all` selects everything).
 pub fn select(ids: &[String]) -> Result<Vec<Experiment>, String> {
     let all = registry();
+    // An empty id would match every experiment as a prefix of each.
+    if ids.iter().any(|i| i.trim().is_empty()) {
+        return Err("an experiment id is empty: give an id or prefix (e.g. PROX), or all".into());
+    }
     if ids.is_empty() || ids.iter().any(|i| i.eq_ignore_ascii_case("all")) {
         return Ok(all);
     }

@@ -279,6 +279,30 @@ impl MiniMimic {
         s
     }
 
+    /// Reads a table file written by [`MiniMimic::save`], of at most
+    /// [`super::table::MAX_TABLE_BYTES`] (a device or a huge file is refused before it
+    /// fills memory).
+    pub fn load_file(path: &str) -> Result<MiniMimic, String> {
+        use std::io::Read;
+        let limit = super::table::MAX_TABLE_BYTES;
+        let mut bytes = Vec::new();
+        std::fs::File::open(path)
+            .and_then(|f| f.take(limit + 1).read_to_end(&mut bytes))
+            .map_err(|e| format!("{path}: cannot read: {e}"))?;
+        if bytes.len() as u64 > limit {
+            return Err(format!(
+                "{path}: more than {limit} bytes, the limit for a table file"
+            ));
+        }
+        let text = String::from_utf8(bytes).map_err(|e| {
+            format!(
+                "{path}: not UTF-8 text (byte {})",
+                e.utf8_error().valid_up_to()
+            )
+        })?;
+        MiniMimic::load(&text, path)
+    }
+
     /// Reads a table written by [`MiniMimic::save`]; `name` is for errors.
     pub fn load(text: &str, name: &str) -> Result<MiniMimic, String> {
         let mut lines = text.lines().enumerate();

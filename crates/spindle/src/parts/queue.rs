@@ -107,10 +107,19 @@ impl SchedulerConfig {
                     self.kind.name()
                 ))
             }
-            Some(p) => Some(std::sync::Arc::new(
-                crate::mimic::table::MimicTable::load(p)
-                    .map_err(|e| format!("mimic-table: {e}"))?,
-            )),
+            Some(p) => {
+                let t = crate::mimic::table::MimicTable::load(p)
+                    .map_err(|e| format!("mimic-table: {e}"))?;
+                // With nothing to predict from, SMTF would serve in arrival order while
+                // its results said smtf.
+                if t.entries.is_empty() {
+                    return Err(format!(
+                        "mimic-table: {}: has no entries; SMTF needs probed distances to predict from",
+                        p.display()
+                    ));
+                }
+                Some(std::sync::Arc::new(t))
+            }
         };
         Ok(QueueSpec {
             mimic_table,

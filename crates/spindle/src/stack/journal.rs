@@ -312,11 +312,9 @@ impl JournalSpec {
         }
         let table = match (&self.table, &self.minimimic) {
             (Some(t), _) => Some((*t.0).clone()),
-            (None, Some(path)) => {
-                let text = std::fs::read_to_string(path)
-                    .map_err(|e| format!("journal: miniMimic table `{path}`: {e}"))?;
-                Some(MiniMimic::load(&text, path)?)
-            }
+            (None, Some(path)) => Some(
+                MiniMimic::load_file(path).map_err(|e| format!("journal: miniMimic table {e}"))?,
+            ),
             (None, None) => None,
         };
         if self.skip && table.is_none() {

@@ -453,7 +453,19 @@ impl DeviceSpec {
             .find_map(|(i, m)| m.first_faults(&format!("{path}.member {i}")))
     }
 
-    /// Every drive in the tree, in order.
+    /// Refuses a tree of more than [`MAX_DRIVES`] drives, before anything expands it.
+    pub fn check_drive_count(&self) -> Result<(), String> {
+        let n = self.drive_count();
+        if n > MAX_DRIVES {
+            return Err(format!(
+                "the device tree holds {n} drives; at most {MAX_DRIVES} (nested arrays multiply their counts)"
+            ));
+        }
+        Ok(())
+    }
+
+    /// Every drive in the tree, in order (check [`DeviceSpec::check_drive_count`]
+    /// first: the list is as long as the tree holds drives).
     pub fn disks(&self) -> Vec<DiskSpec> {
         if let DeviceSpec::Disk(d) = self {
             return vec![d.clone()];
@@ -481,12 +493,7 @@ pub fn build(
     default_queue: &QueueSpec,
     top: Option<&QueueSpec>,
 ) -> Result<Built, String> {
-    let n = spec.drive_count();
-    if n > MAX_DRIVES {
-        return Err(format!(
-            "the device tree holds {n} drives; at most {MAX_DRIVES} (nested arrays multiply their counts)"
-        ));
-    }
+    spec.check_drive_count()?;
     let mut drives = 0usize;
     let (root, units) = match spec {
         DeviceSpec::Volumes(_) => {

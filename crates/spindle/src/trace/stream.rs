@@ -360,6 +360,11 @@ pub fn resolve_stream(spec: &str) -> Result<TraceStream<'static>, TraceError> {
     open_trace(path, format)
 }
 
+/// The file a `FORMAT:PATH` spec or a plain path names.
+pub fn spec_path(spec: &str) -> &Path {
+    split_spec(spec).0
+}
+
 /// `FORMAT:PATH` or a plain path.
 pub(crate) fn split_spec(spec: &str) -> (&Path, Option<Format>) {
     if let Some((prefix, path)) = spec.split_once(':') {

@@ -1,0 +1,77 @@
+//! Output files, checked before any work: never a file the command reads (it would be
+//! emptied before it is read), never a folder, and in a folder that exists — so a long
+//! run does not end in an error its first second could have given.
+
+use anyhow::{bail, Result};
+use std::path::Path;
+
+/// Refuses `out`, given as `flag`, if it names an existing folder, one of `inputs`, or
+/// a file in a folder that does not exist.
+pub fn check_output(flag: &str, out: &Path, inputs: &[&Path]) -> Result<()> {
+    if out.is_dir() {
+        bail!("{flag} {}: is a folder; give a file", out.display());
+    }
+    if let Some(input) = inputs.iter().find(|i| same_file(i, out)) {
+        bail!(
+            "{flag} {} is {}, which this command reads: give another file",
+            out.display(),
+            input.display()
+        );
+    }
+    let folder = out
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    if !folder.is_dir() {
+        bail!(
+            "{flag} {}: the folder {} does not exist",
+            out.display(),
+            folder.display()
+        );
+    }
+    Ok(())
+}
+
+/// The file a trace spec (`FORMAT:PATH`, a path, or `sample:NAME`) reads, if any.
+pub fn trace_file(spec: &str) -> Option<&Path> {
+    if spec.starts_with("sample:") {
+        return None;
+    }
+    Some(spindle::trace::stream::spec_path(spec))
+}
+
+/// Whether `a` and `b` name the same existing file.
+pub fn same_file(a: &Path, b: &Path) -> bool {
+    match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
+        (Ok(x), Ok(y)) => x == y,
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn outputs_that_would_lose_work_are_refused() {
+        let dir = std::env::temp_dir().join(format!("spindle-outputs-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let input = dir.join("t.csv");
+        std::fs::write(&input, "x").unwrap();
+        let e = check_output("--csv", &input, &[&input])
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("which this command reads"), "{e}");
+        let e = check_output("--csv", &dir, &[]).unwrap_err().to_string();
+        assert!(e.contains("is a folder"), "{e}");
+        let e = check_output("--csv", &dir.join("no/x.csv"), &[])
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("does not exist"), "{e}");
+        check_output("--csv", &dir.join("new.csv"), &[&input]).unwrap();
+        check_output("--csv", Path::new("new.csv"), &[]).unwrap();
+        assert_eq!(trace_file("msr:a/b.csv"), Some(Path::new("a/b.csv")));
+        assert_eq!(trace_file("sample:hplajw"), None);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
