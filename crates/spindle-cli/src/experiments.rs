@@ -131,10 +131,13 @@ pub fn random(
     limits::count("--requests", requests as u64, limits::MAX_REQUESTS)?;
     let loaded = load_disk(disk)?;
     let cap = crate::disks::build(loaded.params.clone())?.capacity();
-    if blocks == 0 || blocks as u64 > cap {
+    let most = cap.min(u64::from(spindle::disk::hdd::MAX_REQUEST_SECTORS));
+    if blocks == 0 || u64::from(blocks) > most {
         return Err(anyhow!(
-            "--blocks must be within 1..={cap} (the capacity of `{}` in sectors), got {blocks}",
-            loaded.params.name
+            "--blocks must be within 1..={most} (the capacity of `{}` in sectors, and at most \
+             {} sectors a request), got {blocks}",
+            loaded.params.name,
+            spindle::disk::hdd::MAX_REQUEST_SECTORS
         ));
     }
     let r = random_io(&loaded.params, requests, blocks, write, seed).map_err(|e| anyhow!("{e}"))?;

@@ -666,9 +666,13 @@ pub fn load_workload(c: &RunConfig) -> Result<LoadedWorkload> {
 
 /// Where in the trace file the first request for (`lbn`, `blocks`) lies, as
 /// `file:line` (or `file:record N`), for an error the engine finds in a request.
+/// Where in the trace request `index` (the engine's count) with these fields is: the
+/// `index`-th record kept if it has them (a trace in arrival order), else the first
+/// record that has them (a trace the run sorted).
 fn locate_in_trace(
     c: &RunConfig,
     spec: &str,
+    index: u64,
     device: u32,
     lbn: u64,
     blocks: u32,
@@ -680,16 +684,27 @@ fn locate_in_trace(
         None => resolve_stream(spec).ok()?,
     };
     let file = stream.file().to_string();
+    let mut first = None;
+    let mut kept = 0u64;
     while let Some(Ok(r)) = stream.next() {
-        let same_device = match c.workload.device {
-            Some(d) => r.device == d,
-            None => r.device == device,
-        };
-        if same_device && r.lbn == lbn && r.blocks == blocks {
-            return Some(format!("{file}{}", stream.position()?));
+        if c.workload.device.is_some_and(|d| r.device != d) {
+            continue;
         }
+        let same_device = c.workload.device.is_some() || r.device == device;
+        let same = same_device && r.lbn == lbn && r.blocks == blocks;
+        if same && (kept == index || first.is_none()) {
+            let at = format!("{file}{}", stream.position()?);
+            if kept == index {
+                return Some(at);
+            }
+            first = Some(at);
+        }
+        if kept >= index && first.is_some() {
+            break;
+        }
+        kept += 1;
     }
-    None
+    first
 }
 
 /// What a run measured.
@@ -790,6 +805,7 @@ pub fn run_config(
     .map_err(|e| match (&e, c.workload.trace.as_deref()) {
         (
             engine::EngineError::BeyondCapacity {
+                index,
                 device,
                 lbn,
                 blocks,
@@ -814,11 +830,30 @@ pub fn run_config(
             } else {
                 String::new()
             };
-            match locate_in_trace(c, spec, *device, *lbn, *blocks) {
+            match locate_in_trace(c, spec, *index, *device, *lbn, *blocks) {
                 Some(at) => anyhow!("{at}: {e}{hint}"),
                 None => anyhow!("{e}{hint}"),
             }
         }
+        (
+            engine::EngineError::TooLarge {
+                index,
+                device,
+                lbn,
+                blocks,
+            }
+            | engine::EngineError::TooLate {
+                index,
+                device,
+                lbn,
+                blocks,
+                ..
+            },
+            Some(spec),
+        ) => match locate_in_trace(c, spec, *index, *device, *lbn, *blocks) {
+            Some(at) => anyhow!("{at}: {e}"),
+            None => anyhow!("{e}"),
+        },
         _ => anyhow!("{e}"),
     })?;
     bar.set(done);

@@ -228,6 +228,10 @@ fn mapping_note(device: u32, units: usize, offset: u64) -> String {
     )
 }
 
+/// Latest arrival a workload may give, ns (2^60, about 36 years): simulated time keeps
+/// 16 times that in hand, so no run of such a workload reaches the end of `u64`.
+pub const MAX_ARRIVAL_NS: u64 = 1 << 60;
+
 #[derive(Debug, thiserror::Error)]
 pub enum EngineError {
     #[error("request {index} (device {device}, LBN {lbn}, {blocks} sectors) lies beyond the {capacity}-sector disk it maps to{}", mapping_note(*device, *units, *offset))]
@@ -242,6 +246,24 @@ pub enum EngineError {
         /// Where on its unit the device starts (devices beyond the units are laid end
         /// to end, one trace extent apart).
         offset: u64,
+    },
+    #[error("request {index} (device {device}, LBN {lbn}) arrives {:.0} s after the workload's start; at most {:.0} s (2^60 ns, about 36 years), so that simulated time cannot run out", *arrival as f64 / 1e9, MAX_ARRIVAL_NS as f64 / 1e9)]
+    TooLate {
+        index: u64,
+        device: u32,
+        lbn: u64,
+        blocks: u32,
+        arrival: u64,
+    },
+    #[error(
+        "request {index} (device {device}, LBN {lbn}) is {blocks} sectors long; at most {} (2 GiB)",
+        crate::disk::hdd::MAX_REQUEST_SECTORS
+    )]
+    TooLarge {
+        index: u64,
+        device: u32,
+        lbn: u64,
+        blocks: u32,
     },
     #[error("request {index} arrives at {arrival} ns, before the request before it ({previous} ns): an open workload must be in arrival order")]
     OutOfOrder {
@@ -587,6 +609,23 @@ pub fn run(
                 let (base, cap) = units.units[unit];
                 let lbn = p.rec.lbn.saturating_add(offset);
                 let blocks = p.rec.blocks.max(1);
+                if p.rec.arrival.0 > MAX_ARRIVAL_NS {
+                    return Err(EngineError::TooLate {
+                        index: p.index,
+                        device: p.rec.device,
+                        lbn: p.rec.lbn,
+                        blocks: p.rec.blocks,
+                        arrival: p.rec.arrival.0,
+                    });
+                }
+                if blocks > crate::disk::hdd::MAX_REQUEST_SECTORS {
+                    return Err(EngineError::TooLarge {
+                        index: p.index,
+                        device: p.rec.device,
+                        lbn: p.rec.lbn,
+                        blocks,
+                    });
+                }
                 if lbn
                     .checked_add(u64::from(blocks))
                     .is_none_or(|end| end > cap)

@@ -24,6 +24,11 @@ use crate::time::{ms_to_ns, ms_to_ns_signed, SimTime};
 use serde::Serialize;
 use std::sync::Arc;
 
+/// Largest request a workload may give, sectors (2 GiB). The drive model keeps a time
+/// per sector of the request in flight (when the media delivers it to the bus); this
+/// bounds that memory (32 MiB), far above any real block request (Linux: a few MiB).
+pub const MAX_REQUEST_SECTORS: u32 = 1 << 22;
+
 /// A request as the drive sees it: LBNs are 512-byte sectors.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub struct Request {

@@ -237,6 +237,13 @@ impl GenSpec {
         self.sizes.validate()?;
         let span = self.resolved_span()?;
         let largest = self.sizes.max_sectors() as u64;
+        let most = crate::disk::hdd::MAX_REQUEST_SECTORS;
+        if largest > u64::from(most) {
+            return Err(WorkloadError::new(
+                "sizes",
+                format!("must be at most {most} sectors (2 GiB) a request, got {largest}"),
+            ));
+        }
         if largest > span {
             return Err(WorkloadError::new(
                 "sizes",
