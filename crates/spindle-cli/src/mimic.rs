@@ -171,7 +171,7 @@ pub fn rotation(
     device: Option<&Path>,
     disk: Option<&str>,
     at: u64,
-    span: u64,
+    span: Option<u64>,
     samples: u32,
     seed: u64,
     json: bool,

@@ -241,7 +241,10 @@ impl StackArgs {
                 l.staging_pct = p;
             }
             c.layout = Some(l);
-        } else if let (Some(p), Some(l)) = (self.staging_pct, c.layout.as_mut()) {
+        } else if let Some(p) = self.staging_pct {
+            let Some(l) = c.layout.as_mut() else {
+                bail!("--staging-pct applies to a layout engine: give --layout too");
+            };
             l.staging_pct = p;
         }
         if let Some(d) = &self.disk {
@@ -256,6 +259,9 @@ impl StackArgs {
             for d in &mut c.disks {
                 d.count = n;
             }
+        }
+        if self.trace.is_some() && self.synthetic.is_some() {
+            bail!("give --trace or --synthetic, not both");
         }
         if let Some(t) = &self.trace {
             c.workload.trace = Some(t.clone());
@@ -451,6 +457,11 @@ impl StackArgs {
                 }
                 _ => level.as_str(),
             };
+            // MimdRAID's KIND:D forms give the member count themselves.
+            let counted = self.array.as_deref().filter(|a| a.contains(':'));
+            if let (Some(form), Some(given)) = (counted, self.disks.filter(|&g| g != n)) {
+                bail!("--disks {given} and --array {form} disagree: the array has {n} drives; drop --disks");
+            }
             if let Some(h) = &self.spindles {
                 spindles = Some(match h.as_str() {
                     "aligned" => Spindles::Aligned,

@@ -447,9 +447,11 @@ pub fn torture(a: &TortureArgs, rates: &Rates) -> Result<String> {
             let disk = load_disk(&disk_name)?.params;
             match a.array.as_str() {
                 "raid4" | "raid5" => {
-                    if a.members < 2 {
+                    // As `spindle run` takes them: rotating parity needs three drives.
+                    let least = if a.array == "raid5" { 3 } else { 2 };
+                    if a.members < least {
                         bail!(
-                            "--members must be at least 2 for a {}, got {}",
+                            "--members must be at least {least} for a {}, got {}",
                             a.array,
                             a.members
                         );
@@ -473,6 +475,12 @@ pub fn torture(a: &TortureArgs, rates: &Rates) -> Result<String> {
                     s
                 }
                 "mirror" => {
+                    if a.members < 2 {
+                        bail!(
+                            "--members must be at least 2 for a mirror, got {}",
+                            a.members
+                        );
+                    }
                     let spec = DeviceSpec::Mirror(spindle::stack::tree::ArraySpec::of(
                         a.members as u32,
                         DeviceSpec::Disk(spindle::stack::tree::DiskSpec::new(&disk_name)),

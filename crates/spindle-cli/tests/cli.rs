@@ -1649,4 +1649,24 @@ fn what_cannot_run_well_is_refused_before_it_runs() {
     assert!(err.contains("has no entries"), "{err}");
     let err = failure(&["reproduce", ""]);
     assert!(err.contains("id is empty"), "{err}");
+    // Flags the run would otherwise drop without a word.
+    for (args, says) in [
+        (
+            &["--synthetic", "open", "--count", "10", "--limit", "5"][..],
+            "workload.limit",
+        ),
+        (
+            &["--synthetic", "open", "--compress", "2"][..],
+            "workload.compress",
+        ),
+        (
+            &["--trace", "sample:hplajw", "--synthetic", "open"][..],
+            "not both",
+        ),
+        (&["--disks", "5", "--array", "mirror:2"][..], "disagree"),
+        (&["--staging-pct", "2"][..], "give --layout too"),
+    ] {
+        let err = failure(&[&["run"][..], args].concat());
+        assert!(err.contains(says), "{args:?}: {err}");
+    }
 }

@@ -232,6 +232,19 @@ impl WorkloadConfig {
                     "give either workload.trace or [workload.synthetic], not both".into(),
                 ));
             }
+            // Trace settings would be silently ignored by a generated workload.
+            let trace_only = [
+                ("limit (--limit)", self.limit.is_some()),
+                ("compress (--compress)", self.compress.is_some()),
+                ("device (--device)", self.device.is_some()),
+                ("format (--format)", self.format.is_some()),
+            ];
+            if let Some((name, _)) = trace_only.iter().find(|t| t.1) {
+                return Err(ConfigError::Invalid(format!(
+                    "workload.{name} applies to a trace, not to [workload.synthetic] \
+                     (--synthetic open or closed: give --count for its length)"
+                )));
+            }
             let spec = spec.clone().with_capacity(capacity);
             spec.validate()
                 .map_err(|e| ConfigError::Invalid(format!("workload.synthetic.{e}")))?;

@@ -88,12 +88,16 @@ pub fn modal_interval(intervals: &[f64]) -> (f64, f64) {
     (median(&mut cluster), best as f64 / s.len() as f64)
 }
 
+/// Sectors probed when no span is given.
+pub const DEFAULT_SPAN: u64 = 20_000;
+
 /// Estimates the rotation of `dev` from `samples` rereads and `samples` pairs per
-/// stage, in the region of `span` sectors from `at` (clipped to the device).
+/// stage, in the region of `span` sectors from `at` (default: [`DEFAULT_SPAN`], or to
+/// the end of the device if fewer remain; a span that does not fit is refused).
 pub fn estimate(
     dev: &mut dyn ProbeDevice,
     at: u64,
-    span: u64,
+    span: Option<u64>,
     samples: u32,
     seed: u64,
 ) -> Result<Rotation, String> {
@@ -106,7 +110,15 @@ pub fn estimate(
     if at >= cap {
         return Err(format!("LBN {at} lies beyond the device's {cap} sectors"));
     }
-    let span = span.min(cap - at).max(1);
+    // The default region: DEFAULT_SPAN sectors, or to the end of the device if fewer
+    // remain. A span given is checked, never cut short.
+    let span = span.unwrap_or(DEFAULT_SPAN.min(cap - at));
+    if span == 0 || span > cap - at {
+        return Err(format!(
+            "span must be within 1..={} (the sectors from LBN {at} to the end of the device), got {span}",
+            cap - at
+        ));
+    }
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let read = |lbn: u64| Request {
         id: 0,
@@ -219,7 +231,7 @@ mod tests {
                 let at = cap / 10;
                 let want_period = h.period_ns();
                 let want_spt = h.locate(at).unwrap().spt;
-                let r = estimate(&mut h, at, 20_000, 200, seed).unwrap();
+                let r = estimate(&mut h, at, Some(20_000), 200, seed).unwrap();
                 let got = r.period_ns.unwrap_or_else(|| panic!("{name}: {r:?}"));
                 assert!(
                     (got - want_period).abs() <= want_period * 1e-3,
@@ -256,17 +268,17 @@ mod tests {
 
     #[test]
     fn no_rotation_on_a_flat_device() {
-        let r = estimate(&mut Flat(80_000), 0, 1000, 50, 1).unwrap();
+        let r = estimate(&mut Flat(80_000), 0, Some(1000), 50, 1).unwrap();
         assert_eq!(r.period_ns, None);
         assert!(r.note.unwrap().contains("no rotation found"));
         // The simulated disk with its cache on: rereads are cache hits.
         let mut h = Hdd::new(preset("cheetah15k5").unwrap()).unwrap();
         if h.params().cache.enabled {
-            let r = estimate(&mut h, 1000, 1000, 50, 1).unwrap();
+            let r = estimate(&mut h, 1000, Some(1000), 50, 1).unwrap();
             assert_eq!(r.period_ns, None, "{r:?}");
         }
-        assert!(estimate(&mut Flat(1), 0, 10, 7, 1).is_err());
-        assert!(estimate(&mut Flat(1), 1 << 20, 10, 50, 1).is_err());
+        assert!(estimate(&mut Flat(1), 0, Some(10), 7, 1).is_err());
+        assert!(estimate(&mut Flat(1), 1 << 20, Some(10), 50, 1).is_err());
     }
 
     #[test]
