@@ -89,6 +89,10 @@ impl Default for DleConfig {
     }
 }
 
+/// Most allocation ranges a volume may have (the free-space map keeps 4 bytes for
+/// each: 64 MiB at most; 1 MiB ranges over 16 TiB).
+pub const MAX_RANGES: u64 = 1 << 24;
+
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
 pub enum DleError {
     #[error("array: {0}")]
@@ -108,6 +112,8 @@ pub enum DleError {
     },
     #[error("the volume is full")]
     Full,
+    #[error("allocation ranges of {range_kib} KiB cut the volume into {ranges} ranges; at most {} (a larger layout.allocation-range-kib, or a smaller layout.volume-mib)", MAX_RANGES)]
+    TooManyRanges { ranges: u64, range_kib: u64 },
     #[error("snapshot {0} does not exist")]
     NoSnapshot(usize),
     #[error("power cut: the operation did not complete")]
@@ -223,6 +229,14 @@ impl Dle {
         let mut blocks = raid.layout().volume_blocks().min(u64::from(NONE) - 1);
         if cfg.volume_blocks > 0 {
             blocks = blocks.min(cfg.volume_blocks);
+        }
+        // The free-space map keeps a count per range: bound it before allocating.
+        let ranges = blocks.div_ceil(cfg.range_blocks.max(1));
+        if ranges > MAX_RANGES {
+            return Err(DleError::TooManyRanges {
+                ranges,
+                range_kib: cfg.range_blocks * 4,
+            });
         }
         let flash = FlashDevice::new(flash).map_err(|e| DleError::Flash(e.to_string()))?;
         Ok(Dle {

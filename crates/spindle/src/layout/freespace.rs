@@ -112,7 +112,8 @@ impl FreeSpace {
             return None;
         }
         let words = self.bits.len();
-        let start = (from % self.blocks.max(1)) / 64;
+        let from = from % self.blocks.max(1);
+        let start = from / 64;
         for k in 0..=words {
             let w = (start as usize + k) % words;
             let mut word = self.bits[w];
@@ -149,5 +150,9 @@ mod tests {
         assert_eq!(f.next_free_from(999), Some(999));
         assert!(f.take(999));
         assert_eq!(f.next_free_from(999), Some(130));
+        // A cursor past the end wraps to the block it names modulo the volume.
+        assert!(f.release(5));
+        assert_eq!(f.next_free_from(1000 + 6), Some(130));
+        assert_eq!(f.next_free_from(1000 + 5), Some(5));
     }
 }
