@@ -1548,86 +1548,70 @@ fn what_cannot_run_well_is_refused_before_it_runs() {
     let dir = TempDir::new("refused");
     let path = |n: &str| dir.path(n).to_str().expect("utf-8").to_string();
     let write = |n: &str, text: &str| std::fs::write(dir.path(n), text).expect("write");
+    let refused = |args: &[&str], says: &[&str]| {
+        let err = failure(args);
+        for s in says {
+            assert!(err.contains(s), "{args:?}: {err}");
+        }
+    };
     // In range of the disk, beyond what a journal over it leaves to address.
     write(
         "far.csv",
         "arrival_ms,device,lbn,blocks,op\n0,0,2687600,8,R\n",
     );
-    let err = failure(&[
-        "run",
-        "--trace",
-        &path("far.csv"),
-        "--disks",
-        "1",
-        "--layer",
-        "journal",
-    ]);
-    assert!(
-        err.contains("far.csv:2") && err.contains("lies beyond"),
-        "{err}"
+    let far = path("far.csv");
+    refused(
+        &["run", "--trace", &far, "--disks", "1", "--layer", "journal"],
+        &["far.csv:2", "lies beyond"],
     );
-    let err = failure(&[
-        "run",
-        "--synthetic",
-        "open",
-        "--count",
-        "10",
-        "--layer",
-        "journal:log-mib=4096",
-    ]);
-    assert!(err.contains("leave no sectors to address"), "{err}");
+    let open10 = ["run", "--synthetic", "open", "--count", "10"];
+    let with = |more: &[&'static str]| -> Vec<&str> { [&open10[..], more].concat() };
+    refused(
+        &with(&["--layer", "journal:log-mib=4096"]),
+        &["leave no sectors to address"],
+    );
     // An output that is an input would empty it before it is read.
-    let err = failure(&[
-        "run",
-        "--trace",
-        &path("far.csv"),
-        "--requests-csv",
-        &path("far.csv"),
-    ]);
-    assert!(err.contains("which this command reads"), "{err}");
-    assert!(std::fs::read_to_string(dir.path("far.csv"))
-        .unwrap()
-        .contains("2687600"));
-    let err = failure(&[
-        "run",
-        "--synthetic",
-        "open",
-        "--count",
-        "10",
-        "--requests-csv",
-        &path("no/r.csv"),
-    ]);
-    assert!(err.contains("does not exist"), "{err}");
+    refused(
+        &["run", "--trace", &far, "--requests-csv", &far],
+        &["which this command reads"],
+    );
+    assert!(std::fs::read_to_string(&far).unwrap().contains("2687600"));
+    let missing = path("no/r.csv");
+    refused(
+        &[&open10[..], &["--requests-csv", &missing]].concat(),
+        &["does not exist"],
+    );
     // A request too large for the model's per-sector bookkeeping, a time past 2^60 ns.
     write(
         "big.csv",
         "arrival_ms,device,lbn,blocks,op\n0,0,0,500000000,R\n",
     );
-    let err = failure(&["run", "--trace", &path("big.csv"), "--disk", "cheetah15k5"]);
-    assert!(
-        err.contains("big.csv:2") && err.contains("at most 4194304"),
-        "{err}"
+    refused(
+        &["run", "--trace", &path("big.csv"), "--disk", "cheetah15k5"],
+        &["big.csv:2", "at most 4194304"],
     );
     write(
         "late.csv",
         "arrival_ms,device,lbn,blocks,op\n0,0,100,8,R\n18446744073709.5,0,100,8,R\n",
     );
-    let err = failure(&["run", "--trace", &path("late.csv")]);
-    assert!(
-        err.contains("late.csv:3") && err.contains("2^60 ns"),
-        "{err}"
+    refused(
+        &["run", "--trace", &path("late.csv")],
+        &["late.csv:3", "2^60 ns"],
     );
     // Nested arrays are counted before anything expands them.
     write(
         "nest.toml",
         "[workload.synthetic]\nkind = \"synthetic\"\npattern = { kind = \"uniform\" }\n\
          sizes = { kind = \"fixed\", sectors = 8 }\nread-fraction = 0.5\n\
-         arrivals = { kind = \"poisson\", rate-per-s = 20 }\ncount = 100\nseed = 1\n[device]\nkind = \"raid0\"\ncount = 1024\n[device.member]\nkind = \"raid0\"\ncount = 1024\n\
+         arrivals = { kind = \"poisson\", rate-per-s = 20 }\ncount = 100\nseed = 1\n[device]\n\
+         kind = \"raid0\"\ncount = 1024\n[device.member]\nkind = \"raid0\"\ncount = 1024\n\
          [device.member.member]\nkind = \"raid0\"\ncount = 1024\n[device.member.member.member]\n\
          kind = \"disk\"\ndisk = \"hp-c2249a\"\n",
     );
-    let err = failure(&["run", "--config", &path("nest.toml"), "--array", "raid0"]);
-    assert!(err.contains("at most 4096"), "{err}");
+    refused(
+        &["run", "--config", &path("nest.toml"), "--array", "raid0"],
+        &["at most 4096"],
+    );
     // SMTF with a table of nothing would be FCFS under SMTF's name.
     write(
         "empty.json",
@@ -1635,38 +1619,26 @@ fn what_cannot_run_well_is_refused_before_it_runs() {
             "memory_bytes":0,"metric":"mean","probe_requests":0,"probe_sectors":1,
             "samples_per_distance":1}"#,
     );
-    let err = failure(&[
-        "run",
-        "--synthetic",
-        "open",
-        "--count",
-        "10",
-        "--scheduler",
-        "smtf",
-        "--mimic-table",
-        &path("empty.json"),
-    ]);
-    assert!(err.contains("has no entries"), "{err}");
-    let err = failure(&["reproduce", ""]);
-    assert!(err.contains("id is empty"), "{err}");
+    let table = path("empty.json");
+    refused(
+        &[
+            &open10[..],
+            &["--scheduler", "smtf", "--mimic-table", &table],
+        ]
+        .concat(),
+        &["has no entries"],
+    );
+    refused(&["reproduce", ""], &["id is empty"]);
     // Flags the run would otherwise drop without a word.
-    for (args, says) in [
-        (
-            &["--synthetic", "open", "--count", "10", "--limit", "5"][..],
-            "workload.limit",
-        ),
-        (
-            &["--synthetic", "open", "--compress", "2"][..],
-            "workload.compress",
-        ),
-        (
-            &["--trace", "sample:hplajw", "--synthetic", "open"][..],
-            "not both",
-        ),
-        (&["--disks", "5", "--array", "mirror:2"][..], "disagree"),
-        (&["--staging-pct", "2"][..], "give --layout too"),
-    ] {
-        let err = failure(&[&["run"][..], args].concat());
-        assert!(err.contains(says), "{args:?}: {err}");
-    }
+    refused(&with(&["--limit", "5"]), &["workload.limit"]);
+    refused(&with(&["--compress", "2"]), &["workload.compress"]);
+    refused(
+        &["run", "--trace", "sample:hplajw", "--synthetic", "open"],
+        &["not both"],
+    );
+    refused(
+        &["run", "--disks", "5", "--array", "mirror:2"],
+        &["disagree"],
+    );
+    refused(&["run", "--staging-pct", "2"], &["give --layout too"]);
 }

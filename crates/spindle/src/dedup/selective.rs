@@ -497,8 +497,9 @@ mod through_drr {
         all
     }
 
-    #[test]
-    fn a_source_overwritten_while_read_is_not_copied() {
+    /// DRR with selective duplication (4 copies, 600-page segments, a round every 10
+    /// s) over a workload whose request 100 writes content B.
+    fn drr_writing_b_at_100() -> crate::dedup::Drr {
         let mut spec = SelectiveSpec::new(4, 600);
         spec.period_s = 10.0;
         let drr = DrrSpec {
@@ -508,7 +509,12 @@ mod through_drr {
         };
         let mut src = Writes(FxHashMap::default());
         src.0.insert(100, [0xbb; 16]);
-        let mut d = drr.build_with(Box::new(src)).unwrap();
+        drr.build_with(Box::new(src)).unwrap()
+    }
+
+    #[test]
+    fn a_source_overwritten_while_read_is_not_copied() {
+        let mut d = drr_writing_b_at_100();
         let mut io = LayerIo::default();
         let page = 10;
         d.preload(page, &[0xaa; 16]);
@@ -533,17 +539,7 @@ mod through_drr {
     #[test]
     fn copies_serve_reads_until_the_source_is_overwritten() {
         for seed in 0..3u64 {
-            let mut spec = SelectiveSpec::new(4, 600);
-            spec.period_s = 10.0;
-            let drr = DrrSpec {
-                elevator: false,
-                selective: Some(spec),
-                ..DrrSpec::default()
-            };
-            let b = [0xbb; 16];
-            let mut src = Writes(FxHashMap::default());
-            src.0.insert(100, b);
-            let mut d = drr.build_with(Box::new(src)).unwrap();
+            let mut d = drr_writing_b_at_100();
             let mut io = LayerIo::default();
             let a = [0xaa; 16];
             let page = 10 + seed;
