@@ -993,17 +993,6 @@ fn run(cli: Cli) -> anyhow::Result<String> {
         }
         Command::Run(mut a) => {
             let sched = a.opts.scheduler_kind()?;
-            if let Some(out) = &a.requests_csv {
-                let st = &a.opts.stack;
-                let inputs: Vec<&std::path::Path> = st
-                    .trace
-                    .as_deref()
-                    .and_then(outputs::trace_file)
-                    .into_iter()
-                    .chain(st.config.as_deref())
-                    .collect();
-                outputs::check_output("--requests-csv", out, &inputs)?;
-            }
             // `--format json|fio-json|text` is the output format (the trace formats
             // have other names).
             let named = a
@@ -1073,7 +1062,10 @@ fn run(cli: Cli) -> anyhow::Result<String> {
             seed,
             out,
         }) => {
-            outputs::check_output("--out", &out, &[std::path::Path::new(&disk)])?;
+            let inputs: Vec<&std::path::Path> = std::iter::once(std::path::Path::new(&disk))
+                .chain(device.as_deref())
+                .collect();
+            outputs::check_output("--out", &out, &inputs)?;
             match device {
                 Some(dev) => mimic::probe_device(
                     &dev,

@@ -285,6 +285,12 @@ impl StackArgs {
             c.workload.trace = None;
             c.workload.synthetic = None;
             c.workload.content_trace = None;
+            // The file's settings of the trace it replaces go with it (flags given
+            // here are applied, and checked, below).
+            c.workload.limit = None;
+            c.workload.device = None;
+            c.workload.format = None;
+            c.workload.compress = None;
             match FiuWorkload::parse(kind) {
                 Ok(w) => {
                     let spec = ContentTraceSpec::new(
@@ -675,8 +681,6 @@ pub fn load_workload(c: &RunConfig) -> Result<LoadedWorkload> {
     Ok(w)
 }
 
-/// Where in the trace file the first request for (`lbn`, `blocks`) lies, as
-/// `file:line` (or `file:record N`), for an error the engine finds in a request.
 /// Where in the trace request `index` (the engine's count) with these fields is: the
 /// `index`-th record kept if it has them (a trace in arrival order), else the first
 /// record that has them (a trace the run sorted).
@@ -1118,6 +1122,18 @@ pub fn run_with_format(
     }
     if print_stack {
         return c.describe_stack().map_err(|e| anyhow!("{e}"));
+    }
+    if let Some(out) = csv {
+        // The trace read, whether named by --trace or by the configuration file.
+        let inputs: Vec<&Path> = c
+            .workload
+            .trace
+            .as_deref()
+            .and_then(crate::outputs::trace_file)
+            .into_iter()
+            .chain(args.config.as_deref())
+            .collect();
+        crate::outputs::check_output("--requests-csv", out, &inputs)?;
     }
     let mut w = load_workload(&c)?;
     let mut out = match csv {

@@ -1576,6 +1576,26 @@ fn what_cannot_run_well_is_refused_before_it_runs() {
         &["which this command reads"],
     );
     assert!(std::fs::read_to_string(&far).unwrap().contains("2687600"));
+    write(
+        "far.toml",
+        &format!("[workload]\ntrace = {far:?}\nlimit = 1\n"),
+    );
+    let config = path("far.toml");
+    refused(
+        &["run", "--config", &config, "--requests-csv", &far],
+        &["which this command reads"],
+    );
+    // --synthetic replaces the file's trace, its limit with it.
+    let o = spindle(&[
+        "run",
+        "--config",
+        &config,
+        "--synthetic",
+        "open",
+        "--count",
+        "5",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
     let missing = path("no/r.csv");
     refused(
         &[&open10[..], &["--requests-csv", &missing]].concat(),

@@ -242,7 +242,7 @@ impl WorkloadConfig {
             if let Some((name, _)) = trace_only.iter().find(|t| t.1) {
                 return Err(ConfigError::Invalid(format!(
                     "workload.{name} applies to a trace, not to [workload.synthetic] \
-                     (--synthetic open or closed: give --count for its length)"
+                     (its length is [workload.synthetic] count, or --count with --synthetic)"
                 )));
             }
             let spec = spec.clone().with_capacity(capacity);

@@ -39,7 +39,8 @@ pub struct Done {
 
 /// A request's parts' completions gathered into the request's own, as [`Done`] defines
 /// it: the earliest start and dispatch over the parts, their breakdowns summed (a part
-/// that rode below behind another request adds none), a cache hit only if every part hit. Arrays, splits and replica retrievers that send a request
+/// that rode below behind another request carries that request's, as a rider does at
+/// the top), a cache hit only if every part hit. Arrays, splits and replica retrievers that send a request
 /// below in pieces report it this way.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Parts {
@@ -68,11 +69,6 @@ impl Parts {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
         };
-        if d.rider {
-            // Merged behind another request below: its device time is counted there.
-            self.cache_hit &= d.cache_hit;
-            return;
-        }
         let (b, p) = (&mut self.breakdown, &d.breakdown);
         b.overhead_ns += p.overhead_ns;
         b.seek_ns += p.seek_ns;
