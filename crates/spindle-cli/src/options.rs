@@ -37,6 +37,7 @@ impl StackOptions {
     pub fn config(&self) -> Result<RunConfig> {
         let mut c = self.stack.config()?;
         if let Some(s) = self.scheduler_kind()? {
+            crate::run::check_scheduled(&c)?;
             c.scheduler.kind = s;
         }
         Ok(c)

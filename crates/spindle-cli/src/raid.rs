@@ -117,6 +117,14 @@ fn load_disk_checked(disk: &str, c: &FaultCampaign) -> Result<crate::disks::Load
             bail!("{name} must be a probability between 0 and 1, got {p}");
         }
     }
+    // One draw decides a write's fate: lost, misdirected or stored.
+    let writes = c.lost_write + c.misdirected_write;
+    if writes > 1.0 {
+        bail!(
+            "--lost + --misdirected is the chance that one write goes wrong and must be at most 1, got {}",
+            spindle::show::value(writes)
+        );
+    }
     limits::count("--ops", c.ops as u64, limits::MAX_OPS)?;
     let d = load_disk(disk)?;
     // The campaign runs on a 4+1 group: the span must fit its volume (never clamped).

@@ -247,6 +247,26 @@ impl StackArgs {
             };
             l.staging_pct = p;
         }
+        // A configuration's [device] tree names its drives itself: --disk swaps the
+        // model of every drive in it; --disks has no one count to set there.
+        if let Some(tree) = c.device.as_mut() {
+            if let (Some(n), None) = (self.disks, &self.array) {
+                bail!(
+                    "--disks {n}: the configuration's [device] sets its own member counts; \
+                     change them in the file, or give --array to build another array"
+                );
+            }
+            if let Some(d) = &self.disk {
+                tree.set_drive_model(d);
+            }
+        }
+        // A layout engine over [[disks]] runs on a RAID-4 of --disks drives.
+        if let (Some(l), Some(n), None) = (c.layout.as_mut(), self.disks, &c.device) {
+            if n < 2 {
+                bail!("--disks {n}: the layout engine's RAID-4 needs at least 2 drives (data and parity)");
+            }
+            l.data_disks = n as usize - 1;
+        }
         if let Some(d) = &self.disk {
             c.disks = vec![DiskConfig {
                 disk: d.clone(),
@@ -596,10 +616,13 @@ fn check_config(c: &RunConfig) -> Result<()> {
 
 impl StackArgs {
     fn synthetic_spec(&self, kind: &str) -> Result<WorkloadSpec> {
-        if !(self.think_ms.is_finite() && self.think_ms >= 0.0) {
+        // A think time is a gap between arrivals: no longer than a run may last.
+        let most_ms = spindle::engine::MAX_ARRIVAL_NS as f64 / 1e6;
+        if !(self.think_ms.is_finite() && (0.0..=most_ms).contains(&self.think_ms)) {
             bail!(
-                "--think-ms must be a non-negative number of milliseconds, got {}",
-                self.think_ms
+                "--think-ms must be within 0..={} ms (the longest a run may last), got {}",
+                spindle::show::value(most_ms),
+                spindle::show::value(self.think_ms)
             );
         }
         let count = self.count.unwrap_or(DEFAULT_COUNT);
@@ -1118,6 +1141,7 @@ pub fn run_with_format(
 ) -> Result<String> {
     let mut c = args.config()?;
     if let Some(s) = scheduler {
+        check_scheduled(&c)?;
         c.scheduler.kind = s;
     }
     if print_stack {
@@ -1194,6 +1218,20 @@ pub fn outcome_json(c: &RunConfig, r: &Outcome) -> serde_json::Value {
     serde_json::json!({ "config": c, "metrics": r.metrics, "nodes": nodes })
 }
 
+/// Refuses a host scheduler for a stack that has no host queue to give it: a layout
+/// engine over `[[disks]]` queues its RAID-4's members in issue order, as the paper's
+/// RAID layer does.
+pub(crate) fn check_scheduled(c: &RunConfig) -> Result<()> {
+    if c.layout.is_some() && c.device.is_none() {
+        bail!(
+            "--scheduler: the layout engine queues its RAID-4's members in issue order \
+             (FCFS, as the paper's RAID layer); to schedule them, describe the RAID-4 in a \
+             --config file as a [device] with kind = \"raid4\", whose drives take the [scheduler]"
+        );
+    }
+    Ok(())
+}
+
 /// One request as a CSV line (the `--requests-csv` format).
 fn write_request_line(l: &RequestLog, f: &mut dyn std::io::Write) -> std::io::Result<()> {
     spindle::stack::metrics::write_request_csv_line(l, f)
@@ -1206,6 +1244,7 @@ pub fn compare(
     plot: Option<&Path>,
 ) -> Result<String> {
     let base = args.config()?;
+    check_scheduled(&base)?;
     let mut results = Vec::new();
     for &s in schedulers {
         let mut c = base.clone();

@@ -539,9 +539,25 @@ impl Grid {
     /// Checks that every point's options parse and make a configuration, before any
     /// runs: a bad value is reported with its point, not after an hour of sweeping.
     pub fn check(&self) -> Result<()> {
+        // Each drive model is loaded once, whichever points name it.
+        let mut drives_read = Vec::new();
         for i in 0..self.len {
             let p = self.point(i);
-            if let Err(e) = from_pairs(p.pairs.clone()).and_then(|o| o.config()) {
+            let checked = from_pairs(p.pairs.clone())
+                .and_then(|o| o.config())
+                .and_then(|c| {
+                    spindle::layers::check_layers(&c.layer).map_err(|e| anyhow!(e))?;
+                    let tree = c.device_tree().map_err(|e| anyhow!("{e}"))?;
+                    tree.check_drive_count().map_err(|e| anyhow!(e))?;
+                    for d in tree.disks() {
+                        if !drives_read.contains(&d) {
+                            d.params("device").map_err(|e| anyhow!(e))?;
+                            drives_read.push(d);
+                        }
+                    }
+                    Ok(())
+                });
+            if let Err(e) = checked {
                 bail!("{}: {e:#}", p.describe(self));
             }
         }

@@ -67,6 +67,8 @@ pub struct JournalArgs {
     pub skip: bool,
     pub log_mib: u64,
     pub clean_below_pct: u32,
+    /// Whether any of the journal's flags was given (they apply to --array journal).
+    pub given: bool,
 }
 
 // `spindle torture`'s flags, as the command line and Python's keywords give them. (A
@@ -135,12 +137,13 @@ pub struct TortureOptions {
     /// With --array journal: log skipping (a miniMimic table is sampled on the drive)
     #[arg(long)]
     pub log_skip: bool,
-    /// With --array journal: log size, MiB
-    #[arg(long, default_value_t = 3)]
-    pub log_mib: u64,
+    /// With --array journal: log size, MiB [default: 3]
+    #[arg(long)]
+    pub log_mib: Option<u64>,
     /// With --array journal: clean the log when less than this percentage is free
-    #[arg(long, default_value_t = 25)]
-    pub log_clean_below_pct: u32,
+    /// [default: 25]
+    #[arg(long)]
+    pub log_clean_below_pct: Option<u32>,
     /// With --array dle or a [layout]: a power cut that lands on a flash metadata
     /// write tears that record (part written, the rest garbage); needs --crash
     #[arg(long)]
@@ -173,8 +176,12 @@ impl TortureOptions {
             journal: JournalArgs {
                 checksum: self.log_checksum,
                 skip: self.log_skip,
-                log_mib: self.log_mib,
-                clean_below_pct: self.log_clean_below_pct,
+                log_mib: self.log_mib.unwrap_or(3),
+                clean_below_pct: self.log_clean_below_pct.unwrap_or(25),
+                given: self.log_checksum
+                    || self.log_skip
+                    || self.log_mib.is_some()
+                    || self.log_clean_below_pct.is_some(),
             },
             config: TortureConfig {
                 seed: self.seed,
@@ -410,6 +417,12 @@ pub fn torture(a: &TortureArgs, rates: &Rates) -> Result<String> {
     }
     if a.array == "journal" && a.stack.is_none() {
         return journal(a, rates, None);
+    }
+    if a.journal.given {
+        bail!(
+            "--log-checksum, --log-skip, --log-mib and --log-clean-below-pct set up the journal \
+             of --array journal (a --stack file's journal takes them from its [[layer]])"
+        );
     }
     let from_file = match &a.stack {
         Some(source) => Some(stack_from(source, &rates.resolve()?.0)?),

@@ -1662,3 +1662,109 @@ fn what_cannot_run_well_is_refused_before_it_runs() {
     );
     refused(&["run", "--staging-pct", "2"], &["give --layout too"]);
 }
+
+/// Flags a configuration's own stack used to drop without a word now act or are
+/// refused; a sweep checks its drives and layers before any point runs.
+#[test]
+fn flags_over_a_configured_stack_act_or_are_refused() {
+    let dir = TempDir::new("overrides");
+    let path = |n: &str| dir.path(n).to_str().expect("utf-8").to_string();
+    let write = |n: &str, text: &str| std::fs::write(dir.path(n), text).expect("write");
+    let refused = |args: &[&str], says: &[&str]| {
+        let err = failure(args);
+        for s in says {
+            assert!(err.contains(s), "{args:?}: {err}");
+        }
+    };
+    let ok = |args: &[&str]| {
+        let o = spindle(args);
+        assert!(o.status.success(), "{args:?}: {}", stderr(&o));
+        stdout(&o)
+    };
+    let synthetic =
+        "[workload.synthetic]\nkind = \"synthetic\"\npattern = { kind = \"uniform\" }\n\
+         sizes = { kind = \"fixed\", sectors = 8 }\nread-fraction = 0.5\n\
+         arrivals = { kind = \"poisson\", rate-per-s = 20 }\ncount = 20\nseed = 1\n";
+    write(
+        "raid0.toml",
+        &format!(
+            "{synthetic}[device]\nkind = \"raid0\"\ncount = 2\n[device.member]\nkind = \"disk\"\n\
+             disk = \"hp-c2249a\"\n"
+        ),
+    );
+    let raid0 = path("raid0.toml");
+    // --disk swaps every drive of the file's tree; --disks has no one count to set.
+    let tree = ok(&[
+        "run",
+        "--config",
+        &raid0,
+        "--disk",
+        "hp-c2247a",
+        "--print-stack",
+    ]);
+    assert!(
+        tree.contains("HP_C2247A") && !tree.contains("hp-c2249a"),
+        "{tree}"
+    );
+    refused(
+        &["run", "--config", &raid0, "--disks", "3"],
+        &["sets its own member counts"],
+    );
+    // A layout engine over [[disks]]: --disks sizes its RAID-4; it has no host queue.
+    let open = ["run", "--synthetic", "open", "--count", "10"];
+    let layout = ok(&[&open[..], &["--layout", "dle", "--disks", "3"]].concat());
+    assert!(layout.contains("2+1 RAID-4"), "{layout}");
+    refused(
+        &[&open[..], &["--layout", "dle", "--scheduler", "sstf"]].concat(),
+        &["queues its RAID-4's members in issue order"],
+    );
+    refused(
+        &[&open[..], &["--layout", "dle", "--disks", "1"]].concat(),
+        &["at least 2 drives"],
+    );
+    // Caches are limited together, not only one by one.
+    let cache = "[[layer]]\nkind = \"cache\"\nsize-kib = 16777216\n";
+    write(
+        "caches.toml",
+        &format!("{synthetic}{cache}{cache}[[disks]]\ndisk = \"hp-c2249a\"\n"),
+    );
+    refused(&["run", "--config", &path("caches.toml")], &["together"]);
+    refused(
+        &["run", "--synthetic", "closed", "--think-ms", "1e308"],
+        &["--think-ms must be within", "1e308"],
+    );
+    refused(
+        &["torture", "--log-mib", "5", "--ops", "10"],
+        &["--array journal"],
+    );
+    refused(
+        &["raid4", "faults", "--lost", "0.7", "--misdirected", "0.7"],
+        &["at most 1"],
+    );
+    write(
+        "nodisks.toml",
+        "disks = []\n[workload]\ntrace = \"sample:hplajw\"\n",
+    );
+    refused(
+        &["run", "--config", &path("nodisks.toml")],
+        &["nodisks.toml: at least one [[disks]]"],
+    );
+    // A byte-order mark before a trace's header is not data.
+    write(
+        "bom.csv",
+        "\u{feff}arrival_ms,device,lbn,blocks,op\n0,0,100,8,R\n",
+    );
+    let bom = ok(&["run", "--trace", &path("bom.csv")]);
+    assert!(bom.contains("1 read"), "{bom}");
+    // A sweep refuses a point that names no drive before any point runs.
+    write(
+        "grid.toml",
+        "[grid]\ndisk = [\"hp-c2249a\", \"no-such-drive\"]\n[fixed]\nsynthetic = \"open\"\ncount = 5\n",
+    );
+    let out = path("grid.parquet");
+    refused(
+        &["sweep", &path("grid.toml"), "--out", &out],
+        &["point 1", "no-such-drive"],
+    );
+    assert!(!std::path::Path::new(&out).exists());
+}

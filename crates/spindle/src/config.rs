@@ -392,9 +392,13 @@ impl RunConfig {
             return Ok(d.clone());
         }
         if self.disks.is_empty() {
-            return Err(ConfigError::Invalid(
-                "at least one [[disks]] entry (or a [device]) is needed".into(),
-            ));
+            let at = self
+                .source
+                .as_ref()
+                .map_or(String::new(), |f| format!("{f}: "));
+            return Err(ConfigError::Invalid(format!(
+                "{at}at least one [[disks]] entry (or a [device]) is needed"
+            )));
         }
         let mut members = Vec::new();
         for d in &self.disks {

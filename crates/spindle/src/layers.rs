@@ -32,6 +32,55 @@ pub enum LayerSpec {
 /// Most layers a stack may have.
 pub const MAX_LAYERS: usize = 64;
 
+impl LayerSpec {
+    /// Checks this layer's settings without building it (nothing large is allocated,
+    /// no file is read).
+    pub fn check(&self) -> Result<(), String> {
+        match self {
+            LayerSpec::Cache(c) => c.check(),
+            // These three hold nothing until requests come.
+            LayerSpec::RaidMimic(r) => r.build().map(drop),
+            LayerSpec::Split(s) => s.build().map(drop),
+            LayerSpec::StripeLock(s) => s.build().map(drop),
+            LayerSpec::ContentCache(c) => c.check(),
+            LayerSpec::Drr(d) => d.check(),
+            LayerSpec::Journal(j) => j.check(),
+        }
+    }
+}
+
+/// Checks a stack's layers (top first) before any is built: each one's settings, how
+/// many there are, and their caches together: the block caches hold at most
+/// [`MAX_CACHE_KIB`](crate::stack::cache::MAX_CACHE_KIB) and the content caches at
+/// most [`MAX_PAGES`](crate::dedup::cache::MAX_PAGES) pages in all, the limits of one
+/// cache.
+pub fn check_layers(layers: &[LayerSpec]) -> Result<(), String> {
+    if layers.len() > MAX_LAYERS {
+        return Err(format!("at most {MAX_LAYERS} layers, got {}", layers.len()));
+    }
+    for (i, l) in layers.iter().enumerate() {
+        l.check().map_err(|e| format!("layer {i}: {e}"))?;
+    }
+    let (kib, pages) = layers.iter().fold((0u64, 0u64), |(kib, pages), l| match l {
+        LayerSpec::Cache(c) => (kib.saturating_add(c.size_kib), pages),
+        LayerSpec::ContentCache(c) => (kib, pages.saturating_add(c.pages)),
+        _ => (kib, pages),
+    });
+    let most_kib = crate::stack::cache::MAX_CACHE_KIB;
+    if kib > most_kib {
+        return Err(format!(
+            "the stack's block caches hold {kib} KiB together; at most {most_kib} KiB (16 GiB) in all"
+        ));
+    }
+    let most_pages = crate::dedup::cache::MAX_PAGES;
+    if pages > most_pages {
+        return Err(format!(
+            "the stack's content caches hold {pages} pages together; at most {most_pages} in all"
+        ));
+    }
+    Ok(())
+}
+
 /// Puts `layers` (top first) above `root`.
 pub fn with_layers(root: Box<dyn Device>, layers: &[LayerSpec]) -> Result<Box<dyn Device>, String> {
     with_layers_fed(root, layers, None)
@@ -44,9 +93,7 @@ pub fn with_layers_fed(
     layers: &[LayerSpec],
     feed: Option<&crate::dedup::ContentFeed>,
 ) -> Result<Box<dyn Device>, String> {
-    if layers.len() > MAX_LAYERS {
-        return Err(format!("at most {MAX_LAYERS} layers, got {}", layers.len()));
-    }
+    check_layers(layers)?;
     let mut dev = root;
     for (i, l) in layers.iter().enumerate().rev() {
         let layer: Box<dyn crate::stack::layer::Layer> = match l {

@@ -77,7 +77,23 @@ impl DrrSpec {
         self.build_with(Box::new(UniqueContent::default()))
     }
 
+    /// Checks the settings without allocating the map.
+    pub fn check(&self) -> Result<(), String> {
+        use super::table::{MAX_BUCKETS_LOG2, MIN_BUCKETS_LOG2};
+        if !(MIN_BUCKETS_LOG2..=MAX_BUCKETS_LOG2).contains(&self.buckets_log2) {
+            return Err(format!(
+                "drr buckets-log2 must be within {MIN_BUCKETS_LOG2}..={MAX_BUCKETS_LOG2}, got {}",
+                self.buckets_log2
+            ));
+        }
+        match &self.selective {
+            Some(s) => s.check(),
+            None => Ok(()),
+        }
+    }
+
     pub fn build_with(&self, source: Box<dyn ContentSource>) -> Result<Drr, String> {
+        self.check()?;
         let map = ContentCache::new(CacheConfig {
             // The map caches nothing: it is only preloaded and relinked.
             pages: 1,

@@ -108,7 +108,8 @@ impl ContentCacheSpec {
         Ok(spec)
     }
 
-    fn check(&self) -> Result<(), String> {
+    /// Checks the settings without allocating the cache.
+    pub fn check(&self) -> Result<(), String> {
         if !(1..=super::cache::MAX_PAGES).contains(&self.pages) {
             return Err(format!(
                 "content-cache pages must be within 1..={}, got {}",

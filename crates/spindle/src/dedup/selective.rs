@@ -74,7 +74,7 @@ impl SelectiveSpec {
         }
     }
 
-    fn check(&self) -> Result<(), String> {
+    pub(crate) fn check(&self) -> Result<(), String> {
         let bad = |what: &str, v: String| Err(format!("drr selective {what}, got {v}"));
         if !(1..=64).contains(&self.copies) {
             return bad("copies must be within 1..=64", self.copies.to_string());

@@ -23,7 +23,8 @@ use crate::time::SimTime;
 use rustc_hash::FxHashSet;
 use std::collections::VecDeque;
 
-/// Blocks per extent (16 MB) when the device's address space is cut into extents.
+/// Blocks per extent (16 MB) when the device's address space is cut into extents (a
+/// volume smaller than that is one extent of its own size).
 const EXTENT_BLOCKS: u64 = 4096;
 
 /// What the RAID write batches did, summed as they happen (PROX-T2's columns).
@@ -61,6 +62,8 @@ pub struct LayoutNode {
     disk: String,
     /// Extents the device's addresses map onto.
     extents: u64,
+    /// Blocks per extent: [`EXTENT_BLOCKS`], or the whole volume if it is smaller.
+    extent_blocks: u64,
     created: FxHashSet<u32>,
     waiting: VecDeque<Request>,
     /// The request being served: (request, start, done).
@@ -124,7 +127,8 @@ impl LayoutConfig {
             dle,
             cfg: self.clone(),
             disk: name,
-            extents: (volume.min(u64::from(u32::MAX)) / EXTENT_BLOCKS).max(1),
+            extents: (volume.min(u64::from(u32::MAX)) / EXTENT_BLOCKS.min(volume).max(1)).max(1),
+            extent_blocks: EXTENT_BLOCKS.min(volume).max(1),
             created: FxHashSet::default(),
             waiting: VecDeque::new(),
             serving: None,
@@ -188,12 +192,13 @@ impl LayoutNode {
         let last = (req.lbn + u64::from(req.blocks.max(1)) - 1) / SECTORS_PER_BLOCK;
         let mut b = first;
         while b <= last {
-            let extent = (b / EXTENT_BLOCKS) % self.extents;
-            let off = b % EXTENT_BLOCKS;
-            let n = (last - b + 1).min(EXTENT_BLOCKS - off);
+            let size = self.extent_blocks;
+            let extent = (b / size) % self.extents;
+            let off = b % size;
+            let n = (last - b + 1).min(size - off);
             let e = extent as u32;
             if self.created.insert(e) {
-                self.dle.create(e, EXTENT_BLOCKS)?;
+                self.dle.create(e, size)?;
             }
             if req.write {
                 let data: Vec<_> = (0..n)
@@ -222,7 +227,7 @@ impl LayoutNode {
 
 impl Device for LayoutNode {
     fn capacity(&self) -> u64 {
-        self.extents * EXTENT_BLOCKS * SECTORS_PER_BLOCK
+        self.extents * self.extent_blocks * SECTORS_PER_BLOCK
     }
 
     fn outstanding(&self) -> usize {
@@ -519,6 +524,9 @@ count = 10
         assert_eq!(p.raid().config().data, crate::store::DataMode::TimingOnly);
         assert!(!p.raid().config().sync_writes && w.raid().config().sync_writes);
         assert_eq!(part.capacity(), 4 * 4096 * 8);
+        // A volume smaller than one extent offers its own size, no more.
+        let tiny = stack("volume-mib = 8\n").layout_stack().unwrap();
+        assert_eq!(tiny.capacity(), 8 * 256 * 8);
         let tree = stack("data = \"timing-only\"\nsync-writes = false\n")
             .describe_stack()
             .unwrap();

@@ -34,7 +34,8 @@ fn default_hit_us() -> f64 {
 }
 
 impl CacheSpec {
-    pub fn build(&self) -> Result<BlockCache, String> {
+    /// Checks the settings without allocating the cache.
+    pub fn check(&self) -> Result<(), String> {
         if self.size_kib < 4 || self.size_kib > MAX_CACHE_KIB {
             return Err(format!(
                 "cache size-kib must be within 4..={MAX_CACHE_KIB}, got {}",
@@ -47,6 +48,11 @@ impl CacheSpec {
                 crate::show::value(self.hit_us)
             ));
         }
+        Ok(())
+    }
+
+    pub fn build(&self) -> Result<BlockCache, String> {
+        self.check()?;
         let blocks = NonZeroUsize::new((self.size_kib / 4) as usize)
             .ok_or("cache size-kib must be at least 4")?;
         Ok(BlockCache {

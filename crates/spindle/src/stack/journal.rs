@@ -297,7 +297,9 @@ impl JournalSpec {
         Ok(spec)
     }
 
-    pub fn build(&self) -> Result<Journal, String> {
+    /// Checks the settings without building the journal (a miniMimic file is read
+    /// only when it is built).
+    pub fn check(&self) -> Result<(), String> {
         if self.log_mib == 0 || self.log_mib > MAX_LOG_MIB {
             return Err(format!(
                 "journal: log-mib {}, expected 1 to {MAX_LOG_MIB}",
@@ -310,6 +312,16 @@ impl JournalSpec {
                 self.clean_below_pct
             ));
         }
+        if self.skip && self.table.is_none() && self.minimimic.is_none() {
+            return Err(
+                "journal: skip = true needs a miniMimic table (minimimic = \"file\")".into(),
+            );
+        }
+        Ok(())
+    }
+
+    pub fn build(&self) -> Result<Journal, String> {
+        self.check()?;
         let table = match (&self.table, &self.minimimic) {
             (Some(t), _) => Some((*t.0).clone()),
             (None, Some(path)) => Some(

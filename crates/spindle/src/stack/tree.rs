@@ -429,6 +429,23 @@ impl DeviceSpec {
         s
     }
 
+    /// Every drive of the tree becomes `disk` (a preset name or a `.parv` file), each
+    /// keeping its own scheduler, firmware and faults: `spindle run --disk` over a
+    /// configuration's `[device]`.
+    pub fn set_drive_model(&mut self, disk: &str) {
+        if let DeviceSpec::Disk(d) = self {
+            d.disk = disk.to_string();
+        }
+        if let Some(a) = self.array_mut() {
+            if let Some(m) = &mut a.member {
+                m.set_drive_model(disk);
+            }
+            for m in &mut a.members {
+                m.set_drive_model(disk);
+            }
+        }
+    }
+
     /// This entry's `faults` table, if any.
     pub fn faults(&self) -> Option<&FaultSpec> {
         match self {

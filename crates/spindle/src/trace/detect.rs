@@ -38,6 +38,7 @@ pub const DETECT_BYTES: usize = 64 * 1024;
 /// passing the whole file is fine). `name` is only used in the error message.
 pub fn detect(name: &str, first_bytes: &[u8]) -> Result<Format, TraceError> {
     let bytes = first_bytes.get(..DETECT_BYTES).unwrap_or(first_bytes);
+    let bytes = bytes.strip_prefix(super::lines::UTF8_BOM).unwrap_or(bytes);
     if is_srt(bytes) {
         return Ok(Format::HpSrt);
     }

@@ -17,6 +17,9 @@ pub(crate) type StampedIter<'a> = Box<dyn Iterator<Item = Result<Stamped, TraceE
 /// text would otherwise be held whole).
 const MAX_LINE_BYTES: u64 = 1 << 20;
 
+/// The UTF-8 byte-order mark, skipped where a text trace starts.
+pub(crate) const UTF8_BOM: &[u8] = b"\xEF\xBB\xBF";
+
 /// Read buffer of a trace file.
 const READ_BUFFER_BYTES: usize = 256 * 1024;
 
@@ -104,6 +107,11 @@ impl Lines<'_> {
             )));
         }
         let line = line.strip_suffix(b"\r").unwrap_or(line);
+        // A byte-order mark some editors and Windows tools put first is not data.
+        let line = match next {
+            1 => line.strip_prefix(UTF8_BOM).unwrap_or(line),
+            _ => line,
+        };
         self.text.clear();
         match std::str::from_utf8(line) {
             Ok(s) => {
