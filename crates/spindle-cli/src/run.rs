@@ -852,8 +852,19 @@ pub fn run_config(
             },
             Some(spec),
         ) => {
-            // A device that starts at sector 0 is simply larger than the disk.
-            let hint = if *offset == 0 {
+            let journal = c.layer.iter().find_map(|l| match l {
+                LayerSpec::Journal(j) => Some(j.log_mib),
+                _ => None,
+            });
+            // A device that starts at sector 0 is simply larger than the disk, unless a
+            // journal's log took the sectors past it.
+            let hint = if let Some(log_mib) = journal {
+                format!(
+                    "; the journal layer keeps its {log_mib} MiB log out of the address space, \
+                     so the stack offers fewer sectors than the disk holds (a smaller log, \
+                     journal:log-mib=N, or a larger disk)"
+                )
+            } else if *offset == 0 {
                 let format = c
                     .workload
                     .format

@@ -112,6 +112,15 @@ pub struct WorkloadConfig {
 }
 
 /// A trace's records as they are read; an error ends the stream.
+/// Most records of a trace out of arrival order that are read whole and sorted (an
+/// `IoRecord` is about 64 bytes: 1 GiB); a longer one is sorted as it streams, through
+/// a window of [`REORDER_WINDOW`] records.
+pub const MAX_SORTED_RECORDS: u64 = 1 << 24;
+
+/// The reorder window of a trace too long to sort whole: no record may come more than
+/// this many records after its place in arrival order.
+pub const REORDER_WINDOW: usize = 1 << 20;
+
 pub type TraceRecords = Box<dyn Iterator<Item = Result<IoRecord, TraceError>> + Send>;
 
 /// A trace read as the run goes.
@@ -217,6 +226,12 @@ impl WorkloadConfig {
     /// Loads the trace or builds the synthetic workload; `capacity` (sectors) bounds
     /// synthetic addresses.
     pub fn load(&self, capacity: u64) -> Result<LoadedWorkload, ConfigError> {
+        self.load_sorting(capacity, MAX_SORTED_RECORDS)
+    }
+
+    /// [`WorkloadConfig::load`], reading a trace out of arrival order whole only if it
+    /// has at most `max_sorted` records.
+    fn load_sorting(&self, capacity: u64, max_sorted: u64) -> Result<LoadedWorkload, ConfigError> {
         if let Some(spec) = &self.content_trace {
             if self.trace.is_some() || self.synthetic.is_some() {
                 return Err(ConfigError::Invalid(
@@ -279,8 +294,7 @@ impl WorkloadConfig {
             }
             .map_err(invalid)
         };
-        let filtered = |s: TraceStream<'static>| -> TraceRecords {
-            let mut s: TraceRecords = Box::new(s);
+        let filtered = |mut s: TraceRecords| -> TraceRecords {
             if let Some(d) = self.device {
                 s = Box::new(only_device(s, d));
             }
@@ -296,9 +310,14 @@ impl WorkloadConfig {
         }
         .map_err(invalid)?;
         let no_requests = || ConfigError::Invalid(format!("the workload `{spec}` has no requests"));
-        if !extent.in_order {
+        // How many records the run reads: the device's, at most the limit.
+        let to_read = self.device.map_or(extent.records, |d| {
+            extent.devices.get(&d).map_or(0, |e| e.records)
+        });
+        let to_read = self.limit.map_or(to_read, |n| to_read.min(n as u64));
+        if !extent.in_order && to_read <= max_sorted {
             // Out of arrival order: read it whole and sort it, as the readers do.
-            let mut recs: Vec<IoRecord> = filtered(open()?)
+            let mut recs: Vec<IoRecord> = filtered(Box::new(open()?))
                 .collect::<Result<Vec<_>, _>>()
                 .map_err(invalid)?;
             recs.sort_by_key(|r| r.arrival);
@@ -310,11 +329,21 @@ impl WorkloadConfig {
             }
             return Ok(LoadedWorkload::Open(recs));
         }
+        // In order, or out of order and too long to hold: sorted as it streams, within a
+        // window (a record further out of place ends the run, naming it).
+        let in_order = extent.in_order;
+        let source = || -> Result<TraceRecords, ConfigError> {
+            let s = open()?;
+            Ok(match in_order {
+                true => Box::new(s),
+                false => Box::new(s.sorted_within(REORDER_WINDOW)),
+            })
+        };
         let (count, stride) = match (self.device, self.limit) {
             (_, Some(_)) => {
                 // The extent of the records kept: a pass over the first `limit` only.
                 let mut error = None;
-                let e = TraceExtent::of(records_until_error(filtered(open()?), &mut error));
+                let e = TraceExtent::of(records_until_error(filtered(source()?), &mut error));
                 if let Some(e) = error {
                     return Err(invalid(e));
                 }
@@ -329,7 +358,7 @@ impl WorkloadConfig {
         if count == 0 {
             return Err(no_requests());
         }
-        let mut records = filtered(open()?);
+        let mut records = filtered(source()?);
         if let Some(f) = self.compress {
             records = Box::new(compress_stream(records, f));
         }
@@ -638,6 +667,37 @@ mod tests {
             .map(|e| e.to_string())
             .unwrap_or_default();
         assert!(e.contains("compress"), "{e}");
+    }
+
+    /// A trace out of arrival order too long to read whole streams through the reorder
+    /// window and gives the records the whole-file sort gives.
+    #[test]
+    fn a_long_trace_out_of_order_is_sorted_as_it_streams() {
+        let path =
+            std::env::temp_dir().join(format!("spindle-unsorted-{}.csv", std::process::id()));
+        let mut text = String::from("arrival_ms,device,lbn,blocks,op\n");
+        for i in 0..40u64 {
+            // Pairs swapped: every record at most one place from its place in time.
+            let t = if i % 2 == 0 { i + 1 } else { i - 1 };
+            text += &format!("{t},0,{},8,R\n", i * 8);
+        }
+        std::fs::write(&path, text).unwrap();
+        let w = WorkloadConfig {
+            trace: Some(path.display().to_string()),
+            ..WorkloadConfig::default()
+        };
+        let whole = match w.load_sorting(1 << 20, u64::MAX).unwrap() {
+            LoadedWorkload::Open(r) => r,
+            _ => panic!("read whole"),
+        };
+        let streamed: Vec<IoRecord> = match w.load_sorting(1 << 20, 0).unwrap() {
+            LoadedWorkload::Trace(t) => t.records.collect::<Result<_, _>>().unwrap(),
+            _ => panic!("streamed"),
+        };
+        std::fs::remove_file(&path).ok();
+        assert_eq!(whole.len(), 40);
+        assert_eq!(whole, streamed);
+        assert!(whole.windows(2).all(|p| p[0].arrival <= p[1].arrival));
     }
 
     #[test]

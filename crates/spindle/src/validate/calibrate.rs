@@ -29,7 +29,14 @@
 //! mean residual instead was 3–7 times worse everywhere. The per-request residual is
 //! dominated by where the platter happens to be (a rotation is 6–11 ms against a
 //! demerit of about 0.1 ms), which no table over distance, size or predicted time can
-//! know: at this level it is noise, so the calibrated drive stays mechanistic.
+//! know: at this level it is noise, so the calibrated drive stays mechanistic. A
+//! deterministic residual was tried too: mapping each simulated time through the
+//! training half's quantiles (the simulated time's rank among the training half's
+//! simulated times gives the measured time of that rank; one map, or one for reads and
+//! one for writes), which adds no noise. Judged on the test halves it was worse than
+//! no map on cheetah9LP, ibm18es and hp_c2247a (uncalibrated drive: 0.110 → 0.117,
+//! 0.136 → 0.144, 0.118 → 0.171 ms) and better only on atlas10k (0.119 → 0.106): the
+//! map learns the training half's distribution, which is not the test half's.
 //!
 //! Why the fit minimizes the demerit and not each request's error: fitting the knobs
 //! to the per-request difference between simulated and measured times of the training
