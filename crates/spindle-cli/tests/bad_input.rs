@@ -110,7 +110,7 @@ const CASES: &[(&str, &str)] = &[
     ("run --synthetic closed --think-ms=-1", "got -1"),
     ("run --synthetic closed --think-ms NaN", "got NaN"),
     ("run --synthetic closed --think-ms inf", "got inf"),
-    ("run --synthetic closed --think-ms 1e300", "simulated time"),
+    ("run --synthetic closed --think-ms 1e300", "--think-ms must be within"),
     ("run --synthetic open --read-fraction 2", "got 2"),
     ("run --synthetic open --read-fraction=-0.5", "got -0.5"),
     ("run --synthetic open --read-fraction NaN", "got NaN"),

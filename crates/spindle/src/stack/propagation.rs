@@ -69,6 +69,9 @@ pub struct PropagationStats {
     pub background: u64,
     /// Of them, sent because the oldest had waited the staleness bound.
     pub forced: u64,
+    /// Of them, sent before their member was idle because a host write was held
+    /// behind them (it must land after them).
+    pub hastened: u64,
     /// Longest a background copy waited before it was sent (ns).
     pub max_wait_ns: u64,
     /// Reads steered away from a replica with a write pending.
@@ -139,22 +142,32 @@ impl Background {
     /// The held writes that go now, removed from the queues: on each member, in
     /// order, every one that overlaps no write in flight there and no earlier held
     /// one; a host write as soon as it may, a background copy when the member is
-    /// idle (one at a time) or has waited the staleness bound.
+    /// idle (one at a time), has waited the staleness bound, or holds back a host
+    /// write (which is then not kept waiting for an idle member).
     pub fn ready(&mut self, now: SimTime, idle: impl Fn(usize) -> bool) -> Vec<MemberWrite> {
         let mut out = Vec::new();
         for m in 0..self.held.len() {
             let mut idle_slot = idle(m);
+            let urgent = urgent_copies(&self.held[m]);
             let mut kept: VecDeque<MemberWrite> = VecDeque::new();
+            let mut i = 0;
             while let Some(w) = self.held[m].pop_front() {
+                let urgent_copy = urgent[i];
+                i += 1;
                 let blocked = self.in_flight_overlaps(m, &w)
                     || out.iter().chain(kept.iter()).any(|o| o.overlaps(&w));
                 let waited = now.0.saturating_sub(w.since.0);
-                let go =
-                    !blocked && (w.parent.is_some() || waited >= self.staleness_ns || idle_slot);
+                let go = !blocked
+                    && (w.parent.is_some()
+                        || urgent_copy
+                        || waited >= self.staleness_ns
+                        || idle_slot);
                 if go {
                     if w.parent.is_none() {
                         if waited >= self.staleness_ns && !idle_slot {
                             self.stats.forced += 1;
+                        } else if urgent_copy && !idle_slot {
+                            self.stats.hastened += 1;
                         }
                         idle_slot = false;
                         self.stats.max_wait_ns = self.stats.max_wait_ns.max(waited);
@@ -220,6 +233,23 @@ impl Background {
     }
 }
 
+/// Which of a member's held writes (in order) are background copies that a host write
+/// held after them waits for, directly or through other such copies: each overlaps a
+/// later host write or a later copy that does.
+fn urgent_copies(held: &VecDeque<MemberWrite>) -> Vec<bool> {
+    let mut urgent = vec![false; held.len()];
+    for i in (0..held.len()).rev() {
+        let w = &held[i];
+        urgent[i] = w.parent.is_none()
+            && held
+                .iter()
+                .enumerate()
+                .skip(i + 1)
+                .any(|(j, later)| (later.parent.is_some() || urgent[j]) && later.overlaps(w));
+    }
+    urgent
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -275,6 +305,26 @@ mod tests {
         assert_eq!(go, vec![w(0, 64, Some(10), 10)]);
         b.completed(1, SimTime(20));
         assert_eq!(b.ready(SimTime(20), |_| false), vec![w(0, 4, Some(9), 20)]);
+    }
+
+    #[test]
+    fn a_copy_a_host_write_waits_for_goes_without_waiting_for_idle() {
+        let mut b = Background::new(1, 1000.0).unwrap();
+        // Two copies on a busy member; a host write then overlaps the second one.
+        b.hold(w(0, 0, None, 0));
+        b.hold(w(0, 100, None, 0));
+        assert!(b.ready(SimTime(10), |_| false).is_empty());
+        b.hold(w(0, 104, Some(7), 20));
+        // The copy in its way goes at once, the other keeps waiting for idle.
+        let go = b.ready(SimTime(20), |_| false);
+        assert_eq!(go, vec![w(0, 100, None, 0)]);
+        assert_eq!((b.stats.hastened, b.stats.forced), (1, 0));
+        b.sent(1, go[0]);
+        b.completed(1, SimTime(30));
+        assert_eq!(
+            b.ready(SimTime(30), |_| false),
+            vec![w(0, 104, Some(7), 30)]
+        );
     }
 
     #[test]

@@ -1255,6 +1255,10 @@ impl Device for Layout {
                     b.forced.to_string(),
                 ),
                 (
+                    "background copies hastened for a host write".into(),
+                    b.hastened.to_string(),
+                ),
+                (
                     "longest background wait ms".into(),
                     format!("{:.3}", b.max_wait_ns as f64 / 1e6),
                 ),
