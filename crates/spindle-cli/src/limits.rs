@@ -22,12 +22,13 @@ pub const MAX_OPS: u64 = 1_000_000;
 pub const MAX_DATA_DISKS: u64 = spindle::stack::tree::MAX_MEMBERS as u64 - 1;
 /// `raid4 --outstanding`: requests outstanding at each drive (the host queue's limit).
 pub const MAX_OUTSTANDING: u64 = spindle::config::MAX_QUEUE_DEPTH as u64;
-/// `mimic probe --distances`: random distances asked for.
-pub const MAX_DISTANCES: u64 = 10_000_000;
+/// `mimic probe --distances`: random distances asked for (the table is written as one
+/// JSON document, about 0.5 KB a distance and 32 bytes a sample while it is built).
+pub const MAX_DISTANCES: u64 = 1_000_000;
 /// `mimic probe --samples`, `run --mimic-samples`: samples per probed distance.
 pub const MAX_MIMIC_SAMPLES: u64 = spindle::stack::queue::MAX_MIMIC_SAMPLES as u64;
-/// `mimic probe`: distances × samples, the probe pairs issued.
-pub const MAX_PROBES: u64 = 100_000_000;
+/// `mimic probe`: distances × samples, the probe pairs issued (and samples kept).
+pub const MAX_PROBES: u64 = 10_000_000;
 /// `background-outstanding` (freeblock, config file): background reads kept
 /// outstanding at the host (the host queue's limit).
 pub const MAX_BACKGROUND: u64 = spindle::config::MAX_QUEUE_DEPTH as u64;

@@ -662,10 +662,13 @@ pub fn run_points(
     let mut error = None;
     std::thread::scope(|s| {
         let (tx, rx) = mpsc::channel::<Result<Row>>();
+        let mut spawned = 0;
         for _ in 0..jobs.clamp(1, todo.len().max(1)) {
             let tx = tx.clone();
             let (next, stop) = (&next, &stop);
-            s.spawn(move || {
+            // The system may give fewer threads than asked: the sweep runs on those
+            // it got, and fails only if it got none.
+            let thread = std::thread::Builder::new().spawn_scoped(s, move || {
                 while !stop.load(Ordering::Relaxed) {
                     let Some(&index) = todo.get(next.fetch_add(1, Ordering::Relaxed)) else {
                         break;
@@ -675,6 +678,14 @@ pub fn run_points(
                     }
                 }
             });
+            match thread {
+                Ok(_) => spawned += 1,
+                Err(_) if spawned > 0 => break,
+                Err(e) => {
+                    error = Some(anyhow!("cannot start a thread to run the points: {e}"));
+                    break;
+                }
+            }
         }
         drop(tx);
         for r in rx {

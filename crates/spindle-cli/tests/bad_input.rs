@@ -282,7 +282,7 @@ const CASES: &[(&str, &str)] = &[
         "mimic probe --samples 4294967295 --out {t}/t.json",
         "4294967295",
     ),
-    ("mimic probe --distances 10000000 --samples 10000 --out {t}/t.json", "10000000 × 10000"),
+    ("mimic probe --distances 1000000 --samples 10000 --out {t}/t.json", "1000000 × 10000"),
     ("raid4 baseline --updates 100001", "--updates must be within 1..=100000, got 100001"),
     ("mimic show {t}/missing.json", "missing.json"),
     (

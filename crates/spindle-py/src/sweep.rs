@@ -174,6 +174,12 @@ fn sweep_run<'py>(
     jobs: usize,
     on_row: Option<Py<PyAny>>,
 ) -> PyResult<Vec<Bound<'py, PyTuple>>> {
+    let most = spindle_cli::sweep::MAX_JOBS;
+    if !(1..=most).contains(&jobs) {
+        return Err(PyValueError::new_err(format!(
+            "jobs must be within 1..={most}, got {jobs}"
+        )));
+    }
     let g = grid(axes, fixed)?;
     if let Some(&bad) = indices.iter().find(|&&i| i >= g.len()) {
         return Err(PyValueError::new_err(format!(

@@ -27,6 +27,9 @@ CHECKPOINT_S = 30.0
 #: its points.
 TASKS_PER_CPU = 4
 
+#: Most threads (or Ray CPUs) one sweep asks for, as ``spindle sweep --jobs``.
+MAX_JOBS = 1024
+
 
 def sweep(
     grid: Mapping[str, Iterable[Any]],
@@ -85,12 +88,14 @@ def _sweep(axes, fixed_items, backend, out, csv, address, batch, jobs, progress)
     """`sweep` of a grid given as (name, values) axes and (name, value) options."""
     if backend not in ("local", "ray"):
         raise ValueError(f"backend must be 'local' or 'ray', got {backend!r}")
-    if jobs is not None and (not isinstance(jobs, int) or jobs < 1):
-        raise ValueError(f"jobs must be a positive integer, got {jobs!r}")
+    if jobs is not None and (not isinstance(jobs, int) or not 1 <= jobs <= MAX_JOBS):
+        raise ValueError(f"jobs must be an integer within 1..={MAX_JOBS}, got {jobs!r}")
     if batch is not None and (not isinstance(batch, int) or batch < 1):
         raise ValueError(f"batch must be a positive integer, got {batch!r}")
     if address is not None and backend != "ray":
         raise ValueError("address= applies to backend='ray'")
+    if out is not None and csv is not None and os.path.realpath(out) == os.path.realpath(csv):
+        raise ValueError(f"out= and csv= name the same file ({out!r}): give two files")
     columns, points = _core.sweep_plan(axes, fixed_items)
     names = [c for c, _ in columns]
 

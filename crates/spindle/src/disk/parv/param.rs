@@ -24,6 +24,10 @@ const MAX_NESTING: usize = 128;
 const MAX_SOURCED_FILES: usize = 4096;
 /// Largest parameter file, and largest total of all files spliced into one, bytes.
 pub const MAX_PARAM_BYTES: u64 = 64 << 20;
+/// Most tokens (numbers, names, punctuation) the files of one parameter file may hold
+/// together: a token and what is parsed from it take about 100 bytes, so the size
+/// limit alone would let a file of small list items take gigabytes.
+pub const MAX_TOKENS: usize = 1 << 22;
 /// Largest number of names a single `a .. b` range, and all ranges of a file together,
 /// may expand to.
 const MAX_RANGE_LEN: u64 = 1_000_000;
@@ -470,6 +474,12 @@ fn lex_into(
             });
         };
         let loc = lx.loc();
+        if out.len() >= MAX_TOKENS {
+            return syntax(
+                &loc,
+                format!("the parameter files hold more than {MAX_TOKENS} tokens in all"),
+            );
+        }
         if let Some(tok) = punctuation(b) {
             lx.pos += 1;
             out.push(Token { tok, loc });
@@ -1165,6 +1175,15 @@ mod tests {
 
     fn s(x: &str) -> Tok {
         Tok::Str(x.into())
+    }
+
+    #[test]
+    fn a_file_of_too_many_tokens_is_refused_while_lexing() {
+        // Two tokens per `1,`: one list item more than the limit allows.
+        let text = format!("x = [{}1]", "1,".repeat(MAX_TOKENS / 2));
+        let (line, msg) = err_line(parse(&text));
+        assert_eq!(line, 1);
+        assert!(msg.contains("tokens in all"), "{msg}");
     }
 
     /// A fresh scratch directory for tests that need real files.
