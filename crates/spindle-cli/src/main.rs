@@ -925,9 +925,9 @@ struct CalibrateArgs {
     /// instead of a validation trace
     #[arg(long, value_name = "TABLE")]
     probe_table: Option<std::path::PathBuf>,
-    /// With --probe-table: the seed placing the model's probes
-    #[arg(long, default_value_t = 1)]
-    seed: u64,
+    /// With --probe-table: the seed placing the model's probes [default: 1]
+    #[arg(long)]
+    seed: Option<u64>,
     /// Write the calibrated drive file (TOML) here
     #[arg(long, value_name = "FILE")]
     out: Option<std::path::PathBuf>,
@@ -1066,6 +1066,9 @@ fn run(cli: Cli) -> anyhow::Result<String> {
                 .chain(device.as_deref())
                 .collect();
             outputs::check_output("--out", &out, &inputs)?;
+            if allow_writes && device.is_none() {
+                anyhow::bail!("--allow-writes times writes on a real --device; a simulated disk's probes include writes already");
+            }
             match device {
                 Some(dev) => mimic::probe_device(
                     &dev,
@@ -1131,11 +1134,14 @@ fn run(cli: Cli) -> anyhow::Result<String> {
                 Some(t) => validate::calibrate_probe_cmd(
                     &a.disk,
                     t,
-                    a.seed,
+                    a.seed.unwrap_or(1),
                     a.out.as_deref(),
                     a.all_requests,
                     a.json,
                 ),
+                None if a.seed.is_some() => Err(anyhow::anyhow!(
+                    "--seed places the probes of --probe-table; a validation trace's fit draws nothing"
+                )),
                 None => validate::calibrate_cmd(&a.disk, a.out.as_deref(), a.all_requests, a.json),
             }
         }

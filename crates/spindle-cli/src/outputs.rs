@@ -18,6 +18,24 @@ pub fn check_output(flag: &str, out: &Path, inputs: &[&Path]) -> Result<()> {
             input.display()
         );
     }
+    // A DiskSim parameter file reads others: those it sources, the seek curves it
+    // names, and the validation trace beside it.
+    for input in inputs {
+        let Some(arg) = input.to_str().filter(|a| crate::disks::is_parv_path(a)) else {
+            continue;
+        };
+        let (_, mut read) =
+            spindle::disk::parv::param::files_read_by(|| crate::disks::load_disk(arg));
+        read.push(input.with_extension("trace"));
+        if let Some(file) = read.iter().find(|f| same_file(f, out)) {
+            bail!(
+                "{flag} {} is {}, which the parameter file {} reads: give another file",
+                out.display(),
+                file.display(),
+                input.display()
+            );
+        }
+    }
     let folder = out
         .parent()
         .filter(|p| !p.as_os_str().is_empty())

@@ -1159,15 +1159,8 @@ pub fn run_with_format(
         return c.describe_stack().map_err(|e| anyhow!("{e}"));
     }
     if let Some(out) = csv {
-        // The trace read, whether named by --trace or by the configuration file.
-        let inputs: Vec<&Path> = c
-            .workload
-            .trace
-            .as_deref()
-            .and_then(crate::outputs::trace_file)
-            .into_iter()
-            .chain(args.config.as_deref())
-            .collect();
+        let inputs = files_read(&c, args);
+        let inputs: Vec<&Path> = inputs.iter().map(PathBuf::as_path).collect();
         crate::outputs::check_output("--requests-csv", out, &inputs)?;
     }
     let mut w = load_workload(&c)?;
@@ -1210,6 +1203,32 @@ pub fn run_with_format(
         s += &nodes_text(&r.nodes, r.metrics.makespan_ms);
     }
     Ok(s)
+}
+
+/// The files a run of `c` reads, which its outputs must not be: the trace, whether named
+/// by --trace or by the configuration file, the configuration file, and the drives'
+/// parameter files.
+fn files_read(c: &RunConfig, args: &StackArgs) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = c
+        .workload
+        .trace
+        .as_deref()
+        .and_then(crate::outputs::trace_file)
+        .into_iter()
+        .chain(args.config.as_deref())
+        .map(Path::to_path_buf)
+        .collect();
+    let tree = c
+        .device_tree()
+        .ok()
+        .filter(|t| t.check_drive_count().is_ok());
+    for d in tree.map(|t| t.disks()).unwrap_or_default() {
+        let path = PathBuf::from(&d.disk);
+        if !files.contains(&path) {
+            files.push(path);
+        }
+    }
+    files
 }
 
 /// A run as `spindle run --json` reports it: the configuration, the metrics and the
@@ -1256,6 +1275,11 @@ pub fn compare(
 ) -> Result<String> {
     let base = args.config()?;
     check_scheduled(&base)?;
+    if let Some(out) = plot {
+        let inputs = files_read(&base, args);
+        let inputs: Vec<&Path> = inputs.iter().map(PathBuf::as_path).collect();
+        crate::outputs::check_output("--plot", out, &inputs)?;
+    }
     let mut results = Vec::new();
     for &s in schedulers {
         let mut c = base.clone();

@@ -1768,3 +1768,50 @@ fn flags_over_a_configured_stack_act_or_are_refused() {
     );
     assert!(!std::path::Path::new(&out).exists());
 }
+
+/// An output may not be a file a DiskSim parameter file reads: what it sources, the
+/// seek curve it names, the validation trace beside it.
+#[test]
+fn outputs_never_overwrite_a_parameter_files_parts() {
+    let dir = TempDir::new("parv-outputs");
+    let data = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data/disksim");
+    for ext in ["parv", "diskspecs", "model", "seek", "trace"] {
+        let name = format!("cheetah9LP.{ext}");
+        std::fs::copy(data.join(&name), dir.path(&name)).expect("copy");
+    }
+    let file = |ext: &str| {
+        dir.path(&format!("cheetah9LP.{ext}"))
+            .to_str()
+            .expect("utf-8")
+            .to_string()
+    };
+    let before: Vec<Vec<u8>> = ["model", "seek", "trace", "diskspecs"]
+        .iter()
+        .map(|e| std::fs::read(file(e)).expect("read"))
+        .collect();
+    let parv = file("parv");
+    let open = ["--synthetic", "open", "--count", "5", "--disk", &parv];
+    for (args, target) in [
+        (vec!["calibrate", &parv, "--out", &file("trace")], "trace"),
+        (vec!["calibrate", &parv, "--out", &file("seek")], "seek"),
+        (
+            [&["run"], &open[..], &["--requests-csv", &file("model")]].concat(),
+            "model",
+        ),
+        (
+            [&["compare"], &open[..], &["--plot", &file("diskspecs")]].concat(),
+            "diskspecs",
+        ),
+    ] {
+        let err = failure(&args);
+        assert!(
+            err.contains(&format!("cheetah9LP.{target}")) && err.contains("reads"),
+            "{args:?}: {err}"
+        );
+    }
+    let after: Vec<Vec<u8>> = ["model", "seek", "trace", "diskspecs"]
+        .iter()
+        .map(|e| std::fs::read(file(e)).expect("read"))
+        .collect();
+    assert!(before == after, "a parameter file's part was written");
+}

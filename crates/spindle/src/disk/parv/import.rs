@@ -142,6 +142,7 @@ pub type FileReader<'a> = &'a dyn Fn(&Path) -> std::io::Result<String>;
 /// such as /dev/zero, or a huge file, is refused before it fills memory).
 fn read_from_disk(p: &Path) -> std::io::Result<String> {
     use std::io::Read;
+    super::param::note_read(p);
     let limit = super::param::MAX_PARAM_BYTES;
     let mut text = String::new();
     std::fs::File::open(p)?

@@ -146,10 +146,43 @@ pub fn parse_file(path: &Path) -> Result<ParamFile, ParamError> {
     parse_bytes(&bytes, path)
 }
 
+thread_local! {
+    /// The files read while [`files_read_by`] runs on this thread (`None`: no one asks).
+    static READ_LOG: std::cell::RefCell<Option<Vec<PathBuf>>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Notes that a parameter file, a file it sources or one it names was read.
+pub(crate) fn note_read(path: &Path) {
+    READ_LOG.with(|log| {
+        if let Some(files) = log.borrow_mut().as_mut() {
+            files.push(path.to_path_buf());
+        }
+    });
+}
+
+/// Runs `f` and returns, with its result, every file the parameter-file readers read
+/// during it (a `.parv`, what it sources, the seek curves it names): what a command
+/// must not write over.
+pub fn files_read_by<T>(f: impl FnOnce() -> T) -> (T, Vec<PathBuf>) {
+    let outer = READ_LOG.with(|log| log.borrow_mut().replace(Vec::new()));
+    let out = f();
+    let files = READ_LOG.with(|log| {
+        let mut log = log.borrow_mut();
+        let mine = std::mem::replace(&mut *log, outer).unwrap_or_default();
+        // An enclosing call sees these files too.
+        if let Some(outer) = log.as_mut() {
+            outer.extend(mine.iter().cloned());
+        }
+        mine
+    });
+    (out, files)
+}
+
 /// Reads a file of at most [`MAX_PARAM_BYTES`] (a device or a huge file is refused
 /// before it fills memory).
 fn read_limited(path: &Path) -> std::io::Result<Vec<u8>> {
     use std::io::Read;
+    note_read(path);
     let mut bytes = Vec::new();
     std::fs::File::open(path)?
         .take(MAX_PARAM_BYTES + 1)
