@@ -23,6 +23,7 @@ const CASES: &[(&str, &str)] = &[
         "C must be within 1..=64",
     ),
     ("disk-info st34502lw:smaller-platters=abc", "got `abc`"),
+    ("disk-info st34502lw:smaller-platters=8:smaller-platters=8", "given twice"),
     (
         "run --disk st34502lw:heads-per-surface=0",
         "H must be a whole number within 1..=16",

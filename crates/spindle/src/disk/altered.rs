@@ -112,6 +112,18 @@ fn parse(name: &str) -> Option<Result<(&str, Vec<Alteration>), String>> {
             )),
         };
         match alt {
+            // Each option once: a second would compound the first (C × C beyond the
+            // documented range) or silently replace it.
+            Ok(a)
+                if opts
+                    .iter()
+                    .any(|o| std::mem::discriminant(o) == std::mem::discriminant(&a)) =>
+            {
+                return Some(Err(format!(
+                    "`{}` is given twice in `{name}`: give each drive option once",
+                    key.trim()
+                )))
+            }
             Ok(a) => opts.push(a),
             Err(e) => return Some(Err(e)),
         }

@@ -225,7 +225,32 @@ impl Geometry {
         let mut first_lbn = 0u64;
         let mut cylinders = 0u32;
         for (i, z) in spec.zones.iter().enumerate() {
+            // Zones cut the cylinders into bands, in order: two that share a cylinder
+            // would map its sectors twice.
+            if let Some(prev) = i.checked_sub(1).and_then(|p| spec.zones.get(p)) {
+                if z.first_cyl <= prev.last_cyl {
+                    return Err(GeometryError::Zone {
+                        zone: i,
+                        msg: format!(
+                            "starts at cylinder {}, within or before zone {} (cylinders {}..={}): zones must follow one another",
+                            z.first_cyl,
+                            i - 1,
+                            prev.first_cyl,
+                            prev.last_cyl
+                        ),
+                    });
+                }
+            }
             let zone = build_zone(i, z, spec, first_lbn)?;
+            if zone.capacity == 0 {
+                return Err(GeometryError::Zone {
+                    zone: i,
+                    msg: format!(
+                        "holds no sectors: its spares ({}), slips and empty space at its front ({} sectors) take all of it",
+                        z.spares, z.empty_front
+                    ),
+                });
+            }
             first_lbn += zone.capacity;
             cylinders = cylinders.max(z.last_cyl + 1);
             zones.push(zone);
@@ -1026,6 +1051,39 @@ mod tests {
             slips: vec![],
             remaps: vec![],
         }
+    }
+
+    #[test]
+    fn overlapping_or_empty_zones_are_refused() {
+        let geometry = |zones: Vec<ZoneSpec>| {
+            Geometry::new(&GeometrySpec {
+                surfaces: 2,
+                order: TrackOrder::Conventional,
+                sparing: Sparing::None,
+                zones,
+            })
+            .map(|g| g.capacity())
+            .map_err(|e| e.to_string())
+        };
+        assert_eq!(geometry(vec![zone(0, 9, 10), zone(10, 19, 8)]), Ok(360));
+        for zones in [
+            vec![zone(0, 9, 10), zone(0, 9, 10)],
+            vec![zone(0, 9, 10), zone(5, 19, 8)],
+            vec![zone(10, 19, 10), zone(0, 9, 8)],
+        ] {
+            let e = geometry(zones).unwrap_err();
+            assert!(
+                e.contains("zone 1") && e.contains("follow one another"),
+                "{e}"
+            );
+        }
+        let mut all_spares = zone(0, 9, 10);
+        all_spares.empty_front = 1_000;
+        let e = geometry(vec![all_spares]).unwrap_err();
+        assert!(
+            e.contains("zone 0") && e.contains("holds no sectors"),
+            "{e}"
+        );
     }
 
     #[test]
