@@ -284,7 +284,7 @@ const CASES: &[(&str, &str)] = &[
         "4294967295",
     ),
     ("mimic probe --distances 1000000 --samples 10000 --out {t}/t.json", "1000000 × 10000"),
-    ("mimic probe --allow-writes --out {t}/t.json", "--allow-writes times writes on a real --device"),
+    ("mimic probe --disk hp-c2249a --allow-writes --out {t}/t.json", "--allow-writes times writes on a real --device"),
     ("calibrate hp_c2247a --seed 5", "--seed places the probes of --probe-table"),
     ("raid4 baseline --updates 100001", "--updates must be within 1..=100000, got 100001"),
     ("mimic show {t}/missing.json", "missing.json"),

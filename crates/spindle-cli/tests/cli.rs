@@ -1542,18 +1542,20 @@ fn trace_summarises_and_converts() {
     );
 }
 
+/// Expects `args` to fail with a message that says each of `says`.
+fn refused(args: &[&str], says: &[&str]) {
+    let err = failure(args);
+    for s in says {
+        assert!(err.contains(s), "{args:?}: {err}");
+    }
+}
+
 /// Inputs that once ran to a wrong result, a crash or lost work are refused up front.
 #[test]
 fn what_cannot_run_well_is_refused_before_it_runs() {
     let dir = TempDir::new("refused");
     let path = |n: &str| dir.path(n).to_str().expect("utf-8").to_string();
     let write = |n: &str, text: &str| std::fs::write(dir.path(n), text).expect("write");
-    let refused = |args: &[&str], says: &[&str]| {
-        let err = failure(args);
-        for s in says {
-            assert!(err.contains(s), "{args:?}: {err}");
-        }
-    };
     // In range of the disk, beyond what a journal over it leaves to address.
     write(
         "far.csv",
@@ -1670,12 +1672,6 @@ fn flags_over_a_configured_stack_act_or_are_refused() {
     let dir = TempDir::new("overrides");
     let path = |n: &str| dir.path(n).to_str().expect("utf-8").to_string();
     let write = |n: &str, text: &str| std::fs::write(dir.path(n), text).expect("write");
-    let refused = |args: &[&str], says: &[&str]| {
-        let err = failure(args);
-        for s in says {
-            assert!(err.contains(s), "{args:?}: {err}");
-        }
-    };
     let ok = |args: &[&str]| {
         let o = spindle(args);
         assert!(o.status.success(), "{args:?}: {}", stderr(&o));

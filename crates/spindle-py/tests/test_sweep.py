@@ -144,6 +144,10 @@ def test_bad_sweep_arguments():
         spindle.sweep([("seed", [1])], **FIXED)
     with pytest.raises(ValueError, match="jobs must be"):
         spindle.sweep({"seed": [1]}, jobs=0, **FIXED)
+    with pytest.raises(ValueError, match="jobs must be an integer within 1..=1024"):
+        spindle.sweep({"seed": [1]}, jobs=10**6, **FIXED)
+    with pytest.raises(ValueError, match="name the same file"):
+        spindle.sweep({"seed": [1]}, out="x.parquet", csv="./x.parquet", **FIXED)
 
 
 def spindle_bin():

@@ -132,6 +132,11 @@ def test_bad_columns_are_value_errors():
     bad("no address column", lbn=None)
     bad("lbn must be whole numbers", lbn=lbn + 0.5)
     bad("negative time", time_ms=t_ms - 100)
+    # Two columns for one thing would disagree unseen: refused, naming both.
+    bad("'time_ns' and 'time_ms' both give the time", time_ns=t_ms * 10**6)
+    bad("'lbn' and 'Offset' both give the address", Offset=lbn * 512)
+    bad("'write' and 'op' both give the operation", write=np.ones(200, dtype=bool))
+    bad("'device' and 'DiskNumber' both give the device", device=0, DiskNumber=1)
     bad("non-finite", time_ms=np.where(np.arange(200) == 3, np.nan, t_ms))
     w = pd.DataFrame({"time_ms": t_ms, "Offset": lbn * 512 + 1, "Size": 4096, "op": op})
     with pytest.raises(ValueError, match="multiple of 512"):

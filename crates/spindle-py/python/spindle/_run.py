@@ -66,9 +66,15 @@ _OPS = {"r": False, "read": False, "w": True, "write": True}
 
 
 def _pick(cols, names, what):
-    for n in names:
-        if n in cols:
-            return n
+    """The one column of ``names`` that ``cols`` has (two would disagree unseen)."""
+    present = [n for n in names if n in cols]
+    if len(present) > 1:
+        raise ValueError(
+            f"workload: columns {' and '.join(repr(n) for n in present)} both give the {what}; "
+            "keep one"
+        )
+    if present:
+        return present[0]
     raise ValueError(
         f"workload: no {what} column; expected one of {', '.join(repr(n) for n in names)}"
         f" (columns: {', '.join(repr(str(c)) for c in cols)})"
@@ -159,10 +165,11 @@ def _workload(workload, time_unit: Optional[str], check_time_unit: bool):
                 "Are the times in another unit? Say so with time_unit=, or pass "
                 "check_time_unit=False to run them as they are."
             )
-    if "lbn" in cols or "LBN" in cols:
-        lbn = _integers(cols["lbn" if "lbn" in cols else "LBN"], "lbn", 0, 2**63 - 1)
+    acol = _pick(cols, ["lbn", "LBN", "Offset"], "address")
+    if acol == "Offset":
+        lbn = _bytes_to_sectors(cols[acol], "Offset")
     else:
-        lbn = _bytes_to_sectors(cols[_pick(cols, ["lbn", "LBN", "Offset"], "address")], "Offset")
+        lbn = _integers(cols[acol], "lbn", 0, 2**63 - 1)
     scol = _pick(cols, ["sectors", "blocks", "Size"], "size")
     if scol == "Size":
         sectors = _bytes_to_sectors(cols[scol], "Size")
@@ -170,12 +177,10 @@ def _workload(workload, time_unit: Optional[str], check_time_unit: bool):
         sectors = _integers(cols[scol], scol, 1, 2**32 - 1)
     if len(sectors) and sectors.min() < 1:
         raise ValueError(f"workload: {scol} must be at least one sector")
-    if "write" in cols:
-        write = _ops(cols["write"])
-    else:
-        write = _ops(cols[_pick(cols, ["op", "Type", "write"], "operation")])
+    write = _ops(cols[_pick(cols, ["write", "op", "Type"], "operation")])
     if "device" in cols or "DiskNumber" in cols:
-        device = _integers(cols["device" if "device" in cols else "DiskNumber"], "device", 0, 2**32 - 1)
+        dcol = _pick(cols, ["device", "DiskNumber"], "device")
+        device = _integers(cols[dcol], "device", 0, 2**32 - 1)
     else:
         device = np.zeros(n, dtype=np.int64)
     for name, a in (("lbn", lbn), ("sectors", sectors), ("op", write), ("device", device)):
