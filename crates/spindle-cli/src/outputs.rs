@@ -21,7 +21,8 @@ pub fn check_output(flag: &str, out: &Path, inputs: &[&Path]) -> Result<()> {
     // A DiskSim parameter file reads others: those it sources, the seek curves it
     // names, and the validation trace beside it.
     for input in inputs {
-        let Some(arg) = input.to_str().filter(|a| crate::disks::is_parv_path(a)) else {
+        // Only a file named as one: a trace, table or device is never imported.
+        let Some(arg) = input.to_str().filter(|a| a.ends_with(".parv")) else {
             continue;
         };
         let (_, mut read) =
