@@ -38,7 +38,8 @@ pub struct StackArgs {
     /// Disk preset, DiskSim .parv file or spindle drive file (.toml, e.g. from `spindle calibrate`) [default: hp-c2249a; MimdRAID's arrays (--array mirror:D, split:D, rsplit:D, intra:XxY, ...): st34502lw, the paper's Cheetah 9LP]
     #[arg(long, value_name = "DISK")]
     pub disk: Option<String>,
-    /// Number of such disks [default: 2 for the default disk, else 1]
+    /// Number of such disks [default: 2 for the default disk, else 1; refused over a
+    /// --config [device], which sets its own]
     #[arg(long, value_name = "N")]
     pub disks: Option<u32>,
     /// Trace: `sample:hplajw` or a file [default: sample:hplajw]
@@ -60,7 +61,8 @@ pub struct StackArgs {
     /// one completes (on by default with --compress)
     #[arg(long)]
     pub hold_overlapping: bool,
-    /// Replay only the first N requests
+    /// Replay only the first N requests in arrival order (a trace out of order is
+    /// sorted first)
     #[arg(long, value_name = "N")]
     pub limit: Option<usize>,
     /// Synthetic workload instead of a trace: `open` (arrivals at --rate), `closed`
@@ -129,8 +131,9 @@ pub struct StackArgs {
     /// Aging: serve requests that waited longer than this first (ms)
     #[arg(long, value_name = "MS")]
     pub max_wait_ms: Option<f64>,
-    /// Serve the workload through a layout engine over a 4+1 RAID-4 of the disk:
-    /// dle (flash staging, proximal destage), update-in-place or write-anywhere
+    /// Serve the workload through a layout engine over a RAID-4 of the disk (4+1, or
+    /// (N-1)+1 with --disks N): dle (flash staging, proximal destage), update-in-place
+    /// or write-anywhere
     #[arg(long, value_name = "KIND")]
     pub layout: Option<String>,
     /// With --layout: staging area as a percentage of the volume [default: 1]
@@ -847,15 +850,22 @@ pub fn run_config(
                 device,
                 lbn,
                 blocks,
+                capacity,
                 offset,
                 ..
             },
             Some(spec),
         ) => {
+            let end = offset
+                .saturating_add(*lbn)
+                .saturating_add(u64::from(*blocks));
+            // The journal is to blame only when the request would fit without its log.
             let journal = c.layer.iter().find_map(|l| match l {
                 LayerSpec::Journal(j) => Some(j.log_mib),
                 _ => None,
             });
+            let journal =
+                journal.filter(|&mib| end <= capacity.saturating_add(mib.saturating_mul(2048)));
             // A device that starts at sector 0 is simply larger than the disk, unless a
             // journal's log took the sectors past it.
             let hint = if let Some(log_mib) = journal {

@@ -1489,6 +1489,35 @@ fn a_volume_beyond_the_disks_says_how_to_pick_one() {
     assert!(!err.contains("laid end to end"), "{err}");
 }
 
+/// Past the end of a journal's address space, the error blames the journal's log only
+/// when the request would fit on the disk without it.
+#[test]
+fn a_request_past_a_journal_blames_the_log_only_if_it_would_fit_without_it() {
+    let dir = TempDir::new("journal-end");
+    // st34502lw: 8,965,284 sectors; the journal's default 40 MiB log takes 81,920.
+    for (lbn, blames_log) in [(8_965_000, true), (8_966_000, false)] {
+        let trace = dir.0.join(format!("at-{lbn}.trace"));
+        std::fs::write(&trace, format!("0.0 0 {lbn} 8 1\n")).expect("write trace");
+        let err = failure(&[
+            "run",
+            "--trace",
+            trace.to_str().expect("utf-8 path"),
+            "--format",
+            "disksim-ascii",
+            "--disk",
+            "st34502lw",
+            "--layer",
+            "journal",
+        ]);
+        assert_eq!(err.contains("40 MiB log"), blames_log, "{err}");
+        assert_eq!(
+            err.contains("needs a disk of at least"),
+            !blames_log,
+            "{err}"
+        );
+    }
+}
+
 /// `spindle trace` summarises a trace in one pass and writes it as spindle CSV, which
 /// reads back to the same records and summary.
 #[test]

@@ -96,7 +96,8 @@ pub struct WorkloadConfig {
     pub device: Option<u32>,
     /// Divide arrival times by this factor.
     pub compress: Option<f64>,
-    /// Keep only the first N requests.
+    /// Keep only the first N requests in arrival order (a trace out of order is
+    /// sorted first).
     pub limit: Option<usize>,
     /// An open synthetic workload's requests go to every unit of a volume set (each
     /// request's device drawn uniformly, seeded), not only the first.
@@ -310,17 +311,22 @@ impl WorkloadConfig {
         }
         .map_err(invalid)?;
         let no_requests = || ConfigError::Invalid(format!("the workload `{spec}` has no requests"));
-        // How many records the run reads: the device's, at most the limit.
+        // How many records a whole read holds: all of the device's.
         let to_read = self.device.map_or(extent.records, |d| {
             extent.devices.get(&d).map_or(0, |e| e.records)
         });
-        let to_read = self.limit.map_or(to_read, |n| to_read.min(n as u64));
         if !extent.in_order && to_read <= max_sorted {
-            // Out of arrival order: read it whole and sort it, as the readers do.
-            let mut recs: Vec<IoRecord> = filtered(Box::new(open()?))
-                .collect::<Result<Vec<_>, _>>()
-                .map_err(invalid)?;
+            // Out of arrival order: read it whole and sort it, as the readers do. The
+            // limit keeps the first requests in arrival order, as the streamed sort does.
+            let mut all = Box::new(open()?) as TraceRecords;
+            if let Some(d) = self.device {
+                all = Box::new(only_device(all, d));
+            }
+            let mut recs: Vec<IoRecord> = all.collect::<Result<Vec<_>, _>>().map_err(invalid)?;
             recs.sort_by_key(|r| r.arrival);
+            if let Some(n) = self.limit {
+                recs.truncate(n);
+            }
             if let Some(f) = self.compress {
                 recs = compress(&recs, f);
             }
@@ -694,10 +700,25 @@ mod tests {
             LoadedWorkload::Trace(t) => t.records.collect::<Result<_, _>>().unwrap(),
             _ => panic!("streamed"),
         };
+        // A limit keeps the first requests in arrival order on both paths.
+        let w = WorkloadConfig {
+            limit: Some(3),
+            ..w
+        };
+        let whole_3 = match w.load_sorting(1 << 20, u64::MAX).unwrap() {
+            LoadedWorkload::Open(r) => r,
+            _ => panic!("read whole"),
+        };
+        let streamed_3: Vec<IoRecord> = match w.load_sorting(1 << 20, 0).unwrap() {
+            LoadedWorkload::Trace(t) => t.records.collect::<Result<_, _>>().unwrap(),
+            _ => panic!("streamed"),
+        };
         std::fs::remove_file(&path).ok();
         assert_eq!(whole.len(), 40);
         assert_eq!(whole, streamed);
         assert!(whole.windows(2).all(|p| p[0].arrival <= p[1].arrival));
+        assert_eq!(whole_3, whole[..3]);
+        assert_eq!(streamed_3, whole[..3]);
     }
 
     #[test]

@@ -108,6 +108,26 @@ impl DiskSpec {
     }
 
     /// The drive's parameters with this entry's firmware overrides.
+    /// This drive with another model name, keeping its scheduler, firmware and faults.
+    fn with_model(&self, disk: String) -> DiskSpec {
+        DiskSpec {
+            disk,
+            ..self.clone()
+        }
+    }
+
+    /// Loads the drive's parameters to check them, as the tree would build it: a drive
+    /// of H arms (`…:heads-per-surface=H`) is checked as one arm's drive.
+    pub fn check_drive(&self, path: &str) -> Result<(), String> {
+        match crate::disk::altered::arms(&self.disk) {
+            Some(arms) => {
+                let (one, _) = arms.map_err(|e| format!("{path}: {e}"))?;
+                self.with_model(one).params(path).map(drop)
+            }
+            None => self.params(path).map(drop),
+        }
+    }
+
     pub fn params(&self, path: &str) -> Result<DiskParams, String> {
         let mut p = load_disk(&self.disk).map_err(|e| format!("{path}: {e}"))?;
         if let Some(f) = &self.firmware {
@@ -800,11 +820,7 @@ fn arms_leaf(
     path: &str,
 ) -> Result<Box<dyn Device>, String> {
     let (one, h) = arms.map_err(|e| format!("{path}: {e}"))?;
-    let mut p = DiskSpec {
-        disk: one,
-        ..d.clone()
-    }
-    .params(path)?;
+    let mut p = d.with_model(one).params(path)?;
     // Each arm's firmware queue holds at least what the host keeps outstanding.
     p.firmware.queue_depth = p.firmware.queue_depth.max(queue.depth);
     let arms = (0..h)
