@@ -6,7 +6,7 @@ use super::*;
 use crate::array::mirror::MirrorOp;
 use crate::array::mirror_tests::survives_every_failure;
 use crate::disk::presets::preset;
-use crate::stack::mimd::{IntraForm, RotPlacement, SplitUnit};
+use crate::stack::mimd::{BandAngles, IntraForm, RotPlacement, SplitUnit};
 
 fn intra_2x2(reliable: bool, form: IntraForm) -> Organization {
     Organization::Intra {
@@ -14,6 +14,7 @@ fn intra_2x2(reliable: bool, form: IntraForm) -> Organization {
         rotational: 2,
         form,
         rotation: RotPlacement::Even,
+        bands: BandAngles::Skew,
         unit: match form {
             IntraForm::Simulation => SplitUnit::Cylinder,
             IntraForm::Prototype => SplitUnit::Share,

@@ -19,7 +19,8 @@
 //! unit); `raid0`, `raid1`, `raid4`, `raid5`; MimdRAID's `mirror` (reads by positioning
 //! time, with seek and rotation statistics), `split` (`reliable = true`
 //! for the D−1-way split with one copy), `replicated-split` (`copies`) and `intra`
-//! (`split` × `rotational`, `form`, `rotation`, `reliable`; both take `split-unit`), each with
+//! (`split` × `rotational`, `form`, `rotation`, `reliable`; both take `split-unit` and
+//! `band-angles`), each with
 //! `cylinders`, `reorder-queue`
 //! (and `spread`) and `prediction-error-deg`, see [`super::mimd`]. An array lists either `count` copies of
 //! one `member`, or its `members` one by one; members may be arrays themselves.
@@ -32,7 +33,7 @@ use super::array::{Array, ParityLayout, RaidLevel, ReplicaChoice, Volumes};
 use super::drive_node::{load_disk, DriveNode};
 use super::faults::FaultSpec;
 use super::mimd::{
-    IntraForm, Layout, MirrorLayouts, Organization, RotPlacement, SplitUnit, Spread,
+    BandAngles, IntraForm, Layout, MirrorLayouts, Organization, RotPlacement, SplitUnit, Spread,
 };
 use super::propagation::{Propagation, DEFAULT_STALENESS_MS};
 use super::queue::{QueueSpec, SchedulerConfig};
@@ -205,6 +206,10 @@ pub struct ArraySpec {
     /// intra: rotational replicas even or random on other tracks, or even on one track.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rotation: Option<RotPlacement>,
+    /// replicated-split, intra (simulation form): the angle of a slot's band copies,
+    /// `skew` (the same sector numbers; the default), `even` or `random`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub band_angles: Option<BandAngles>,
     /// replicated-split, intra: how addresses are dealt to the members, `cylinder`
     /// (striped one logical cylinder at a time; the default, but for intra's prototype
     /// form) or `share` (each member a contiguous 1/D).
@@ -292,6 +297,7 @@ impl ArraySpec {
             rotational: None,
             form: None,
             rotation: None,
+            band_angles: None,
             split_unit: None,
             layouts: None,
             cylinders: None,
@@ -328,6 +334,7 @@ impl ArraySpec {
     pub fn timing_key(&self) -> Option<&'static str> {
         [
             ("cylinders", self.cylinders.is_some()),
+            ("band-angles", self.band_angles.is_some()),
             ("reorder-queue", self.reorder_queue.is_some()),
             ("propagation", self.propagation.is_some()),
             ("staleness-ms", self.staleness_ms.is_some()),
@@ -719,6 +726,7 @@ pub(crate) fn organization(spec: &DeviceSpec, a: &ArraySpec) -> Result<Organizat
             ("rotational", a.rotational.is_some()),
             ("form", a.form.is_some()),
             ("rotation", a.rotation.is_some()),
+            ("band-angles", a.band_angles.is_some()),
             ("split-unit", a.split_unit.is_some()),
             ("layouts", a.layouts.is_some()),
             ("stripe-kib", a.stripe_kib.is_some()),
@@ -749,10 +757,11 @@ pub(crate) fn organization(spec: &DeviceSpec, a: &ArraySpec) -> Result<Organizat
             }
         }
         DeviceSpec::ReplicatedSplit(_) => {
-            only(&["copies", "split-unit"])?;
+            only(&["copies", "split-unit", "band-angles"])?;
             Organization::ReplicatedSplit {
                 copies: within("copies", a.copies.unwrap_or(2), MAX_MEMBERS)?,
                 unit: a.split_unit.unwrap_or_default(),
+                bands: a.band_angles.unwrap_or_default(),
             }
         }
         _ => {
@@ -761,15 +770,23 @@ pub(crate) fn organization(spec: &DeviceSpec, a: &ArraySpec) -> Result<Organizat
                 "rotational",
                 "form",
                 "rotation",
+                "band-angles",
                 "split-unit",
                 "reliable",
             ])?;
             let form = a.form.unwrap_or_default();
+            if form == IntraForm::Prototype && a.band_angles.is_some() {
+                return Err(
+                    "band-angles applies to intra's simulation form (the prototype's keeps one band)"
+                        .into(),
+                );
+            }
             Organization::Intra {
                 split: within("split", a.split.unwrap_or(1), MAX_MEMBERS)?,
                 rotational: within("rotational", a.rotational.unwrap_or(1), 64)?,
                 form,
                 rotation: a.rotation.unwrap_or_default(),
+                bands: a.band_angles.unwrap_or_default(),
                 // The paper gives the simulation's split granularity (cylinders), not
                 // the prototype's: it keeps contiguous shares unless asked.
                 unit: a.split_unit.unwrap_or(match form {

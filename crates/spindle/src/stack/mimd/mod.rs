@@ -57,6 +57,35 @@ pub enum RotPlacement {
     SameTrack,
 }
 
+/// At what angle a drive's band copies of a slot sit (replicated splitting's copies,
+/// on cylinders far apart). The paper says only that they are "at different rotational
+/// positions".
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum BandAngles {
+    /// At the same sector numbers as band 0's: the angle is where the drive's track
+    /// and cylinder skews put it, so it depends on the band's width (on st34502lw five
+    /// bands of 171 cylinders fall within 80° of one another).
+    #[default]
+    Skew,
+    /// Band k turned k/(K·y) of a turn from band 0 (K band copies, y rotational
+    /// replicas): a slot's K·y replicas evenly spaced in angle.
+    Even,
+    /// Each band copy of each track at a seeded random angle (as unsynchronized
+    /// mirrors' replicas are).
+    Random,
+}
+
+impl BandAngles {
+    fn name(self) -> &'static str {
+        match self {
+            BandAngles::Skew => "band copies at the drive's skew",
+            BandAngles::Even => "band copies evenly turned",
+            BandAngles::Random => "band copies at random angles",
+        }
+    }
+}
+
 /// Where a mirror's members keep each block.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -140,6 +169,7 @@ pub enum Organization {
     ReplicatedSplit {
         copies: u32,
         unit: SplitUnit,
+        bands: BandAngles,
     },
     Intra {
         split: u32,
@@ -147,6 +177,7 @@ pub enum Organization {
         form: IntraForm,
         rotation: RotPlacement,
         unit: SplitUnit,
+        bands: BandAngles,
         /// Each member also keeps a copy of the previous member's share (member 0's on
         /// member 1, …, the last's on member 0), written with it and read only when
         /// the member holding the share has failed, so any one drive may fail.
@@ -165,8 +196,16 @@ impl Organization {
             } => "mirror (shuffled layouts)".into(),
             Organization::Split { reliable: false } => "split".into(),
             Organization::Split { reliable: true } => "split (reliable: D-1 ways + a copy)".into(),
-            Organization::ReplicatedSplit { copies, unit } => {
-                format!("replicated-split ({copies} copies, {})", unit.name())
+            Organization::ReplicatedSplit {
+                copies,
+                unit,
+                bands,
+            } => {
+                let bands = match bands {
+                    BandAngles::Skew => String::new(),
+                    b => format!(", {}", b.name()),
+                };
+                format!("replicated-split ({copies} copies, {}{bands})", unit.name())
             }
             Organization::Intra {
                 split,
@@ -174,9 +213,10 @@ impl Organization {
                 form,
                 rotation,
                 unit,
+                bands,
                 reliable,
             } => format!(
-                "intra {split}x{rotational} ({}, {} rotational replicas, {}{})",
+                "intra {split}x{rotational} ({}, {} rotational replicas, {}{}{})",
                 match form {
                     IntraForm::Simulation => "replicated splitting",
                     IntraForm::Prototype => "splitting",
@@ -187,6 +227,11 @@ impl Organization {
                     RotPlacement::SameTrack => "same-track even",
                 },
                 unit.name(),
+                if bands == BandAngles::Skew || form == IntraForm::Prototype {
+                    String::new()
+                } else {
+                    format!(", {}", bands.name())
+                },
                 if reliable {
                     ", reliable: each share also on the next drive"
                 } else {
@@ -438,7 +483,11 @@ impl Layout {
                     push(per, 0, copies);
                 }
             }
-            Organization::ReplicatedSplit { copies, unit } => {
+            Organization::ReplicatedSplit {
+                copies,
+                unit,
+                bands: angles,
+            } => {
                 if d == 0 || copies == 0 || copies as usize > d.max(1) {
                     return Err(format!(
                         "replicated-split copies must be within 1..={d} (the members), got {copies}"
@@ -453,8 +502,8 @@ impl Layout {
                         starts,
                         width,
                         1,
-                        RotPlacement::Even,
-                        0,
+                        (RotPlacement::Even, angles),
+                        mix(seed ^ m as u64),
                     )?);
                 }
                 push_bands(bands, unit, granule, None, &mut push)?;
@@ -465,6 +514,7 @@ impl Layout {
                 form,
                 rotation,
                 unit,
+                bands: angles,
                 reliable,
             } => {
                 if split == 0 {
@@ -481,7 +531,14 @@ impl Layout {
                         IntraForm::Prototype => (vec![0], width),
                     };
                     let draws = mix(seed ^ m as u64);
-                    let b = Banded::new(geo(m)?, starts, width, rotational, rotation, draws)?;
+                    let b = Banded::new(
+                        geo(m)?,
+                        starts,
+                        width,
+                        rotational,
+                        (rotation, angles),
+                        draws,
+                    )?;
                     Ok((b, end))
                 };
                 if !reliable {

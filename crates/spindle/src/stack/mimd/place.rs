@@ -2,15 +2,15 @@
 //! chunks, or banded (bands of cylinders, each slot replicated on the tracks of its
 //! cylinder), and how banded members' shares are cut into the array's pieces.
 
-use super::{RotPlacement, SplitUnit};
+use super::{BandAngles, RotPlacement, SplitUnit};
 use crate::disk::geometry::{Geometry, Pbn};
 use std::sync::Arc;
 
 /// A drive's share kept in bands of cylinders, each band's slots replicated `rot`
 /// times within the cylinder. A slot is (logical cylinder j, head g of the first
-/// replica group, sector i); band k's copy is on cylinder `starts[k] + j`, rotational
-/// replica r on head `r·group + g` (on head g itself when the replicas share the
-/// track) at the angle of sector i plus r/rot of a turn.
+/// replica group, sector i); band k's copy is on cylinder `starts[k] + j`, sector i
+/// turned as `bands` says, rotational replica r on head `r·group + g` (on head g
+/// itself when the replicas share the track) at that angle plus r/rot of a turn.
 #[derive(Clone, Debug)]
 pub(super) struct Banded {
     pub(super) starts: Vec<u32>,
@@ -23,6 +23,9 @@ pub(super) struct Banded {
     pub(super) random: Option<u64>,
     /// The replicas share their track (a track holds 1/rot of its sectors' data).
     pub(super) same_track: bool,
+    /// How band copies after the first are turned, and the seed of random turns.
+    bands: BandAngles,
+    band_seed: u64,
 }
 
 /// A 64-bit mix (splitmix64's finalizer): the seeded per-cylinder angle draw of
@@ -35,17 +38,19 @@ pub(super) fn mix(mut z: u64) -> u64 {
 }
 
 impl Banded {
-    /// Bands of `width` cylinders at `starts`, `rot` rotational replicas. Cylinders
-    /// whose tracks are not all mapped are left out; a slot holds the fewest sectors
-    /// per track among its band copies.
+    /// Bands of `width` cylinders at `starts`, `rot` rotational replicas placed as
+    /// `placement.0` says, band copies turned as `placement.1` says. Cylinders whose
+    /// tracks are not all mapped are left out; a slot holds the fewest sectors per
+    /// track among its band copies.
     pub(super) fn new(
         geo: &Geometry,
         starts: Vec<u32>,
         width: u32,
         rot: u32,
-        placement: RotPlacement,
+        placement: (RotPlacement, BandAngles),
         seed: u64,
     ) -> Result<Banded, String> {
+        let (placement, bands) = placement;
         let same_track = placement == RotPlacement::SameTrack;
         let random = (placement == RotPlacement::Random).then_some(seed);
         for z in 0..geo.zone_count() {
@@ -109,7 +114,37 @@ impl Banded {
             prefix,
             random,
             same_track,
+            bands,
+            band_seed: mix(seed ^ 0xba4d),
         })
+    }
+
+    /// How many sectors band copy `k`'s track of logical cylinder `j`, head `g`, is
+    /// turned (and its sectors per track), or `None` to keep the sector numbers: band
+    /// 0, and every band under [`BandAngles::Skew`].
+    fn band_turn(&self, geo: &Geometry, j: u32, g: u32, k: usize) -> Option<Option<(u64, u64)>> {
+        if k == 0 || self.bands == BandAngles::Skew {
+            return Some(None);
+        }
+        // A track's angle of sector 0, and its sectors per track.
+        let angle_of_first = |cyl: u32| -> Option<(u64, u64)> {
+            let l = geo.locate(geo.lbn_of(Pbn {
+                cyl,
+                head: g,
+                sector: 0,
+            })?)?;
+            Some((u64::from(l.angle_sectors), u64::from(l.spt)))
+        };
+        let (a0, spt0) = angle_of_first(self.starts[0] + j)?;
+        let (ak, spt) = angle_of_first(self.starts[k] + j)?;
+        let want = match self.bands {
+            BandAngles::Even => {
+                let turns = self.starts.len() as u64 * u64::from(self.rot);
+                a0 * spt / spt0 + k as u64 * spt / turns
+            }
+            _ => mix(self.band_seed ^ ((k as u64) << 40) ^ (u64::from(j) << 8) ^ u64::from(g)),
+        };
+        Some(Some(((want % spt + spt - ak) % spt, spt)))
     }
 
     pub(super) fn slots(&self) -> u64 {
@@ -141,10 +176,15 @@ impl Banded {
         let (g, i) = ((off / m) as u32, (off % m) as u32);
         let (k, r) = (idx / self.rot as usize, idx as u32 % self.rot);
         let cyl = self.starts.get(k)? + j as u32;
+        let sector = match self.band_turn(geo, j as u32, g, k)? {
+            None => i,
+            // A constant turn of the track: a bijection of its sectors.
+            Some((turn, spt)) => ((u64::from(i) + turn) % spt) as u32,
+        };
         let base = geo.lbn_of(Pbn {
             cyl,
             head: g,
-            sector: i,
+            sector,
         })?;
         if r == 0 {
             return Some(base);

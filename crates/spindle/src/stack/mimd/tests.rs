@@ -68,6 +68,7 @@ fn intra(split: u32, rotational: u32, form: IntraForm, rotation: RotPlacement) -
         rotational,
         form,
         rotation,
+        bands: BandAngles::Skew,
         unit: match form {
             IntraForm::Simulation => SplitUnit::Cylinder,
             IntraForm::Prototype => SplitUnit::Share,
@@ -83,6 +84,7 @@ fn with_unit(org: Organization, unit: SplitUnit) -> Organization {
             rotational,
             form,
             rotation,
+            bands,
             reliable,
             ..
         } => Organization::Intra {
@@ -91,11 +93,14 @@ fn with_unit(org: Organization, unit: SplitUnit) -> Organization {
             form,
             rotation,
             unit,
+            bands,
             reliable,
         },
-        Organization::ReplicatedSplit { copies, .. } => {
-            Organization::ReplicatedSplit { copies, unit }
-        }
+        Organization::ReplicatedSplit { copies, bands, .. } => Organization::ReplicatedSplit {
+            copies,
+            unit,
+            bands,
+        },
         other => other,
     }
 }
@@ -115,6 +120,7 @@ fn capacities_follow_the_organization() {
             Organization::ReplicatedSplit {
                 copies: 2,
                 unit: SplitUnit::Cylinder,
+                bands: BandAngles::Skew,
             },
             4,
             0.25,
@@ -187,6 +193,7 @@ fn cylinders_confine_every_replica_to_the_outer_band() {
             Organization::ReplicatedSplit {
                 copies: 3,
                 unit: SplitUnit::Cylinder,
+                bands: BandAngles::Skew,
             },
             3,
             "replicated-split",
@@ -292,6 +299,54 @@ fn intra_replicas_sit_where_the_layout_says() {
         }
         // The second member's share starts after the first's.
         assert_eq!(l.replicas(per)[0].0, 1);
+    }
+}
+
+/// Band copies keep band 0's sector numbers (skew), are turned k/(K·y) of a turn
+/// (even: a slot's K·y replicas evenly spaced where the tracks hold as many sectors),
+/// or at random; none shares a physical sector with another slot's replica.
+#[test]
+fn band_copies_turn_as_asked() {
+    for bands in [BandAngles::Skew, BandAngles::Even, BandAngles::Random] {
+        for (split, rot) in [(3, 1), (2, 2)] {
+            let mut org = intra(split, rot, IntraForm::Simulation, RotPlacement::Even);
+            if let Organization::Intra { bands: b, .. } = &mut org {
+                *b = bands;
+            }
+            // Zone 0 only (cylinders 0..846): every band's tracks hold 254 sectors.
+            let l = layout_within(org, 1, Some(840));
+            let geo = l.geometry(0).unwrap().clone();
+            let mut seen = std::collections::HashSet::new();
+            let mut turned = 0;
+            for lbn in 0..l.capacity() {
+                let reps = l.replicas(lbn);
+                assert_eq!(reps.len(), (split * rot) as usize);
+                let locs: Vec<_> = reps
+                    .iter()
+                    .map(|&(_, p)| {
+                        assert!(seen.insert(p), "{bands:?} {split}x{rot}: {p} twice");
+                        geo.locate(p).unwrap()
+                    })
+                    .collect();
+                let (a0, spt) = (locs[0].angle_sectors, locs[0].spt);
+                for k in 1..split as usize {
+                    let (base, first) = (&locs[k * rot as usize], &locs[0]);
+                    let same =
+                        (base.pbn.head, base.pbn.sector) == (first.pbn.head, first.pbn.sector);
+                    match bands {
+                        BandAngles::Skew => assert!(same, "{lbn} band {k}"),
+                        BandAngles::Even => {
+                            let want = (a0 + k as u32 * spt / (split * rot)) % spt;
+                            assert_eq!(base.angle_sectors, want, "{lbn} band {k}");
+                        }
+                        BandAngles::Random => turned += usize::from(!same),
+                    }
+                }
+            }
+            if bands == BandAngles::Random {
+                assert!(turned > 0, "{split}x{rot}: no band copy turned");
+            }
+        }
     }
 }
 
@@ -413,6 +468,7 @@ fn striping_by_cylinder_deals_cylinders_in_turn() {
         Organization::ReplicatedSplit {
             copies: 2,
             unit: SplitUnit::Share,
+            bands: BandAngles::Skew,
         },
     ] {
         let shares = layout(with_unit(base, SplitUnit::Share), 3);
@@ -679,6 +735,16 @@ fn keys_belong_to_their_kind() {
             "cylinders must be within 1..=",
         ),
         ("raid5", "cylinders = 10", "cylinders applies to MimdRAID's"),
+        (
+            "mirror",
+            "band-angles = \"even\"",
+            "band-angles does not apply to mirror",
+        ),
+        (
+            "intra",
+            "form = \"prototype\"\nband-angles = \"even\"",
+            "band-angles applies to intra's simulation form",
+        ),
         (
             "mirror",
             "spread = \"even\"",
