@@ -322,7 +322,8 @@ fn stack_from(source: &StackSource, default: &FaultSpec) -> Result<(FileStack, S
             text.clone()
         }
     };
-    let parsed: StackFile = toml::from_str(&text).map_err(|e| anyhow!("{file}: {e}"))?;
+    let parsed: StackFile =
+        spindle::toml_error::parse(&text).map_err(|e| anyhow!("{file}: {e}"))?;
     let Some(device) = parsed.device else {
         bail!("{file}: no [device]: torture needs a byte-exact array (kind = \"raid4\", \"raid5\", \"raid1\" or \"mirror\"), or a drive under a journal [[layer]]");
     };

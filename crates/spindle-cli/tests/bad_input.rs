@@ -171,6 +171,7 @@ const CASES: &[(&str, &str)] = &[
     ("run --config {t}/bad-syntax.toml", "bad-syntax.toml"),
     ("run --config {t}/bad-type.toml", "bad-type.toml"),
     ("run --config {t}/unknown-key.toml", "bogus-key"),
+    ("run --config {t}/device-variant.toml", "line 7, column 1\n  |\n7 | rotation = \"diagonal\""),
     ("run --config {t}/zero-depth.toml", "got 0"),
     ("run --config {t}/huge-count.toml", "4294967295"),
     (
@@ -416,6 +417,11 @@ fn fixtures() -> PathBuf {
         "seed = 1\n[scheduler]\nkind = \"sstf\"\nqueue-depth = \"x\"\n",
     );
     w("unknown-key.toml", "seed = 1\nbogus-key = 3\n");
+    // A bad value inside the tagged [device] table: the error points at its line.
+    w(
+        "device-variant.toml",
+        "[workload]\ntrace = \"sample:hplajw\"\n[device]\nkind = \"intra\"\ncount = 4\nsplit = 2\nrotation = \"diagonal\"\n[device.member]\nkind = \"disk\"\ndisk = \"st34502lw\"\n",
+    );
     w(
         "zero-depth.toml",
         "[workload]\ntrace = \"sample:hplajw\"\n[scheduler]\nkind = \"sstf\"\nqueue-depth = 0\n[[disks]]\ndisk = \"hp-c2249a\"\ncount = 1\n",

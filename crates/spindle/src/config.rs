@@ -407,9 +407,9 @@ pub enum ConfigError {
 
 impl RunConfig {
     pub fn from_toml(text: &str, file: &str) -> Result<RunConfig, ConfigError> {
-        let mut c: RunConfig = toml::from_str(text).map_err(|e| ConfigError::Toml {
+        let mut c: RunConfig = crate::toml_error::parse(text).map_err(|msg| ConfigError::Toml {
             file: file.to_string(),
-            msg: e.to_string(),
+            msg,
         })?;
         c.source = Some(file.to_string());
         Ok(c)

@@ -31,6 +31,7 @@ pub mod show;
 pub mod stack;
 pub mod store;
 pub mod time;
+pub mod toml_error;
 pub mod trace;
 pub mod validate;
 pub mod workload;
