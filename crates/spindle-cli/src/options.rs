@@ -88,8 +88,11 @@ where
         if i >= MAX_PAIRS {
             return Err(anyhow!("at most {MAX_PAIRS} options per {per}"));
         }
-        argv.push(flag_name(&name));
-        argv.extend(value);
+        // `--flag=value`: a value that starts with '-' (`seed = -1`) stays a value.
+        argv.push(match value {
+            Some(v) => format!("{}={v}", flag_name(&name)),
+            None => flag_name(&name),
+        });
     }
     P::try_parse_from(argv).map_err(|e| anyhow!("{}", e.render().to_string().trim_end()))
 }
@@ -100,6 +103,12 @@ mod tests {
 
     fn pair(k: &str, v: &str) -> (String, Option<String>) {
         (k.into(), Some(v.into()))
+    }
+
+    #[test]
+    fn a_value_starting_with_a_dash_is_named_as_the_flags_value() {
+        let e = from_pairs([pair("seed", "-1")]).err().unwrap().to_string();
+        assert!(e.contains("invalid value '-1' for '--seed"), "{e}");
     }
 
     #[test]

@@ -29,3 +29,5 @@ def test_unknown_drives_are_errors():
         spindle.validate("nope")
     with pytest.raises(FileNotFoundError):
         spindle.validate(["/no/such/drive.parv"])
+    with pytest.raises(ValueError, match="empty list"):
+        spindle.validate([])

@@ -45,5 +45,8 @@ def validate(drives: Optional[Union[Drive, Iterable[Drive]]] = None, calibrated:
         names = [os.fspath(drives)]
     else:
         names = [os.fspath(d) for d in drives]
+        if not names:
+            # An empty list would reach the core as "no drives given": all four.
+            raise ValueError("drives: an empty list; give None for the four built-in drives")
     rows = json.loads(_core.validate(names, calibrated))
     return pd.json_normalize(rows).set_index("disk")

@@ -361,7 +361,10 @@ impl<'a> P<'a> {
                     format!("`{name}` must be a finite number, found {f}"),
                 ),
                 Value::Int(i) => Ok(Some(*i as f64)),
-                _ => at(&p.loc, format!("`{name}` must be a number")),
+                v => at(
+                    &p.loc,
+                    format!("`{name}` must be a number, found {}", shown(v)),
+                ),
             },
         }
     }
@@ -376,7 +379,10 @@ impl<'a> P<'a> {
             Some(p) => match &p.value {
                 Value::Int(i) => Ok(Some(*i)),
                 Value::Float(f) => at(&p.loc, format!("`{name}` must be an integer, found {f}")),
-                _ => at(&p.loc, format!("`{name}` must be an integer")),
+                v => at(
+                    &p.loc,
+                    format!("`{name}` must be an integer, found {}", shown(v)),
+                ),
             },
         }
     }
@@ -1062,7 +1068,12 @@ fn import_mechanics(model: &P, reader: FileReader) -> Result<Mechanics, ImportEr
                     format!("`Rotation speed (in rpms)` must be an integer (DiskSim rejects {f})"),
                 )
             }
-            _ => return at(&p.loc, "`Rotation speed (in rpms)` must be an integer"),
+            ref v => {
+                return at(
+                    &p.loc,
+                    format!("`Rotation speed (in rpms)` must be an integer, found {}", shown(v)),
+                )
+            }
         },
         None => return m.missing("Rotation speed (in rpms)"),
     };
@@ -1157,4 +1168,15 @@ pub fn parse_seek_text(text: &str, path: &Path) -> Result<Vec<(u32, f64)>, Impor
 /// The directory holding DiskSim's validation set in this repository.
 pub fn bundled_disksim_dir() -> PathBuf {
     PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../data/disksim"))
+}
+/// A value as an error names it: numbers as written, words quoted, lists and blocks
+/// by kind (a word such as `1e300` is not a number DiskSim's grammar reads).
+fn shown(v: &Value) -> String {
+    match v {
+        Value::Int(i) => i.to_string(),
+        Value::Float(f) => f.to_string(),
+        Value::Str(s) => format!("`{s}`"),
+        Value::List(_) => "a list".into(),
+        Value::Block(_) => "a block".into(),
+    }
 }
