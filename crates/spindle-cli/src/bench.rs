@@ -222,13 +222,27 @@ pub fn bench(json: bool, quick: bool, readme: Option<&std::path::Path>) -> Resul
     } else {
         BenchConfig::default()
     };
+    // The README is read and its markers checked before measuring, not after.
+    let readme_text = |path: &std::path::Path| -> Result<String> {
+        let text = crate::limits::read_text(path, crate::limits::MAX_README_BYTES)?;
+        spindle::report::summary::replace_marked_block(
+            &text,
+            README_BENCH_BEGIN,
+            README_BENCH_END,
+            "",
+        )
+        .map_err(|e| anyhow!("{}: {e}", path.display()))?;
+        Ok(text)
+    };
+    if let Some(path) = readme {
+        readme_text(path)?;
+    }
     if !json && std::io::stderr().is_terminal() {
         eprintln!("measuring (a few seconds)...");
     }
     let report = run(&cfg).map_err(|e| anyhow!("benchmark setup failed: {e}"))?;
     if let Some(path) = readme {
-        let text = std::fs::read_to_string(path)
-            .with_context(|| format!("cannot read {}", path.display()))?;
+        let text = readme_text(path)?;
         let new = spindle::report::summary::replace_marked_block(
             &text,
             README_BENCH_BEGIN,

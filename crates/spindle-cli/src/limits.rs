@@ -39,6 +39,8 @@ pub const MAX_JOBS: u64 = 1024;
 
 /// `--config`: the TOML run configuration, bytes.
 pub const MAX_CONFIG_BYTES: u64 = 16 << 20;
+/// `reproduce --readme`, `bench --readme`: the README whose block is rewritten, bytes.
+pub const MAX_README_BYTES: u64 = 16 << 20;
 
 /// Reads a text file of at most `max` bytes (a device such as /dev/zero, or a huge
 /// file, is refused before it fills memory).

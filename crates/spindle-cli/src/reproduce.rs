@@ -29,6 +29,10 @@ pub fn reproduce(
         crate::limits::count("--jobs", j as u64, crate::limits::MAX_JOBS)?;
     }
     let exps = select(ids).map_err(|e| anyhow!(e))?;
+    // The README is read and its block's markers checked before the run, not after.
+    if let Some(path) = readme {
+        readme_text(path)?;
+    }
     let jobs = jobs
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
         .min(exps.len())
@@ -99,6 +103,14 @@ pub fn reproduce(
 /// Rewrites the summary block of the README at `path` with this run's coverage, and its
 /// highlights block (when it has one) with this run's checks of the experiments it
 /// shows, if the run included them all.
+/// The README `--readme` names, within its size limit and with its block's markers.
+fn readme_text(path: &Path) -> Result<String> {
+    let text = crate::limits::read_text(path, crate::limits::MAX_README_BYTES)?;
+    spindle::report::replace_readme_block(&text, "")
+        .map_err(|e| anyhow!("{}: {e}", path.display()))?;
+    Ok(text)
+}
+
 fn update_readme(
     path: &Path,
     cov: &spindle::report::Coverage,
@@ -106,8 +118,7 @@ fn update_readme(
     exps: &[Experiment],
     opts: &RunOpts,
 ) -> Result<()> {
-    let text =
-        std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let text = readme_text(path)?;
     let ids: Vec<&str> = exps.iter().map(|e| e.id).collect();
     let all = spindle::experiments::registry::registry().len() == exps.len();
     let run = format!(

@@ -171,6 +171,8 @@ const CASES: &[(&str, &str)] = &[
     ("run --config {t}/bad-syntax.toml", "bad-syntax.toml"),
     ("run --config {t}/bad-type.toml", "bad-type.toml"),
     ("run --config {t}/unknown-key.toml", "bogus-key"),
+    ("bench --quick --readme {t}/unknown-key.toml", "has no line `<!-- spindle bench: begin"),
+    ("reproduce MIMD-T1 --quick --out {t}/never --readme {t}/unknown-key.toml", "has no line `<!-- spindle reproduce summary: begin"),
     ("run --config {t}/device-variant.toml", "line 7, column 1\n  |\n7 | rotation = \"diagonal\""),
     ("run --config {t}/zero-depth.toml", "got 0"),
     ("run --config {t}/huge-count.toml", "4294967295"),
