@@ -57,6 +57,15 @@ fn known_drive(name: &str) -> Option<&'static DiskSimDrive> {
         .find(|d| d.stem.eq_ignore_ascii_case(name) || d.preset.eq_ignore_ascii_case(name))
 }
 
+/// The built-in drive whose DiskSim figures apply to `job`: one of that name whose
+/// validation trace the job replays (DiskSim's demerit is for its own trace; a file
+/// that only shares the name is compared with nothing).
+fn reference_for(job: &Job) -> Option<&'static DiskSimDrive> {
+    let d = known_drive(&job.name)?;
+    let bundled = bundled_job(d).ok()?;
+    (bundled.trace == job.trace).then_some(d)
+}
+
 fn stems() -> String {
     DISKSIM_DRIVES
         .iter()
@@ -177,9 +186,9 @@ fn job_for(arg: &str) -> Result<Job> {
 fn run(job: Job) -> Result<Row> {
     check_fits(&job)?;
     let calibrated = job.params.provenance.contains(CALIBRATED_MARK);
+    let known = reference_for(&job);
     let mut hdd = build(job.params)?;
     let res = validate(&job.name, &mut hdd, &job.trace);
-    let known = known_drive(&job.name);
     Ok(Row {
         disk: res.disk,
         source: job.source,
@@ -309,7 +318,7 @@ fn calibrated_row(job: Job) -> Result<(CalibratedRow, DiskParams)> {
     };
     let before = score(&job.params)?;
     let after = score(&tuned)?;
-    let known = known_drive(&job.name);
+    let known = reference_for(&job);
     let disksim = known.map(|d| d.disksim_test_half_rms_ms);
     let note = if after >= before {
         Some(format!(

@@ -316,6 +316,24 @@ fn validate_copied_parv_matches_bundled() {
     assert_eq!(v[0]["rms_ms"], b[0]["rms_ms"]);
 }
 
+/// DiskSim's figures are for its own trace: a file that only shares a built-in drive's
+/// name, replaying another trace, is compared with nothing.
+#[test]
+fn validate_compares_with_disksim_only_on_its_trace() {
+    let dir = TempDir::new("own-trace");
+    let parv = copy_cheetah(&dir);
+    let v = json(&["validate", parv.to_str().unwrap(), "--json"]);
+    assert!(v[0]["disksim_rms_ms"].is_number(), "{v}");
+    let trace = dir.path("cheetah9LP.trace");
+    let text = std::fs::read_to_string(&trace).expect("read trace");
+    let half: String = text.lines().take(5000).map(|l| format!("{l}\n")).collect();
+    std::fs::write(&trace, half).expect("write trace");
+    let v = json(&["validate", parv.to_str().unwrap(), "--json"]);
+    assert_eq!(v[0]["requests"], 5000, "{v}");
+    assert!(v[0]["disksim_rms_ms"].is_null(), "{v}");
+    assert!(v[0]["rms_ratio_vs_disksim"].is_null(), "{v}");
+}
+
 #[test]
 fn malformed_parv_trailing_comma_names_file_and_line() {
     let dir = TempDir::new("comma");
