@@ -692,27 +692,24 @@ mod tests {
             trace: Some(path.display().to_string()),
             ..WorkloadConfig::default()
         };
-        let whole = match w.load_sorting(1 << 20, u64::MAX).unwrap() {
-            LoadedWorkload::Open(r) => r,
-            _ => panic!("read whole"),
+        // Both paths: read whole and sorted (no cap), and streamed (a cap of 0).
+        let both = |w: &WorkloadConfig| -> (Vec<IoRecord>, Vec<IoRecord>) {
+            let whole = match w.load_sorting(1 << 20, u64::MAX).unwrap() {
+                LoadedWorkload::Open(r) => r,
+                _ => panic!("read whole"),
+            };
+            let streamed = match w.load_sorting(1 << 20, 0).unwrap() {
+                LoadedWorkload::Trace(t) => t.records.collect::<Result<_, _>>().unwrap(),
+                _ => panic!("streamed"),
+            };
+            (whole, streamed)
         };
-        let streamed: Vec<IoRecord> = match w.load_sorting(1 << 20, 0).unwrap() {
-            LoadedWorkload::Trace(t) => t.records.collect::<Result<_, _>>().unwrap(),
-            _ => panic!("streamed"),
-        };
+        let (whole, streamed) = both(&w);
         // A limit keeps the first requests in arrival order on both paths.
-        let w = WorkloadConfig {
+        let (whole_3, streamed_3) = both(&WorkloadConfig {
             limit: Some(3),
             ..w
-        };
-        let whole_3 = match w.load_sorting(1 << 20, u64::MAX).unwrap() {
-            LoadedWorkload::Open(r) => r,
-            _ => panic!("read whole"),
-        };
-        let streamed_3: Vec<IoRecord> = match w.load_sorting(1 << 20, 0).unwrap() {
-            LoadedWorkload::Trace(t) => t.records.collect::<Result<_, _>>().unwrap(),
-            _ => panic!("streamed"),
-        };
+        });
         std::fs::remove_file(&path).ok();
         assert_eq!(whole.len(), 40);
         assert_eq!(whole, streamed);
