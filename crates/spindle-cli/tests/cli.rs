@@ -879,7 +879,7 @@ fn impossible_stacks_are_refused() {
     );
     let e = failure(&["run", "--config", &typo]);
     assert!(
-        e.contains("typo.toml") && e.contains("line 3") && e.contains("strip-kib"),
+        e.contains("typo.toml") && e.contains("line 6") && e.contains("strip-kib"),
         "{e}"
     );
 }
