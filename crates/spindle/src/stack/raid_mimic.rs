@@ -18,7 +18,7 @@
 
 use super::layer::{Layer, LayerIo};
 use crate::disk::hdd::Request;
-use crate::node::{Done, NodeReport};
+use crate::node::{Done, NodeReport, Parts};
 use crate::time::SimTime;
 use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
@@ -320,6 +320,19 @@ struct Guest {
     req: Request,
     /// Extents and writes below still carrying part of it.
     remaining: u32,
+    /// The writes below that carried it and have completed (a guest write cut at a
+    /// stripe boundary reaches the array as several).
+    parts: Parts,
+}
+
+impl Guest {
+    fn new(req: Request) -> Guest {
+        Guest {
+            req,
+            remaining: 1,
+            parts: Parts::default(),
+        }
+    }
 }
 
 #[derive(Debug)]
@@ -570,7 +583,7 @@ impl RaidMimic {
                 guests.extend(e.guests);
             }
         }
-        self.guests.insert(req.id, Guest { req, remaining: 1 });
+        self.guests.insert(req.id, Guest::new(req));
         self.pending.insert(
             lo,
             Extent {
@@ -597,7 +610,7 @@ impl Layer for RaidMimic {
         if !req.write {
             self.findings.borrow_mut().guest_reads += 1;
             let id = self.fresh_id();
-            self.guests.insert(req.id, Guest { req, remaining: 1 });
+            self.guests.insert(req.id, Guest::new(req));
             self.below.insert(
                 id,
                 Below {
@@ -638,12 +651,15 @@ impl Layer for RaidMimic {
                 continue;
             };
             gs.remaining -= 1;
+            gs.parts.absorb(done);
             if gs.remaining == 0 {
                 if let Some(gs) = self.guests.remove(&g) {
+                    // Its start, dispatch and breakdown over every write that carried it.
                     io.up.push(Done {
-                        req: gs.req,
                         rider: !first,
-                        ..*done
+                        unit: done.unit,
+                        released: done.released,
+                        ..gs.parts.done(gs.req, now)
                     });
                     first = false;
                 }
@@ -748,6 +764,57 @@ mod tests {
         assert_eq!(n, recs.len());
         let f = found.borrow().clone();
         f
+    }
+
+    /// One guest write at sector 0 of `blocks` sectors through a layer told the
+    /// stripe (3 × 16 KiB): its completion as the engine logs it.
+    fn one_guest_write(blocks: u32) -> engine::RequestLog {
+        let c = RunConfig::from_toml(&raid5_toml(3, 16), "test.toml").unwrap();
+        let b = c.build().unwrap();
+        let spec = RaidMimicSpec {
+            stripe_kib: Some(48),
+            ..RaidMimicSpec::default()
+        };
+        let mut root = LayerNode::new(Box::new(spec.build().unwrap()), b.root);
+        let recs = [crate::trace::IoRecord {
+            arrival: SimTime::ZERO,
+            device: 0,
+            lbn: 0,
+            blocks,
+            write: true,
+            content: Vec::new(),
+        }];
+        let mut logs = Vec::new();
+        engine::run(
+            &mut root,
+            &b.units,
+            Source::records(&recs),
+            RunOptions::default(),
+            &mut |l| logs.push(l.clone()),
+        )
+        .unwrap();
+        assert_eq!(logs.len(), 1);
+        logs.remove(0)
+    }
+
+    /// A guest write cut into several writes below reports them all: its breakdown is
+    /// their sum, its start the earliest (not the last write's alone).
+    #[test]
+    fn a_guest_cut_into_several_writes_reports_them_all() {
+        let stripe = one_guest_write(96);
+        let two_and_a_bit = one_guest_write(200);
+        let total = |l: &engine::RequestLog| {
+            let b = l.breakdown;
+            b.overhead_ns + b.seek_ns + b.rotation_ns + b.transfer_ns
+        };
+        assert!(
+            two_and_a_bit.breakdown.transfer_ns >= 2 * stripe.breakdown.transfer_ns,
+            "{:?} against one stripe's {:?}",
+            two_and_a_bit.breakdown,
+            stripe.breakdown
+        );
+        assert!(total(&two_and_a_bit) > total(&stripe));
+        assert!(two_and_a_bit.start <= two_and_a_bit.done);
     }
 
     fn table(f: &Findings) -> Vec<String> {
