@@ -304,6 +304,13 @@ impl StackArgs {
                  trace is as long as --scale and --days make it"
             );
         }
+        // A trace's length is --limit; a configured synthetic workload its own count.
+        if self.synthetic.is_none() && self.count.is_some() {
+            bail!(
+                "--count applies to --synthetic open or closed (a trace replays its first N \
+                 requests with --limit N; a configured [workload.synthetic] sets its own count)"
+            );
+        }
         if let Some(kind) = &self.synthetic {
             c.workload.trace = None;
             c.workload.synthetic = None;

@@ -171,6 +171,7 @@ const CASES: &[(&str, &str)] = &[
     ("run --config {t}/bad-syntax.toml", "bad-syntax.toml"),
     ("run --config {t}/bad-type.toml", "bad-type.toml"),
     ("run --config {t}/unknown-key.toml", "bogus-key"),
+    ("run --trace sample:hplajw --count 5", "--count applies to --synthetic open or closed"),
     ("bench --quick --readme {t}/unknown-key.toml", "has no line `<!-- spindle bench: begin"),
     ("reproduce MIMD-T1 --quick --out {t}/never --readme {t}/unknown-key.toml", "has no line `<!-- spindle reproduce summary: begin"),
     ("run --config {t}/device-variant.toml", "line 7, column 1\n  |\n7 | rotation = \"diagonal\""),

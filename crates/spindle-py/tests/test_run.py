@@ -109,6 +109,13 @@ def test_config_as_text_or_path_and_keywords_override(root):
     assert d.config["scheduler"]["kind"] == "fcfs"
 
 
+def test_a_config_file_whose_name_holds_an_equals_sign_is_a_path(root, tmp_path):
+    path = tmp_path / "qd=4.toml"
+    path.write_text((root / "examples" / "raid5-clook.toml").read_text())
+    a = spindle.run(config=str(path), count=200, synthetic="open")
+    assert a.config["scheduler"]["kind"] == "clook"
+
+
 def test_bad_options_are_value_errors_with_the_cli_message():
     with pytest.raises(ValueError, match="--queue-depth"):
         spindle.run(queue_depth="many")

@@ -150,6 +150,14 @@ def test_bad_sweep_arguments():
         spindle.sweep({"seed": [1]}, out="x.parquet", csv="./x.parquet", **FIXED)
 
 
+def test_where_the_rows_go_is_checked_before_any_point_runs(tmp_path):
+    with pytest.raises(ValueError, match="csv=.* is a folder"):
+        spindle.sweep({"seed": [1]}, csv=tmp_path, **FIXED)
+    with pytest.raises(ValueError, match="out=.*: no folder"):
+        spindle.sweep({"seed": [1]}, out=tmp_path / "no" / "x.parquet", **FIXED)
+    assert list(tmp_path.iterdir()) == []
+
+
 def spindle_bin():
     """The CLI built from this checkout (`cargo build --release` or the test run)."""
     root = pathlib.Path(__file__).resolve().parents[3]

@@ -39,7 +39,11 @@ def reproduce(
 
     if isinstance(ids, str):
         ids = [ids]
-    out = json.loads(_core.reproduce(list(ids), quick, seed, full_scale, durability, jobs))
+    ids = list(ids)
+    if not ids:
+        # An empty list would reach the core as "no ids given": every experiment.
+        raise ValueError('ids: an empty list; give "all" for every experiment')
+    out = json.loads(_core.reproduce(ids, quick, seed, full_scale, durability, jobs))
     rows = []
     for e in out:
         for c in e["checks"]:

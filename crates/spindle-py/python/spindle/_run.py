@@ -39,11 +39,13 @@ def _pairs(options: dict) -> list:
 
 def _config(config, name: str = "config") -> Tuple[Optional[str], Optional[str]]:
     """``config=`` (or the keyword ``name``) as (TOML text, path): a string holding a
-    newline or ``=`` is TOML text, anything else (a string or a path-like) names a
-    file."""
+    newline, or an ``=`` and naming no existing file, is TOML text; anything else (a
+    string or a path-like) names a file."""
     if config is None:
         return None, None
-    if isinstance(config, str) and ("\n" in config or "=" in config):
+    if isinstance(config, str) and (
+        "\n" in config or ("=" in config and not os.path.isfile(config))
+    ):
         return config, None
     if isinstance(config, (str, os.PathLike)):
         return None, os.fspath(config)

@@ -96,6 +96,10 @@ def _sweep(axes, fixed_items, backend, out, csv, address, batch, jobs, progress)
         raise ValueError("address= applies to backend='ray'")
     if out is not None and csv is not None and os.path.realpath(out) == os.path.realpath(csv):
         raise ValueError(f"out= and csv= name the same file ({out!r}): give two files")
+    # Where the rows go is checked before any point runs, not after the last.
+    for name, path in (("out", out), ("csv", csv)):
+        if path is not None:
+            _check_output(name, path)
     columns, points = _core.sweep_plan(axes, fixed_items)
     names = [c for c, _ in columns]
 
@@ -183,6 +187,16 @@ def _arrow_schema(columns: list):
 
     types = {"int": pa.int64(), "float": pa.float64(), "bool": pa.bool_(), "str": pa.string()}
     return pa.schema([pa.field(c, types[k], nullable=False) for c, k in columns])
+
+
+def _check_output(name: str, path) -> None:
+    """A file the sweep can write: not a folder, in a folder that exists."""
+    path = os.fspath(path)
+    if os.path.isdir(path):
+        raise ValueError(f"{name}={path!r} is a folder; give a file")
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        raise ValueError(f"{name}={path!r}: no folder {folder!r} to write it in")
 
 
 def _read_rows(out, points: list, columns: list) -> dict:
