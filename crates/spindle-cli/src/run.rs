@@ -871,8 +871,9 @@ pub fn run_config(
                 LayerSpec::Journal(j) => Some(j.log_mib),
                 _ => None,
             });
-            let journal =
-                journal.filter(|&mib| end <= capacity.saturating_add(mib.saturating_mul(2048)));
+            // The journal takes its superblock's 4 KiB block and its log's.
+            let reserved = |mib: u64| mib.saturating_mul(256).saturating_add(1).saturating_mul(8);
+            let journal = journal.filter(|&mib| end <= capacity.saturating_add(reserved(mib)));
             // A device that starts at sector 0 is simply larger than the disk, unless a
             // journal's log took the sectors past it.
             let hint = if let Some(log_mib) = journal {

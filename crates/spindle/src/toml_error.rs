@@ -20,36 +20,54 @@ pub fn message(text: &str, e: &toml::de::Error) -> String {
 
 fn refined(text: &str, e: &toml::de::Error) -> Option<String> {
     let span = e.span()?;
+    // Only where toml pointed at a whole table (its header's `[`), not at a name.
+    if !text.get(span.start..)?.starts_with('[') {
+        return None;
+    }
     let header_line = text.get(..span.start)?.matches('\n').count();
     let lines: Vec<&str> = text.lines().collect();
     let header = lines.get(header_line)?.trim();
     let name = table_name(header)?;
     let msg = e.message();
     let token = named_token(msg)?;
-    // The table's own lines and its subtables', up to the next table outside it.
+    // The table's own lines and its subtables', up to the next table outside it (or
+    // the next entry of the same array of tables); lines inside multi-line strings
+    // are skipped, and one inside an inline table makes the search give up.
     let mut found = Vec::new();
+    let mut table = name.to_string();
+    let mut in_string = false;
     for (i, line) in lines.iter().enumerate().skip(header_line + 1) {
         let t = line.trim();
-        if let Some(other) = table_name(t) {
-            if other != name && !other.starts_with(&format!("{name}.")) {
-                break;
-            }
+        let quotes = t.matches("\"\"\"").count() + t.matches("\'\'\'").count();
+        if in_string {
+            in_string = quotes % 2 == 0;
             continue;
         }
-        if mentions(t, &token) {
-            found.push(i);
+        if let Some(other) = table_name(t) {
+            let repeated = other == name && t.starts_with("[[");
+            if repeated || (other != name && !other.starts_with(&format!("{name}."))) {
+                break;
+            }
+            table = other.to_string();
+            continue;
+        }
+        in_string = quotes % 2 == 1;
+        if mentions(t, &token) || (t.contains('{') && t.contains(token.text())) {
+            found.push((i, table.clone()));
         }
     }
-    let [at] = found[..] else { return None };
+    let [(at, ref table)] = found[..] else {
+        return None;
+    };
     let line = lines[at];
-    let column = line.len() - line.trim_start().len();
+    let column = line.chars().count() - line.trim_start().chars().count();
     let number = (at + 1).to_string();
     let gutter = " ".repeat(number.len() + 1);
     Some(format!(
-        "TOML parse error at line {number}, column {}\n{gutter}|\n{number} | {line}\n{gutter}| {}{}\n{msg} (in [{name}])\n",
+        "TOML parse error at line {number}, column {}\n{gutter}|\n{number} | {line}\n{gutter}| {}{}\n{msg} (in [{table}])\n",
         column + 1,
         " ".repeat(column),
-        "^".repeat(line.trim().len().max(1)),
+        "^".repeat(line.trim().chars().count().max(1)),
     ))
 }
 
@@ -83,6 +101,14 @@ fn named_token(msg: &str) -> Option<Token> {
 enum Token {
     Key(String),
     Value(String),
+}
+
+impl Token {
+    fn text(&self) -> &str {
+        match self {
+            Token::Key(t) | Token::Value(t) => t,
+        }
+    }
 }
 
 /// Whether a `key = value` line sets that key or holds that value.
@@ -130,6 +156,7 @@ mod tests {
     }
 
     #[derive(serde::Deserialize, Debug)]
+    #[serde(deny_unknown_fields)]
     struct File {
         #[allow(dead_code)]
         shape: Shape,
@@ -153,7 +180,25 @@ mod tests {
         assert!(e.contains("line 3, column 3"), "{e}");
         assert!(e.contains("unknown field `sides`"), "{e}");
         let e = error("[shape]\nkind = \"square\"\n[shape.inner]\na = \"x\"\n");
-        assert!(e.contains("line 4"), "{e}");
+        assert!(
+            e.contains("line 4") && e.contains("(in [shape.inner])"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn an_unknown_table_keeps_the_parsers_location() {
+        // toml points inside the brackets: the table's name is what is unknown, not a
+        // key of the same name inside it.
+        let e = error("[shape]\nkind = \"square\"\n[rogue]\nrogue = 1\n");
+        assert!(!e.contains("line 4"), "{e}");
+    }
+
+    #[test]
+    fn a_value_also_in_an_inline_table_is_not_guessed_at() {
+        let text = "[shape]\nkind = \"square\"\ncolour = \"blue\"\nx = { colour = \"blue\" }\n";
+        let e = error(text);
+        assert!(!e.contains("line 3"), "{e}");
     }
 
     #[test]

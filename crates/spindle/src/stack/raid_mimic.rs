@@ -790,7 +790,7 @@ mod tests {
             &b.units,
             Source::records(&recs),
             RunOptions::default(),
-            &mut |l| logs.push(l.clone()),
+            &mut |l| logs.push(*l),
         )
         .unwrap();
         assert_eq!(logs.len(), 1);

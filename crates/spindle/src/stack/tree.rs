@@ -108,7 +108,6 @@ impl DiskSpec {
         }
     }
 
-    /// The drive's parameters with this entry's firmware overrides.
     /// This drive with another model name, keeping its scheduler, firmware and faults.
     fn with_model(&self, disk: String) -> DiskSpec {
         DiskSpec {
@@ -129,6 +128,7 @@ impl DiskSpec {
         }
     }
 
+    /// The drive's parameters with this entry's firmware overrides.
     pub fn params(&self, path: &str) -> Result<DiskParams, String> {
         let mut p = load_disk(&self.disk).map_err(|e| format!("{path}: {e}"))?;
         if let Some(f) = &self.firmware {

@@ -68,11 +68,14 @@ pub enum BandAngles {
     /// bands of 171 cylinders fall within 80° of one another).
     #[default]
     Skew,
-    /// Band k turned k/(K·y) of a turn from band 0 (K band copies, y rotational
-    /// replicas): a slot's K·y replicas evenly spaced in angle.
+    /// Band k turned k/(K·y) of a turn from band 0 (K band copies: intra's x, or
+    /// replicated-split's `copies`; y rotational replicas): a slot's K·y replicas evenly
+    /// spaced in angle where the band copies' tracks hold as many sectors. Each track is
+    /// turned as a whole (so no two slots share a sector), so where they hold different
+    /// counts the spacing drifts along the track by their difference.
     Even,
-    /// Each band copy of each track at a seeded random angle (as unsynchronized
-    /// mirrors' replicas are).
+    /// Each band copy of each track at a random angle, drawn from the array's layout
+    /// seed (as `rotation = "random"`: fixed per array and drive, not by `--seed`).
     Random,
 }
 
