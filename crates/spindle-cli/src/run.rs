@@ -868,12 +868,11 @@ pub fn run_config(
                 .saturating_add(u64::from(*blocks));
             // The journal is to blame only when the request would fit without its log.
             let journal = c.layer.iter().find_map(|l| match l {
-                LayerSpec::Journal(j) => Some(j.log_mib),
+                LayerSpec::Journal(j) if end <= capacity.saturating_add(j.reserved_sectors()) => {
+                    Some(j.log_mib)
+                }
                 _ => None,
             });
-            // The journal takes its superblock's 4 KiB block and its log's.
-            let reserved = |mib: u64| mib.saturating_mul(256).saturating_add(1).saturating_mul(8);
-            let journal = journal.filter(|&mib| end <= capacity.saturating_add(reserved(mib)));
             // A device that starts at sector 0 is simply larger than the disk, unless a
             // journal's log took the sectors past it.
             let hint = if let Some(log_mib) = journal {

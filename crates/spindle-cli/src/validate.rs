@@ -62,6 +62,9 @@ fn known_drive(name: &str) -> Option<&'static DiskSimDrive> {
 /// that only shares the name is compared with nothing).
 fn reference_for(job: &Job) -> Option<&'static DiskSimDrive> {
     let d = known_drive(&job.name)?;
+    if job.source == "bundled" {
+        return Some(d);
+    }
     let bundled = bundled_job(d).ok()?;
     (bundled.trace == job.trace).then_some(d)
 }

@@ -249,6 +249,15 @@ impl Inside {
 }
 
 impl JournalSpec {
+    /// Sectors the journal keeps out of the address space below it: its superblock's
+    /// block and its log's.
+    pub fn reserved_sectors(&self) -> u64 {
+        self.log_mib
+            .saturating_mul(256)
+            .saturating_add(1)
+            .saturating_mul(SECTORS_PER_BLOCK)
+    }
+
     pub fn new(checksum: bool, skip: bool, log_mib: u64) -> JournalSpec {
         JournalSpec {
             checksum,
