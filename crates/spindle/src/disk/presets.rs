@@ -164,9 +164,13 @@ pub fn bundled_file(name: &str) -> Option<&'static str> {
         .map(|(_, t)| *t)
 }
 
-/// Replaces every `source NAME` with the bundled file's text (recursively), so a
-/// `.parv` can be parsed from memory.
-fn splice_sources(text: &str, depth: u32) -> Result<String, String> {
+/// Replaces every `source NAME` with the text `lookup` gives for NAME (recursively), so
+/// a `.parv` built into the binary can be parsed from memory.
+pub(crate) fn splice_sources(
+    text: &str,
+    lookup: &dyn Fn(&str) -> Option<&'static str>,
+    depth: u32,
+) -> Result<String, String> {
     if depth > 8 {
         return Err("bundled files source each other too deeply".into());
     }
@@ -186,9 +190,8 @@ fn splice_sources(text: &str, depth: u32) -> Result<String, String> {
             rest = after;
             continue;
         }
-        let body =
-            bundled_file(&name).ok_or_else(|| format!("bundled file `{name}` is missing"))?;
-        out.push_str(&splice_sources(body, depth + 1)?);
+        let body = lookup(&name).ok_or_else(|| format!("bundled file `{name}` is missing"))?;
+        out.push_str(&splice_sources(body, lookup, depth + 1)?);
         out.push('\n');
         let skip = after.len() - after.trim_start().len() + name.len();
         rest = &after[skip..];
@@ -214,7 +217,7 @@ pub fn disksim_preset(stem: &str) -> Result<DiskParams, String> {
 fn parse_disksim_preset(stem: &str) -> Result<DiskParams, String> {
     let name = format!("{stem}.parv");
     let text = bundled_file(&name).ok_or_else(|| format!("no bundled DiskSim drive `{stem}`"))?;
-    let text = splice_sources(text, 0)?;
+    let text = splice_sources(text, &bundled_file, 0)?;
     let reader = |p: &Path| -> std::io::Result<String> {
         let file = p.file_name().and_then(|f| f.to_str()).unwrap_or("");
         bundled_file(file)

@@ -11,6 +11,7 @@ pub mod cachedev;
 pub mod cachemem;
 pub mod driverq;
 pub mod simpledisk;
+pub mod suite_files;
 pub mod synthio;
 pub mod system;
 

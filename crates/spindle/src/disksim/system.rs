@@ -26,8 +26,8 @@
 use super::cachedev::{CacheDev, CacheDevSpec};
 use super::cachemem::{CacheMem, CacheMemSpec};
 use super::driverq::{DriverQueue, Urgent, DRIVER_QUEUE_KIND};
-use super::import::{import_parsed, ImportError, ImportedDisk};
-use super::param::{parse_file, Block, Loc, Param, ParamFile, Topology, Value};
+use super::import::{import_parsed, read_from_disk, FileReader, ImportError, ImportedDisk};
+use super::param::{parse_file, parse_str, Block, Loc, Param, ParamFile, Topology, Value};
 use super::simpledisk::{read_simpledisk, SimpleDisk, SimpleDiskSpec};
 use super::synthio::read_synthio;
 use crate::disk::bus::{Arbitration, SharedBus};
@@ -193,9 +193,25 @@ pub struct SystemResult {
 /// Loads `path` as a runnable system, refusing what spindle cannot represent.
 pub fn load_system(path: &Path) -> Result<System, ImportError> {
     let file = parse_file(path)?;
-    let simple = simple_disks(&file)?;
+    system_of(&file, path, &read_from_disk)
+}
+
+/// Loads a system whose parameter text is already in memory, its sources spliced in;
+/// the seek curves and models it names come through `reader`, and `path` names the
+/// text in messages.
+pub fn load_system_text(
+    text: &str,
+    path: &Path,
+    reader: FileReader,
+) -> Result<System, ImportError> {
+    let file = parse_str(text, path)?;
+    system_of(&file, path, reader)
+}
+
+fn system_of(file: &ParamFile, path: &Path, reader: FileReader) -> Result<System, ImportError> {
+    let simple = simple_disks(file)?;
     let mut disks = if simple.is_empty() {
-        import_parsed(&file, path)?
+        import_parsed(file, path, reader)?
     } else {
         Vec::new()
     };
@@ -213,20 +229,20 @@ pub fn load_system(path: &Path) -> Result<System, ImportError> {
         // such a drive's writes take the ordinary write overheads.
         d.params.ctrl.extra_write_disconnect = None;
     }
-    refuse_unrepresentable(&file)?;
+    refuse_unrepresentable(file)?;
     let depths: Vec<u32> = disks
         .iter()
         .map(|d| d.params.firmware.queue_depth)
         .chain(simple.iter().map(|s| s.max_queue))
         .collect();
-    let (queue, priority) = driver_queue(&file, &depths)?;
+    let (queue, priority) = driver_queue(file, &depths)?;
     let names: Vec<&str> = disks
         .iter()
         .map(|d| d.instance.as_str())
         .chain(simple.iter().map(|s| s.instance.as_str()))
         .collect();
-    let (orgs, arrays, slots) = logorg_disks(&file, &names)?;
-    let ctlr_cache = ctlr_cache(&file, &names)?;
+    let (orgs, arrays, slots) = logorg_disks(file, &names)?;
+    let ctlr_cache = ctlr_cache(file, &names)?;
     if let Some(c) = &ctlr_cache {
         let under: Vec<u32> = match &c.cache {
             CtlrCache::Mem(_) => vec![c.disk],
@@ -262,7 +278,7 @@ pub fn load_system(path: &Path) -> Result<System, ImportError> {
     let free: Vec<usize> = (0..names.len())
         .filter(|&d| in_array(d).is_none() && Some(d) != cache_disk)
         .collect();
-    let synth = read_synthio(&file, &mut |name, loc| {
+    let synth = read_synthio(file, &mut |name, loc| {
         if let Some(i) = arrays.iter().position(|a| a.name == name) {
             return Ok(i as u32);
         }
@@ -345,7 +361,7 @@ pub fn load_system(path: &Path) -> Result<System, ImportError> {
             }
         }
     }
-    let buses = shared_buses(&file, &disks, &reached)?;
+    let buses = shared_buses(file, &disks, &reached)?;
     Ok(System {
         disks,
         queue,

@@ -3,8 +3,8 @@
 //! kept with their source in `data/disksim/suite-figures.tsv`).
 
 use super::Check;
-use crate::disksim::import::bundled_disksim_dir;
-use crate::disksim::system::{load_system, run_system, unit_names, SystemResult};
+use crate::disksim::suite_files::{load_suite_system, suite_file};
+use crate::disksim::system::{run_system, unit_names, SystemResult};
 use crate::report::{ExperimentOutput, Table};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -160,10 +160,8 @@ pub fn disksim_suite(o: &super::options::RunOpts) -> Result<ExperimentOutput, St
          after the generator's stop, which DiskSim leaves out.",
         o.seed,
     );
-    let dir = bundled_disksim_dir();
-    let text = std::fs::read_to_string(dir.join("suite-figures.tsv"))
-        .map_err(|e| format!("{}: {e}", dir.join("suite-figures.tsv").display()))?;
-    let figures = read_figures(&text)?;
+    let text = suite_file("suite-figures.tsv").ok_or("suite-figures.tsv is not built in")?;
+    let figures = read_figures(text)?;
     let mut table = Table::new(&[
         "configuration",
         "spindle, 5-seed mean ms",
@@ -178,12 +176,11 @@ pub fn disksim_suite(o: &super::options::RunOpts) -> Result<ExperimentOutput, St
     let mut runs: BTreeMap<String, (Vec<String>, Vec<SystemResult>)> = BTreeMap::new();
     for f in &figures {
         let (lo, hi, ds_mean) = f.spread();
-        let path = dir.join(format!("{}.parv", f.config));
-        let sys = match load_system(&path) {
+        let sys = match load_suite_system(&f.config) {
             Ok(s) => s,
             Err(e) => {
-                // The importer's reason, naming the file without its directory.
-                let why = e.to_string().replace(&format!("{}/", dir.display()), "");
+                // The importer's reason, naming the file.
+                let why = e.to_string();
                 let status = format!("not supported: {}", why.trim());
                 table.rows.push(vec![
                     f.config.clone(),
@@ -251,7 +248,7 @@ pub fn disksim_suite(o: &super::options::RunOpts) -> Result<ExperimentOutput, St
         );
     }
     out.tables.push(table);
-    per_unit(&mut out, &dir, &runs)?;
+    per_unit(&mut out, &runs)?;
     Ok(out)
 }
 
@@ -261,13 +258,11 @@ pub fn disksim_suite(o: &super::options::RunOpts) -> Result<ExperimentOutput, St
 /// disk is within DiskSim's range widened by 2 %.
 fn per_unit(
     out: &mut ExperimentOutput,
-    dir: &std::path::Path,
     runs: &BTreeMap<String, (Vec<String>, Vec<SystemResult>)>,
 ) -> Result<(), String> {
     let file = "suite-units.tsv";
-    let text = std::fs::read_to_string(dir.join(file))
-        .map_err(|e| format!("{}: {e}", dir.join(file).display()))?;
-    let rows = read_seed_table(&text, file, 3)?;
+    let text = suite_file(file).ok_or("suite-units.tsv is not built in")?;
+    let rows = read_seed_table(text, file, 3)?;
     let mut table = Table::new(&[
         "configuration",
         "unit",
@@ -368,9 +363,8 @@ mod tests {
 
     #[test]
     fn the_figures_file_reads_and_bad_rows_are_refused() {
-        let text = std::fs::read_to_string(bundled_disksim_dir().join("suite-figures.tsv"))
-            .expect("bundled");
-        let f = read_figures(&text).expect("reads");
+        let text = suite_file("suite-figures.tsv").expect("bundled");
+        let f = read_figures(text).expect("reads");
         assert_eq!(f.len(), 8);
         assert!(f.iter().all(|r| r.others.len() == 5 && r.seed42 > 0.0));
         let bad = "config\t42\t11\t23\t37\t51\t77\nsynthopen\t1\t2\n";

@@ -106,7 +106,7 @@ use crate::disk::params::{
     MAX_SEGMENT_BLOCKS, MAX_SURFACES, MAX_TIME_MS, MIN_RPM,
 };
 use crate::disk::seek::SeekCurve;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 #[derive(Debug, thiserror::Error)]
 pub enum ImportError {
@@ -140,7 +140,7 @@ pub type FileReader<'a> = &'a dyn Fn(&Path) -> std::io::Result<String>;
 
 /// Reads an auxiliary file of at most [`super::param::MAX_PARAM_BYTES`] (a device
 /// such as /dev/zero, or a huge file, is refused before it fills memory).
-fn read_from_disk(p: &Path) -> std::io::Result<String> {
+pub(crate) fn read_from_disk(p: &Path) -> std::io::Result<String> {
     use std::io::Read;
     super::param::note_read(p);
     let limit = super::param::MAX_PARAM_BYTES;
@@ -162,12 +162,14 @@ pub fn import_parv(path: &Path) -> Result<Vec<ImportedDisk>, ImportError> {
     import_system(&file, path, &read_from_disk)
 }
 
-/// Loads every disk of a `.parv` system already parsed from `path`.
+/// Loads every disk of a `.parv` system already parsed from `path`, reading auxiliary
+/// files through `reader`.
 pub(crate) fn import_parsed(
     file: &ParamFile,
     path: &Path,
+    reader: FileReader,
 ) -> Result<Vec<ImportedDisk>, ImportError> {
-    import_system(file, path, &read_from_disk)
+    import_system(file, path, reader)
 }
 
 /// Loads every disk of a parameter text that is already in memory (sources spliced in),
@@ -1165,9 +1167,11 @@ pub fn parse_seek_text(text: &str, path: &Path) -> Result<Vec<(u32, f64)>, Impor
     Ok(points)
 }
 
-/// The directory holding DiskSim's validation set in this repository.
-pub fn bundled_disksim_dir() -> PathBuf {
-    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../data/disksim"))
+/// The directory holding DiskSim's validation set in this repository (tests only: a
+/// run reads the built-in copies, see `disksim::suite_files` and `disk::presets`).
+#[cfg(test)]
+pub(crate) fn bundled_disksim_dir() -> std::path::PathBuf {
+    std::path::PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../data/disksim"))
 }
 /// A value as an error names it: numbers as written, words quoted, lists and blocks
 /// by kind (a word such as `1e300` is not a number DiskSim's grammar reads).
