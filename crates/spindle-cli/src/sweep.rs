@@ -549,10 +549,20 @@ impl Grid {
                     spindle::layers::check_layers(&c.layer).map_err(|e| anyhow!(e))?;
                     let tree = c.device_tree().map_err(|e| anyhow!("{e}"))?;
                     tree.check_drive_count().map_err(|e| anyhow!(e))?;
+                    tree.check_cylinder_layouts("device")
+                        .map_err(|e| anyhow!(e))?;
+                    // A layout engine builds its RAID-4 from one set of drive
+                    // parameters, which a drive of several arms has not.
+                    let layout = c.layout.is_some();
                     for d in tree.disks() {
-                        if !drives_read.contains(&d) {
-                            d.check_drive("device").map_err(|e| anyhow!(e))?;
-                            drives_read.push(d);
+                        if !drives_read.contains(&(layout, d.clone())) {
+                            if layout {
+                                d.params("disks").map(drop)
+                            } else {
+                                d.check_drive("device")
+                            }
+                            .map_err(|e| anyhow!(e))?;
+                            drives_read.push((layout, d));
                         }
                     }
                     Ok(())
@@ -1195,6 +1205,31 @@ mod tests {
         let g = grid("[grid]\ndisk = [\"st34502lw:heads-per-surface=99\"]\n").unwrap();
         let e = g.check().unwrap_err().to_string();
         assert!(e.contains("heads-per-surface"), "{e}");
+    }
+
+    #[test]
+    fn a_drive_of_several_arms_where_the_run_refuses_it_is_refused_before_any_point_runs() {
+        // Under a cylinder layout (rsplit, intra) and under a layout engine a drive of
+        // several arms cannot stand: the run refuses it, so the check does too.
+        let arms = "\"st34502lw:heads-per-surface=2\"";
+        for fixed in [
+            "array = \"rsplit:2\"\ndisks = 2",
+            "array = \"intra:2x1\"\ndisks = 2",
+            "layout = \"dle\"",
+        ] {
+            let g = grid(&format!(
+                "[grid]\ndisk = [\"st34502lw\", {arms}]\n[fixed]\n{fixed}\n"
+            ))
+            .unwrap();
+            let e = g.check().unwrap_err().to_string();
+            assert!(e.contains("point 1") && e.contains("arms"), "{fixed}: {e}");
+        }
+        // A mirror or split of such drives runs, so it passes.
+        let g = grid(&format!(
+            "[grid]\ndisk = [{arms}]\n[fixed]\narray = \"mirror:2\"\ndisks = 2\n"
+        ))
+        .unwrap();
+        g.check().unwrap();
     }
 
     #[test]

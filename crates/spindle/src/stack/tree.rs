@@ -508,6 +508,23 @@ impl DeviceSpec {
         Ok(())
     }
 
+    /// Refuses, without building anything, a MimdRAID array whose cylinder layout
+    /// would find a member that is not a drive of one arm (as the build does; check
+    /// [`DeviceSpec::check_drive_count`] first).
+    pub fn check_cylinder_layouts(&self, path: &str) -> Result<(), String> {
+        if let DeviceSpec::Mirror(a)
+        | DeviceSpec::Split(a)
+        | DeviceSpec::ReplicatedSplit(a)
+        | DeviceSpec::Intra(a) = self
+        {
+            check_cylinder_members(self, a, path)?;
+        }
+        for (i, m) in spec_members(self)?.iter().enumerate() {
+            m.check_cylinder_layouts(&format!("{path}.member {i}"))?;
+        }
+        Ok(())
+    }
+
     /// Every drive in the tree, in order (check [`DeviceSpec::check_drive_count`]
     /// first: the list is as long as the tree holds drives).
     pub fn disks(&self) -> Vec<DiskSpec> {
@@ -562,6 +579,41 @@ pub fn build(
         units,
         drives,
     })
+}
+
+/// A MimdRAID array that lays its copies out by cylinder (replicated-split and intra
+/// always, any of them given `cylinders`) reads each member's geometry, so each member
+/// must be a drive of one arm: refused here, before anything is built, with the member
+/// named.
+fn check_cylinder_members(spec: &DeviceSpec, a: &ArraySpec, path: &str) -> Result<(), String> {
+    let by_cylinder = a.cylinders.is_some()
+        || matches!(spec, DeviceSpec::ReplicatedSplit(_) | DeviceSpec::Intra(_));
+    if !by_cylinder {
+        return Ok(());
+    }
+    let why = |i: usize, what: String| {
+        Err(format!(
+            "{path}.member {i} is {what}: the {} array{} lays its copies out by cylinder on \
+             one drive's geometry, so its members must be drives of one arm",
+            spec.kind(),
+            if a.cylinders.is_some() {
+                " with `cylinders`"
+            } else {
+                ""
+            }
+        ))
+    };
+    for (i, m) in spec_members(spec)?.iter().enumerate() {
+        match m {
+            DeviceSpec::Disk(d) => {
+                if let Some(Ok((_, h))) = crate::disk::altered::arms(&d.disk) {
+                    return why(i, format!("`{}`, a drive of {h} arms", d.disk));
+                }
+            }
+            other => return why(i, format!("a {}", other.kind())),
+        }
+    }
+    Ok(())
 }
 
 fn spec_members(spec: &DeviceSpec) -> Result<Vec<DeviceSpec>, String> {
@@ -626,6 +678,7 @@ fn build_node(
                 ));
             }
             let org = organization(spec, a).map_err(|e| format!("{path}.{e}"))?;
+            check_cylinder_members(spec, a, path)?;
             let first = *drives as u64;
             let built = build_members(spec, default_queue, drives, path)?;
             let choice = a.replica_choice.unwrap_or(ReplicaChoice::Positioning);
