@@ -37,7 +37,7 @@ use crate::trace::{
     IoRecord, TraceError, TraceExtent, TraceStream,
 };
 use crate::workload::{
-    compress, compress_stream, limit, only_device, ClosedLoop, OpenStream, WorkloadSpec,
+    compress, compress_stream, earliest, limit, only_device, ClosedLoop, OpenStream, WorkloadSpec,
 };
 use serde::{Deserialize, Serialize};
 use std::path::Path;
@@ -231,7 +231,7 @@ impl WorkloadConfig {
     }
 
     /// [`WorkloadConfig::load`], reading a trace out of arrival order whole only if it
-    /// has at most `max_sorted` records.
+    /// has, or its limit keeps, at most `max_sorted` records.
     fn load_sorting(&self, capacity: u64, max_sorted: u64) -> Result<LoadedWorkload, ConfigError> {
         if let Some(spec) = &self.content_trace {
             if self.trace.is_some() || self.synthetic.is_some() {
@@ -315,18 +315,24 @@ impl WorkloadConfig {
         let to_read = self.device.map_or(extent.records, |d| {
             extent.devices.get(&d).map_or(0, |e| e.records)
         });
-        if !extent.in_order && to_read <= max_sorted {
+        // How many of them a run keeps.
+        let to_keep = self.limit.map_or(to_read, |n| to_read.min(n as u64));
+        if !extent.in_order && to_keep <= max_sorted {
             // Out of arrival order: read it whole and sort it, as the readers do. The
-            // limit keeps the first requests in arrival order, as the streamed sort does.
+            // limit keeps the first requests in arrival order, as the streamed sort
+            // does, holding no more than those.
             let mut all = Box::new(open()?) as TraceRecords;
             if let Some(d) = self.device {
                 all = Box::new(only_device(all, d));
             }
-            let mut recs: Vec<IoRecord> = all.collect::<Result<Vec<_>, _>>().map_err(invalid)?;
-            recs.sort_by_key(|r| r.arrival);
-            if let Some(n) = self.limit {
-                recs.truncate(n);
-            }
+            let mut recs: Vec<IoRecord> = match self.limit {
+                Some(n) => earliest(all, n).map_err(invalid)?,
+                None => {
+                    let mut recs = all.collect::<Result<Vec<_>, _>>().map_err(invalid)?;
+                    recs.sort_by_key(|r| r.arrival);
+                    recs
+                }
+            };
             if let Some(f) = self.compress {
                 recs = compress(&recs, f);
             }

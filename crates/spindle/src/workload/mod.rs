@@ -101,8 +101,8 @@ pub use spec::{
     MAX_REQUESTS, MAX_ZIPF_BUCKETS,
 };
 pub use stream::{
-    check_compress, compress_stream, limit, only_device, spread_devices, Limit, StreamItem,
-    MAX_COMPRESS, MIN_COMPRESS,
+    check_compress, compress_stream, earliest, limit, only_device, spread_devices, Limit,
+    StreamItem, MAX_COMPRESS, MIN_COMPRESS,
 };
 pub use synth::{Dist, SynthGen, SynthLoop, SynthSpec};
 pub use zipf::Zipf;

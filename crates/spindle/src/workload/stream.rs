@@ -87,6 +87,54 @@ where
     }
 }
 
+/// The `n` records that arrive first, in arrival order (ties in file order): the whole
+/// stream is read, but at most `n` records are held at once. What sorting every record
+/// by arrival and keeping the first `n` gives, in memory for `n` alone.
+pub fn earliest<E>(
+    records: impl Iterator<Item = Result<IoRecord, E>>,
+    n: usize,
+) -> Result<Vec<IoRecord>, E> {
+    use std::collections::BinaryHeap;
+    /// A held record, ordered by arrival then by place in the file.
+    struct Held(IoRecord, u64);
+    impl Held {
+        fn key(&self) -> (crate::time::SimTime, u64) {
+            (self.0.arrival, self.1)
+        }
+    }
+    impl PartialEq for Held {
+        fn eq(&self, o: &Self) -> bool {
+            self.key() == o.key()
+        }
+    }
+    impl Eq for Held {}
+    impl PartialOrd for Held {
+        fn partial_cmp(&self, o: &Self) -> Option<std::cmp::Ordering> {
+            Some(self.cmp(o))
+        }
+    }
+    impl Ord for Held {
+        fn cmp(&self, o: &Self) -> std::cmp::Ordering {
+            self.key().cmp(&o.key())
+        }
+    }
+    // A max-heap of the `n` earliest so far: a later arrival than its top is dropped.
+    let mut held: BinaryHeap<Held> = BinaryHeap::with_capacity(n.min(1 << 20));
+    for (i, r) in records.enumerate() {
+        let h = Held(r?, i as u64);
+        if held.len() < n {
+            held.push(h);
+        } else if held.peek().is_some_and(|top| h < *top) {
+            held.pop();
+            held.push(h);
+        }
+    }
+    // Keys are distinct (the place in the file), so an unstable sort is exact.
+    let mut out = held.into_vec();
+    out.sort_unstable();
+    Ok(out.into_iter().map(|h| h.0).collect())
+}
+
 /// Time compression as a stream: [`super::compress`] record by record.
 ///
 /// # Panics
@@ -254,5 +302,39 @@ mod tests {
         let counted = items.iter().inspect(|_| read += 1).cloned();
         assert_eq!(limit(counted, 1).count(), 1);
         assert_eq!(read, 1);
+    }
+
+    proptest::proptest! {
+        /// The bounded heap keeps what sorting everything and truncating keeps, ties
+        /// in file order included.
+        #[test]
+        fn earliest_is_sort_then_truncate(
+            arrivals in proptest::collection::vec(0u64..20, 0..60),
+            n in 0usize..70,
+        ) {
+            let recs: Vec<IoRecord> = arrivals
+                .iter()
+                .enumerate()
+                .map(|(i, &a)| IoRecord {
+                    arrival: SimTime(a),
+                    device: 0,
+                    lbn: i as u64,
+                    blocks: 1,
+                    write: false,
+                    content: Vec::new(),
+                })
+                .collect();
+            let mut sorted = recs.clone();
+            sorted.sort_by_key(|r| r.arrival);
+            sorted.truncate(n);
+            let got = earliest(recs.into_iter().map(Ok::<_, TraceError>), n).unwrap();
+            proptest::prop_assert_eq!(got, sorted);
+        }
+    }
+
+    #[test]
+    fn earliest_stops_at_the_first_error() {
+        let items = vec![Ok(records()[0].clone()), Err(TraceError::file("x", "bad"))];
+        assert!(earliest(items.into_iter(), 5).is_err());
     }
 }
