@@ -82,30 +82,30 @@ pub struct StackArgs {
     /// [default: 7]
     #[arg(long, value_name = "N")]
     pub days: Option<u32>,
-    /// Synthetic addresses: uniform, sequential or zipf
-    #[arg(long, value_name = "PATTERN", default_value = "uniform")]
-    pub pattern: String,
-    /// Zipf skew for --pattern zipf
-    #[arg(long, value_name = "THETA", default_value_t = 0.9)]
-    pub zipf_theta: f64,
-    /// Sequential run length (requests) for --pattern sequential
-    #[arg(long, value_name = "N", default_value_t = 16)]
-    pub run_len: u64,
-    /// Synthetic request size in 512-byte sectors
-    #[arg(long, value_name = "SECTORS", default_value_t = 8)]
-    pub size: u32,
-    /// Fraction of synthetic requests that are reads
-    #[arg(long, value_name = "F", default_value_t = 0.66)]
-    pub read_fraction: f64,
-    /// Open loop: Poisson arrivals per second
-    #[arg(long, value_name = "PER_S", default_value_t = 100.0)]
-    pub rate: f64,
-    /// Closed loop: number of processes
-    #[arg(long, value_name = "N", default_value_t = 4)]
-    pub processes: u32,
-    /// Closed loop: mean think time (exponential), ms; 0 = none
-    #[arg(long, value_name = "MS", default_value_t = 0.0)]
-    pub think_ms: f64,
+    /// Synthetic open or closed: addresses uniform, sequential or zipf [default: uniform]
+    #[arg(long, value_name = "PATTERN")]
+    pub pattern: Option<String>,
+    /// Zipf skew for --pattern zipf [default: 0.9]
+    #[arg(long, value_name = "THETA")]
+    pub zipf_theta: Option<f64>,
+    /// Sequential run length (requests) for --pattern sequential [default: 16]
+    #[arg(long, value_name = "N")]
+    pub run_len: Option<u64>,
+    /// Synthetic open or closed: request size in 512-byte sectors [default: 8]
+    #[arg(long, value_name = "SECTORS")]
+    pub size: Option<u32>,
+    /// Synthetic open or closed: fraction of requests that are reads [default: 0.66]
+    #[arg(long, value_name = "F")]
+    pub read_fraction: Option<f64>,
+    /// Synthetic open: Poisson arrivals per second [default: 100]
+    #[arg(long, value_name = "PER_S")]
+    pub rate: Option<f64>,
+    /// Synthetic closed: number of processes [default: 4]
+    #[arg(long, value_name = "N")]
+    pub processes: Option<u32>,
+    /// Synthetic closed: mean think time (exponential), ms; 0 = none [default: 0]
+    #[arg(long, value_name = "MS")]
+    pub think_ms: Option<f64>,
     /// Synthetic open or closed: number of requests [default: 10000] (a generated
     /// web-vm, mail or homes trace is as long as --scale and --days make it)
     #[arg(long, value_name = "N")]
@@ -311,6 +311,7 @@ impl StackArgs {
                  requests with --limit N; a configured [workload.synthetic] sets its own count)"
             );
         }
+        self.refuse_unused_generator_flags(fiu)?;
         if let Some(kind) = &self.synthetic {
             c.workload.trace = None;
             c.workload.synthetic = None;
@@ -625,27 +626,74 @@ fn check_config(c: &RunConfig) -> Result<()> {
 }
 
 impl StackArgs {
+    /// Refuses a generator flag the run would not use: every one of them without
+    /// --synthetic open or closed, --rate in a closed loop, --processes and --think-ms in
+    /// an open one, --zipf-theta and --run-len with another --pattern.
+    fn refuse_unused_generator_flags(&self, fiu: bool) -> Result<()> {
+        // An unknown kind is refused where the workload is built, naming the kinds.
+        if let Some(k) = self.synthetic.as_deref() {
+            if !fiu && k != "open" && k != "closed" {
+                return Ok(());
+            }
+        }
+        const BOTH: &str = "open or closed";
+        let given = [
+            ("--pattern", self.pattern.is_some(), BOTH),
+            ("--zipf-theta", self.zipf_theta.is_some(), BOTH),
+            ("--run-len", self.run_len.is_some(), BOTH),
+            ("--size", self.size.is_some(), BOTH),
+            ("--read-fraction", self.read_fraction.is_some(), BOTH),
+            ("--rate", self.rate.is_some(), "open"),
+            ("--processes", self.processes.is_some(), "closed"),
+            ("--think-ms", self.think_ms.is_some(), "closed"),
+        ];
+        let kind = self.synthetic.as_deref().filter(|_| !fiu);
+        for (flag, given, kinds) in given {
+            if given && !kind.is_some_and(|k| kinds.split(" or ").any(|x| x == k)) {
+                bail!(
+                    "{flag} applies to --synthetic {kinds}{}",
+                    match (self.synthetic.as_deref(), fiu) {
+                        (None, _) => " (a trace, or a configured workload, sets its own)",
+                        (Some(_), true) =>
+                            "; a web-vm, mail or homes trace is generated from its published \
+                             characteristics alone (--scale, --days)",
+                        (Some(_), false) => "",
+                    }
+                );
+            }
+        }
+        let pattern = self.pattern.as_deref().unwrap_or("uniform");
+        if pattern != "zipf" && self.zipf_theta.is_some() {
+            bail!("--zipf-theta applies to --pattern zipf");
+        }
+        if pattern != "sequential" && self.run_len.is_some() {
+            bail!("--run-len applies to --pattern sequential");
+        }
+        Ok(())
+    }
+
     fn synthetic_spec(&self, kind: &str) -> Result<WorkloadSpec> {
         // A think time is a gap between arrivals: no longer than a run may last.
         let most_ms = spindle::engine::MAX_ARRIVAL_NS as f64 / 1e6;
-        if !(self.think_ms.is_finite() && (0.0..=most_ms).contains(&self.think_ms)) {
+        let think_ms = self.think_ms.unwrap_or(0.0);
+        if !(think_ms.is_finite() && (0.0..=most_ms).contains(&think_ms)) {
             bail!(
                 "--think-ms must be within 0..={} ms (the longest a run may last), got {}",
                 spindle::show::value(most_ms),
-                spindle::show::value(self.think_ms)
+                spindle::show::value(think_ms)
             );
         }
         let count = self.count.unwrap_or(DEFAULT_COUNT);
         if count == 0 {
             bail!("--count must be at least 1");
         }
-        let pattern = match self.pattern.as_str() {
+        let pattern = match self.pattern.as_deref().unwrap_or("uniform") {
             "uniform" => Pattern::Uniform,
             "sequential" => Pattern::Sequential {
-                run_len: self.run_len,
+                run_len: self.run_len.unwrap_or(16),
             },
             "zipf" => Pattern::Zipf {
-                theta: self.zipf_theta,
+                theta: self.zipf_theta.unwrap_or(0.9),
                 buckets: 1000,
             },
             other => {
@@ -656,8 +704,10 @@ impl StackArgs {
         };
         let gen = GenSpec {
             pattern,
-            sizes: Sizes::Fixed { sectors: self.size },
-            read_fraction: self.read_fraction,
+            sizes: Sizes::Fixed {
+                sectors: self.size.unwrap_or(8),
+            },
+            read_fraction: self.read_fraction.unwrap_or(0.66),
             align: None,
             start: 0,
             span: None,
@@ -667,17 +717,17 @@ impl StackArgs {
             "open" => WorkloadSpec::Synthetic(OpenSpec {
                 gen,
                 arrivals: Arrivals::Poisson {
-                    rate_per_s: self.rate,
+                    rate_per_s: self.rate.unwrap_or(100.0),
                 },
                 count,
                 seed: self.seed,
                 device: 0,
             }),
             "closed" => WorkloadSpec::Closed(ClosedSpec {
-                processes: self.processes,
-                think: if self.think_ms > 0.0 {
+                processes: self.processes.unwrap_or(4),
+                think: if think_ms > 0.0 {
                     Think::Exponential {
-                        mean_ns: self.think_ms * 1e6,
+                        mean_ns: think_ms * 1e6,
                     }
                 } else {
                     Think::None
