@@ -46,7 +46,8 @@ use std::rc::Rc;
 
 /// Largest log, MiB.
 pub const MAX_LOG_MIB: u64 = 4096;
-/// Most data blocks one descriptor describes; larger writes are several transactions.
+/// Most data blocks one descriptor describes; larger writes are several transactions
+/// (fewer blocks still where a small log has less room above its cleaning threshold).
 pub const MAX_TX_BLOCKS: usize = (BLOCK_BYTES - 40) / 8;
 /// Longest checkpoint write, blocks.
 const MAX_CHECKPOINT_RUN: u64 = 256;
@@ -326,7 +327,44 @@ impl JournalSpec {
                 "journal: skip = true needs a miniMimic table (minimimic = \"file\")".into(),
             );
         }
+        // A transaction starts only with the cleaning threshold still free after it,
+        // so the log must hold one of at least one block above it: else no write could
+        // start, and cleaning an empty log would go round for ever.
+        if self.max_homes() == 0 {
+            return Err(format!(
+                "journal: a {} MiB log ({} blocks) has no room for a transaction above its \
+                 cleaning threshold ({} blocks: clean-below-pct {}, at least {}): give a \
+                 larger log-mib",
+                self.log_mib,
+                self.log_blocks(),
+                self.clean_below_blocks(),
+                self.clean_below_pct,
+                MAX_TX_BLOCKS + 3
+            ));
+        }
         Ok(())
+    }
+
+    fn log_blocks(&self) -> u64 {
+        self.log_mib * 256
+    }
+
+    /// Free blocks below which the log is cleaned before a transaction starts: a
+    /// transaction starts only if this many stay free after it (a plain log's commit
+    /// block comes out of them).
+    fn clean_below_blocks(&self) -> u64 {
+        // At least a largest transaction and its commit, whatever the percentage.
+        (self.log_blocks() * u64::from(self.clean_below_pct) / 100).max(MAX_TX_BLOCKS as u64 + 3)
+    }
+
+    /// Most home blocks one transaction carries: what one descriptor describes, and
+    /// what fits in the log above the cleaning threshold with the descriptor (and,
+    /// with checksums, the commit block). A larger write is several transactions.
+    fn max_homes(&self) -> u64 {
+        let above = self.log_blocks().saturating_sub(self.clean_below_blocks());
+        above
+            .saturating_sub(1 + u64::from(self.checksum))
+            .min(MAX_TX_BLOCKS as u64)
     }
 
     pub fn build(&self) -> Result<Journal, String> {
@@ -343,17 +381,8 @@ impl JournalSpec {
                 "journal: skip = true needs a miniMimic table (minimimic = \"file\")".into(),
             );
         }
-        let log_blocks = self.log_mib * 256;
-        // Room for the largest transaction and its commit, whatever the percentage.
-        let clean_below =
-            (log_blocks * u64::from(self.clean_below_pct) / 100).max(MAX_TX_BLOCKS as u64 + 3);
-        if clean_below >= log_blocks {
-            return Err(format!(
-                "journal: a {} MiB log cannot hold a largest transaction ({} blocks) with room to spare",
-                self.log_mib,
-                MAX_TX_BLOCKS + 1
-            ));
-        }
+        let log_blocks = self.log_blocks();
+        let clean_below = self.clean_below_blocks();
         let probe = self.probe.clone().unwrap_or_default();
         probe.0.borrow_mut().log_blocks = log_blocks;
         Ok(Journal {
@@ -362,6 +391,7 @@ impl JournalSpec {
             refine: self.refine,
             log_blocks,
             clean_below,
+            max_homes: self.max_homes() as usize,
             table,
             inside: probe.0,
             used: vec![false; log_blocks as usize],
@@ -445,6 +475,8 @@ pub struct Journal {
     refine: bool,
     log_blocks: u64,
     clean_below: u64,
+    /// Most home blocks in one transaction ([`JournalSpec`]'s room above `clean_below`).
+    max_homes: usize,
     table: Option<MiniMimic>,
     inside: Rc<RefCell<Inside>>,
     /// Log blocks holding live records.
@@ -765,7 +797,7 @@ impl Journal {
         let first = req.lbn / SECTORS_PER_BLOCK;
         let last = (req.lbn + u64::from(req.blocks.max(1)) - 1) / SECTORS_PER_BLOCK;
         let all: Vec<u64> = (first..=last).collect();
-        let homes: Vec<u64> = all[done..].iter().copied().take(MAX_TX_BLOCKS).collect();
+        let homes: Vec<u64> = all[done..].iter().copied().take(self.max_homes).collect();
         let n = homes.len() as u64 + 1 + u64::from(self.checksum);
         let think = now.0.saturating_sub(self.last_done.0);
         let placed = if self.free < self.clean_below + n {
@@ -1107,8 +1139,8 @@ mod tests {
 
     /// Application blocks the workloads touch (small: blocks are rewritten often).
     const HOME: u64 = 40;
-    /// A 3 MiB log (the smallest that holds a largest transaction with room to spare):
-    /// cleaned every few dozen transactions.
+    /// A 3 MiB log (the smallest that holds a largest transaction above the default
+    /// cleaning threshold): cleaned every few dozen transactions.
     const LOG_MIB: u64 = 3;
 
     fn drive() -> Box<dyn Device> {
@@ -1350,12 +1382,50 @@ mod tests {
         assert_eq!(s.capacity(1 << 20), (1 << 20) - (1 + LOG_MIB * 256) * 8);
     }
 
+    /// Logs the check lets through, down to the tightest (a 2 MiB log carries one home
+    /// block per transaction), serve the largest writes: each completes, in a bounded
+    /// number of events (before, a log with no room for them cleaned an empty log for
+    /// ever).
+    #[test]
+    fn the_smallest_log_accepted_serves_the_largest_writes() {
+        let tight = |mib: u64, pct: u32| {
+            let mut s = JournalSpec::new(false, false, mib);
+            s.clean_below_pct = pct;
+            s
+        };
+        for s in [
+            spec(false, false),
+            spec(true, false),
+            tight(2, 25),
+            tight(4, 99),
+        ] {
+            let what = (s.checksum, s.log_mib, s.clean_below_pct);
+            let sectors = (MAX_TX_BLOCKS * 8) as u32;
+            let wl: Vec<(SimTime, Request)> = (0..3u64)
+                .map(|id| {
+                    let r = Request {
+                        id,
+                        lbn: id * 8,
+                        blocks: sectors,
+                        write: true,
+                    };
+                    (SimTime(id * 1_000_000), r)
+                })
+                .collect();
+            let c = run(&s, &wl, Some(1_000_000));
+            assert!(c.events < 1_000_000, "{what:?}: did not finish");
+            assert_eq!(c.acked.len(), 3, "{what:?}");
+        }
+    }
+
     #[test]
     fn bad_specs_are_clear_errors() {
         let e = |s: JournalSpec| s.build().err().unwrap();
         assert!(e(JournalSpec::new(false, false, 0)).contains("log-mib 0"));
         assert!(e(JournalSpec::new(false, true, 40)).contains("miniMimic"));
-        assert!(e(JournalSpec::new(false, false, 1)).contains("cannot hold"));
+        assert!(e(JournalSpec::new(false, false, 1)).contains("no room for a transaction"));
+        // A transaction must fit above the cleaning threshold, or it would never start.
+        assert!(e(JournalSpec::new(true, false, 2)).contains("no room for a transaction"));
         let mut s = JournalSpec::new(false, true, 40);
         s.minimimic = Some("/nonexistent/t.mimic".into());
         assert!(e(s).contains("/nonexistent/t.mimic"));
