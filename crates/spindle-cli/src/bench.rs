@@ -3,7 +3,7 @@
 use crate::table::thousands;
 use anyhow::{anyhow, Context, Result};
 use spindle::bench::{run, BenchConfig, BenchReport};
-use std::io::IsTerminal;
+use std::io::{IsTerminal, Write as _};
 
 fn mark(met: bool) -> &'static str {
     if met {
@@ -238,7 +238,7 @@ pub fn bench(json: bool, quick: bool, readme: Option<&std::path::Path>) -> Resul
         readme_text(path)?;
     }
     if !json && std::io::stderr().is_terminal() {
-        eprintln!("measuring (a few seconds)...");
+        let _ = writeln!(std::io::stderr(), "measuring (a few seconds)...");
     }
     let report = run(&cfg).map_err(|e| anyhow!("benchmark setup failed: {e}"))?;
     if let Some(path) = readme {

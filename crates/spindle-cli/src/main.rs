@@ -1196,6 +1196,12 @@ fn run(cli: Cli) -> anyhow::Result<String> {
     }
 }
 
+/// Writes `spindle: error: MSG` to standard error; a closed standard error (`2>&1 |
+/// head -c 10`) loses the message but never turns the exit status into a panic's.
+fn say_error(msg: &str) {
+    let _ = writeln!(std::io::stderr().lock(), "spindle: error: {msg}");
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match run(cli) {
@@ -1206,7 +1212,7 @@ fn main() -> ExitCode {
                 // The reader went away (`spindle disks | head`): not our error.
                 Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
                 Err(e) => {
-                    eprintln!("spindle: error: cannot write output: {e}");
+                    say_error(&format!("cannot write output: {e}"));
                     ExitCode::from(EXIT_ERROR)
                 }
             }
@@ -1215,12 +1221,12 @@ fn main() -> ExitCode {
             let w = e.downcast_ref::<raid::WrongData>().expect("checked");
             let mut out = std::io::stdout().lock();
             let _ = out.write_all(w.report.as_bytes()).and_then(|_| out.flush());
-            eprintln!("spindle: error: {w}");
+            say_error(&w.to_string());
             ExitCode::from(EXIT_WRONG_DATA)
         }
         Err(e) => {
             // `{:#}` joins the context chain on one line.
-            eprintln!("spindle: error: {e:#}");
+            say_error(&format!("{e:#}"));
             ExitCode::from(EXIT_ERROR)
         }
     }
