@@ -161,6 +161,28 @@ mod tests {
         }
     }
 
+    /// A write-caching drive takes writes into its cache while its media destages
+    /// older ones: both are busy time, but time counts once, so a drive saturated
+    /// by writes is busy all the run and no more.
+    #[test]
+    fn a_drive_destaging_under_cached_writes_is_never_busier_than_the_run() {
+        let disk = preset("wd-re3").unwrap();
+        assert!(disk.firmware.write_cache_sectors > 0);
+        // Random writes every 2 ms: more than the media can destage.
+        let recs: Vec<IoRecord> = (0..600u64)
+            .map(|i| IoRecord {
+                arrival: SimTime(i * 2_000_000),
+                lbn: (i * 7_919_993) % 1_000_000_000,
+                write: true,
+                ..rec(0, 0)
+            })
+            .collect();
+        let spec = StackSpec::one_disk(disk, SchedulerKind::Fcfs);
+        let run = simulate(&spec, Source::records(&recs), &mut |_| {}).unwrap();
+        let u = run.metrics.utilization[0];
+        assert!((0.9..=1.0).contains(&u), "utilization {u}");
+    }
+
     #[test]
     fn remove_idle_lays_busy_periods_end_to_end() {
         // A busy period of two requests (the second arrives while the first is served),

@@ -102,6 +102,8 @@ pub struct Drive {
     cached: Vec<CachedWrite>,
     cached_sectors: u64,
     destaged: DestageStats,
+    /// Time the drive worked: its requests' service and its destages, overlaps once.
+    busy: super::busy::BusyTime,
     /// Ids of the host writes destaged since `take_destaged` last ran.
     destaged_ids: Vec<u64>,
     /// The bus this drive shares with others, if any ([`SharedBus`]).
@@ -140,6 +142,7 @@ impl Drive {
             cached_sectors: 0,
             destaged: DestageStats::default(),
             destaged_ids: Vec::new(),
+            busy: super::busy::BusyTime::default(),
             bus: None,
             slot: 0,
             reconnect: None,
@@ -216,6 +219,13 @@ impl Drive {
         self.destaged
     }
 
+    /// Time the drive has been busy up to its last completion, ns: the union of its
+    /// requests' service times and its destages' media times (a destage still running
+    /// after the last request is outside the run it is measured over).
+    pub fn busy_ns(&self) -> u64 {
+        self.busy.total_ns_until(self.free_at)
+    }
+
     /// The ids of the host writes written to the media since the last call, in
     /// destage order.
     pub fn take_destaged(&mut self) -> Vec<u64> {
@@ -280,6 +290,10 @@ impl Drive {
         }
         let (arrival, c) = self.active.take()?;
         self.free_at = c.done;
+        // The next request starts after this one ends, and a destage no earlier than
+        // now: everything before now is final.
+        self.busy.add(c.start, c.done);
+        self.busy.settle(c.done);
         self.dispatch(c.done);
         Some(DriveCompletion {
             arrival,
@@ -470,6 +484,7 @@ impl Drive {
         self.destaged.count += 1;
         self.destaged_ids.push(w.req.id);
         self.destaged.busy_ns += c.service_ns();
+        self.busy.add(c.start, c.done);
     }
 
     /// Index of the request with the shortest positioning time from the current head

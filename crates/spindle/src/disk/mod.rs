@@ -5,6 +5,7 @@
 
 pub mod altered;
 pub mod bus;
+pub mod busy;
 pub mod drive;
 pub mod geometry;
 pub mod hdd;

@@ -12,8 +12,6 @@ pub struct DriveNode {
     name: String,
     reads: u64,
     writes: u64,
-    /// Sum of request service times (start of positioning to completion).
-    service_ns: u64,
 }
 
 impl DriveNode {
@@ -23,7 +21,6 @@ impl DriveNode {
             name: name.into(),
             reads: 0,
             writes: 0,
-            service_ns: 0,
         }
     }
 
@@ -72,7 +69,6 @@ impl Device for DriveNode {
             return;
         };
         let c = c.completion;
-        self.service_ns += c.service_ns();
         out.push(Done::of_drive(&c, 0));
     }
 
@@ -127,7 +123,7 @@ impl Device for DriveNode {
             kind: format!("disk {}", self.name),
             reads: self.reads,
             writes: self.writes,
-            busy_ns: self.service_ns + d.busy_ns,
+            busy_ns: self.drive.busy_ns(),
             extra,
             is_drive: true,
         });
