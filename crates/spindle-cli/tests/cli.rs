@@ -1858,3 +1858,31 @@ fn outputs_never_overwrite_a_parameter_files_parts() {
         .collect();
     assert!(before == after, "a parameter file's part was written");
 }
+
+/// A freeblock queue's background reads are its own, not the workload's: the run
+/// counts the workload's requests alone, on one drive as under an array.
+#[test]
+fn freeblock_background_reads_are_not_workload_requests() {
+    let dir = TempDir::new("freeblock");
+    let csv = dir.path("r.csv");
+    let base = [
+        "run",
+        "--synthetic",
+        "open",
+        "--count",
+        "600",
+        "--rate",
+        "30",
+        "--scheduler",
+        "freeblock",
+        "--output-format",
+        "json",
+        "--requests-csv",
+    ];
+    let mut args = base.to_vec();
+    args.push(csv.to_str().unwrap());
+    let v = json(&args);
+    assert_eq!(v["metrics"]["requests"], 600, "{v}");
+    let lines = std::fs::read_to_string(&csv).unwrap().lines().count();
+    assert_eq!(lines, 601);
+}
