@@ -366,9 +366,11 @@ impl StackArgs {
             c.workload.limit = Some(n);
         }
         if let Some(q) = self.queue_depth {
+            refuse_where_drives_schedule_themselves(&c, "--queue-depth")?;
             c.scheduler.queue_depth = q;
         }
         if let Some(w) = self.max_wait_ms {
+            refuse_where_drives_schedule_themselves(&c, "--max-wait-ms")?;
             c.scheduler.max_wait_ms = Some(w);
         }
         if let Some(n) = self.mimic_samples {
@@ -1035,12 +1037,19 @@ fn summary_text(c: &RunConfig, m: &Metrics) -> String {
                 ),
             }
         ),
-        None => format!(
-            "{} scheduler, {} outstanding per drive, {}",
-            c.scheduler.kind.name(),
-            c.scheduler.queue_depth,
-            stack_text(c)
-        ),
+        None => match own_scheduler(c) {
+            // The drives' own queues: the [scheduler] reaches none of them.
+            Some(own) => format!(
+                "drives queued by their own schedulers ({own}), {}",
+                stack_text(c)
+            ),
+            None => format!(
+                "{} scheduler, {} outstanding per drive, {}",
+                c.scheduler.kind.name(),
+                c.scheduler.queue_depth,
+                stack_text(c)
+            ),
+        },
     };
     let mut s = format!(
         "workload   {}\nstack      {stack}\n\n",
@@ -1329,6 +1338,36 @@ pub(crate) fn check_scheduled(c: &RunConfig) -> Result<()> {
             "--scheduler: the layout engine queues its RAID-4's members in issue order \
              (FCFS, as the paper's RAID layer); to schedule them, describe the RAID-4 in a \
              --config file as a [device] with kind = \"raid4\", whose drives take the [scheduler]"
+        );
+    }
+    refuse_where_drives_schedule_themselves(c, "--scheduler")
+}
+
+/// The first scheduler a drive of the `[device]` names for itself, as "kind, depth N".
+fn own_scheduler(c: &RunConfig) -> Option<String> {
+    let tree = c.device.as_ref()?;
+    tree.check_drive_count().ok()?;
+    tree.disks().iter().find_map(|d| {
+        d.scheduler
+            .as_ref()
+            .map(|s| format!("{}, {} outstanding", s.kind.name(), s.queue_depth))
+    })
+}
+
+/// The run's `[scheduler]` (and the flags that set it) reaches only the drives of a
+/// `[device]` that name no scheduler of their own: a flag no drive would see is
+/// refused rather than dropped.
+fn refuse_where_drives_schedule_themselves(c: &RunConfig, flag: &str) -> Result<()> {
+    let Some(tree) = &c.device else {
+        return Ok(());
+    };
+    tree.check_drive_count().map_err(|e| anyhow!(e))?;
+    if let Some(d) = tree.disks().iter().find(|d| d.scheduler.is_some()) {
+        bail!(
+            "{flag}: the [device]'s drives name their own scheduler (`{}` has one), which \
+             the [scheduler] and its flags do not override; set it in the file, or drop the \
+             drives' scheduler to run the [scheduler]",
+            d.disk
         );
     }
     Ok(())

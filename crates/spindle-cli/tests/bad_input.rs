@@ -181,6 +181,8 @@ const CASES: &[(&str, &str)] = &[
     ("reproduce MIMD-T1 --quick --out {t}/never --readme {t}/unknown-key.toml", "has no line `<!-- spindle reproduce summary: begin"),
     ("run --config {t}/device-variant.toml", "line 7, column 1\n  |\n7 | rotation = \"diagonal\""),
     ("run --config {t}/zero-depth.toml", "got 0"),
+    ("compare --config {t}/own-scheduler.toml --schedulers fcfs,sstf", "--scheduler: the [device]'s drives name their own scheduler"),
+    ("run --config {t}/own-scheduler.toml --queue-depth 8", "--queue-depth: the [device]'s drives name their own scheduler"),
     ("run --config {t}/huge-count.toml", "4294967295"),
     (
         "run --config {t}/huge-requests.toml",
@@ -433,6 +435,10 @@ fn fixtures() -> PathBuf {
     w(
         "zero-depth.toml",
         "[workload]\ntrace = \"sample:hplajw\"\n[scheduler]\nkind = \"sstf\"\nqueue-depth = 0\n[[disks]]\ndisk = \"hp-c2249a\"\ncount = 1\n",
+    );
+    w(
+        "own-scheduler.toml",
+        "[workload]\ntrace = \"sample:hplajw\"\n[device]\nkind = \"raid0\"\ncount = 2\n[device.member]\nkind = \"disk\"\ndisk = \"cheetah9lp\"\nscheduler = { kind = \"clook\", queue-depth = 2 }\n",
     );
     w(
         "huge-count.toml",
