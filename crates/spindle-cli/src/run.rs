@@ -1079,6 +1079,17 @@ fn summary_text(c: &RunConfig, m: &Metrics) -> String {
             "service    mean {:.3} ms in the layout engine and its array; queueing mean {:.3} ms before it started\n",
             m.mean_service_ms, m.mean_queue_ms
         );
+    } else if !c.layer.is_empty() {
+        // A layer may serve a request with several I/Os below (a journal's log write
+        // and commit, a split's pieces) or none (a cache hit): no one drive's
+        // breakdown adds up to its time; the node table has the drives'.
+        s += &format!(
+            "service    mean {:.3} ms from its start in the top layer to its completion; cache hits {:.1} %\n\
+             queueing   mean {:.3} ms before the top layer started it\n",
+            m.mean_service_ms,
+            m.cache_hit_fraction * 100.0,
+            m.mean_queue_ms
+        );
     } else {
         let b = &m.mean_breakdown;
         let parts = format!(
@@ -1132,6 +1143,16 @@ fn one_drive_per_request(d: &DeviceSpec) -> bool {
 
 /// The drives of a configuration in a few words.
 fn stack_text(c: &RunConfig) -> String {
+    let below = stack_below_layers(c);
+    if c.layer.is_empty() {
+        return below;
+    }
+    let layers: Vec<&str> = c.layer.iter().map(|l| l.kind()).collect();
+    format!("{} over {below}", layers.join(" over "))
+}
+
+/// The device tree's (or the `[[disks]]`') description.
+fn stack_below_layers(c: &RunConfig) -> String {
     match c.device_tree() {
         Ok(DeviceSpec::Volumes(_)) | Err(_) => {
             let disks: Vec<String> = c

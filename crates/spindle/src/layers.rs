@@ -33,6 +33,19 @@ pub enum LayerSpec {
 pub const MAX_LAYERS: usize = 64;
 
 impl LayerSpec {
+    /// The layer's `kind`, as a stack file names it.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            LayerSpec::Cache(_) => "cache",
+            LayerSpec::RaidMimic(_) => "raid-mimic",
+            LayerSpec::Split(_) => "split",
+            LayerSpec::StripeLock(_) => "stripe-lock",
+            LayerSpec::ContentCache(_) => "content-cache",
+            LayerSpec::Drr(_) => "drr",
+            LayerSpec::Journal(_) => "journal",
+        }
+    }
+
     /// Checks this layer's settings without building it (nothing large is allocated,
     /// no file is read).
     pub fn check(&self) -> Result<(), String> {
