@@ -189,7 +189,7 @@ pub struct StackArgs {
     /// takes the place of `--config FILE`.
     #[arg(skip)]
     pub config_text: Option<String>,
-    /// Greedy, SMTF, on-line and freeblock look at only the N oldest waiting requests
+    /// Greedy, SMTF and on-line SMTF look at only the N oldest waiting requests
     /// (an overloaded queue stays cheap) [default: all]
     #[arg(long, value_name = "N")]
     pub window: Option<usize>,
@@ -1257,6 +1257,19 @@ pub fn run_with_format(
         check_scheduled(&c)?;
         c.scheduler.kind = s;
     }
+    let kind = c.scheduler.kind;
+    for (flag, given) in [
+        ("--mimic-samples", args.mimic_samples.is_some()),
+        ("--mimic-interpolate", args.mimic_interpolate),
+    ] {
+        if given && !kind.uses_mimic() {
+            bail!(
+                "{flag} applies to the schedulers that predict from a Disk Mimic (smtf, the \
+                 on-line SMTF ones, freeblock), not {}",
+                kind.name()
+            );
+        }
+    }
     if print_stack {
         return c.describe_stack().map_err(|e| anyhow!("{e}"));
     }
@@ -1416,6 +1429,10 @@ pub fn compare(
     for &s in schedulers {
         let mut c = base.clone();
         c.scheduler.kind = s;
+        // A window caps the scanning schedulers' cost; the indexed ones have none to cap.
+        if !s.scans() {
+            c.scheduler.window = None;
+        }
         // A fresh workload per scheduler: a closed loop's state is consumed by a run.
         let mut w = load_workload(&c)?;
         let r = run_config(&c, &mut w, &s.name(), &mut |_| Ok(()))?;

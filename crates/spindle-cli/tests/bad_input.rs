@@ -181,6 +181,8 @@ const CASES: &[(&str, &str)] = &[
     ("reproduce MIMD-T1 --quick --out {t}/never --readme {t}/unknown-key.toml", "has no line `<!-- spindle reproduce summary: begin"),
     ("run --config {t}/device-variant.toml", "line 7, column 1\n  |\n7 | rotation = \"diagonal\""),
     ("run --config {t}/zero-depth.toml", "got 0"),
+    ("run --synthetic open --count 9 --scheduler sstf --window 4", "window applies to greedy, smtf"),
+    ("run --synthetic open --count 9 --scheduler clook --mimic-samples 4", "--mimic-samples applies to"),
     ("compare --config {t}/own-scheduler.toml --schedulers fcfs,sstf", "--scheduler: the [device]'s drives name their own scheduler"),
     ("run --config {t}/own-scheduler.toml --queue-depth 8", "--queue-depth: the [device]'s drives name their own scheduler"),
     ("run --config {t}/huge-count.toml", "4294967295"),

@@ -92,6 +92,16 @@ impl SchedulerConfig {
         if self.window == Some(0) {
             return Err("window must be at least 1".into());
         }
+        // Only the scanning policies look at a window (HostQueue::with_window).
+        if self.window.is_some() {
+            if !self.kind.scans() {
+                return Err(format!(
+                    "window applies to greedy, smtf and the on-line SMTF schedulers, which scan \
+                     the queue; {} ignores it",
+                    self.kind.name()
+                ));
+            }
+        }
         if let Some(k) = self.merge_kib {
             if !(1..=MAX_MERGE_KIB).contains(&k) {
                 return Err(format!(

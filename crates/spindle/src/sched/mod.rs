@@ -56,6 +56,30 @@ pub enum Base {
     CLook,
 }
 
+impl SchedulerKind {
+    /// Whether it scans the waiting requests (and so heeds a candidate window).
+    pub fn scans(self) -> bool {
+        matches!(
+            self,
+            SchedulerKind::Greedy
+                | SchedulerKind::Smtf(_)
+                | SchedulerKind::OnlineSet(_)
+                | SchedulerKind::OnlinePriority(_)
+        )
+    }
+
+    /// Whether it predicts from a Disk Mimic (and so heeds the Mimic's settings).
+    pub fn uses_mimic(self) -> bool {
+        matches!(
+            self,
+            SchedulerKind::Smtf(_)
+                | SchedulerKind::OnlineSet(_)
+                | SchedulerKind::OnlinePriority(_)
+                | SchedulerKind::Freeblock
+        )
+    }
+}
+
 impl Base {
     fn kind(self) -> SchedulerKind {
         match self {
