@@ -37,9 +37,10 @@ impl StackOptions {
     pub fn config(&self) -> Result<RunConfig> {
         let mut c = self.stack.config()?;
         if let Some(s) = self.scheduler_kind()? {
-            crate::run::check_scheduled(&c)?;
+            crate::run::check_scheduled(&c, "--scheduler")?;
             c.scheduler.kind = s;
         }
+        crate::run::check_mimic_flags(&self.stack, &c, &[c.scheduler.kind])?;
         Ok(c)
     }
 }

@@ -38,8 +38,9 @@ pub struct StackArgs {
     /// Disk preset, DiskSim .parv file or spindle drive file (.toml, e.g. from `spindle calibrate`) [default: hp-c2249a; MimdRAID's arrays (--array mirror:D, split:D, rsplit:D, intra:XxY, ...): st34502lw, the paper's Cheetah 9LP]
     #[arg(long, value_name = "DISK")]
     pub disk: Option<String>,
-    /// Number of such disks [default: 2 for the default disk, else 1; refused over a
-    /// --config [device], which sets its own]
+    /// Number of such disks [default: 2 for the default disk, else 1; over a --config's
+    /// [[disks]], its count (--disk keeps the file's drives and changes their model);
+    /// refused over a --config [device], which sets its own, or several [[disks]]]
     #[arg(long, value_name = "N")]
     pub disks: Option<u32>,
     /// Trace: `sample:hplajw` or a file [default: sample:hplajw]
@@ -270,15 +271,36 @@ impl StackArgs {
             }
             l.data_disks = n as usize - 1;
         }
+        let from_file = self.config_text.is_some() || self.config.is_some();
         if let Some(d) = &self.disk {
+            // Over a configuration's [[disks]] the model changes and the drives stay:
+            // as many as the file has, with its one entry's settings.
+            let kept = match c.disks.as_slice() {
+                [one] if from_file => one.clone(),
+                _ => DiskConfig {
+                    disk: String::new(),
+                    count: 1,
+                    firmware: None,
+                    firmware_queue_depth: None,
+                    write_cache_kib: None,
+                },
+            };
+            let in_file: u32 = c.disks.iter().map(|d| d.count).fold(0, u32::saturating_add);
             c.disks = vec![DiskConfig {
                 disk: d.clone(),
-                count: self.disks.unwrap_or(1),
-                firmware: None,
-                firmware_queue_depth: None,
-                write_cache_kib: None,
+                count: self
+                    .disks
+                    .unwrap_or(if from_file { in_file.max(1) } else { 1 }),
+                ..kept
             }];
         } else if let Some(n) = self.disks {
+            if c.disks.len() > 1 {
+                bail!(
+                    "--disks {n}: the configuration has {} [[disks]] entries, each with its \
+                     own count; set them in the file",
+                    c.disks.len()
+                );
+            }
             for d in &mut c.disks {
                 d.count = n;
             }
@@ -360,6 +382,7 @@ impl StackArgs {
             c.scheduler.hold_overlapping = true;
         }
         if self.hold_overlapping {
+            refuse_where_drives_schedule_themselves(&c, "--hold-overlapping")?;
             c.scheduler.hold_overlapping = true;
         }
         if let Some(n) = self.limit {
@@ -374,6 +397,7 @@ impl StackArgs {
             c.scheduler.max_wait_ms = Some(w);
         }
         if let Some(n) = self.mimic_samples {
+            refuse_where_drives_schedule_themselves(&c, "--mimic-samples")?;
             crate::limits::count(
                 "--mimic-samples",
                 n as u64,
@@ -382,12 +406,15 @@ impl StackArgs {
             c.scheduler.mimic_samples = n;
         }
         if self.mimic_interpolate {
+            refuse_where_drives_schedule_themselves(&c, "--mimic-interpolate")?;
             c.scheduler.mimic_interpolate = true;
         }
         if let Some(p) = &self.mimic_table {
+            refuse_where_drives_schedule_themselves(&c, "--mimic-table")?;
             c.scheduler.mimic_table = Some(p.clone());
         }
         if let Some(w) = self.window {
+            refuse_where_drives_schedule_themselves(&c, "--window")?;
             c.scheduler.window = Some(w);
         }
         if self.spread {
@@ -890,13 +917,13 @@ pub fn run_config(
         source,
         RunOptions::default(),
         &mut |l| {
-            // A freeblock queue's own background reads are no workload request: its
-            // node reports them (as under an array, where they never come up).
-            if l.background {
-                return;
+            // A freeblock queue's own background reads are no workload request: the
+            // metrics leave them out (its node counts them, as under an array, where
+            // they never come up); `on_done` sees them marked.
+            if !l.background {
+                sink.push(*l);
+                done += 1;
             }
-            sink.push(*l);
-            done += 1;
             if done.is_multiple_of(4096) {
                 bar.set(done);
             }
@@ -978,6 +1005,13 @@ pub fn run_config(
             None => anyhow!("{e}"),
         },
         _ => anyhow!("{e}"),
+    })
+    .map_err(|e| match c.workload.device {
+        // The engine sees the kept device renumbered 0.
+        Some(d) => e.context(format!(
+            "device 0 here is the trace's device {d} (--device {d})"
+        )),
+        None => e,
     })?;
     bar.set(done);
     bar.finish();
@@ -1037,13 +1071,23 @@ fn summary_text(c: &RunConfig, m: &Metrics) -> String {
                 ),
             }
         ),
-        None => match own_scheduler(c) {
-            // The drives' own queues: the [scheduler] reaches none of them.
-            Some(own) => format!(
-                "drives queued by their own schedulers ({own}), {}",
+        None => match own_schedulers(c) {
+            // Drives with queues of their own: the [scheduler] reaches only the others.
+            Some((own, shared)) if !own.is_empty() => format!(
+                "drives queued by their own schedulers ({}){}, {}",
+                own.join("; "),
+                if shared > 0 {
+                    format!(
+                        ", {shared} by the {} scheduler, {} outstanding",
+                        c.scheduler.kind.name(),
+                        c.scheduler.queue_depth
+                    )
+                } else {
+                    String::new()
+                },
                 stack_text(c)
             ),
-            None => format!(
+            _ => format!(
                 "{} scheduler, {} outstanding per drive, {}",
                 c.scheduler.kind.name(),
                 c.scheduler.queue_depth,
@@ -1153,8 +1197,9 @@ fn stack_text(c: &RunConfig) -> String {
 
 /// The device tree's (or the `[[disks]]`') description.
 fn stack_below_layers(c: &RunConfig) -> String {
+    // The [[disks]] stand as volumes side by side; a [device] describes itself.
     match c.device_tree() {
-        Ok(DeviceSpec::Volumes(_)) | Err(_) => {
+        Ok(DeviceSpec::Volumes(_)) | Err(_) if c.device.is_none() => {
             let disks: Vec<String> = c
                 .disks
                 .iter()
@@ -1164,9 +1209,16 @@ fn stack_below_layers(c: &RunConfig) -> String {
         }
         Ok(t) => {
             let disks = t.disks();
-            let name = disks.first().map_or("-".into(), |d| d.disk.clone());
+            let mut models: Vec<&str> = disks.iter().map(|d| d.disk.as_str()).collect();
+            models.dedup();
+            let name = if models.len() == 1 {
+                models[0].to_string()
+            } else {
+                "drives".into()
+            };
             format!("{} of {} × {}", t.kind(), disks.len(), name)
         }
+        Err(e) => format!("(the device cannot be described: {e})"),
     }
 }
 
@@ -1218,8 +1270,11 @@ pub fn fio_json_of_logs(
     logs: impl IntoIterator<Item = impl std::borrow::Borrow<RequestLog>>,
 ) -> serde_json::Value {
     let mut fio = FioSummary::new();
+    // The workload's requests only (a freeblock queue's background reads are its own).
     for l in logs {
-        fio.record(l.borrow());
+        if !l.borrow().background {
+            fio.record(l.borrow());
+        }
     }
     fio.to_json("spindle", options)
 }
@@ -1254,22 +1309,10 @@ pub fn run_with_format(
 ) -> Result<String> {
     let mut c = args.config()?;
     if let Some(s) = scheduler {
-        check_scheduled(&c)?;
+        check_scheduled(&c, "--scheduler")?;
         c.scheduler.kind = s;
     }
-    let kind = c.scheduler.kind;
-    for (flag, given) in [
-        ("--mimic-samples", args.mimic_samples.is_some()),
-        ("--mimic-interpolate", args.mimic_interpolate),
-    ] {
-        if given && !kind.uses_mimic() {
-            bail!(
-                "{flag} applies to the schedulers that predict from a Disk Mimic (smtf, the \
-                 on-line SMTF ones, freeblock), not {}",
-                kind.name()
-            );
-        }
-    }
+    check_mimic_flags(args, &c, &[c.scheduler.kind])?;
     if print_stack {
         return c.describe_stack().map_err(|e| anyhow!("{e}"));
     }
@@ -1293,6 +1336,10 @@ pub fn run_with_format(
     };
     let mut fio = FioSummary::new();
     let r = run_config(&c, &mut w, "replaying", &mut |l| {
+        // The workload's requests only (a freeblock queue's background reads are its own).
+        if l.background {
+            return Ok(());
+        }
         if format == OutputFormat::FioJson {
             fio.record(l);
         }
@@ -1366,42 +1413,79 @@ pub fn outcome_json(c: &RunConfig, r: &Outcome) -> serde_json::Value {
 /// Refuses a host scheduler for a stack that has no host queue to give it: a layout
 /// engine over `[[disks]]` queues its RAID-4's members in issue order, as the paper's
 /// RAID layer does.
-pub(crate) fn check_scheduled(c: &RunConfig) -> Result<()> {
+pub(crate) fn check_scheduled(c: &RunConfig, flag: &str) -> Result<()> {
     if c.layout.is_some() && c.device.is_none() {
         bail!(
-            "--scheduler: the layout engine queues its RAID-4's members in issue order \
+            "{flag}: the layout engine queues its RAID-4's members in issue order \
              (FCFS, as the paper's RAID layer); to schedule them, describe the RAID-4 in a \
              --config file as a [device] with kind = \"raid4\", whose drives take the [scheduler]"
         );
     }
-    refuse_where_drives_schedule_themselves(c, "--scheduler")
+    refuse_where_drives_schedule_themselves(c, flag)
 }
 
-/// The first scheduler a drive of the `[device]` names for itself, as "kind, depth N".
-fn own_scheduler(c: &RunConfig) -> Option<String> {
+/// The schedulers the drives of the `[device]` name for themselves, as "kind, N
+/// outstanding", with how many drives use the run's `[scheduler]` (`None` without a
+/// `[device]`).
+fn own_schedulers(c: &RunConfig) -> Option<(Vec<String>, usize)> {
     let tree = c.device.as_ref()?;
     tree.check_drive_count().ok()?;
-    tree.disks().iter().find_map(|d| {
-        d.scheduler
-            .as_ref()
-            .map(|s| format!("{}, {} outstanding", s.kind.name(), s.queue_depth))
-    })
+    let mut own: Vec<String> = Vec::new();
+    let mut shared = 0;
+    for d in tree.disks() {
+        match &d.scheduler {
+            Some(s) => {
+                let text = format!("{}, {} outstanding", s.kind.name(), s.queue_depth);
+                if !own.contains(&text) {
+                    own.push(text);
+                }
+            }
+            None => shared += 1,
+        }
+    }
+    Some((own, shared))
 }
 
 /// The run's `[scheduler]` (and the flags that set it) reaches only the drives of a
-/// `[device]` that name no scheduler of their own: a flag no drive would see is
+/// `[device]` that name no scheduler of their own: a flag that no drive would see is
 /// refused rather than dropped.
 fn refuse_where_drives_schedule_themselves(c: &RunConfig, flag: &str) -> Result<()> {
-    let Some(tree) = &c.device else {
-        return Ok(());
-    };
-    tree.check_drive_count().map_err(|e| anyhow!(e))?;
-    if let Some(d) = tree.disks().iter().find(|d| d.scheduler.is_some()) {
+    if let Some((own, 0)) = own_schedulers(c) {
+        if !own.is_empty() {
+            bail!(
+                "{flag}: every drive of the [device] names its own scheduler ({}), which \
+                 the [scheduler] and its flags do not override; set it in the file, or drop \
+                 the drives' scheduler to run the [scheduler]",
+                own.join("; ")
+            );
+        }
+    }
+    Ok(())
+}
+
+/// The Disk Mimic flags act only where a scheduler of `kinds` (the run's, or those a
+/// comparison runs) probes a Mimic off-line: samples for smtf and freeblock (without a
+/// probed table), interpolation for smtf.
+pub(crate) fn check_mimic_flags(
+    args: &StackArgs,
+    c: &RunConfig,
+    kinds: &[SchedulerKind],
+) -> Result<()> {
+    let smtf = kinds.iter().any(|k| matches!(k, SchedulerKind::Smtf(_)));
+    let probes = smtf || kinds.contains(&SchedulerKind::Freeblock);
+    let names: Vec<String> = kinds.iter().map(|k| k.name()).collect();
+    let table = c.scheduler.mimic_table.is_some();
+    if args.mimic_samples.is_some() && (!probes || table) {
         bail!(
-            "{flag}: the [device]'s drives name their own scheduler (`{}` has one), which \
-             the [scheduler] and its flags do not override; set it in the file, or drop the \
-             drives' scheduler to run the [scheduler]",
-            d.disk
+            "--mimic-samples applies to smtf and freeblock, whose Disk Mimic probes the drive{}; not {}",
+            if table { " (a --mimic-table is read, not probed)" } else { "" },
+            names.join(", ")
+        );
+    }
+    if args.mimic_interpolate && !smtf {
+        bail!(
+            "--mimic-interpolate applies to smtf, whose off-line Disk Mimic interpolates; not {}",
+            names.join(", ")
         );
     }
     Ok(())
@@ -1419,7 +1503,11 @@ pub fn compare(
     plot: Option<&Path>,
 ) -> Result<String> {
     let base = args.config()?;
-    check_scheduled(&base)?;
+    check_scheduled(&base, "--schedulers")?;
+    check_mimic_flags(args, &base, schedulers)?;
+    if args.window.is_some() && !schedulers.iter().any(|s| s.scans()) {
+        bail!("--window applies to greedy, smtf and the on-line SMTF schedulers, which scan the queue; none of those compared does");
+    }
     if let Some(out) = plot {
         let inputs = files_read(&base, args);
         let inputs: Vec<&Path> = inputs.iter().map(PathBuf::as_path).collect();

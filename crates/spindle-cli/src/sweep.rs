@@ -539,8 +539,11 @@ impl Grid {
     /// Checks that every point's options parse and make a configuration, before any
     /// runs: a bad value is reported with its point, not after an hour of sweeping.
     pub fn check(&self) -> Result<()> {
-        // Each drive model is loaded once, whichever points name it.
+        // Each drive model is loaded once, whichever points name it; each distinct
+        // stack (the configuration without its workload and seed) is built once, as
+        // the run builds it, so what only the built stack refuses is found here too.
         let mut drives_read = Vec::new();
+        let mut stacks_built: std::collections::HashSet<String> = Default::default();
         for i in 0..self.len {
             let p = self.point(i);
             let checked = from_pairs(p.pairs.clone())
@@ -564,6 +567,13 @@ impl Grid {
                             .map_err(|e| anyhow!(e))?;
                             drives_read.push((layout, d));
                         }
+                    }
+                    let mut stack = c.clone();
+                    stack.workload = Default::default();
+                    stack.seed = 0;
+                    let key = toml::to_string(&stack).map_err(|e| anyhow!("{e}"))?;
+                    if stacks_built.insert(key) {
+                        c.build().map_err(|e| anyhow!("{e}"))?;
                     }
                     Ok(())
                 });
@@ -1205,6 +1215,18 @@ mod tests {
         let g = grid("[grid]\ndisk = [\"st34502lw:heads-per-surface=99\"]\n").unwrap();
         let e = g.check().unwrap_err().to_string();
         assert!(e.contains("heads-per-surface"), "{e}");
+    }
+
+    /// What only the built stack refuses (a window on a scheduler that does not scan)
+    /// is found before any point runs, each distinct stack built once.
+    #[test]
+    fn a_stack_the_run_would_refuse_is_found_before_any_point_runs() {
+        let g = grid(
+            "[grid]\nscheduler = [\"greedy\", \"sstf\"]\n[fixed]\nwindow = 4\nsynthetic = \"open\"\ncount = 10\n",
+        )
+        .unwrap();
+        let e = g.check().unwrap_err().to_string();
+        assert!(e.contains("point 1") && e.contains("window"), "{e}");
     }
 
     #[test]

@@ -1887,3 +1887,31 @@ fn freeblock_background_reads_are_not_workload_requests() {
     let lines = std::fs::read_to_string(&csv).unwrap().lines().count();
     assert_eq!(lines, 1501);
 }
+
+/// Over a [device] where some drives name their own scheduler, --scheduler reaches
+/// the others (so it is taken), and the summary names both.
+#[test]
+fn a_scheduler_flag_reaches_the_drives_without_their_own() {
+    let dir = TempDir::new("mixed");
+    let toml = dir.path("mixed.toml");
+    std::fs::write(
+        &toml,
+        "[workload]\ntrace = \"sample:hplajw\"\nlimit = 200\n[device]\nkind = \"volumes\"\n\
+         [[device.members]]\nkind = \"disk\"\ndisk = \"hp-c2249a\"\nscheduler = { kind = \"fcfs\" }\n\
+         [[device.members]]\nkind = \"disk\"\ndisk = \"hp-c2249a\"\n",
+    )
+    .unwrap();
+    let o = spindle(&[
+        "run",
+        "--config",
+        toml.to_str().unwrap(),
+        "--scheduler",
+        "clook",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(
+        out.contains("own schedulers (fcfs, 1 outstanding), 1 by the clook scheduler"),
+        "{out}"
+    );
+}

@@ -308,7 +308,10 @@ pub fn run<'py>(
                 // No rows to make the fio summary from later: it is kept as the run goes.
                 let mut fio = FioSummary::new();
                 let out = run_config(&c, &mut w, "replaying", &mut |l| {
-                    fio.record(l);
+                    // The workload's requests only, as the metrics count them.
+                    if !l.background {
+                        fio.record(l);
+                    }
                     Ok(())
                 })?;
                 return Ok((run_json(&c, &out, Some(fio_value(&c, &fio)))?, None));

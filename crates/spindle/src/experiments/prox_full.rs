@@ -20,6 +20,7 @@ use super::prox_common::{
 };
 use crate::layout::{DestageProgress, LayoutPolicy};
 use crate::store::DataMode;
+use std::io::Write as _;
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
@@ -81,7 +82,8 @@ impl Progress {
             None => true,
         };
         if due {
-            eprintln!(
+            let _ = writeln!(
+                std::io::stderr(),
                 "PROX-T2 full scale: {phase} {:5.1} % ({:.0} s elapsed)",
                 100.0 * done as f64 / total.max(1) as f64,
                 now.duration_since(self.start).as_secs_f64()
@@ -100,7 +102,7 @@ fn destage_progress() -> DestageProgress {
         let now = Instant::now();
         let (start, last) = clock.get_or_insert((now, now));
         if done == total || now.duration_since(*last).as_secs_f64() >= 5.0 {
-            eprintln!(
+            let _ = writeln!(std::io::stderr(),
                 "PROX-T2 full scale: measured destage, extent batches {:5.1} % ({:.0} s into the measurement)",
                 100.0 * done as f64 / total.max(1) as f64,
                 now.duration_since(*start).as_secs_f64()
@@ -177,7 +179,7 @@ pub fn full_scale_row(o: &RunOpts, staging: f64, destages: u64) -> Result<FullSc
 /// PROX-T2's staged rows at full scale: the 1 % row over one whole destage cycle.
 pub fn full_scale_staged_rows(o: &RunOpts) -> Result<StagedRows, String> {
     let full = full_scale_row(o, 0.01, 1)?;
-    eprintln!(
+    let _ = writeln!(std::io::stderr(),
         "PROX-T2 full scale: 1 % row: {} batches, resp {:.1} ms, user writes {:.1}, ampl {:.2}x, \
          {:.2} I/Os per rev, data ST {:.2} ms, parity ST {:.2} ms; aging {:.0} s, measurement {:.0} s, \
          peak RSS {}",

@@ -32,8 +32,8 @@ pub struct SchedulerConfig {
     /// Freeblock: background candidate reads kept outstanding at the host.
     #[serde(default = "default_background")]
     pub background_outstanding: u32,
-    /// Greedy, SMTF, on-line and freeblock consider only this many of the oldest
-    /// waiting requests (default: all, the exact mode).
+    /// Greedy, SMTF and on-line SMTF consider only this many of the oldest waiting
+    /// requests (default: all, the exact mode; refused for the other schedulers).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub window: Option<usize>,
     /// Request merging: a waiting request that starts where the one sent ends (same
@@ -93,14 +93,12 @@ impl SchedulerConfig {
             return Err("window must be at least 1".into());
         }
         // Only the scanning policies look at a window (HostQueue::with_window).
-        if self.window.is_some() {
-            if !self.kind.scans() {
-                return Err(format!(
-                    "window applies to greedy, smtf and the on-line SMTF schedulers, which scan \
-                     the queue; {} ignores it",
-                    self.kind.name()
-                ));
-            }
+        if self.window.is_some() && !self.kind.scans() {
+            return Err(format!(
+                "window applies to greedy, smtf and the on-line SMTF schedulers, which scan \
+                 the queue; the run's scheduler, {}, ignores it",
+                self.kind.name()
+            ));
         }
         if let Some(k) = self.merge_kib {
             if !(1..=MAX_MERGE_KIB).contains(&k) {
@@ -228,8 +226,8 @@ pub struct QueueSpec {
     pub mimic_table: Option<std::sync::Arc<crate::mimic::table::MimicTable>>,
     /// Freeblock: background candidate reads kept outstanding.
     pub background_outstanding: u32,
-    /// Greedy, SMTF, on-line and freeblock choices look at only this many of the
-    /// oldest waiting requests (`None`: all of them, the exact mode).
+    /// Greedy, SMTF and on-line SMTF choices look at only this many of the oldest
+    /// waiting requests (`None`: all of them, the exact mode).
     pub window: Option<usize>,
     /// Merge adjacent waiting requests of the same kind behind the one sent, up to
     /// this many sectors (`None`: no merging).

@@ -333,8 +333,8 @@ impl JournalSpec {
         if self.max_homes() == 0 {
             return Err(format!(
                 "journal: a {} MiB log ({} blocks) has no room for a transaction above its \
-                 cleaning threshold ({} blocks: clean-below-pct {}, at least {}): give a \
-                 larger log-mib",
+                 cleaning threshold ({} blocks: clean-below-pct {}, at least {}): give \
+                 log-mib = 3 or more",
                 self.log_mib,
                 self.log_blocks(),
                 self.clean_below_blocks(),

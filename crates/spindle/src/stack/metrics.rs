@@ -104,7 +104,8 @@ pub struct MetricsSink {
     first_arrival_ns: u64,
     /// Latest completion.
     last_done_ns: u64,
-    /// Per drive: service time of its requests plus [`MetricsSink::add_busy_ns`].
+    /// Per drive: service time of its requests plus [`MetricsSink::add_busy_ns`] (the
+    /// runners replace the utilizations with the drives' own busy time, overlaps once).
     busy_ns: Vec<u128>,
 }
 

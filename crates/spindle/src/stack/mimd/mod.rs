@@ -31,7 +31,7 @@
 use super::array::ReplicaChoice;
 use super::propagation::{Background, MemberWrite};
 use crate::disk::geometry::{Geometry, Pbn};
-use crate::disk::hdd::Request;
+use crate::disk::hdd::{Hdd, Request};
 use crate::node::{tree_line, Device, Done, NodeReport, Parts};
 use crate::time::SimTime;
 use rustc_hash::FxHashMap;
@@ -918,6 +918,11 @@ impl Layout {
         if let Some(n) = self.stats.by_replica.get_mut(idx) {
             *n += 1;
         }
+        // The seek it asks for now, as for a read sent straight away.
+        if let Some(cyl) = seek_cylinders(hdd, self.replica_lbn(c, s, idx)) {
+            self.stats.measured += 1;
+            self.stats.seek_cyl += cyl;
+        }
         if let Some(p) = self.parents.get_mut(&h.pid) {
             p.remaining = runs.len() as u32;
         }
@@ -1170,11 +1175,9 @@ impl Layout {
                 // The seek distance this choice asks for (the first piece of a read).
                 if at == req.lbn {
                     let hdd = self.members[c.member].drive().map(|d| d.hdd());
-                    let lbn = self.replica_lbn(c, sh.slot(at), idx);
-                    if let Some((h, loc)) = hdd.zip(lbn).and_then(|(h, l)| Some((h, h.locate(l)?)))
-                    {
+                    if let Some(cyl) = seek_cylinders(hdd, self.replica_lbn(c, sh.slot(at), idx)) {
                         self.stats.measured += 1;
-                        self.stats.seek_cyl += u64::from(h.head().cyl.abs_diff(loc.pbn.cyl));
+                        self.stats.seek_cyl += cyl;
                     }
                 }
                 for l in at..piece_end {
@@ -1187,6 +1190,14 @@ impl Layout {
         }
         runs
     }
+}
+
+/// Cylinders from the drive's head to `lbn` (`None` without a drive or a mapped
+/// sector).
+fn seek_cylinders(hdd: Option<&Hdd>, lbn: Option<u64>) -> Option<u64> {
+    let (h, l) = hdd.zip(lbn)?;
+    let loc = h.locate(l)?;
+    Some(u64::from(h.head().cyl.abs_diff(loc.pbn.cyl)))
 }
 
 impl Device for Layout {
