@@ -692,6 +692,9 @@ impl StackArgs {
             }
         }
         let pattern = self.pattern.as_deref().unwrap_or("uniform");
+        if !["uniform", "sequential", "zipf"].contains(&pattern) {
+            return Ok(()); // refused where the workload is built, naming the patterns
+        }
         if pattern != "zipf" && self.zipf_theta.is_some() {
             bail!("--zipf-theta applies to --pattern zipf");
         }

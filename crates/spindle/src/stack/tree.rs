@@ -607,7 +607,12 @@ fn check_cylinder_members(spec: &DeviceSpec, a: &ArraySpec, path: &str) -> Resul
         match m {
             DeviceSpec::Disk(d) => {
                 if let Some(Ok((_, h))) = crate::disk::altered::arms(&d.disk) {
-                    return why(i, format!("`{}`, a drive of {h} arms", d.disk));
+                    let what = if h == 1 {
+                        format!("`{}`, a drive built arm by arm", d.disk)
+                    } else {
+                        format!("`{}`, a drive of {h} arms", d.disk)
+                    };
+                    return why(i, what);
                 }
             }
             other => return why(i, format!("a {}", other.kind())),
