@@ -181,6 +181,7 @@ const CASES: &[(&str, &str)] = &[
     ("reproduce MIMD-T1 --quick --out {t}/never --readme {t}/unknown-key.toml", "has no line `<!-- spindle reproduce summary: begin"),
     ("run --config {t}/device-variant.toml", "line 7, column 1\n  |\n7 | rotation = \"diagonal\""),
     ("run --config {t}/zero-depth.toml", "got 0"),
+    ("run --synthetic open --count 9 --array raid1 --disks 2 --stripe-kib 7", "stripe-kib applies to raid0, raid4 and raid5"),
     ("run --synthetic open --count 9 --scheduler sstf --window 4", "window applies to greedy, smtf"),
     ("run --synthetic open --count 9 --scheduler clook --mimic-samples 4", "--mimic-samples applies to smtf and freeblock"),
     ("compare --synthetic open --count 9 --schedulers fcfs,sstf --mimic-interpolate", "--mimic-interpolate applies to smtf"),

@@ -665,6 +665,11 @@ fn build_node(
                     "{path}.{key} applies to MimdRAID's mirror, split, replicated-split or intra, not to volumes"
                 ));
             }
+            if a.stripe_kib.is_some() {
+                return Err(format!(
+                    "{path}.stripe-kib applies to raid0, raid4 and raid5; volumes lie side by side, unstriped"
+                ));
+            }
             Ok(Box::new(Volumes::new(build_members(
                 spec,
                 default_queue,
@@ -747,6 +752,12 @@ fn build_node(
                 return Err(format!(
                     "{path}.parity-layout applies to raid5, not to {}",
                     spec.kind()
+                ));
+            }
+            if a.stripe_kib.is_some() && matches!(spec, DeviceSpec::Raid1(_)) {
+                return Err(format!(
+                    "{path}.stripe-kib applies to raid0, raid4 and raid5; raid1 keeps every \
+                     request whole on each replica"
                 ));
             }
             let built = build_members(spec, default_queue, drives, path)?;
