@@ -283,7 +283,9 @@ enum Command {
             \n\
             With --calibrated, each drive is calibrated on the first half of its trace (see `spindle\n\
             calibrate`) and judged on the second half only: the table shows the uncalibrated and the\n\
-            calibrated rms on that half beside DiskSim's rms on the same half.\n\
+            calibrated rms on that half beside DiskSim's rms on the same half, how each drive's times\n\
+            are predicted (one replay, or phase-averaged where the trace does not pin the platter's\n\
+            phase) and the sampling noise one replay carries.\n\
             \n\
             Any import or trace error stops with the file, line and problem, exit status 2.",
         after_help = "Examples:\n  \
@@ -301,6 +303,12 @@ enum Command {
             read-hit, read-miss and write command overheads, a scale and an offset (settle) on the\n\
             seek curve, the head-switch time and the write settle. The fit minimizes the rms\n\
             demerit of a closed-loop replay (deterministic pattern search, at most 400 replays).\n\
+            \n\
+            Where the trace does not pin down where the platter was (few media reads line up with\n\
+            the model's phase), the times are predicted phase-averaged, each media access's\n\
+            rotational wait spread evenly over a revolution, and a read residual per positioning\n\
+            class (same track, head switch, seek distance) is fitted on top where held-out requests\n\
+            prefer it. It is written into the drive file ([mech.read_residual]).\n\
             \n\
             By default it fits on the first half of the trace and reports the demerit on the second\n\
             half, which the fit never saw; --all-requests fits on every request (for a drive file to\n\

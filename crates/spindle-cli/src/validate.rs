@@ -4,13 +4,15 @@ use crate::disks::{build, is_drive_file, is_parv_path, load_disk};
 use crate::table::{thousands, Align, Table};
 use anyhow::{anyhow, bail, Context, Result};
 use serde::Serialize;
+use spindle::disk::hdd::Hdd;
 use spindle::disk::params::DiskParams;
 use spindle::disk::presets::{self, DiskSimDrive, DISKSIM_DRIVES};
 use spindle::disksim::import::import_first_disk;
 use spindle::mimic::table::MimicTable;
 use spindle::validate::calibrate::{
-    calibrate, calibrate_to, demerit, halves, Calibration, Measurements, MAX_ADJUSTMENT,
+    calibrate, calibrate_to, demerit, halves, Calibration, Measurements, Prediction, MAX_ADJUSTMENT,
 };
+use spindle::validate::phase::{replay_noise, PHASES, PINNED_SHARE};
 use spindle::validate::probes::ProbeSet;
 use spindle::validate::replay::validate;
 use spindle::validate::trace::{parse_validate_trace, read_validate_trace, ValidateRecord};
@@ -292,8 +294,20 @@ struct CalibratedRow {
     disk: String,
     train_requests: usize,
     test_requests: usize,
+    /// The drive file as it is, one replay: what `validate` reports, and what DiskSim's
+    /// figure is.
+    test_rms_replay_ms: f64,
+    /// The drive file as it is, under the calibration's prediction.
     test_rms_uncalibrated_ms: f64,
+    /// The calibrated drive, under the calibration's prediction.
     test_rms_calibrated_ms: f64,
+    /// The calibrated drive, one replay.
+    test_rms_calibrated_replay_ms: f64,
+    /// One replay of the drive file against its own phase-averaged prediction: the
+    /// sampling noise of one replay, and of one set of measurements (where the trace
+    /// does not pin the platter's phase).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    test_replay_noise_ms: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     disksim_test_rms_ms: Option<f64>,
     /// test_rms_calibrated_ms / disksim_test_rms_ms.
@@ -313,19 +327,26 @@ fn calibrated_row(job: Job) -> Result<(CalibratedRow, DiskParams)> {
     }
     let cal = calibrate(&job.params, train).map_err(|e| anyhow!("{}: {e}", job.name))?;
     let tuned = cal
-        .adjustments
         .apply(&job.params)
         .ok_or_else(|| anyhow!("{}: the calibrated drive is invalid", job.name))?;
-    let score = |p: &DiskParams| {
-        demerit(p, test).ok_or_else(|| anyhow!("{}: the drive cannot replay its trace", job.name))
+    let cannot = || anyhow!("{}: the drive cannot replay its trace", job.name);
+    let replayed = demerit(&job.params, test).ok_or_else(cannot)?;
+    let before = cal.demerit(&job.params, test).ok_or_else(cannot)?;
+    let after = cal.demerit(&tuned, test).ok_or_else(cannot)?;
+    let after_replayed = demerit(&tuned, test).ok_or_else(cannot)?;
+    let noise = match cal.prediction {
+        Prediction::Replay => None,
+        Prediction::PhaseAveraged => Some(
+            Hdd::new(job.params.clone())
+                .map(|mut h| replay_noise(&mut h, test))
+                .map_err(|e| anyhow!("{}: {e}", job.name))?,
+        ),
     };
-    let before = score(&job.params)?;
-    let after = score(&tuned)?;
     let known = reference_for(&job);
     let disksim = known.map(|d| d.disksim_test_half_rms_ms);
     let note = if after >= before {
         Some(format!(
-            "calibration does not help on the test half: the fit lowered the training half's rms from {:.4} to {:.4} ms, but what it learned there does not carry over (the remaining error is not in the overheads, seek curve or switch times)",
+            "calibration does not help on the test half: the fit lowered the training half's rms from {:.4} to {:.4} ms, but what it learned there does not carry over (the remaining error is not in the overheads, seek curve, switch times or positioning classes)",
             cal.train_rms_before_ms, cal.train_rms_after_ms
         ))
     } else {
@@ -335,8 +356,11 @@ fn calibrated_row(job: Job) -> Result<(CalibratedRow, DiskParams)> {
         disk: job.name.clone(),
         train_requests: train.len(),
         test_requests: test.len(),
+        test_rms_replay_ms: replayed,
         test_rms_uncalibrated_ms: before,
         test_rms_calibrated_ms: after,
+        test_rms_calibrated_replay_ms: after_replayed,
+        test_replay_noise_ms: noise,
         disksim_test_rms_ms: disksim,
         calibrated_vs_disksim: disksim.map(|d| after / d),
         calibration: cal,
@@ -367,8 +391,11 @@ pub fn validate_calibrated_cmd(files: &[String], json: bool) -> Result<String> {
     };
     let mut t = Table::new(&[
         ("disk", Align::Left),
-        ("fit on", Align::Right),
-        ("judged on", Align::Right),
+        ("fit/judged", Align::Right),
+        ("phase aligned", Align::Right),
+        ("replay noise", Align::Right),
+        ("prediction", Align::Left),
+        ("rms replay", Align::Right),
         ("rms uncalibrated", Align::Right),
         ("rms calibrated", Align::Right),
         ("DiskSim rms", Align::Right),
@@ -377,8 +404,17 @@ pub fn validate_calibrated_cmd(files: &[String], json: bool) -> Result<String> {
     for r in &rows {
         t.row(vec![
             r.disk.clone(),
-            thousands(r.train_requests as u64),
-            thousands(r.test_requests as u64),
+            format!(
+                "{}/{}",
+                thousands(r.train_requests as u64),
+                thousands(r.test_requests as u64)
+            ),
+            r.calibration
+                .phase_alignment
+                .map_or_else(|| "-".to_string(), |a| format!("{:.0} %", a * 100.0)),
+            opt(r.test_replay_noise_ms, 4),
+            r.calibration.prediction.describe().to_string(),
+            format!("{:.4}", r.test_rms_replay_ms),
             format!("{:.4}", r.test_rms_uncalibrated_ms),
             format!("{:.4}", r.test_rms_calibrated_ms),
             opt(r.disksim_test_rms_ms, 4),
@@ -386,11 +422,31 @@ pub fn validate_calibrated_cmd(files: &[String], json: bool) -> Result<String> {
         ]);
     }
     let mut out = t.render();
-    out.push_str(
+    out.push_str(&format!(
         "\nEach drive is calibrated on the first half of its trace and judged on the second half only\n\
          (rms demerit in ms on that half; lower is better). DiskSim rms: DiskSim 4.0 replaying the\n\
-         same second half from a fresh drive.\n",
-    );
+         same second half from a fresh drive, one replay, as `rms replay` is for spindle's drive file.\n\
+         Phase aligned: the share of the training half's media reads whose measured time matches one\n\
+         replay's within ±0.2 ms modulo a revolution (chance is about 0.4 ms over the revolution).\n\
+         Where it is below {:.0} %, the trace does not pin down where the platter was, and the drive's\n\
+         times are predicted phase-averaged: each media access's rotational wait spread evenly over a\n\
+         revolution ({} waits), with a read residual per positioning class where the held-out choice\n\
+         keeps one. `rms uncalibrated` is the drive file under that same prediction.\n\
+         Replay noise: one replay of the drive file against its own phase-averaged prediction on the\n\
+         test half, the sampling noise one replay (and one set of measurements) carries. Where the\n\
+         phase is not pinned, no model judged by one replay can expect much below √2 × it, nor a\n\
+         phase-averaged one much below it.\n",
+        PINNED_SHARE * 100.0,
+        PHASES
+    ));
+    for r in &rows {
+        if r.calibration.prediction == Prediction::PhaseAveraged {
+            out.push_str(&format!(
+                "{}: one replay of the calibrated drive: {:.4} ms.\n",
+                r.disk, r.test_rms_calibrated_replay_ms
+            ));
+        }
+    }
     for r in &rows {
         if let Some(n) = &r.note {
             out.push_str(&format!("{}: {n}.\n", r.disk));
@@ -408,7 +464,6 @@ pub fn calibrate_cmd(disk: &str, out: Option<&Path>, all: bool, json: bool) -> R
         check_fits(&job)?;
         let cal = calibrate(&job.params, &job.trace).map_err(|e| anyhow!("{name}: {e}"))?;
         let tuned = cal
-            .adjustments
             .apply(&job.params)
             .ok_or_else(|| anyhow!("{name}: the calibrated drive is invalid"))?;
         let text = if json {
@@ -430,12 +485,13 @@ pub fn calibrate_cmd(disk: &str, out: Option<&Path>, all: bool, json: bool) -> R
         } else {
             let mut s = format!(
                 "{name}: fit on the first {} requests (rms {:.4} -> {:.4} ms, {} replays);\n\
-                 judged on the other {}: rms {:.4} ms uncalibrated, {:.4} ms calibrated",
+                 judged on the other {} ({} prediction): rms {:.4} ms uncalibrated, {:.4} ms calibrated",
                 thousands(row.train_requests as u64),
                 row.calibration.train_rms_before_ms,
                 row.calibration.train_rms_after_ms,
                 row.calibration.evaluations,
                 thousands(row.test_requests as u64),
+                row.calibration.prediction.describe(),
                 row.test_rms_uncalibrated_ms,
                 row.test_rms_calibrated_ms,
             );
@@ -452,11 +508,7 @@ pub fn calibrate_cmd(disk: &str, out: Option<&Path>, all: bool, json: bool) -> R
     };
     let mut text = text;
     if !json {
-        let a = &cal.adjustments;
-        text.push_str(&format!(
-            "adjustments: read-hit overhead {:+.3} ms, read-miss {:+.3} ms, write {:+.3} ms; seek ×{:.3} {:+.3} ms; head switch {:+.3} ms; write settle {:+.3} ms\n",
-            a.read_hit_ms, a.read_miss_ms, a.write_ms, 1.0 + a.seek_scale, a.seek_offset_ms, a.head_switch_ms, a.write_settle_ms
-        ));
+        text.push_str(&adjustments_text(&cal));
     }
     if let Some(path) = out {
         let from = format!(
@@ -478,6 +530,40 @@ pub fn calibrate_cmd(disk: &str, out: Option<&Path>, all: bool, json: bool) -> R
         }
     }
     Ok(text)
+}
+
+/// What a calibration changed, for people: the knobs, then the read residual if any.
+fn adjustments_text(cal: &Calibration) -> String {
+    let a = &cal.adjustments;
+    let mut text = format!(
+        "adjustments: read-hit overhead {:+.3} ms, read-miss {:+.3} ms, write {:+.3} ms; seek ×{:.3} {:+.3} ms; head switch {:+.3} ms; write settle {:+.3} ms\n",
+        a.read_hit_ms, a.read_miss_ms, a.write_ms, 1.0 + a.seek_scale, a.seek_offset_ms, a.head_switch_ms, a.write_settle_ms
+    );
+    if let Some(r) = &cal.residual {
+        let bins: Vec<String> = r
+            .seek_bins_ms
+            .iter()
+            .enumerate()
+            .map(|(b, v)| format!("{}: {v:+.3}", seek_bin_label(b)))
+            .collect();
+        text.push_str(&format!(
+            "read residual (ms): same track {:+.3}, head switch {:+.3}; seeks by cylinders {}\n",
+            r.same_track_ms,
+            r.head_switch_ms,
+            bins.join(", ")
+        ));
+    }
+    text
+}
+
+/// The cylinder distances of seek bin `b` (⌊log₂ d⌋ = b).
+fn seek_bin_label(b: usize) -> String {
+    let lo = 1u64 << b;
+    if b == 0 {
+        "1".to_string()
+    } else {
+        format!("{lo}–{}", 2 * lo - 1)
+    }
 }
 
 /// Writes a calibrated drive file, its provenance saying what it was calibrated from.
@@ -580,11 +666,7 @@ pub fn calibrate_probe_cmd(
             _ if all => s.push_str("; no held-out figure\n"),
             _ => s.push_str(";\nthe held-out distances could not be scored on this drive\n"),
         }
-        let a = &cal.adjustments;
-        s.push_str(&format!(
-            "adjustments: read-hit overhead {:+.3} ms, read-miss {:+.3} ms, write {:+.3} ms; seek ×{:.3} {:+.3} ms; head switch {:+.3} ms; write settle {:+.3} ms\n",
-            a.read_hit_ms, a.read_miss_ms, a.write_ms, 1.0 + a.seek_scale, a.seek_offset_ms, a.head_switch_ms, a.write_settle_ms
-        ));
+        s.push_str(&adjustments_text(&cal));
         if let Some(n) = &row.note {
             s.push_str(&format!("note: {n}\n"));
         }

@@ -1478,6 +1478,52 @@ fn a_calibrated_drive_file_validates_and_runs() {
     assert!(err.contains("bad.toml:2"), "{err}");
 }
 
+/// ibm18es's trace does not pin the platter's phase: its calibration is scored
+/// phase-averaged and keeps a read residual, which the written drive file carries,
+/// `validate` and `run` use, and whose limits a hand-edited file is held to.
+#[test]
+fn a_calibrated_drive_with_a_read_residual_validates_and_runs() {
+    let dir = TempDir::new("calibrate-residual");
+    let file = dir.0.join("ibm.toml");
+    let path = file.to_str().expect("utf-8 path");
+    let v = json(&["calibrate", "ibm18es", "--out", path, "--json"]);
+    assert_eq!(v["calibration"]["prediction"], "phase-averaged", "{v}");
+    assert!(v["calibration"]["residual"].is_object(), "{v}");
+    assert!(
+        v["test_replay_noise_ms"].as_f64().is_some_and(|n| n > 0.0),
+        "{v}"
+    );
+    let text = std::fs::read_to_string(&file).expect("written");
+    assert!(text.contains("[mech.read_residual]"), "{text}");
+    let o = spindle(&["validate", path]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = spindle(&[
+        "run",
+        "--disk",
+        path,
+        "--synthetic",
+        "open",
+        "--count",
+        "200",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let bad = dir.0.join("bad-residual.toml");
+    let edited: String = text
+        .lines()
+        .map(|l| {
+            if l.starts_with("same_track_ms = ") {
+                "same_track_ms = 9.5\n".to_string()
+            } else {
+                format!("{l}\n")
+            }
+        })
+        .collect();
+    std::fs::write(&bad, edited).expect("write");
+    let err = failure(&["validate", bad.to_str().expect("utf-8 path")]);
+    assert!(err.contains("read residual, same-track"), "{err}");
+    assert!(err.contains("-5..=5 ms"), "{err}");
+}
+
 /// A cloud trace names thousands of volumes: one past the disks fails saying where it
 /// was laid and how to pick one; `--device` replays that volume alone.
 #[test]

@@ -22,6 +22,11 @@ def test_calibration_is_judged_on_the_half_it_never_saw():
     assert row["calibration.train_rms_after_ms"] <= row["calibration.train_rms_before_ms"]
     assert row["test_rms_calibrated_ms"] > 0
     assert "calibration.adjustments.read_miss_ms" in df.columns
+    # Its trace does not pin the platter's phase: judged phase-averaged, beside one replay.
+    assert row["calibration.prediction"] == "phase-averaged"
+    assert row["calibration.phase_alignment"] < 0.5
+    assert row["test_replay_noise_ms"] > 0
+    assert row["test_rms_replay_ms"] > 0
 
 
 def test_unknown_drives_are_errors():

@@ -22,10 +22,15 @@ def validate(drives: Optional[Union[Drive, Iterable[Drive]]] = None, calibrated:
     Columns: ``requests``, ``rms_ms``, ``mean_measured_ms``, ``mean_simulated_ms`` and,
     for DiskSim's own validation drives, ``disksim_rms_ms``, ``disksim_mean_ms`` and
     ``rms_ratio_vs_disksim``. With ``calibrated=True`` each drive is calibrated on the
-    first half of its trace and judged on the second only: ``test_rms_uncalibrated_ms``,
-    ``test_rms_calibrated_ms``, ``disksim_test_rms_ms``, ``calibrated_vs_disksim``, the
-    fitted adjustments as ``calibration.adjustments.*`` columns, and ``note`` where
-    calibration does not help.
+    first half of its trace and judged on the second only: ``test_rms_replay_ms`` (the
+    drive file, one replay), ``test_rms_uncalibrated_ms`` and ``test_rms_calibrated_ms``
+    (under the calibration's prediction, ``calibration.prediction``: ``"replay"``, or
+    ``"phase-averaged"`` where the trace does not pin the platter's phase,
+    ``calibration.phase_alignment``), ``test_rms_calibrated_replay_ms``,
+    ``test_replay_noise_ms`` (phase-averaged drives), ``disksim_test_rms_ms``,
+    ``calibrated_vs_disksim``, the fitted adjustments as ``calibration.adjustments.*``
+    columns, the read residual as ``calibration.residual.*`` where one is kept, and
+    ``note`` where calibration does not help.
 
     Args:
         drives: DiskSim ``.parv`` files (each with ``FILE.trace`` beside it), spindle

@@ -19,6 +19,7 @@
 use super::bus::{BusUse, Reconnect};
 use super::geometry::{Geometry, GeometryError, Location, TrackMemo};
 use super::params::{DiskParams, ReadAhead};
+use super::residual::PositioningClass;
 use super::rotation::SpeedDrift;
 use crate::time::{ms_to_ns, ms_to_ns_signed, SimTime};
 use serde::Serialize;
@@ -1723,6 +1724,7 @@ impl Hdd {
         } else {
             ovh_done.max(t0) + stop.saturating_sub(t0)
         };
+        let pos_start = self.with_read_residual(pos_start, t0.max(stop), media_from);
         if hit.is_none() {
             self.segs[seg] = Segment {
                 start: lbn,
@@ -1850,6 +1852,25 @@ impl Hdd {
             breakdown: bd,
             cache_hit: false,
         }
+    }
+
+    /// `pos_start` moved by the drive's measured correction for a read from the head's
+    /// position to `lbn` ([`PositioningResidual`]), never before `earliest`.
+    fn with_read_residual(&self, pos_start: SimTime, earliest: SimTime, lbn: u64) -> SimTime {
+        let r = &self.params.mech.read_residual;
+        if r.is_none() {
+            return pos_start;
+        }
+        let Some(loc) = self.geo.locate(lbn) else {
+            return pos_start;
+        };
+        let to = HeadPos {
+            cyl: loc.pbn.cyl,
+            head: loc.pbn.head,
+        };
+        let ns = (r.ms(PositioningClass::of(self.idle.pos, to)) * 1e6).round() as i64;
+        let moved = (pos_start.0 as i64).saturating_add(ns).max(0) as u64;
+        SimTime(moved).max(earliest)
     }
 
     /// With `Read-ahead over requested` = −1 the delivered blocks leave the segment,

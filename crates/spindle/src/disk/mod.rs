@@ -1,7 +1,8 @@
 //! The hard-disk model: geometry ([`geometry`]), seek curves ([`seek`]), the parameter
 //! set ([`params`]), the mechanism with its controller and cache ([`hdd`]), the
-//! firmware command queue ([`drive`]), the built-in drives ([`presets`]) and DiskSim's
-//! disk parameter files ([`parv`]).
+//! firmware command queue ([`drive`]), the built-in drives ([`presets`]), DiskSim's
+//! disk parameter files ([`parv`]) and a calibrated drive's measured corrections
+//! ([`residual`]).
 
 pub mod altered;
 pub mod bus;
@@ -12,6 +13,7 @@ pub mod hdd;
 pub mod params;
 pub mod parv;
 pub mod presets;
+pub mod residual;
 pub mod rotation;
 pub mod seek;
 

@@ -2,6 +2,7 @@
 //! Presets and the DiskSim importer both produce a [`DiskParams`].
 
 use super::geometry::GeometrySpec;
+use super::residual::PositioningResidual;
 use super::seek::SeekCurve;
 use serde::{Deserialize, Serialize};
 
@@ -33,6 +34,10 @@ pub struct Mechanics {
     pub rpm_variation_period_s: f64,
     #[serde(default)]
     pub rpm_variation_seed: u64,
+    /// Measured corrections to a foreground read's positioning, by class (fitted by
+    /// `spindle calibrate`; none by default).
+    #[serde(default, skip_serializing_if = "PositioningResidual::is_none")]
+    pub read_residual: PositioningResidual,
 }
 
 fn default_drift_period() -> f64 {
@@ -321,6 +326,7 @@ impl DiskParams {
             ));
         }
         let m = &self.mech;
+        m.read_residual.validate()?;
         if !(m.rpm >= MIN_RPM && m.rpm <= MAX_RPM) {
             return Err(out_of_range(
                 "rotation speed",

@@ -488,6 +488,7 @@ pub fn cheetah15k5() -> DiskParams {
             rpm_variation_pct: 0.0,
             rpm_variation_period_s: 60.0,
             rpm_variation_seed: 0,
+            read_residual: Default::default(),
         },
         ctrl: simple_controller(0.1, 0.0013),
         cache: read_cache(16, 2048, ReadAhead::ToTrackEnd),
@@ -537,6 +538,7 @@ pub fn wd_re3() -> DiskParams {
             rpm_variation_pct: 0.0,
             rpm_variation_period_s: 60.0,
             rpm_variation_seed: 0,
+            read_residual: Default::default(),
         },
         ctrl: simple_controller(0.1, 0.0017),
         // Decision (session 2): the 16 MB cache as 8 segments of 2 MB, reading ahead up
@@ -616,6 +618,7 @@ pub fn wd5000aakb() -> DiskParams {
             rpm_variation_pct: 0.0,
             rpm_variation_period_s: 60.0,
             rpm_variation_seed: 0,
+            read_residual: Default::default(),
         },
         // ATA/100: 512 B / 100 MB/s ≈ 5.1 µs per sector.
         ctrl: simple_controller(0.1, 0.0051),
@@ -683,6 +686,7 @@ pub fn wd1200bb() -> DiskParams {
             rpm_variation_pct: 0.0,
             rpm_variation_period_s: 60.0,
             rpm_variation_seed: 0,
+            read_residual: Default::default(),
         },
         // ATA/100: 512 B / 100 MB/s ≈ 5.1 µs per sector.
         ctrl: simple_controller(0.3, 0.0051),
@@ -910,6 +914,7 @@ pub fn mimic_disk(t: &T31) -> DiskParams {
             rpm_variation_pct: 0.0,
             rpm_variation_period_s: 60.0,
             rpm_variation_seed: 0,
+            read_residual: Default::default(),
         },
         ctrl: simple_controller(0.0, 0.0),
         cache: read_cache(4, 256, ReadAhead::ToTrackEnd),

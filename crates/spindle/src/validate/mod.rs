@@ -3,6 +3,7 @@
 
 pub mod calibrate;
 pub mod demerit;
+pub mod phase;
 pub mod probes;
 pub mod replay;
 pub mod trace;

@@ -1097,6 +1097,7 @@ fn import_mechanics(model: &P, reader: FileReader) -> Result<Mechanics, ImportEr
         rpm_variation_pct: 0.0,
         rpm_variation_period_s: 60.0,
         rpm_variation_seed: 0,
+        read_residual: Default::default(),
     })
 }
 
