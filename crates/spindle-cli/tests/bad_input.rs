@@ -181,6 +181,8 @@ const CASES: &[(&str, &str)] = &[
     ("reproduce MIMD-T1 --quick --out {t}/never --readme {t}/unknown-key.toml", "has no line `<!-- spindle reproduce summary: begin"),
     ("run --config {t}/device-variant.toml", "line 7, column 1\n  |\n7 | rotation = \"diagonal\""),
     ("run --config {t}/zero-depth.toml", "got 0"),
+    ("run --config {t}/spindles-over-arrays.toml", "device.spindles sets the angles of member drives, but member 0 is a raid0 array"),
+    ("run --config {t}/seed-without-random.toml", "device.spindle-seed seeds random spindles: set spindles = \"random\" too"),
     ("run --synthetic open --count 9 --array raid1 --disks 2 --stripe-kib 7", "stripe-kib applies to raid0, raid4 and raid5"),
     ("run --synthetic open --count 9 --scheduler sstf --window 4", "window applies to greedy, smtf"),
     ("run --synthetic open --count 9 --scheduler clook --mimic-samples 4", "--mimic-samples applies to smtf and freeblock"),
@@ -436,6 +438,14 @@ fn fixtures() -> PathBuf {
     w(
         "device-variant.toml",
         "[workload]\ntrace = \"sample:hplajw\"\n[device]\nkind = \"intra\"\ncount = 4\nsplit = 2\nrotation = \"diagonal\"\n[device.member]\nkind = \"disk\"\ndisk = \"st34502lw\"\n",
+    );
+    w(
+        "spindles-over-arrays.toml",
+        "[workload]\ntrace = \"sample:hplajw\"\n[device]\nkind = \"raid1\"\ncount = 2\nspindles = \"spaced\"\n[device.member]\nkind = \"raid0\"\ncount = 2\n[device.member.member]\nkind = \"disk\"\ndisk = \"st34502lw\"\n",
+    );
+    w(
+        "seed-without-random.toml",
+        "[workload]\ntrace = \"sample:hplajw\"\n[device]\nkind = \"mirror\"\ncount = 2\nspindle-seed = 3\n[device.member]\nkind = \"disk\"\ndisk = \"st34502lw\"\n",
     );
     w(
         "zero-depth.toml",

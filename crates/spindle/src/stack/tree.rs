@@ -876,6 +876,12 @@ fn build_members(
 ) -> Result<Vec<Box<dyn Device>>, String> {
     let members = spec_members(spec)?;
     let spindles = spec.array().and_then(|a| a.spindles);
+    if spec.array().is_some_and(|a| a.spindle_seed.is_some()) && spindles != Some(Spindles::Random)
+    {
+        return Err(format!(
+            "{path}.spindle-seed seeds random spindles: set spindles = \"random\" too"
+        ));
+    }
     // Random phases draw from the drive's place in the tree, mixed with the array's
     // `spindle-seed` when it names one.
     let spindle_seed = spec
@@ -886,7 +892,17 @@ fn build_members(
     for (i, m) in members.iter().enumerate() {
         let first_drive = *drives;
         let mut node = build_node(m, default_queue, drives, &format!("{path}.member {i}"))?;
-        if let (Some(s), Some(d)) = (spindles, node.drive_mut()) {
+        if let Some(s) = spindles {
+            let Some(d) = node.drive_mut() else {
+                let what = match m {
+                    DeviceSpec::Disk(_) => "a drive of several arms".to_string(),
+                    other => format!("a {} array", other.kind()),
+                };
+                return Err(format!(
+                    "{path}.spindles sets the angles of member drives, but member {i} is \
+                     {what}: give the spindles to the array whose members are one-arm drives"
+                ));
+            };
             let phase = s.phase(i, members.len(), first_drive as u64 ^ spindle_seed);
             d.hdd_mut().set_spindle_phase(phase);
         }
