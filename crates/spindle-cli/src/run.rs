@@ -649,6 +649,16 @@ fn check_config(c: &RunConfig) -> Result<()> {
                     d.disk
                 );
             }
+            let host = c.scheduler.queue_depth;
+            if q < host {
+                bail!(
+                    "{file}disks.firmware-queue-depth {q} for `{}` is below scheduler.queue-depth \
+                     {host}: the host keeps up to {host} requests at the drive, which its \
+                     firmware must hold; give firmware-queue-depth of {host} or more, or a \
+                     smaller queue-depth",
+                    d.disk
+                );
+            }
         }
     }
     Ok(())

@@ -202,6 +202,8 @@ const CASES: &[(&str, &str)] = &[
     ("run --config {t}/max-wait.toml", "got 1e300"),
     ("run --config {t}/compress.toml", "compress.toml: workload.compress must be within 0.001..=1000000000, got 1e-300"),
     ("run --config {t}/fw-queue.toml", "firmware-queue-depth for `hp-c2249a` must be within 1..=65536, got 0"),
+    ("run --config {t}/device-fw-queue-below-host.toml", "device.firmware-queue-depth 2 is below the host queue's depth 8"),
+    ("run --config {t}/fw-queue-below-host.toml", "firmware-queue-depth 2 for `hp-c2249a` is below scheduler.queue-depth 8"),
     // write errors
     (
         "run --synthetic open --count 10 --requests-csv {t}/no-dir/out.csv",
@@ -494,6 +496,17 @@ fn fixtures() -> PathBuf {
     w(
         "fw-queue.toml",
         &format!("{}firmware-queue-depth = 0\n", sched("sstf", "")),
+    );
+    w(
+        "device-fw-queue-below-host.toml",
+        "[workload]\ntrace = \"sample:hplajw\"\nlimit = 200\n[scheduler]\nkind = \"sstf\"\nqueue-depth = 8\n[device]\nkind = \"disk\"\ndisk = \"cheetah9lp\"\nfirmware-queue-depth = 2\n",
+    );
+    w(
+        "fw-queue-below-host.toml",
+        &format!(
+            "{}firmware-queue-depth = 2\n",
+            sched("sstf", "queue-depth = 8")
+        ),
     );
     w("empty-object.json", "{}");
     w("only-entries.json", "{\"entries\": []}");

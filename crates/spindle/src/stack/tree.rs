@@ -642,6 +642,14 @@ fn build_node(
     match spec {
         DeviceSpec::Disk(d) => {
             let queue = d.queue(default_queue, path)?;
+            if let Some(q) = d.firmware_queue_depth.filter(|&q| q < queue.depth) {
+                return Err(format!(
+                    "{path}.firmware-queue-depth {q} is below the host queue's depth {}: the \
+                     host keeps up to {} requests at the drive, which its firmware must hold; \
+                     give firmware-queue-depth of {} or more, or a smaller queue-depth",
+                    queue.depth, queue.depth, queue.depth
+                ));
+            }
             // `<drive>:heads-per-surface=H`: a drive of H arms (stack/arms.rs).
             if let Some(arms) = crate::disk::altered::arms(&d.disk) {
                 return arms_leaf(d, arms, &queue, drives, path);
