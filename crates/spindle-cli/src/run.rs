@@ -1108,6 +1108,15 @@ fn summary_text(c: &RunConfig, m: &Metrics) -> String {
             ),
         },
     };
+    // The host queue above an array, when the file gives one.
+    let stack = match &c.array_scheduler {
+        Some(a) => format!(
+            "{} array scheduler, {} outstanding at the array; {stack}",
+            a.kind.name(),
+            a.queue_depth
+        ),
+        None => stack,
+    };
     let mut s = format!(
         "workload   {}\nstack      {stack}\n\n",
         c.workload.describe(),

@@ -873,6 +873,18 @@ fn impossible_stacks_are_refused() {
         e.contains("greedy.toml") && e.contains("needs a single drive"),
         "{e}"
     );
+    // The host queue above the array is named on the stack line.
+    let sstf = write(
+        "sstf.toml",
+        &format!("[workload]\ntrace = \"sample:hplajw\"\nlimit = 50\n[array-scheduler]\nkind = \"sstf\"\nqueue-depth = 4\n[device]\nkind = \"raid1\"\ncount = 2\n{member}"),
+    );
+    let o = spindle(&["run", "--config", &sstf]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stdout(&o).contains("stack      sstf array scheduler, 4 outstanding at the array; "),
+        "{}",
+        stdout(&o)
+    );
     let typo = write(
         "typo.toml",
         &format!("[workload]\ntrace = \"sample:hplajw\"\n[device]\nkind = \"raid0\"\ncount = 2\nstrip-kib = 4\n{member}"),
