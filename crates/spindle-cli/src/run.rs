@@ -251,6 +251,14 @@ impl StackArgs {
             };
             l.staging_pct = p;
         }
+        if let (Some(_), Some(l)) = (self.staging_pct, &c.layout) {
+            if l.kind != LayoutPolicy::Proximal {
+                bail!(
+                    "--staging-pct applies to --layout dle; {} stages nothing in flash",
+                    l.kind.name()
+                );
+            }
+        }
         // A configuration's [device] tree names its drives itself: --disk swaps the
         // model of every drive in it; --disks has no one count to set there.
         if let Some(tree) = c.device.as_mut() {
@@ -1073,8 +1081,8 @@ fn nodes_text(nodes: &[NodeReport], makespan_ms: f64) -> String {
 fn summary_text(c: &RunConfig, m: &Metrics) -> String {
     let stack = match &c.layout {
         Some(l) => format!(
-            "layout {:?} over a {}+1 RAID-4 ({}), one request at a time",
-            l.kind,
+            "layout {} over a {}+1 RAID-4 ({}), one request at a time",
+            l.kind.name(),
             l.data_disks,
             match &c.device {
                 Some(_) => stack_text(c),

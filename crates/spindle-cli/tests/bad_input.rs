@@ -184,6 +184,7 @@ const CASES: &[(&str, &str)] = &[
     ("run --config {t}/spindles-over-arrays.toml", "device.spindles sets the angles of member drives, but member 0 is a raid0 array"),
     ("run --config {t}/seed-without-random.toml", "device.spindle-seed seeds random spindles: set spindles = \"random\" too"),
     ("run --synthetic open --count 9 --array raid1 --disks 2 --stripe-kib 7", "stripe-kib applies to raid0, raid4 and raid5"),
+    ("run --synthetic open --count 9 --layout write-anywhere --staging-pct 2", "--staging-pct applies to --layout dle; write-anywhere stages nothing in flash"),
     ("run --synthetic open --count 9 --scheduler sstf --window 4", "window applies to greedy, smtf"),
     ("run --synthetic open --count 9 --scheduler clook --mimic-samples 4", "--mimic-samples applies to smtf and freeblock"),
     ("compare --synthetic open --count 9 --schedulers fcfs,sstf --mimic-interpolate", "--mimic-interpolate applies to smtf"),

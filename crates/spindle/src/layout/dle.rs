@@ -57,6 +57,17 @@ pub enum LayoutPolicy {
     WriteAnywhere,
 }
 
+impl LayoutPolicy {
+    /// The name a configuration gives it.
+    pub fn name(self) -> &'static str {
+        match self {
+            LayoutPolicy::Proximal => "dle",
+            LayoutPolicy::UpdateInPlace => "update-in-place",
+            LayoutPolicy::WriteAnywhere => "write-anywhere",
+        }
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case", deny_unknown_fields)]
 pub struct DleConfig {
