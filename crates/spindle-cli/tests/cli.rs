@@ -1467,6 +1467,16 @@ fn a_calibrated_drive_file_validates_and_runs() {
             .is_some_and(|r| r > 0.0),
         "{v}"
     );
+    validates_and_runs(path);
+    let bad = dir.0.join("bad.toml");
+    std::fs::write(&bad, "name = \"x\"\nprovenance = 3\n").expect("write");
+    let err = failure(&["validate", bad.to_str().expect("utf-8 path")]);
+    assert!(err.contains("bad.toml:2"), "{err}");
+}
+
+/// A calibrated drive file: `validate` takes it (and says it is calibrated), and `run`
+/// runs it.
+fn validates_and_runs(path: &str) {
     let o = spindle(&["validate", path]);
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(
@@ -1484,10 +1494,6 @@ fn a_calibrated_drive_file_validates_and_runs() {
         "200",
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
-    let bad = dir.0.join("bad.toml");
-    std::fs::write(&bad, "name = \"x\"\nprovenance = 3\n").expect("write");
-    let err = failure(&["validate", bad.to_str().expect("utf-8 path")]);
-    assert!(err.contains("bad.toml:2"), "{err}");
 }
 
 /// ibm18es's trace does not pin the platter's phase: its calibration is scored
@@ -1507,18 +1513,7 @@ fn a_calibrated_drive_with_a_read_residual_validates_and_runs() {
     );
     let text = std::fs::read_to_string(&file).expect("written");
     assert!(text.contains("[mech.read_residual]"), "{text}");
-    let o = spindle(&["validate", path]);
-    assert!(o.status.success(), "{}", stderr(&o));
-    let o = spindle(&[
-        "run",
-        "--disk",
-        path,
-        "--synthetic",
-        "open",
-        "--count",
-        "200",
-    ]);
-    assert!(o.status.success(), "{}", stderr(&o));
+    validates_and_runs(path);
     let bad = dir.0.join("bad-residual.toml");
     let edited: String = text
         .lines()

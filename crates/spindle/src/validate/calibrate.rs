@@ -617,22 +617,21 @@ mod tests {
     #[test]
     fn the_training_requests_decide_how_times_are_predicted() {
         // hp_c2247a's trace pins the platter's phase; ibm18es's does not.
-        let hp = calibrate(
-            &presets::disksim_preset("hp_c2247a").expect("preset"),
-            &trace_of("hp_c2247a")[..1_200],
-        )
-        .expect("calibrates");
+        let calibrated = |stem: &str| {
+            calibrate(
+                &presets::disksim_preset(stem).expect("preset"),
+                &trace_of(stem)[..1_200],
+            )
+            .expect("calibrates")
+        };
+        let hp = calibrated("hp_c2247a");
         assert_eq!(hp.prediction, Prediction::Replay);
         assert!(
             hp.phase_alignment.is_some_and(|a| a >= PINNED_SHARE),
             "{hp:?}"
         );
         assert_eq!(hp.residual, None);
-        let ibm = calibrate(
-            &presets::disksim_preset("ibm18es").expect("preset"),
-            &trace_of("ibm18es")[..1_200],
-        )
-        .expect("calibrates");
+        let ibm = calibrated("ibm18es");
         assert_eq!(ibm.prediction, Prediction::PhaseAveraged);
         assert!(
             ibm.phase_alignment.is_some_and(|a| a < PINNED_SHARE),
