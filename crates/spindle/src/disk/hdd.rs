@@ -1864,11 +1864,9 @@ impl Hdd {
         let Some(loc) = self.geo.locate(lbn) else {
             return pos_start;
         };
-        let to = HeadPos {
-            cyl: loc.pbn.cyl,
-            head: loc.pbn.head,
-        };
-        let ns = (r.ms(PositioningClass::of(self.idle.pos, to)) * 1e6).round() as i64;
+        let from = (self.idle.pos.cyl, self.idle.pos.head);
+        let class = PositioningClass::of(from, (loc.pbn.cyl, loc.pbn.head));
+        let ns = (r.ms(class) * 1e6).round() as i64;
         let moved = (pos_start.0 as i64).saturating_add(ns).max(0) as u64;
         SimTime(moved).max(earliest)
     }

@@ -14,7 +14,6 @@
 //! time by the correction; a negative one never starts positioning before the request
 //! or the background work it stops. Schedulers' predictions do not include it.
 
-use super::hdd::HeadPos;
 use serde::{Deserialize, Serialize};
 
 /// Largest size of one correction (ms): more is not a correction of the drive file.
@@ -47,11 +46,12 @@ pub enum PositioningClass {
 }
 
 impl PositioningClass {
-    pub fn of(from: HeadPos, to: HeadPos) -> PositioningClass {
-        let d = from.cyl.abs_diff(to.cyl);
+    /// The class of a move from `from` to `to`, each (cylinder, head).
+    pub fn of(from: (u32, u32), to: (u32, u32)) -> PositioningClass {
+        let d = from.0.abs_diff(to.0);
         if d > 0 {
             PositioningClass::Seek(d.ilog2())
-        } else if from.head != to.head {
+        } else if from.1 != to.1 {
             PositioningClass::HeadSwitch
         } else {
             PositioningClass::SameTrack
@@ -124,8 +124,8 @@ impl PositioningResidual {
 mod tests {
     use super::*;
 
-    fn at(cyl: u32, head: u32) -> HeadPos {
-        HeadPos { cyl, head }
+    fn at(cyl: u32, head: u32) -> (u32, u32) {
+        (cyl, head)
     }
 
     #[test]

@@ -19,7 +19,7 @@
 //! for that class.
 
 use super::trace::ValidateRecord;
-use crate::disk::hdd::{Completion, Hdd, HeadPos, Request};
+use crate::disk::hdd::{Completion, Hdd, Request};
 use crate::disk::residual::{PositioningClass, PositioningResidual};
 use crate::time::SimTime;
 
@@ -49,13 +49,7 @@ fn replay_detailed(hdd: &mut Hdd, trace: &[ValidateRecord]) -> Vec<Replayed> {
     for (i, r) in trace.iter().enumerate() {
         let from = hdd.head();
         let class = hdd.locate(r.lbn).map_or(PositioningClass::SameTrack, |l| {
-            PositioningClass::of(
-                from,
-                HeadPos {
-                    cyl: l.pbn.cyl,
-                    head: l.pbn.head,
-                },
-            )
+            PositioningClass::of((from.cyl, from.head), (l.pbn.cyl, l.pbn.head))
         });
         let c = hdd.service(
             t,
