@@ -346,8 +346,14 @@ fn calibrated_row(job: Job) -> Result<(CalibratedRow, DiskParams)> {
     let disksim = known.map(|d| d.disksim_test_half_rms_ms);
     let note = if after >= before {
         Some(format!(
-            "calibration does not help on the test half: the fit lowered the training half's rms from {:.4} to {:.4} ms, but what it learned there does not carry over (the remaining error is not in the overheads, seek curve, switch times or positioning classes)",
-            cal.train_rms_before_ms, cal.train_rms_after_ms
+            "calibration does not help on the test half: the fit lowered the training half's rms from {:.4} to {:.4} ms, but what it learned there does not carry over (the remaining error is not in the overheads, seek curve or switch times{})",
+            cal.train_rms_before_ms,
+            cal.train_rms_after_ms,
+            if cal.prediction == Prediction::PhaseAveraged {
+                ", nor in a read residual per positioning class"
+            } else {
+                ""
+            }
         ))
     } else {
         None
@@ -391,24 +397,20 @@ pub fn validate_calibrated_cmd(files: &[String], json: bool) -> Result<String> {
     };
     let mut t = Table::new(&[
         ("disk", Align::Left),
-        ("fit/judged", Align::Right),
         ("phase aligned", Align::Right),
         ("replay noise", Align::Right),
         ("prediction", Align::Left),
         ("rms replay", Align::Right),
         ("rms uncalibrated", Align::Right),
         ("rms calibrated", Align::Right),
+        ("one replay", Align::Right),
         ("DiskSim rms", Align::Right),
         ("calibrated/DiskSim", Align::Right),
+        ("one replay/DiskSim", Align::Right),
     ]);
     for r in &rows {
         t.row(vec![
             r.disk.clone(),
-            format!(
-                "{}/{}",
-                thousands(r.train_requests as u64),
-                thousands(r.test_requests as u64)
-            ),
             r.calibration
                 .phase_alignment
                 .map_or_else(|| "-".to_string(), |a| format!("{:.0} %", a * 100.0)),
@@ -417,15 +419,24 @@ pub fn validate_calibrated_cmd(files: &[String], json: bool) -> Result<String> {
             format!("{:.4}", r.test_rms_replay_ms),
             format!("{:.4}", r.test_rms_uncalibrated_ms),
             format!("{:.4}", r.test_rms_calibrated_ms),
+            format!("{:.4}", r.test_rms_calibrated_replay_ms),
             opt(r.disksim_test_rms_ms, 4),
             opt(r.calibrated_vs_disksim, 2),
+            opt(
+                r.disksim_test_rms_ms
+                    .map(|d| r.test_rms_calibrated_replay_ms / d),
+                2,
+            ),
         ]);
     }
     let mut out = t.render();
     out.push_str(&format!(
-        "\nEach drive is calibrated on the first half of its trace and judged on the second half only\n\
-         (rms demerit in ms on that half; lower is better). DiskSim rms: DiskSim 4.0 replaying the\n\
-         same second half from a fresh drive, one replay, as `rms replay` is for spindle's drive file.\n\
+        "\nEach drive is calibrated on the first half of its trace (5,000 requests) and judged on the\n\
+         second half only (rms demerit in ms on that half; lower is better). `one replay`: the\n\
+         calibrated drive replayed once, as DiskSim is; `calibrated/DiskSim` compares the prediction\n\
+         with DiskSim's one replay, `one replay/DiskSim` one replay with one replay.\n\
+         DiskSim rms: DiskSim 4.0 replaying the same second half from a fresh drive, one replay, as\n\
+         `rms replay` is for spindle's drive file.\n\
          Phase aligned: the share of the training half's media reads whose measured time matches one\n\
          replay's within ±0.2 ms modulo a revolution (chance is about 0.4 ms over the revolution).\n\
          Where it is below {:.0} %, the trace does not pin down where the platter was, and the drive's\n\
@@ -433,20 +444,12 @@ pub fn validate_calibrated_cmd(files: &[String], json: bool) -> Result<String> {
          revolution ({} waits), with a read residual per positioning class where the held-out choice\n\
          keeps one. `rms uncalibrated` is the drive file under that same prediction.\n\
          Replay noise: one replay of the drive file against its own phase-averaged prediction on the\n\
-         test half, the sampling noise one replay (and one set of measurements) carries. Where the\n\
-         phase is not pinned, no model judged by one replay can expect much below √2 × it, nor a\n\
-         phase-averaged one much below it.\n",
+         test half, the sampling noise one replay carries. If one set of measurements carries as\n\
+         much (an assumption), a model judged by one replay cannot expect much below √2 × it, nor\n\
+         a phase-averaged one much below it.\n",
         PINNED_SHARE * 100.0,
         PHASES
     ));
-    for r in &rows {
-        if r.calibration.prediction == Prediction::PhaseAveraged {
-            out.push_str(&format!(
-                "{}: one replay of the calibrated drive: {:.4} ms.\n",
-                r.disk, r.test_rms_calibrated_replay_ms
-            ));
-        }
-    }
     for r in &rows {
         if let Some(n) = &r.note {
             out.push_str(&format!("{}: {n}.\n", r.disk));
@@ -485,7 +488,7 @@ pub fn calibrate_cmd(disk: &str, out: Option<&Path>, all: bool, json: bool) -> R
         } else {
             let mut s = format!(
                 "{name}: fit on the first {} requests (rms {:.4} -> {:.4} ms, {} replays);\n\
-                 judged on the other {} ({} prediction): rms {:.4} ms uncalibrated, {:.4} ms calibrated",
+                 judged on the other {} ({} prediction): rms {:.4} ms uncalibrated, {:.4} ms calibrated ({:.4} ms by one replay)",
                 thousands(row.train_requests as u64),
                 row.calibration.train_rms_before_ms,
                 row.calibration.train_rms_after_ms,
@@ -494,9 +497,12 @@ pub fn calibrate_cmd(disk: &str, out: Option<&Path>, all: bool, json: bool) -> R
                 row.calibration.prediction.describe(),
                 row.test_rms_uncalibrated_ms,
                 row.test_rms_calibrated_ms,
+                row.test_rms_calibrated_replay_ms,
             );
             if let Some(d) = row.disksim_test_rms_ms {
-                s.push_str(&format!(" (DiskSim on the same half: {d:.4} ms)"));
+                s.push_str(&format!(
+                    " (DiskSim on the same half, one replay: {d:.4} ms)"
+                ));
             }
             s.push('\n');
             if let Some(n) = &row.note {

@@ -93,8 +93,13 @@ fn device(rng: &mut ChaCha8Rng, prefix: &str, depth: u32, out: &mut String) {
         *out += &format!("replica-choice = \"{choice}\"\n");
     }
     let spindles = ["aligned", "spaced", "random"][rng.gen_range(0..3)];
-    *out += &format!("spindles = \"{spindles}\"\n");
-    device(rng, &format!("{prefix}.member"), depth + 1, out);
+    let mut member = String::new();
+    device(rng, &format!("{prefix}.member"), depth + 1, &mut member);
+    // Spindles set the angles of member drives, so only an array of drives has them.
+    if member.starts_with(&format!("[{prefix}.member]\nkind = \"disk\"")) {
+        *out += &format!("spindles = \"{spindles}\"\n");
+    }
+    *out += &member;
 }
 
 fn stack_toml(seed: u64) -> String {

@@ -433,6 +433,8 @@ impl FastMod {
 #[derive(Clone, Debug)]
 pub struct Hdd {
     params: DiskParams,
+    /// The positioning class of the last request's media read (`None`: it had none).
+    read_class: Option<PositioningClass>,
     /// Immutable once built; shared by clones like the seek table.
     geo: Arc<Geometry>,
     tm: Timing,
@@ -589,6 +591,7 @@ impl Hdd {
             })
             .unwrap_or_default();
         Ok(Hdd {
+            read_class: None,
             params,
             geo,
             tm,
@@ -882,7 +885,8 @@ impl Hdd {
     /// rotation. Exact for a drive with nothing queued (what a host choosing among
     /// replicas of a read compares; [`Hdd::positioning_from_state`] answers the
     /// firmware's question, where command overhead overlaps earlier work). With
-    /// background work in progress it answers from a copy of the drive.
+    /// background work in progress it answers from a copy of the drive. A calibrated
+    /// drive's read residual ([`crate::disk::residual`]) is not in the prediction.
     pub fn read_delay_if_sent(&self, now: SimTime, lbn: u64) -> u64 {
         if self.buffered_read(lbn) {
             return 0;
@@ -1550,6 +1554,7 @@ impl Hdd {
         };
         let arrival = arrival.min(start);
         self.bus_use = None;
+        self.read_class = None;
         let c = if req.write {
             self.write(arrival, start, req)
         } else {
@@ -1724,7 +1729,12 @@ impl Hdd {
         } else {
             ovh_done.max(t0) + stop.saturating_sub(t0)
         };
-        let pos_start = self.with_read_residual(pos_start, t0.max(stop), media_from);
+        let class = self.geo.locate(media_from).map(|loc| {
+            let from = (self.idle.pos.cyl, self.idle.pos.head);
+            PositioningClass::of(from, (loc.pbn.cyl, loc.pbn.head))
+        });
+        self.read_class = class;
+        let pos_start = self.with_read_residual(pos_start, t0.max(stop), class);
         if hit.is_none() {
             self.segs[seg] = Segment {
                 start: lbn,
@@ -1854,21 +1864,28 @@ impl Hdd {
         }
     }
 
-    /// `pos_start` moved by the drive's measured correction for a read from the head's
-    /// position to `lbn` ([`PositioningResidual`]), never before `earliest`.
-    fn with_read_residual(&self, pos_start: SimTime, earliest: SimTime, lbn: u64) -> SimTime {
+    /// `pos_start` moved by the drive's measured correction for a read of `class`
+    /// ([`crate::disk::residual::PositioningResidual`]), never before `earliest`.
+    fn with_read_residual(
+        &self,
+        pos_start: SimTime,
+        earliest: SimTime,
+        class: Option<PositioningClass>,
+    ) -> SimTime {
         let r = &self.params.mech.read_residual;
-        if r.is_none() {
-            return pos_start;
-        }
-        let Some(loc) = self.geo.locate(lbn) else {
+        let Some(class) = class.filter(|_| !r.is_none()) else {
             return pos_start;
         };
-        let from = (self.idle.pos.cyl, self.idle.pos.head);
-        let class = PositioningClass::of(from, (loc.pbn.cyl, loc.pbn.head));
         let ns = (r.ms(class) * 1e6).round() as i64;
         let moved = (pos_start.0 as i64).saturating_add(ns).max(0) as u64;
         SimTime(moved).max(earliest)
+    }
+
+    /// The positioning class of the last request's media read, as the drive saw it
+    /// (from where its head was once background work stopped); `None` when the request
+    /// needed no media read (a hit, a read riding the read-ahead, a write).
+    pub fn last_read_class(&self) -> Option<PositioningClass> {
+        self.read_class
     }
 
     /// With `Read-ahead over requested` = −1 the delivered blocks leave the segment,

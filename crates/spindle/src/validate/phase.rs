@@ -38,7 +38,8 @@ pub const RESIDUAL_PRIOR_REQUESTS: f64 = 30.0;
 struct Replayed {
     c: Completion,
     response_ms: f64,
-    class: PositioningClass,
+    /// The media read's positioning class as the drive saw it; `None`: no media read.
+    class: Option<PositioningClass>,
 }
 
 /// Closed-loop replay (as [`super::replay::replay`]), keeping each completion and the
@@ -47,10 +48,6 @@ fn replay_detailed(hdd: &mut Hdd, trace: &[ValidateRecord]) -> Vec<Replayed> {
     let mut out = Vec::with_capacity(trace.len());
     let mut t = SimTime::ZERO;
     for (i, r) in trace.iter().enumerate() {
-        let from = hdd.head();
-        let class = hdd.locate(r.lbn).map_or(PositioningClass::SameTrack, |l| {
-            PositioningClass::of((from.cyl, from.head), (l.pbn.cyl, l.pbn.head))
-        });
         let c = hdd.service(
             t,
             Request {
@@ -63,26 +60,29 @@ fn replay_detailed(hdd: &mut Hdd, trace: &[ValidateRecord]) -> Vec<Replayed> {
         out.push(Replayed {
             c,
             response_ms: (c.done.0 - t.0) as f64 / 1e6,
-            class,
+            class: hdd.last_read_class(),
         });
         t = c.done + SimTime::from_us(r.think_us).0;
     }
     out
 }
 
-/// A media access's first rotational wait (ms): its rotation, at most one revolution.
+/// A media read's first rotational wait (ms): its rotation, at most one revolution (a
+/// read of several tracks also waits at later tracks, where the skew fixes the wait;
+/// the validation traces' reads are a few sectors).
 fn first_wait_ms(c: &Completion, rev_ms: f64) -> f64 {
     (c.breakdown.rotation_ns as f64 / 1e6).min(rev_ms)
 }
 
-/// The phase-averaged prediction: [`PHASES`] times per request (a buffer hit's own time
-/// each time; a media access's time with its first wait at each of PHASES evenly
+/// The phase-averaged prediction: [`PHASES`] times per request (a request without a
+/// media read, such as a hit, a read riding the read-ahead or a buffered write, its own
+/// time each time; a media read's time with its first wait at each of PHASES evenly
 /// spaced fractions of a revolution).
 pub fn replay_phase_averaged(hdd: &mut Hdd, trace: &[ValidateRecord]) -> Vec<f64> {
     let rev = hdd.period_ns() / 1e6;
     let mut out = Vec::with_capacity(trace.len() * PHASES);
     for r in replay_detailed(hdd, trace) {
-        if r.c.cache_hit {
+        if r.class.is_none() {
             out.extend(std::iter::repeat_n(r.response_ms, PHASES));
         } else {
             let fixed = r.response_ms - first_wait_ms(&r.c, rev);
@@ -109,8 +109,9 @@ pub fn replay_noise(hdd: &mut Hdd, trace: &[ValidateRecord]) -> f64 {
 pub fn phase_alignment(hdd: &mut Hdd, trace: &[ValidateRecord]) -> Option<f64> {
     let rev = hdd.period_ns() / 1e6;
     let (mut aligned, mut reads) = (0usize, 0usize);
-    for (r, rec) in replay_detailed(hdd, trace).iter().zip(trace) {
-        if rec.write || r.c.cache_hit {
+    for r in replay_detailed(hdd, trace).iter().zip(trace) {
+        let (r, rec) = r;
+        if r.class.is_none() {
             continue;
         }
         reads += 1;
@@ -129,11 +130,11 @@ pub fn fit_read_residual(hdd: &mut Hdd, trace: &[ValidateRecord]) -> Positioning
     let rev = hdd.period_ns() / 1e6;
     let mut sums: std::collections::BTreeMap<PositioningClass, (f64, f64)> = Default::default();
     for (r, rec) in replay_detailed(hdd, trace).iter().zip(trace) {
-        if rec.write || r.c.cache_hit {
+        let Some(class) = r.class else {
             continue;
-        }
+        };
         let predicted = r.response_ms - first_wait_ms(&r.c, rev) + rev / 2.0;
-        let s = sums.entry(r.class).or_default();
+        let s = sums.entry(class).or_default();
         s.0 += rec.measured_us / 1000.0 - predicted;
         s.1 += 1.0;
     }
@@ -175,7 +176,7 @@ mod tests {
         let detailed = replay_detailed(&mut h, &t);
         for (i, r) in detailed.iter().enumerate() {
             let v = &avg[i * PHASES..(i + 1) * PHASES];
-            if r.c.cache_hit {
+            if r.class.is_none() {
                 assert!(v.iter().all(|&x| x == r.response_ms));
             } else {
                 let spread = v[PHASES - 1] - v[0];
@@ -203,12 +204,12 @@ mod tests {
         let rev = h.period_ns() / 1e6;
         let detailed = replay_detailed(&mut h, &t);
         for (r, rec) in detailed.iter().zip(t.iter_mut()) {
-            let extra = if r.class == PositioningClass::SameTrack {
+            let extra = if r.class == Some(PositioningClass::SameTrack) {
                 0.5
             } else {
                 0.0
             };
-            let base = if r.c.cache_hit {
+            let base = if r.class.is_none() {
                 r.response_ms
             } else {
                 r.response_ms - first_wait_ms(&r.c, rev) + rev / 2.0
