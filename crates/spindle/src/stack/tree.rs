@@ -902,10 +902,12 @@ fn build_members(
         let mut node = build_node(m, default_queue, drives, &format!("{path}.member {i}"))?;
         if let Some(s) = spindles {
             let Some(d) = node.drive_mut() else {
-                let what = match m {
-                    DeviceSpec::Disk(_) => "a drive of several arms".to_string(),
-                    other => format!("a {} array", other.kind()),
-                };
+                // A drive of several arms keeps its arms' own phases (as before).
+                if matches!(m, DeviceSpec::Disk(_)) {
+                    built.push(node);
+                    continue;
+                }
+                let what = format!("a {} array", m.kind());
                 return Err(format!(
                     "{path}.spindles sets the angles of member drives, but member {i} is \
                      {what}: give the spindles to the array whose members are one-arm drives"
