@@ -433,8 +433,9 @@ impl FastMod {
 #[derive(Clone, Debug)]
 pub struct Hdd {
     params: DiskParams,
-    /// The positioning class of the last request's media read (`None`: it had none).
-    read_class: Option<PositioningClass>,
+    /// Where the last request's media read moved from (cylinder, head) and to (LBN);
+    /// `None`: it had none. Its class is worked out only when asked.
+    read_move: Option<((u32, u32), u64)>,
     /// Immutable once built; shared by clones like the seek table.
     geo: Arc<Geometry>,
     tm: Timing,
@@ -591,7 +592,7 @@ impl Hdd {
             })
             .unwrap_or_default();
         Ok(Hdd {
-            read_class: None,
+            read_move: None,
             params,
             geo,
             tm,
@@ -1554,7 +1555,7 @@ impl Hdd {
         };
         let arrival = arrival.min(start);
         self.bus_use = None;
-        self.read_class = None;
+        self.read_move = None;
         let c = if req.write {
             self.write(arrival, start, req)
         } else {
@@ -1729,12 +1730,12 @@ impl Hdd {
         } else {
             ovh_done.max(t0) + stop.saturating_sub(t0)
         };
-        let class = self.geo.locate(media_from).map(|loc| {
-            let from = (self.idle.pos.cyl, self.idle.pos.head);
-            PositioningClass::of(from, (loc.pbn.cyl, loc.pbn.head))
-        });
-        self.read_class = class;
-        let pos_start = self.with_read_residual(pos_start, t0.max(stop), class);
+        self.read_move = Some(((self.idle.pos.cyl, self.idle.pos.head), media_from));
+        let pos_start = if self.params.mech.read_residual.is_none() {
+            pos_start
+        } else {
+            self.with_read_residual(pos_start, t0.max(stop), self.last_read_class())
+        };
         if hit.is_none() {
             self.segs[seg] = Segment {
                 start: lbn,
@@ -1885,7 +1886,9 @@ impl Hdd {
     /// (from where its head was once background work stopped); `None` when the request
     /// needed no media read (a hit, a read riding the read-ahead, a write).
     pub fn last_read_class(&self) -> Option<PositioningClass> {
-        self.read_class
+        let (from, lbn) = self.read_move?;
+        let to = self.geo.locate(lbn)?.pbn;
+        Some(PositioningClass::of(from, (to.cyl, to.head)))
     }
 
     /// With `Read-ahead over requested` = −1 the delivered blocks leave the segment,
