@@ -320,6 +320,9 @@ struct DiskInfo {
     queue_depth: u32,
     policy: &'static str,
     zones: Vec<ZoneRow>,
+    /// A calibrated drive's measured corrections to read positioning, ms.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    read_residual: Option<spindle::disk::residual::PositioningResidual>,
     provenance: String,
 }
 
@@ -413,6 +416,7 @@ pub fn disk_info(arg: &str, json: bool) -> Result<String> {
         queue_depth: p.firmware.queue_depth,
         policy: policy_name(p.firmware.policy),
         zones,
+        read_residual: (!p.mech.read_residual.is_none()).then(|| p.mech.read_residual.clone()),
         provenance: p.provenance.clone(),
     };
     if json {
@@ -458,6 +462,14 @@ pub fn disk_info(arg: &str, json: bool) -> Result<String> {
     );
     add("head switch", ms(info.head_switch_ms));
     add("write settle", ms(info.write_settle_ms));
+    if let Some(r) = &info.read_residual {
+        let parts: Vec<String> = r
+            .named()
+            .into_iter()
+            .map(|(name, v)| format!("{name} {v:+.3} ms"))
+            .collect();
+        add("read residual", format!("calibrated: {}", parts.join(", ")));
+    }
     let cache = if c.enabled {
         format!(
             "{} segment{} × {} sectors ({} KiB each); read-ahead {}; {}",

@@ -302,7 +302,10 @@ enum Command {
             drive's measured request times (a DiskSim validate-format trace): an offset on the\n\
             read-hit, read-miss and write command overheads, a scale and an offset (settle) on the\n\
             seek curve, the head-switch time and the write settle. The fit minimizes the rms\n\
-            demerit of a closed-loop replay (deterministic pattern search, at most 400 replays).\n\
+            demerit of a closed-loop replay (deterministic pattern search, at most 400 replays a\n\
+            fit). Which knobs to fit is itself chosen on held-out requests: each of 4 knob sets is\n\
+            fitted to one half of the training requests and judged on the other, then the chosen\n\
+            set is fitted to them all (5 fits, so at most a little over 2,000 replays).\n\
             \n\
             Where the trace does not pin down where the platter was (few media reads line up with\n\
             the model's phase), the times are predicted phase-averaged, each media access's\n\

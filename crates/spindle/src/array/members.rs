@@ -14,7 +14,7 @@
 
 use super::error::ArrayError;
 use super::faults::{FaultInjector, WriteFate};
-use crate::disk::drive::{DestageStats, Drive};
+use crate::disk::drive::Drive;
 use crate::disk::hdd::Request;
 use crate::engine::{Step, Stepper};
 use crate::node::{self, Device, NodeReport};
@@ -242,8 +242,9 @@ pub struct Done {
 pub struct DiskActivity {
     pub reads: u64,
     pub writes: u64,
-    /// Sum of the drive's service times (start of positioning to completion), plus
-    /// the media time of write-cache destages the drive began meanwhile.
+    /// Time the drive worked during the batch: its requests' service times and the
+    /// media time of the write-cache destages it began meanwhile, overlaps counted
+    /// once (a cached write's interface time may overlap an older write's destage).
     pub busy_ns: u64,
     pub first_issue: Option<SimTime>,
     pub last_done: Option<SimTime>,
@@ -294,8 +295,8 @@ pub struct Executor {
     keep_bytes: bool,
     pub now: SimTime,
     pub activity: Vec<DiskActivity>,
-    /// Each member's destage totals when the executor was made.
-    destages_before: Vec<DestageStats>,
+    /// Each member's busy time when the executor was made.
+    busy_before: Vec<u64>,
 }
 
 impl Executor {
@@ -314,7 +315,7 @@ impl Executor {
             keep_bytes: true,
             now,
             activity: vec![DiskActivity::default(); n],
-            destages_before: members.iter().map(|m| m.drive().destage_stats()).collect(),
+            busy_before: members.iter().map(|m| m.drive().busy_total_ns()).collect(),
         }
     }
 
@@ -337,16 +338,11 @@ impl Executor {
         self.now = end;
     }
 
-    /// Adds to each member's busy time the media time of the destages it began since
-    /// the executor was made.
-    pub fn count_destages(&mut self, members: &[Member]) {
-        for ((act, m), before) in self
-            .activity
-            .iter_mut()
-            .zip(members)
-            .zip(&self.destages_before)
-        {
-            act.busy_ns += m.drive().destage_stats().busy_ns - before.busy_ns;
+    /// Sets each member's busy time: the time its drive worked since the executor was
+    /// made, service and destages as one union (their sum would count overlaps twice).
+    pub fn count_busy(&mut self, members: &[Member]) {
+        for ((act, m), before) in self.activity.iter_mut().zip(members).zip(&self.busy_before) {
+            act.busy_ns = m.drive().busy_total_ns().saturating_sub(*before);
         }
     }
 
@@ -489,7 +485,6 @@ impl Executor {
         let write = io.write;
         if !c.rider {
             // One drive request, however many I/Os rode on it.
-            act.busy_ns += c.done.0 - c.start.0;
             if write {
                 act.writes += 1;
             } else {

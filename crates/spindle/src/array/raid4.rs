@@ -1560,7 +1560,7 @@ impl Raid4 {
         user_reads: u64,
         detections_before: usize,
     ) -> BatchReport {
-        exec.count_destages(&self.members);
+        exec.count_busy(&self.members);
         self.now = exec.now.max(self.now);
         self.report(
             start,
@@ -1694,6 +1694,7 @@ impl Raid4 {
                 }
             }
             self.now = exec.now.max(self.now);
+            exec.count_busy(&self.members);
             for (t, a) in total.iter_mut().zip(&exec.activity) {
                 t.add(a);
             }

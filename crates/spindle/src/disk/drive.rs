@@ -226,6 +226,12 @@ impl Drive {
         self.busy.total_ns_until(self.free_at)
     }
 
+    /// Time the drive has worked so far, ns: [`Drive::busy_ns`] with the destages still
+    /// running counted whole (a batch's share is the difference of two readings).
+    pub fn busy_total_ns(&self) -> u64 {
+        self.busy.total_ns()
+    }
+
     /// The ids of the host writes written to the media since the last call, in
     /// destage order.
     pub fn take_destaged(&mut self) -> Vec<u64> {

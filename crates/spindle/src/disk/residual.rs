@@ -59,7 +59,37 @@ impl PositioningClass {
     }
 }
 
+/// The seek distances (cylinders, inclusive) of seek bin `b`: 2^b … 2^(b+1) − 1.
+pub fn seek_bin_cylinders(b: usize) -> (u64, u64) {
+    let lo = 1u64 << b.min(63);
+    (lo, lo.saturating_mul(2) - 1)
+}
+
+/// A seek bin's name for people: "seeks of 4–7 cylinders".
+pub fn seek_bin_name(b: usize) -> String {
+    match seek_bin_cylinders(b) {
+        (1, 1) => "seeks of 1 cylinder".to_string(),
+        (lo, hi) => format!("seeks of {lo}–{hi} cylinders"),
+    }
+}
+
 impl PositioningResidual {
+    /// The non-zero corrections, each with its class's name, in class order.
+    pub fn named(&self) -> Vec<(String, f64)> {
+        let mut out = vec![
+            ("same track".to_string(), self.same_track_ms),
+            ("head switch".to_string(), self.head_switch_ms),
+        ];
+        out.extend(
+            self.seek_bins_ms
+                .iter()
+                .enumerate()
+                .map(|(i, &v)| (seek_bin_name(i), v)),
+        );
+        out.retain(|(_, v)| *v != 0.0);
+        out
+    }
+
     /// True when every correction is zero (the drive file as extracted).
     pub fn is_none(&self) -> bool {
         self.same_track_ms == 0.0
@@ -95,23 +125,23 @@ impl PositioningResidual {
     pub fn validate(&self) -> Result<(), String> {
         if self.seek_bins_ms.len() > MAX_DISTANCE_BINS {
             return Err(format!(
-                "read residual: {} seek bins; at most {MAX_DISTANCE_BINS}",
+                "[mech.read_residual] seek_bins_ms: {} bins; at most {MAX_DISTANCE_BINS}",
                 self.seek_bins_ms.len()
             ));
         }
         let named = [
-            ("same-track".to_string(), self.same_track_ms),
-            ("head-switch".to_string(), self.head_switch_ms),
+            ("same_track_ms".to_string(), self.same_track_ms),
+            ("head_switch_ms".to_string(), self.head_switch_ms),
         ];
         let bins = self
             .seek_bins_ms
             .iter()
             .enumerate()
-            .map(|(i, &v)| (format!("seek bin {i}"), v));
+            .map(|(i, &v)| (format!("seek_bins_ms[{i}] ({})", seek_bin_name(i)), v));
         for (name, v) in named.into_iter().chain(bins) {
             if !(v.is_finite() && v.abs() <= MAX_RESIDUAL_MS) {
                 return Err(format!(
-                    "read residual, {name}: {v} ms; expected a time within \
+                    "[mech.read_residual] {name} = {v} ms; expected a time within \
                      -{MAX_RESIDUAL_MS}..={MAX_RESIDUAL_MS} ms"
                 ));
             }
@@ -148,6 +178,22 @@ mod tests {
         assert!(!r.is_none());
         assert!(r.validate().is_ok());
         r.set(PositioningClass::HeadSwitch, -6.0);
-        assert!(r.validate().unwrap_err().contains("head-switch"));
+        assert!(r.validate().unwrap_err().contains("head_switch_ms"));
+    }
+
+    #[test]
+    fn a_bad_seek_bin_is_named_with_its_cylinders() {
+        let r = PositioningResidual {
+            seek_bins_ms: vec![0.0, 0.0, 7.5],
+            ..Default::default()
+        };
+        let e = r.validate().unwrap_err();
+        assert!(
+            e.contains("seek_bins_ms[2] (seeks of 4–7 cylinders)"),
+            "{e}"
+        );
+        assert_eq!(seek_bin_cylinders(0), (1, 1));
+        assert_eq!(seek_bin_name(0), "seeks of 1 cylinder");
+        assert_eq!(r.named(), vec![("seeks of 4–7 cylinders".to_string(), 7.5)]);
     }
 }
