@@ -795,6 +795,9 @@ fn journal_and_dle_stacks_run_from_a_stack_file() {
         writes > 0 && nodes[0]["writes"].as_u64() == Some(writes),
         "{v}"
     );
+    // Reads pass through the journal, and it counts them as every node does.
+    let reads = v["metrics"]["reads"].as_u64().unwrap();
+    assert!(reads > 0 && nodes[0]["reads"] == reads, "{}", nodes[0]);
     let cleanings: u64 = nodes[0]["extra"]["cleanings"]
         .as_str()
         .unwrap()
@@ -820,6 +823,134 @@ fn journal_and_dle_stacks_run_from_a_stack_file() {
         e.contains("spindle-badjournal") && e.contains("log-mb"),
         "{e}"
     );
+}
+
+/// Layers count the reads and writes they receive from above in the node table, as
+/// queues and drives do: a split over a journal over a drive, each 8 KiB request
+/// split into two 4 KiB pieces that the journal receives.
+#[test]
+fn split_and_journal_rows_count_the_requests_they_receive() {
+    let dir = TempDir::new("layer-counts");
+    let stack = dir.path("stack.toml");
+    std::fs::write(
+        &stack,
+        r#"seed = 1
+[workload.synthetic]
+kind = "synthetic"
+pattern = { kind = "uniform" }
+sizes = { kind = "fixed", sectors = 16 }
+read-fraction = 0.3
+arrivals = { kind = "poisson", rate-per-s = 40 }
+count = 400
+seed = 1
+
+[[layer]]
+kind = "split"
+max-kib = 4
+
+[[layer]]
+kind = "journal"
+checksum = true
+log-mib = 8
+
+[device]
+kind = "disk"
+disk = "mimic-9lzx"
+"#,
+    )
+    .unwrap();
+    let stack = stack.to_str().unwrap();
+    let v = json(&["run", "--config", stack, "--json"]);
+    let nodes = v["nodes"].as_array().unwrap();
+    let (split, journal) = (&nodes[0], &nodes[1]);
+    assert_eq!(split["kind"], "split", "{nodes:?}");
+    assert_eq!(journal["kind"], "journal", "{nodes:?}");
+    let n = |node: &Value, k: &str| node[k].as_u64().unwrap();
+    let (reads, writes) = (n(&v["metrics"], "reads"), n(&v["metrics"], "writes"));
+    assert!(reads > 0 && writes > 0, "{v}");
+    assert_eq!(
+        (n(split, "reads"), n(split, "writes")),
+        (reads, writes),
+        "{split}"
+    );
+    assert_eq!(split["extra"]["pieces"], (2 * (reads + writes)).to_string());
+    let pieces = (n(journal, "reads"), n(journal, "writes"));
+    assert_eq!(pieces, (2 * reads, 2 * writes), "{journal}");
+    // The text table shows the same counts.
+    let table = stdout(&spindle(&["run", "--config", stack]));
+    let row = |kind: &str| -> Vec<u64> {
+        let line = table
+            .lines()
+            .find(|l| l.split_whitespace().nth(1) == Some(kind))
+            .unwrap_or_else(|| panic!("no {kind} row: {table}"));
+        let fields: Vec<&str> = line.split_whitespace().collect();
+        fields[2..4].iter().map(|f| f.parse().unwrap()).collect()
+    };
+    assert_eq!(row("split"), [reads, writes], "{table}");
+    assert_eq!(row("journal"), [2 * reads, 2 * writes], "{table}");
+}
+
+/// A host queue of an array that stores bytes merges by the rule of the batch it
+/// serves (user reads merge, a write batch's reads do not): its merged count is in
+/// the node table whenever its run had a batch that could merge, whichever batch
+/// came last, and absent when none could.
+#[test]
+fn array_member_queues_report_merges_whichever_batch_came_last() {
+    let dir = TempDir::new("member-merged");
+    let has_merged = |read_fraction: f64| -> Vec<bool> {
+        let stack = dir.path(&format!("dle-{read_fraction}.toml"));
+        std::fs::write(
+            &stack,
+            format!(
+                r#"seed = 1
+[workload.synthetic]
+kind = "synthetic"
+pattern = {{ kind = "uniform" }}
+sizes = {{ kind = "fixed", sectors = 128 }}
+read-fraction = {read_fraction}
+arrivals = {{ kind = "poisson", rate-per-s = 20 }}
+count = 3000
+seed = 1
+
+[layout]
+kind = "dle"
+staging-pct = 0.001
+
+[device]
+kind = "raid4"
+count = 5
+
+[device.member]
+kind = "disk"
+disk = "wd-re3"
+
+[device.member.scheduler]
+kind = "clook"
+queue-depth = 2
+"#
+            ),
+        )
+        .unwrap();
+        let v = json(&["run", "--config", stack.to_str().unwrap(), "--json"]);
+        let queues: Vec<bool> = v["nodes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|n| n["kind"].as_str().unwrap().starts_with("queue"))
+            .map(|n| n["extra"].get("merged").is_some())
+            .collect();
+        assert_eq!(queues.len(), 5, "{v}");
+        queues
+    };
+    // With 20 % reads the run ends on a write batch, with 90 % on a read.
+    for read_fraction in [0.2, 0.9] {
+        assert!(
+            has_merged(read_fraction).iter().all(|&m| m),
+            "read fraction {read_fraction}: a member queue without its merged count"
+        );
+    }
+    // Writes only: no batch could merge, so no count to show.
+    assert!(has_merged(0.0).iter().all(|&m| !m));
 }
 
 /// The CLI's flags build the same trees as the TOML.
@@ -1514,6 +1645,17 @@ fn a_calibrated_drive_with_a_read_residual_validates_and_runs() {
     let text = std::fs::read_to_string(&file).expect("written");
     assert!(text.contains("[mech.read_residual]"), "{text}");
     validates_and_runs(path);
+    let info = spindle(&["disk-info", path]);
+    assert!(info.status.success(), "{}", stderr(&info));
+    assert!(
+        stdout(&info).contains("read residual") && stdout(&info).contains("calibrated: "),
+        "{}",
+        stdout(&info)
+    );
+    let info = json(&["disk-info", path, "--json"]);
+    assert!(info["read_residual"].is_object(), "{info}");
+    let plain = json(&["disk-info", "ibm18es", "--json"]);
+    assert!(plain.get("read_residual").is_none(), "{plain}");
     let bad = dir.0.join("bad-residual.toml");
     let edited: String = text
         .lines()
@@ -1527,7 +1669,7 @@ fn a_calibrated_drive_with_a_read_residual_validates_and_runs() {
         .collect();
     std::fs::write(&bad, edited).expect("write");
     let err = failure(&["validate", bad.to_str().expect("utf-8 path")]);
-    assert!(err.contains("read residual, same-track"), "{err}");
+    assert!(err.contains("[mech.read_residual] same_track_ms = 9.5"), "{err}");
     assert!(err.contains("-5..=5 ms"), "{err}");
 }
 

@@ -341,6 +341,7 @@ impl QueueSpec {
             hold_overlapping: self.hold_overlapping,
             window: self.window,
             merge: self.merge_sectors.map(MergeRule::adjacent),
+            could_merge: self.merge_sectors.is_some(),
             merged: FxHashMap::default(),
             batch_submit: self.batch_submit,
             start_at: None,
@@ -385,6 +386,11 @@ pub struct QueueNode {
     hold_overlapping: bool,
     window: Option<usize>,
     merge: Option<MergeRule>,
+    /// A merge rule has been in effect at some point: the merged count is reported
+    /// then, even when the rule in effect at the end is none (an array that stores
+    /// bytes drops it for the reads of a write batch), and never for a queue that
+    /// could not merge.
+    could_merge: bool,
     /// Requests that went below merged behind another, by the one they went with.
     merged: FxHashMap<u64, Vec<Active>>,
     batch_submit: bool,
@@ -428,6 +434,7 @@ impl QueueNode {
     /// through gaps for user reads, and not at all for the reads of a write batch).
     pub fn set_merge(&mut self, merge: Option<MergeRule>) {
         self.merge = merge;
+        self.could_merge |= merge.is_some();
     }
 
     fn admit(&mut self, req: Request, now: SimTime, released: Option<SimTime>) {
@@ -699,7 +706,7 @@ impl Device for QueueNode {
         if self.sched.kind() == SchedulerKind::Freeblock {
             extra.push(("background".into(), self.stats.background.to_string()));
         }
-        if self.merge.is_some() {
+        if self.could_merge {
             extra.push(("merged".into(), self.stats.merged.to_string()));
         }
         out.push(NodeReport {
@@ -791,6 +798,54 @@ mod tests {
         assert_eq!(merged[1].start, merged[2].start);
         // A limit of 8 sectors merges nothing.
         assert_eq!(run(Some(8)).1, 6);
+    }
+
+    /// The merged count is reported whenever a rule has been in effect, though the
+    /// rule at the end is none (an array that stores bytes drops it for the reads of a
+    /// write batch), and never by a queue that had no rule.
+    #[test]
+    fn merges_are_reported_once_a_rule_was_in_effect() {
+        let recs: Vec<IoRecord> = [(9_000_000, 0), (100, 1_000), (108, 1_000)]
+            .map(|(lbn, at)| IoRecord {
+                arrival: SimTime(at),
+                device: 0,
+                lbn,
+                blocks: 8,
+                write: false,
+                content: Vec::new(),
+            })
+            .to_vec();
+        let merged = |merge: Option<u32>| {
+            let q = QueueSpec {
+                merge_sectors: merge,
+                ..QueueSpec::new(SchedulerKind::Fcfs)
+            };
+            let mut p = preset("mimic-base").unwrap();
+            p.firmware.queue_depth = p.firmware.queue_depth.max(q.depth);
+            let drive = Drive::new(p).unwrap();
+            let mut root = q.build(Box::new(DriveNode::new(drive, "d")), 0).unwrap();
+            let units = Units::single(root.capacity());
+            let source = Source::records(&recs);
+            engine::run(
+                &mut root,
+                &units,
+                source,
+                RunOptions::default(),
+                &mut |_| {},
+            )
+            .unwrap();
+            root.set_merge(None);
+            let mut nodes = Vec::new();
+            root.report("s", &mut nodes);
+            let extra = std::mem::take(&mut nodes[0].extra);
+            extra
+                .into_iter()
+                .find(|(k, _)| k == "merged")
+                .map(|(_, v)| v)
+        };
+        // 108 rode below behind 100.
+        assert_eq!(merged(Some(16)).as_deref(), Some("1"));
+        assert_eq!(merged(None), None);
     }
 
     use crate::disk::drive::Drive;

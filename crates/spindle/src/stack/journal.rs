@@ -454,6 +454,10 @@ enum Phase {
 
 #[derive(Clone, Copy, Debug, Default)]
 struct Stats {
+    /// Requests from above, as every node counts them (reads served from memory too;
+    /// a write however many transactions it takes).
+    reads: u64,
+    writes: u64,
     transactions: u64,
     log_writes: u64,
     log_bytes: u64,
@@ -962,10 +966,12 @@ struct Obs {
 impl Layer for Journal {
     fn on_request(&mut self, now: SimTime, req: Request, io: &mut LayerIo) {
         if req.write {
+            self.stats.writes += 1;
             self.queue.push_back((req, now, 0));
             self.pump(now, io);
             return;
         }
+        self.stats.reads += 1;
         let first = req.lbn / SECTORS_PER_BLOCK;
         let last = (req.lbn + u64::from(req.blocks.max(1)) - 1) / SECTORS_PER_BLOCK;
         if (first..=last).all(|b| self.dirty.contains_key(&b)) {
@@ -1101,8 +1107,8 @@ impl Layer for Journal {
         NodeReport {
             path: path.into(),
             kind: "journal".into(),
-            reads: 0,
-            writes: s.transactions,
+            reads: s.reads,
+            writes: s.writes,
             busy_ns: 0,
             extra: vec![
                 kv("transactions", s.transactions),

@@ -35,7 +35,8 @@ impl SplitSpec {
             parents: FxHashMap::default(),
             below: FxHashMap::default(),
             next_id: 0,
-            requests: 0,
+            reads: 0,
+            writes: 0,
             pieces: 0,
         })
     }
@@ -49,13 +50,19 @@ pub struct Split {
     /// Piece id → request from above.
     below: FxHashMap<u64, u64>,
     next_id: u64,
-    requests: u64,
+    /// Requests from above, as every node counts them.
+    reads: u64,
+    writes: u64,
     pieces: u64,
 }
 
 impl Layer for Split {
     fn on_request(&mut self, _now: SimTime, req: Request, io: &mut LayerIo) {
-        self.requests += 1;
+        if req.write {
+            self.writes += 1;
+        } else {
+            self.reads += 1;
+        }
         let (mut at, end) = (req.lbn, req.lbn + u64::from(req.blocks.max(1)));
         let mut n = 0;
         while at < end {
@@ -110,11 +117,11 @@ impl Layer for Split {
         NodeReport {
             path: path.to_string(),
             kind: "split".into(),
-            reads: 0,
-            writes: 0,
+            reads: self.reads,
+            writes: self.writes,
             busy_ns: 0,
             extra: vec![
-                ("requests".into(), self.requests.to_string()),
+                ("requests".into(), (self.reads + self.writes).to_string()),
                 ("pieces".into(), self.pieces.to_string()),
             ],
             is_drive: false,
