@@ -77,7 +77,7 @@ enum Command {
             \x20 write-cache-kib = 0        # optional: the drive's write cache (0: off)\n\
             \x20 [layout]                   # optional: a layout engine over a RAID-4 of the disk\n\
             \x20 kind = \"dle\"               # dle | update-in-place | write-anywhere\n\
-            \x20 staging-pct = 1.0          # flash staging area, % of the volume\n\
+            \x20 staging-pct = 1.0          # flash staging area, % of the volume (dle only)\n\
             \x20 allocation-range-kib = 1024\n\
             \x20 threshold-kib = 168        # smaller writes are staged\n\
             \x20 volume-mib = 4096          # optional: manage only the volume's first MiB\n\

@@ -241,15 +241,20 @@ impl StackArgs {
             };
             let mut l = c.layout.clone().unwrap_or_else(|| LayoutConfig::new(kind));
             l.kind = kind;
+            // --layout over a file's DLE: a baseline stages nothing, so the file's
+            // staging-pct goes with the DLE it was written for.
+            if kind != LayoutPolicy::Proximal {
+                l.staging_pct = None;
+            }
             if let Some(p) = self.staging_pct {
-                l.staging_pct = p;
+                l.staging_pct = Some(p);
             }
             c.layout = Some(l);
         } else if let Some(p) = self.staging_pct {
             let Some(l) = c.layout.as_mut() else {
                 bail!("--staging-pct applies to a layout engine: give --layout too");
             };
-            l.staging_pct = p;
+            l.staging_pct = Some(p);
         }
         if let (Some(_), Some(l)) = (self.staging_pct, &c.layout) {
             if l.kind != LayoutPolicy::Proximal {

@@ -183,6 +183,7 @@ const CASES: &[(&str, &str)] = &[
     ("run --config {t}/zero-depth.toml", "got 0"),
     ("run --config {t}/spindles-over-arrays.toml", "device.spindles sets the angles of member drives, but member 0 is a raid0 array"),
     ("run --config {t}/seed-without-random.toml", "device.spindle-seed seeds random spindles: set spindles = \"random\" too"),
+    ("run --config {t}/staging-on-baseline.toml", "layout.staging-pct applies to kind = \"dle\"; update-in-place stages nothing in flash"),
     ("run --synthetic open --count 9 --array raid1 --disks 2 --stripe-kib 7", "stripe-kib applies to raid0, raid4 and raid5"),
     ("run --synthetic open --count 9 --layout write-anywhere --staging-pct 2", "--staging-pct applies to --layout dle; write-anywhere stages nothing in flash"),
     ("run --synthetic open --count 9 --scheduler sstf --window 4", "window applies to greedy, smtf"),
@@ -449,6 +450,10 @@ fn fixtures() -> PathBuf {
     w(
         "seed-without-random.toml",
         "[workload]\ntrace = \"sample:hplajw\"\n[device]\nkind = \"mirror\"\ncount = 2\nspindle-seed = 3\n[device.member]\nkind = \"disk\"\ndisk = \"st34502lw\"\n",
+    );
+    w(
+        "staging-on-baseline.toml",
+        "[workload]\ntrace = \"sample:hplajw\"\n[layout]\nkind = \"update-in-place\"\nstaging-pct = 37.5\n[[disks]]\ndisk = \"wd-re3\"\n",
     );
     w(
         "zero-depth.toml",

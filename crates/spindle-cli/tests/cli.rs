@@ -1669,7 +1669,10 @@ fn a_calibrated_drive_with_a_read_residual_validates_and_runs() {
         .collect();
     std::fs::write(&bad, edited).expect("write");
     let err = failure(&["validate", bad.to_str().expect("utf-8 path")]);
-    assert!(err.contains("[mech.read_residual] same_track_ms = 9.5"), "{err}");
+    assert!(
+        err.contains("[mech.read_residual] same_track_ms = 9.5"),
+        "{err}"
+    );
     assert!(err.contains("-5..=5 ms"), "{err}");
 }
 
@@ -2109,4 +2112,33 @@ fn a_scheduler_flag_reaches_the_drives_without_their_own() {
         out.contains("own schedulers (fcfs, 1 outstanding), 1 by the clook scheduler"),
         "{out}"
     );
+}
+
+/// A stack file's `staging-pct` belongs to its DLE: `--layout` switching it to a
+/// baseline drops it (the baseline stages nothing), and the file's own DLE keeps it.
+#[test]
+fn a_baseline_layout_over_a_dle_stack_file_leaves_its_staging_behind() {
+    let dir = TempDir::new("layout-switch");
+    let file = dir.0.join("dle.toml");
+    std::fs::write(
+        &file,
+        "[workload.synthetic]\nkind = \"synthetic\"\npattern = { kind = \"uniform\" }\n\
+         sizes = { kind = \"fixed\", sectors = 8 }\nread-fraction = 0.5\narrivals = { kind = \"poisson\", rate-per-s = 20 }\ncount = 50\nseed = 1\n\
+         [layout]\nkind = \"dle\"\nstaging-pct = 0.001\n[[disks]]\ndisk = \"wd-re3\"\n",
+    )
+    .expect("write");
+    let path = file.to_str().expect("utf-8 path");
+    for (layout, shown) in [
+        (None, "layout dle"),
+        (Some("write-anywhere"), "layout write-anywhere"),
+        (Some("update-in-place"), "layout update-in-place"),
+    ] {
+        let mut args = vec!["run", "--config", path];
+        if let Some(l) = layout {
+            args.extend(["--layout", l]);
+        }
+        let o = spindle(&args);
+        assert!(o.status.success(), "{layout:?}: {}", stderr(&o));
+        assert!(stdout(&o).contains(shown), "{}", stdout(&o));
+    }
 }

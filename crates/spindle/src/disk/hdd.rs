@@ -258,6 +258,9 @@ struct RunOpts {
 struct RunStats {
     seek_ns: u64,
     rotation_ns: u64,
+    /// The part of `rotation_ns` spent on the run's first track: the wait the platter's
+    /// phase decides (later tracks' waits follow from the skews).
+    first_track_rotation_ns: u64,
     transfer_ns: u64,
     /// LBNs before the request captured by "read any free blocks" on the first track.
     captured_before: u64,
@@ -436,6 +439,8 @@ pub struct Hdd {
     /// Where the last request's media read moved from (cylinder, head) and to (LBN);
     /// `None`: it had none. Its class is worked out only when asked.
     read_move: Option<((u32, u32), u64)>,
+    /// The last media read's rotational wait on its first track, ns.
+    read_first_wait_ns: u64,
     /// Immutable once built; shared by clones like the seek table.
     geo: Arc<Geometry>,
     tm: Timing,
@@ -593,6 +598,7 @@ impl Hdd {
             .unwrap_or_default();
         Ok(Hdd {
             read_move: None,
+            read_first_wait_ns: 0,
             params,
             geo,
             tm,
@@ -1165,6 +1171,9 @@ impl Hdd {
                     st.transfer_ns += xfer;
                     t = t0 + xfer;
                 }
+            }
+            if first_track {
+                st.first_track_rotation_ns = st.rotation_ns;
             }
             first_track = false;
             i += run;
@@ -1766,6 +1775,7 @@ impl Hdd {
             },
         );
         self.next_media_at = after.t + self.tm.turnaround_ns;
+        self.read_first_wait_ns = st.first_track_rotation_ns;
 
         // Bus: cached blocks are available at once; the rest as the media delivers them.
         let ctrl = &self.params.ctrl;
@@ -1889,6 +1899,12 @@ impl Hdd {
         let (from, lbn) = self.read_move?;
         let to = self.geo.locate(lbn)?.pbn;
         Some(PositioningClass::of(from, (to.cyl, to.head)))
+    }
+
+    /// The last request's media read's rotational wait on its first track, ns: the
+    /// part of its time the platter's phase decides. `None` when it had no media read.
+    pub fn last_read_first_wait_ns(&self) -> Option<u64> {
+        self.read_move.map(|_| self.read_first_wait_ns)
     }
 
     /// With `Read-ahead over requested` = −1 the delivered blocks leave the segment,

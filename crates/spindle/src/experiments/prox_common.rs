@@ -91,6 +91,16 @@ pub fn stack_toml(
             "layout stack: staging {staging} or volume {volume_blocks} blocks has no exact TOML form"
         ));
     }
+    // Only the DLE stages; a baseline takes no staging-pct.
+    let staging_line = match policy {
+        LayoutPolicy::Proximal => format!("staging-pct = {pct:?}\n"),
+        _ if staging == 0.0 => String::new(),
+        _ => {
+            return Err(format!(
+                "layout stack: {kind} stages nothing, staging {staging}"
+            ))
+        }
+    };
     let data = match data {
         DataMode::RealBytes => "real-bytes",
         DataMode::TimingOnly => "timing-only",
@@ -98,7 +108,7 @@ pub fn stack_toml(
     Ok(format!(
         "# The workload is the experiment's own: it drives the engine call by call.\n\
          [workload]\n\
-         [layout]\nkind = \"{kind}\"\nstaging-pct = {pct:?}\nvolume-mib = {}\n\
+         [layout]\nkind = \"{kind}\"\n{staging_line}volume-mib = {}\n\
          data = \"{data}\"\nsync-writes = {sync_writes}\n\
          [[disks]]\ndisk = \"wd-re3\"\n",
         volume_blocks / 256

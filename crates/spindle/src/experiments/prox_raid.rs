@@ -61,7 +61,7 @@ pub fn baseline_stack(durability: Durability, write_cache_kib: Option<u64>) -> S
     format!(
         "# The workload is the experiment's own: random single-block updates.\n\
          [workload]\n\
-         [layout]\nkind = \"update-in-place\"\nstaging-pct = 0.0\nsync-writes = {}\n\
+         [layout]\nkind = \"update-in-place\"\nsync-writes = {}\n\
          [[disks]]\ndisk = \"wd-re3\"\n{}",
         durability.sync_writes(),
         write_cache_kib.map_or(String::new(), |k| format!("write-cache-kib = {k}\n"))

@@ -11,9 +11,10 @@ use serde::{Deserialize, Serialize};
 pub struct LayoutConfig {
     /// `dle` (flash staging + proximal destage), `update-in-place` or `write-anywhere`.
     pub kind: LayoutPolicy,
-    /// Staging area as a percentage of the volume.
-    #[serde(default = "default_staging_pct")]
-    pub staging_pct: f64,
+    /// Staging area as a percentage of the volume (`kind = "dle"` only; default 1 %).
+    /// The baselines stage nothing: given with them, it is refused.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub staging_pct: Option<f64>,
     /// Writes smaller than this go to staging (KiB).
     #[serde(default = "default_threshold_kib")]
     pub threshold_kib: u64,
@@ -55,9 +56,7 @@ fn is_real_bytes(d: &DataMode) -> bool {
 /// own volume is the real bound, checked when it is built.
 pub const MAX_VOLUME_MIB: u64 = 1 << 30;
 
-fn default_staging_pct() -> f64 {
-    1.0
-}
+pub const DEFAULT_STAGING_PCT: f64 = 1.0;
 fn default_threshold_kib() -> u64 {
     168
 }
@@ -72,11 +71,19 @@ fn default_flash() -> String {
 }
 
 impl LayoutConfig {
+    /// The staging area of a DLE (0 for the baselines).
+    pub fn staging_fraction(&self) -> f64 {
+        match self.kind {
+            LayoutPolicy::Proximal => self.staging_pct.unwrap_or(DEFAULT_STAGING_PCT) / 100.0,
+            _ => 0.0,
+        }
+    }
+
     /// The defaults: 1 % staging, 168 KiB threshold, 1 MB ranges, 4+1, X25 staging.
     pub fn new(kind: LayoutPolicy) -> LayoutConfig {
         LayoutConfig {
             kind,
-            staging_pct: default_staging_pct(),
+            staging_pct: None,
             threshold_kib: default_threshold_kib(),
             allocation_range_kib: default_range_kib(),
             data_disks: default_data_disks(),
@@ -88,11 +95,19 @@ impl LayoutConfig {
     }
 
     pub fn validate(&self) -> Result<(), String> {
-        if !(0.0..=100.0).contains(&self.staging_pct) {
-            return Err(format!(
-                "layout.staging-pct must be 0-100, got {}",
-                crate::show::value(self.staging_pct)
-            ));
+        if let Some(pct) = self.staging_pct {
+            if self.kind != LayoutPolicy::Proximal {
+                return Err(format!(
+                    "layout.staging-pct applies to kind = \"dle\"; {} stages nothing in flash (drop the key)",
+                    self.kind.name()
+                ));
+            }
+            if !(0.0..=100.0).contains(&pct) {
+                return Err(format!(
+                    "layout.staging-pct must be 0-100, got {}",
+                    crate::show::value(pct)
+                ));
+            }
         }
         if let Some(mib) = self.volume_mib {
             // The array's own volume bounds it further when it is built.

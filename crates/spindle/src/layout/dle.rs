@@ -634,6 +634,17 @@ impl Dle {
             let o = o as usize;
             let vb = match self.cfg.policy {
                 LayoutPolicy::UpdateInPlace if map[o] != NONE => Ok(map[o]),
+                LayoutPolicy::UpdateInPlace => {
+                    // A never-written block: its fixed, direct-mapped place (the frame
+                    // array's), or the free block nearest it if that is taken.
+                    let direct = u64::from(extent) * map.len() as u64 + o as u64;
+                    if direct < self.free.blocks() && self.free.take(direct) {
+                        Ok(direct as u32)
+                    } else {
+                        let near = direct.min(u64::from(NONE) - 1) as u32;
+                        self.take_near(&neighbour_hints(map, o, near))
+                    }
+                }
                 LayoutPolicy::WriteAnywhere => self.take_next_free(),
                 _ => {
                     let hints = neighbour_hints(map, o, home);

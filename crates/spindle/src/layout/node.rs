@@ -115,7 +115,7 @@ impl LayoutConfig {
         }
         let dle_cfg = DleConfig {
             policy: self.kind,
-            staging_blocks: (self.staging_pct / 100.0 * volume as f64).round() as u64,
+            staging_blocks: (self.staging_fraction() * volume as f64).round() as u64,
             small_write_blocks: self.threshold_kib.div_ceil(4),
             range_blocks: range,
             volume_blocks: managed,
@@ -273,7 +273,7 @@ impl Device for LayoutNode {
             out,
             &format!(
                 "layout {:?} (staging {} % of the volume on {}, small writes below {} KiB, allocation range {} KiB; one request at a time)",
-                c.kind, c.staging_pct, c.flash, c.threshold_kib, c.allocation_range_kib
+                c.kind, 100.0 * c.staging_fraction(), c.flash, c.threshold_kib, c.allocation_range_kib
             ),
         );
         let raid = self.dle.raid();

@@ -184,6 +184,33 @@ fn destage_never_overwrites_a_live_block_and_snapshots_keep_old_versions() {
     assert!(d.free_space().is_free(u64::from(before[5])));
 }
 
+/// Update-in-place is the frame array: a block written for the first time goes to
+/// its direct-mapped home, and stays there; write-anywhere puts it at the log cursor.
+#[test]
+fn a_first_write_goes_home_under_update_in_place_and_to_the_cursor_under_write_anywhere() {
+    let writes = [(3u32, 40u64), (0, 50), (2, 7), (1, 60)];
+    let place = |policy| {
+        let mut d = small_dle(policy);
+        let mut at = Vec::new();
+        for (v, &(e, o)) in writes.iter().enumerate() {
+            // Large enough to go straight to the array (not staged).
+            let blocks: Vec<Block> = (0..8).map(|k| content(e, o + k, v as u64)).collect();
+            d.write(e, o.min(EXTENT_BLOCKS - 8), &blocks)
+                .expect("write");
+            at.push(d.map(e).expect("map")[o.min(EXTENT_BLOCKS - 8) as usize]);
+        }
+        at
+    };
+    let homes: Vec<u32> = writes
+        .iter()
+        .map(|&(e, o)| (u64::from(e) * EXTENT_BLOCKS + o.min(EXTENT_BLOCKS - 8)) as u32)
+        .collect();
+    assert_eq!(place(LayoutPolicy::UpdateInPlace), homes);
+    let cursor = place(LayoutPolicy::WriteAnywhere);
+    assert_ne!(cursor, homes, "write-anywhere fills from its cursor");
+    assert!(cursor.windows(2).all(|w| w[0] < w[1]), "{cursor:?}");
+}
+
 #[test]
 fn without_snapshots_a_destaged_block_plugs_the_hole_nearest_its_position() {
     let mut d = small_dle(LayoutPolicy::Proximal);

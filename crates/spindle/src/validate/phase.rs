@@ -19,7 +19,7 @@
 //! for that class.
 
 use super::trace::ValidateRecord;
-use crate::disk::hdd::{Completion, Hdd, Request};
+use crate::disk::hdd::{Hdd, Request};
 use crate::disk::residual::{PositioningClass, PositioningResidual};
 use crate::time::SimTime;
 
@@ -36,10 +36,11 @@ pub const RESIDUAL_PRIOR_REQUESTS: f64 = 30.0;
 
 /// One replayed request: what the drive did and where its read went.
 struct Replayed {
-    c: Completion,
     response_ms: f64,
     /// The media read's positioning class as the drive saw it; `None`: no media read.
     class: Option<PositioningClass>,
+    /// The media read's rotational wait on its first track, ms (0 without one).
+    first_wait_ms: f64,
 }
 
 /// Closed-loop replay (as [`super::replay::replay`]), keeping each completion and the
@@ -58,20 +59,20 @@ fn replay_detailed(hdd: &mut Hdd, trace: &[ValidateRecord]) -> Vec<Replayed> {
             },
         );
         out.push(Replayed {
-            c,
             response_ms: (c.done.0 - t.0) as f64 / 1e6,
             class: hdd.last_read_class(),
+            first_wait_ms: hdd.last_read_first_wait_ns().unwrap_or(0) as f64 / 1e6,
         });
         t = c.done + SimTime::from_us(r.think_us).0;
     }
     out
 }
 
-/// A media read's first rotational wait (ms): its rotation, at most one revolution (a
-/// read of several tracks also waits at later tracks, where the skew fixes the wait;
-/// the validation traces' reads are a few sectors).
-fn first_wait_ms(c: &Completion, rev_ms: f64) -> f64 {
-    (c.breakdown.rotation_ns as f64 / 1e6).min(rev_ms)
+/// A media read's first rotational wait (ms): its rotation on its first track, at most
+/// one revolution. A read of several tracks also waits at later tracks, but there the
+/// skew, not the platter's phase, fixes the wait, so those waits stay as simulated.
+fn first_wait_ms(r: &Replayed, rev_ms: f64) -> f64 {
+    r.first_wait_ms.min(rev_ms)
 }
 
 /// The phase-averaged prediction: [`PHASES`] times per request (a request without a
@@ -85,7 +86,7 @@ pub fn replay_phase_averaged(hdd: &mut Hdd, trace: &[ValidateRecord]) -> Vec<f64
         if r.class.is_none() {
             out.extend(std::iter::repeat_n(r.response_ms, PHASES));
         } else {
-            let fixed = r.response_ms - first_wait_ms(&r.c, rev);
+            let fixed = r.response_ms - first_wait_ms(&r, rev);
             out.extend((0..PHASES).map(|j| fixed + (j as f64 + 0.5) / PHASES as f64 * rev));
         }
     }
@@ -133,7 +134,7 @@ pub fn fit_read_residual(hdd: &mut Hdd, trace: &[ValidateRecord]) -> Positioning
         let Some(class) = r.class else {
             continue;
         };
-        let predicted = r.response_ms - first_wait_ms(&r.c, rev) + rev / 2.0;
+        let predicted = r.response_ms - first_wait_ms(r, rev) + rev / 2.0;
         let s = sums.entry(class).or_default();
         s.0 += rec.measured_us / 1000.0 - predicted;
         s.1 += 1.0;
@@ -185,6 +186,35 @@ mod tests {
         }
     }
 
+    /// Only the first track's wait is the platter's phase: a read that waits again on
+    /// a later track keeps that wait in every phase of the prediction.
+    #[test]
+    fn only_the_first_tracks_wait_is_averaged() {
+        let mut later_waits = 0;
+        for stem in ["cheetah9LP", "ibm18es", "atlas10k", "hp_c2247a"] {
+            let (mut h, t) = drive_and_trace(stem, 3_000);
+            let mut now = SimTime::ZERO;
+            for (i, r) in t.iter().enumerate() {
+                let c = h.service(
+                    now,
+                    Request {
+                        id: i as u64,
+                        lbn: r.lbn,
+                        blocks: r.blocks,
+                        write: r.write,
+                    },
+                );
+                if let Some(first) = h.last_read_first_wait_ns() {
+                    assert!(first <= c.breakdown.rotation_ns, "{stem} request {i}");
+                    later_waits += usize::from(first < c.breakdown.rotation_ns);
+                }
+                now = c.done + SimTime::from_us(r.think_us).0;
+            }
+        }
+        eprintln!("reads that waited again on a later track: {later_waits}");
+        assert!(later_waits > 0);
+    }
+
     #[test]
     fn a_drive_measured_against_itself_is_aligned_and_needs_no_residual() {
         let (mut h, mut t) = drive_and_trace("ibm18es", 600);
@@ -212,7 +242,7 @@ mod tests {
             let base = if r.class.is_none() {
                 r.response_ms
             } else {
-                r.response_ms - first_wait_ms(&r.c, rev) + rev / 2.0
+                r.response_ms - first_wait_ms(r, rev) + rev / 2.0
             };
             rec.measured_us = (base + if rec.write { 0.0 } else { extra }) * 1000.0;
         }
