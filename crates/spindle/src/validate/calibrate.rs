@@ -28,13 +28,14 @@
 //! ([`super::phase`]): where their media reads line up with the model's phase (hp_c2247a:
 //! 84 %), one replay predicts them; where they do not (cheetah9LP, ibm18es, atlas10k:
 //! 6–7 %, chance level), the model's prediction is phase-averaged, each media access's
-//! wait spread evenly over a revolution, and the fit is scored that way. One replay is
+//! first-track wait spread evenly over a revolution (a later track's wait follows from
+//! the skews and stays as simulated), and the fit is scored that way. One replay is
 //! then a sample of that prediction, and so is one set of measurements: on the test
-//! halves, one replay of the drive file is 0.061, 0.085 and 0.037 ms (demerit) from its
+//! halves, one replay of the drive file is 0.043, 0.079 and 0.039 ms (demerit) from its
 //! own phase-averaged prediction. That sampling noise is why a fit scored by one replay
 //! learns the replay's accidents (below), and it bounds what any model can show against
 //! one set of measurements, if the measurements are as noisy as a replay: about that
-//! much phase-averaged, about √2 times it by one replay (ibm18es: about 0.12 ms by one
+//! much phase-averaged, about √2 times it by one replay (ibm18es: about 0.11 ms by one
 //! replay, against DiskSim's 0.135).
 //!
 //! The read residual. Where the prediction is phase-averaged, each knob set is also
@@ -45,12 +46,12 @@
 //! head was once background work stopped). The held-out quarter decides whether it is
 //! kept, and it is kept only where it also fits the training requests better. On
 //! ibm18es it is (same track +0.26 ms, one-cylinder seeks −0.41 ms, beside the knobs'
-//! +0.61 ms read-miss overhead), and the calibrated drive comes to 0.085 ms on the test
-//! half phase-averaged, 0.63 of DiskSim's one replay; replayed once, as DiskSim is, it
-//! comes to 0.122 ms, 0.90 of DiskSim's (the drive file: 0.149 phase-averaged, 0.136
+//! +0.61 ms read-miss overhead), and the calibrated drive comes to 0.084 ms on the test
+//! half phase-averaged, 0.62 of DiskSim's one replay; replayed once, as DiskSim is, it
+//! comes to 0.120 ms, 0.88 of DiskSim's (the drive file: 0.146 phase-averaged, 0.136
 //! by one replay). On cheetah9LP, calibration does not carry over: the drive
-//! file is 0.167 ms from the first half and 0.108 from the second, and what the fit
-//! learns on the first (0.073) gives 0.115 on the second.
+//! file is 0.149 ms from the first half (phase-averaged) and 0.103 from the second, and
+//! what the fit learns on the first (0.072) gives 0.112 on the second.
 //!
 //! Why no table of residuals drawn per request: a residual drawn per request from the training
 //! half's (measured − simulated) times, binned by command kind (read hit, read miss,
