@@ -430,7 +430,8 @@ impl Grid {
         })
     }
 
-    /// Reads a grid file (see `spindle sweep --help` for its format).
+    /// Reads a grid file (see `spindle sweep --help` for its format). A file without
+    /// `[grid]` keys is refused: it has no points to sweep.
     pub fn from_toml(text: &str, file: &str) -> Result<Grid> {
         #[derive(serde::Deserialize)]
         #[serde(deny_unknown_fields)]
@@ -448,6 +449,13 @@ impl Grid {
                 None => anyhow!("{file}: {msg}"),
             }
         })?;
+        // A file without grid keys (empty, only comments, an empty [grid], only [fixed])
+        // is not a sweep: it would run one point of defaults or of [fixed] alone.
+        if parsed.grid.is_empty() {
+            bail!(
+                "{file}: no points: the file has no [grid] keys; expected a [grid] table of lists, one per option to vary (e.g. [grid] then seed = [1, 2]); to run one point, give one key a one-value list (seed = [1])"
+            );
+        }
         // The tables are sorted by name; their file order is the axes' order.
         let in_file_order = |t: BTreeMap<String, toml::Spanned<toml::Value>>| {
             let mut v: Vec<_> = t.into_iter().collect();
@@ -1074,6 +1082,13 @@ mod tests {
     #[test]
     fn bad_grids_name_the_file_line_and_key() {
         let cases = [
+            ("", "g.toml: no points: the file has no [grid] keys"),
+            ("# nothing\n\n", "g.toml: no points"),
+            ("[grid]\n", "g.toml: no points"),
+            (
+                "[fixed]\nseed = 1\n",
+                "to run one point, give one key a one-value list",
+            ),
             ("[grid]\nseed = 1\n", "g.toml:2: grid.seed: expected a list"),
             ("[grid]\nseed = []\n", "g.toml:2: grid.seed: an empty list"),
             (

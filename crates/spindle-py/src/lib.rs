@@ -25,6 +25,9 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("MAX_WORKLOAD_ROWS", run::MAX_WORKLOAD_ROWS)?;
     m.add("MAX_CHUNK", trace::MAX_CHUNK)?;
     m.add("MAX_QUERY", disk::MAX_QUERY)?;
+    m.add("MAX_DISTANCES", spindle_cli::limits::MAX_DISTANCES)?;
+    m.add("MAX_MIMIC_SAMPLES", spindle_cli::limits::MAX_MIMIC_SAMPLES)?;
+    m.add("MAX_JOBS", spindle_cli::limits::MAX_JOBS)?;
     m.add_function(wrap_pyfunction!(run::run, m)?)?;
     m.add_function(wrap_pyfunction!(mimic::mimic_probe, m)?)?;
     m.add_function(wrap_pyfunction!(mimic::mimic_read, m)?)?;

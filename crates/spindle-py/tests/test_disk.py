@@ -92,7 +92,7 @@ def test_mimic_errors(tmp_path):
     p.write_text('{"metric": "mean"}')
     with pytest.raises(ValueError, match="not a Disk Mimic table"):
         spindle.MimicTable.load(p)
-    with pytest.raises(ValueError, match="--samples must be within"):
+    with pytest.raises(ValueError, match=r"samples must be an integer within 1\.\.=10000, got 0"):
         spindle.MimicTable.probe("hp-c2249a", 10, 0)
 
 

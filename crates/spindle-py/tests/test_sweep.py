@@ -243,6 +243,26 @@ def test_the_grid_file_from_python_is_the_cli_grid(tmp_path, capsys):
     assert f"{grid_file}:2: grid.seed: expected a list" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("text", ["", "# later\n", "[grid]\n", '[fixed]\nsynthetic = "open"\ncount = 5\n'])
+def test_a_grid_file_without_grid_keys_is_refused_not_run_as_one_default_point(tmp_path, capsys, text):
+    from spindle import _core, sweep_cli
+
+    grid_file = tmp_path / "empty.toml"
+    grid_file.write_text(text)
+    out = tmp_path / "r.parquet"
+    assert sweep_cli.main([str(grid_file), "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert f"{grid_file}: no points: the file has no [grid] keys; expected a [grid] table of lists" in err
+    assert not out.exists()
+    with pytest.raises(ValueError, match=r"g\.toml: no points"):
+        _core.sweep_grid_toml(text, "g.toml")
+    # The CLI says the same, with exit status 2 and nothing written.
+    exe = spindle_bin()
+    r = subprocess.run([exe, "sweep", str(grid_file), "--out", str(out)], capture_output=True, text=True)
+    assert r.returncode == 2 and f"{grid_file}: no points" in r.stderr, r.stdout + r.stderr
+    assert not out.exists()
+
+
 # A repeatable flag's axis: each value a list, one point's `--layer` flags (top first).
 LAYERS = [["content-cache:arc:500"], ["journal", "content-cache:arc:500"], ["journal"]]
 LAYER_FIXED = {"trace": "sample:hplajw", "limit": 300, "disks": 2, "array": "raid1"}

@@ -83,6 +83,26 @@ def test_implausible_times_judges_gaps():
     assert "hour" in spindle.implausible_times(np.arange(1000) * 7200 * 10**9)
 
 
+def test_implausible_times_refuses_missing_times_whatever_their_number():
+    # All NaN, long or short, is not "plausible": nothing can be judged.
+    for n in (1000, 10, 1):
+        with pytest.raises(ValueError, match=r"t_ns has a non-finite time \(nan\) at row 0"):
+            spindle.implausible_times(np.full(n, np.nan))
+    t = (np.arange(1000) * 10_000_000).astype(float)
+    t[500] = np.inf
+    with pytest.raises(ValueError, match="non-finite time .* at row 500"):
+        spindle.implausible_times(t)
+    with pytest.raises(ValueError, match="NaT"):
+        spindle.implausible_times(np.array([1, "NaT"], dtype="timedelta64[ms]"))
+    with pytest.raises(ValueError, match="t_ns: expected numbers or timedeltas"):
+        spindle.implausible_times(["a"] * 200)
+    # Floats are judged as they are, timedeltas in ns; no input gives None (too few).
+    assert spindle.implausible_times(np.arange(1000) * 1e7) is None
+    assert "requests/s" in spindle.implausible_times(np.arange(1000) * 0.5)
+    assert spindle.implausible_times(np.arange(1000).astype("timedelta64[ms]") * 10) is None
+    assert spindle.implausible_times(np.array([], dtype=float)) is None
+
+
 def test_msr_timestamps_become_ns_from_the_first(tmp_path):
     p = tmp_path / "hm_0.csv"
     base = 128166372003061629

@@ -12,6 +12,9 @@ REQUEST_BOOL_COLUMNS: List[str]
 MAX_WORKLOAD_ROWS: int
 MAX_CHUNK: int
 MAX_QUERY: int
+MAX_DISTANCES: int
+MAX_MIMIC_SAMPLES: int
+MAX_JOBS: int
 
 def run(
     options: Sequence[Tuple[str, Optional[str]]],

@@ -9,25 +9,20 @@ from typing import Dict, Optional, Tuple, Union
 import numpy as np
 
 from . import _core
+from ._args import I64_MAX, U32_MAX, U64_MAX, integer, integers
 from ._columns import arrays
 
 #: Most values one query takes.
 MAX_QUERY: int = _core.MAX_QUERY
+#: Most random distances one Disk Mimic probe asks for (``spindle mimic probe --distances``).
+MAX_DISTANCES: int = _core.MAX_DISTANCES
+#: Most samples per distance of a Disk Mimic probe (``--samples``).
+MAX_MIMIC_SAMPLES: int = _core.MAX_MIMIC_SAMPLES
 
 
 def _lbns(values, what: str) -> Tuple[np.ndarray, bool]:
     """LBNs as uint64 and whether a scalar was given."""
-    a = np.asarray(values)
-    scalar = a.ndim == 0
-    a = a.reshape(-1)
-    if a.dtype.kind == "f":
-        if not np.isfinite(a).all() or np.any(a != np.floor(a)):
-            raise ValueError(f"{what} must be whole numbers")
-    elif a.dtype.kind not in "iu":
-        raise ValueError(f"{what} must be integers, got dtype {a.dtype}")
-    if len(a) and a.min() < 0:
-        raise ValueError(f"{what} must not be negative, got {a.min()}")
-    return a.astype("<u8"), scalar
+    return integers(values, what, 0, U64_MAX)
 
 
 class Disk:
@@ -37,6 +32,10 @@ class Disk:
     Its queries are pure (nothing is simulated, the model's state is not changed) and
     take a number or an array. Times are **int64 nanoseconds** unless a name ends in
     ``_ms`` (float milliseconds); addresses are 512-byte sectors (LBNs).
+
+    Integer arguments (LBNs, cylinders, distances, times) take ints, numpy integers
+    and whole-number floats (``10.0``); a fraction (``10.7``), NaN, a bool, a string or
+    a value out of range is a ValueError naming the argument: nothing is truncated.
     """
 
     def __init__(self, name: str = "hp-c2249a"):
@@ -110,8 +109,13 @@ class Disk:
         return pd.DataFrame(cols)
 
     def physical_to_lbn(self, cylinder: int, head: int, sector: int) -> Optional[int]:
-        """The LBN at (cylinder, head, sector), or None for a spare or unmapped sector."""
-        return self._m.lbn_of(cylinder, head, sector)
+        """The LBN at (cylinder, head, sector), or None for a spare or unmapped sector
+        (or a position beyond the disk). Each is an integer within 0..=2^32-1."""
+        return self._m.lbn_of(
+            integer(cylinder, "cylinder", 0, U32_MAX),
+            integer(head, "head", 0, U32_MAX),
+            integer(sector, "sector", 0, U32_MAX),
+        )
 
     def positioning_time(self, from_lbn, to_lbn, write: bool = False, now_ns: int = 0):
         """Seek and rotational latency, int ns, from the track holding ``from_lbn`` to
@@ -124,11 +128,10 @@ class Disk:
         f, fs = _lbns(from_lbn, "from_lbn")
         t, ts = _lbns(to_lbn, "to_lbn")
         f, t = np.broadcast_arrays(f, t)
-        if now_ns < 0:
-            raise ValueError(f"now_ns must not be negative, got {now_ns}")
+        now_ns = integer(now_ns, "now_ns", 0, I64_MAX)
         cols = arrays(
             self._m.positioning_many(
-                np.ascontiguousarray(f).tobytes(), np.ascontiguousarray(t).tobytes(), bool(write), int(now_ns)
+                np.ascontiguousarray(f).tobytes(), np.ascontiguousarray(t).tobytes(), bool(write), now_ns
             )
         )
         if fs and ts:
@@ -137,25 +140,20 @@ class Disk:
 
     def seek_time(self, distance):
         """Seek time (int ns) of a move of ``distance`` cylinders (a number or an
-        array)."""
-        d = np.asarray(distance)
-        if d.ndim == 0:
-            if d < 0:
-                raise ValueError(f"distance must not be negative, got {int(d)}")
-            return int(self.seek_curve(int(d))[1][-1])
-        if len(d) and d.min() < 0:
-            raise ValueError("distance must not be negative")
+        array, each within 0..=:data:`MAX_QUERY`)."""
+        d, scalar = integers(distance, "distance", 0, MAX_QUERY)
+        if scalar:
+            return int(self.seek_curve(int(d[0]))[1][-1])
+        shape = np.shape(distance)
         _, s = self.seek_curve(int(d.max()) if len(d) else 0)
-        return s[d.astype(np.int64)]
+        return s[d.astype(np.int64)].reshape(shape)
 
     def seek_curve(self, max_distance: Optional[int] = None) -> Tuple[np.ndarray, np.ndarray]:
         """The seek curve: ``(distance, seek_ns)`` int64 arrays for every distance 0 ..
         ``max_distance`` cylinders (default: the full stroke, cylinders - 1)."""
         if max_distance is None:
             max_distance = max(self.cylinders - 1, 0)
-        if not 0 <= max_distance <= MAX_QUERY:
-            raise ValueError(f"max_distance must be within 0..={MAX_QUERY}, got {max_distance}")
-        c = arrays(self._m.seek_curve(int(max_distance)))
+        c = arrays(self._m.seek_curve(integer(max_distance, "max_distance", 0, MAX_QUERY)))
         return c["distance"], c["seek_ns"]
 
     def mimic(self, distances: int = 1000, samples: int = 10, interpolate: bool = False, seed: int = 1):
@@ -202,11 +200,19 @@ class MimicTable:
         """Probes a simulated drive off-line, as ``spindle mimic probe --disk DISK
         --distances N --samples S [--interpolate] --seed SEED`` does: ``distances``
         random inter-request distances over the whole disk, ``samples`` timed probes
-        each (same limits and errors as the CLI)."""
-        for name, v in (("distances", distances), ("samples", samples)):
-            if not isinstance(v, (int, np.integer)) or v < 0:
-                raise ValueError(f"{name} must be a non-negative integer, got {v!r}")
-        return cls(_core.mimic_probe(os.fspath(disk), int(distances), int(samples), bool(interpolate), int(seed)), disk)
+        each (the CLI's limits: ``distances`` within 1..=:data:`MAX_DISTANCES`,
+        ``samples`` within 1..=:data:`MAX_MIMIC_SAMPLES`, their product at most the
+        CLI's; ``seed`` within 0..=2^64-1; ValueError naming the argument otherwise)."""
+        return cls(
+            _core.mimic_probe(
+                os.fspath(disk),
+                integer(distances, "distances", 1, MAX_DISTANCES),
+                integer(samples, "samples", 1, MAX_MIMIC_SAMPLES),
+                bool(interpolate),
+                integer(seed, "seed", 0, U64_MAX),
+            ),
+            disk,
+        )
 
     @classmethod
     def load(cls, path: Union[str, os.PathLike]) -> "MimicTable":

@@ -6,6 +6,7 @@ import json
 from typing import Iterable, Optional, Union
 
 from . import _core
+from ._args import U64_MAX, integer, optional_integer
 
 
 def reproduce(
@@ -28,12 +29,13 @@ def reproduce(
     Args:
         ids: catalog ids or prefixes (``"PROX"`` selects a family), or ``"all"``.
         quick: the quick mode (tests and CI use it).
-        seed: the seed of every experiment.
+        seed: the seed of every experiment (an integer within 0..=2^64-1).
         full_scale: the paper's full scale where an experiment supports it.
         durability: ``"flush"`` or ``"cache"`` (when an array's write counts as done).
-        jobs: experiments run at once (default: the machine's cores).
+        jobs: experiments run at once, within 1..=1024 (default: the machine's cores).
 
-    ValueError for an unknown id; RuntimeError if an experiment fails.
+    ValueError for an unknown id or a bad argument (naming it); RuntimeError if an
+    experiment fails.
     """
     import pandas as pd
 
@@ -43,6 +45,8 @@ def reproduce(
     if not ids:
         # An empty list would reach the core as "no ids given": every experiment.
         raise ValueError('ids: an empty list; give "all" for every experiment')
+    seed = integer(seed, "seed", 0, U64_MAX)
+    jobs = optional_integer(jobs, "jobs", 1, _core.MAX_JOBS)
     out = json.loads(_core.reproduce(ids, quick, seed, full_scale, durability, jobs))
     rows = []
     for e in out:

@@ -10,6 +10,7 @@ from typing import Iterator, NamedTuple, Optional, Union
 import numpy as np
 
 from . import _core
+from ._args import U32_MAX, U64_MAX, integer, optional_integer
 from ._columns import arrays, op_type
 from ._units import TimeUnitWarning, implausible, stacklevel, unit_ns
 
@@ -45,8 +46,10 @@ class TraceReader:
             take none):
             ``"ns"``, ``"us"``, ``"ms"``, ``"s"`` or ``"filetime"``. Times are
             rescaled so that every time handed out is ns.
-        max_requests: read at most this many records.
-        device: keep only this trace device's records.
+        max_requests: read at most this many records (an integer within
+            0..=2^64-1).
+        device: keep only this trace device's records (an integer within
+            0..=2^32-1).
         check_time_unit: warn (:class:`TimeUnitWarning`) when the first records'
             arrival gaps are implausible in the unit used (see
             :func:`spindle.implausible_times`).
@@ -74,10 +77,8 @@ class TraceReader:
         _start: int = 0,
     ):
         self.path = os.fspath(path)
-        if max_requests is not None and max_requests < 0:
-            raise ValueError(f"max_requests must not be negative, got {max_requests}")
-        if device is not None and not 0 <= device < 2**32:
-            raise ValueError(f"device must be within 0..={2**32 - 1}, got {device}")
+        max_requests = optional_integer(max_requests, "max_requests", 0, U64_MAX)
+        device = optional_integer(device, "device", 0, U32_MAX)
         self.max_requests = max_requests
         self.device = device
         self.check_time_unit = check_time_unit
@@ -149,9 +150,12 @@ class TraceReader:
         if isinstance(key, slice):
             if key.step not in (None, 1):
                 raise ValueError("a TraceReader slice takes no step")
-            start, stop = key.start or 0, key.stop
-            if start < 0 or (stop is not None and stop < 0):
-                raise ValueError("a TraceReader slice counts from the start: no negative bounds")
+            for b in (key.start, key.stop):
+                if isinstance(b, (int, float, np.number)) and not isinstance(b, bool) and b < 0:
+                    raise ValueError("a TraceReader slice counts from the start: no negative bounds")
+            # Records skipped in all (this reader's start and the slice's) fit in a u64.
+            start = integer(0 if key.start is None else key.start, "slice start", 0, U64_MAX - self._start)
+            stop = optional_integer(key.stop, "slice stop", 0, U64_MAX)
             avail = self.max_requests
             n = None if stop is None else max(0, stop - start)
             if avail is not None:
@@ -168,6 +172,8 @@ class TraceReader:
         if isinstance(key, (int, np.integer)):
             if key < 0:
                 raise IndexError("a TraceReader index counts from the start: no negative index")
+            if key >= U64_MAX - self._start:
+                raise IndexError(f"record {key} is beyond the end of {self.path}")
             for r in self[int(key) : int(key) + 1]:
                 return r
             raise IndexError(f"record {key} is beyond the end of {self.path}")
@@ -277,7 +283,7 @@ class TraceReader:
 
     def head(self, n: int = 5):
         """The first ``n`` records as a DataFrame (see :meth:`to_pandas`)."""
-        return self[:n].to_pandas()
+        return self[: integer(n, "n", 0, U64_MAX)].to_pandas()
 
     def __repr__(self) -> str:
         return (

@@ -67,21 +67,47 @@ def unit_ns(unit: str) -> int:
         ) from None
 
 
-def implausible(t_ns: np.ndarray) -> Optional[str]:
+def implausible(t_ns) -> Optional[str]:
     """Why these arrival times (ns) look read in the wrong unit, or None.
 
-    Judged on the first :data:`MAX_JUDGED` arrivals of at least :data:`MIN_JUDGED`:
+    ``t_ns`` is a sequence or array of numbers (ints or floats, fractions kept) or of
+    ``timedelta64`` values. Judged on the first :data:`MAX_JUDGED` arrivals of at
+    least :data:`MIN_JUDGED` (fewer, including none, give None: too few to judge):
     implausible when they arrive faster than one per :data:`MIN_MEAN_GAP_NS` ns on
     average (a million requests per second: seconds or milliseconds read as
     nanoseconds), or when the median gap
     between distinct arrivals exceeds an hour (nanoseconds read as seconds). Arrivals
     all at the same instant (a batch, DiskSim's validate traces) are plausible.
+
+    Missing or non-finite times (NaN, infinity, NaT) cannot be judged, whatever their
+    number: ValueError naming the first one's row, as for non-numeric values.
     """
-    t = np.asarray(t_ns[:MAX_JUDGED], dtype=np.int64)
+    a = np.asarray(t_ns)
+    if a.ndim != 1:
+        raise ValueError(f"t_ns: expected a 1-D sequence of times, got shape {a.shape}")
+    if a.dtype.kind == "m":
+        if np.isnat(a).any():
+            raise ValueError(f"t_ns has a missing time (NaT) at row {int(np.argmax(np.isnat(a)))}")
+        a = a.astype("timedelta64[ns]").astype(np.int64)
+    elif a.dtype.kind == "f":
+        bad = ~np.isfinite(a)
+        if bad.any():
+            i = int(np.argmax(bad))
+            raise ValueError(
+                f"t_ns has a non-finite time ({a[i].item()!r}) at row {i}: missing or non-finite "
+                "arrival times cannot be judged; drop or fill them first"
+            )
+    elif a.dtype.kind not in "iu":
+        raise ValueError(f"t_ns: expected numbers or timedeltas, got dtype {a.dtype}")
+    # Integers stay exact; floats are judged as they are (nothing truncated); the span
+    # is a Python number, so it cannot overflow.
+    t = a[:MAX_JUDGED]
+    if t.dtype.kind == "f":
+        t = t.astype(np.float64)
     n = len(t)
     if n < MIN_JUDGED:
         return None
-    span = int(t.max()) - int(t.min())
+    span = t.max().item() - t.min().item()
     if span == 0:
         return None
     mean_gap = span / (n - 1)

@@ -15,6 +15,7 @@ import time
 from typing import Any, Callable, Iterable, Mapping, Optional
 
 from . import _core
+from ._args import U64_MAX, optional_integer
 
 __all__ = ["sweep"]
 
@@ -88,10 +89,8 @@ def _sweep(axes, fixed_items, backend, out, csv, address, batch, jobs, progress)
     """`sweep` of a grid given as (name, values) axes and (name, value) options."""
     if backend not in ("local", "ray"):
         raise ValueError(f"backend must be 'local' or 'ray', got {backend!r}")
-    if jobs is not None and (not isinstance(jobs, int) or not 1 <= jobs <= MAX_JOBS):
-        raise ValueError(f"jobs must be an integer within 1..={MAX_JOBS}, got {jobs!r}")
-    if batch is not None and (not isinstance(batch, int) or batch < 1):
-        raise ValueError(f"batch must be a positive integer, got {batch!r}")
+    jobs = optional_integer(jobs, "jobs", 1, MAX_JOBS)
+    batch = optional_integer(batch, "batch", 1, U64_MAX)
     if address is not None and backend != "ray":
         raise ValueError("address= applies to backend='ray'")
     if out is not None and csv is not None and os.path.realpath(out) == os.path.realpath(csv):
