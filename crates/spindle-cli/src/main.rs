@@ -158,7 +158,8 @@ enum Command {
             already in --out (the sweep resumes; a grown grid runs only its new points) and rewrites\n\
             the file with the old and new rows; a file holding points of another grid is refused. A\n\
             running sweep saves its rows every 30 s. Every point's options are checked before any\n\
-            runs. Limits: 100,000 points, 32 keys, a 1 MiB grid file.\n\
+            runs. Limits: 100,000 points, 32 keys, a 1 MiB grid file; a file with no [grid] key\n\
+            is refused (to run one point, give one key a one-value list).\n\
             \n\
             Points run on --jobs threads in this process: a point is single-threaded Rust with no\n\
             shared state, so threads need no start-up or copying. The same grid from Python\n\
