@@ -240,12 +240,13 @@ impl StackArgs {
                 ),
             };
             let mut l = c.layout.clone().unwrap_or_else(|| LayoutConfig::new(kind));
-            l.kind = kind;
             // --layout over a file's DLE: a baseline stages nothing, so the file's
-            // staging-pct goes with the DLE it was written for.
-            if kind != LayoutPolicy::Proximal {
+            // staging-pct goes with the DLE it was written for (a baseline file that
+            // gives one is still refused).
+            if l.kind == LayoutPolicy::Proximal && kind != LayoutPolicy::Proximal {
                 l.staging_pct = None;
             }
+            l.kind = kind;
             if let Some(p) = self.staging_pct {
                 l.staging_pct = Some(p);
             }

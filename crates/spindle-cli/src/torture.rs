@@ -343,6 +343,9 @@ fn stack_from(source: &StackSource, default: &FaultSpec) -> Result<(FileStack, S
         let layout: spindle::layout::LayoutConfig = v
             .try_into()
             .map_err(|e| anyhow!("{where_}: [layout]: {e}"))?;
+        layout
+            .validate()
+            .map_err(|e| anyhow!("{where_}: [layout]: {e}"))?;
         return Ok((FileStack::Layout { layout, device }, where_));
     }
     if layers.len() > 1 {

@@ -268,8 +268,16 @@ fn stack_files_with_layers_and_layouts_run_or_are_refused_clearly() {
         "three.toml",
         "[layout]\nkind = \"dle\"\ndata-disks = 4\n[device]\nkind = \"raid4\"\ncount = 3\n[device.member]\nkind = \"disk\"\ndisk = \"wd-re3\"\n",
     );
+    let staged = temp(
+        "staged-baseline.toml",
+        "[layout]\nkind = \"update-in-place\"\nstaging-pct = 5.0\n[device]\nkind = \"raid4\"\ncount = 5\n[device.member]\nkind = \"disk\"\ndisk = \"wd-re3\"\n",
+    );
     let cache = example("cache-raid5.toml");
     for (args, want) in [
+        (
+            vec!["torture", "--stack", staged.to_str().unwrap()],
+            "staged-baseline.toml:1: [layout]: layout.staging-pct applies to kind = \"dle\"",
+        ),
         (vec!["torture", "--stack", &cache], "cache-raid5.toml:19:"),
         (
             vec!["torture", "--stack", both.to_str().unwrap()],

@@ -297,6 +297,8 @@ pub struct Executor {
     pub activity: Vec<DiskActivity>,
     /// Each member's busy time when the executor was made.
     busy_before: Vec<u64>,
+    /// When the executor was made (the batch's start).
+    start: SimTime,
 }
 
 impl Executor {
@@ -315,7 +317,11 @@ impl Executor {
             keep_bytes: true,
             now,
             activity: vec![DiskActivity::default(); n],
-            busy_before: members.iter().map(|m| m.drive().busy_total_ns()).collect(),
+            busy_before: members
+                .iter()
+                .map(|m| m.drive().busy_ns_until(now))
+                .collect(),
+            start: now,
         }
     }
 
@@ -338,11 +344,16 @@ impl Executor {
         self.now = end;
     }
 
-    /// Sets each member's busy time: the time its drive worked since the executor was
-    /// made, service and destages as one union (their sum would count overlaps twice).
+    /// Sets each member's busy time: the time its drive worked from the executor's
+    /// start to now, service and destages as one union (their sum would count overlaps
+    /// twice). A destage still running at the end counts up to it; one the drive ran
+    /// idle before the start but dated when the batch woke it is cut to the batch.
     pub fn count_busy(&mut self, members: &[Member]) {
+        let span = self.now.0.saturating_sub(self.start.0);
         for ((act, m), before) in self.activity.iter_mut().zip(members).zip(&self.busy_before) {
-            act.busy_ns = m.drive().busy_total_ns().saturating_sub(*before);
+            let until = self.now.max(act.last_done.unwrap_or(self.now));
+            let worked = m.drive().busy_ns_until(until).saturating_sub(*before);
+            act.busy_ns = worked.min(span);
         }
     }
 

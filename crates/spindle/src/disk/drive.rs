@@ -226,10 +226,11 @@ impl Drive {
         self.busy.total_ns_until(self.free_at)
     }
 
-    /// Time the drive has worked so far, ns: [`Drive::busy_ns`] with the destages still
-    /// running counted whole (a batch's share is the difference of two readings).
-    pub fn busy_total_ns(&self) -> u64 {
-        self.busy.total_ns()
+    /// Time the drive worked before `t`, ns (`t` no earlier than its last completion;
+    /// a destage running at `t` counts up to `t`). A batch's share is the difference
+    /// of the readings at its start and its end.
+    pub fn busy_ns_until(&self, t: SimTime) -> u64 {
+        self.busy.total_ns_until(t.max(self.free_at))
     }
 
     /// The ids of the host writes written to the media since the last call, in

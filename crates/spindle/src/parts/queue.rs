@@ -755,15 +755,7 @@ mod tests {
             rec(116, false),
         ];
         let run = |merge: Option<u32>| {
-            let q = QueueSpec {
-                merge_sectors: merge,
-                ..QueueSpec::new(SchedulerKind::Fcfs)
-            };
-            // As a stack builds a drive leaf: its firmware holds what the host sends.
-            let mut p = preset("mimic-base").unwrap();
-            p.firmware.queue_depth = p.firmware.queue_depth.max(q.depth);
-            let drive = Drive::new(p).unwrap();
-            let mut root = q.build(Box::new(DriveNode::new(drive, "d")), 0).unwrap();
+            let mut root = fcfs_over_one_drive(merge);
             let units = Units::single(root.capacity());
             let mut logs = Vec::new();
             engine::run(
@@ -816,14 +808,7 @@ mod tests {
             })
             .to_vec();
         let merged = |merge: Option<u32>| {
-            let q = QueueSpec {
-                merge_sectors: merge,
-                ..QueueSpec::new(SchedulerKind::Fcfs)
-            };
-            let mut p = preset("mimic-base").unwrap();
-            p.firmware.queue_depth = p.firmware.queue_depth.max(q.depth);
-            let drive = Drive::new(p).unwrap();
-            let mut root = q.build(Box::new(DriveNode::new(drive, "d")), 0).unwrap();
+            let mut root = fcfs_over_one_drive(merge);
             let units = Units::single(root.capacity());
             let source = Source::records(&recs);
             engine::run(
@@ -846,6 +831,19 @@ mod tests {
         // 108 rode below behind 100.
         assert_eq!(merged(Some(16)).as_deref(), Some("1"));
         assert_eq!(merged(None), None);
+    }
+
+    /// An FCFS host queue merging up to `merge` sectors over one mimic-base drive,
+    /// built as a stack builds a drive leaf: its firmware holds what the host sends.
+    fn fcfs_over_one_drive(merge: Option<u32>) -> QueueNode {
+        let q = QueueSpec {
+            merge_sectors: merge,
+            ..QueueSpec::new(SchedulerKind::Fcfs)
+        };
+        let mut p = preset("mimic-base").unwrap();
+        p.firmware.queue_depth = p.firmware.queue_depth.max(q.depth);
+        let drive = Drive::new(p).unwrap();
+        q.build(Box::new(DriveNode::new(drive, "d")), 0).unwrap()
     }
 
     use crate::disk::drive::Drive;
