@@ -1443,6 +1443,15 @@ pub fn outcome_json(c: &RunConfig, r: &Outcome) -> serde_json::Value {
             })
         })
         .collect();
+    // A DLE on the default staging states the percentage it ran with.
+    let mut c = c.clone();
+    if let Some(l) = c
+        .layout
+        .as_mut()
+        .filter(|l| l.kind == LayoutPolicy::Proximal)
+    {
+        l.staging_pct = Some(l.staging_fraction() * 100.0);
+    }
     serde_json::json!({ "config": c, "metrics": r.metrics, "nodes": nodes })
 }
 

@@ -2141,4 +2141,19 @@ fn a_baseline_layout_over_a_dle_stack_file_leaves_its_staging_behind() {
         assert!(o.status.success(), "{layout:?}: {}", stderr(&o));
         assert!(stdout(&o).contains(shown), "{}", stdout(&o));
     }
+    // The JSON echo states the staging a DLE ran with, the default included.
+    let plain = dir.0.join("plain.toml");
+    let text = std::fs::read_to_string(&file).expect("read");
+    std::fs::write(&plain, text.replace("staging-pct = 0.001\n", "")).expect("write");
+    let v = json(&[
+        "run",
+        "--config",
+        plain.to_str().expect("utf-8 path"),
+        "--json",
+    ]);
+    assert_eq!(
+        v["config"]["layout"]["staging-pct"].as_f64(),
+        Some(1.0),
+        "{v}"
+    );
 }
