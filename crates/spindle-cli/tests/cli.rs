@@ -2157,3 +2157,82 @@ fn a_baseline_layout_over_a_dle_stack_file_leaves_its_staging_behind() {
         "{v}"
     );
 }
+
+/// `spindle sweep` grid files: one with no [grid] key is refused, naming the file and
+/// saying what was expected, and writes nothing; one one-value key runs one point.
+#[test]
+fn a_grid_file_without_grid_keys_is_refused_naming_the_file() {
+    let tmp = TempDir::new("sweep-grid-empty");
+    let d = &tmp.0;
+    let cases = [
+        ("empty.toml", ""),
+        ("comments.toml", "# a sweep, some day\n\n"),
+        ("empty-table.toml", "[grid]\n"),
+        (
+            "fixed-only.toml",
+            "[fixed]\nsynthetic = \"open\"\ncount = 5\n",
+        ),
+    ];
+    for (name, text) in cases {
+        let grid = d.join(name);
+        std::fs::write(&grid, text).expect("test file");
+        let grid = grid.to_str().expect("test file");
+        let out = d.join(format!("{name}.parquet"));
+        let csv = d.join(format!("{name}.csv"));
+        for list in [false, true] {
+            let mut args = vec![
+                "sweep",
+                grid,
+                "--out",
+                out.to_str().expect("test file"),
+                "--csv",
+                csv.to_str().expect("test file"),
+            ];
+            if list {
+                args.push("--list");
+            }
+            let o = spindle(&args);
+            let (out_text, err_text) = (stdout(&o), stderr(&o));
+            assert_eq!(
+                o.status.code(),
+                Some(2),
+                "{name} (list {list}): {out_text}{err_text}"
+            );
+            assert!(
+                err_text.contains(&format!("{grid}: no points: the file has no [grid] keys")),
+                "{name}: {err_text}"
+            );
+            assert!(
+                err_text.contains("expected a [grid] table of lists"),
+                "{name}: {err_text}"
+            );
+            assert!(!err_text.contains("panicked"), "{name}: {err_text}");
+            assert!(out_text.is_empty(), "{name}: {out_text}");
+            assert!(!out.exists() && !csv.exists(), "{name}: wrote a result");
+        }
+    }
+}
+
+#[test]
+fn a_grid_of_one_one_value_key_runs_its_one_point() {
+    let tmp = TempDir::new("sweep-grid-one");
+    let d = &tmp.0;
+    let grid = d.join("one.toml");
+    std::fs::write(
+        &grid,
+        "[grid]\nseed = [1]\n[fixed]\nsynthetic = \"open\"\ncount = 5\n",
+    )
+    .expect("test file");
+    let out = d.join("one.parquet");
+    let o = spindle(&[
+        "sweep",
+        grid.to_str().expect("test file"),
+        "--out",
+        out.to_str().expect("test file"),
+        "--jobs",
+        "1",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("1 points: 1 run"), "{}", stdout(&o));
+    assert!(out.exists());
+}

@@ -351,8 +351,7 @@ impl Executor {
     pub fn count_busy(&mut self, members: &[Member]) {
         let span = self.now.0.saturating_sub(self.start.0);
         for ((act, m), before) in self.activity.iter_mut().zip(members).zip(&self.busy_before) {
-            let until = self.now.max(act.last_done.unwrap_or(self.now));
-            let worked = m.drive().busy_ns_until(until).saturating_sub(*before);
+            let worked = m.drive().busy_ns_until(self.now).saturating_sub(*before);
             act.busy_ns = worked.min(span);
         }
     }
