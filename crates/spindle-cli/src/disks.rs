@@ -323,6 +323,9 @@ struct DiskInfo {
     /// A calibrated drive's measured corrections to read positioning, ms.
     #[serde(skip_serializing_if = "Option::is_none")]
     read_residual: Option<spindle::disk::residual::PositioningResidual>,
+    /// A calibrated drive's measured corrections to buffered requests' times, ms.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    buffer_residual: Option<spindle::disk::buffer_residual::BufferResidual>,
     provenance: String,
 }
 
@@ -417,6 +420,8 @@ pub fn disk_info(arg: &str, json: bool) -> Result<String> {
         policy: policy_name(p.firmware.policy),
         zones,
         read_residual: (!p.mech.read_residual.is_none()).then(|| p.mech.read_residual.clone()),
+        buffer_residual: (!p.cache.buffer_residual.is_none())
+            .then(|| p.cache.buffer_residual.clone()),
         provenance: p.provenance.clone(),
     };
     if json {
@@ -469,6 +474,17 @@ pub fn disk_info(arg: &str, json: bool) -> Result<String> {
             .map(|(name, v)| format!("{name} {v:+.3} ms"))
             .collect();
         add("read residual", format!("calibrated: {}", parts.join(", ")));
+    }
+    if let Some(r) = &info.buffer_residual {
+        let parts: Vec<String> = r
+            .named()
+            .into_iter()
+            .map(|(name, v)| format!("{name} {v}"))
+            .collect();
+        add(
+            "buffer residual",
+            format!("calibrated: {}", parts.join("; ")),
+        );
     }
     let cache = if c.enabled {
         format!(

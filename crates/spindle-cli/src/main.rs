@@ -305,8 +305,15 @@ enum Command {
             seek curve, the head-switch time and the write settle. The fit minimizes the rms\n\
             demerit of a closed-loop replay (deterministic pattern search, at most 400 replays a\n\
             fit). Which knobs to fit is itself chosen on held-out requests: each of 4 knob sets is\n\
-            fitted to one half of the training requests and judged on the other, then the chosen\n\
-            set is fitted to them all (5 fits, so at most a little over 2,000 replays).\n\
+            fitted to one half of the training requests, with and without a buffer residual (below),\n\
+            and judged on the other, then the chosen set is fitted to them all (9 fits, so at most a\n\
+            little over 3,600 replays).\n\
+            \n\
+            The buffer residual: requests the drive serves from its buffer (read hits, buffered\n\
+            writes) never touch the media, so measured minus simulated time is the model's error\n\
+            request by request. Per class (read or write, continuing the previous request or not)\n\
+            their 8 quantiles become a distribution the drive draws one value from per request\n\
+            (seeded: [cache.buffer_residual] seed). It is fitted before the knobs.\n\
             \n\
             Where the trace does not pin down where the platter was (few media reads line up with\n\
             the model's phase), the times are predicted phase-averaged, each media access's\n\

@@ -16,12 +16,14 @@
 //! Rotation is a pure function of absolute simulated time: angle(t) = t mod period
 //! (period kept in picoseconds so long runs do not drift).
 
+use super::buffer_residual::BufferClass;
 use super::bus::{BusUse, Reconnect};
 use super::geometry::{Geometry, GeometryError, Location, TrackMemo};
 use super::params::{DiskParams, ReadAhead};
 use super::residual::PositioningClass;
 use super::rotation::SpeedDrift;
 use crate::time::{ms_to_ns, ms_to_ns_signed, SimTime};
+use rand::{Rng, SeedableRng};
 use serde::Serialize;
 use std::sync::Arc;
 
@@ -463,6 +465,13 @@ pub struct Hdd {
     bus_use: Option<BusUse>,
     /// Where reads found their data, DiskSim's way (when someone asked to know).
     tally: Option<BufferTally>,
+    /// Where the last request ended (LBN), for the buffer residual's classes.
+    prev_end: Option<u64>,
+    /// Draws of the buffer residual ([`super::buffer_residual`]), seeded from it.
+    buffer_rng: rand_chacha::ChaCha8Rng,
+    /// The last request's buffer-residual class, if served from the buffer, and the
+    /// correction drawn (ms).
+    buffered: Option<(BufferClass, f64)>,
 }
 
 /// Reads by how the buffer served them, in DiskSim's categories
@@ -596,6 +605,7 @@ impl Hdd {
                 head: l.pbn.head,
             })
             .unwrap_or_default();
+        let buffer_seed = params.cache.buffer_residual.seed;
         Ok(Hdd {
             read_move: None,
             read_first_wait_ns: 0,
@@ -618,6 +628,9 @@ impl Hdd {
             on_bus: false,
             bus_use: None,
             tally: None,
+            prev_end: None,
+            buffer_rng: rand_chacha::ChaCha8Rng::seed_from_u64(buffer_seed),
+            buffered: None,
         })
     }
 
@@ -749,6 +762,10 @@ impl Hdd {
         };
         self.last_was_write = false;
         self.next_media_at = SimTime::ZERO;
+        self.prev_end = None;
+        self.buffer_rng =
+            rand_chacha::ChaCha8Rng::seed_from_u64(self.params.cache.buffer_residual.seed);
+        self.buffered = None;
     }
 
     // ----- rotation -------------------------------------------------------------------
@@ -1571,7 +1588,55 @@ impl Hdd {
             self.read(arrival, start, req)
         };
         self.last_was_write = req.write;
+        let sequential = self.prev_end == Some(req.lbn);
+        self.prev_end = Some(req.lbn + n);
+        self.with_buffer_residual(c, req.write, sequential)
+    }
+
+    /// `c` moved by a correction drawn from the drive's buffer residual, where the
+    /// request was served from the buffer (a read with no media access, a buffered
+    /// write) and its class has a distribution; never done before it started.
+    fn with_buffer_residual(
+        &mut self,
+        mut c: Completion,
+        write: bool,
+        sequential: bool,
+    ) -> Completion {
+        let buffered = if write {
+            c.cache_hit
+        } else {
+            self.read_move.is_none()
+        };
+        self.buffered = buffered.then_some((BufferClass::of(write, sequential), 0.0));
+        let values = match self.buffered {
+            Some((class, _)) => self.params.cache.buffer_residual.values(class),
+            None => &[],
+        };
+        if values.is_empty() {
+            return c;
+        }
+        let ms = values[self.buffer_rng.gen_range(0..values.len())];
+        let ns = (ms * 1e6).round() as i64;
+        let done = SimTime(((c.done.0 as i64).saturating_add(ns).max(0) as u64).max(c.start.0));
+        c.breakdown.overhead_ns = (c.breakdown.overhead_ns as i64)
+            .saturating_add(done.0 as i64 - c.done.0 as i64)
+            .max(0) as u64;
+        if let Some(b) = &mut self.bus_use {
+            if b.release == c.done {
+                b.release = done;
+            }
+        }
+        c.done = done;
+        if let Some(b) = &mut self.buffered {
+            b.1 = ms;
+        }
         c
+    }
+
+    /// The last request's buffer-residual class, if it was served from the buffer,
+    /// and the correction it drew (ms; 0 where its class has no distribution).
+    pub fn last_buffered(&self) -> Option<(BufferClass, f64)> {
+        self.buffered
     }
 
     fn read(&mut self, arrival: SimTime, t0: SimTime, req: Request) -> Completion {

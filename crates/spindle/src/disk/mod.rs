@@ -2,9 +2,10 @@
 //! set ([`params`]), the mechanism with its controller and cache ([`hdd`]), the
 //! firmware command queue ([`drive`]), the built-in drives ([`presets`]), DiskSim's
 //! disk parameter files ([`parv`]) and a calibrated drive's measured corrections
-//! ([`residual`]).
+//! ([`residual`], [`buffer_residual`]).
 
 pub mod altered;
+pub mod buffer_residual;
 pub mod bus;
 pub mod busy;
 pub mod drive;

@@ -1,6 +1,7 @@
 //! Everything that describes one disk drive: geometry, mechanics, controller and cache.
 //! Presets and the DiskSim importer both produce a [`DiskParams`].
 
+use super::buffer_residual::BufferResidual;
 use super::geometry::GeometrySpec;
 use super::residual::PositioningResidual;
 use super::seek::SeekCurve;
@@ -149,6 +150,10 @@ pub struct Cache {
     /// configurations; off, a write may take over the stopped read-ahead's segment.
     #[serde(default, skip_serializing_if = "is_false")]
     pub disksim_write_segment: bool,
+    /// Measured corrections to the time of requests served from the buffer (fitted by
+    /// `spindle calibrate`; none by default).
+    #[serde(default, skip_serializing_if = "BufferResidual::is_none")]
+    pub buffer_residual: BufferResidual,
 }
 
 fn is_false(b: &bool) -> bool {
@@ -180,6 +185,7 @@ impl Cache {
             watermark_by_reqsize: true,
             almost_read_hits: false,
             disksim_write_segment: false,
+            buffer_residual: Default::default(),
         }
     }
 }
@@ -327,6 +333,7 @@ impl DiskParams {
         }
         let m = &self.mech;
         m.read_residual.validate()?;
+        self.cache.buffer_residual.validate()?;
         if !(m.rpm >= MIN_RPM && m.rpm <= MAX_RPM) {
             return Err(out_of_range(
                 "rotation speed",

@@ -552,6 +552,7 @@ pub fn wd_re3() -> DiskParams {
         cache: Cache {
             almost_read_hits: true,
             disksim_write_segment: false,
+            buffer_residual: Default::default(),
             ..read_cache(8, 4096, ReadAhead::Max)
         },
         // The slides' "up to 10 locations per revolution" (8.33 ms / 0.8 ms) is one head

@@ -19,6 +19,7 @@
 //! for that class.
 
 use super::trace::ValidateRecord;
+use crate::disk::buffer_residual::{BufferClass, BufferResidual, MAX_BUFFER_RESIDUAL_MS};
 use crate::disk::hdd::{Hdd, Request};
 use crate::disk::residual::{PositioningClass, PositioningResidual};
 use crate::time::SimTime;
@@ -33,6 +34,15 @@ pub const PINNED_SHARE: f64 = 0.5;
 /// Pseudo-requests of zero correction each class's mean is shrunk with: a class seen
 /// 30 times gets half its mean.
 pub const RESIDUAL_PRIOR_REQUESTS: f64 = 30.0;
+/// Values in a fitted buffer residual's distribution: one per phase, so the
+/// phase-averaged prediction takes each once.
+pub const BUFFER_RESIDUAL_VALUES: usize = PHASES;
+/// Fewest requests a buffer class needs before its distribution is fitted.
+pub const BUFFER_RESIDUAL_MIN_REQUESTS: usize = 30;
+/// A request the model serves from its buffer whose measured time is this far (ms)
+/// or more from the simulated one did not come from the real drive's buffer (or came
+/// from somewhere else in it): left out of the fit.
+pub const BUFFER_MATCH_MS: f64 = 1.0;
 
 /// One replayed request: what the drive did and where its read went.
 struct Replayed {
@@ -41,6 +51,8 @@ struct Replayed {
     class: Option<PositioningClass>,
     /// The media read's rotational wait on its first track, ms (0 without one).
     first_wait_ms: f64,
+    /// A request served from the buffer: its class and the correction it drew (ms).
+    buffer: Option<(BufferClass, f64)>,
 }
 
 /// Closed-loop replay (as [`super::replay::replay`]), keeping each completion and the
@@ -62,6 +74,7 @@ fn replay_detailed(hdd: &mut Hdd, trace: &[ValidateRecord]) -> Vec<Replayed> {
             response_ms: (c.done.0 - t.0) as f64 / 1e6,
             class: hdd.last_read_class(),
             first_wait_ms: hdd.last_read_first_wait_ns().unwrap_or(0) as f64 / 1e6,
+            buffer: hdd.last_buffered(),
         });
         t = c.done + SimTime::from_us(r.think_us).0;
     }
@@ -77,13 +90,22 @@ fn first_wait_ms(r: &Replayed, rev_ms: f64) -> f64 {
 
 /// The phase-averaged prediction: [`PHASES`] times per request (a request without a
 /// media read, such as a hit, a read riding the read-ahead or a buffered write, its own
-/// time each time; a media read's time with its first wait at each of PHASES evenly
-/// spaced fractions of a revolution).
+/// time each time, or where the drive has a buffer residual for it, its time with each
+/// of PHASES evenly spaced quantiles of that residual in place of the one drawn; a
+/// media read's time with its first wait at each of PHASES evenly spaced fractions of
+/// a revolution).
 pub fn replay_phase_averaged(hdd: &mut Hdd, trace: &[ValidateRecord]) -> Vec<f64> {
     let rev = hdd.period_ns() / 1e6;
+    let residual = hdd.params().cache.buffer_residual.clone();
     let mut out = Vec::with_capacity(trace.len() * PHASES);
     for r in replay_detailed(hdd, trace) {
-        if r.class.is_none() {
+        if let Some((class, drawn)) = r.buffer {
+            let without = r.response_ms - drawn;
+            out.extend((0..PHASES).map(|j| {
+                let p = (j as f64 + 0.5) / PHASES as f64;
+                (without + residual.quantile(class, p)).max(0.0)
+            }));
+        } else if r.class.is_none() {
             out.extend(std::iter::repeat_n(r.response_ms, PHASES));
         } else {
             let fixed = r.response_ms - first_wait_ms(&r, rev);
@@ -153,6 +175,46 @@ pub fn fit_read_residual(hdd: &mut Hdd, trace: &[ValidateRecord]) -> Positioning
     out
 }
 
+/// The drive's buffer residual refitted to `trace`: for each class of request the
+/// model serves from its buffer ([`BufferClass`]), the [`BUFFER_RESIDUAL_VALUES`]
+/// evenly spaced quantiles of (measured − simulated time without the drive's own
+/// correction) over the class's requests within [`BUFFER_MATCH_MS`]; a class with
+/// fewer than [`BUFFER_RESIDUAL_MIN_REQUESTS`] such requests gets none. The platter's
+/// phase does not enter: these requests do not touch the media.
+pub fn fit_buffer_residual(hdd: &mut Hdd, trace: &[ValidateRecord]) -> BufferResidual {
+    let mut diffs: std::collections::BTreeMap<BufferClass, Vec<f64>> = Default::default();
+    let seed = hdd.params().cache.buffer_residual.seed;
+    for (r, rec) in replay_detailed(hdd, trace).iter().zip(trace) {
+        let Some((class, drawn)) = r.buffer else {
+            continue;
+        };
+        let d = rec.measured_us / 1000.0 - (r.response_ms - drawn);
+        if d.abs() < BUFFER_MATCH_MS {
+            diffs.entry(class).or_default().push(d);
+        }
+    }
+    let mut out = BufferResidual {
+        seed,
+        ..BufferResidual::default()
+    };
+    for (class, mut d) in diffs {
+        if d.len() < BUFFER_RESIDUAL_MIN_REQUESTS {
+            continue;
+        }
+        d.sort_by(f64::total_cmp);
+        let values = (0..BUFFER_RESIDUAL_VALUES)
+            .map(|j| {
+                let i = (j * 2 + 1) * d.len() / (2 * BUFFER_RESIDUAL_VALUES);
+                // To 0.1 µs: the measurements themselves are whole or hundredths of µs.
+                let v = (d[i.min(d.len() - 1)] * 1e4).round() / 1e4;
+                v.clamp(-MAX_BUFFER_RESIDUAL_MS, MAX_BUFFER_RESIDUAL_MS)
+            })
+            .collect();
+        out.set(class, values);
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -213,6 +275,49 @@ mod tests {
         }
         eprintln!("reads that waited again on a later track: {later_waits}");
         assert!(later_waits > 0);
+    }
+
+    #[test]
+    fn a_known_buffer_error_is_found_and_applied_once() {
+        // Measured times: the model's own, with 0.18 ms more for every buffered read
+        // that does not continue the previous request and 0.04 ms less for every
+        // buffered write.
+        let (mut h, mut t) = drive_and_trace("cheetah9LP", 3_000);
+        let detailed = replay_detailed(&mut h, &t);
+        for (r, rec) in detailed.iter().zip(t.iter_mut()) {
+            let extra = match r.buffer.map(|b| b.0) {
+                Some(BufferClass::ReadOther) => 0.18,
+                Some(BufferClass::WriteSequential | BufferClass::WriteOther) => -0.04,
+                _ => 0.0,
+            };
+            rec.measured_us = (r.response_ms + extra) * 1000.0;
+        }
+        h.reset();
+        let fitted = fit_buffer_residual(&mut h, &t);
+        let near =
+            |v: &[f64], want: f64| !v.is_empty() && v.iter().all(|x| (x - want).abs() < 1e-3);
+        assert!(near(&fitted.read_other_ms, 0.18), "{fitted:?}");
+        assert!(near(&fitted.read_sequential_ms, 0.0), "{fitted:?}");
+        assert!(near(&fitted.write_other_ms, -0.04), "{fitted:?}");
+
+        // The drive applies it, and a refit on the corrected drive asks for the same
+        // correction, not for it again on top.
+        let mut p = h.params().clone();
+        p.cache.buffer_residual = fitted.clone();
+        let mut corrected = Hdd::new(p).expect("valid residual");
+        let again = fit_buffer_residual(&mut corrected, &t);
+        assert!(near(&again.read_other_ms, 0.18), "{again:?}");
+        // ... and its phase-averaged prediction of a buffered read carries it.
+        corrected.reset();
+        let avg = replay_phase_averaged(&mut corrected, &t);
+        h.reset();
+        let plain = replay_phase_averaged(&mut h, &t);
+        let i = detailed
+            .iter()
+            .position(|r| r.buffer.map(|b| b.0) == Some(BufferClass::ReadOther))
+            .expect("a non-sequential buffered read");
+        let d = avg[i * PHASES] - plain[i * PHASES];
+        assert!((d - 0.18).abs() < 1e-3, "{d}");
     }
 
     #[test]

@@ -722,6 +722,7 @@ pub fn import_disk_block(
         watermark_by_reqsize: d.flag("Set watermark by reqsize")?,
         almost_read_hits: d.flag("Allow almost read hits")?,
         disksim_write_segment: false,
+        buffer_residual: Default::default(),
     };
 
     let depth = d.int_in("Max queue length", 1, 1, MAX_FIRMWARE_QUEUE_DEPTH as i64)? as u32;
