@@ -10,7 +10,7 @@ use spindle::engine::{self, RunOptions, Source};
 use spindle::layers::LayerSpec;
 use spindle::layout::{LayoutConfig, LayoutPolicy};
 use spindle::node::NodeReport;
-use spindle::runner::drive_utilization;
+use spindle::runner::{drive_utilization, run_reports};
 use spindle::sched::SchedulerKind;
 use spindle::stack::array::{ParityLayout, ReplicaChoice};
 use spindle::stack::cache::CacheSpec;
@@ -1048,9 +1048,9 @@ pub fn run_config(
     if let Some(e) = failed {
         return Err(e);
     }
-    let mut nodes = Vec::new();
-    built.root.report("stack", &mut nodes);
-    let mut metrics = sink.finish().finish();
+    let sink = sink.finish();
+    let nodes = run_reports(built.root.as_ref(), sink.span());
+    let mut metrics = sink.finish();
     metrics.utilization = drive_utilization(&nodes, metrics.makespan_ms);
     Ok(Outcome { metrics, nodes })
 }

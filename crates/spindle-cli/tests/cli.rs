@@ -725,9 +725,11 @@ fn run_through_the_layout_engine() {
         "--json",
     ]);
     assert_eq!(v["metrics"]["requests"].as_u64(), Some(600), "{v}");
+    // The echo names the layout as users type it.
+    assert_eq!(v["config"]["layout"]["kind"], "dle", "{v}");
     // The layout engine is the top node; its figures are in its `extra`.
     let l = &v["nodes"][0];
-    assert!(l["kind"].as_str().unwrap().starts_with("layout"), "{v}");
+    assert_eq!(l["kind"], "layout dle", "{v}");
     let figure = |k: &str| l["extra"][k].as_str().unwrap().parse::<u64>().unwrap();
     assert!(figure("destages") > 0, "{v}");
     assert!(figure("staged blocks") > 0, "{v}");
@@ -739,8 +741,58 @@ fn run_through_the_layout_engine() {
         .filter(|n| n["kind"].as_str().unwrap().starts_with("disk"))
         .count();
     assert_eq!(drives, 5, "{v}");
+    // `proximal` is still read, and echoed as `dle`.
+    let v = json(&[
+        "run",
+        "--disk",
+        "wd-re3",
+        "--synthetic",
+        "open",
+        "--count",
+        "20",
+        "--layout",
+        "proximal",
+        "--json",
+    ]);
+    assert_eq!(v["config"]["layout"]["kind"], "dle", "{v}");
     let e = failure(&["run", "--layout", "raid7"]);
     assert!(e.contains("unknown layout"), "{e}");
+}
+
+/// Drive 0 acknowledges two cached writes within about a ms while its media destages
+/// the first, a long seek away, for several ms more; drive 1 serves a read at 50 ms.
+/// The destage ends inside the run, so drive 0's busy time (text and JSON) counts it.
+#[test]
+fn run_counts_a_destage_after_a_drives_last_completion() {
+    let dir = TempDir::new("destage-busy");
+    let trace = dir.path("t.csv");
+    std::fs::write(
+        &trace,
+        "arrival_ms,device,lbn,blocks,op\n0,0,1500000000,8,W\n1,0,100,8,W\n50,1,100,8,R\n",
+    )
+    .expect("write");
+    let trace = trace.to_str().expect("utf-8 path");
+    let args = ["run", "--trace", trace, "--disk", "wd-re3", "--disks", "2"];
+    let v = json(&[&args[..], &["--json"]].concat());
+    let m = &v["metrics"];
+    let makespan = m["makespan_ms"].as_f64().expect("makespan");
+    let max_response = m["max_response_ms"].as_f64().expect("max response");
+    let busy: Vec<f64> = v["nodes"]
+        .as_array()
+        .expect("nodes")
+        .iter()
+        .filter(|n| n["kind"] == "disk wd-re3")
+        .map(|n| n["busy_ms"].as_f64().expect("busy_ms"))
+        .collect();
+    assert_eq!(busy.len(), 2, "{v}");
+    // Its requests end by 1 ms + the slowest response; the destage adds well over 5 ms.
+    assert!(busy[0] > 1.0 + max_response + 5.0, "{v}");
+    assert!(busy[0] <= makespan, "{v}");
+    let util = m["utilization"][0].as_f64().expect("utilization");
+    assert!((util - busy[0] / makespan).abs() < 1e-9, "{v}");
+    let text = stdout(&spindle(&args));
+    let shown = format!("{:.1} %", util * 100.0);
+    assert!(text.contains(&format!("busy       {shown}, ")), "{text}");
 }
 
 const EXAMPLES_DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples");
@@ -2141,21 +2193,24 @@ fn a_baseline_layout_over_a_dle_stack_file_leaves_its_staging_behind() {
         assert!(o.status.success(), "{layout:?}: {}", stderr(&o));
         assert!(stdout(&o).contains(shown), "{}", stdout(&o));
     }
-    // The JSON echo states the staging a DLE ran with, the default included.
-    let plain = dir.0.join("plain.toml");
+    // The JSON echo states the staging a DLE ran with, the default included, and
+    // names the kind `dle` whether the file says `dle` or `proximal`.
     let text = std::fs::read_to_string(&file).expect("read");
-    std::fs::write(&plain, text.replace("staging-pct = 0.001\n", "")).expect("write");
-    let v = json(&[
-        "run",
-        "--config",
-        plain.to_str().expect("utf-8 path"),
-        "--json",
-    ]);
-    assert_eq!(
-        v["config"]["layout"]["staging-pct"].as_f64(),
-        Some(1.0),
-        "{v}"
-    );
+    let plain = text.replace("staging-pct = 0.001\n", "");
+    for (name, kind) in [("plain.toml", "dle"), ("proximal.toml", "proximal")] {
+        let path = dir.0.join(name);
+        let file_text = plain.replace("kind = \"dle\"", &format!("kind = \"{kind}\""));
+        std::fs::write(&path, file_text).expect("write");
+        let v = json(&[
+            "run",
+            "--config",
+            path.to_str().expect("utf-8 path"),
+            "--json",
+        ]);
+        let layout = &v["config"]["layout"];
+        assert_eq!(layout["staging-pct"].as_f64(), Some(1.0), "{v}");
+        assert_eq!(layout["kind"], "dle", "{kind}: {v}");
+    }
 }
 
 /// `spindle sweep` grid files: one with no [grid] key is refused, naming the file and
@@ -2235,4 +2290,48 @@ fn a_grid_of_one_one_value_key_runs_its_one_point() {
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(stdout(&o).contains("1 points: 1 run"), "{}", stdout(&o));
     assert!(out.exists());
+}
+
+/// cheetah9LP's buffered reads come in two modes the drive file's constant overhead
+/// cannot give: its calibration keeps a buffer residual, which the written drive file
+/// carries, `validate`, `run` and `disk-info` use, and whose limits a hand-edited file
+/// is held to.
+#[test]
+fn a_calibrated_drive_with_a_buffer_residual_validates_and_runs() {
+    let dir = TempDir::new("calibrate-buffer");
+    let file = dir.0.join("cheetah.toml");
+    let path = file.to_str().expect("utf-8 path");
+    let v = json(&["calibrate", "cheetah9LP", "--out", path, "--json"]);
+    let residual = &v["calibration"]["buffer_residual"];
+    assert!(residual["read_other_ms"].is_array(), "{v}");
+    let text = std::fs::read_to_string(&file).expect("written");
+    assert!(text.contains("[cache.buffer_residual]"), "{text}");
+    validates_and_runs(path);
+    let info = spindle(&["disk-info", path]);
+    assert!(
+        stdout(&info).contains("buffer residual") && stdout(&info).contains("other buffered reads"),
+        "{}",
+        stdout(&info)
+    );
+    assert!(json(&["disk-info", path, "--json"])["buffer_residual"].is_object());
+    assert!(json(&["disk-info", "cheetah9LP", "--json"])
+        .get("buffer_residual")
+        .is_none());
+    let bad = dir.0.join("bad-buffer.toml");
+    let edited: String = text
+        .lines()
+        .map(|l| {
+            if l.starts_with("read_other_ms = ") {
+                "read_other_ms = [0.1, 2.5]\n".to_string()
+            } else {
+                format!("{l}\n")
+            }
+        })
+        .collect();
+    std::fs::write(&bad, edited).expect("write");
+    let err = failure(&["validate", bad.to_str().expect("utf-8 path")]);
+    assert!(
+        err.contains("[cache.buffer_residual] read_other_ms[1] = 2.5 ms"),
+        "{err}"
+    );
 }

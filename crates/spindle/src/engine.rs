@@ -783,7 +783,7 @@ mod tests {
             });
         }
         fn describe(&self, _depth: usize, _out: &mut String) {}
-        fn report(&self, _path: &str, _out: &mut Vec<crate::node::NodeReport>) {}
+        fn report_until(&self, _: &str, _: SimTime, _: &mut Vec<crate::node::NodeReport>) {}
     }
 
     #[test]

@@ -204,8 +204,16 @@ pub trait Device {
     }
     /// Draws this node and its children, indented by `depth`.
     fn describe(&self, depth: usize, out: &mut String);
-    /// Appends this node's statistics and its children's, under `path`.
-    fn report(&self, path: &str, out: &mut Vec<NodeReport>);
+    /// Appends this node's statistics and its children's, under `path`, as of the
+    /// run's end `end`: a drive counts the time it worked up to `end` (or to its own
+    /// last completion, if later), so a destage still running after that completion
+    /// counts up to the end of the run.
+    fn report_until(&self, path: &str, end: SimTime, out: &mut Vec<NodeReport>);
+    /// [`Device::report_until`] with each drive's busy time up to its own last
+    /// completion.
+    fn report(&self, path: &str, out: &mut Vec<NodeReport>) {
+        self.report_until(path, SimTime::ZERO, out);
+    }
     /// SMTF queues: the Disk Mimic's (predicted, observed) service times, ns.
     fn predictions(&self, _out: &mut Vec<(u32, u64)>) {}
     /// The caller will answer the completion of request `id` (sent here) at the same

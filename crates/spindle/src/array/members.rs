@@ -691,5 +691,5 @@ impl Device for MemberSet<'_> {
         );
     }
 
-    fn report(&self, _path: &str, _out: &mut Vec<NodeReport>) {}
+    fn report_until(&self, _path: &str, _end: SimTime, _out: &mut Vec<NodeReport>) {}
 }

@@ -301,7 +301,11 @@ fn build_preset(name: &str) -> Result<DiskParams, String> {
     if let Some(p) = super::altered::from_name(name, &preset) {
         return p;
     }
-    if let Some(d) = DISKSIM_DRIVES.iter().find(|d| d.preset == name) {
+    // DiskSim's own name (`cheetah9LP`, as `validate` and `calibrate` print it) too.
+    if let Some(d) = DISKSIM_DRIVES
+        .iter()
+        .find(|d| d.preset == name || d.stem == name)
+    {
         return disksim_preset(d.stem);
     }
     if let Some(t) = T3_1.iter().find(|t| t.name == name) {

@@ -449,7 +449,7 @@ impl Device for CacheDev {
         self.cache.describe(depth + 2, out);
     }
 
-    fn report(&self, path: &str, out: &mut Vec<NodeReport>) {
+    fn report_until(&self, path: &str, end: SimTime, out: &mut Vec<NodeReport>) {
         let s = self.stats;
         out.push(NodeReport {
             path: path.to_string(),
@@ -465,8 +465,8 @@ impl Device for CacheDev {
             ],
             ..Default::default()
         });
-        self.real.report(&format!("{path}/cached"), out);
-        self.cache.report(&format!("{path}/cache"), out);
+        self.real.report_until(&format!("{path}/cached"), end, out);
+        self.cache.report_until(&format!("{path}/cache"), end, out);
     }
 
     fn failure(&self) -> Option<String> {
@@ -521,7 +521,7 @@ mod tests {
             }
         }
         fn describe(&self, _: usize, _: &mut String) {}
-        fn report(&self, _: &str, _: &mut Vec<NodeReport>) {}
+        fn report_until(&self, _: &str, _: SimTime, _: &mut Vec<NodeReport>) {}
     }
 
     type Log = Rc<RefCell<Vec<(u64, u32, bool)>>>;

@@ -644,7 +644,7 @@ impl Device for CacheMem {
         self.child.describe(depth + 1, out);
     }
 
-    fn report(&self, path: &str, out: &mut Vec<NodeReport>) {
+    fn report_until(&self, path: &str, end: SimTime, out: &mut Vec<NodeReport>) {
         let s = self.stats;
         out.push(NodeReport {
             path: path.to_string(),
@@ -661,7 +661,7 @@ impl Device for CacheMem {
             ],
             ..Default::default()
         });
-        self.child.report(path, out);
+        self.child.report_until(path, end, out);
     }
 
     fn failure(&self) -> Option<String> {
@@ -720,7 +720,7 @@ mod tests {
             }
         }
         fn describe(&self, _: usize, _: &mut String) {}
-        fn report(&self, _: &str, _: &mut Vec<NodeReport>) {}
+        fn report_until(&self, _: &str, _: SimTime, _: &mut Vec<NodeReport>) {}
     }
 
     /// No lost write: after random reads and writes through a small cache, every

@@ -180,7 +180,7 @@ impl Device for DriverQueue {
         self.child.describe(depth + 1, out);
     }
 
-    fn report(&self, path: &str, out: &mut Vec<NodeReport>) {
+    fn report_until(&self, path: &str, end: SimTime, out: &mut Vec<NodeReport>) {
         let mean_ms = if self.completed == 0 {
             0.0
         } else {
@@ -198,7 +198,7 @@ impl Device for DriverQueue {
             ],
             is_drive: false,
         });
-        self.child.report(path, out);
+        self.child.report_until(path, end, out);
     }
 }
 
@@ -236,7 +236,7 @@ mod tests {
             }
         }
         fn describe(&self, _depth: usize, _out: &mut String) {}
-        fn report(&self, _path: &str, _out: &mut Vec<NodeReport>) {}
+        fn report_until(&self, _: &str, _: SimTime, _: &mut Vec<NodeReport>) {}
     }
 
     fn req(id: u64, lbn: u64) -> Request {

@@ -250,7 +250,7 @@ impl Device for SimpleDisk {
         );
     }
 
-    fn report(&self, path: &str, out: &mut Vec<NodeReport>) {
+    fn report_until(&self, path: &str, _end: SimTime, out: &mut Vec<NodeReport>) {
         out.push(NodeReport {
             path: path.to_string(),
             kind: format!("simple disk {}", self.spec.instance),

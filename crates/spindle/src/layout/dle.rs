@@ -50,8 +50,9 @@ use std::collections::BTreeMap;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum LayoutPolicy {
-    /// The data layout engine (`dle` in configurations).
-    #[serde(alias = "dle")]
+    /// The data layout engine: `dle`, the name users type, also when echoed;
+    /// `proximal` is still read.
+    #[serde(rename = "dle", alias = "proximal")]
     Proximal,
     UpdateInPlace,
     WriteAnywhere,

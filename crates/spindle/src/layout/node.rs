@@ -272,8 +272,8 @@ impl Device for LayoutNode {
             depth,
             out,
             &format!(
-                "layout {:?} (staging {} % of the volume on {}, small writes below {} KiB, allocation range {} KiB; one request at a time)",
-                c.kind, 100.0 * c.staging_fraction(), c.flash, c.threshold_kib, c.allocation_range_kib
+                "layout {} (staging {} % of the volume on {}, small writes below {} KiB, allocation range {} KiB; one request at a time)",
+                c.kind.name(), 100.0 * c.staging_fraction(), c.flash, c.threshold_kib, c.allocation_range_kib
             ),
         );
         let raid = self.dle.raid();
@@ -301,7 +301,7 @@ impl Device for LayoutNode {
         }
     }
 
-    fn report(&self, path: &str, out: &mut Vec<NodeReport>) {
+    fn report_until(&self, path: &str, end: SimTime, out: &mut Vec<NodeReport>) {
         let s = &self.dle.stats;
         let b = &self.batches;
         let n = b.batches.max(1) as f64;
@@ -342,7 +342,7 @@ impl Device for LayoutNode {
         }
         out.push(NodeReport {
             path: path.to_string(),
-            kind: format!("layout {:?}", self.cfg.kind),
+            kind: format!("layout {}", self.cfg.kind.name()),
             reads: self.reads,
             writes: self.writes,
             busy_ns: self.busy_ns,
@@ -350,7 +350,8 @@ impl Device for LayoutNode {
             is_drive: false,
         });
         for (i, m) in self.dle.raid().members().iter().enumerate() {
-            m.node().report(&format!("{path}/raid4/member {i}"), out);
+            m.node()
+                .report_until(&format!("{path}/raid4/member {i}"), end, out);
         }
     }
 }

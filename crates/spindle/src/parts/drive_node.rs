@@ -105,7 +105,7 @@ impl Device for DriveNode {
         );
     }
 
-    fn report(&self, path: &str, out: &mut Vec<NodeReport>) {
+    fn report_until(&self, path: &str, end: SimTime, out: &mut Vec<NodeReport>) {
         let d = self.drive.destage_stats();
         let mut extra = Vec::new();
         if self.drive.caches_writes() {
@@ -123,7 +123,7 @@ impl Device for DriveNode {
             kind: format!("disk {}", self.name),
             reads: self.reads,
             writes: self.writes,
-            busy_ns: self.drive.busy_ns(),
+            busy_ns: self.drive.busy_ns_until(end),
             extra,
             is_drive: true,
         });

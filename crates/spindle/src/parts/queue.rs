@@ -695,7 +695,7 @@ impl Device for QueueNode {
         self.child.describe(depth + 1, out);
     }
 
-    fn report(&self, path: &str, out: &mut Vec<NodeReport>) {
+    fn report_until(&self, path: &str, end: SimTime, out: &mut Vec<NodeReport>) {
         let mut extra = vec![(
             "max waiting".to_string(),
             self.stats.max_waiting.to_string(),
@@ -718,7 +718,8 @@ impl Device for QueueNode {
             extra,
             is_drive: false,
         });
-        self.child.report(&format!("{path}/{}", "device"), out);
+        self.child
+            .report_until(&format!("{path}/{}", "device"), end, out);
     }
 
     fn predictions(&self, out: &mut Vec<(u32, u64)>) {

@@ -158,11 +158,11 @@ impl Device for Arms {
         }
     }
 
-    fn report(&self, path: &str, out: &mut Vec<NodeReport>) {
+    fn report_until(&self, path: &str, end: SimTime, out: &mut Vec<NodeReport>) {
         let served: Vec<String> = self.served.iter().map(|n| n.to_string()).collect();
         let mut arms = Vec::new();
         for (i, a) in self.arms.iter().enumerate() {
-            a.report(&format!("{path}/arm {i}"), &mut arms);
+            a.report_until(&format!("{path}/arm {i}"), end, &mut arms);
         }
         out.push(NodeReport {
             path: path.to_string(),

@@ -158,9 +158,9 @@ impl Device for Volumes {
         }
     }
 
-    fn report(&self, path: &str, out: &mut Vec<NodeReport>) {
+    fn report_until(&self, path: &str, end: SimTime, out: &mut Vec<NodeReport>) {
         for (i, m) in self.members.iter().enumerate() {
-            m.report(&format!("{path}/unit {i}"), out);
+            m.report_until(&format!("{path}/unit {i}"), end, out);
         }
     }
 
@@ -1002,7 +1002,7 @@ impl Device for Array {
         }
     }
 
-    fn report(&self, path: &str, out: &mut Vec<NodeReport>) {
+    fn report_until(&self, path: &str, end: SimTime, out: &mut Vec<NodeReport>) {
         let s = &self.stats;
         let mut extra = vec![
             ("member reads".to_string(), s.member_reads.to_string()),
@@ -1033,7 +1033,7 @@ impl Device for Array {
             is_drive: false,
         });
         for (i, m) in self.members.iter().enumerate() {
-            m.report(&format!("{path}/member {i}"), out);
+            m.report_until(&format!("{path}/member {i}"), end, out);
         }
     }
 
@@ -1173,7 +1173,7 @@ mod tests {
             }
         }
         fn describe(&self, _: usize, _: &mut String) {}
-        fn report(&self, _: &str, _: &mut Vec<crate::node::NodeReport>) {}
+        fn report_until(&self, _: &str, _: SimTime, _: &mut Vec<crate::node::NodeReport>) {}
     }
 
     /// A one-sector write to row 0 of a 4-member RAID-5 (data on member 0, parity on
@@ -1423,7 +1423,7 @@ mod tests {
             self.inner.wake(now, out);
         }
         fn describe(&self, _: usize, _: &mut String) {}
-        fn report(&self, _: &str, _: &mut Vec<crate::node::NodeReport>) {}
+        fn report_until(&self, _: &str, _: SimTime, _: &mut Vec<crate::node::NodeReport>) {}
     }
 
     /// The member requests of one array request in the order they reach the members,

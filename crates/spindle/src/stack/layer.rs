@@ -183,9 +183,9 @@ impl Device for LayerNode {
         self.child.describe(depth + 1, out);
     }
 
-    fn report(&self, path: &str, out: &mut Vec<NodeReport>) {
+    fn report_until(&self, path: &str, end: SimTime, out: &mut Vec<NodeReport>) {
         out.push(self.layer.report(path));
-        self.child.report(&format!("{path}/below"), out);
+        self.child.report_until(&format!("{path}/below"), end, out);
     }
 
     fn predictions(&self, out: &mut Vec<(u32, u64)>) {

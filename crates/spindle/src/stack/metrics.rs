@@ -1,6 +1,7 @@
 //! What a run measured: per-request timings and their summary.
 
 pub use crate::engine::RequestLog;
+use crate::time::SimTime;
 use hdrhistogram::Histogram;
 use serde::Serialize;
 
@@ -172,6 +173,12 @@ impl MetricsSink {
     /// Requests recorded so far.
     pub fn requests(&self) -> u64 {
         self.requests
+    }
+
+    /// The run's span, first arrival to last completion (`None` before any log): the
+    /// time [`Metrics::makespan_ms`] measures.
+    pub fn span(&self) -> Option<(SimTime, SimTime)> {
+        (self.requests > 0).then_some((SimTime(self.first_arrival_ns), SimTime(self.last_done_ns)))
     }
 
     /// The summary of everything recorded so far (the sink can go on recording).

@@ -78,8 +78,8 @@ impl Device for Recorder {
     fn describe(&self, depth: usize, out: &mut String) {
         self.inner.describe(depth, out);
     }
-    fn report(&self, path: &str, out: &mut Vec<NodeReport>) {
-        self.inner.report(path, out);
+    fn report_until(&self, path: &str, end: SimTime, out: &mut Vec<NodeReport>) {
+        self.inner.report_until(path, end, out);
     }
 }
 

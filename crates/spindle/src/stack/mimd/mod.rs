@@ -1313,7 +1313,7 @@ impl Device for Layout {
         }
     }
 
-    fn report(&self, path: &str, out: &mut Vec<NodeReport>) {
+    fn report_until(&self, path: &str, end: SimTime, out: &mut Vec<NodeReport>) {
         let s = &self.stats;
         let by: Vec<String> = s.by_replica.iter().map(|n| n.to_string()).collect();
         let mut extra = Vec::new();
@@ -1365,7 +1365,7 @@ impl Device for Layout {
             is_drive: false,
         });
         for (i, m) in self.members.iter().enumerate() {
-            m.report(&format!("{path}/member {i}"), out);
+            m.report_until(&format!("{path}/member {i}"), end, out);
         }
     }
 
