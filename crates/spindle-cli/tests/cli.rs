@@ -708,22 +708,23 @@ fn raid4_baseline_and_faults_report_counts() {
 
 #[test]
 fn run_through_the_layout_engine() {
-    let v = json(&[
-        "run",
-        "--disk",
-        "wd-re3",
-        "--synthetic",
-        "open",
-        "--count",
-        "600",
-        "--read-fraction",
-        "0.3",
-        "--layout",
+    let layout_run = |layout: &str, more: &[&str]| {
+        let mut args = vec!["run", "--disk", "wd-re3", "--synthetic", "open", "--layout"];
+        args.extend([layout, "--json"]);
+        args.extend(more);
+        json(&args)
+    };
+    let v = layout_run(
         "dle",
-        "--staging-pct",
-        "0.00002",
-        "--json",
-    ]);
+        &[
+            "--count",
+            "600",
+            "--read-fraction",
+            "0.3",
+            "--staging-pct",
+            "0.00002",
+        ],
+    );
     assert_eq!(v["metrics"]["requests"].as_u64(), Some(600), "{v}");
     // The echo names the layout as users type it.
     assert_eq!(v["config"]["layout"]["kind"], "dle", "{v}");
@@ -742,18 +743,7 @@ fn run_through_the_layout_engine() {
         .count();
     assert_eq!(drives, 5, "{v}");
     // `proximal` is still read, and echoed as `dle`.
-    let v = json(&[
-        "run",
-        "--disk",
-        "wd-re3",
-        "--synthetic",
-        "open",
-        "--count",
-        "20",
-        "--layout",
-        "proximal",
-        "--json",
-    ]);
+    let v = layout_run("proximal", &["--count", "20"]);
     assert_eq!(v["config"]["layout"]["kind"], "dle", "{v}");
     let e = failure(&["run", "--layout", "raid7"]);
     assert!(e.contains("unknown layout"), "{e}");
@@ -1657,6 +1647,40 @@ fn a_calibrated_drive_file_validates_and_runs() {
     assert!(err.contains("bad.toml:2"), "{err}");
 }
 
+/// `disk-info` of the calibrated drive file `path` shows its residual (`key` in JSON,
+/// `label` in text); the drive it came from, `plain`, has none.
+fn shows_residual(path: &str, key: &str, label: &str, plain: &str) {
+    let info = spindle(&["disk-info", path]);
+    assert!(info.status.success(), "{}", stderr(&info));
+    let text = stdout(&info);
+    assert!(
+        text.contains(label) && text.contains("calibrated: "),
+        "{text}"
+    );
+    let info = json(&["disk-info", path, "--json"]);
+    assert!(info[key].is_object(), "{info}");
+    let plain = json(&["disk-info", plain, "--json"]);
+    assert!(plain.get(key).is_none(), "{plain}");
+}
+
+/// The drive file `text` with its line starting `prefix` replaced by `line`, written
+/// into `dir`: `validate` refuses it, and this is what it said.
+fn refused_with(dir: &TempDir, text: &str, prefix: &str, line: &str) -> String {
+    let bad = dir.0.join("edited.toml");
+    let edited: String = text
+        .lines()
+        .map(|l| {
+            if l.starts_with(prefix) {
+                format!("{line}\n")
+            } else {
+                format!("{l}\n")
+            }
+        })
+        .collect();
+    std::fs::write(&bad, edited).expect("write");
+    failure(&["validate", bad.to_str().expect("utf-8 path")])
+}
+
 /// A calibrated drive file: `validate` takes it (and says it is calibrated), and `run`
 /// runs it.
 fn validates_and_runs(path: &str) {
@@ -1697,30 +1721,8 @@ fn a_calibrated_drive_with_a_read_residual_validates_and_runs() {
     let text = std::fs::read_to_string(&file).expect("written");
     assert!(text.contains("[mech.read_residual]"), "{text}");
     validates_and_runs(path);
-    let info = spindle(&["disk-info", path]);
-    assert!(info.status.success(), "{}", stderr(&info));
-    assert!(
-        stdout(&info).contains("read residual") && stdout(&info).contains("calibrated: "),
-        "{}",
-        stdout(&info)
-    );
-    let info = json(&["disk-info", path, "--json"]);
-    assert!(info["read_residual"].is_object(), "{info}");
-    let plain = json(&["disk-info", "ibm18es", "--json"]);
-    assert!(plain.get("read_residual").is_none(), "{plain}");
-    let bad = dir.0.join("bad-residual.toml");
-    let edited: String = text
-        .lines()
-        .map(|l| {
-            if l.starts_with("same_track_ms = ") {
-                "same_track_ms = 9.5\n".to_string()
-            } else {
-                format!("{l}\n")
-            }
-        })
-        .collect();
-    std::fs::write(&bad, edited).expect("write");
-    let err = failure(&["validate", bad.to_str().expect("utf-8 path")]);
+    shows_residual(path, "read_residual", "read residual", "ibm18es");
+    let err = refused_with(&dir, &text, "same_track_ms = ", "same_track_ms = 9.5");
     assert!(
         err.contains("[mech.read_residual] same_track_ms = 9.5"),
         "{err}"
@@ -2307,29 +2309,18 @@ fn a_calibrated_drive_with_a_buffer_residual_validates_and_runs() {
     let text = std::fs::read_to_string(&file).expect("written");
     assert!(text.contains("[cache.buffer_residual]"), "{text}");
     validates_and_runs(path);
-    let info = spindle(&["disk-info", path]);
-    assert!(
-        stdout(&info).contains("buffer residual") && stdout(&info).contains("other buffered reads"),
-        "{}",
-        stdout(&info)
+    shows_residual(
+        path,
+        "buffer_residual",
+        "other buffered reads",
+        "cheetah9LP",
     );
-    assert!(json(&["disk-info", path, "--json"])["buffer_residual"].is_object());
-    assert!(json(&["disk-info", "cheetah9LP", "--json"])
-        .get("buffer_residual")
-        .is_none());
-    let bad = dir.0.join("bad-buffer.toml");
-    let edited: String = text
-        .lines()
-        .map(|l| {
-            if l.starts_with("read_other_ms = ") {
-                "read_other_ms = [0.1, 2.5]\n".to_string()
-            } else {
-                format!("{l}\n")
-            }
-        })
-        .collect();
-    std::fs::write(&bad, edited).expect("write");
-    let err = failure(&["validate", bad.to_str().expect("utf-8 path")]);
+    let err = refused_with(
+        &dir,
+        &text,
+        "read_other_ms = ",
+        "read_other_ms = [0.1, 2.5]",
+    );
     assert!(
         err.contains("[cache.buffer_residual] read_other_ms[1] = 2.5 ms"),
         "{err}"
