@@ -96,15 +96,22 @@ fn first_wait_ms(r: &Replayed, rev_ms: f64) -> f64 {
 /// a revolution).
 pub fn replay_phase_averaged(hdd: &mut Hdd, trace: &[ValidateRecord]) -> Vec<f64> {
     let rev = hdd.period_ns() / 1e6;
-    let residual = hdd.params().cache.buffer_residual.clone();
+    // Each class's PHASES quantiles, worked out once, not per request.
+    let residual = &hdd.params().cache.buffer_residual;
+    let quantiles = BufferClass::ALL.map(|c| {
+        let q: [f64; PHASES] =
+            std::array::from_fn(|j| residual.quantile(c, (j as f64 + 0.5) / PHASES as f64));
+        (c, q)
+    });
     let mut out = Vec::with_capacity(trace.len() * PHASES);
     for r in replay_detailed(hdd, trace) {
         if let Some((class, drawn)) = r.buffer {
             let without = r.response_ms - drawn;
-            out.extend((0..PHASES).map(|j| {
-                let p = (j as f64 + 0.5) / PHASES as f64;
-                (without + residual.quantile(class, p)).max(0.0)
-            }));
+            let q = quantiles
+                .iter()
+                .find(|(c, _)| *c == class)
+                .map_or([0.0; PHASES], |(_, q)| *q);
+            out.extend(q.iter().map(|v| (without + v).max(0.0)));
         } else if r.class.is_none() {
             out.extend(std::iter::repeat_n(r.response_ms, PHASES));
         } else {
