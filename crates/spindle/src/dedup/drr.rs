@@ -16,6 +16,17 @@
 //! * Only reads of exactly one whole page are redirected (a longer read's pages may
 //!   have copies in different places). Writes go through unchanged and move their page
 //!   to its new content in the duplicate map; head movement is measured in sectors.
+//! * Ordering. The host never asked for the copy a read is redirected to, so it cannot
+//!   keep that read in order with its writes there; this layer does, as a scheduler
+//!   below may serve its queue in any order. A read is never redirected to a copy with
+//!   a write outstanding below (or waiting here), whose content depends on which the
+//!   drive serves first; and a write to a page a redirected read is still reading
+//!   waits here until that read completes. A write to a page another write below is
+//!   still writing waits too: the duplicate map takes a page's content from the last
+//!   write sent, so the drive must not serve them the other way round (a write
+//!   never passes a waiting one on a page they share). The
+//!   replicator's copy writes into scratch space wait the same way, behind reads
+//!   redirected to the old copies there and behind an earlier round's copy writes.
 //!
 //! The duplicate map is the content cache's data structure (sector lists by content),
 //! kept by this layer from the writes it sees and what is preloaded (as the paper
@@ -31,6 +42,7 @@ use crate::stack::layer::{Layer, LayerIo};
 use crate::time::SimTime;
 use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
+use std::collections::VecDeque;
 
 /// `[[layer]] kind = "drr"`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -116,6 +128,9 @@ impl DrrSpec {
             starts: FxHashMap::default(),
             ends: FxHashMap::default(),
             below: FxHashMap::default(),
+            writing: FxHashMap::default(),
+            redirected_out: FxHashMap::default(),
+            held: VecDeque::new(),
             next_id: 0,
             replicas: Vec::new(),
             stats: DrrStats::default(),
@@ -185,6 +200,10 @@ pub struct DrrStats {
     pub with_copies: u64,
     /// Sectors of head movement saved by redirection, by the estimate.
     pub sectors_saved: u64,
+    /// Writes that waited for a redirected read of their page to complete.
+    pub writes_held: u64,
+    /// Copies passed over because a write to them was outstanding.
+    pub copies_being_written: u64,
 }
 
 pub struct Drr {
@@ -201,11 +220,39 @@ pub struct Drr {
     /// end at each sector.
     starts: FxHashMap<u64, u32>,
     ends: FxHashMap<u64, u32>,
-    /// The layer's requests below → (the request from above, where it was sent).
-    below: FxHashMap<u64, (Request, u64)>,
+    /// The layer's requests below → (the request from above, where it was sent,
+    /// whether that is a copy it was redirected to).
+    below: FxHashMap<u64, (Request, u64, bool)>,
+    /// Physical pages a write below is writing: how many.
+    writing: FxHashMap<u64, u32>,
+    /// Physical pages a redirected read below is reading: how many.
+    redirected_out: FxHashMap<u64, u32>,
+    /// Writes waiting for redirected reads of their pages, in arrival order.
+    held: VecDeque<Request>,
     next_id: u64,
     replicas: Vec<u64>,
     stats: DrrStats,
+}
+
+/// Whether `page` is being written: by a write below (`writing`) or one waiting to go
+/// (`held`).
+fn being_written(writing: &FxHashMap<u64, u32>, held: &VecDeque<Request>, page: u64) -> bool {
+    writing.contains_key(&page) || held.iter().any(|w| pages_of(w).any(|p| p == page))
+}
+
+/// Whether `a` and `b` share a page.
+fn overlap(a: &Request, b: &Request) -> bool {
+    let (ea, eb) = (
+        (a.lbn + u64::from(a.blocks.max(1))).div_ceil(PAGE_SECTORS),
+        (b.lbn + u64::from(b.blocks.max(1))).div_ceil(PAGE_SECTORS),
+    );
+    a.lbn / PAGE_SECTORS < eb && b.lbn / PAGE_SECTORS < ea
+}
+
+/// The pages `r` touches, whole or in part.
+fn pages_of(r: &Request) -> impl Iterator<Item = u64> {
+    let end = r.lbn + u64::from(r.blocks.max(1));
+    r.lbn / PAGE_SECTORS..end.div_ceil(PAGE_SECTORS)
 }
 
 fn bump(m: &mut FxHashMap<u64, u32>, k: u64, up: bool) {
@@ -235,20 +282,94 @@ impl Drr {
         }
     }
 
-    /// Sends `[lbn, lbn + blocks)` (physical) below for `req`.
-    fn send(&mut self, req: Request, lbn: u64, blocks: u32, io: &mut LayerIo) {
+    /// Sends `[lbn, lbn + blocks)` (physical) below for `req`; `redirected`: a read
+    /// sent to a copy.
+    fn send(&mut self, req: Request, lbn: u64, blocks: u32, redirected: bool, io: &mut LayerIo) {
         self.next_id += 1;
         let id = self.next_id;
-        let end = lbn + u64::from(blocks.max(1));
-        bump(&mut self.starts, lbn, true);
-        bump(&mut self.ends, end, true);
-        self.below.insert(id, (req, lbn));
-        io.below.push(Request {
+        self.below.insert(id, (req, lbn, redirected));
+        let out = Request {
             id,
             lbn,
             blocks,
             ..req
-        });
+        };
+        if req.write {
+            self.write_below(out, io);
+        } else {
+            if redirected {
+                bump(&mut self.redirected_out, lbn / PAGE_SECTORS, true);
+            }
+            self.dispatch(out, io);
+        }
+    }
+
+    /// Puts `r` in the queue below and in the digest of requests outstanding there.
+    fn dispatch(&mut self, r: Request, io: &mut LayerIo) {
+        bump(&mut self.starts, r.lbn, true);
+        bump(&mut self.ends, r.lbn + u64::from(r.blocks.max(1)), true);
+        if r.write {
+            for page in pages_of(&r) {
+                bump(&mut self.writing, page, true);
+            }
+        }
+        io.below.push(r);
+    }
+
+    /// A write below (this layer's or the replicator's): sent now, or held while a
+    /// write or a redirected read below, or a write held here, is on one of its pages.
+    fn write_below(&mut self, w: Request, io: &mut LayerIo) {
+        if self.must_wait(&w) || self.held.iter().any(|h| overlap(h, &w)) {
+            self.stats.writes_held += 1;
+            self.held.push_back(w);
+        } else {
+            self.dispatch(w, io);
+        }
+    }
+
+    /// Whether a write or a redirected read below is on a page `w` covers.
+    fn must_wait(&self, w: &Request) -> bool {
+        pages_of(w).any(|p| self.redirected_out.contains_key(&p) || self.writing.contains_key(&p))
+    }
+
+    fn being_written(&self, page: u64) -> bool {
+        being_written(&self.writing, &self.held, page)
+    }
+
+    /// Sends the held writes that need not wait any longer, in order: one waits while
+    /// an earlier held write shares a page with it.
+    fn release(&mut self, io: &mut LayerIo) {
+        let mut k = 0;
+        while k < self.held.len() {
+            let w = self.held[k];
+            let behind = self.held.iter().take(k).any(|h| overlap(h, &w));
+            if behind || self.must_wait(&w) {
+                k += 1;
+            } else {
+                self.held.remove(k);
+                self.dispatch(w, io);
+            }
+        }
+    }
+
+    /// The replicator's requests it put below from `mark` on: reads go below, writes
+    /// as [`Self::write_below`] says.
+    fn replicator_below(&mut self, mark: usize, io: &mut LayerIo) {
+        for r in io.below.split_off(mark) {
+            if r.write {
+                self.write_below(r, io);
+            } else {
+                self.dispatch(r, io);
+            }
+        }
+    }
+
+    /// A write below completed: the writes held behind it may go.
+    fn write_done(&mut self, w: &Request, io: &mut LayerIo) {
+        for page in pages_of(w) {
+            bump(&mut self.writing, page, false);
+        }
+        self.release(io);
     }
 
     pub fn stats(&self) -> DrrStats {
@@ -296,12 +417,17 @@ impl Drr {
         // The original first, so it wins ties.
         let mut cands: Vec<u64> = Vec::with_capacity(self.replicas.len());
         cands.push(req.lbn);
-        cands.extend(
-            self.replicas
-                .iter()
-                .map(|p| p * PAGE_SECTORS)
-                .filter(|&l| l != req.lbn),
-        );
+        for &p in &self.replicas {
+            if p * PAGE_SECTORS == req.lbn {
+                continue;
+            }
+            // Its content depends on whether the drive serves the write first.
+            if self.being_written(p) {
+                self.stats.copies_being_written += 1;
+                continue;
+            }
+            cands.push(p * PAGE_SECTORS);
+        }
         let turn = if self.spec.elevator {
             self.turn()
         } else {
@@ -349,24 +475,36 @@ impl Layer for Drr {
         }
         if pieces.len() == 1 {
             let (lbn, blocks) = pieces[0];
-            let lbn = if req.write {
+            let to = if req.write {
                 lbn
             } else {
                 self.target(&Request { lbn, ..req })
             };
-            self.send(req, lbn, blocks, io);
+            self.send(req, to, blocks, to != lbn, io);
         } else {
             self.parts
                 .insert(req.id, (pieces.len() as u32, Parts::default()));
             for (lbn, blocks) in pieces {
-                self.send(req, lbn, blocks, io);
+                self.send(req, lbn, blocks, false, io);
             }
         }
     }
 
     fn on_complete(&mut self, now: SimTime, done: &Done, io: &mut LayerIo) {
+        let mark = io.below.len();
         if let Some(sd) = &mut self.sd {
             if sd.completed(now, done, &mut self.map, io) {
+                // Its next requests first: releasing held writes adds to `io.below`.
+                self.replicator_below(mark, io);
+                bump(&mut self.starts, done.req.lbn, false);
+                bump(
+                    &mut self.ends,
+                    done.req.lbn + u64::from(done.req.blocks.max(1)),
+                    false,
+                );
+                if done.req.write {
+                    self.write_done(&done.req, io);
+                }
                 io.up.push(Done {
                     background: true,
                     ..*done
@@ -374,14 +512,20 @@ impl Layer for Drr {
                 return;
             }
         }
-        let Some((req, lbn)) = self.below.remove(&done.req.id) else {
+        let Some((req, lbn, redirected)) = self.below.remove(&done.req.id) else {
             return;
         };
         let end = lbn + u64::from(done.req.blocks.max(1));
         bump(&mut self.starts, lbn, false);
         bump(&mut self.ends, end, false);
-        if !req.write {
+        if req.write {
+            self.write_done(&done.req, io);
+        } else {
             self.head.read_done(lbn, end);
+            if redirected {
+                bump(&mut self.redirected_out, lbn / PAGE_SECTORS, false);
+                self.release(io);
+            }
         }
         if let Some((left, parts)) = self.parts.get_mut(&req.id) {
             *left -= 1;
@@ -402,9 +546,12 @@ impl Layer for Drr {
     }
 
     fn on_timer(&mut self, now: SimTime, _token: u64, io: &mut LayerIo) {
+        let mark = io.below.len();
         if let Some(sd) = &mut self.sd {
-            sd.round(now, &mut self.map, io);
+            let (writing, held) = (&self.writing, &self.held);
+            sd.round(now, &mut self.map, &|p| being_written(writing, held, p), io);
         }
+        self.replicator_below(mark, io);
     }
 
     fn outstanding(&self) -> usize {
@@ -442,6 +589,11 @@ impl Layer for Drr {
                 ("redirected".into(), s.redirected.to_string()),
                 ("reads with copies".into(), s.with_copies.to_string()),
                 ("kept for merging".into(), s.kept_for_merge.to_string()),
+                ("writes held for ordering".into(), s.writes_held.to_string()),
+                (
+                    "copies passed over while written".into(),
+                    s.copies_being_written.to_string(),
+                ),
                 ("sectors saved".into(), s.sectors_saved.to_string()),
                 (
                     "sectors saved per redirect".into(),
@@ -460,6 +612,8 @@ impl Layer for Drr {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::cell::RefCell;
+    use std::rc::Rc;
 
     fn read(id: u64, page: u64) -> Request {
         Request {
@@ -472,7 +626,7 @@ mod tests {
 
     /// Completes the layer's request below that carries `id` from above.
     fn complete(d: &mut Drr, io: &mut LayerIo, id: u64) {
-        let (&below, &(req, lbn)) = d.below.iter().find(|(_, (r, _))| r.id == id).unwrap();
+        let (&below, &(req, lbn, _)) = d.below.iter().find(|(_, (r, _, _))| r.id == id).unwrap();
         let done = Done::served(
             Request {
                 id: below,
@@ -649,6 +803,179 @@ mod tests {
                 .and_then(|(_, v)| v.parse().ok())
                 .unwrap();
             assert!(redirected > 0, "seed {seed}: {:?}", nodes[0]);
+        }
+    }
+
+    /// Writes carry the content the test gives them.
+    struct Given(FxHashMap<u64, Digest>);
+    impl ContentSource for Given {
+        fn content(&mut self, id: u64, write: bool, _page: u64, _k: usize) -> Option<Digest> {
+            write.then(|| self.0.get(&id).copied()).flatten()
+        }
+    }
+
+    /// What no request ever wrote: the content of scratch space, and of a copy whose
+    /// source read returned content the test could not know.
+    const UNKNOWN: Digest = [0xff; 16];
+
+    /// The drive's bytes under a queue that serves its requests in any order: a host
+    /// that never reads a page it has a request out on must read what it last wrote
+    /// there, wherever a read is redirected, with and without selective duplication.
+    #[test]
+    fn reads_return_the_last_write_whatever_order_the_drive_serves() {
+        use rand::{Rng, SeedableRng};
+        for (seed, selective) in (0..6u64).map(|s| (s, s % 2 == 1)) {
+            let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+            let contents: Vec<Digest> = (0..3u8).map(|c| [c; 16]).collect();
+            let host_pages: Vec<u64> = (0..40).map(|k| k * 15).collect();
+            let spec = DrrSpec {
+                selective: selective.then(|| super::super::selective::SelectiveSpec {
+                    period_s: 2.0,
+                    ..super::super::selective::SelectiveSpec::new(4, 600)
+                }),
+                ..DrrSpec::default()
+            };
+            let given = Rc::new(RefCell::new(FxHashMap::default()));
+            let mut d = spec.build_with(Box::new(Shared(given.clone()))).unwrap();
+            // The host's view of each page, and the drive's bytes of each physical page.
+            let mut view: FxHashMap<u64, Digest> = FxHashMap::default();
+            let mut disk: FxHashMap<u64, Digest> = FxHashMap::default();
+            for &p in &host_pages {
+                let c = contents[rng.gen_range(0..3)];
+                d.preload(p, &c);
+                view.insert(p, c);
+                disk.insert(d.phys_page(p), c);
+            }
+            let mut io = LayerIo::default();
+            let mut queue: Vec<Request> = Vec::new();
+            // Host requests out: id → (page, write).
+            let mut out: FxHashMap<u64, (u64, bool)> = FxHashMap::default();
+            // What the replicator's source reads returned: (round, source page).
+            let mut read_back: FxHashMap<(u64, u64), Digest> = FxHashMap::default();
+            let (mut timer, mut now, mut next_id) = (None, 0u64, 1u64);
+            let (mut reads_checked, mut redirected_checked) = (0, 0);
+            for _step in 0..10_000 {
+                now += 200_000_000;
+                if timer.is_some_and(|t: SimTime| t.0 <= now) {
+                    timer = None;
+                    d.on_timer(SimTime(now), 0, &mut io);
+                } else if rng.gen_bool(0.5) || queue.is_empty() {
+                    let page = host_pages[rng.gen_range(0..host_pages.len())];
+                    let write = rng.gen_bool(0.4);
+                    // The host never reads a page while it has a request out on it,
+                    // and never writes one it is reading; its writes may overlap (the
+                    // last one sent is what the page then holds).
+                    if out.values().any(|&(p, w)| p == page && !(w && write)) {
+                        continue;
+                    }
+                    let id = next_id;
+                    next_id += 1;
+                    if write {
+                        let c = contents[rng.gen_range(0..3)];
+                        given.borrow_mut().insert(id, c);
+                        view.insert(page, c);
+                    }
+                    out.insert(id, (page, write));
+                    let req = Request {
+                        id,
+                        lbn: page * PAGE_SECTORS,
+                        blocks: PAGE_SECTORS as u32,
+                        write,
+                    };
+                    d.on_request(SimTime(now), req, &mut io);
+                } else {
+                    // The drive serves any request of its queue next.
+                    let r = queue.swap_remove(rng.gen_range(0..queue.len()));
+                    let page = r.lbn / PAGE_SECTORS;
+                    let job = d.sd.as_ref().and_then(|sd| sd.job_sources(r.id));
+                    let served = disk.get(&page).copied().unwrap_or(UNKNOWN);
+                    let host = d.below.get(&r.id).map(|b| b.0.id);
+                    match (&job, r.write) {
+                        (Some((round, sources, false)), _) => {
+                            read_back.insert((*round, sources[0]), served);
+                        }
+                        (Some((round, sources, true)), _) => {
+                            for (k, src) in sources.iter().enumerate() {
+                                let c = read_back.get(&(*round, *src)).copied();
+                                disk.insert(page + k as u64, c.unwrap_or(UNKNOWN));
+                            }
+                        }
+                        (None, true) if d.sd.is_some() && host.is_none() => {
+                            // An earlier round's copy write: its bytes are not known.
+                            for k in 0..u64::from(r.blocks) / PAGE_SECTORS {
+                                disk.insert(page + k, UNKNOWN);
+                            }
+                        }
+                        (None, true) => {
+                            let c = given.borrow().get(&host.unwrap()).copied().unwrap();
+                            disk.insert(page, c);
+                        }
+                        (None, false) => {}
+                    }
+                    d.on_complete(
+                        SimTime(now),
+                        &Done::served(r, SimTime(now), SimTime(now)),
+                        &mut io,
+                    );
+                    for up in io.up.drain(..).filter(|u| !u.background) {
+                        let (page, write) = out.remove(&up.req.id).unwrap();
+                        if !write {
+                            assert_eq!(
+                                served,
+                                view[&page],
+                                "seed {seed}: read {} of page {page} served from physical \
+                                 page {} returned other bytes than last written",
+                                up.req.id,
+                                r.lbn / PAGE_SECTORS
+                            );
+                            reads_checked += 1;
+                            redirected_checked +=
+                                u32::from(r.lbn / PAGE_SECTORS != d.phys_page(page));
+                        }
+                    }
+                }
+                queue.append(&mut io.below);
+                if let Some(t) = io.timers.pop() {
+                    timer = Some(t.0);
+                }
+                io.up.retain(|u| !u.background);
+                assert!(io.up.is_empty(), "completions only as the drive serves");
+            }
+            // Everything completes once the drive serves what it holds.
+            while let Some(r) = queue.pop() {
+                let host = d.below.get(&r.id).map(|b| b.0.id);
+                d.on_complete(
+                    SimTime(now),
+                    &Done::served(r, SimTime(now), SimTime(now)),
+                    &mut io,
+                );
+                queue.append(&mut io.below);
+                if let Some(id) = host.filter(|_| io.up.iter().any(|u| !u.background)) {
+                    out.remove(&id);
+                }
+                io.up.clear();
+            }
+            assert!(
+                out.is_empty() && d.held.is_empty(),
+                "seed {seed}: requests left"
+            );
+            assert!(reads_checked > 400, "seed {seed}: {reads_checked} reads");
+            assert!(
+                redirected_checked > 50,
+                "seed {seed}: {redirected_checked} redirected"
+            );
+            if selective {
+                let placed = d.sd.as_ref().unwrap().stats().placed;
+                assert!(placed > 0, "seed {seed}: no copies placed");
+            }
+        }
+    }
+
+    /// [`Given`] shared with the test, which adds each write's content as it goes.
+    struct Shared(Rc<RefCell<FxHashMap<u64, Digest>>>);
+    impl ContentSource for Shared {
+        fn content(&mut self, id: u64, write: bool, page: u64, k: usize) -> Option<Digest> {
+            Given(self.0.borrow().clone()).content(id, write, page, k)
         }
     }
 }
