@@ -540,8 +540,9 @@ mod through_drr {
         drr.build_with(Box::new(src)).unwrap()
     }
 
-    #[test]
-    fn a_source_overwritten_while_read_is_not_copied() {
+    /// [`drr_writing_b_at_100`] with page 10 holding A, read twice (popular), and the
+    /// time of the round that will copy it.
+    fn page_10_popular() -> (crate::dedup::Drr, LayerIo, u64, SimTime) {
         let mut d = drr_writing_b_at_100();
         let mut io = LayerIo::default();
         let page = 10;
@@ -552,6 +553,12 @@ mod through_drr {
         let t = io.timers.pop().unwrap().0;
         drain(&mut d, &mut io);
         io.up.clear();
+        (d, io, page, t)
+    }
+
+    #[test]
+    fn a_source_overwritten_while_read_is_not_copied() {
+        let (mut d, mut io, page, t) = page_10_popular();
         // The round's source read goes below; a write of B to the page follows it
         // before it completes: the drive may serve them in either order.
         d.on_timer(t, 0, &mut io);
@@ -566,16 +573,7 @@ mod through_drr {
 
     #[test]
     fn a_source_with_a_write_below_is_not_copied() {
-        let mut d = drr_writing_b_at_100();
-        let mut io = LayerIo::default();
-        let page = 10;
-        d.preload(page, &[0xaa; 16]);
-        for id in 1..=2 {
-            d.on_request(SimTime(0), req(id, page, false), &mut io);
-        }
-        let t = io.timers.pop().unwrap().0;
-        drain(&mut d, &mut io);
-        io.up.clear();
+        let (mut d, mut io, page, t) = page_10_popular();
         // A write of B goes below first and is still out when the round reads the
         // page; the drive serves the read first, so it returns A, not B.
         d.on_request(SimTime(1), req(100, page, true), &mut io);
