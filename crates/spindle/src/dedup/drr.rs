@@ -200,7 +200,8 @@ pub struct DrrStats {
     pub with_copies: u64,
     /// Sectors of head movement saved by redirection, by the estimate.
     pub sectors_saved: u64,
-    /// Writes that waited for a redirected read of their page to complete.
+    /// Writes that waited for a redirected read of their page, or an earlier write to
+    /// it, to complete.
     pub writes_held: u64,
     /// Copies passed over because a write to them was outstanding.
     pub copies_being_written: u64,
@@ -227,7 +228,8 @@ pub struct Drr {
     writing: FxHashMap<u64, u32>,
     /// Physical pages a redirected read below is reading: how many.
     redirected_out: FxHashMap<u64, u32>,
-    /// Writes waiting for redirected reads of their pages, in arrival order.
+    /// Writes waiting for redirected reads of their pages or earlier writes to them,
+    /// in arrival order.
     held: VecDeque<Request>,
     next_id: u64,
     replicas: Vec<u64>,
