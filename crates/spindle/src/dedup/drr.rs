@@ -366,12 +366,17 @@ impl Drr {
         }
     }
 
-    /// A write below completed: the writes held behind it may go.
-    fn write_done(&mut self, w: &Request, io: &mut LayerIo) {
-        for page in pages_of(w) {
-            bump(&mut self.writing, page, false);
+    /// `r`, put below by [`Self::dispatch`], completed; if a write, the writes held
+    /// behind it may go.
+    fn completed_below(&mut self, r: &Request, io: &mut LayerIo) {
+        bump(&mut self.starts, r.lbn, false);
+        bump(&mut self.ends, r.lbn + u64::from(r.blocks.max(1)), false);
+        if r.write {
+            for page in pages_of(r) {
+                bump(&mut self.writing, page, false);
+            }
+            self.release(io);
         }
-        self.release(io);
     }
 
     pub fn stats(&self) -> DrrStats {
@@ -498,15 +503,7 @@ impl Layer for Drr {
             if sd.completed(now, done, &mut self.map, io) {
                 // Its next requests first: releasing held writes adds to `io.below`.
                 self.replicator_below(mark, io);
-                bump(&mut self.starts, done.req.lbn, false);
-                bump(
-                    &mut self.ends,
-                    done.req.lbn + u64::from(done.req.blocks.max(1)),
-                    false,
-                );
-                if done.req.write {
-                    self.write_done(&done.req, io);
-                }
+                self.completed_below(&done.req, io);
                 io.up.push(Done {
                     background: true,
                     ..*done
@@ -517,13 +514,10 @@ impl Layer for Drr {
         let Some((req, lbn, redirected)) = self.below.remove(&done.req.id) else {
             return;
         };
-        let end = lbn + u64::from(done.req.blocks.max(1));
-        bump(&mut self.starts, lbn, false);
-        bump(&mut self.ends, end, false);
-        if req.write {
-            self.write_done(&done.req, io);
-        } else {
-            self.head.read_done(lbn, end);
+        self.completed_below(&done.req, io);
+        if !req.write {
+            self.head
+                .read_done(lbn, lbn + u64::from(done.req.blocks.max(1)));
             if redirected {
                 bump(&mut self.redirected_out, lbn / PAGE_SECTORS, false);
                 self.release(io);
@@ -808,14 +802,6 @@ mod tests {
         }
     }
 
-    /// Writes carry the content the test gives them.
-    struct Given(FxHashMap<u64, Digest>);
-    impl ContentSource for Given {
-        fn content(&mut self, id: u64, write: bool, _page: u64, _k: usize) -> Option<Digest> {
-            write.then(|| self.0.get(&id).copied()).flatten()
-        }
-    }
-
     /// What no request ever wrote: the content of scratch space, and of a copy whose
     /// source read returned content the test could not know.
     const UNKNOWN: Digest = [0xff; 16];
@@ -973,11 +959,11 @@ mod tests {
         }
     }
 
-    /// [`Given`] shared with the test, which adds each write's content as it goes.
+    /// Writes carry the content the test gives them, as it goes.
     struct Shared(Rc<RefCell<FxHashMap<u64, Digest>>>);
     impl ContentSource for Shared {
-        fn content(&mut self, id: u64, write: bool, page: u64, k: usize) -> Option<Digest> {
-            Given(self.0.borrow().clone()).content(id, write, page, k)
+        fn content(&mut self, id: u64, write: bool, _page: u64, _k: usize) -> Option<Digest> {
+            write.then(|| self.0.borrow().get(&id).copied()).flatten()
         }
     }
 }
