@@ -831,9 +831,10 @@ struct ReproduceArgs {
     #[arg(long)]
     full_scale: bool,
     /// When an array write counts as done, for every row of PROX-T2 and the layout-engine
-    /// runs: `flush` (on the media: each update and destage ends with a cache flush) or
-    /// `cache` (in the drives' write caches)
-    #[arg(long, value_name = "POLICY", default_value = "flush")]
+    /// runs: `write-through` (on the media when it completes: the members' write caches
+    /// are off), `flush` (the drives cache writes; each update and destage ends with a
+    /// cache flush) or `cache` (in the drives' write caches)
+    #[arg(long, value_name = "POLICY", default_value = "write-through")]
     durability: spindle::experiments::registry::Durability,
     /// Report directory
     #[arg(long, value_name = "DIR", default_value = "spindle-report")]

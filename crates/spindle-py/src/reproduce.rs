@@ -9,7 +9,7 @@ use spindle::experiments::registry::{select, Durability, RunOpts};
 /// Runs the experiments `ids` select (catalog ids or prefixes; `all`), `jobs` at once,
 /// and returns `[{"experiment", "title", "seconds", "checks": [...]}]` as JSON.
 #[pyfunction]
-#[pyo3(signature = (ids, quick=true, seed=1, full_scale=false, durability="flush", jobs=None))]
+#[pyo3(signature = (ids, quick=true, seed=1, full_scale=false, durability="write-through", jobs=None))]
 pub fn reproduce(
     py: Python<'_>,
     ids: Vec<String>,

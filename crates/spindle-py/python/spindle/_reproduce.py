@@ -14,7 +14,7 @@ def reproduce(
     quick: bool = True,
     seed: int = 1,
     full_scale: bool = False,
-    durability: str = "flush",
+    durability: str = "write-through",
     jobs: Optional[int] = None,
 ):
     """Runs experiments as ``spindle reproduce IDS [--quick] --seed SEED`` does (no
@@ -31,7 +31,8 @@ def reproduce(
         quick: the quick mode (tests and CI use it).
         seed: the seed of every experiment (an integer within 0..=2^64-1).
         full_scale: the paper's full scale where an experiment supports it.
-        durability: ``"flush"`` or ``"cache"`` (when an array's write counts as done).
+        durability: ``"write-through"`` (default), ``"flush"`` or ``"cache"`` (when an
+            array's write counts as done).
         jobs: experiments run at once, within 1..=1024 (default: the machine's cores).
 
     ValueError for an unknown id or a bad argument (naming it); RuntimeError if an

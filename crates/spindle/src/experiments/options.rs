@@ -14,33 +14,50 @@ pub struct RunOpts {
 }
 
 /// When a write to an array with drive write caches counts as done.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum Durability {
     /// On the media: every update and every destage ends with a cache flush.
-    #[default]
     Flush,
+    /// On the media when it completes (the default): the RAID layer turns its
+    /// members' write caches off (SCSI WCE = 0, as an enterprise RAID layer does over
+    /// volatile drive caches), so each write is served from the media in the order the
+    /// drive's queue chooses among the requests the RAID layer has sent.
+    #[default]
+    WriteThrough,
     /// In the drives' write caches: no flush; drives write to the media when idle.
     Cache,
 }
 
 impl Durability {
+    /// Every policy, in the order the report lists them.
+    pub const ALL: [Durability; 3] = [
+        Durability::Flush,
+        Durability::WriteThrough,
+        Durability::Cache,
+    ];
+
     pub fn name(self) -> &'static str {
         match self {
             Durability::Flush => "flush",
+            Durability::WriteThrough => "write-through",
             Durability::Cache => "cache",
         }
     }
 
-    /// Whether the array flushes its members' caches after each write batch.
+    /// Whether the array flushes its members' caches after each write batch (with the
+    /// caches off there is nothing to flush: the flush returns at once).
     pub fn sync_writes(self) -> bool {
-        self == Durability::Flush
+        self != Durability::Cache
     }
 
-    /// The other policy (a context row).
-    pub fn other(self) -> Durability {
-        match self {
-            Durability::Flush => Durability::Cache,
-            Durability::Cache => Durability::Flush,
-        }
+    /// The members' write cache, KiB, where the policy overrides the drive's own.
+    pub fn write_cache_kib(self) -> Option<u64> {
+        (self == Durability::WriteThrough).then_some(0)
+    }
+
+    /// The other policies (context rows).
+    pub fn others(self) -> impl Iterator<Item = Durability> {
+        Durability::ALL.into_iter().filter(move |d| *d != self)
     }
 }

@@ -8,6 +8,7 @@
 //! 89 % fill, 2000 updates per extent, staging as a share of the volume, 1 MB stripe
 //! unit and allocation range — with fewer extents, on the first part of each drive.
 
+use super::options::Durability;
 use crate::array::{BatchReport, Raid4Config};
 use crate::config::RunConfig;
 use crate::layout::{Dle, LayoutPolicy};
@@ -38,8 +39,8 @@ pub struct AgingSpec {
     /// Age without simulating any I/O (needs timing only): the fill and the random
     /// updates only decide where blocks live; the measured destages are timed.
     pub layout_only_aging: bool,
-    /// Each destage ends with a cache flush of the members (the durability policy).
-    pub sync_writes: bool,
+    /// When a destage's writes count as done (flushed, written through, or cached).
+    pub durability: Durability,
 }
 
 impl AgingSpec {
@@ -77,7 +78,7 @@ pub fn stack_toml(
     staging: f64,
     volume_blocks: u64,
     data: DataMode,
-    sync_writes: bool,
+    durability: Durability,
 ) -> Result<String, String> {
     let kind = match policy {
         LayoutPolicy::Proximal => "dle",
@@ -109,10 +110,20 @@ pub fn stack_toml(
         "# The workload is the experiment's own: it drives the engine call by call.\n\
          [workload]\n\
          [layout]\nkind = \"{kind}\"\n{staging_line}volume-mib = {}\n\
-         data = \"{data}\"\nsync-writes = {sync_writes}\n\
-         [[disks]]\ndisk = \"wd-re3\"\n",
-        volume_blocks / 256
+         data = \"{data}\"\nsync-writes = {}\n\
+         [[disks]]\ndisk = \"wd-re3\"\n{}",
+        volume_blocks / 256,
+        durability.sync_writes(),
+        write_cache_line(durability),
     ))
+}
+
+/// The `[[disks]]` line that turns the members' write caches off under the
+/// write-through policy (empty otherwise: the drive's own cache).
+pub fn write_cache_line(durability: Durability) -> String {
+    durability
+        .write_cache_kib()
+        .map_or(String::new(), |k| format!("write-cache-kib = {k}\n"))
 }
 
 /// Builds the stack `toml` describes and takes its layout engine (and RAID-4) out.
@@ -144,7 +155,7 @@ pub fn aged_engine_with(spec: &AgingSpec, progress: ProgressFn) -> Result<Dle, S
         spec.staging,
         spec.volume_blocks(stripe),
         spec.data,
-        spec.sync_writes,
+        spec.durability,
     )?)?;
     d.set_layout_only(spec.layout_only_aging)
         .map_err(|e| e.to_string())?;
@@ -248,6 +259,14 @@ pub struct StagedRows {
     pub note: String,
 }
 
+/// PROX-T2's "I/Os per revolution" (ambiguity P9, settled): the I/Os of a mean disk,
+/// the mean of the data disks' and the parity disk's I/Os per batch, over the batch's
+/// response time in revolutions. On the paper's own columns this gives every row of
+/// its Table 2 to within 0.08 (`the_papers_columns_give_its_ios_per_revolution`).
+pub fn ios_per_rev(data_ios: f64, parity_ios: f64, resp_ms: f64, rev_ms: f64) -> f64 {
+    (data_ios + parity_ios) / 2.0 * rev_ms / resp_ms.max(1e-9)
+}
+
 /// One row of PROX-T2: means over batches.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct T2Row {
@@ -276,10 +295,8 @@ impl T2Row {
     /// where the first I/O's predecessor is the anti short-stroke read that completed
     /// before the batch began, so ST = (last completion − batch start) / I/Os; the
     /// utilization that results is I/Os × ST / response. (Drive busy time / I/Os would
-    /// differ once writes complete from a drive cache.) I/Os per revolution is the
-    /// catalog's derived reading of the column (PROX-EQ3, ambiguity P9): revolution /
-    /// the I/O-weighted mean ST over every disk and batch, i.e. I/Os completed per
-    /// revolution of disk time.
+    /// differ once writes complete from a drive cache.) I/Os per revolution: see
+    /// [`ios_per_rev`], on the row's means.
     pub fn from_batches(label: &str, batches: &[BatchReport], rev_ms: f64) -> T2Row {
         let n = batches.len().max(1) as f64;
         let mut row = T2Row {
@@ -287,7 +304,6 @@ impl T2Row {
             batches: batches.len(),
             ..T2Row::default()
         };
-        let (mut span_sum, mut io_sum) = (0.0, 0.0);
         let (mut data_n, mut parity_n) = (0.0, 0.0);
         for b in batches {
             let resp = b.response_ms().max(1e-9);
@@ -304,8 +320,6 @@ impl T2Row {
                     .last_done
                     .map_or(0.0, |t| t.0.saturating_sub(b.start_ns) as f64 / 1e6);
                 let st = span / d.ios() as f64;
-                span_sum += span;
-                io_sum += d.ios() as f64;
                 if i == parity {
                     row.parity_ios += d.ios() as f64;
                     row.parity_st_ms += st;
@@ -324,7 +338,6 @@ impl T2Row {
         row.user_writes /= n;
         row.disk_ios /= n;
         row.amplification = row.disk_ios / row.user_writes.max(1e-9);
-        row.ios_per_rev = rev_ms * io_sum / f64::max(span_sum, 1e-9);
         for (v, k) in [
             (&mut row.data_ios, data_n),
             (&mut row.data_st_ms, data_n),
@@ -335,6 +348,7 @@ impl T2Row {
         ] {
             *v /= f64::max(k, 1.0);
         }
+        row.ios_per_rev = ios_per_rev(row.data_ios, row.parity_ios, row.resp_ms, rev_ms);
         row
     }
 

@@ -159,7 +159,7 @@ pub fn prox_t3(o: &RunOpts) -> Result<ExperimentOutput, String> {
         seed: o.seed,
         data: DataMode::RealBytes,
         layout_only_aging: false,
-        sync_writes: o.durability.sync_writes(),
+        durability: o.durability,
     };
     let new_spec = spec(LayoutPolicy::Proximal, 0, 0.01);
     let mut d = aged_engine(&new_spec)?;
@@ -395,7 +395,7 @@ pub fn prox_cost(o: &RunOpts) -> Result<ExperimentOutput, String> {
         seed: o.seed,
         data: DataMode::RealBytes,
         layout_only_aging: false,
-        sync_writes: o.durability.sync_writes(),
+        durability: o.durability,
     };
     let row = t2_row(&spec, 2)?;
     let ours = cost_model(seek_ms, rev_ms, row.ios_per_rev, 130.0, 3.125, 0.01, 1000.0);
@@ -519,6 +519,7 @@ pub fn cost_model(
 mod tests {
     use super::*;
     // The shared aging helpers are exercised here, on the experiments that use them.
+    use crate::experiments::options::Durability;
     use crate::experiments::prox_common::*;
 
     #[test]
@@ -546,30 +547,53 @@ mod tests {
         use crate::array::Raid4;
         use crate::flash::presets::preset as flash_preset;
         use crate::layout::DleConfig;
-        for (seed, policy, staging, data, sync) in [
-            (1, LayoutPolicy::Proximal, 0.01, DataMode::RealBytes, true),
-            (4, LayoutPolicy::Proximal, 0.03, DataMode::TimingOnly, false),
+        for (seed, policy, staging, data, durability) in [
+            (
+                1,
+                LayoutPolicy::Proximal,
+                0.01,
+                DataMode::RealBytes,
+                Durability::Flush,
+            ),
+            (
+                4,
+                LayoutPolicy::Proximal,
+                0.03,
+                DataMode::TimingOnly,
+                Durability::Cache,
+            ),
+            (
+                5,
+                LayoutPolicy::Proximal,
+                0.02,
+                DataMode::TimingOnly,
+                Durability::WriteThrough,
+            ),
             (
                 6,
                 LayoutPolicy::WriteAnywhere,
                 0.0,
                 DataMode::RealBytes,
-                true,
+                Durability::Flush,
             ),
         ] {
             let spec = AgingSpec {
                 staging,
                 policy,
                 data,
-                sync_writes: sync,
+                durability,
                 ..small_spec(data, false, seed)
             };
             let raid_cfg = Raid4Config {
                 data: spec.data,
-                sync_writes: spec.sync_writes,
+                sync_writes: spec.durability.sync_writes(),
                 ..Raid4Config::default()
             };
-            let raid = Raid4::new(preset("wd-re3").unwrap(), raid_cfg).unwrap();
+            let mut disk = preset("wd-re3").unwrap();
+            if let Some(kib) = spec.durability.write_cache_kib() {
+                disk.firmware.write_cache_sectors = kib * 2;
+            }
+            let raid = Raid4::new(disk, raid_cfg).unwrap();
             let volume = spec.volume_blocks(1024).min(raid.layout().volume_blocks());
             let cfg = DleConfig {
                 policy: spec.policy,
@@ -584,7 +608,7 @@ mod tests {
                     spec.staging,
                     spec.volume_blocks(1024),
                     spec.data,
-                    spec.sync_writes,
+                    spec.durability,
                 )
                 .unwrap(),
             )
@@ -614,7 +638,7 @@ mod tests {
             seed: 1,
             data: DataMode::RealBytes,
             layout_only_aging: false,
-            sync_writes: true,
+            durability: Durability::Flush,
         };
         let row = t2_row(&spec, 1).expect("row");
         // 1 % of the volume over the extents: about 46 staged blocks per extent batch.
@@ -635,7 +659,7 @@ mod tests {
             seed,
             data,
             layout_only_aging,
-            sync_writes: true,
+            durability: Durability::Flush,
         }
     }
 

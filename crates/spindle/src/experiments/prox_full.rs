@@ -141,7 +141,7 @@ pub fn full_scale_row(o: &RunOpts, staging: f64, destages: u64) -> Result<FullSc
         seed: o.seed,
         data: DataMode::TimingOnly,
         layout_only_aging: true,
-        sync_writes: o.durability.sync_writes(),
+        durability: o.durability,
     };
     let mut progress = Progress {
         start: Instant::now(),

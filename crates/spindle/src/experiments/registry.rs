@@ -26,9 +26,10 @@ impl std::str::FromStr for Durability {
     fn from_str(s: &str) -> Result<Durability, String> {
         match s {
             "flush" => Ok(Durability::Flush),
+            "write-through" => Ok(Durability::WriteThrough),
             "cache" => Ok(Durability::Cache),
             other => Err(format!(
-                "durability must be `flush` or `cache`, got `{other}`"
+                "durability must be `flush`, `write-through` or `cache`, got `{other}`"
             )),
         }
     }
