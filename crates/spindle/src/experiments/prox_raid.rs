@@ -858,4 +858,32 @@ mod tests {
         let by_st = rev_ms * (4.0 * data + parity) / (4.0 * data * 0.8 + parity * 0.6);
         assert!((by_st - printed).abs() > 2.0, "{by_st}");
     }
+
+    /// Write-through: the members' drives never hold an acknowledged write only in
+    /// their caches, even with no flush after a batch; the cache policy does.
+    #[test]
+    fn write_through_members_hold_no_write_in_cache() {
+        let held_after_each = |toml: &str| {
+            let mut raid = layout_stack(toml).expect("stack").into_raid();
+            let through = raid.members().iter().all(|m| !m.drive().caches_writes());
+            let mut rng = ChaCha8Rng::seed_from_u64(5);
+            let blocks = raid.layout().volume_blocks();
+            let held: Vec<usize> = (0..30)
+                .map(|i| {
+                    let v = rng.gen_range(0..blocks);
+                    raid.write_batch(&[(v, block_from(format!("{i}").as_bytes()))])
+                        .expect("write");
+                    raid.buffered_blocks()
+                })
+                .collect();
+            (through, held)
+        };
+        let unflushed = baseline_stack(Durability::WriteThrough, None)
+            .replace("sync-writes = true", "sync-writes = false");
+        assert!(unflushed.contains("sync-writes = false"), "{unflushed}");
+        let (through, held) = held_after_each(&unflushed);
+        assert!(through && held.iter().all(|&h| h == 0), "{held:?}");
+        let (through, held) = held_after_each(&baseline_stack(Durability::Cache, None));
+        assert!(!through && held.iter().any(|&h| h > 0), "{held:?}");
+    }
 }
