@@ -22,8 +22,9 @@ const PAPER_ROWS: [(f64, f64, f64); 8] = [
     (8.0, 4.6, 8.7),
 ];
 
-/// Disk time per disk I/O of a row, ms: the row's I/Os per revolution is the
-/// revolution over the I/O-weighted mean disk time per I/O.
+/// Disk time per disk I/O of a row, ms: the revolution over the row's I/Os per
+/// revolution, i.e. the batch's response over the I/Os of a mean disk (the mean of
+/// the data disks' and the parity disk's), the paper's own reading of the column.
 fn ms_per_io(r: &T2Row, rev_ms: f64) -> f64 {
     rev_ms / r.ios_per_rev.max(1e-9)
 }
