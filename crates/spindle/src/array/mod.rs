@@ -16,7 +16,9 @@ pub use error::ArrayError;
 pub use faults::{FaultInjector, Injected, MemberFaults};
 pub use layout::Layout;
 pub use mirror::{FailAt, Mirror, MirrorBatch, MirrorOp};
-pub use raid4::{BatchReport, Detection, FaultKind, MemberState, Raid4, Raid4Config};
+pub use raid4::{
+    ios_per_revolution, BatchReport, Detection, FaultKind, MemberState, Raid4, Raid4Config,
+};
 
 #[cfg(test)]
 mod crash_points_tests;

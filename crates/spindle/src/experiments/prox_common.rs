@@ -9,7 +9,7 @@
 //! unit and allocation range — with fewer extents, on the first part of each drive.
 
 use super::options::Durability;
-use crate::array::{BatchReport, Raid4Config};
+use crate::array::{ios_per_revolution, BatchReport, Raid4Config};
 use crate::config::RunConfig;
 use crate::layout::{Dle, LayoutPolicy};
 use crate::store::{block_from, Block, DataMode};
@@ -259,14 +259,6 @@ pub struct StagedRows {
     pub note: String,
 }
 
-/// PROX-T2's "I/Os per revolution" (ambiguity P9, settled): the I/Os of a mean disk,
-/// the mean of the data disks' and the parity disk's I/Os per batch, over the batch's
-/// response time in revolutions. On the paper's own columns this gives every row of
-/// its Table 2 to within 0.08 (`the_papers_columns_give_its_ios_per_revolution`).
-pub fn ios_per_rev(data_ios: f64, parity_ios: f64, resp_ms: f64, rev_ms: f64) -> f64 {
-    (data_ios + parity_ios) / 2.0 * rev_ms / resp_ms.max(1e-9)
-}
-
 /// One row of PROX-T2: means over batches.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct T2Row {
@@ -296,7 +288,7 @@ impl T2Row {
     /// before the batch began, so ST = (last completion − batch start) / I/Os; the
     /// utilization that results is I/Os × ST / response. (Drive busy time / I/Os would
     /// differ once writes complete from a drive cache.) I/Os per revolution: see
-    /// [`ios_per_rev`], on the row's means.
+    /// [`ios_per_revolution`], on the row's means.
     pub fn from_batches(label: &str, batches: &[BatchReport], rev_ms: f64) -> T2Row {
         let n = batches.len().max(1) as f64;
         let mut row = T2Row {
@@ -348,7 +340,7 @@ impl T2Row {
         ] {
             *v /= f64::max(k, 1.0);
         }
-        row.ios_per_rev = ios_per_rev(row.data_ios, row.parity_ios, row.resp_ms, rev_ms);
+        row.ios_per_rev = ios_per_revolution(row.data_ios, row.parity_ios, row.resp_ms, rev_ms);
         row
     }
 

@@ -6,9 +6,9 @@
 //! a 1–8 % flash staging area (`prox_common`'s aging, `prox_full` at full scale).
 
 use super::options::{Durability, RunOpts};
-use super::prox_common::{ios_per_rev, layout_stack, t2_row, AgingSpec, StagedRows, T2Row};
+use super::prox_common::{layout_stack, t2_row, AgingSpec, StagedRows, T2Row};
 use super::Check;
-use crate::array::{BatchReport, Raid4};
+use crate::array::{ios_per_revolution, BatchReport, Raid4};
 use crate::disk::presets::preset;
 use crate::layout::LayoutPolicy;
 use crate::report::{ExperimentOutput, Plot, PlotKind, Series, Table};
@@ -594,7 +594,7 @@ const PAPER_T2_IO_COLUMNS: [(&str, f64, f64, f64, f64); 9] = [
     ("8 %", 320.9, 163.5, 512.6, 8.7),
 ];
 
-/// Largest gap between the paper's printed I/Os per revolution and [`ios_per_rev`] on
+/// Largest gap between the paper's printed I/Os per revolution and [`ios_per_revolution`] on
 /// the paper's own columns (7,200 rpm), with the row it occurs in.
 fn ios_per_rev_definition_gap() -> (f64, &'static str) {
     let rev_ms = 60_000.0 / 7200.0;
@@ -602,7 +602,7 @@ fn ios_per_rev_definition_gap() -> (f64, &'static str) {
         .iter()
         .map(|&(row, resp, data, parity, printed)| {
             (
-                (ios_per_rev(data, parity, resp, rev_ms) - printed).abs(),
+                (ios_per_revolution(data, parity, resp, rev_ms) - printed).abs(),
                 row,
             )
         })

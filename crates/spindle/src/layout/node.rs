@@ -12,7 +12,7 @@
 
 use super::config::LayoutConfig;
 use super::dle::{Dle, DleConfig, DleError};
-use crate::array::{ArrayError, BatchReport, Raid4, Raid4Config};
+use crate::array::{ios_per_revolution, ArrayError, BatchReport, Raid4, Raid4Config};
 use crate::disk::hdd::Request;
 use crate::disk::params::DiskParams;
 use crate::flash::presets::preset as flash_preset;
@@ -35,9 +35,12 @@ struct BatchTotals {
     disk_ios: u64,
     /// Sum of batch response times, ms.
     resp_ms: f64,
-    /// Member I/Os and the time their members were busy from the batch start, ms.
-    member_ios: u64,
-    member_span_ms: f64,
+    /// Sums over batches of the data disks' I/Os (the disks that did any) and the
+    /// parity disk's, with how many (batch, disk) pairs each sums.
+    data_ios: u64,
+    data_disks: u64,
+    parity_ios: u64,
+    parity_disks: u64,
 }
 
 impl BatchTotals {
@@ -46,12 +49,27 @@ impl BatchTotals {
         self.user_writes += b.user_writes;
         self.disk_ios += b.disk_ios();
         self.resp_ms += b.response_ms();
-        for d in b.disks.iter().filter(|d| d.ios() > 0) {
-            self.member_ios += d.ios();
-            self.member_span_ms += d
-                .last_done
-                .map_or(0.0, |t| t.0.saturating_sub(b.start_ns) as f64 / 1e6);
+        let parity = b.disks.len().saturating_sub(1);
+        for (i, d) in b.disks.iter().enumerate().filter(|(_, d)| d.ios() > 0) {
+            if i == parity {
+                self.parity_ios += d.ios();
+                self.parity_disks += 1;
+            } else {
+                self.data_ios += d.ios();
+                self.data_disks += 1;
+            }
         }
+    }
+
+    /// PROX-T2's I/Os per revolution on the batches' means.
+    fn ios_per_revolution(&self, rev_ms: f64) -> f64 {
+        let mean = |sum: u64, n: u64| sum as f64 / n.max(1) as f64;
+        ios_per_revolution(
+            mean(self.data_ios, self.data_disks),
+            mean(self.parity_ios, self.parity_disks),
+            self.resp_ms / self.batches.max(1) as f64,
+            rev_ms,
+        )
     }
 }
 
@@ -327,10 +345,7 @@ impl Device for LayoutNode {
             ),
             (
                 "I/Os per revolution".to_string(),
-                format!(
-                    "{:.2}",
-                    self.rev_ms * b.member_ios as f64 / b.member_span_ms.max(1e-9)
-                ),
+                format!("{:.2}", b.ios_per_revolution(self.rev_ms)),
             ),
             ("batch ms".to_string(), format!("{:.1}", b.resp_ms / n)),
         ];
