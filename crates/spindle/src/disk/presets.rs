@@ -569,9 +569,10 @@ pub fn wd_re3() -> DiskParams {
         // Decision (session 6): the write cache is on, as SATA drives ship, holding up to
         // 4 MB of the buffer (16 MB is all the paper's batches ever hold at once).
         // PROX-T2's baseline (16.8 ms for two reads and two writes per drive, less
-        // than a write-through drive needs: see that experiment) shows the paper's
+        // than a write-through drive needs: see that experiment) suggests the paper's
         // drives acknowledged writes from their cache; the layout engine's batches
-        // flush it (`Raid4Config::sync_writes`).
+        // flush it (`Raid4Config::sync_writes`), and `spindle reproduce`'s default
+        // write-through policy turns it off (`write-cache-kib = 0`): PROX-T2 says why.
         firmware: Firmware {
             queue_depth: 32,
             policy: FirmwarePolicy::Sptf,

@@ -144,9 +144,10 @@ pub fn prox_t2(o: &RunOpts) -> Result<ExperimentOutput, String> {
              the drives hold it: no row flushes. Both durable policies are what the layout \
              engine needs (it must know a destage is on the media before it points its metadata \
              at the new locations and frees the staging copies), and a fair baseline gives the \
-             same guarantee; we chose write-through because the paper's own measurements serve \
-             queued writes from the media (Table 1's proximal write strands take longer than \
-             its reads) and its RAID layer owns the queue. A baseline update takes \
+             same guarantee; we chose write-through because the paper's RAID layer owns each \
+             disk's queue and its strand measurements serve queued writes from the media (Table \
+             1, on its SCSI drive: proximal write strands take longer than read strands, which \
+             a write cache would not allow); the paper does not state the RE3s' cache setting. A baseline update takes \
              {policy_times}. The paper's rows do not fit one policy: its baseline, 16.8 ms, is \
              faster than an update on the media can be (its own random access is 11.7 ms, \
              section 5.4, which leaves 5.1 ms for the second read and both writes, less than \
