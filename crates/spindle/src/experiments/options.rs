@@ -61,3 +61,40 @@ impl Durability {
         Durability::ALL.into_iter().filter(move |d| *d != self)
     }
 }
+
+impl std::str::FromStr for Durability {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Durability, String> {
+        Durability::ALL
+            .into_iter()
+            .find(|d| d.name() == s)
+            .ok_or_else(|| {
+                format!("durability must be `flush`, `write-through` or `cache`, got `{s}`")
+            })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_policy_parses_from_its_name_and_no_other() {
+        for d in Durability::ALL {
+            assert_eq!(d.name().parse::<Durability>(), Ok(d));
+            assert_eq!(d.others().count(), 2);
+            assert!(d.others().all(|o| o != d));
+        }
+        assert_eq!(Durability::default(), Durability::WriteThrough);
+        let e = "writethrough".parse::<Durability>().unwrap_err();
+        assert!(
+            e.contains("write-through") && e.contains("`writethrough`"),
+            "{e}"
+        );
+        // Both durable policies flush; only write-through turns the caches off.
+        assert!(Durability::Flush.sync_writes() && Durability::WriteThrough.sync_writes());
+        assert!(!Durability::Cache.sync_writes());
+        assert_eq!(Durability::WriteThrough.write_cache_kib(), Some(0));
+        assert_eq!(Durability::Flush.write_cache_kib(), None);
+    }
+}

@@ -21,20 +21,6 @@ use std::fmt::Write as _;
 
 pub use super::options::{Durability, RunOpts};
 
-impl std::str::FromStr for Durability {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Durability, String> {
-        match s {
-            "flush" => Ok(Durability::Flush),
-            "write-through" => Ok(Durability::WriteThrough),
-            "cache" => Ok(Durability::Cache),
-            other => Err(format!(
-                "durability must be `flush`, `write-through` or `cache`, got `{other}`"
-            )),
-        }
-    }
-}
-
 pub struct Experiment {
     pub id: &'static str,
     pub title: &'static str,
