@@ -268,13 +268,15 @@ pub struct T2Row {
     pub user_writes: f64,
     pub disk_ios: f64,
     pub amplification: f64,
-    /// Mean over the data and parity disks that did I/O of revolution / ST.
+    /// The paper's I/Os per revolution: [`ios_per_revolution`] on the row's means.
     pub ios_per_rev: f64,
     /// Per data disk that did I/O in the batch.
     pub data_ios: f64,
     pub data_st_ms: f64,
     pub data_util: f64,
     pub parity_ios: f64,
+    /// Of `parity_ios`, the reads (the rest are writes).
+    pub parity_reads: f64,
     pub parity_st_ms: f64,
     pub parity_util: f64,
     /// From the batch's start to its last read's completion (the rest is writes).
@@ -314,6 +316,7 @@ impl T2Row {
                 let st = span / d.ios() as f64;
                 if i == parity {
                     row.parity_ios += d.ios() as f64;
+                    row.parity_reads += d.reads as f64;
                     row.parity_st_ms += st;
                     row.parity_util += span / resp;
                     parity_n += 1.0;
@@ -335,6 +338,7 @@ impl T2Row {
             (&mut row.data_st_ms, data_n),
             (&mut row.data_util, data_n),
             (&mut row.parity_ios, parity_n),
+            (&mut row.parity_reads, parity_n),
             (&mut row.parity_st_ms, parity_n),
             (&mut row.parity_util, parity_n),
         ] {
