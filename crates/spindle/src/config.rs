@@ -418,6 +418,18 @@ impl RunConfig {
             msg,
         })?;
         c.source = Some(file.to_string());
+        // A layout over [[disks]] fixes its members' queues (the paper's RAID layer):
+        // a [scheduler] table there would be ignored, so it is refused.
+        let has_scheduler =
+            || toml::from_str::<toml::Table>(text).is_ok_and(|t| t.contains_key("scheduler"));
+        if c.layout.is_some() && c.device.is_none() && has_scheduler() {
+            return Err(ConfigError::Invalid(format!(
+                "{file}: [layout] over [[disks]] queues each member in issue order with 8 \
+                 outstanding (the paper's RAID layer), so a [scheduler] table does not apply; \
+                 to choose the members' scheduler give the RAID-4 as a [device] (kind = \
+                 \"raid4\") with [device.member.scheduler]"
+            )));
+        }
         Ok(c)
     }
 
@@ -744,6 +756,32 @@ mod tests {
         let b = c.build().unwrap();
         assert_eq!(b.drives, 1);
         assert_eq!(c.scheduler.queue_spec().unwrap().depth, 2);
+    }
+
+    /// A layout over [[disks]] fixes its members' queues; a [scheduler] table there
+    /// would be ignored, so it is an error naming the way to set it.
+    #[test]
+    fn a_scheduler_table_under_a_layout_over_disks_is_refused() {
+        let base = "[workload]\n[layout]\nkind = \"update-in-place\"\nvolume-mib = 64\n\
+                    [[disks]]\ndisk = \"wd-re3\"\n";
+        let plain = RunConfig::from_toml(base, "l.toml").unwrap();
+        assert!(plain.layout_stack().is_ok());
+        let e = RunConfig::from_toml(
+            &format!("{base}[scheduler]\nkind = \"sstf\"\nqueue-depth = 32\n"),
+            "l.toml",
+        )
+        .err()
+        .unwrap()
+        .to_string();
+        assert!(
+            e.contains("l.toml")
+                && e.contains("[scheduler]")
+                && e.contains("[device.member.scheduler]"),
+            "{e}"
+        );
+        // Without a layout the [scheduler] queues each drive, as always.
+        let no_layout = "[workload]\n[[disks]]\ndisk = \"wd-re3\"\n[scheduler]\nkind = \"sstf\"\n";
+        assert!(RunConfig::from_toml(no_layout, "d.toml").is_ok());
     }
 
     #[test]
