@@ -76,6 +76,7 @@ enum Command {
             \x20 count = 1\n\
             \x20 write-cache-kib = 0        # optional: the drive's write cache (0: off)\n\
             \x20 [layout]                   # optional: a layout engine over a RAID-4 of the disk\n\
+            \x20                            # (members FCFS, 8 outstanding: no [scheduler] then)\n\
             \x20 kind = \"dle\"               # dle | update-in-place | write-anywhere\n\
             \x20 staging-pct = 1.0          # flash staging area, % of the volume (dle only)\n\
             \x20 allocation-range-kib = 1024\n\
