@@ -76,29 +76,26 @@ pub fn prox_t2(o: &RunOpts) -> Result<ExperimentOutput, String> {
     let rev_ms = 60_000.0 / disk.mech.rpm;
     let updates = if o.quick { 300 } else { 3000 };
     let policy = o.durability;
-    let (mut row, reports) = baseline_updates(&baseline_stack(policy, None), updates, o.seed)?;
-    row.label = format!("Baseline ({} policy)", policy.name());
-    // Context (not checked): the same updates under the other policies.
-    let mut other_rows = Vec::new();
-    for other in policy.others() {
-        let (mut r, _) = baseline_updates(&baseline_stack(other, None), updates, o.seed)?;
-        r.label = format!("Baseline, {} policy (context)", other.name());
-        other_rows.push((other, r));
-    }
-    let by_policy = |d: Durability| {
-        if d == policy {
-            &row
+    // The baseline under every policy: the run's is checked, the others are context.
+    let mut baselines = Vec::new();
+    let mut reports = Vec::new();
+    for d in Durability::ALL {
+        let (mut r, reps) = baseline_updates(&baseline_stack(d, None), updates, o.seed)?;
+        r.label = if d == policy {
+            reports = reps;
+            format!("Baseline ({} policy)", d.name())
         } else {
-            other_rows
-                .iter()
-                .find(|(p, _)| *p == d)
-                .map_or(&row, |(_, r)| r)
-        }
-    };
-    let policy_times: Vec<String> = Durability::ALL
+            format!("Baseline, {} policy (context)", d.name())
+        };
+        baselines.push((d, r));
+    }
+    let baseline_of = |d: Durability| baselines.iter().find(|(p, _)| *p == d).map(|(_, r)| r);
+    let row = baseline_of(policy)
+        .cloned()
+        .ok_or("PROX-T2: no baseline row for the run's policy")?;
+    let policy_times = baselines
         .iter()
-        .map(|&d| {
-            let r = by_policy(d);
+        .map(|(d, r)| {
             format!(
                 "{:.1} ms under {} ({:.1} ms of reads)",
                 r.resp_ms,
@@ -106,8 +103,8 @@ pub fn prox_t2(o: &RunOpts) -> Result<ExperimentOutput, String> {
                 r.read_phase_ms
             )
         })
-        .collect();
-    let policy_times = policy_times.join(", ");
+        .collect::<Vec<_>>()
+        .join(", ");
     let id = "PROX-T2";
     let exact_ios = reports.iter().all(|r| r.disk_ios() == 8);
     let staged = if o.full_scale {
@@ -178,7 +175,7 @@ pub fn prox_t2(o: &RunOpts) -> Result<ExperimentOutput, String> {
         tables: vec![Table {
             columns: T2Row::columns(),
             rows: std::iter::once(row.cells())
-                .chain(other_rows.iter().map(|(_, r)| r.cells()))
+                .chain(policy.others().filter_map(baseline_of).map(T2Row::cells))
                 .chain(staged.rows.iter().map(|r| r.1.cells()))
                 .chain(std::iter::once(paper_baseline_cells()))
                 .chain(paper_t2_rows())
