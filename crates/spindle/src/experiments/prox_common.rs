@@ -114,16 +114,14 @@ pub fn stack_toml(
          [[disks]]\ndisk = \"wd-re3\"\n{}",
         volume_blocks / 256,
         durability.sync_writes(),
-        write_cache_line(durability),
+        write_cache_line(durability.write_cache_kib()),
     ))
 }
 
-/// The `[[disks]]` line that turns the members' write caches off under the
-/// write-through policy (empty otherwise: the drive's own cache).
-pub fn write_cache_line(durability: Durability) -> String {
-    durability
-        .write_cache_kib()
-        .map_or(String::new(), |k| format!("write-cache-kib = {k}\n"))
+/// The `[[disks]]` line that sets the members' write cache (KiB; 0 under the
+/// write-through policy), empty for the drive's own cache.
+pub fn write_cache_line(kib: Option<u64>) -> String {
+    kib.map_or(String::new(), |k| format!("write-cache-kib = {k}\n"))
 }
 
 /// Builds the stack `toml` describes and takes its layout engine (and RAID-4) out.

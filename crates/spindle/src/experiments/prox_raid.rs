@@ -6,7 +6,7 @@
 //! a 1–8 % flash staging area (`prox_common`'s aging, `prox_full` at full scale).
 
 use super::options::{Durability, RunOpts};
-use super::prox_common::{layout_stack, t2_row, AgingSpec, StagedRows, T2Row};
+use super::prox_common::{layout_stack, t2_row, write_cache_line, AgingSpec, StagedRows, T2Row};
 use super::Check;
 use crate::array::{ios_per_revolution, BatchReport, Raid4};
 use crate::disk::presets::preset;
@@ -59,14 +59,13 @@ pub fn baseline_updates_on(
 /// with `Durability::Cache` it returns once the drives have acknowledged it.
 /// `write_cache_kib` overrides the drives' write cache.
 pub fn baseline_stack(durability: Durability, write_cache_kib: Option<u64>) -> String {
-    let cache = write_cache_kib.or(durability.write_cache_kib());
     format!(
         "# The workload is the experiment's own: random single-block updates.\n\
          [workload]\n\
          [layout]\nkind = \"update-in-place\"\nsync-writes = {}\n\
          [[disks]]\ndisk = \"wd-re3\"\n{}",
         durability.sync_writes(),
-        cache.map_or(String::new(), |k| format!("write-cache-kib = {k}\n"))
+        write_cache_line(write_cache_kib.or(durability.write_cache_kib()))
     )
 }
 
