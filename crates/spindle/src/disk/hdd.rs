@@ -121,6 +121,7 @@ impl HostView<'_> {
             cyl: loc.pbn.cyl,
             head: loc.pbn.head,
         };
+        let read_seek = me.positioning_ns(me.idle.pos, to, false);
         let mut seek = me.positioning_ns(me.idle.pos, to, write);
         let (start, data) = if !write {
             (self.read_start, SimTime::ZERO)
@@ -138,7 +139,7 @@ impl HostView<'_> {
                 }
             }
         };
-        let ready = (start + seek).max(me.next_media_at).max(data);
+        let ready = Hdd::after_turnaround(start, read_seek, seek, me.next_media_at).max(data);
         let rot = me.wait_ns(ready, me.sector_angle_ps(loc.angle_sectors as u64, loc.spt));
         ready.0 - self.now.0 + rot
     }
@@ -853,6 +854,29 @@ impl Hdd {
         }
     }
 
+    /// When a command's media access can begin: positioning that takes `read_ns` for a
+    /// read (`write_ns` for this command, a write's settle included) started at
+    /// `start`, and no earlier than `not_before`, the firmware's command turnaround.
+    /// The turnaround is the drive's floor on repositioning between commands, and it is
+    /// set from reads (PROX-T1's read rows, the proximal I/O paper's "six in a single
+    /// revolution"); a write's tighter settle comes after it rather than hiding under
+    /// it, as the paper puts the slower write strands down to "additional write-settle
+    /// time for track-to-track seeks" (§2.3). Without a turnaround this is
+    /// `start + write_ns`, as in DiskSim.
+    fn after_turnaround(
+        start: SimTime,
+        read_ns: u64,
+        write_ns: u64,
+        not_before: SimTime,
+    ) -> SimTime {
+        let reached = (start + read_ns).max(not_before);
+        if write_ns == read_ns {
+            return reached;
+        }
+        let settled = (reached.0 as i64 + (write_ns as i64 - read_ns as i64)).max(0) as u64;
+        SimTime(settled.max(start.0 + write_ns).max(not_before.0))
+    }
+
     /// Pure query: positioning time (seek + rotational latency) from `from` at time
     /// `now` to the first sector of `lbn`, in ns, as (seek, rotation).
     pub fn positioning_time(
@@ -894,7 +918,12 @@ impl Hdd {
             head: loc.pbn.head,
         };
         // The media access cannot start before the firmware's command turnaround.
-        let ready = (free + self.positioning_ns(from, to, write)).max(self.next_media_at);
+        let ready = Self::after_turnaround(
+            free,
+            self.positioning_ns(from, to, false),
+            self.positioning_ns(from, to, write),
+            self.next_media_at,
+        );
         let rot = self.wait_ns(
             ready,
             self.sector_angle_ps(loc.angle_sectors as u64, loc.spt),
@@ -1041,10 +1070,16 @@ impl Hdd {
             };
             let p = self.positioning_ns(pos, to, write);
             st.seek_ns += p;
-            t += p;
-            if first_track && t < not_before {
+            if first_track {
                 // Positioning overlapped the firmware's command turnaround.
-                t = not_before;
+                let read = if write {
+                    self.positioning_ns(pos, to, false)
+                } else {
+                    p
+                };
+                t = Self::after_turnaround(t, read, p, not_before);
+            } else {
+                t += p;
             }
             pos = to;
             let spt = loc.spt;
@@ -2389,6 +2424,40 @@ mod tests {
                 assert_eq!(mod_period(v, p), v % p);
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod turnaround_tests {
+    use super::*;
+
+    /// A write's settle follows the command turnaround where the turnaround binds, and
+    /// changes nothing where it does not (DiskSim's drives, which have none).
+    #[test]
+    fn a_writes_settle_comes_after_the_turnaround() {
+        let (start, read, settle) = (SimTime(1_000_000), 475_000u64, 200_000u64);
+        let write = read + settle;
+        // Turnaround already over: the write's own positioning, as without one.
+        assert_eq!(
+            Hdd::after_turnaround(start, read, write, SimTime(900_000)),
+            start + write
+        );
+        // Turnaround binding: a read starts when it ends, a write a settle later.
+        let floor = start + 600_000;
+        assert_eq!(Hdd::after_turnaround(start, read, read, floor), floor);
+        assert_eq!(
+            Hdd::after_turnaround(start, read, write, floor),
+            floor + settle
+        );
+        // A negative settle (a calibrated drive's) never starts before the floor.
+        assert_eq!(
+            Hdd::after_turnaround(start, read, read - 100_000, floor),
+            floor
+        );
+        assert_eq!(
+            Hdd::after_turnaround(start, read, read - 100_000, SimTime(0)),
+            start + (read - 100_000)
+        );
     }
 }
 

@@ -24,7 +24,9 @@ pub struct Mechanics {
     pub seek: SeekCurve,
     /// Time to switch heads; a seek and a head switch overlap (the longer one counts).
     pub head_switch_ms: f64,
-    /// Added to every non-zero positioning time of a write; may be negative.
+    /// Added to every non-zero positioning time of a write; may be negative. Where the
+    /// firmware has a command turnaround, the settle comes after it (see
+    /// `Firmware::turnaround_ms`).
     pub write_settle_ms: f64,
     pub rpm: f64,
     /// Optional spindle-speed variation: the speed drifts smoothly within ± this
@@ -214,6 +216,8 @@ pub struct Firmware {
     /// the previous command's media access ended (positioning overlaps it). DiskSim
     /// has no such delay (0); drives whose firmware needs time to finish one command
     /// and set up the next show it as lost revolutions for close-by queued requests.
+    /// It is the floor a read's repositioning meets; a write's extra settle is added
+    /// after it (the proximal I/O paper's slower write strands, PROX-T1).
     #[serde(default)]
     pub turnaround_ms: f64,
     /// Firmware write cache in 512-byte sectors (0: off, writes go to the media before

@@ -452,7 +452,8 @@ fn three_regime_for(
 ///
 /// Stated: 15,000 rpm; 8 surfaces; 1,200 sectors per track in the first zone;
 /// surface-serpentine bands of C = 65 cylinders; three-regime seek with the flat part
-/// equal to the 0.475 ms track switch; average seek 3.6 ms; writes pay extra settle (5.8 vs 5.6 ms → 0.2 ms); 300 GB.
+/// equal to the 0.475 ms track switch; average seek 3.6 ms; writes pay extra settle (5.8 vs 5.6 ms → 0.2 ms),
+/// also between the tracks of a strand ("additional write-settle time for track-to-track seeks"); 300 GB.
 /// Decided here: 15 zones with SPT falling linearly to 60 % of the outer zone (typical of
 /// 65 mm platters), cylinder count chosen for 300 GB; 0.1 ms command overhead; a 4 Gb/s
 /// FC interface (≈ 1.3 µs per sector); 16 MB of cache in 16 segments with read-ahead to

@@ -767,16 +767,18 @@ fn t1_note(rep: &super::strands::StrandReport, idle: &super::strands::StrandRepo
          their short strands come out long (proximal read of 2: {:.2} ms, track-approximate \
          of 2: {:.2} ms, paper 7.4).\n\n\
          Proximal writes: {} from the paper's row in the checked run ({} on an idle drive), \
-         and the write/read ratio at 8 is {:.3} (paper 1.19; {:.3} on an idle drive). The paper puts the \
-         difference down to write settle on track-to-track seeks: 20.4 - 17.1 ms over 8 \
-         requests is about 0.4 ms per request. In our drive the 0.2 ms write settle is part \
-         of the seek, and the seek overlaps the 0.6 ms command turnaround, so a write's step \
-         between tracks grows only from 0.6 to about 0.68 ms (the 0.475 ms track switch plus \
-         the settle), and a single random write costs 0.2 ms more than a read, as the \
-         paper's 5.8 and 5.6 ms. A drive whose settle came after the turnaround (0.8 ms \
-         steps: five per revolution instead of six) would lose the extra revolutions the \
-         paper's row shows; the paper does not say how its drive orders the two, and the \
-         read rows cannot tell the two orders apart, so we leave the write rows as a miss.",
+         and the write/read ratio at 8 is {:.3} (paper 1.19; {:.3} on an idle drive). The \
+         paper puts the difference down to \"additional write-settle time for track-to-track \
+         seeks\": 20.4 - 17.1 ms over 8 requests is about 0.4 ms per request. The drive's \
+         command turnaround is its floor on repositioning between commands, set from reads \
+         (Appendix A's six per revolution); a write's 0.2 ms settle (the paper's single \
+         requests: 5.8 ms a write, 5.6 ms a read) comes after that floor rather than under \
+         it, so a write's step between tracks is about 0.83 ms, five per revolution where \
+         reads fit six, and a write strand pays the settle and, past five requests, more \
+         revolutions. (With the settle counted inside a seek that overlaps the turnaround, \
+         the step grew only to about 0.68 ms and the write row came out 11-13 % low.) The \
+         ratio at 8 lies near the lower edge of the paper's ±0.06, and other seeds put it \
+         on either side.",
         within.join("; "),
         neither,
         semi(rep),
