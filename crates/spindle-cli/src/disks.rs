@@ -74,6 +74,16 @@ pub fn build(params: DiskParams) -> Result<Hdd> {
     Hdd::new(params).with_context(|| format!("disk `{name}` has inconsistent parameters"))
 }
 
+/// [`build`] for a loaded drive, naming the file it came from too.
+pub fn build_loaded(loaded: &Loaded) -> Result<Hdd> {
+    let hdd = build(loaded.params.clone());
+    if loaded.source == "preset" {
+        hdd
+    } else {
+        hdd.with_context(|| loaded.source.clone())
+    }
+}
+
 /// A short form of a provenance sentence for a table column.
 fn short_provenance(p: &str) -> String {
     let cut = p.find([',', '(', ';']).unwrap_or(p.len());
@@ -365,7 +375,7 @@ fn after_prev(a: AfterPrev) -> String {
 /// `spindle disk-info`.
 pub fn disk_info(arg: &str, json: bool) -> Result<String> {
     let loaded = load_disk(arg)?;
-    let hdd = build(loaded.params)?;
+    let hdd = build_loaded(&loaded)?;
     let p = hdd.params();
     let g = hdd.geometry();
     let zones: Vec<ZoneRow> = g

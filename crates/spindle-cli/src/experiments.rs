@@ -68,7 +68,7 @@ pub fn strands(disk: &str, trials: usize, seed: u64, blocks: u32, json: bool) ->
     limits::count("--blocks", blocks as u64, limits::MAX_STRAND_BLOCKS)?;
     let loaded = load_disk(disk)?;
     // The placements draw strands within 100,000 LBNs of a random start.
-    let cap = crate::disks::build(loaded.params.clone())?.capacity();
+    let cap = crate::disks::build_loaded(&loaded)?.capacity();
     let need = 100_000u64.max(32 * blocks as u64) + blocks as u64;
     if cap <= need {
         return Err(anyhow!(
@@ -130,7 +130,7 @@ pub fn random(
 ) -> Result<String> {
     limits::count("--requests", requests as u64, limits::MAX_REQUESTS)?;
     let loaded = load_disk(disk)?;
-    let cap = crate::disks::build(loaded.params.clone())?.capacity();
+    let cap = crate::disks::build_loaded(&loaded)?.capacity();
     let most = cap.min(u64::from(spindle::disk::hdd::MAX_REQUEST_SECTORS));
     if blocks == 0 || u64::from(blocks) > most {
         return Err(anyhow!(

@@ -16,8 +16,16 @@ pub const MAX_STRAND_BLOCKS: u64 = 2048;
 /// `raid4 baseline --updates`: updates; each stores real blocks and a report (about
 /// 8 KiB apiece: 1 GB and 10 s at the limit).
 pub const MAX_UPDATES: u64 = 100_000;
-/// `raid4 faults --ops`: operations of a fault campaign (about 0.3 ms apiece).
+/// `raid4 faults --ops`: operations of a fault campaign (about 0.3 ms apiece over the
+/// default span).
 pub const MAX_OPS: u64 = 1_000_000;
+/// `raid4 faults --span`: volume blocks a fault campaign touches. Each one written is
+/// kept, with its parity and checksum blocks, on the simulated members (about 12 KiB
+/// of memory per touched block: 800 MB at this limit).
+pub const MAX_FAULT_SPAN: u64 = 65_536;
+/// `raid4 faults`: stripe rows its scrubs check in all, (--ops / --scrub-every) × the
+/// rows --span covers (about 15 µs a row: 5 minutes at the limit).
+pub const MAX_SCRUB_ROW_CHECKS: u64 = 20_000_000;
 /// `raid4 --data-disks`: data members (one more holds parity); the stack's member limit.
 pub const MAX_DATA_DISKS: u64 = spindle::stack::tree::MAX_MEMBERS as u64 - 1;
 /// `raid4 --outstanding`: requests outstanding at each drive (the host queue's limit).

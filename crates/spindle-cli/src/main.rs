@@ -590,10 +590,11 @@ enum Raid4Command {
         /// Member drive: a preset name or a DiskSim .parv file
         #[arg(long, default_value = "wd-re3")]
         disk: String,
-        /// Operations (write or read batches)
+        /// Operations (write or read batches), at most 1,000,000
         #[arg(long, default_value_t = 3000)]
         ops: usize,
-        /// Volume blocks the operations touch
+        /// Volume blocks the operations touch, at most 65,536; the scrubs' work, (--ops /
+        /// --scrub-every) × --span / 4 stripe rows, is at most 20,000,000 row checks
         #[arg(long, default_value_t = 2400)]
         span: u64,
         /// Probability that a member write is lost

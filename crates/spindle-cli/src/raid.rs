@@ -126,9 +126,25 @@ fn load_disk_checked(disk: &str, c: &FaultCampaign) -> Result<crate::disks::Load
         );
     }
     limits::count("--ops", c.ops as u64, limits::MAX_OPS)?;
+    limits::count("--span", c.span_blocks, limits::MAX_FAULT_SPAN)?;
+    // Every scrub checks each stripe row the span covers that holds data.
+    let scrubs = (c.ops / c.scrub_every.max(1)) as u64 * u64::from(c.scrub_every > 0) + 2;
+    let rows = c.span_blocks.div_ceil(4);
+    if scrubs.saturating_mul(rows) > limits::MAX_SCRUB_ROW_CHECKS {
+        bail!(
+            "--ops {} with --scrub-every {} over --span {} scrubs {scrubs} times, up to {rows} \
+             stripe rows each: {} row checks, where at most {} are allowed (minutes, not hours); \
+             lower --ops or --span, or raise --scrub-every",
+            c.ops,
+            c.scrub_every,
+            c.span_blocks,
+            scrubs.saturating_mul(rows),
+            limits::MAX_SCRUB_ROW_CHECKS
+        );
+    }
     let d = load_disk(disk)?;
     // The campaign runs on a 4+1 group: the span must fit its volume (never clamped).
-    let member_blocks = crate::disks::build(d.params.clone())?.capacity() / SECTORS_PER_BLOCK;
+    let member_blocks = crate::disks::build_loaded(&d)?.capacity() / SECTORS_PER_BLOCK;
     let volume = Layout::new(4, c.stripe_unit_blocks, member_blocks).volume_blocks();
     if c.span_blocks == 0 || c.span_blocks > volume {
         bail!(

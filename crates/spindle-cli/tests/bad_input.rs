@@ -45,6 +45,7 @@ const CASES: &[(&str, &str)] = &[
     ),
     ("run --scheduler bogus", "bogus"),
     ("run --scheduler online-set:bogus", "bogus"),
+    ("run --scheduler online-set:", "got ``"),
     ("compare --schedulers fcfs,bogus", "bogus"),
     ("run --max-wait-ms=-5", "-5"),
     ("run --max-wait-ms=NaN", "NaN"),
@@ -77,6 +78,10 @@ const CASES: &[(&str, &str)] = &[
     ("mimic skips --quick --disk nope --out {t}/m", "nope"),
     ("run --layer journal:log-mib=0", "log-mib 0, expected 1 to"),
     ("run --layer journal:log-mib=x", "log-mib must be a whole number"),
+    (
+        "run --layer journal:log-mib=8:log-mib=9",
+        "`log-mib` is given twice",
+    ),
     ("run --layer journal:skip={t}/none.mm", "none.mm"),
     (
         "run --cache-kib 18446744073709551615",
@@ -290,6 +295,11 @@ const CASES: &[(&str, &str)] = &[
         "raid4 faults --ops 1 --span 18446744073709551615",
         "18446744073709551615",
     ),
+    ("raid4 faults --ops 1 --span 65537", "got 65537"),
+    (
+        "raid4 faults --ops 1000000 --span 65536",
+        "row checks, where at most 20000000",
+    ),
     ("raid4 faults --ops 1 --lost 2", "got 2"),
     ("raid4 faults --ops 1 --lost NaN", "got NaN"),
     ("raid4 faults --ops 1 --misdirected=-0.1", "got -0.1"),
@@ -325,6 +335,8 @@ const CASES: &[(&str, &str)] = &[
     ("disk-info {t}/missing.parv", "missing.parv"),
     ("disk-info {t}/rpm/atlas10k.parv", "atlas10k.model:18"),
     ("disk-info {t}/rpm0/atlas10k.parv", "atlas10k.model:18"),
+    ("disk-info {t}/exponent/atlas10k.parv", "`9.9E-2` for a word: write `9.9e-2`"),
+    ("disk-info {t}/cylinders-word/atlas10k.parv", "atlas10k.model:3"),
     (
         "disk-info {t}/segments/atlas10k.parv",
         "atlas10k.diskspecs:34",
@@ -531,6 +543,22 @@ fn fixtures() -> PathBuf {
         "Rotation speed (in rpms) = 60000000000000",
     );
     variant(&t, "rpm0", "model", rpm, "Rotation speed (in rpms) = 0");
+    // A number in a form DiskSim's lexer does not read, and a derived count that is
+    // not a number at all.
+    variant(
+        &t,
+        "exponent",
+        "diskspecs",
+        "Bulk sector transfer time = 0.099000",
+        "Bulk sector transfer time = 9.9E-2",
+    );
+    variant(
+        &t,
+        "cylinders-word",
+        "model",
+        "Number of cylinders = 10042",
+        "Number of cylinders = @@@",
+    );
     let seg = "Number of buffer segments = 10";
     variant(
         &t,

@@ -420,9 +420,16 @@ impl RunConfig {
         c.source = Some(file.to_string());
         // A layout over [[disks]] fixes its members' queues (the paper's RAID layer):
         // a [scheduler] table there would be ignored, so it is refused.
-        let has_scheduler =
-            || toml::from_str::<toml::Table>(text).is_ok_and(|t| t.contains_key("scheduler"));
-        if c.layout.is_some() && c.device.is_none() && has_scheduler() {
+        let raw = toml::from_str::<toml::Table>(text).ok();
+        let has = |key: &str| raw.as_ref().is_some_and(|t| t.contains_key(key));
+        // A [device] describes its own drives: [[disks]] beside it would be ignored.
+        if c.device.is_some() && has("disks") {
+            return Err(ConfigError::Invalid(format!(
+                "{file}: give the drives either as [[disks]] or inside the [device] tree, not \
+                 both ([device] sets its own members, so the [[disks]] would be ignored)"
+            )));
+        }
+        if c.layout.is_some() && c.device.is_none() && has("scheduler") {
             return Err(ConfigError::Invalid(format!(
                 "{file}: [layout] over [[disks]] queues each member in issue order with 8 \
                  outstanding (the paper's RAID layer), so a [scheduler] table does not apply; \
@@ -782,6 +789,19 @@ mod tests {
         // Without a layout the [scheduler] queues each drive, as always.
         let no_layout = "[workload]\n[[disks]]\ndisk = \"wd-re3\"\n[scheduler]\nkind = \"sstf\"\n";
         assert!(RunConfig::from_toml(no_layout, "d.toml").is_ok());
+    }
+
+    #[test]
+    fn disks_beside_a_device_are_refused() {
+        let device = "[workload]\n[device]\nkind = \"disk\"\ndisk = \"hp-c2249a\"\n";
+        assert!(RunConfig::from_toml(device, "d.toml").is_ok());
+        let e = RunConfig::from_toml(
+            &format!("{device}[[disks]]\ndisk = \"wd-re3\"\ncount = 3\n"),
+            "d.toml",
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("d.toml") && e.contains("[[disks]]"), "{e}");
     }
 
     #[test]

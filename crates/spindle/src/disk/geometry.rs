@@ -16,6 +16,7 @@ use serde::{Deserialize, Serialize};
 
 /// Where LBN order goes after filling a track.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub enum TrackOrder {
     /// DiskSim scheme 0: every cylinder visits surfaces 0, 1, …, S−1.
     Conventional,
@@ -32,6 +33,7 @@ pub enum TrackOrder {
 
 /// How spare sectors are laid out (DiskSim's `Sparing scheme used`, 0–10).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub enum Sparing {
     /// 0: no spares.
     None,
@@ -57,6 +59,7 @@ pub enum Sparing {
 
 /// One zone as a user describes it (the DiskSim `dm_layout_g1_zone` fields).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct ZoneSpec {
     pub first_cyl: u32,
     pub last_cyl: u32,
@@ -78,6 +81,7 @@ pub struct ZoneSpec {
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct GeometrySpec {
     pub surfaces: u32,
     pub order: TrackOrder,

@@ -499,7 +499,7 @@ pub type BufferTally = Arc<std::sync::Mutex<BufferStats>>;
 
 #[derive(Debug, thiserror::Error)]
 pub enum DiskError {
-    #[error("{0}")]
+    #[error(transparent)]
     Geometry(#[from] GeometryError),
     #[error("{0}")]
     Param(String),

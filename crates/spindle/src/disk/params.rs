@@ -8,6 +8,7 @@ use super::seek::SeekCurve;
 use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct DiskParams {
     pub name: String,
     /// Where the numbers come from (paper, DiskSim file, derivation).
@@ -20,6 +21,7 @@ pub struct DiskParams {
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Mechanics {
     pub seek: SeekCurve,
     /// Time to switch heads; a seek and a head switch overlap (the longer one counts).
@@ -49,6 +51,7 @@ fn default_drift_period() -> f64 {
 
 /// Command-processing overheads (ms), indexed by the type of the previous request.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct AfterPrev {
     pub after_read: f64,
     pub after_write: f64,
@@ -71,6 +74,7 @@ impl AfterPrev {
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Controller {
     pub read_hit: AfterPrev,
     pub read_miss: AfterPrev,
@@ -96,6 +100,7 @@ pub struct Controller {
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct ExtraDisconnect {
     pub command_ms: f64,
     pub disconnect_ms: f64,
@@ -117,6 +122,7 @@ pub enum ReadAhead {
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Cache {
     pub enabled: bool,
     pub segments: u32,
@@ -209,6 +215,7 @@ pub enum FirmwarePolicy {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Firmware {
     pub queue_depth: u32,
     pub policy: FirmwarePolicy,
@@ -270,6 +277,29 @@ fn out_of_range(name: &str, value: impl std::fmt::Display, expected: &str) -> St
     format!("{name} must be {expected}, got {value}")
 }
 
+/// A seek table's points: at least one, distances from 1 cylinder up, strictly
+/// increasing (the lookup interpolates between neighbours), times within the limit.
+fn check_seek_table(points: &[(u32, f64)]) -> Result<(), String> {
+    if points.is_empty() {
+        return Err("the seek table must hold at least one (distance, ms) point, got none".into());
+    }
+    let mut last = 0u32;
+    for &(d, ms) in points {
+        if d <= last {
+            return Err(out_of_range(
+                "a seek table distance",
+                d,
+                &format!(
+                    "above the previous one ({last}; distances from 1 cylinder up, increasing)"
+                ),
+            ));
+        }
+        check_time(&format!("the seek time at {d} cylinders"), ms, false)?;
+        last = d;
+    }
+    Ok(())
+}
+
 fn check_time(name: &str, ms: f64, may_be_negative: bool) -> Result<(), String> {
     let lo = if may_be_negative { -MAX_TIME_MS } else { 0.0 };
     if ms.is_finite() && ms >= lo && ms <= MAX_TIME_MS {
@@ -294,6 +324,12 @@ impl DiskParams {
     /// module), before anything is allocated from it. Errors name the parameter, its
     /// value and the range expected.
     pub fn validate(&self) -> Result<(), String> {
+        if self.name.trim().is_empty() {
+            return Err("the drive's name must not be empty".into());
+        }
+        if let SeekCurve::Table { points } = &self.mech.seek {
+            check_seek_table(points)?;
+        }
         let g = &self.geometry;
         if g.surfaces == 0 || g.surfaces > MAX_SURFACES {
             return Err(out_of_range(
@@ -414,6 +450,27 @@ impl DiskParams {
                 "maximum read-ahead",
                 k.max_read_ahead,
                 &format!("at most the segment size ({})", k.segment_blocks),
+            ));
+        }
+        if k.max_write_segments == 0 || k.max_write_segments > k.segments {
+            return Err(out_of_range(
+                "maximum write segments",
+                k.max_write_segments,
+                &format!("within 1..={} (the cache segments)", k.segments),
+            ));
+        }
+        if k.fast_write_level > 2 {
+            return Err(out_of_range(
+                "fast write level",
+                k.fast_write_level,
+                "0 (write-through), 1 or 2 (write-back)",
+            ));
+        }
+        if !(-1..=1).contains(&k.read_ahead_over_requested) {
+            return Err(out_of_range(
+                "read-ahead over requested",
+                k.read_ahead_over_requested,
+                "-1, 0 or 1 (DiskSim's values)",
             ));
         }
         for (name, v) in [

@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 /// How long the arm takes to move a given number of cylinders (settling included, write
 /// settle excluded). Distance 0 always costs nothing.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub enum SeekCurve {
     /// Measured (distance, ms) points, interpolated linearly between points and
     /// extrapolated from the last two past the end (DiskSim's extracted curve). Below

@@ -289,6 +289,18 @@ fn dist(b: &Block, name: &str) -> Result<Dist, ImportError> {
     };
     let want = if kind == "twovalue" { 3 } else { 2 };
     let nums: Vec<f64> = items[1..].iter().filter_map(|i| number(&i.value)).collect();
+    if let Some(word) = items[1..].iter().find_map(|i| match &i.value {
+        Value::Str(w) => Some(w),
+        _ => None,
+    }) {
+        return at(
+            &p.loc,
+            format!(
+                "`{name}`: {kind} takes {want} numbers, and `{word}` is not one{}",
+                crate::disk::parv::import::number_form_hint(word)
+            ),
+        );
+    }
     if nums.len() != items.len() - 1 || nums.len() != want {
         return at(
             &p.loc,

@@ -142,8 +142,10 @@ impl FromStr for SchedulerKind {
         }
         for (prefix, set) in [("online-set", true), ("online-priority", false)] {
             if let Some(rest) = s.strip_prefix(prefix) {
-                let base = match rest.trim_start_matches(':') {
-                    "" | "sstf" => Base::Sstf,
+                // `online-set` alone takes SSTF; after a colon a base must follow.
+                let base = match rest.strip_prefix(':').unwrap_or(rest) {
+                    "" if rest.is_empty() => Base::Sstf,
+                    "sstf" => Base::Sstf,
                     "clook" | "c-look" => Base::CLook,
                     other => {
                         return Err(format!(

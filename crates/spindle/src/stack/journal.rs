@@ -288,7 +288,16 @@ impl JournalSpec {
             v.parse::<u64>()
                 .map_err(|_| format!("--layer `{s}`: {key} must be a whole number, got `{v}`"))
         };
+        let mut seen: Vec<&str> = Vec::new();
         for part in parts {
+            // Each option once: a second would silently replace the first.
+            let key = part.split_once('=').map_or(part, |(k, _)| k);
+            if seen.contains(&key) {
+                return Err(format!(
+                    "--layer `{s}`: `{key}` is given twice; give each option once"
+                ));
+            }
+            seen.push(key);
             match part.split_once('=') {
                 None if part == "checksum" => spec.checksum = true,
                 None if part == "no-refine" => spec.refine = false,
@@ -1142,6 +1151,16 @@ mod tests {
     use rand::SeedableRng;
     use rand_chacha::ChaCha8Rng;
     use std::collections::HashSet;
+
+    #[test]
+    fn a_layer_option_given_twice_is_refused() {
+        let ok = JournalSpec::parse_cli("journal:checksum:log-mib=8").unwrap();
+        assert!(ok.checksum && ok.log_mib == 8);
+        for twice in ["journal:log-mib=1:log-mib=2", "journal:checksum:checksum"] {
+            let e = JournalSpec::parse_cli(twice).unwrap_err();
+            assert!(e.contains(twice) && e.contains("twice"), "{e}");
+        }
+    }
 
     /// Application blocks the workloads touch (small: blocks are rewritten often).
     const HOME: u64 = 40;

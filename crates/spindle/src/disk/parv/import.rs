@@ -559,6 +559,11 @@ pub fn import_disk_block(
             ),
         );
     }
+    // DiskSim derives these two from the zones, but its loader still reads them as
+    // integers: a value of another kind is an error there too.
+    for derived in ["Block count", "Number of cylinders"] {
+        model.int_opt(derived)?;
+    }
     let geometry = import_layout(&model)?;
     let mech = import_mechanics(&model, reader)?;
 
@@ -1181,8 +1186,34 @@ fn shown(v: &Value) -> String {
     match v {
         Value::Int(i) => i.to_string(),
         Value::Float(f) => f.to_string(),
-        Value::Str(s) => format!("`{s}`"),
+        Value::Str(s) => format!("`{s}`{}", number_form_hint(s)),
         Value::List(_) => "a list".into(),
         Value::Block(_) => "a block".into(),
     }
+}
+
+/// For a word that reads as a number everywhere but in DiskSim's parameter files (`1e5`,
+/// `.5`, `1.`, `1.5E-3`), how to write it so DiskSim reads it; empty otherwise.
+pub(crate) fn number_form_hint(word: &str) -> String {
+    match word.parse::<f64>() {
+        Ok(v) if v.is_finite() => format!(
+            " (DiskSim reads a number as digits, with a point between digits and a \
+             lower-case exponent e+N or e-N, and takes `{word}` for a word: write `{}`)",
+            disksim_float(v)
+        ),
+        _ => String::new(),
+    }
+}
+
+/// `v` in the one float form DiskSim's lexer reads: `d.d` with an `e±N` exponent.
+fn disksim_float(v: f64) -> String {
+    let e = format!("{v:e}");
+    let (m, x) = e.split_once('e').unwrap_or((&e, "0"));
+    let m = if m.contains('.') {
+        m.to_string()
+    } else {
+        format!("{m}.0")
+    };
+    let x: i32 = x.parse().unwrap_or(0);
+    format!("{m}e{}{}", if x < 0 { '-' } else { '+' }, x.abs())
 }
