@@ -81,9 +81,9 @@ pub struct TortureOptions {
     pub stack: Option<std::path::PathBuf>,
     /// Without --stack: raid4, raid5 (rotating parity, see --parity-layout), mirror,
     /// journal (the data journal on one drive: power cuts only) or dle (the data
-    /// layout engine over a RAID-4 with flash), see below
-    #[arg(long, default_value = "raid4")]
-    pub array: String,
+    /// layout engine over a RAID-4 with flash), see below [default: raid4]
+    #[arg(long)]
+    pub array: Option<String>,
     /// With --array journal: the byte-exact array under the journal, raid4, raid5 or
     /// mirror (of --members drives; default: the journal on one drive); with --array
     /// dle: raid4 (default) or raid5
@@ -94,16 +94,16 @@ pub struct TortureOptions {
     /// member order around it, the thesis's Figure 6.1) [default: left-symmetric]
     #[arg(long)]
     pub parity_layout: Option<String>,
-    /// Without --stack: members (a raid4's include its parity drive)
-    #[arg(long, default_value_t = 5)]
-    pub members: usize,
+    /// Without --stack: members (a raid4's include its parity drive) [default: 5]
+    #[arg(long)]
+    pub members: Option<usize>,
     /// Without --stack: member drive, a preset name or a DiskSim .parv file (default
     /// wd-re3; the journal's: mimic-9lzx, which writes through)
     #[arg(long)]
     pub disk: Option<String>,
-    /// Without --stack: the raid4/raid5 stripe unit, KiB
-    #[arg(long, default_value_t = 64)]
-    pub stripe_unit_kib: u64,
+    /// Without --stack: the raid4/raid5 stripe unit, KiB [default: 64]
+    #[arg(long)]
+    pub stripe_unit_kib: Option<u64>,
     /// Operations (write or read batches of 1-6 blocks)
     #[arg(long, default_value_t = 3000)]
     pub ops: usize,
@@ -165,14 +165,26 @@ pub struct TortureOptions {
 impl TortureOptions {
     /// The campaign's arguments and fault rates.
     pub fn resolve(self) -> (TortureArgs, Rates) {
+        // Flags that describe the stack themselves: a stack file replaces them.
+        let own_stack = [
+            ("--array", self.array.is_some()),
+            ("--members", self.members.is_some()),
+            ("--disk", self.disk.is_some()),
+            ("--stripe-unit-kib", self.stripe_unit_kib.is_some()),
+        ]
+        .iter()
+        .filter(|(_, given)| *given)
+        .map(|(flag, _)| flag.to_string())
+        .collect();
         let args = TortureArgs {
             stack: self.stack.map(StackSource::File),
-            array: self.array,
+            array: self.array.unwrap_or_else(|| "raid4".into()),
             below: self.below,
             parity_layout: self.parity_layout,
-            members: self.members,
+            members: self.members.unwrap_or(5),
             disk: self.disk,
-            stripe_unit_kib: self.stripe_unit_kib,
+            stripe_unit_kib: self.stripe_unit_kib.unwrap_or(64),
+            stack_flags: own_stack,
             journal: JournalArgs {
                 checksum: self.log_checksum,
                 skip: self.log_skip,
@@ -268,6 +280,9 @@ pub struct TortureArgs {
     pub members: usize,
     pub disk: Option<String>,
     pub stripe_unit_kib: u64,
+    /// The stack-describing flags given (--array, --members, --disk,
+    /// --stripe-unit-kib): refused beside a stack file, which replaces them.
+    pub stack_flags: Vec<String>,
     pub journal: JournalArgs,
     pub config: TortureConfig,
     /// With the layout engine: power cuts tear the flash metadata record they land on.
@@ -415,6 +430,14 @@ pub fn torture(a: &TortureArgs, rates: &Rates) -> Result<String> {
     }
     if a.below.is_some() && a.stack.is_some() {
         bail!("--below and --stack: the stack file's [device] is what lies under its journal [[layer]]");
+    }
+    if let (Some(source), [first, ..]) = (&a.stack, a.stack_flags.as_slice()) {
+        bail!(
+            "{first} and --stack: the stack {} describes the array, its members and their \
+             drive itself (drop {})",
+            source.name(),
+            a.stack_flags.join(", ")
+        );
     }
     if a.torn_metadata && a.stack.is_none() && a.array != "dle" {
         bail!("--torn-metadata tears the layout engine's flash metadata records: it goes with --array dle or a --stack file with a [layout]");
@@ -1026,6 +1049,24 @@ mod tests {
         assert_eq!(
             (d.array.as_str(), d.members, d.config.ops, d.config.seed),
             ("raid4", 5, 3000, 1)
+        );
+    }
+
+    #[test]
+    fn flags_a_stack_file_replaces_are_refused_beside_it() {
+        let o = from_pairs(vec![
+            ("array".to_string(), Some("raid5".to_string())),
+            ("members".to_string(), Some("3".to_string())),
+        ])
+        .unwrap();
+        let (mut a, r) = o.resolve();
+        a.stack = Some(StackSource::Text(
+            "[device]\nkind = \"raid4\"\ncount = 5\n".into(),
+        ));
+        let e = torture_json(a, &r).unwrap_err().to_string();
+        assert!(
+            e.contains("--array and --stack") && e.contains("--array, --members"),
+            "{e}"
         );
     }
 

@@ -277,25 +277,31 @@ fn out_of_range(name: &str, value: impl std::fmt::Display, expected: &str) -> St
     format!("{name} must be {expected}, got {value}")
 }
 
-/// A seek table's points: at least one, distances from 1 cylinder up, strictly
-/// increasing (the lookup interpolates between neighbours), times within the limit.
+/// A seek table's points: at least one, distances strictly increasing (the lookup
+/// interpolates between neighbours), times within the limit; a point at distance 0
+/// must be 0 ms (a drive that does not move takes no seek time).
 fn check_seek_table(points: &[(u32, f64)]) -> Result<(), String> {
     if points.is_empty() {
         return Err("the seek table must hold at least one (distance, ms) point, got none".into());
     }
-    let mut last = 0u32;
+    let mut last: Option<u32> = None;
     for &(d, ms) in points {
-        if d <= last {
+        if last.is_some_and(|l| d <= l) {
             return Err(out_of_range(
                 "a seek table distance",
                 d,
-                &format!(
-                    "above the previous one ({last}; distances from 1 cylinder up, increasing)"
-                ),
+                &format!("above the previous one ({})", last.unwrap_or(0)),
+            ));
+        }
+        if d == 0 && ms != 0.0 {
+            return Err(out_of_range(
+                "the seek time at 0 cylinders",
+                ms,
+                "0 ms (distance 0 never seeks)",
             ));
         }
         check_time(&format!("the seek time at {d} cylinders"), ms, false)?;
-        last = d;
+        last = Some(d);
     }
     Ok(())
 }

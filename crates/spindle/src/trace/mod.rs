@@ -134,7 +134,7 @@ impl std::str::FromStr for Format {
             .ok_or_else(|| {
                 let names: Vec<&str> = Format::ALL.iter().map(|f| f.name()).collect();
                 format!(
-                    "unknown trace format {:?} (known: {})",
+                    "unknown trace format {} (known: {})",
                     text::shown(s),
                     names.join(", ")
                 )
