@@ -23,7 +23,7 @@ pub const MAX_OPS: u64 = 1_000_000;
 /// kept, with its parity and checksum blocks, on the simulated members (about 12 KiB
 /// of memory per touched block: 800 MB at this limit).
 pub const MAX_FAULT_SPAN: u64 = 65_536;
-/// `raid4 faults`: stripe rows its scrubs check in all, (--ops / --scrub-every) × the
+/// `raid4 faults`: stripe rows its scrubs check in all, (--ops / --scrub-every + 2) × the
 /// rows --span covers (about 15 µs a row: 5 minutes at the limit).
 pub const MAX_SCRUB_ROW_CHECKS: u64 = 20_000_000;
 /// `raid4 --data-disks`: data members (one more holds parity); the stack's member limit.

@@ -594,7 +594,7 @@ enum Raid4Command {
         #[arg(long, default_value_t = 3000)]
         ops: usize,
         /// Volume blocks the operations touch, at most 65,536; the scrubs' work, (--ops /
-        /// --scrub-every) × --span / 4 stripe rows, is at most 20,000,000 row checks
+        /// --scrub-every + 2) × --span / 4 stripe rows, is at most 20,000,000 row checks
         #[arg(long, default_value_t = 2400)]
         span: u64,
         /// Probability that a member write is lost

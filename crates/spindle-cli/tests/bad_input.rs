@@ -45,7 +45,7 @@ const CASES: &[(&str, &str)] = &[
     ),
     ("run --scheduler bogus", "bogus"),
     ("run --scheduler online-set:bogus", "bogus"),
-    ("run --scheduler online-set:", "got ``"),
+    ("run --scheduler online-set:", "must follow the colon"),
     ("compare --schedulers fcfs,bogus", "bogus"),
     ("run --max-wait-ms=-5", "-5"),
     ("run --max-wait-ms=NaN", "NaN"),

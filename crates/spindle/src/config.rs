@@ -50,7 +50,7 @@ pub struct RunConfig {
     pub workload: WorkloadConfig,
     #[serde(default)]
     pub scheduler: SchedulerConfig,
-    /// Independent drives (the classic form); ignored when `device` is given.
+    /// Independent drives (the classic form); refused beside a `device`.
     #[serde(default = "default_disks")]
     pub disks: Vec<DiskConfig>,
     /// The device tree: a drive, a volume set or an array of them.

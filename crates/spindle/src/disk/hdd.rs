@@ -122,7 +122,14 @@ impl HostView<'_> {
             head: loc.pbn.head,
         };
         let read_seek = me.positioning_ns(me.idle.pos, to, false);
-        let mut seek = me.positioning_ns(me.idle.pos, to, write);
+        let seek = if write {
+            me.positioning_ns(me.idle.pos, to, true)
+        } else {
+            read_seek
+        };
+        // A short seek of a write is padded to the minimum seek delay, as the write path
+        // pads it: by starting that much later.
+        let mut pad = 0;
         let (start, data) = if !write {
             (self.read_start, SimTime::ZERO)
         } else {
@@ -130,7 +137,7 @@ impl HostView<'_> {
             // buffer: the first, or HP's first min(n, 10) (15 from 45 blocks).
             let n = u64::from(blocks.max(1));
             let gate = if n < 45 { n.min(10) } else { 15 };
-            seek = seek.max(self.min_seek);
+            pad = self.min_seek.saturating_sub(seek);
             match self.extra {
                 Some((at, appends, bus)) if appends != lbn => (at, bus + gate * self.bus_ns),
                 _ => {
@@ -139,7 +146,7 @@ impl HostView<'_> {
                 }
             }
         };
-        let ready = Hdd::after_turnaround(start, read_seek, seek, me.next_media_at).max(data);
+        let ready = Hdd::after_turnaround(start + pad, read_seek, seek, me.next_media_at).max(data);
         let rot = me.wait_ns(ready, me.sector_angle_ps(loc.angle_sectors as u64, loc.spt));
         ready.0 - self.now.0 + rot
     }
@@ -918,12 +925,13 @@ impl Hdd {
             head: loc.pbn.head,
         };
         // The media access cannot start before the firmware's command turnaround.
-        let ready = Self::after_turnaround(
-            free,
-            self.positioning_ns(from, to, false),
-            self.positioning_ns(from, to, write),
-            self.next_media_at,
-        );
+        let read = self.positioning_ns(from, to, false);
+        let p = if write {
+            self.positioning_ns(from, to, true)
+        } else {
+            read
+        };
+        let ready = Self::after_turnaround(free, read, p, self.next_media_at);
         let rot = self.wait_ns(
             ready,
             self.sector_angle_ps(loc.angle_sectors as u64, loc.spt),
@@ -1071,7 +1079,8 @@ impl Hdd {
             let p = self.positioning_ns(pos, to, write);
             st.seek_ns += p;
             if first_track {
-                // Positioning overlapped the firmware's command turnaround.
+                // Positioning overlaps the firmware's command turnaround; a write's
+                // settle follows it.
                 let read = if write {
                     self.positioning_ns(pos, to, false)
                 } else {

@@ -145,6 +145,11 @@ impl FromStr for SchedulerKind {
                 // `online-set` alone takes SSTF; after a colon a base must follow.
                 let base = match rest.strip_prefix(':').unwrap_or(rest) {
                     "" if rest.is_empty() => Base::Sstf,
+                    "" => {
+                        return Err(format!(
+                            "{prefix}: a base (sstf or clook) must follow the colon"
+                        ))
+                    }
                     "sstf" => Base::Sstf,
                     "clook" | "c-look" => Base::CLook,
                     other => {

@@ -292,7 +292,14 @@ impl JournalSpec {
         for part in parts {
             // Each option once: a second would silently replace the first.
             let key = part.split_once('=').map_or(part, |(k, _)| k);
-            if seen.contains(&key) {
+            let known = [
+                "checksum",
+                "no-refine",
+                "skip",
+                "log-mib",
+                "clean-below-pct",
+            ];
+            if known.contains(&key) && seen.contains(&key) {
                 return Err(format!(
                     "--layer `{s}`: `{key}` is given twice; give each option once"
                 ));

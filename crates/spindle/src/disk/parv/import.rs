@@ -1199,7 +1199,12 @@ pub(crate) fn number_form_hint(word: &str) -> String {
         Ok(v) if v.is_finite() => format!(
             " (DiskSim reads a number as digits, with a point between digits and a \
              lower-case exponent e+N or e-N, and takes `{word}` for a word: write `{}`)",
-            disksim_float(v)
+            // A whole number reads as an integer too, which integer parameters need.
+            if v.fract() == 0.0 && v.abs() < 9.0e15 {
+                format!("{}", v as i64)
+            } else {
+                disksim_float(v)
+            }
         ),
         _ => String::new(),
     }
