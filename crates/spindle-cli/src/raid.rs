@@ -128,7 +128,9 @@ fn load_disk_checked(disk: &str, c: &FaultCampaign) -> Result<crate::disks::Load
     limits::count("--ops", c.ops as u64, limits::MAX_OPS)?;
     limits::count("--span", c.span_blocks, limits::MAX_FAULT_SPAN)?;
     // Every scrub checks each stripe row the span covers that holds data.
-    let scrubs = (c.ops / c.scrub_every.max(1)) as u64 * u64::from(c.scrub_every > 0) + 2;
+    // The periodic ones (none with --scrub-every 0), then the final two.
+    let periodic = c.ops.checked_div(c.scrub_every).unwrap_or(0) as u64;
+    let scrubs = periodic + 2;
     let rows = c.span_blocks.div_ceil(4);
     if scrubs.saturating_mul(rows) > limits::MAX_SCRUB_ROW_CHECKS {
         bail!(
