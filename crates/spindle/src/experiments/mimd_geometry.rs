@@ -254,7 +254,9 @@ const HEADS: [u32; 7] = [1, 2, 3, 4, 6, 9, 12];
 
 /// MIMD-RULE3: one drive with H heads per surface on independent arms.
 pub fn mimd_rule3(quick: bool, seed: u64) -> Result<ExperimentOutput, String> {
-    use super::mimd_stack::{disk_toml, figure5_device, random_reads_on, stack_toml};
+    use super::mimd_stack::{
+        disk_toml, figure5_device, random_reads_on, stack_toml, Favour, Figure5Layout,
+    };
     use crate::disk::altered::HEADS_PER_SURFACE;
     let n = if quick { 2_000 } else { 20_000 };
     let mut out = ExperimentOutput::new(
@@ -362,7 +364,12 @@ pub fn mimd_rule3(quick: bool, seed: u64) -> Result<ExperimentOutput, String> {
     // The paper's equivalence, on the same reads.
     let same = |toml: &str| random_reads_on(toml, n / 2, seed ^ 0x4EAD5);
     let arms4 = same(&disk_toml(&format!("{BASE}{HEADS_PER_SURFACE}4"), 1))?;
-    let mirrors4 = same(&stack_toml(&figure5_device(1, 4, 0)))?;
+    let mirrors4 = same(&stack_toml(&figure5_device(
+        1,
+        4,
+        0,
+        &Figure5Layout::whole(Favour::Seek)?,
+    )))?;
     out.checks.push(
         Check::relative(
             id,

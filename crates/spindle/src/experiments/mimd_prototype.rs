@@ -15,7 +15,10 @@
 //! - **Equation (2)'s curve** is evaluated on the model: the drive's own
 //!   non-positioning time + its seek time for S/(2D+1) cylinders + half a revolution.
 
-use super::mimd_stack::{intra_shape, random_reads, random_reads_pooled, Measured, DISK};
+use super::mimd_stack::{
+    drive_cylinders, intra_device, intra_shape, random_read_favour, random_reads,
+    random_reads_pooled, Favour, Measured, DISK,
+};
 use super::Check;
 use crate::report::{ExperimentOutput, Plot, PlotKind, Series, Table};
 use std::fmt::Write as _;
@@ -35,8 +38,9 @@ const CURVES: [(&str, u32); 6] = [
     ("6 intra-disk (splitting × rotational)", 6),
 ];
 
-/// The `[device]` body of curve `c` at `d`; `draw` varies unsynchronized phases.
-fn device(c: usize, d: u32, draw: u64) -> String {
+/// The `[device]` body of curve `c` at `d`; `draw` varies unsynchronized phases;
+/// intra-disk shaped favouring `favour` on drives of `cylinders`.
+fn device(c: usize, d: u32, draw: u64, (favour, cylinders): (Favour, u32)) -> String {
     match c {
         0 => format!(
             "kind = \"mirror\"\ncount = {d}\nreplica-choice = \"seek\"\nspindles = \"random\"\nspindle-seed = {draw}"
@@ -49,12 +53,7 @@ fn device(c: usize, d: u32, draw: u64) -> String {
             "kind = \"mirror\"\ncount = {d}\nspindles = \"random\"\nspindle-seed = {draw}"
         ),
         4 => format!("kind = \"replicated-split\"\ncount = {d}\ncopies = {d}"),
-        _ => {
-            let (x, y) = intra_shape(d);
-            format!(
-                "kind = \"intra\"\ncount = {d}\nsplit = {x}\nrotational = {y}\nform = \"prototype\""
-            )
-        }
+        _ => intra_device(d, favour, "prototype", cylinders),
     }
 }
 
@@ -106,16 +105,17 @@ pub fn mimd_f8(quick: bool, seed: u64) -> Result<ExperimentOutput, String> {
     );
     let n = if quick { 2_000 } else { 20_000 };
     let ds: Vec<u32> = (1..=6).collect();
+    let shape = (random_read_favour(n, seed)?, drive_cylinders()?);
     let mut m: Vec<Vec<Measured>> = Vec::new();
     for c in 0..CURVES.len() {
         let mut row = Vec::new();
         for &d in &ds {
             let s = seed ^ (u64::from(d) << 8) ^ ((c as u64) << 20);
             row.push(if c == 0 || c == 3 {
-                let devs: Vec<String> = (1..=4).map(|k| device(c, d, k)).collect();
+                let devs: Vec<String> = (1..=4).map(|k| device(c, d, k, shape)).collect();
                 random_reads_pooled(&devs, n, s)?
             } else {
-                random_reads(&device(c, d, 0), n, s)?
+                random_reads(&device(c, d, 0, shape), n, s)?
             });
         }
         m.push(row);
@@ -166,7 +166,7 @@ pub fn mimd_f8(quick: bool, seed: u64) -> Result<ExperimentOutput, String> {
         one.mean_ms,
     ));
     for (d, tol) in [(3u32, 0.15), (4, 0.10), (6, 0.10)] {
-        let (x, y) = intra_shape(d);
+        let (x, y) = intra_shape(d, shape.0);
         out.checks.push(Check::relative(
             "MIMD-F8",
             &format!("curve 6, intra-disk {x}x{y}: latency against 2.7 + 6.1/√{d}, ms"),
@@ -416,7 +416,8 @@ mod tests {
     fn every_curve_builds_at_every_d() {
         for c in 0..CURVES.len() {
             for d in 1..=6 {
-                let toml = super::super::mimd_stack::stack_toml(&device(c, d, 1));
+                let toml =
+                    super::super::mimd_stack::stack_toml(&device(c, d, 1, (Favour::Seek, 6962)));
                 RunConfig::from_toml(&toml, "t.toml")
                     .and_then(|c| c.build().map(|_| ()))
                     .unwrap_or_else(|e| panic!("curve {c} D {d}: {e}"));

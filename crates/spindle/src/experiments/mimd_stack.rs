@@ -519,14 +519,85 @@ pub fn mimd_eq_disk(quick: bool, seed: u64) -> Result<ExperimentOutput, String> 
     Ok(out)
 }
 
-/// The intra-disk x × y for D drives: x the divisor of D nearest √D from above (the
-/// seek dimension), y = D / x (3 = 3×1, 4 = 2×2, 6 = 3×2, 12 = 4×3).
-pub fn intra_shape(d: u32) -> (u32, u32) {
-    let x = (1..=d)
-        .filter(|x| d.is_multiple_of(*x) && x * x >= d)
-        .min()
-        .unwrap_or(d);
-    (x, d / x)
+/// The latency dimension a workload spends more time on, as one drive measured it:
+/// intra-disk's shape gives it the larger factor where D has no even split (the
+/// paper: "when there is locality ... devoting an extra disk to the dimension that can
+/// offer the most gain").
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Favour {
+    Seek,
+    Rotation,
+}
+
+impl Favour {
+    /// The dimension one drive spent more of its time on (seek on a tie).
+    pub fn measured(seek_ms: f64, rotation_ms: f64) -> Favour {
+        if rotation_ms > seek_ms {
+            Favour::Rotation
+        } else {
+            Favour::Seek
+        }
+    }
+
+    /// The word the report uses.
+    pub fn name(self) -> &'static str {
+        match self {
+            Favour::Seek => "seek",
+            Favour::Rotation => "rotation",
+        }
+    }
+}
+
+/// The intra-disk x × y on D drives: x band copies (the seek dimension) × y rotational
+/// replicas. The paper distributes the disks "evenly" between the dimensions, and by
+/// Rule 1 the less improved dimension bounds the gain, so the smaller of x and y is as
+/// large as x·y ≤ D allows; then x·y as large as it can be; then `favour` takes the
+/// larger factor (seek: 3 = 3×1, 4 = 2×2, 5 = 2×2, 6 = 3×2, 12 = 4×3). Where x·y < D a
+/// drive keeps fewer copies than it has room for ([`intra_device`] leaves the rest
+/// unused, as splitting discards the middle).
+pub fn intra_shape(d: u32, favour: Favour) -> (u32, u32) {
+    let d = d.max(1);
+    let mut best = (1u32, 1u32);
+    let key = |(x, y): (u32, u32)| (x.min(y), x * y);
+    for x in 1..=d {
+        for y in 1..=d / x {
+            let (a, b) = (key((x, y)), key(best));
+            let favoured = match favour {
+                Favour::Seek => x > y,
+                Favour::Rotation => y > x,
+            };
+            if a > b || (a == b && favoured) {
+                best = (x, y);
+            }
+        }
+    }
+    best
+}
+
+/// The `[device]` lines of intra-disk on `d` drives in `form` ("simulation" or
+/// "prototype"), shaped by [`intra_shape`], its data laid out on the first `cylinders` of
+/// each drive: all of them where x·y = D, else the first x·y/D of them, so the array
+/// holds what D drives' worth of x·y = D copies would (one `cylinders` band's worth).
+pub fn intra_device(d: u32, favour: Favour, form: &str, cylinders: u32) -> String {
+    let (x, y) = intra_shape(d, favour);
+    let used = (u64::from(cylinders) * u64::from(x * y) / u64::from(d.max(1))) as u32;
+    format!(
+        "kind = \"intra\"\ncount = {d}\nsplit = {x}\nrotational = {y}\nform = \"{form}\"\ncylinders = {used}"
+    )
+}
+
+/// The dimension a lone [`DISK`] spends more on under [`random_reads`] (`n` of them):
+/// intra-disk's favour for the random-read figures.
+pub fn random_read_favour(n: usize, seed: u64) -> Result<Favour, String> {
+    let lone = random_reads_on(&disk_toml(DISK, 1), n, seed ^ 0x10_0000)?;
+    Ok(Favour::measured(lone.seek_ms, lone.rotation_ms))
+}
+
+/// The cylinders of one [`DISK`] drive.
+pub fn drive_cylinders() -> Result<u32, String> {
+    let hdd = crate::disk::hdd::Hdd::new(crate::disk::presets::preset(DISK)?)
+        .map_err(|e| e.to_string())?;
+    Ok(hdd.geometry().cylinders())
 }
 
 /// Least-squares fit of L = a + b/√D: (a, b, R²).
@@ -556,25 +627,56 @@ fn rule(d: f64) -> f64 {
     2.7 + 6.2 / d.sqrt()
 }
 
-/// Figure 5's organizations by number, as a `[device]` body on `d` drives:
-/// 0 unsynchronized mirroring (phases from `draw`), 1 synchronized mirroring,
-/// 2 intra-disk in the simulation's form ([`intra_shape`]), 3 splitting, 4 replicated
-/// splitting with 2 copies. MIMD-F5, F6 and F7 build the same stacks.
-pub(super) fn figure5_device(t: usize, d: u32, draw: u64) -> String {
-    match t {
+/// Where Figure 5's organizations lay a workload's data out, and which dimension
+/// intra-disk favours ([`intra_shape`]).
+#[derive(Clone, Copy, Debug)]
+pub struct Figure5Layout {
+    /// The outer cylinders of each drive the data covers (the array's `cylinders`);
+    /// `None`: the whole drive.
+    pub band: Option<u32>,
+    /// The cylinders of one drive.
+    pub drive_cylinders: u32,
+    pub favour: Favour,
+}
+
+impl Figure5Layout {
+    /// Whole drives, intra-disk favouring `favour`.
+    pub fn whole(favour: Favour) -> Result<Figure5Layout, String> {
+        Ok(Figure5Layout {
+            band: None,
+            drive_cylinders: drive_cylinders()?,
+            favour,
+        })
+    }
+}
+
+/// Figure 5's organizations by number, as a `[device]` body on `d` drives laid out as
+/// `layout` says: 0 unsynchronized mirroring (phases from `draw`), 1 synchronized
+/// mirroring, 2 intra-disk in the simulation's form ([`intra_device`]), 3 splitting, 4
+/// replicated splitting with 2 copies. MIMD-F5, F6 and F7 build the same stacks.
+pub(super) fn figure5_device(t: usize, d: u32, draw: u64, layout: &Figure5Layout) -> String {
+    let org = match t {
         0 => {
             format!("kind = \"mirror\"\ncount = {d}\nspindles = \"random\"\nspindle-seed = {draw}")
         }
         1 => format!("kind = \"mirror\"\ncount = {d}\nspindles = \"spaced\""),
         2 => {
-            let (x, y) = intra_shape(d);
-            format!("kind = \"intra\"\ncount = {d}\nsplit = {x}\nrotational = {y}")
+            return intra_device(
+                d,
+                layout.favour,
+                "simulation",
+                layout.band.unwrap_or(layout.drive_cylinders),
+            )
         }
         3 => format!("kind = \"split\"\ncount = {d}"),
         _ => format!(
             "kind = \"replicated-split\"\ncount = {d}\ncopies = {}",
             d.min(2)
         ),
+    };
+    match layout.band {
+        Some(band) => format!("{org}\ncylinders = {band}"),
+        None => org,
     }
 }
 
@@ -583,6 +685,13 @@ pub(super) fn figure5_device(t: usize, d: u32, draw: u64) -> String {
 /// synchronized mirrors emulate it (MIMD-RULE3; the drive of H arms itself is
 /// [`super::mimd_geometry::mimd_rule3`]).
 pub fn mimd_f5(quick: bool, seed: u64) -> Result<ExperimentOutput, String> {
+    let n = if quick { 2_000 } else { 20_000 };
+    // Intra-disk's shape favours the dimension a lone drive spends more on here.
+    let layout = Figure5Layout::whole(random_read_favour(n, seed)?)?;
+    let shape = |d: u32| {
+        let (x, y) = intra_shape(d, layout.favour);
+        format!("{d} = {x}×{y}")
+    };
     let mut out = ExperimentOutput::new(
         "MIMD-F5",
         "Latency of random reads against the number of disks (Figure 5) and the Square Root Rule",
@@ -593,8 +702,11 @@ pub fn mimd_f5(quick: bool, seed: u64) -> Result<ExperimentOutput, String> {
              (member i at i/D of a turn), reads to the replica with the shortest seek + \
              rotation the drive model predicts; intra-disk x × y in the simulation's form \
              (replicated splitting into x bands of cylinders × y even rotational replicas on \
-             other tracks of the same cylinder; x the divisor of D nearest √D from above, so \
-             3 = 3×1, 4 = 2×2, 6 = 3×2, 12 = 4×3; the addresses dealt to the drives one \
+             other tracks of the same cylinder; the smaller of x and y as large as x·y ≤ D \
+             allows, then x·y as large as it can be, the larger factor to the dimension a \
+             lone drive spends more on under these reads, here {}, so {}, {}, {} (where \
+             x·y < D a drive keeps x·y copies of its share on the outer x·y/D of its \
+             cylinders), {}, {}; the addresses dealt to the drives one \
              logical cylinder at a time, the paper's splitting at cylinder granularity); \
              and, beside the figure's curves, D-way \
              splitting and replicated splitting with 2 copies. Increased heads per surface \
@@ -609,11 +721,16 @@ pub fn mimd_f5(quick: bool, seed: u64) -> Result<ExperimentOutput, String> {
              the fit; the drives' own non-positioning time (command, bus, transfer) is \
              shown beside it. Fits of \
              L = a + b/√D are least squares over D = 1…12. Cylinder-granular layouts hold \
-             somewhat less than one drive (capacity column)."
+             somewhat less than one drive (capacity column).",
+            layout.favour.name(),
+            shape(3),
+            shape(4),
+            shape(5),
+            shape(6),
+            shape(12),
         ),
         seed,
     );
-    let n = if quick { 2_000 } else { 20_000 };
     let ds: Vec<u32> = (1..=12).collect();
     let techniques: [(&str, bool); 6] = [
         ("unsynchronized mirroring", true),
@@ -625,7 +742,7 @@ pub fn mimd_f5(quick: bool, seed: u64) -> Result<ExperimentOutput, String> {
     ];
     // Unsynchronized spindles drift against each other: the run samples 8 random
     // phase arrangements (spindle-seed 1…8), an eighth of the reads each.
-    let device = |t: usize, d: u32, draw: u32| figure5_device(t, d, u64::from(draw));
+    let device = |t: usize, d: u32, draw: u32| figure5_device(t, d, u64::from(draw), &layout);
     let mut lat: Vec<Vec<Measured>> = Vec::new();
     for t in 0..techniques.len() {
         let mut v = Vec::new();
@@ -666,7 +783,7 @@ pub fn mimd_f5(quick: bool, seed: u64) -> Result<ExperimentOutput, String> {
             let m = &lat[t][i];
             let shape = match t {
                 2 => {
-                    let (x, y) = intra_shape(d);
+                    let (x, y) = intra_shape(d, layout.favour);
                     format!("{x}x{y}")
                 }
                 _ => d.to_string(),
@@ -825,8 +942,8 @@ pub fn mimd_f5(quick: bool, seed: u64) -> Result<ExperimentOutput, String> {
             "MIMD-RULE1",
             &format!(
                 "intra-disk {}x{}: latency less the fitted overhead, one disk over D = {d} (√D)",
-                intra_shape(d).0,
-                intra_shape(d).1
+                intra_shape(d, layout.favour).0,
+                intra_shape(d, layout.favour).1
             ),
             f64::from(d).sqrt(),
             part(&lat[2][0]) / part(&lat[2][i]),
@@ -1024,18 +1141,31 @@ mod tests {
 
     #[test]
     fn intra_shapes_follow_the_paper() {
-        for (d, want) in [
+        let seek = [
             (1, (1, 1)),
             (2, (2, 1)),
             (3, (3, 1)),
             (4, (2, 2)),
+            (5, (2, 2)),
             (6, (3, 2)),
+            (7, (3, 2)),
             (8, (4, 2)),
             (9, (3, 3)),
+            (11, (3, 3)),
             (12, (4, 3)),
-        ] {
-            assert_eq!(intra_shape(d), want, "{d}");
+        ];
+        for (d, want) in seek {
+            assert_eq!(intra_shape(d, Favour::Seek), want, "{d}");
+            assert_eq!(intra_shape(d, Favour::Rotation), (want.1, want.0), "{d}");
         }
+    }
+
+    #[test]
+    fn an_intra_device_holds_one_band_whatever_its_shape() {
+        // 2×2 on 5 drives: each drive lays 4 copies of a fifth out on 4/5 of the band.
+        let dev = intra_device(5, Favour::Seek, "simulation", 1000);
+        assert!(dev.contains("split = 2\nrotational = 2") && dev.ends_with("cylinders = 800"));
+        assert!(intra_device(6, Favour::Rotation, "prototype", 1000).ends_with("cylinders = 1000"));
     }
 
     #[test]

@@ -19,7 +19,9 @@
 //! processes), so every drive's queue of k stays full; the report shows the result
 //! with k × D processes beside it.
 
-use super::mimd_stack::{intra_shape, run_closed, DISK};
+use super::mimd_stack::{
+    drive_cylinders, intra_device, intra_shape, random_read_favour, run_closed, Favour, DISK,
+};
 use super::Check;
 use crate::report::{ExperimentOutput, Plot, PlotKind, Series, Table};
 use std::fmt::Write as _;
@@ -38,17 +40,13 @@ const BACKLOG: u32 = 4;
 /// The other backlogs the 12-drive ratio is shown at.
 const OTHER_BACKLOGS: [u32; 3] = [1, 2, 8];
 
-/// The `[device]` body of technique `t` on `d` drives with reorder queues of `k`.
-fn device(t: usize, d: u32, k: u32) -> String {
+/// The `[device]` body of technique `t` on `d` drives with reorder queues of `k`,
+/// intra-disk shaped favouring `favour` on drives of `cylinders`.
+fn device(t: usize, d: u32, k: u32, (favour, cylinders): (Favour, u32)) -> String {
     let org = match t {
         0 => format!("kind = \"mirror\"\ncount = {d}\nspindles = \"random\"\nspread = \"even\""),
         1 => format!("kind = \"split\"\ncount = {d}"),
-        _ => {
-            let (x, y) = intra_shape(d);
-            format!(
-                "kind = \"intra\"\ncount = {d}\nsplit = {x}\nrotational = {y}\nform = \"prototype\""
-            )
-        }
+        _ => intra_device(d, favour, "prototype", cylinders),
     };
     format!("{org}\nreorder-queue = {k}\n[device.member]\nkind = \"disk\"\ndisk = \"{DISK}\"\n")
 }
@@ -75,6 +73,9 @@ fn throughput(device: &str, procs: u32, n: u64, seed: u64) -> Result<f64, String
 
 /// MIMD-F9: throughput against D for each reorder queue length.
 pub fn mimd_f9(quick: bool, seed: u64) -> Result<ExperimentOutput, String> {
+    // Intra-disk's shape favours the dimension a lone drive spends more on under
+    // these reads (their addresses are F5's).
+    let shape = (random_read_favour(2_000, seed)?, drive_cylinders()?);
     let mut out = ExperimentOutput::new(
         "MIMD-F9",
         "Throughput of random reads against D, reorder queues of 4, 16 and 64 (Figure 9)",
@@ -85,8 +86,9 @@ pub fn mimd_f9(quick: bool, seed: u64) -> Result<ExperimentOutput, String> {
              turn (the paper: \"the RAID controller evenly distributes k incoming requests \
              to each of the disks\"); (2) D-way splitting, each read at the \
              drive that owns it; (3) intra-disk x × y in the prototype's form (splitting × \
-             even rotational replication; x the divisor of D nearest √D from above, so 12 = \
-             4×3), each read sent to the rotational replica the drive model predicts it \
+             even rotational replication, shaped as Figure 5's: the smaller of x and y as \
+             large as x·y ≤ D allows, the larger factor to the dimension a lone drive spends \
+             more on under these reads, here {}, so 12 = {}×{}), each read sent to the rotational replica the drive model predicts it \
              reaches first when the drive takes it. Every drive serves its reorder queue of \
              k in LOOK order, one read at a time (the array's throughput mode, \
              `reorder-queue = k`). The paper's panels are \"the per drive reorder queue \
@@ -97,6 +99,9 @@ pub fn mimd_f9(quick: bool, seed: u64) -> Result<ExperimentOutput, String> {
              below). Throughput counts the reads done while the loop still issues reads \
              (after its last one the queues drain). Speedup is against one drive at the same k. Each run has \
              at least {} reads per queue slot (k × D slots), counted from the start.",
+            shape.0.name(),
+            intra_shape(12, shape.0).0,
+            intra_shape(12, shape.0).1,
             if quick { 40 } else { 200 }
         ),
         seed,
@@ -107,6 +112,7 @@ pub fn mimd_f9(quick: bool, seed: u64) -> Result<ExperimentOutput, String> {
     let mut tput = vec![vec![vec![0.0; ds.len()]; TECHNIQUES.len()]; QUEUES.len()];
     let mut other = vec![vec![vec![0.0; TECHNIQUES.len()]; OTHER_BACKLOGS.len()]; QUEUES.len()];
     let last_d = ds[ds.len() - 1];
+    let device = |t: usize, d: u32, k: u32| device(t, d, k, shape);
     for (qi, &k) in QUEUES.iter().enumerate() {
         for t in 0..TECHNIQUES.len() {
             let s = |d: u32| seed ^ (u64::from(d) << 8) ^ ((t as u64) << 16) ^ (u64::from(k) << 24);
@@ -153,7 +159,11 @@ pub fn mimd_f9(quick: bool, seed: u64) -> Result<ExperimentOutput, String> {
         let (mirror, split, intra) = (&tput[qi][0], &tput[qi][1], &tput[qi][2]);
         out.checks.push(Check::relative(
             "MIMD-F9",
-            &format!("queue {k}: intra-disk 4x3 throughput at 12 drives over one drive's"),
+            &format!(
+                "queue {k}: intra-disk {}x{} throughput at 12 drives over one drive's",
+                intra_shape(last_d, shape.0).0,
+                intra_shape(last_d, shape.0).1
+            ),
             21.0,
             intra[last] / one,
             3.0 / 21.0,
@@ -277,7 +287,7 @@ mod tests {
     #[test]
     fn rotational_replicas_raise_throughput_in_throughput_mode() {
         for seed in [1u64, 2, 3] {
-            let plain = throughput(&device(1, 1, 8), 8, 3_000, seed).unwrap();
+            let plain = throughput(&device(1, 1, 8, (Favour::Seek, 6962)), 8, 3_000, seed).unwrap();
             let dev = format!(
                 "kind = \"intra\"\ncount = 1\nsplit = 1\nrotational = 2\nform = \"prototype\"\n\
                  reorder-queue = 8\n[device.member]\nkind = \"disk\"\ndisk = \"{DISK}\"\n"
