@@ -149,7 +149,7 @@ pub fn write_report(dir: &Path, outputs: &[ExperimentOutput]) -> std::io::Result
     let stems = file_stems(outputs);
     let mut plots: Vec<Vec<String>> = Vec::with_capacity(outputs.len());
     for (out, stem) in outputs.iter().zip(&stems) {
-        fs::write(dir.join(format!("{stem}.csv")), &out.csv)?;
+        fs::write(dir.join(format!("{stem}.csv")), data_csv(out))?;
         let mut svgs = Vec::with_capacity(out.plots.len());
         for (k, plot) in out.plots.iter().enumerate() {
             let svg = svg_plot(plot);
@@ -168,6 +168,54 @@ pub fn write_report(dir: &Path, outputs: &[ExperimentOutput]) -> std::io::Result
         summary::summary_json(outputs, &cov),
     )?;
     Ok(())
+}
+
+/// An experiment's CSV: its own data, or, for an experiment that keeps none of its
+/// own, its first table (else its checks), so that no linked CSV is empty.
+fn data_csv(out: &ExperimentOutput) -> String {
+    fn field(v: &str) -> String {
+        if v.contains([',', '"', '\n', '\r']) {
+            format!("\"{}\"", v.replace('"', "\"\""))
+        } else {
+            v.to_string()
+        }
+    }
+    fn line(cells: &[String]) -> String {
+        let mut l = cells.iter().map(|c| field(c)).collect::<Vec<_>>().join(",");
+        l.push('\n');
+        l
+    }
+    if !out.csv.is_empty() {
+        return out.csv.clone();
+    }
+    let checks;
+    let table = match out.tables.first() {
+        Some(t) => t,
+        None => {
+            checks = Table {
+                columns: ["metric", "paper", "ours", "tolerance", "pass"]
+                    .map(String::from)
+                    .to_vec(),
+                rows: out
+                    .checks
+                    .iter()
+                    .map(|c| {
+                        vec![
+                            c.metric.clone(),
+                            c.paper.to_string(),
+                            c.ours.to_string(),
+                            c.tolerance.clone(),
+                            c.pass.to_string(),
+                        ]
+                    })
+                    .collect(),
+            };
+            &checks
+        }
+    };
+    std::iter::once(line(&table.columns))
+        .chain(table.rows.iter().map(|r| line(r)))
+        .collect()
 }
 
 /// `id` made safe for a file name: characters outside `[A-Za-z0-9._-]` become `_`.
@@ -228,5 +276,23 @@ mod tests {
         };
         let outs = [mk("a b"), mk("a_b"), mk("a/b")];
         assert_eq!(file_stems(&outs), ["a_b", "a_b-2", "a_b-3"]);
+    }
+
+    #[test]
+    fn an_experiment_without_data_of_its_own_gets_its_table_or_checks_as_csv() {
+        let mut out = ExperimentOutput::new("X", "x", String::new(), 1);
+        out.checks.push(Check::range("X", "a, b", 1.0, 2.0, 1.5));
+        let csv = data_csv(&out);
+        assert!(
+            csv.starts_with("metric,paper,ours,tolerance,pass\n\"a, b\","),
+            "{csv}"
+        );
+        assert!(csv.ends_with(",1.5,\"[1, 2]\",true\n"), "{csv}");
+        let mut t = Table::new(&["what", "value"]);
+        t.rows.push(vec!["say \"hi\"".into(), "2".into()]);
+        out.tables.push(t);
+        assert_eq!(data_csv(&out), "what,value\n\"say \"\"hi\"\"\",2\n");
+        out.csv = "own\n".into();
+        assert_eq!(data_csv(&out), "own\n");
     }
 }
