@@ -298,6 +298,9 @@ struct StackFile {
     device: Option<DeviceSpec>,
     layout: Option<toml::Value>,
     layer: Option<Vec<toml::Value>>,
+    /// The rest of a run file ([workload], [scheduler], ...): not used, and said so.
+    #[serde(flatten)]
+    unused: std::collections::BTreeMap<String, toml::Value>,
 }
 
 /// The 1-based line of the `n`-th (0-based) line that starts with `header`.
@@ -342,6 +345,13 @@ fn stack_from(source: &StackSource, default: &FaultSpec) -> Result<(FileStack, S
     let Some(device) = parsed.device else {
         bail!("{file}: no [device]: torture needs a byte-exact array (kind = \"raid4\", \"raid5\", \"raid1\" or \"mirror\"), or a drive under a journal [[layer]]");
     };
+    if !parsed.unused.is_empty() {
+        let names: Vec<String> = parsed.unused.keys().map(|k| format!("[{k}]")).collect();
+        eprintln!(
+            "spindle: note: {file}: torture drives the stack with its own random batches; {} not used",
+            names.join(", ")
+        );
+    }
     let layers = parsed.layer.unwrap_or_default();
     let at = |line: Option<usize>| match line {
         Some(l) => format!("{file}:{l}"),
