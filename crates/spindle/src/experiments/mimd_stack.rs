@@ -1166,6 +1166,18 @@ mod tests {
         let dev = intra_device(5, Favour::Seek, "simulation", 1000);
         assert!(dev.contains("split = 2\nrotational = 2") && dev.ends_with("cylinders = 800"));
         assert!(intra_device(6, Favour::Rotation, "prototype", 1000).ends_with("cylinders = 1000"));
+        // Built: 2×2 on 5 drives holds what 2×2 on 4 does (one band's worth), in both forms.
+        let capacity = |d: u32, form: &str| {
+            let toml = stack_toml(&intra_device(d, Favour::Seek, form, 1000));
+            let mut b = RunConfig::from_toml(&toml, "t.toml")
+                .and_then(|c| c.build())
+                .unwrap_or_else(|e| panic!("{d} {form}: {e}"));
+            b.root.capacity() as f64
+        };
+        for form in ["simulation", "prototype"] {
+            let (four, five) = (capacity(4, form), capacity(5, form));
+            assert!((five / four - 1.0).abs() < 0.02, "{form}: {four} vs {five}");
+        }
     }
 
     #[test]
