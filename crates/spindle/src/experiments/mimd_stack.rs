@@ -1169,7 +1169,7 @@ mod tests {
         // Built: 2×2 on 5 drives holds what 2×2 on 4 does (one band's worth), in both forms.
         let capacity = |d: u32, form: &str| {
             let toml = stack_toml(&intra_device(d, Favour::Seek, form, 1000));
-            let mut b = RunConfig::from_toml(&toml, "t.toml")
+            let b = RunConfig::from_toml(&toml, "t.toml")
                 .and_then(|c| c.build())
                 .unwrap_or_else(|e| panic!("{d} {form}: {e}"));
             b.root.capacity() as f64
