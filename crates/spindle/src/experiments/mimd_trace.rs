@@ -611,6 +611,16 @@ fn band_angles_table(
              from where the band copies sit.",
             always_out.join(", ")
         );
+    } else if worst[0].0.abs() > 0.15 {
+        let _ = write!(
+            out.description,
+            " No D is outside ±15 % under all three, so where the band copies sit decides \
+             the check: the paper locates its copies by computation (\"without having to \
+             maintain explicit space-inefficient disk maps\"); the simplest such \
+             computation puts a copy at the same sector number a band away, where the \
+             skews turn it, and the checked curve keeps that reading rather than the \
+             placement that passes."
+        );
     }
     out.tables.push(table);
     Ok(())
