@@ -404,10 +404,21 @@ impl StackArgs {
         }
         if let Some(q) = self.queue_depth {
             refuse_where_drives_schedule_themselves(&c, "--queue-depth")?;
+            crate::limits::count(
+                "--queue-depth",
+                u64::from(q),
+                crate::limits::MAX_OUTSTANDING,
+            )?;
             c.scheduler.queue_depth = q;
         }
         if let Some(w) = self.max_wait_ms {
             refuse_where_drives_schedule_themselves(&c, "--max-wait-ms")?;
+            if !(0.0..=crate::limits::MAX_WAIT_MS).contains(&w) {
+                bail!(
+                    "--max-wait-ms must be within 0..={} ms, got {w}",
+                    crate::limits::MAX_WAIT_MS
+                );
+            }
             c.scheduler.max_wait_ms = Some(w);
         }
         if let Some(n) = self.mimic_samples {
@@ -429,6 +440,9 @@ impl StackArgs {
         }
         if let Some(w) = self.window {
             refuse_where_drives_schedule_themselves(&c, "--window")?;
+            if w == 0 {
+                bail!("--window must be at least 1, got 0");
+            }
             c.scheduler.window = Some(w);
         }
         if self.spread {
@@ -649,6 +663,23 @@ fn check_config(c: &RunConfig) -> Result<()> {
                     crate::limits::MAX_WAIT_MS
                 );
             }
+        }
+        // The rest of the table's rules (queue depth, window, merging, ...), before
+        // anything is built, with the table's line.
+        if let Err(e) = s.queue_spec() {
+            let at = c
+                .source
+                .as_deref()
+                .and_then(|f| {
+                    let text = std::fs::read_to_string(f).ok()?;
+                    let header = format!("[{table}]");
+                    let line = text
+                        .lines()
+                        .position(|l| l.trim_start().starts_with(&header))?;
+                    Some(format!("{f}:{}: ", line + 1))
+                })
+                .unwrap_or_else(|| file.clone());
+            bail!("{at}{table}.{e}");
         }
     }
     if let Some(f) = c.workload.compress {

@@ -176,6 +176,11 @@ const CASES: &[(&str, &str)] = &[
     ("run --config {t}/bad-syntax.toml", "bad-syntax.toml"),
     ("run --config {t}/bad-type.toml", "bad-type.toml"),
     ("run --config {t}/unknown-key.toml", "bogus-key"),
+    (
+        "run --config {t}/queue-depth-0.toml",
+        "queue-depth-0.toml:3: scheduler.queue-depth must be within 1..=65536, got 0",
+    ),
+    ("run --window 0 --scheduler greedy", "--window must be at least 1, got 0"),
     ("run --trace sample:hplajw --count 5", "--count applies to --synthetic open or closed"),
     ("run --trace sample:hplajw --rate 500", "--rate applies to --synthetic open"),
     ("run --synthetic closed --count 9 --rate 5", "--rate applies to --synthetic open"),
@@ -422,6 +427,10 @@ fn fixtures() -> PathBuf {
     let _ = std::fs::remove_dir_all(&t);
     std::fs::create_dir_all(&t).unwrap();
     let w = |name: &str, text: &str| std::fs::write(t.join(name), text).unwrap();
+    w(
+        "queue-depth-0.toml",
+        "[workload]\ntrace = \"sample:hplajw\"\n[scheduler]\nkind = \"clook\"\nqueue-depth = 0\n",
+    );
     w(
         "garbage.txt",
         "this is not a trace\n\x01\x02 nor anything else\n",
