@@ -80,7 +80,7 @@ fn table_name(line: &str) -> Option<&str> {
 
 /// What the message names: a key (`unknown field `k``, `missing field `k`` has no
 /// line) or a value (`unknown variant `v``, `invalid value: integer `7``, `invalid
-/// type: string "v"`).
+/// type: string "v"`, `invalid type: floating point `2.5``).
 fn named_token(msg: &str) -> Option<Token> {
     if msg.starts_with("missing field") {
         return None;
@@ -94,6 +94,10 @@ fn named_token(msg: &str) -> Option<Token> {
     }
     if let Some(rest) = msg.strip_prefix("invalid type: string \"") {
         return rest.split('"').next().map(|v| Token::Value(v.to_string()));
+    }
+    // `invalid type: floating point `2.5`, expected u32` (an integer, a boolean alike).
+    if msg.starts_with("invalid type:") {
+        return backticked().map(Token::Value);
     }
     None
 }
@@ -179,6 +183,9 @@ mod tests {
         let e = error("[shape]\nkind = \"square\"\n  sides = 3\n");
         assert!(e.contains("line 3, column 3"), "{e}");
         assert!(e.contains("unknown field `sides`"), "{e}");
+        let e = error("[shape]\nkind = \"square\"\n\nside = 2.5\n");
+        assert!(e.contains("line 4, column 1"), "{e}");
+        assert!(e.contains("floating point `2.5`"), "{e}");
         let e = error("[shape]\nkind = \"square\"\n[shape.inner]\na = \"x\"\n");
         assert!(
             e.contains("line 4") && e.contains("(in [shape.inner])"),
