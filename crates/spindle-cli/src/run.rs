@@ -664,22 +664,19 @@ fn check_config(c: &RunConfig) -> Result<()> {
                 );
             }
         }
-        // The rest of the table's rules (queue depth, window, merging, ...), before
-        // anything is built, with the table's line.
-        if let Err(e) = s.queue_spec() {
-            let at = c
-                .source
-                .as_deref()
-                .and_then(|f| {
-                    let text = std::fs::read_to_string(f).ok()?;
-                    let header = format!("[{table}]");
-                    let line = text
-                        .lines()
-                        .position(|l| l.trim_start().starts_with(&header))?;
-                    Some(format!("{f}:{}: ", line + 1))
-                })
-                .unwrap_or_else(|| file.clone());
-            bail!("{at}{table}.{e}");
+        // The table's ranges the queue checks only when the stack is built (its rules
+        // that depend on the scheduler's kind wait for --scheduler, applied later).
+        // The flags that set these are checked as flags, so a bad value here is the
+        // file's.
+        if s.queue_depth == 0 || s.queue_depth > spindle::config::MAX_QUEUE_DEPTH {
+            bail!(
+                "{file}{table}.queue-depth must be within 1..={}, got {}",
+                spindle::config::MAX_QUEUE_DEPTH,
+                s.queue_depth
+            );
+        }
+        if s.window == Some(0) {
+            bail!("{file}{table}.window must be at least 1, got 0");
         }
     }
     if let Some(f) = c.workload.compress {

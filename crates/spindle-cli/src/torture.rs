@@ -345,8 +345,29 @@ fn stack_from(source: &StackSource, default: &FaultSpec) -> Result<(FileStack, S
     let Some(device) = parsed.device else {
         bail!("{file}: no [device]: torture needs a byte-exact array (kind = \"raid4\", \"raid5\", \"raid1\" or \"mirror\"), or a drive under a journal [[layer]]");
     };
+    // A run file's other keys are not used, and said so; any other key is a mistake
+    // (a misspelt `[[layers]]` would run the stack without its journal).
+    const RUN_KEYS: [&str; 5] = ["seed", "workload", "scheduler", "array-scheduler", "disks"];
+    if let Some(k) = parsed
+        .unused
+        .keys()
+        .find(|k| !RUN_KEYS.contains(&k.as_str()))
+    {
+        bail!(
+            "{file}: unknown key `{k}` (a stack file holds a run file's [device], [[layer]] or [layout], and may keep its {})",
+            RUN_KEYS.join(", ")
+        );
+    }
     if !parsed.unused.is_empty() {
-        let names: Vec<String> = parsed.unused.keys().map(|k| format!("[{k}]")).collect();
+        let names: Vec<String> = parsed
+            .unused
+            .iter()
+            .map(|(k, v)| match v {
+                toml::Value::Table(_) => format!("[{k}]"),
+                toml::Value::Array(a) if a.iter().all(toml::Value::is_table) => format!("[[{k}]]"),
+                _ => k.clone(),
+            })
+            .collect();
         eprintln!(
             "spindle: note: {file}: torture drives the stack with its own random batches; {} not used",
             names.join(", ")

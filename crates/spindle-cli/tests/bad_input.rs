@@ -178,9 +178,10 @@ const CASES: &[(&str, &str)] = &[
     ("run --config {t}/unknown-key.toml", "bogus-key"),
     (
         "run --config {t}/queue-depth-0.toml",
-        "queue-depth-0.toml:3: scheduler.queue-depth must be within 1..=65536, got 0",
+        "queue-depth-0.toml: scheduler.queue-depth must be within 1..=65536, got 0",
     ),
     ("run --window 0 --scheduler greedy", "--window must be at least 1, got 0"),
+    ("torture --stack {t}/layers-typo.toml", "unknown key `layers`"),
     ("run --trace sample:hplajw --count 5", "--count applies to --synthetic open or closed"),
     ("run --trace sample:hplajw --rate 500", "--rate applies to --synthetic open"),
     ("run --synthetic closed --count 9 --rate 5", "--rate applies to --synthetic open"),
@@ -427,6 +428,10 @@ fn fixtures() -> PathBuf {
     let _ = std::fs::remove_dir_all(&t);
     std::fs::create_dir_all(&t).unwrap();
     let w = |name: &str, text: &str| std::fs::write(t.join(name), text).unwrap();
+    w(
+        "layers-typo.toml",
+        "[[layers]]\nkind = \"journal\"\n[device]\nkind = \"raid4\"\ncount = 3\n[device.member]\nkind = \"disk\"\ndisk = \"hp-c2249a\"\n",
+    );
     w(
         "queue-depth-0.toml",
         "[workload]\ntrace = \"sample:hplajw\"\n[scheduler]\nkind = \"clook\"\nqueue-depth = 0\n",

@@ -16,11 +16,11 @@
 //!   non-positioning time + its seek time for S/(2D+1) cylinders + half a revolution.
 
 use super::mimd_stack::{
-    drive_cylinders, intra_device, intra_shape, random_read_favour, random_reads,
-    random_reads_pooled, Favour, Measured, DISK,
+    intra_device, intra_shape, random_read_favour, random_reads, random_reads_pooled, Drive,
+    Favour, Measured, DISK,
 };
 use super::Check;
-use crate::report::{ExperimentOutput, Plot, PlotKind, Series, Table};
+use crate::report::{csv_field, ExperimentOutput, Plot, PlotKind, Series, Table};
 use std::fmt::Write as _;
 
 /// The paper's curve "7": 2.7 + 6.1/√D ms.
@@ -40,7 +40,7 @@ const CURVES: [(&str, u32); 6] = [
 
 /// The `[device]` body of curve `c` at `d`; `draw` varies unsynchronized phases;
 /// intra-disk shaped favouring `favour` on drives of `cylinders`.
-fn device(c: usize, d: u32, draw: u64, (favour, cylinders): (Favour, u32)) -> String {
+fn device(c: usize, d: u32, draw: u64, (favour, drive): (Favour, &Drive)) -> String {
     match c {
         0 => format!(
             "kind = \"mirror\"\ncount = {d}\nreplica-choice = \"seek\"\nspindles = \"random\"\nspindle-seed = {draw}"
@@ -53,7 +53,7 @@ fn device(c: usize, d: u32, draw: u64, (favour, cylinders): (Favour, u32)) -> St
             "kind = \"mirror\"\ncount = {d}\nspindles = \"random\"\nspindle-seed = {draw}"
         ),
         4 => format!("kind = \"replicated-split\"\ncount = {d}\ncopies = {d}"),
-        _ => intra_device(d, favour, "prototype", cylinders),
+        _ => intra_device(d, favour, "prototype", drive.cylinders(), drive),
     }
 }
 
@@ -82,6 +82,17 @@ impl DriveFacts {
 
 /// MIMD-F8: random-read latency of the prototype's techniques against D.
 pub fn mimd_f8(quick: bool, seed: u64) -> Result<ExperimentOutput, String> {
+    let n = if quick { 2_000 } else { 20_000 };
+    let drive = Drive::new()?;
+    // Intra-disk's shape favours the dimension a lone drive spends more on here.
+    let shape = (random_read_favour(n, seed)?, &drive);
+    let shapes: Vec<String> = [3u32, 4, 5, 6]
+        .iter()
+        .map(|&d| {
+            let (x, y) = intra_shape(d, shape.0);
+            format!("{d} = {x}×{y}")
+        })
+        .collect();
     let mut out = ExperimentOutput::new(
         "MIMD-F8",
         "Random read latency of the prototype's techniques (Figure 8), simulated",
@@ -93,19 +104,20 @@ pub fn mimd_f8(quick: bool, seed: u64) -> Result<ExperimentOutput, String> {
              mirror of unsynchronized drives reading the replica with the shortest predicted \
              seek + rotation (phases from 4 seeded draws, pooled); (5) replicated splitting \
              with D copies per drive; (6) intra-disk x × y in the prototype's form \
-             (splitting × even rotational replication; 3 = 3×1, 4 = 2×2, 6 = 3×2). The \
+             (splitting × even rotational replication, shaped by Figure 5's rule, favouring \
+             {}: {}). The \
              prototype drew curves 1, 3, 4 and 5 up to four drives; the simulation runs all \
              to six and checks each over the paper's range. Curve 1's reference is Equation \
              (2) evaluated on the model: the drive's own non-positioning time + its seek \
              time over S/(2D+1) cylinders + half a revolution; the seek time of the mean \
              distance is above the mean seek time (the curve is concave), so this \
-             reference leans high."
+             reference leans high.",
+            shape.0.name(),
+            shapes.join(", "),
         ),
         seed,
     );
-    let n = if quick { 2_000 } else { 20_000 };
     let ds: Vec<u32> = (1..=6).collect();
-    let shape = (random_read_favour(n, seed)?, drive_cylinders()?);
     let mut m: Vec<Vec<Measured>> = Vec::new();
     for c in 0..CURVES.len() {
         let mut row = Vec::new();
@@ -141,8 +153,12 @@ pub fn mimd_f8(quick: bool, seed: u64) -> Result<ExperimentOutput, String> {
             let r = rule(f64::from(d));
             let _ = writeln!(
                 out.csv,
-                "{name},{d},{:.4},{:.4},{:.4},{:.4},{r:.4}",
-                x.mean_ms, x.seek_ms, x.rotation_ms, x.overhead_ms
+                "{},{d},{:.4},{:.4},{:.4},{:.4},{r:.4}",
+                csv_field(name),
+                x.mean_ms,
+                x.seek_ms,
+                x.rotation_ms,
+                x.overhead_ms
             );
             table.rows.push(vec![
                 name.to_string(),
@@ -414,10 +430,11 @@ mod tests {
 
     #[test]
     fn every_curve_builds_at_every_d() {
+        let drive = Drive::new().unwrap();
         for c in 0..CURVES.len() {
             for d in 1..=6 {
                 let toml =
-                    super::super::mimd_stack::stack_toml(&device(c, d, 1, (Favour::Seek, 6962)));
+                    super::super::mimd_stack::stack_toml(&device(c, d, 1, (Favour::Seek, &drive)));
                 RunConfig::from_toml(&toml, "t.toml")
                     .and_then(|c| c.build().map(|_| ()))
                     .unwrap_or_else(|e| panic!("curve {c} D {d}: {e}"));

@@ -20,7 +20,7 @@
 //! with k × D processes beside it.
 
 use super::mimd_stack::{
-    drive_cylinders, intra_device, intra_shape, random_read_favour, run_closed, Favour, DISK,
+    intra_device, intra_shape, random_read_favour, run_closed, Drive, Favour, DISK,
 };
 use super::Check;
 use crate::report::{ExperimentOutput, Plot, PlotKind, Series, Table};
@@ -42,11 +42,11 @@ const OTHER_BACKLOGS: [u32; 3] = [1, 2, 8];
 
 /// The `[device]` body of technique `t` on `d` drives with reorder queues of `k`,
 /// intra-disk shaped favouring `favour` on drives of `cylinders`.
-fn device(t: usize, d: u32, k: u32, (favour, cylinders): (Favour, u32)) -> String {
+fn device(t: usize, d: u32, k: u32, (favour, drive): (Favour, &Drive)) -> String {
     let org = match t {
         0 => format!("kind = \"mirror\"\ncount = {d}\nspindles = \"random\"\nspread = \"even\""),
         1 => format!("kind = \"split\"\ncount = {d}"),
-        _ => intra_device(d, favour, "prototype", cylinders),
+        _ => intra_device(d, favour, "prototype", drive.cylinders(), drive),
     };
     format!("{org}\nreorder-queue = {k}\n[device.member]\nkind = \"disk\"\ndisk = \"{DISK}\"\n")
 }
@@ -75,7 +75,8 @@ fn throughput(device: &str, procs: u32, n: u64, seed: u64) -> Result<f64, String
 pub fn mimd_f9(quick: bool, seed: u64) -> Result<ExperimentOutput, String> {
     // Intra-disk's shape favours the dimension a lone drive spends more on under
     // these reads (their addresses are F5's).
-    let shape = (random_read_favour(2_000, seed)?, drive_cylinders()?);
+    let drive = Drive::new()?;
+    let shape = (random_read_favour(2_000, seed)?, &drive);
     let mut out = ExperimentOutput::new(
         "MIMD-F9",
         "Throughput of random reads against D, reorder queues of 4, 16 and 64 (Figure 9)",
@@ -88,7 +89,8 @@ pub fn mimd_f9(quick: bool, seed: u64) -> Result<ExperimentOutput, String> {
              drive that owns it; (3) intra-disk x × y in the prototype's form (splitting × \
              even rotational replication, shaped as Figure 5's: the smaller of x and y as \
              large as x·y ≤ D allows, the larger factor to the dimension a lone drive spends \
-             more on under these reads, here {}, so 12 = {}×{}), each read sent to the rotational replica the drive model predicts it \
+             clearly more on when these reads' addresses come one at a time (Figure 5's \
+             probe), here {}, so 12 = {}×{}), each read sent to the rotational replica the drive model predicts it \
              reaches first when the drive takes it. Every drive serves its reorder queue of \
              k in LOOK order, one read at a time (the array's throughput mode, \
              `reorder-queue = k`). The paper's panels are \"the per drive reorder queue \
@@ -287,7 +289,13 @@ mod tests {
     #[test]
     fn rotational_replicas_raise_throughput_in_throughput_mode() {
         for seed in [1u64, 2, 3] {
-            let plain = throughput(&device(1, 1, 8, (Favour::Seek, 6962)), 8, 3_000, seed).unwrap();
+            let plain = throughput(
+                &device(1, 1, 8, (Favour::Seek, &Drive::new().unwrap())),
+                8,
+                3_000,
+                seed,
+            )
+            .unwrap();
             let dev = format!(
                 "kind = \"intra\"\ncount = 1\nsplit = 1\nrotational = 2\nform = \"prototype\"\n\
                  reorder-queue = 8\n[device.member]\nkind = \"disk\"\ndisk = \"{DISK}\"\n"

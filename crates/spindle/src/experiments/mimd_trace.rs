@@ -24,13 +24,13 @@
 //!   (`:heads-per-surface=D`, stack/arms.rs), the trace's LBNs in place.
 
 use super::mimd_stack::{
-    disk_toml, figure5_device, intra_device, intra_shape, random_reads_pooled, sqrt_rule_fit,
-    stack_toml_on, Favour, Figure5Layout, DISK,
+    disk_toml, figure5_device, intra_device, intra_device_shaped, intra_shape, random_reads_pooled,
+    sqrt_rule_fit, stack_toml_on, Drive, Favour, Figure5Layout, DISK,
 };
 use super::Check;
 use crate::config::RunConfig;
 use crate::engine::{self, RunOptions, Source};
-use crate::report::{ExperimentOutput, Plot, PlotKind, Series, Table};
+use crate::report::{csv_field, ExperimentOutput, Plot, PlotKind, Series, Table};
 use crate::trace::IoRecord;
 use std::fmt::Write as _;
 
@@ -197,7 +197,7 @@ pub fn mimd_f6(quick: bool, seed: u64) -> Result<ExperimentOutput, String> {
     let lone = replay(&disk_toml(F6_DISK, 1), &reads, span)?;
     let layout = Figure5Layout {
         band: Some(band),
-        drive_cylinders: all,
+        drive: Drive::new()?,
         favour: Favour::measured(lone.seek, lone.rotation),
     };
     let favour = layout.favour;
@@ -252,8 +252,15 @@ pub fn mimd_f6(quick: bool, seed: u64) -> Result<ExperimentOutput, String> {
             let p = &parts[t][i];
             let _ = writeln!(
                 out.csv,
-                "{name},{d},{:.4},{:.4},{:.4},{:.4},{:.4},{:.4},{:.4},{r:.4}",
-                p.latency, p.queue, p.overhead, p.seek, p.rotation, p.transfer, p.hits
+                "{},{d},{:.4},{:.4},{:.4},{:.4},{:.4},{:.4},{:.4},{r:.4}",
+                csv_field(name),
+                p.latency,
+                p.queue,
+                p.overhead,
+                p.seek,
+                p.rotation,
+                p.transfer,
+                p.hits
             );
             table.rows.push(vec![
                 name.to_string(),
@@ -276,6 +283,12 @@ pub fn mimd_f6(quick: bool, seed: u64) -> Result<ExperimentOutput, String> {
         .map_err(|e| e.to_string())?;
     let (one, twelve, intra12) = (&parts[1][0], &parts[1][11], &parts[2][11]);
     let (x12, y12) = intra_shape(12, favour);
+    let heads12 = layout.drive.heads;
+    let spread12 = if y12 <= heads12 {
+        f64::from(heads12) / f64::from(heads12 / y12)
+    } else {
+        f64::from(y12)
+    };
     let shares12 = replay(
         &stack_toml_on(
             &format!(
@@ -300,7 +313,8 @@ pub fn mimd_f6(quick: bool, seed: u64) -> Result<ExperimentOutput, String> {
          granularity: the array deals its addresses to the drives one cylinder at a time, \
          so a busy region is spread over all of them and its seeks shrink), in {x12} band \
          copies; but its {y12} rotational replicas sit on other tracks of the same \
-         cylinder, so the drive's data spans {y12} times the cylinders it would span \
+         cylinder (whole groups of {y12} on the drive's {heads12} tracks a cylinder), so \
+         the drive's data spans {spread12} times the cylinders it would span \
          unreplicated, which gives back part of what the split gains on seeks with this \
          much locality, and the drive's read-ahead (the next physical track) now reads \
          another replica, not the next data. Dealt out in contiguous twelfths instead \
@@ -419,14 +433,7 @@ pub fn mimd_f6(quick: bool, seed: u64) -> Result<ExperimentOutput, String> {
         }
         for (x, y) in candidates {
             let same_track = y > heads;
-            let dev = if (x, y) == checked_shape {
-                intra_device(d, favour, "simulation", band)
-            } else {
-                format!(
-                    "kind = \"intra\"\ncount = {d}\nsplit = {x}\nrotational = {y}\ncylinders = {band}{}",
-                    if same_track { "\nrotation = \"same-track\"" } else { "" }
-                )
-            };
+            let dev = intra_device_shaped(d, (x, y), "simulation", band, &layout.drive);
             let p = replay(&stack_toml_on(&dev, F6_DISK), &reads, span)?;
             let note = match (same_track, (x, y) == checked_shape) {
                 (true, _) => " (one track)",
@@ -468,16 +475,22 @@ pub fn mimd_f6(quick: bool, seed: u64) -> Result<ExperimentOutput, String> {
          three disks cannot be split evenly, and there using all of them for rotation is \
          best on this trace, where \"the rotational delay is a more important \
          consideration\"; with locality, it says, an extra disk goes to \"the dimension \
-         that can offer the most gain\". The checked shape follows those words (the rule \
-         was fixed before this run was looked at, and is the same in F5, F7, F8 and F9): \
+         that can offer the most gain\". The checked shape follows those words (one rule \
+         for F5, F6, F7, F8 and F9): \
          by Rule 1 the less improved dimension bounds the gain, so the smaller of x and y \
-         is as large as x·y ≤ D allows, then x·y is as large as it can be, then the larger \
-         factor goes to the dimension a lone drive spends more on under the workload \
-         (here {}: {:.2} ms seek, {:.2} ms rotation a read). Where x·y < D (5, 7, 10 and \
-         11 drives) each drive keeps x·y copies of its 1/D share on the outer x·y/D of \
-         the band and leaves the rest unused, as splitting discards the middle; only 2 \
-         and 3 drives have no even shape, the paper's anomaly. Every shape with x·y = D is \
-         in the last table beside the checked one (up to {heads} rotational replicas, the \
+         is as large as x·y ≤ D allows, then the copies fill as much of the drive as \
+         they can (x·y, less the tracks a cylinder leaves empty where y does not divide \
+         its {heads} heads: the layout keeps whole groups of y replicas on a cylinder), \
+         then the larger \
+         factor goes to the dimension a lone drive spends clearly more on under the \
+         workload (by more than {:.0} %; here {}: {:.2} ms seek, {:.2} ms rotation a \
+         read). Where x·y < D (D = {}) each drive keeps x·y copies of its 1/D share on as \
+         many outer cylinders as they need and leaves the rest unused, as splitting \
+         discards the middle; where y does not divide the drive's {heads} tracks a \
+         cylinder, a cylinder holds only whole groups of replicas and the layout spreads \
+         over more cylinders, so every shape holds the trace's band. Only 2 and 3 drives \
+         have no even shape (the paper names the anomaly at 3). Every shape with x·y = D \
+         is in the table of shapes beside the checked one (up to {heads} rotational replicas, the \
          drive's tracks per cylinder, each on a track of its own; more share one track, \
          evenly spaced, each track then holding 1/y of its sectors' data): x·y = D alone \
          leaves 5, 7 and 11 drives a one-dimensional shape. The best of those gives \
@@ -489,9 +502,18 @@ pub fn mimd_f6(quick: bool, seed: u64) -> Result<ExperimentOutput, String> {
          times the cylinders, so short seeks get longer, and the drive's read-ahead (the \
          next physical track) now holds another replica rather than the next data, so \
          fewer reads hit the drive's cache (one drive: {:.0} %).",
+        super::mimd_stack::FAVOUR_MARGIN * 100.0,
         favour.name(),
         lone.seek,
         lone.rotation,
+        ds.iter()
+            .filter(|&&d| {
+                let (x, y) = intra_shape(d, favour);
+                x * y < d
+            })
+            .map(|d| d.to_string())
+            .collect::<Vec<_>>()
+            .join(", "),
         worst_best.0,
         worst_best.1,
         worst_best.2,
@@ -501,7 +523,14 @@ pub fn mimd_f6(quick: bool, seed: u64) -> Result<ExperimentOutput, String> {
     );
 
     out.tables.push(shapes);
-    band_angles_table(&mut out, &ds, &lat[2], (band, favour), &reads, span)?;
+    band_angles_table(
+        &mut out,
+        &ds,
+        &lat[2],
+        (band, favour, &layout.drive),
+        &reads,
+        span,
+    )?;
 
     let xs: Vec<f64> = ds.iter().map(|&d| f64::from(d)).collect();
     out.plots.push(Plot {
@@ -538,7 +567,7 @@ fn band_angles_table(
     out: &mut ExperimentOutput,
     ds: &[u32],
     skew_latency: &[f64],
-    (band, favour): (u32, Favour),
+    (band, favour, drive): (u32, Favour, &Drive),
     reads: &[IoRecord],
     span: u64,
 ) -> Result<(), String> {
@@ -562,7 +591,7 @@ fn band_angles_table(
             for angles in ["even", "random"] {
                 let dev = format!(
                     "{}\nband-angles = \"{angles}\"",
-                    intra_device(d, favour, "simulation", band)
+                    intra_device(d, favour, "simulation", band, drive)
                 );
                 row.push(replay(&stack_toml_on(&dev, F6_DISK), reads, span)?.latency);
             }
@@ -611,7 +640,7 @@ fn band_angles_table(
              from where the band copies sit.",
             always_out.join(", ")
         );
-    } else if worst[0].0.abs() > 0.15 {
+    } else if worst[0].0.abs() > 0.15 && worst[1..].iter().any(|w| w.0.abs() <= 0.15) {
         let _ = write!(
             out.description,
             " No D is outside ±15 % under all three, so where the band copies sit decides \
@@ -663,7 +692,7 @@ pub fn mimd_f7(quick: bool, seed: u64) -> Result<ExperimentOutput, String> {
         "synchronized mirroring",
         "intra-disk",
     ];
-    let all = super::mimd_stack::drive_cylinders()?;
+    let drive = Drive::new()?;
     let mut fits = Table::new(&[
         "region",
         "cylinders",
@@ -681,7 +710,7 @@ pub fn mimd_f7(quick: bool, seed: u64) -> Result<ExperimentOutput, String> {
         // Intra-disk's shape favours the dimension a lone drive spends more on here.
         let mut layout = Figure5Layout {
             band: Some(band),
-            drive_cylinders: all,
+            drive: drive.clone(),
             favour: Favour::Seek,
         };
         let lone = random_reads_pooled(&[figure5_device(1, 1, 0, &layout)], n, seed)?;
@@ -689,9 +718,11 @@ pub fn mimd_f7(quick: bool, seed: u64) -> Result<ExperimentOutput, String> {
         let _ = write!(
             out.description,
             " Region {label}: a lone drive seeks {:.2} ms and turns {:.2} ms a read, so \
-             intra-disk's shape (Figure 5's rule) gives {} the larger factor.",
+             intra-disk's shape (Figure 5's rule: rotation only where it takes more than \
+             {:.0} % longer than seek) gives {} the larger factor.",
             lone.seek_ms,
             lone.rotation_ms,
+            super::mimd_stack::FAVOUR_MARGIN * 100.0,
             layout.favour.name()
         );
         let device = |t: usize, d: u32, draw: u64| figure5_device(t, d, draw, &layout);

@@ -9,7 +9,7 @@ use crate::array::layout::{checksum_block, data_block, Layout};
 use crate::array::Raid4Config;
 use crate::disk::presets::preset;
 use crate::layout::{Dle, LayoutPolicy, NONE};
-use crate::report::{ExperimentOutput, Plot, PlotKind, Series, Table};
+use crate::report::{csv_field, ExperimentOutput, Plot, PlotKind, Series, Table};
 use crate::store::DataMode;
 use crate::validate::demerit::cdf_rows;
 use rand::seq::SliceRandom;
@@ -352,7 +352,7 @@ pub fn prox_t3(o: &RunOpts) -> Result<ExperimentOutput, String> {
             points: cdf_rows(&v),
         });
         for (i, x) in r.resp_ms.iter().enumerate() {
-            csv.push_str(&format!("{},{i},{x:.6}\n", r.label));
+            csv.push_str(&format!("{},{i},{x:.6}\n", csv_field(&r.label)));
         }
     }
     plots.push(Plot {

@@ -170,18 +170,25 @@ pub fn write_report(dir: &Path, outputs: &[ExperimentOutput]) -> std::io::Result
     Ok(())
 }
 
+/// `v` as one CSV field: quoted (quotes doubled) where it holds a comma, a quote or a
+/// line break.
+pub fn csv_field(v: &str) -> std::borrow::Cow<'_, str> {
+    if v.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", v.replace('"', "\"\"")).into()
+    } else {
+        v.into()
+    }
+}
+
 /// An experiment's CSV: its own data, or, for an experiment that keeps none of its
 /// own, its first table (else its checks), so that no linked CSV is empty.
 fn data_csv(out: &ExperimentOutput) -> String {
-    fn field(v: &str) -> String {
-        if v.contains([',', '"', '\n', '\r']) {
-            format!("\"{}\"", v.replace('"', "\"\""))
-        } else {
-            v.to_string()
-        }
-    }
     fn line(cells: &[String]) -> String {
-        let mut l = cells.iter().map(|c| field(c)).collect::<Vec<_>>().join(",");
+        let mut l = cells
+            .iter()
+            .map(|c| csv_field(c))
+            .collect::<Vec<_>>()
+            .join(",");
         l.push('\n');
         l
     }
@@ -193,7 +200,7 @@ fn data_csv(out: &ExperimentOutput) -> String {
         Some(t) => t,
         None => {
             checks = Table {
-                columns: ["metric", "paper", "ours", "tolerance", "pass"]
+                columns: ["id", "metric", "paper", "ours", "tolerance", "pass"]
                     .map(String::from)
                     .to_vec(),
                 rows: out
@@ -201,6 +208,7 @@ fn data_csv(out: &ExperimentOutput) -> String {
                     .iter()
                     .map(|c| {
                         vec![
+                            c.id.clone(),
                             c.metric.clone(),
                             c.paper.to_string(),
                             c.ours.to_string(),
@@ -284,7 +292,7 @@ mod tests {
         out.checks.push(Check::range("X", "a, b", 1.0, 2.0, 1.5));
         let csv = data_csv(&out);
         assert!(
-            csv.starts_with("metric,paper,ours,tolerance,pass\n\"a, b\","),
+            csv.starts_with("id,metric,paper,ours,tolerance,pass\nX,\"a, b\","),
             "{csv}"
         );
         assert!(csv.ends_with(",1.5,\"[1, 2]\",true\n"), "{csv}");
