@@ -631,8 +631,8 @@ impl StackArgs {
     }
 }
 
-/// Checks, for `spindle run --config`, the keys the stack's own validation lets through
-/// (see `limits`): mimic-samples, background-outstanding, max-wait-ms and compress.
+/// Checks, for `spindle run --config`, before anything is built: the scheduler tables'
+/// ranges, compress and the drives' firmware queue depths.
 fn check_config(c: &RunConfig) -> Result<()> {
     let file = c
         .source
@@ -642,42 +642,10 @@ fn check_config(c: &RunConfig) -> Result<()> {
     let queues = std::iter::once(("scheduler", &c.scheduler))
         .chain(c.array_scheduler.as_ref().map(|s| ("array-scheduler", s)));
     for (table, s) in queues {
-        let n = s.mimic_samples as u64;
-        if n == 0 || n > crate::limits::MAX_MIMIC_SAMPLES {
-            bail!(
-                "{file}{table}.mimic-samples must be within 1..={}, got {n}",
-                crate::limits::MAX_MIMIC_SAMPLES
-            );
-        }
-        let b = s.background_outstanding as u64;
-        if b > crate::limits::MAX_BACKGROUND {
-            bail!(
-                "{file}{table}.background-outstanding must be within 0..={}, got {b}",
-                crate::limits::MAX_BACKGROUND
-            );
-        }
-        if let Some(w) = s.max_wait_ms {
-            if !(0.0..=crate::limits::MAX_WAIT_MS).contains(&w) {
-                bail!(
-                    "{file}{table}.max-wait-ms must be within 0..={} ms, got {w:e}",
-                    crate::limits::MAX_WAIT_MS
-                );
-            }
-        }
-        // The table's ranges the queue checks only when the stack is built (its rules
-        // that depend on the scheduler's kind wait for --scheduler, applied later).
-        // The flags that set these are checked as flags, so a bad value here is the
-        // file's.
-        if s.queue_depth == 0 || s.queue_depth > spindle::config::MAX_QUEUE_DEPTH {
-            bail!(
-                "{file}{table}.queue-depth must be within 1..={}, got {}",
-                spindle::config::MAX_QUEUE_DEPTH,
-                s.queue_depth
-            );
-        }
-        if s.window == Some(0) {
-            bail!("{file}{table}.window must be at least 1, got 0");
-        }
+        // The table's ranges (the rules that depend on the scheduler's kind wait for
+        // --scheduler, applied later). The flags that set these are checked as flags,
+        // so a bad value here is the file's.
+        s.check_ranges().map_err(|e| anyhow!("{file}{table}.{e}"))?;
     }
     if let Some(f) = c.workload.compress {
         spindle::workload::check_compress(f).map_err(|e| anyhow!("{file}workload.{e}"))?;

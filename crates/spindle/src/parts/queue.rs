@@ -62,8 +62,9 @@ pub const SCRUB_SECTORS: u32 = 8;
 pub const MAX_WAIT_MS: f64 = 86_400_000.0;
 
 impl SchedulerConfig {
-    /// The queue this table describes; errors name the key.
-    pub fn queue_spec(&self) -> Result<QueueSpec, String> {
+    /// The table's ranges, which do not depend on the scheduler's kind; errors name
+    /// the key. [`SchedulerConfig::queue_spec`] checks them first.
+    pub fn check_ranges(&self) -> Result<(), String> {
         if self.queue_depth == 0 || self.queue_depth > MAX_QUEUE_DEPTH {
             return Err(format!(
                 "queue-depth must be within 1..={MAX_QUEUE_DEPTH}, got {}",
@@ -73,7 +74,7 @@ impl SchedulerConfig {
         if let Some(w) = self.max_wait_ms {
             if !(0.0..=MAX_WAIT_MS).contains(&w) {
                 return Err(format!(
-                    "max-wait-ms must be within 0..={MAX_WAIT_MS}, got {w}"
+                    "max-wait-ms must be within 0..={MAX_WAIT_MS} ms, got {w:e}"
                 ));
             }
         }
@@ -92,6 +93,19 @@ impl SchedulerConfig {
         if self.window == Some(0) {
             return Err("window must be at least 1".into());
         }
+        if let Some(k) = self.merge_kib {
+            if !(1..=MAX_MERGE_KIB).contains(&k) {
+                return Err(format!(
+                    "merge-kib must be within 1..={MAX_MERGE_KIB}, got {k}"
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// The queue this table describes; errors name the key.
+    pub fn queue_spec(&self) -> Result<QueueSpec, String> {
+        self.check_ranges()?;
         // Only the scanning policies look at a window (HostQueue::with_window).
         if self.window.is_some() && !self.kind.scans() {
             return Err(format!(
@@ -99,13 +113,6 @@ impl SchedulerConfig {
                  the queue; the run's scheduler, {}, ignores it",
                 self.kind.name()
             ));
-        }
-        if let Some(k) = self.merge_kib {
-            if !(1..=MAX_MERGE_KIB).contains(&k) {
-                return Err(format!(
-                    "merge-kib must be within 1..={MAX_MERGE_KIB}, got {k}"
-                ));
-            }
         }
         let mimic_table = match &self.mimic_table {
             None => None,
