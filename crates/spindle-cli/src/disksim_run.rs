@@ -21,9 +21,17 @@ pub fn run(path: &Path, seeds: Option<&str>, json: bool, print_stack: bool) -> R
         Some(list) => list
             .split(',')
             .map(|s| {
+                // DiskSim's seeds are C ints, as the file's `Init Seed` (0..=2^31-1).
                 s.trim()
                     .parse::<u64>()
-                    .map_err(|_| anyhow!("--disksim-seeds: `{s}` is not a seed (a whole number)"))
+                    .ok()
+                    .filter(|&v| v <= i32::MAX as u64)
+                    .ok_or_else(|| {
+                        anyhow!(
+                            "--disksim-seeds: `{s}` is not a seed (a whole number 0..={}, as DiskSim's `Init Seed`)",
+                            i32::MAX
+                        )
+                    })
             })
             .collect::<Result<_>>()?,
     };

@@ -140,6 +140,8 @@ pub fn random(
             spindle::disk::hdd::MAX_REQUEST_SECTORS
         ));
     }
+    spindle::workload::check_sectors_moved(requests as u64, u64::from(blocks))
+        .map_err(|e| anyhow!("--requests {requests} --blocks {blocks}: {e}"))?;
     let r = random_io(&loaded.params, requests, blocks, write, seed).map_err(|e| anyhow!("{e}"))?;
     if json {
         return Ok(serde_json::to_string_pretty(&r)? + "\n");

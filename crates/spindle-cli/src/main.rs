@@ -692,7 +692,8 @@ struct RunArgs {
     /// volume set behind the I/O driver's queue); other stack flags do not apply
     #[arg(long, value_name = "FILE.parv")]
     disksim: Option<std::path::PathBuf>,
-    /// With --disksim: generator seeds, comma-separated [default: the file's Init Seed]
+    /// With --disksim: generator seeds, comma-separated, each 0..=2147483647 (DiskSim's)
+    /// [default: the file's Init Seed]
     #[arg(long, value_name = "N,N,..")]
     disksim_seeds: Option<String>,
 }
@@ -1050,12 +1051,33 @@ fn run(cli: Cli) -> anyhow::Result<String> {
                 .split(',')
                 .map(parse_scheduler)
                 .collect::<anyhow::Result<Vec<_>>>()?;
+            // Each scheduler runs once: a repeat would print the same row twice.
+            if let Some((i, k)) = list
+                .iter()
+                .enumerate()
+                .find(|(i, k)| list[..*i].contains(k))
+            {
+                anyhow::bail!(
+                    "--schedulers: `{}` is given twice (item {}); each is compared once",
+                    k.name(),
+                    i + 1
+                );
+            }
             run::compare(&a.stack, &list, a.json, a.plot.as_deref())
         }
         Command::Sweep(a) => {
+            // Both are written beside and renamed into place.
             outputs::check_output("--out", &a.out, &[&a.grid])?;
+            outputs::check_replaceable("--out", &a.out)?;
             if let Some(csv) = &a.csv {
                 outputs::check_output("--csv", csv, &[&a.grid, &a.out])?;
+                outputs::check_replaceable("--csv", csv)?;
+                if outputs::same_place(csv, &a.out) {
+                    anyhow::bail!(
+                        "--csv {} is the --out file: give the CSV another name",
+                        csv.display()
+                    );
+                }
             }
             sweep::sweep(&sweep::SweepArgs {
                 grid: &a.grid,
@@ -1147,7 +1169,14 @@ fn run(cli: Cli) -> anyhow::Result<String> {
         Command::Validate(a) => validate::validate_cmd(&a.files, a.json),
         Command::Calibrate(a) => {
             if let Some(out) = &a.out {
-                let inputs: Vec<&std::path::Path> = std::iter::once(std::path::Path::new(&a.disk))
+                let disk = std::path::Path::new(&a.disk);
+                // Without a probe table, a drive file's measurements are the trace
+                // beside it.
+                let beside = (a.probe_table.is_none()
+                    && disk.extension().is_some_and(|e| e == "toml"))
+                .then(|| disk.with_extension("trace"));
+                let inputs: Vec<&std::path::Path> = std::iter::once(disk)
+                    .chain(beside.as_deref())
                     .chain(a.probe_table.as_deref())
                     .collect();
                 outputs::check_output("--out", out, &inputs)?;

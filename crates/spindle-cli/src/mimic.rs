@@ -52,7 +52,7 @@ pub fn probe_table(
         let d = rng.gen_range(-(cap - 1)..cap);
         m.predict(rng.gen_bool(0.5), rng.gen_bool(0.5), d);
     }
-    Ok(m.to_json())
+    probed(m.to_json(), distances)
 }
 
 /// `spindle mimic probe --device PATH`: the same probing as of a simulated disk (a
@@ -114,7 +114,7 @@ pub fn probe_device(
     if let Some(e) = errors.lock().ok().and_then(|e| e.clone()) {
         anyhow::bail!("{e}");
     }
-    let json = m.to_json();
+    let json = probed(m.to_json(), distances)?;
     write_table(&json, out)?;
     let stats = entry_stats(&json);
     Ok(summary(
@@ -144,9 +144,7 @@ fn entry_stats(j: &serde_json::Value) -> String {
                 .collect()
         })
         .unwrap_or_default();
-    // u32::MAX: a distance no probe pair fits on the device.
-    let unfit = means.iter().filter(|&&m| m == u64::from(u32::MAX)).count();
-    means.retain(|&m| m != u64::from(u32::MAX));
+    // Written tables hold only distances whose probe pairs fit the device.
     if means.is_empty() {
         return String::new();
     }
@@ -157,11 +155,7 @@ fn entry_stats(j: &serde_json::Value) -> String {
         ms(means[0]),
         ms(means[means.len() / 2]),
         ms(means[means.len() - 1])
-    ) + &if unfit > 0 {
-        format!("  unfit distances       {unfit} (no probe pair fits the device: recorded as u32::MAX ns)\n")
-    } else {
-        String::new()
-    }
+    )
 }
 
 /// `spindle probe rotation`: the rotation period and sectors per track estimated from
@@ -246,6 +240,18 @@ pub fn rotation(
 }
 
 /// Writes a probed table to its file (pretty JSON, the format `mimic show` reads).
+/// The probed table, unless no distance drawn fitted a pair of probes on the device
+/// (a table holds only distances that did): it is then too small to probe.
+fn probed(json: serde_json::Value, distances: usize) -> Result<serde_json::Value> {
+    if json["entries"].as_array().is_some_and(|e| e.is_empty()) {
+        anyhow::bail!(
+            "none of the {distances} distances drawn fits a pair of {}-sector probes on the device: it is too small to probe",
+            json["probe_sectors"]
+        );
+    }
+    Ok(json)
+}
+
 fn write_table(json: &serde_json::Value, out: &Path) -> Result<()> {
     std::fs::write(out, serde_json::to_string_pretty(json)? + "\n")
         .with_context(|| format!("cannot write {}", out.display()))

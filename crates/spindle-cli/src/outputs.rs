@@ -51,6 +51,39 @@ pub fn check_output(flag: &str, out: &Path, inputs: &[&Path]) -> Result<()> {
     Ok(())
 }
 
+/// Refuses `out` if it exists as anything but a regular file: for outputs written
+/// beside the target and renamed over it, which would replace a device (`/dev/null`),
+/// a pipe or a symbolic link with a plain file.
+pub fn check_replaceable(flag: &str, out: &Path) -> Result<()> {
+    match std::fs::symlink_metadata(out) {
+        Ok(m) if m.file_type().is_symlink() => bail!(
+            "{flag} {}: is a symbolic link, which the finished file would replace; give the file it points to",
+            out.display()
+        ),
+        Ok(m) if !m.is_file() => bail!(
+            "{flag} {}: is not a regular file (a device or pipe), which the finished file would replace; give a file",
+            out.display()
+        ),
+        _ => Ok(()),
+    }
+}
+
+/// Whether `a` and `b` name the same place, whether or not a file is there yet: the
+/// same file name in the same existing folder.
+pub fn same_place(a: &Path, b: &Path) -> bool {
+    if same_file(a, b) {
+        return true;
+    }
+    let folder = |p: &Path| {
+        let f = p
+            .parent()
+            .filter(|f| !f.as_os_str().is_empty())
+            .unwrap_or(Path::new("."));
+        std::fs::canonicalize(f).ok()
+    };
+    a.file_name() == b.file_name() && folder(a).is_some() && folder(a) == folder(b)
+}
+
 /// The file a trace spec (`FORMAT:PATH`, a path, or `sample:NAME`) reads, if any.
 pub fn trace_file(spec: &str) -> Option<&Path> {
     if spec.starts_with("sample:") {
@@ -89,6 +122,14 @@ mod tests {
         assert!(e.contains("does not exist"), "{e}");
         check_output("--csv", &dir.join("new.csv"), &[&input]).unwrap();
         check_output("--csv", Path::new("new.csv"), &[]).unwrap();
+        let e = check_replaceable("--csv", Path::new("/dev/null"))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("not a regular file"), "{e}");
+        check_replaceable("--csv", &input).unwrap();
+        check_replaceable("--csv", &dir.join("new.csv")).unwrap();
+        assert!(same_place(&dir.join("new.csv"), &dir.join("./new.csv")));
+        assert!(!same_place(&dir.join("new.csv"), &dir.join("other.csv")));
         assert_eq!(trace_file("msr:a/b.csv"), Some(Path::new("a/b.csv")));
         assert_eq!(trace_file("sample:hplajw"), None);
         std::fs::remove_dir_all(&dir).unwrap();

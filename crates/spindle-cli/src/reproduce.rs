@@ -1,7 +1,7 @@
 //! `spindle reproduce`: run registered experiments and write the report.
 
 use crate::experiments::checks_table;
-use anyhow::{anyhow, Context, Result};
+use anyhow::{anyhow, bail, Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
 use spindle::experiments::registry::{select, Durability, Experiment, RunOpts};
 use spindle::report::ExperimentOutput;
@@ -33,6 +33,16 @@ pub fn reproduce(
     if let Some(path) = readme {
         readme_text(path)?;
     }
+    // So is the report's folder: made now (with its parents, as before), so that a
+    // place it cannot be written fails in the first second, not after the run.
+    if out.exists() && !out.is_dir() {
+        bail!(
+            "--out {}: is a file; give a folder for the report",
+            out.display()
+        );
+    }
+    std::fs::create_dir_all(out)
+        .with_context(|| format!("--out {}: cannot make the report's folder", out.display()))?;
     let jobs = jobs
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
         .min(exps.len())

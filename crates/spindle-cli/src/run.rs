@@ -626,19 +626,43 @@ impl StackArgs {
         } else if self.parity_layout.is_some() {
             bail!("--parity-layout needs --array raid5");
         }
-        check_config(&c)?;
+        // A synthetic workload the flags did not build is the file's.
+        check_config(&c, self.synthetic.is_none())?;
         Ok(c)
     }
 }
 
-/// Checks, for `spindle run --config`, before anything is built: the scheduler tables'
-/// ranges, compress and the drives' firmware queue depths.
-fn check_config(c: &RunConfig) -> Result<()> {
+/// Checks, for `spindle run --config`, before anything is built: the synthetic
+/// workload, the scheduler tables' ranges, compress and the drives' firmware queue
+/// depths.
+fn check_config(c: &RunConfig, synthetic_from_file: bool) -> Result<()> {
     let file = c
         .source
         .as_deref()
         .map(|f| format!("{f}: "))
         .unwrap_or_default();
+    if let Some(w) = c
+        .workload
+        .synthetic
+        .as_ref()
+        .filter(|_| synthetic_from_file)
+    {
+        // What does not depend on the drive, which is not built yet: the addresses are
+        // checked against its capacity when the workload is loaded.
+        w.clone()
+            .with_capacity(u64::MAX)
+            .validate()
+            .map_err(|e| anyhow!("{file}workload.synthetic.{e}"))?;
+        // An empty workload is the library's to build, not a run's: it would print a
+        // summary of nothing.
+        let (key, n) = match w {
+            WorkloadSpec::Synthetic(o) => ("count", o.count),
+            WorkloadSpec::Closed(c) => ("requests", c.requests),
+        };
+        if n == 0 {
+            bail!("{file}workload.synthetic.{key} must be at least 1, got 0");
+        }
+    }
     let queues = std::iter::once(("scheduler", &c.scheduler))
         .chain(c.array_scheduler.as_ref().map(|s| ("array-scheduler", s)));
     for (table, s) in queues {
@@ -809,11 +833,7 @@ pub fn load_workload(c: &RunConfig) -> Result<LoadedWorkload> {
     } else {
         units.first().map_or(0, |u| u.1)
     };
-    let w = c.workload.load(capacity).map_err(|e| anyhow!("{e}"))?;
-    if c.workload.spread && !matches!(w, LoadedWorkload::Stream(_)) {
-        bail!("workload.spread (--spread) applies to open synthetic workloads (--synthetic open)");
-    }
-    Ok(w)
+    c.workload.load(capacity).map_err(|e| anyhow!("{e}"))
 }
 
 /// Where in the trace request `index` (the engine's count) with these fields is: the
@@ -1521,6 +1541,12 @@ pub(crate) fn check_mimic_flags(
             "--mimic-samples applies to smtf and freeblock, whose Disk Mimic probes the drive{}; not {}",
             if table { " (a --mimic-table is read, not probed)" } else { "" },
             names.join(", ")
+        );
+    }
+    if args.mimic_interpolate && table {
+        bail!(
+            "--mimic-interpolate {}",
+            spindle::parts::queue::INTERPOLATE_WITH_TABLE
         );
     }
     if args.mimic_interpolate && !smtf {

@@ -546,17 +546,21 @@ impl Grid {
 
     /// Checks that every point's options parse and make a configuration, before any
     /// runs: a bad value is reported with its point, not after an hour of sweeping.
-    pub fn check(&self) -> Result<()> {
+    /// Returns the files the points read (configurations, traces, Disk Mimic and
+    /// miniMimic tables, drive files), which no output may overwrite.
+    pub fn check(&self) -> Result<Vec<PathBuf>> {
         // Each drive model is loaded once, whichever points name it; each distinct
         // stack (the configuration without its workload and seed) is built once, as
         // the run builds it, so what only the built stack refuses is found here too.
         let mut drives_read = Vec::new();
         let mut stacks_built: std::collections::HashSet<String> = Default::default();
+        let mut files: Vec<PathBuf> = Vec::new();
         for i in 0..self.len {
             let p = self.point(i);
             let checked = from_pairs(p.pairs.clone())
                 .and_then(|o| o.config())
                 .and_then(|c| {
+                    c.workload.check().map_err(|e| anyhow!("{e}"))?;
                     spindle::layers::check_layers(&c.layer).map_err(|e| anyhow!(e))?;
                     let tree = c.device_tree().map_err(|e| anyhow!("{e}"))?;
                     tree.check_drive_count().map_err(|e| anyhow!(e))?;
@@ -576,6 +580,11 @@ impl Grid {
                             drives_read.push((layout, d));
                         }
                     }
+                    for f in files_read(&c, &tree.disks()) {
+                        if !files.contains(&f) {
+                            files.push(f);
+                        }
+                    }
                     let mut stack = c.clone();
                     stack.workload = Default::default();
                     stack.seed = 0;
@@ -589,8 +598,47 @@ impl Grid {
                 bail!("{}: {e:#}", p.describe(self));
             }
         }
-        Ok(())
+        Ok(files)
     }
+}
+
+/// The files a run of `c` over the drives `disks` reads: its configuration file, its
+/// trace, the Disk Mimic tables of its queues, its journals' miniMimic tables and its
+/// drive files (a `.parv` file's own sources are added where outputs are checked).
+fn files_read(
+    c: &spindle::config::RunConfig,
+    disks: &[spindle::stack::tree::DiskSpec],
+) -> Vec<PathBuf> {
+    // A drive is a preset or a file, either with `:key=value` overrides after it.
+    let drive_file = |name: &str| {
+        let path = Path::new(name);
+        if path.is_file() {
+            return Some(path.to_path_buf());
+        }
+        let base = Path::new(name.split_once(':')?.0);
+        base.is_file().then(|| base.to_path_buf())
+    };
+    let queues = std::iter::once(&c.scheduler)
+        .chain(c.array_scheduler.as_ref())
+        .chain(disks.iter().filter_map(|d| d.scheduler.as_ref()));
+    let journals = c.layer.iter().filter_map(|l| match l {
+        spindle::layers::LayerSpec::Journal(j) => j.minimimic.as_deref().map(PathBuf::from),
+        _ => None,
+    });
+    c.source
+        .iter()
+        .map(PathBuf::from)
+        .chain(
+            c.workload
+                .trace
+                .as_deref()
+                .and_then(crate::outputs::trace_file)
+                .map(Path::to_path_buf),
+        )
+        .chain(queues.filter_map(|s| s.mimic_table.clone()))
+        .chain(journals)
+        .chain(disks.iter().filter_map(|d| drive_file(&d.disk)))
+        .collect()
 }
 
 /// One value of a grid axis: a scalar, or a list (of scalars: [`Grid::new`] names a
@@ -960,11 +1008,21 @@ pub fn sweep(a: &SweepArgs) -> Result<String> {
         let mut s = String::new();
         for i in 0..grid.len() {
             let p = grid.point(i);
+            // The options are parsed (not built, which takes the full check): a
+            // listed point is one `spindle run` accepts as written.
+            from_pairs(p.pairs.clone())
+                .and_then(|o| o.config())
+                .map_err(|e| anyhow!("{file}: {}: {e:#}", p.describe(&grid)))?;
             s += &format!("{}  {}\n", p.key, p.describe(&grid));
         }
         return Ok(s);
     }
-    grid.check().map_err(|e| anyhow!("{file}: {e:#}"))?;
+    let read = grid.check().map_err(|e| anyhow!("{file}: {e:#}"))?;
+    let read: Vec<&Path> = read.iter().map(PathBuf::as_path).collect();
+    crate::outputs::check_output("--out", a.out, &read)?;
+    if let Some(csv) = a.csv {
+        crate::outputs::check_output("--csv", csv, &read)?;
+    }
     let jobs = match a.jobs {
         Some(j) => {
             crate::limits::count("--jobs", j as u64, MAX_JOBS as u64)?;

@@ -40,6 +40,7 @@ pub fn trace(
     let mut out = match csv {
         Some(path) => {
             crate::outputs::check_output("--csv", path, &[Path::new(&file)])?;
+            crate::outputs::check_replaceable("--csv", path)?;
             let mut partial = path.as_os_str().to_owned();
             partial.push(".partial");
             let partial = PathBuf::from(partial);
@@ -67,6 +68,8 @@ pub fn trace(
                     listed.join(", ")
                 ))
             }
+            // As an empty file is refused before its format is known.
+            (None, 0) => Err(anyhow!("{file}: the trace holds no requests")),
             _ => Ok(()),
         },
     );

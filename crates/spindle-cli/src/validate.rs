@@ -631,11 +631,20 @@ pub fn calibrate_probe_cmd(
 ) -> Result<String> {
     let loaded = load_disk(disk)?;
     let base = loaded.params;
-    build(base.clone())?;
+    let cap = build(base.clone())?.capacity();
     let table = MimicTable::load(table_path).map_err(|e| anyhow!("{e}"))?;
     let set = ProbeSet::from_table(&table, seed);
     let name = base.name.clone();
     let table_name = table_path.display().to_string();
+    // A pair of probes `distance` apart must fit on the drive to be timed on it.
+    let p = u64::from(table.probe_sectors);
+    let fits = |d: i64| spindle::mimic::pair_fits(cap, p, d);
+    if !table.entries.is_empty() && !table.entries.iter().any(|e| fits(e.distance)) {
+        bail!(
+            "{table_name}: none of its {} distances fits a pair of {p}-sector probes on {name} ({cap} sectors): the table is of a larger device, or its probe_sectors is wrong",
+            table.entries.len()
+        );
+    }
     let (fit_on, judge_on) = if all {
         (set.clone(), None)
     } else {

@@ -19,6 +19,11 @@ const CASES: &[(&str, &str)] = &[
     ("run --disks 4294967295", "4294967295"),
     ("run --disk wd-re3 --disks 100000", "100000"),
     (
+        "run --trace sample:hplajw --device 99",
+        "device 99 is not in it (devices: 0, 1)",
+    ),
+    ("run --trace sample:hplajw --limit 0", "workload.limit (--limit) = 0 keeps none"),
+    (
         "run --disk st34502lw:smaller-platters=0",
         "C must be within 1..=64",
     ),
@@ -173,6 +178,19 @@ const CASES: &[(&str, &str)] = &[
     ),
     // run: configuration files
     ("run --config {t}/missing.toml", "missing.toml"),
+    (
+        "run --config {t}/synthetic-count-0.toml",
+        "synthetic-count-0.toml: workload.synthetic.count must be at least 1, got 0",
+    ),
+    (
+        "run --config {t}/synthetic-fraction.toml",
+        "synthetic-fraction.toml: workload.synthetic.read-fraction must be within 0..=1, got 1.5",
+    ),
+    (
+        "run --config {t}/allocation-range.toml",
+        "layout.allocation-range-kib = 4000000000 is more than a wd-re3 member",
+    ),
+    ("run --synthetic open --count 0", "--count"),
     ("run --config {t}/bad-syntax.toml", "bad-syntax.toml"),
     ("run --config {t}/bad-type.toml", "bad-type.toml"),
     ("run --config {t}/unknown-key.toml", "bogus-key"),
@@ -394,6 +412,17 @@ const CASES: &[(&str, &str)] = &[
     ("run --trace /dev/zero", "/dev/zero"),
     ("run --trace /dev/zero --format msr", "/dev/zero:1: line longer than"),
     ("disk-info /dev/zero", "/dev/zero"),
+    ("trace {t}/empty.txt --format msr", "empty.txt: the trace holds no requests"),
+    ("trace {t}/empty.txt", "the file is empty"),
+    ("trace sample:hplajw --limit 2 --csv /dev/null", "not a regular file"),
+    ("sweep {t}/grid.toml --out {t}/g.parquet --csv {t}/one-line.ascii", "which this command reads"),
+    ("sweep {t}/grid.toml --out {t}/g.x --csv {t}/g.x", "is the --out file"),
+    ("random-io --blocks 4194304 --requests 10000000", "at most 137438953472"),
+    (
+        "run --scheduler smtf --mimic-table {t}/tiny-table.json --mimic-interpolate",
+        "--mimic-interpolate applies to a Disk Mimic probed off-line",
+    ),
+    ("trace sample:hplajw --limit 0", "0 is not in 1"),
     ("disk-info {t}/seek-zero/atlas10k.parv", "atlas10k.model:10: cannot read seek curve /dev/zero"),
     ("disk-info {t}/source-zero/atlas10k.parv", "atlas10k.diskspecs:2: cannot read sourced file `/dev/zero`"),
     // usage errors (clap)
@@ -431,6 +460,15 @@ fn fixtures() -> PathBuf {
     w(
         "layers-typo.toml",
         "[[layers]]\nkind = \"journal\"\n[device]\nkind = \"raid4\"\ncount = 3\n[device.member]\nkind = \"disk\"\ndisk = \"hp-c2249a\"\n",
+    );
+    let synthetic = |count: &str, fraction: &str| {
+        format!("[workload.synthetic]\nkind = \"synthetic\"\npattern = {{ kind = \"uniform\" }}\nsizes = {{ kind = \"fixed\", sectors = 8 }}\nread-fraction = {fraction}\narrivals = {{ kind = \"poisson\", rate-per-s = 20 }}\ncount = {count}\n")
+    };
+    w("synthetic-count-0.toml", &synthetic("0", "0.5"));
+    w("synthetic-fraction.toml", &synthetic("10", "1.5"));
+    w(
+        "allocation-range.toml",
+        "[workload]\ntrace = \"sample:hplajw\"\n[layout]\nkind = \"dle\"\nallocation-range-kib = 4000000000\n[device]\nkind = \"raid4\"\ncount = 5\n[device.member]\nkind = \"disk\"\ndisk = \"wd-re3\"\n",
     );
     w(
         "queue-depth-0.toml",
@@ -541,6 +579,17 @@ fn fixtures() -> PathBuf {
         ),
     );
     w("empty-object.json", "{}");
+    w("empty.txt", "");
+    w(
+        "tiny-table.json",
+        r#"{"entries":[{"cur":"R","distance":-5,"mean_ns":10,"prev":"W","samples_ns":[9,11]}],"intervals":[],"interval_limits":[],"interpolated_distances":0,"memory_bytes":100,"metric":"mean","probe_requests":2,"probe_sectors":2,"samples_per_distance":2}"#,
+    );
+    w("one-line.ascii", "0.0 0 100 8 1\n");
+    let grid = format!(
+        "[grid]\nscheduler = [\"fcfs\"]\n[fixed]\ntrace = \"{}\"\n",
+        t.join("one-line.ascii").display()
+    );
+    w("grid.toml", &grid);
     w("only-entries.json", "{\"entries\": []}");
     w(
         "bad-op.json",

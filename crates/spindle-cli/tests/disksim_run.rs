@@ -101,6 +101,12 @@ fn unrepresentable_configurations_and_bad_seeds_exit_2_naming_the_place() {
     let (code, _, err) = spindle(&["run", "--disksim", &path, "--disksim-seeds", "1,x"]);
     assert_eq!(code, 2);
     assert!(err.contains("`x`"), "{err}");
+    let (code, _, err) = spindle(&["run", "--disksim", &path, "--disksim-seeds", "2147483648"]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("`2147483648`") && err.contains("2147483647"),
+        "{err}"
+    );
     // A stack flag would be ignored beside the .parv file: it is refused instead.
     let (code, _, err) = spindle(&["run", "--disksim", &path, "--seed", "3"]);
     assert_eq!(code, 2);

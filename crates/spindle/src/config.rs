@@ -212,8 +212,6 @@ impl WorkloadConfig {
             records = Box::new(limit(records, n));
         }
         if let Some(f) = self.compress {
-            crate::workload::check_compress(f)
-                .map_err(|e| ConfigError::Invalid(format!("workload.{e}")))?;
             records = Box::new(compress_stream(records, f));
         }
         Ok(LoadedWorkload::Trace(Box::new(TraceWorkload {
@@ -224,30 +222,35 @@ impl WorkloadConfig {
         })))
     }
 
-    /// Loads the trace or builds the synthetic workload; `capacity` (sectors) bounds
-    /// synthetic addresses.
-    pub fn load(&self, capacity: u64) -> Result<LoadedWorkload, ConfigError> {
-        self.load_sorting(capacity, MAX_SORTED_RECORDS)
-    }
-
-    /// [`WorkloadConfig::load`], reading a trace out of arrival order whole only if it
-    /// has, or its limit keeps, at most `max_sorted` records.
-    fn load_sorting(&self, capacity: u64, max_sorted: u64) -> Result<LoadedWorkload, ConfigError> {
-        if let Some(spec) = &self.content_trace {
-            if self.trace.is_some() || self.synthetic.is_some() {
+    /// What can be checked without the stack or the trace's contents: one workload is
+    /// named, its settings apply to it, a named format exists. [`WorkloadConfig::load`]
+    /// starts with it; a sweep checks every point with it before any runs.
+    pub fn check(&self) -> Result<(), ConfigError> {
+        let named = [
+            self.trace.is_some(),
+            self.synthetic.is_some(),
+            self.content_trace.is_some(),
+        ];
+        match named.iter().filter(|&&n| n).count() {
+            0 => {
+                return Err(ConfigError::Invalid(
+                    "no workload: give a trace or a synthetic workload".into(),
+                ))
+            }
+            1 => {}
+            _ if self.content_trace.is_some() => {
                 return Err(ConfigError::Invalid(
                     "give one of workload.trace, [workload.synthetic] or [workload.content-trace]"
                         .into(),
-                ));
+                ))
             }
-            return self.load_content_trace(spec, capacity);
-        }
-        if let Some(spec) = &self.synthetic {
-            if self.trace.is_some() {
+            _ => {
                 return Err(ConfigError::Invalid(
                     "give either workload.trace or [workload.synthetic], not both".into(),
-                ));
+                ))
             }
+        }
+        if self.synthetic.is_some() {
             // Trace settings would be silently ignored by a generated workload.
             let trace_only = [
                 ("limit (--limit)", self.limit.is_some()),
@@ -261,6 +264,37 @@ impl WorkloadConfig {
                      (its length is [workload.synthetic] count, or --count with --synthetic)"
                 )));
             }
+        }
+        if self.spread && !matches!(self.synthetic, Some(WorkloadSpec::Synthetic(_))) {
+            return Err(ConfigError::Invalid(
+                "workload.spread (--spread) applies to open synthetic workloads (--synthetic open)"
+                    .into(),
+            ));
+        }
+        if let Some(f) = &self.format {
+            f.parse::<Format>().map_err(ConfigError::Invalid)?;
+        }
+        if let Some(f) = self.compress {
+            crate::workload::check_compress(f)
+                .map_err(|e| ConfigError::Invalid(format!("workload.{e}")))?;
+        }
+        Ok(())
+    }
+
+    /// Loads the trace or builds the synthetic workload; `capacity` (sectors) bounds
+    /// synthetic addresses.
+    pub fn load(&self, capacity: u64) -> Result<LoadedWorkload, ConfigError> {
+        self.load_sorting(capacity, MAX_SORTED_RECORDS)
+    }
+
+    /// [`WorkloadConfig::load`], reading a trace out of arrival order whole only if it
+    /// has, or its limit keeps, at most `max_sorted` records.
+    fn load_sorting(&self, capacity: u64, max_sorted: u64) -> Result<LoadedWorkload, ConfigError> {
+        self.check()?;
+        if let Some(spec) = &self.content_trace {
+            return self.load_content_trace(spec, capacity);
+        }
+        if let Some(spec) = &self.synthetic {
             let spec = spec.clone().with_capacity(capacity);
             spec.validate()
                 .map_err(|e| ConfigError::Invalid(format!("workload.synthetic.{e}")))?;
@@ -282,10 +316,6 @@ impl WorkloadConfig {
             Some(f) => Some(f.parse::<Format>().map_err(ConfigError::Invalid)?),
             None => None,
         };
-        if let Some(f) = self.compress {
-            crate::workload::check_compress(f)
-                .map_err(|e| ConfigError::Invalid(format!("workload.{e}")))?;
-        }
         let invalid = |e: TraceError| ConfigError::Invalid(e.to_string());
         let named = format.filter(|_| !spec.starts_with("sample:"));
         let open = || -> Result<TraceStream<'static>, ConfigError> {
@@ -310,7 +340,33 @@ impl WorkloadConfig {
             None => resolve_extent(spec),
         }
         .map_err(invalid)?;
-        let no_requests = || ConfigError::Invalid(format!("the workload `{spec}` has no requests"));
+        // Say why nothing is left: the device filter, the limit, or the trace itself.
+        let no_requests = || {
+            let why = match (self.device, self.limit) {
+                (_, Some(0)) => {
+                    "workload.limit (--limit) = 0 keeps none; give at least 1".to_string()
+                }
+                (Some(d), _) if !extent.devices.contains_key(&d) => {
+                    let seen: Vec<String> =
+                        extent.devices.keys().take(16).map(u32::to_string).collect();
+                    let more = if extent.devices.len() > 16 {
+                        ", ..."
+                    } else {
+                        ""
+                    };
+                    format!(
+                        "device {d} is not in it (devices: {}{more})",
+                        if seen.is_empty() {
+                            "none".to_string()
+                        } else {
+                            seen.join(", ")
+                        }
+                    )
+                }
+                _ => "it holds none".to_string(),
+            };
+            ConfigError::Invalid(format!("the workload `{spec}` has no requests: {why}"))
+        };
         // How many records a whole read holds: all of the device's.
         let to_read = self.device.map_or(extent.records, |d| {
             extent.devices.get(&d).map_or(0, |e| e.records)

@@ -5,6 +5,12 @@
 pub enum ArrayError {
     #[error("disk model: {0}")]
     Disk(String),
+    #[error("{disk}: a member's {data_blocks} data blocks (its blocks less their checksum blocks) hold no whole stripe unit of {unit_blocks}")]
+    StripeUnitTooLarge {
+        disk: String,
+        data_blocks: u64,
+        unit_blocks: u64,
+    },
     #[error("volume block {block} is outside the volume ({blocks} blocks)")]
     OutOfRange { block: u64, blocks: u64 },
     #[error("member {0} does not exist")]

@@ -42,13 +42,19 @@ impl Layout {
     /// A layout for members of `member_blocks` physical 4 KiB blocks each.
     pub fn new(data_disks: usize, stripe_unit: u64, member_blocks: u64) -> Layout {
         let stripe_unit = stripe_unit.max(1);
-        let data_rows = member_blocks / ZONE_BLOCKS * DATA_PER_ZONE;
+        let data_rows = Layout::data_rows_of(member_blocks);
         Layout {
             data_disks: data_disks.max(1),
             stripe_unit,
             rows: data_rows / stripe_unit * stripe_unit,
             rotation: None,
         }
+    }
+
+    /// The data blocks a member of `member_blocks` holds: its blocks less their
+    /// checksum blocks, in whole checksum zones.
+    pub fn data_rows_of(member_blocks: u64) -> u64 {
+        member_blocks / ZONE_BLOCKS * DATA_PER_ZONE
     }
 
     /// Index of the parity member of a RAID-4 (the last).

@@ -341,10 +341,11 @@ impl Raid4 {
         let member_blocks = drive.hdd().capacity() / SECTORS_PER_BLOCK;
         let layout = Layout::new(cfg.data_disks, cfg.stripe_unit_blocks, member_blocks);
         if layout.rows == 0 {
-            return Err(ArrayError::Disk(format!(
-                "{}: a member of {member_blocks} blocks holds no whole stripe unit of {}",
-                params.name, cfg.stripe_unit_blocks
-            )));
+            return Err(ArrayError::StripeUnitTooLarge {
+                disk: params.name.clone(),
+                data_blocks: Layout::data_rows_of(member_blocks),
+                unit_blocks: cfg.stripe_unit_blocks,
+            });
         }
         let members = (0..layout.members())
             .map(|i| {

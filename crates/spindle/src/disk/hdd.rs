@@ -567,11 +567,11 @@ impl Hdd {
             )));
         }
         if !(0.0..=10.0).contains(&m.rpm_variation_pct)
-            || m.rpm_variation_period_s.is_nan()
+            || !m.rpm_variation_period_s.is_finite()
             || m.rpm_variation_period_s <= 0.0
         {
             return Err(DiskError::Param(format!(
-                "spindle-speed variation must be 0–10 % with a positive period, got {} % over {} s",
+                "spindle-speed variation must be 0–10 % with a positive, finite period, got {} % over {} s",
                 m.rpm_variation_pct, m.rpm_variation_period_s
             )));
         }

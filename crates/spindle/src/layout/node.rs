@@ -117,8 +117,17 @@ impl LayoutConfig {
         };
         let rev_ms = 60_000.0 / disk.mech.rpm;
         let name = disk.name.clone();
-        let raid =
-            Raid4::with_member_queue(disk, raid_cfg, member_queue).map_err(|e| e.to_string())?;
+        let raid = Raid4::with_member_queue(disk, raid_cfg, member_queue).map_err(|e| match e {
+            // The allocation range is the RAID-4's stripe unit: name the key that set it.
+            ArrayError::StripeUnitTooLarge {
+                disk, data_blocks, ..
+            } => format!(
+                "layout.allocation-range-kib = {} is more than a {disk} member's {} KiB of data: each range is one stripe unit of the RAID-4",
+                self.allocation_range_kib,
+                data_blocks * 4
+            ),
+            e => e.to_string(),
+        })?;
         let mut volume = raid.layout().volume_blocks();
         let mut managed = 0;
         if let Some(mib) = self.volume_mib {

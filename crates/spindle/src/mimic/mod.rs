@@ -141,6 +141,27 @@ fn cell(dist: i64, width: i64, cap: i64) -> (i64, i64) {
     (l.max(-cap), (l + width).min(cap))
 }
 
+/// A probe sample whose pair of requests does not fit on the device: not a time, and
+/// the largest value so that SMTF never prefers such a distance. Measured times are
+/// kept below it.
+pub const DOES_NOT_FIT: u32 = u32::MAX;
+
+/// Whether a probe pair of `b`-sector requests, the second starting `dist` sectors
+/// past the first one's last sector, fits on a device of `cap` sectors.
+pub fn pair_fits(cap: u64, b: u64, dist: i64) -> bool {
+    pair_range(cap, b.max(1), dist).is_some()
+}
+
+/// Where the first request of a probe pair may start: `lo..hi`, if anywhere.
+fn pair_range(cap: u64, b: u64, dist: i64) -> Option<(u64, u64)> {
+    // A at x, B at x + b − 1 + dist; both within the device.
+    let lo = (-(dist.min(0)) as u64).saturating_sub(b - 1);
+    let hi = cap
+        .saturating_sub(b)
+        .saturating_sub((dist.max(0) as u64) + b - 1);
+    (hi > lo).then_some((lo, hi))
+}
+
 /// Thesis Table 3.2: check points and the error each number of them may show.
 pub const TABLE_3_2: &[(u32, f64)] = &[
     (1, 0.01),
@@ -358,7 +379,7 @@ impl DiskMimic {
     /// keeps its first `ONLINE_SAMPLES` observations for the order statistics and a
     /// running mean of all of them.
     pub fn observe(&mut self, prev_write: bool, cur_write: bool, dist: i64, service_ns: u64) {
-        let v = service_ns.min(u32::MAX as u64) as u32;
+        let v = service_ns.min(u64::from(DOES_NOT_FIT - 1)) as u32;
         let e = self.table.entry((prev_write, cur_write, dist)).or_default();
         e.count += 1;
         e.mean = ((e.mean as u64 * (e.count - 1) + v as u64) / e.count) as u32;
@@ -763,9 +784,11 @@ impl DiskMimic {
     }
 
     /// The table as JSON: every probed entry (operation pair, distance, samples in ns)
-    /// and every accepted interpolation interval.
+    /// and every accepted interpolation interval. Distances whose pair does not fit on
+    /// the device were not measured and are left out, with any interval ending at one.
     pub fn to_json(&self) -> serde_json::Value {
-        let mut entries: Vec<(&Key, &Entry)> = self.table.iter().collect();
+        let fits = |e: &Entry| !e.samples.contains(&DOES_NOT_FIT);
+        let mut entries: Vec<(&Key, &Entry)> = self.table.iter().filter(|(_, e)| fits(e)).collect();
         entries.sort_by_key(|(k, _)| **k);
         let mut intervals: Vec<(bool, bool, i64, i64)> = self
             .interp
@@ -775,6 +798,11 @@ impl DiskMimic {
                     .iter()
                     .filter(|(_, n)| **n == Node::Accepted)
                     .map(|(k, _)| *k)
+                    .filter(|&(pw, cw, l, r)| {
+                        [l, r]
+                            .iter()
+                            .all(|&d| self.table.get(&(pw, cw, d)).is_none_or(fits))
+                    })
                     .collect()
             })
             .unwrap_or_default();
@@ -830,7 +858,7 @@ impl DiskMimic {
 
     /// Probes one pair of request kinds at `dist` afresh (as [`DiskMimic::predict`] does
     /// for a distance it has not seen, without keeping the result): the service times
-    /// (ns) of its samples, ascending; `u32::MAX` for a sample whose pair does not fit
+    /// (ns) of its samples, ascending; [`DOES_NOT_FIT`] for a sample whose pair does not fit
     /// on the device. Empty for a Mimic without a device.
     pub fn probe_samples(&mut self, prev_write: bool, cur_write: bool, dist: i64) -> Vec<u32> {
         self.probe((prev_write, cur_write, dist)).samples
@@ -847,15 +875,10 @@ impl DiskMimic {
         let b = self.probe_blocks.max(1) as u64;
         let mut out = Vec::with_capacity(self.samples as usize);
         for _ in 0..self.samples {
-            // The pair must fit: A at x, B at x + b − 1 + dist.
-            let lo = (-(dist.min(0)) as u64).saturating_sub(b - 1);
-            let hi = cap
-                .saturating_sub(b)
-                .saturating_sub((dist.max(0) as u64) + b - 1);
-            if hi <= lo {
-                out.push(u32::MAX);
+            let Some((lo, hi)) = pair_range(cap, b, dist) else {
+                out.push(DOES_NOT_FIT);
                 continue;
-            }
+            };
             let x = self.rng.gen_range(lo..hi);
             let y = (x + b - 1).saturating_add_signed(dist);
             let away = self.rng.gen_range(0..cap.saturating_sub(b).max(1));
@@ -889,7 +912,7 @@ impl DiskMimic {
                     write: cur_write,
                 },
             );
-            out.push((t3.0 - t2.0).min(u32::MAX as u64) as u32);
+            out.push((t3.0 - t2.0).min(u64::from(DOES_NOT_FIT - 1)) as u32);
             self.clock = t3;
             self.probes_issued += 3;
         }

@@ -110,12 +110,19 @@ pub fn estimate(
     if at >= cap {
         return Err(format!("LBN {at} lies beyond the device's {cap} sectors"));
     }
+    // Sectors per track are found from pairs of reads a distance apart: at least 2.
+    if cap - at < 2 {
+        return Err(format!(
+            "LBN {at} leaves {} sector before the device's end; probing needs at least 2",
+            cap - at
+        ));
+    }
     // The default region: DEFAULT_SPAN sectors, or to the end of the device if fewer
     // remain. A span given is checked, never cut short.
     let span = span.unwrap_or(DEFAULT_SPAN.min(cap - at));
-    if span == 0 || span > cap - at {
+    if span < 2 || span > cap - at {
         return Err(format!(
-            "span must be within 1..={} (the sectors from LBN {at} to the end of the device), got {span}",
+            "span must be within 2..={} (the sectors from LBN {at} to the end of the device; pairs of reads a distance apart need 2 at least), got {span}",
             cap - at
         ));
     }

@@ -3,10 +3,12 @@
 //!
 //! Every field must be present with the type and range it has when written: `metric`
 //! one of the metric names, `samples_per_distance` within `1..=MAX_SAMPLES`,
-//! `probe_sectors` at least 1, each entry's `prev`/`cur` `"R"` or `"W"`, `distance` a
-//! signed integer, `mean_ns` and every sample within `0..=u32::MAX` ns, at most
-//! `samples_per_distance` samples, sorted; each interval `from <= to` with the same
-//! operations; no unknown keys. Errors name the file, the line and column for syntax
+//! `probe_sectors` within `1..=2^22`, each entry's `prev`/`cur` `"R"` or `"W"`,
+//! `distance` a signed integer, each operation pair and distance once, `mean_ns` and
+//! every sample within `0..u32::MAX` ns (`u32::MAX`, [`super::DOES_NOT_FIT`], marks a
+//! probe that did not fit, which a table never holds), at most `samples_per_distance`
+//! samples, sorted; each interval `from <= to` with the same operations; no unknown
+//! keys. Errors name the file, the line and column for syntax
 //! and type errors, and the entry (`entries[3].prev`) with the value for range errors.
 
 use super::Metric;
@@ -148,19 +150,37 @@ impl MimicTable {
                 "samples_per_distance: must be within 1..={MAX_SAMPLES}, found {spd}"
             )));
         }
-        if raw.probe_sectors == 0 {
-            return Err(err("probe_sectors: must be at least 1, found 0".into()));
+        let most_sectors = crate::disk::hdd::MAX_REQUEST_SECTORS;
+        if raw.probe_sectors == 0 || raw.probe_sectors > most_sectors {
+            return Err(err(format!(
+                "probe_sectors: must be within 1..={most_sectors} (a request's sectors), found {}",
+                raw.probe_sectors
+            )));
         }
         let mut entries = Vec::with_capacity(raw.entries.len());
+        // A distance probed twice would leave which entry counts to the loader's order.
+        let mut seen = std::collections::HashMap::with_capacity(raw.entries.len());
         for (i, e) in raw.entries.into_iter().enumerate() {
             let prev_write = op(file, format!("entries[{i}].prev"), &e.prev)?;
             let cur_write = op(file, format!("entries[{i}].cur"), &e.cur)?;
+            if let Some(first) = seen.insert((prev_write, cur_write, e.distance), i) {
+                return Err(err(format!(
+                    "entries[{i}]: {} after {} at distance {} is already entries[{first}]",
+                    e.cur, e.prev, e.distance
+                )));
+            }
             let n = e.samples_ns.len();
             // On-line tables keep up to ONLINE_SAMPLES; off-line ones samples_per_distance.
             let most = spd.max(super::ONLINE_SAMPLES) as usize;
             if n > most {
                 return Err(err(format!(
                     "entries[{i}].samples_ns: must hold at most {most} samples, found {n}"
+                )));
+            }
+            if e.samples_ns.contains(&super::DOES_NOT_FIT) || e.mean_ns == super::DOES_NOT_FIT {
+                return Err(err(format!(
+                    "entries[{i}]: {} ns marks a probe whose pair did not fit on the device, not a time; drop the entry",
+                    super::DOES_NOT_FIT
                 )));
             }
             if e.samples_ns.windows(2).any(|w| w[0] > w[1]) {
@@ -247,6 +267,17 @@ mod tests {
                 "metric: expected one of",
             ),
             (&GOOD.replace("[9,11]", "[11,9]"), "sorted"),
+            (
+                &GOOD.replace("[9,11]", "[9,4294967295]"),
+                "entries[0]: 4294967295 ns marks a probe whose pair did not fit",
+            ),
+            (
+                &GOOD.replace(
+                    "\"entries\":[{\"cur\":\"R\",\"distance\":-5,\"mean_ns\":10,\"prev\":\"W\",\"samples_ns\":[9,11]}",
+                    "\"entries\":[{\"cur\":\"R\",\"distance\":-5,\"mean_ns\":10,\"prev\":\"W\",\"samples_ns\":[9,11]},{\"cur\":\"R\",\"distance\":-5,\"mean_ns\":12,\"prev\":\"W\",\"samples_ns\":[12]}",
+                ),
+                "entries[1]: R after W at distance -5 is already entries[0]",
+            ),
             (
                 &GOOD.replace("[9,11]", &format!("{:?}", vec![1; 33])),
                 "entries[0].samples_ns: must hold at most 32 samples, found 33",

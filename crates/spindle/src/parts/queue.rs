@@ -61,6 +61,10 @@ pub const SCRUB_SECTORS: u32 = 8;
 /// Longest aging bound, ms (a day).
 pub const MAX_WAIT_MS: f64 = 86_400_000.0;
 
+/// Why interpolation is refused beside a Disk Mimic table: the ladder probes, and a
+/// loaded table predicts from its own entries.
+pub const INTERPOLATE_WITH_TABLE: &str = "applies to a Disk Mimic probed off-line: a mimic table predicts from its own entries (between two, linearly; beyond them, the nearest) and probes nothing";
+
 impl SchedulerConfig {
     /// The table's ranges, which do not depend on the scheduler's kind; errors name
     /// the key. [`SchedulerConfig::queue_spec`] checks them first.
@@ -121,6 +125,9 @@ impl SchedulerConfig {
                     "mimic-table applies to the smtf schedulers, not {}",
                     self.kind.name()
                 ))
+            }
+            Some(_) if self.mimic_interpolate => {
+                return Err(format!("mimic-interpolate {INTERPOLATE_WITH_TABLE}"))
             }
             Some(p) => {
                 let t = crate::mimic::table::MimicTable::load(p)

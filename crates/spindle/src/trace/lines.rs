@@ -50,6 +50,10 @@ impl<'a> Source<'a> {
         // A missing file is left to the reader, which says so.
         let not_regular = |path: &PathBuf| std::fs::metadata(path).is_ok_and(|m| !m.is_file());
         match self {
+            Source::File(path) if path.is_dir() => Err(TraceError::file(
+                file,
+                "is a folder; give a trace file".to_string(),
+            )),
             Source::File(path) if not_regular(path) => Err(TraceError::file(
                 file,
                 format!(

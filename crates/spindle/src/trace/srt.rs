@@ -22,8 +22,8 @@
 //! Suspect records are checked and skipped, as DiskSim skips them. Any other type or
 //! version, a size that disagrees with the words the record holds, or a byte count that
 //! is not a multiple of 512 is an error, as in DiskSim. We also reject what DiskSim
-//! would silently misuse: negative times, blocks or sizes, zero-byte requests and a
-//! truncated last record.
+//! would silently misuse: negative times, blocks or sizes, microseconds of 10^6 or
+//! more, zero-byte requests and a truncated last record.
 //!
 //! **Time base.** DiskSim's `hpl` reader issues each request at `sec·1000 + usec/1000`
 //! ms of *absolute* trace time (plus a base offset from `tracedate` that is 0 for the
@@ -241,6 +241,13 @@ fn parse_record(rest: &[u8], available: usize) -> Result<Parsed, String> {
             "words 2-3 (time stamp): must not be negative, found {sec} s {usec} µs"
         ));
     };
+    // The microseconds count within the second: a larger one is a corrupt record, not a
+    // later time (DiskSim would silently add it).
+    if usec >= 1_000_000 {
+        return Err(format!(
+            "word 3 (time stamp, microseconds within the second): must be below 1000000, found {usec}"
+        ));
+    }
     // Both are below 2^31, so this cannot overflow; checked anyway.
     let ns = sec
         .checked_mul(1_000_000_000)
@@ -361,6 +368,10 @@ pub(crate) mod tests {
             (
                 io(-1, 0, 512, 1, 0, true),
                 "words 2-3 (time stamp): must not be negative",
+            ),
+            (
+                io(0, 1_000_000, 512, 1, 0, true),
+                "word 3 (time stamp, microseconds within the second): must be below 1000000, found 1000000",
             ),
             (
                 io(0, 0, 512, -5, 0, true),

@@ -22,7 +22,7 @@ use super::calibrate::Measurements;
 use crate::disk::hdd::Hdd;
 use crate::disk::params::DiskParams;
 use crate::mimic::table::{MimicTable, TableEntry};
-use crate::mimic::{DiskMimic, Metric};
+use crate::mimic::{DiskMimic, Metric, DOES_NOT_FIT};
 
 /// Bins of distances per pair of request kinds, at most...
 pub const BINS: usize = 16;
@@ -47,7 +47,7 @@ impl ProbeSet {
         let entries: Vec<TableEntry> = table
             .entries
             .iter()
-            .filter(|e| e.samples_ns.iter().any(|&s| s != u32::MAX))
+            .filter(|e| e.samples_ns.iter().any(|&s| s != DOES_NOT_FIT))
             .cloned()
             .collect();
         let reads_only = entries.iter().all(|e| !e.prev_write && !e.cur_write);
@@ -91,7 +91,7 @@ impl Measurements for ProbeSet {
         type Row = ((bool, bool), u64, (f64, usize), (f64, usize));
         let totals = |v: &[u32]| {
             v.iter()
-                .filter(|&&s| s != u32::MAX)
+                .filter(|&&s| s != DOES_NOT_FIT)
                 .fold((0.0, 0usize), |(t, n), &s| (t + s as f64 / 1e6, n + 1))
         };
         let mut rows: Vec<Row> = Vec::with_capacity(self.entries.len());

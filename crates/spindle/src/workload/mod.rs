@@ -97,8 +97,8 @@ pub use generator::RequestGen;
 pub use open::{open_workload, try_open_workload, OpenStream};
 pub use replay::WindowedReplay;
 pub use spec::{
-    Arrivals, ClosedSpec, GenSpec, OpenSpec, Pattern, Sizes, Think, WorkloadSpec, MAX_PROCESSES,
-    MAX_REQUESTS, MAX_ZIPF_BUCKETS,
+    check_sectors_moved, Arrivals, ClosedSpec, GenSpec, OpenSpec, Pattern, Sizes, Think,
+    WorkloadSpec, MAX_PROCESSES, MAX_REQUESTS, MAX_SECTORS_MOVED, MAX_ZIPF_BUCKETS,
 };
 pub use stream::{
     check_compress, compress_stream, earliest, limit, only_device, spread_devices, Limit,

@@ -13,6 +13,22 @@ pub const MAX_PROCESSES: u32 = 1 << 16;
 /// `requests`): a run at the limit takes minutes, not days.
 pub const MAX_REQUESTS: u64 = 100_000_000;
 
+/// At most this many sectors a synthetic workload may move in all (requests × the
+/// largest request, 64 TiB): the drive model times every sector of a request, about
+/// 6 ns each, so a run at the limit takes minutes, not days.
+pub const MAX_SECTORS_MOVED: u64 = 1 << 37;
+
+/// Refuses `requests` of up to `largest` sectors moving more than [`MAX_SECTORS_MOVED`].
+pub fn check_sectors_moved(requests: u64, largest: u64) -> Result<(), String> {
+    let moved = requests.saturating_mul(largest);
+    if moved > MAX_SECTORS_MOVED {
+        return Err(format!(
+            "{requests} requests of up to {largest} sectors move up to {moved} sectors; at most {MAX_SECTORS_MOVED} (64 TiB) a run"
+        ));
+    }
+    Ok(())
+}
+
 fn check_requests(field: &str, n: u64) -> Result<(), WorkloadError> {
     if n > MAX_REQUESTS {
         return Err(WorkloadError::new(
@@ -400,6 +416,8 @@ impl OpenSpec {
     pub fn validate(&self) -> Result<(), WorkloadError> {
         check_requests("count", self.count)?;
         self.gen.validate()?;
+        check_sectors_moved(self.count, self.gen.sizes.max_sectors() as u64)
+            .map_err(|e| WorkloadError::new("count", format!("is too large: {e}")))?;
         self.arrivals.validate()?;
         // Simulated time is integer ns: the last arrival must fit, with room for the
         // requests' service after it (a saturated clock would be silently wrong).
@@ -484,7 +502,9 @@ impl ClosedSpec {
                 ),
             ));
         }
-        self.gen.validate()
+        self.gen.validate()?;
+        check_sectors_moved(self.requests, self.gen.sizes.max_sectors() as u64)
+            .map_err(|e| WorkloadError::new("requests", format!("is too large: {e}")))
     }
 }
 
