@@ -495,6 +495,12 @@ impl Grid {
                 v => fixed.push((name.clone(), at.clone(), scalar(v, &at)?)),
             }
         }
+        if axes.len() > MAX_AXES {
+            bail!(
+                "{file}: the grid has {} keys; at most {MAX_AXES} are supported",
+                axes.len()
+            );
+        }
         Grid::new(axes, fixed)
     }
 
@@ -1019,9 +1025,16 @@ pub fn sweep(a: &SweepArgs) -> Result<String> {
     }
     let read = grid.check().map_err(|e| anyhow!("{file}: {e:#}"))?;
     let read: Vec<&Path> = read.iter().map(PathBuf::as_path).collect();
-    crate::outputs::check_output("--out", a.out, &read)?;
-    if let Some(csv) = a.csv {
-        crate::outputs::check_output("--csv", csv, &read)?;
+    let outputs = std::iter::once(("--out", a.out)).chain(a.csv.map(|c| ("--csv", c)));
+    for (flag, out) in outputs {
+        crate::outputs::check_output(flag, out, &read)?;
+        // Written last, beside the target: a folder that takes no file fails now.
+        let tmp = tmp_path(out);
+        if !tmp.exists() {
+            std::fs::File::create(&tmp)
+                .and_then(|_| std::fs::remove_file(&tmp))
+                .map_err(|e| anyhow!("{flag} {}: cannot write beside it: {e}", out.display()))?;
+        }
     }
     let jobs = match a.jobs {
         Some(j) => {

@@ -417,6 +417,13 @@ const CASES: &[(&str, &str)] = &[
     ("trace sample:hplajw --limit 2 --csv /dev/null", "not a regular file"),
     ("sweep {t}/grid.toml --out {t}/g.parquet --csv {t}/one-line.ascii", "which this command reads"),
     ("sweep {t}/grid.toml --out {t}/g.x --csv {t}/g.x", "is the --out file"),
+    ("sweep {t}/grid.toml --out {t}/g2.x --csv /proc/x.csv", "cannot write beside it"),
+    ("sweep {t}/grid-bogus.toml --out {t}/g3.x --list", "bogus-opt"),
+    ("trace {t}", "is a folder"),
+    ("probe rotation --disk hp-c2249a --span 1", "span must be within 2..="),
+    ("reproduce MIMD-T1 --quick --out /proc/x", "cannot make the report's folder"),
+    ("reproduce MIMD-T1 --quick --out {t}/grid.toml", "is a file; give a folder"),
+    ("compare --schedulers fcfs,sstf,fcfs", "`fcfs` is given twice"),
     ("random-io --blocks 4194304 --requests 10000000", "at most 137438953472"),
     (
         "run --scheduler smtf --mimic-table {t}/tiny-table.json --mimic-interpolate",
@@ -590,6 +597,7 @@ fn fixtures() -> PathBuf {
         t.join("one-line.ascii").display()
     );
     w("grid.toml", &grid);
+    w("grid-bogus.toml", "[grid]\nbogus_opt = [1, 2]\n");
     w("only-entries.json", "{\"entries\": []}");
     w(
         "bad-op.json",
