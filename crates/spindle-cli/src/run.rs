@@ -1543,6 +1543,12 @@ pub(crate) fn check_mimic_flags(
             names.join(", ")
         );
     }
+    if args.mimic_table.is_some() && !smtf {
+        bail!(
+            "--mimic-table applies to the smtf schedulers, whose Disk Mimic it replaces; not {}",
+            names.join(", ")
+        );
+    }
     if args.mimic_interpolate && table {
         bail!(
             "--mimic-interpolate {}",
@@ -1587,6 +1593,12 @@ pub fn compare(
         // A window caps the scanning schedulers' cost; the indexed ones have none to cap.
         if !s.scans() {
             c.scheduler.window = None;
+        }
+        // A Disk Mimic table and its interpolation serve the smtf schedulers compared,
+        // which check_mimic_flags made sure there are; the others never read them.
+        if !matches!(s, SchedulerKind::Smtf(_)) {
+            c.scheduler.mimic_table = None;
+            c.scheduler.mimic_interpolate = false;
         }
         // A fresh workload per scheduler: a closed loop's state is consumed by a run.
         let mut w = load_workload(&c)?;

@@ -424,6 +424,10 @@ const CASES: &[(&str, &str)] = &[
     ("reproduce MIMD-T1 --quick --out /proc/x", "cannot make the report's folder"),
     ("reproduce MIMD-T1 --quick --out {t}/grid.toml", "is a file; give a folder"),
     ("compare --schedulers fcfs,sstf,fcfs", "`fcfs` is given twice"),
+    (
+        "compare --schedulers fcfs,sstf --mimic-table {t}/tiny-table.json",
+        "--mimic-table applies to the smtf schedulers, whose Disk Mimic it replaces; not fcfs, sstf",
+    ),
     ("random-io --blocks 4194304 --requests 10000000", "at most 137438953472"),
     (
         "run --scheduler smtf --mimic-table {t}/tiny-table.json --mimic-interpolate",

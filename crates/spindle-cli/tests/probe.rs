@@ -97,6 +97,22 @@ fn a_file_probed_with_o_direct_gives_a_table_smtf_loads() {
             "{out}"
         );
     }
+    // Compared with a scheduler that reads no table: the table goes to smtf alone.
+    let (code, out, err) = spindle(&[
+        "compare",
+        "--schedulers",
+        "fcfs,smtf",
+        "--mimic-table",
+        t.to_str().unwrap(),
+        "--disk",
+        "mimic-base",
+        "--synthetic",
+        "open",
+        "--count",
+        "200",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("fcfs") && out.contains("smtf"), "{out}");
     // With writes allowed on a plain data file: all four pairs.
     let w = d.join("w.json");
     let (code, _, err) = spindle(&[
