@@ -806,8 +806,8 @@ enum ProbeCommand {
         /// First LBN (512-byte sector) of the probed region
         #[arg(long, value_name = "LBN", default_value_t = 0)]
         at: u64,
-        /// Sectors in the probed region [default: 20000, or to the end of the device if
-        /// fewer remain]
+        /// Sectors in the probed region, at least 2 [default: 20000, or to the end of the
+        /// device if fewer remain]
         #[arg(long, value_name = "SECTORS")]
         span: Option<u64>,
         /// Rereads, and pairs per stage (8 to 100000)

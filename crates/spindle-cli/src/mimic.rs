@@ -239,7 +239,6 @@ pub fn rotation(
     Ok(s)
 }
 
-/// Writes a probed table to its file (pretty JSON, the format `mimic show` reads).
 /// The probed table, unless no distance drawn fitted a pair of probes on the device
 /// (a table holds only distances that did): it is then too small to probe.
 fn probed(json: serde_json::Value, distances: usize) -> Result<serde_json::Value> {
@@ -252,6 +251,7 @@ fn probed(json: serde_json::Value, distances: usize) -> Result<serde_json::Value
     Ok(json)
 }
 
+/// Writes a probed table to its file (pretty JSON, the format `mimic show` reads).
 fn write_table(json: &serde_json::Value, out: &Path) -> Result<()> {
     std::fs::write(out, serde_json::to_string_pretty(json)? + "\n")
         .with_context(|| format!("cannot write {}", out.display()))

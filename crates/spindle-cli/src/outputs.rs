@@ -3,7 +3,7 @@
 //! run does not end in an error its first second could have given.
 
 use anyhow::{bail, Result};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// Refuses `out`, given as `flag`, if it names an existing folder, one of `inputs`, or
 /// a file in a folder that does not exist.
@@ -82,6 +82,50 @@ pub fn same_place(a: &Path, b: &Path) -> bool {
         std::fs::canonicalize(f).ok()
     };
     a.file_name() == b.file_name() && folder(a).is_some() && folder(a) == folder(b)
+}
+
+/// The files a run of `c` reads, with `disks` its device tree's drives: its
+/// configuration file, its trace, the Disk Mimic tables of its queues, its journals'
+/// miniMimic tables and its drive files (a `.parv` file's own sources are found by
+/// [`check_output`]). Outputs of the run, or of a sweep of such runs, must be none of
+/// them.
+pub fn run_inputs(
+    c: &spindle::config::RunConfig,
+    disks: &[spindle::stack::tree::DiskSpec],
+) -> Vec<PathBuf> {
+    // A drive is a preset or a file, told apart as the loader tells them.
+    let drive_file = |name: &str| {
+        (crate::disks::is_drive_file(name) || crate::disks::is_parv_path(name))
+            .then(|| PathBuf::from(name))
+    };
+    let queues = std::iter::once(&c.scheduler)
+        .chain(c.array_scheduler.as_ref())
+        .chain(disks.iter().filter_map(|d| d.scheduler.as_ref()));
+    let journals = c.layer.iter().filter_map(|l| match l {
+        spindle::layers::LayerSpec::Journal(j) => j.minimimic.as_deref().map(PathBuf::from),
+        _ => None,
+    });
+    let mut files: Vec<PathBuf> = Vec::new();
+    let named = c
+        .source
+        .iter()
+        .map(PathBuf::from)
+        .chain(
+            c.workload
+                .trace
+                .as_deref()
+                .and_then(trace_file)
+                .map(Path::to_path_buf),
+        )
+        .chain(queues.filter_map(|s| s.mimic_table.clone()))
+        .chain(journals)
+        .chain(disks.iter().filter_map(|d| drive_file(&d.disk)));
+    for f in named {
+        if !files.contains(&f) {
+            files.push(f);
+        }
+    }
+    files
 }
 
 /// The file a trace spec (`FORMAT:PATH`, a path, or `sample:NAME`) reads, if any.

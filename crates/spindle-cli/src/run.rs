@@ -120,7 +120,8 @@ pub struct StackArgs {
     /// SMTF: samples per inter-request distance the Disk Mimic probes [default: 10]
     #[arg(long, value_name = "N")]
     pub mimic_samples: Option<u32>,
-    /// SMTF: interpolate distances with the thesis's Table 3.2 ladder
+    /// SMTF: interpolate distances with the thesis's Table 3.2 ladder (as it probes; not
+    /// with --mimic-table)
     #[arg(long)]
     pub mimic_interpolate: bool,
     /// SMTF: load the Disk Mimic's table from FILE (written by `spindle mimic probe
@@ -632,9 +633,9 @@ impl StackArgs {
     }
 }
 
-/// Checks, for `spindle run --config`, before anything is built: the synthetic
-/// workload, the scheduler tables' ranges, compress and the drives' firmware queue
-/// depths.
+/// Checks a run's configuration (file and flags merged; a file's `[workload.synthetic]`
+/// counts as the file's), before anything is built: that synthetic workload, the
+/// scheduler tables' ranges, compress and the drives' firmware queue depths.
 fn check_config(c: &RunConfig, synthetic_from_file: bool) -> Result<()> {
     let file = c
         .source
@@ -1419,28 +1420,24 @@ pub fn run_with_format(
     Ok(s)
 }
 
-/// The files a run of `c` reads, which its outputs must not be: the trace, whether named
-/// by --trace or by the configuration file, the configuration file, and the drives'
-/// parameter files.
+/// The files a run of `c` reads, which its outputs must not be
+/// ([`crate::outputs::run_inputs`]: the configuration file, the trace, Disk Mimic and
+/// miniMimic tables, the drives' files).
 fn files_read(c: &RunConfig, args: &StackArgs) -> Vec<PathBuf> {
-    let mut files: Vec<PathBuf> = c
-        .workload
-        .trace
-        .as_deref()
-        .and_then(crate::outputs::trace_file)
-        .into_iter()
-        .chain(args.config.as_deref())
-        .map(Path::to_path_buf)
-        .collect();
-    let tree = c
+    let disks = c
         .device_tree()
         .ok()
-        .filter(|t| t.check_drive_count().is_ok());
-    for d in tree.map(|t| t.disks()).unwrap_or_default() {
-        let path = PathBuf::from(&d.disk);
-        if !files.contains(&path) {
-            files.push(path);
-        }
+        .filter(|t| t.check_drive_count().is_ok())
+        .map(|t| t.disks())
+        .unwrap_or_default();
+    let mut files = crate::outputs::run_inputs(c, &disks);
+    // The file the flags named, as given (the configuration names it the same way).
+    if let Some(f) = args
+        .config
+        .as_deref()
+        .filter(|f| !files.iter().any(|x| x == f))
+    {
+        files.push(f.to_path_buf());
     }
     files
 }
@@ -1543,9 +1540,14 @@ pub(crate) fn check_mimic_flags(
             names.join(", ")
         );
     }
-    if args.mimic_table.is_some() && !smtf {
+    if table && !smtf {
         bail!(
-            "--mimic-table applies to the smtf schedulers, whose Disk Mimic it replaces; not {}",
+            "{} applies to the smtf schedulers, whose Disk Mimic it replaces; not {}",
+            if args.mimic_table.is_some() {
+                "--mimic-table"
+            } else {
+                "scheduler.mimic-table"
+            },
             names.join(", ")
         );
     }
@@ -1594,8 +1596,8 @@ pub fn compare(
         if !s.scans() {
             c.scheduler.window = None;
         }
-        // A Disk Mimic table and its interpolation serve the smtf schedulers compared,
-        // which check_mimic_flags made sure there are; the others never read them.
+        // A Disk Mimic table (and interpolation) serves the smtf schedulers compared,
+        // of which check_mimic_flags made sure there is one; the others never read it.
         if !matches!(s, SchedulerKind::Smtf(_)) {
             c.scheduler.mimic_table = None;
             c.scheduler.mimic_interpolate = false;

@@ -560,7 +560,10 @@ impl Grid {
         // the run builds it, so what only the built stack refuses is found here too.
         let mut drives_read = Vec::new();
         let mut stacks_built: std::collections::HashSet<String> = Default::default();
-        let mut files: Vec<PathBuf> = Vec::new();
+        // The files read, and the configurations whose files are in it already (most
+        // points of a big grid differ only in scalars).
+        let mut files: std::collections::BTreeSet<PathBuf> = Default::default();
+        let mut inputs_seen: std::collections::HashSet<String> = Default::default();
         for i in 0..self.len {
             let p = self.point(i);
             let checked = from_pairs(p.pairs.clone())
@@ -575,7 +578,20 @@ impl Grid {
                     // A layout engine builds its RAID-4 from one set of drive
                     // parameters, which a drive of several arms has not.
                     let layout = c.layout.is_some();
-                    for d in tree.disks() {
+                    let disks = tree.disks();
+                    let inputs_key = format!(
+                        "{:?} {:?} {:?} {:?} {:?} {:?}",
+                        c.source,
+                        c.workload.trace,
+                        c.scheduler.mimic_table,
+                        c.array_scheduler,
+                        c.layer,
+                        disks
+                    );
+                    if inputs_seen.insert(inputs_key) {
+                        files.extend(crate::outputs::run_inputs(&c, &disks));
+                    }
+                    for d in disks {
                         if !drives_read.contains(&(layout, d.clone())) {
                             if layout {
                                 d.params("disks").map(drop)
@@ -584,11 +600,6 @@ impl Grid {
                             }
                             .map_err(|e| anyhow!(e))?;
                             drives_read.push((layout, d));
-                        }
-                    }
-                    for f in files_read(&c, &tree.disks()) {
-                        if !files.contains(&f) {
-                            files.push(f);
                         }
                     }
                     let mut stack = c.clone();
@@ -604,47 +615,8 @@ impl Grid {
                 bail!("{}: {e:#}", p.describe(self));
             }
         }
-        Ok(files)
+        Ok(files.into_iter().collect())
     }
-}
-
-/// The files a run of `c` over the drives `disks` reads: its configuration file, its
-/// trace, the Disk Mimic tables of its queues, its journals' miniMimic tables and its
-/// drive files (a `.parv` file's own sources are added where outputs are checked).
-fn files_read(
-    c: &spindle::config::RunConfig,
-    disks: &[spindle::stack::tree::DiskSpec],
-) -> Vec<PathBuf> {
-    // A drive is a preset or a file, either with `:key=value` overrides after it.
-    let drive_file = |name: &str| {
-        let path = Path::new(name);
-        if path.is_file() {
-            return Some(path.to_path_buf());
-        }
-        let base = Path::new(name.split_once(':')?.0);
-        base.is_file().then(|| base.to_path_buf())
-    };
-    let queues = std::iter::once(&c.scheduler)
-        .chain(c.array_scheduler.as_ref())
-        .chain(disks.iter().filter_map(|d| d.scheduler.as_ref()));
-    let journals = c.layer.iter().filter_map(|l| match l {
-        spindle::layers::LayerSpec::Journal(j) => j.minimimic.as_deref().map(PathBuf::from),
-        _ => None,
-    });
-    c.source
-        .iter()
-        .map(PathBuf::from)
-        .chain(
-            c.workload
-                .trace
-                .as_deref()
-                .and_then(crate::outputs::trace_file)
-                .map(Path::to_path_buf),
-        )
-        .chain(queues.filter_map(|s| s.mimic_table.clone()))
-        .chain(journals)
-        .chain(disks.iter().filter_map(|d| drive_file(&d.disk)))
-        .collect()
 }
 
 /// One value of a grid axis: a scalar, or a list (of scalars: [`Grid::new`] names a

@@ -22,7 +22,7 @@ const CASES: &[(&str, &str)] = &[
         "run --trace sample:hplajw --device 99",
         "device 99 is not in it (devices: 0, 1)",
     ),
-    ("run --trace sample:hplajw --limit 0", "workload.limit (--limit) = 0 keeps none"),
+    ("run --trace sample:hplajw --limit 0", "workload.limit (--limit) = 0 keeps no requests"),
     (
         "run --disk st34502lw:smaller-platters=0",
         "C must be within 1..=64",

@@ -265,6 +265,11 @@ impl WorkloadConfig {
                 )));
             }
         }
+        if self.limit == Some(0) {
+            return Err(ConfigError::Invalid(
+                "workload.limit (--limit) = 0 keeps no requests; give at least 1".into(),
+            ));
+        }
         if self.spread && !matches!(self.synthetic, Some(WorkloadSpec::Synthetic(_))) {
             return Err(ConfigError::Invalid(
                 "workload.spread (--spread) applies to open synthetic workloads (--synthetic open)"
@@ -340,13 +345,11 @@ impl WorkloadConfig {
             None => resolve_extent(spec),
         }
         .map_err(invalid)?;
-        // Say why nothing is left: the device filter, the limit, or the trace itself.
+        // Say why nothing is left: the device filter, or the trace itself (a limit of 0
+        // was refused by `check`).
         let no_requests = || {
-            let why = match (self.device, self.limit) {
-                (_, Some(0)) => {
-                    "workload.limit (--limit) = 0 keeps none; give at least 1".to_string()
-                }
-                (Some(d), _) if !extent.devices.contains_key(&d) => {
+            let why = match self.device {
+                Some(d) if !extent.devices.contains_key(&d) => {
                     let seen: Vec<String> =
                         extent.devices.keys().take(16).map(u32::to_string).collect();
                     let more = if extent.devices.len() > 16 {
