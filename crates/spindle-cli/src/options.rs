@@ -95,7 +95,22 @@ where
             None => flag_name(&name),
         });
     }
-    P::try_parse_from(argv).map_err(|e| anyhow!("{}", e.render().to_string().trim_end()))
+    P::try_parse_from(argv).map_err(|e| {
+        use clap::error::ErrorKind;
+        // Options are not a command line: no usage text, and asking for help is not one.
+        if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) {
+            return anyhow!("`help` and `version` are not options of a {per}");
+        }
+        // The message and any tip (a similar option's name), without the usage lines.
+        let text = e.render().to_string();
+        let kept: Vec<&str> = text
+            .split("\n\n")
+            .map(str::trim)
+            .filter(|p| !p.starts_with("Usage:") && !p.starts_with("For more information"))
+            .collect();
+        let kept = kept.join("; ");
+        anyhow!("{}", kept.strip_prefix("error: ").unwrap_or(&kept))
+    })
 }
 
 #[cfg(test)]
@@ -133,6 +148,20 @@ mod tests {
         assert!(e.to_string().contains("--queue-depth"), "{e}");
         let e = from_pairs([pair("no_such_option", "1")]).unwrap_err();
         assert!(e.to_string().contains("--no-such-option"), "{e}");
+        // Clap's usage lines are for a command line, which options are not; its tips stay.
+        let e = from_pairs([pair("queue_dpth", "1")])
+            .unwrap_err()
+            .to_string();
+        assert!(!e.contains("Usage") && !e.starts_with("error:"), "{e}");
+        assert!(
+            e.contains("tip: a similar argument exists: '--queue-depth'"),
+            "{e}"
+        );
+        let e = from_pairs([("help".into(), None)]).unwrap_err().to_string();
+        assert!(
+            e.contains("`help` and `version` are not options of a run"),
+            "{e}"
+        );
         let e = from_pairs([pair("scheduler", "fastest")]).unwrap();
         assert!(e.config().is_err());
     }
