@@ -85,11 +85,36 @@ pub fn same_place(a: &Path, b: &Path) -> bool {
 }
 
 /// The files a run of `c` reads, with `disks` its device tree's drives: its
-/// configuration file, its trace, the Disk Mimic tables of its queues, its journals'
-/// miniMimic tables and its drive files (a `.parv` file's own sources are found by
-/// [`check_output`]). Outputs of the run, or of a sweep of such runs, must be none of
+/// configuration file and its trace ([`workload_inputs`]) and what its stack reads
+/// ([`stack_inputs`]). Outputs of the run, or of a sweep of such runs, must be none of
 /// them.
 pub fn run_inputs(
+    c: &spindle::config::RunConfig,
+    disks: &[spindle::stack::tree::DiskSpec],
+) -> Vec<PathBuf> {
+    let mut files = workload_inputs(c);
+    for f in stack_inputs(c, disks) {
+        if !files.contains(&f) {
+            files.push(f);
+        }
+    }
+    files
+}
+
+/// The configuration file `c` was read from and the trace file it replays.
+pub fn workload_inputs(c: &spindle::config::RunConfig) -> Vec<PathBuf> {
+    let trace = c.workload.trace.as_deref().and_then(trace_file);
+    c.source
+        .iter()
+        .map(PathBuf::from)
+        .chain(trace.map(Path::to_path_buf))
+        .collect()
+}
+
+/// The files a stack reads, with `disks` its drives: the Disk Mimic tables of its
+/// queues, its journals' miniMimic tables and its drive files (a `.parv` file's own
+/// sources are found by [`check_output`]). They do not depend on the workload or seed.
+pub fn stack_inputs(
     c: &spindle::config::RunConfig,
     disks: &[spindle::stack::tree::DiskSpec],
 ) -> Vec<PathBuf> {
@@ -106,18 +131,8 @@ pub fn run_inputs(
         _ => None,
     });
     let mut files: Vec<PathBuf> = Vec::new();
-    let named = c
-        .source
-        .iter()
-        .map(PathBuf::from)
-        .chain(
-            c.workload
-                .trace
-                .as_deref()
-                .and_then(trace_file)
-                .map(Path::to_path_buf),
-        )
-        .chain(queues.filter_map(|s| s.mimic_table.clone()))
+    let named = queues
+        .filter_map(|s| s.mimic_table.clone())
         .chain(journals)
         .chain(disks.iter().filter_map(|d| drive_file(&d.disk)));
     for f in named {

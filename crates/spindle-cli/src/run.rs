@@ -1370,7 +1370,7 @@ pub fn run_with_format(
         return c.describe_stack().map_err(|e| anyhow!("{e}"));
     }
     if let Some(out) = csv {
-        let inputs = files_read(&c, args);
+        let inputs = files_read(&c);
         let inputs: Vec<&Path> = inputs.iter().map(PathBuf::as_path).collect();
         crate::outputs::check_output("--requests-csv", out, &inputs)?;
     }
@@ -1421,25 +1421,17 @@ pub fn run_with_format(
 }
 
 /// The files a run of `c` reads, which its outputs must not be
-/// ([`crate::outputs::run_inputs`]: the configuration file, the trace, Disk Mimic and
-/// miniMimic tables, the drives' files).
-fn files_read(c: &RunConfig, args: &StackArgs) -> Vec<PathBuf> {
+/// ([`crate::outputs::run_inputs`]: the configuration file, which `--config` names as
+/// the configuration's source, the trace, Disk Mimic and miniMimic tables, the drives'
+/// files).
+fn files_read(c: &RunConfig) -> Vec<PathBuf> {
     let disks = c
         .device_tree()
         .ok()
         .filter(|t| t.check_drive_count().is_ok())
         .map(|t| t.disks())
         .unwrap_or_default();
-    let mut files = crate::outputs::run_inputs(c, &disks);
-    // The file the flags named, as given (the configuration names it the same way).
-    if let Some(f) = args
-        .config
-        .as_deref()
-        .filter(|f| !files.iter().any(|x| x == f))
-    {
-        files.push(f.to_path_buf());
-    }
-    files
+    crate::outputs::run_inputs(c, &disks)
 }
 
 /// A run as `spindle run --json` reports it: the configuration, the metrics and the
@@ -1584,7 +1576,7 @@ pub fn compare(
         bail!("--window applies to greedy, smtf and the on-line SMTF schedulers, which scan the queue; none of those compared does");
     }
     if let Some(out) = plot {
-        let inputs = files_read(&base, args);
+        let inputs = files_read(&base);
         let inputs: Vec<&Path> = inputs.iter().map(PathBuf::as_path).collect();
         crate::outputs::check_output("--plot", out, &inputs)?;
     }

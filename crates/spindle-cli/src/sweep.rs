@@ -560,10 +560,9 @@ impl Grid {
         // the run builds it, so what only the built stack refuses is found here too.
         let mut drives_read = Vec::new();
         let mut stacks_built: std::collections::HashSet<String> = Default::default();
-        // The files read, and the configurations whose files are in it already (most
-        // points of a big grid differ only in scalars).
+        // The files read: each point's configuration and trace, each stack's tables
+        // and drive files once.
         let mut files: std::collections::BTreeSet<PathBuf> = Default::default();
-        let mut inputs_seen: std::collections::HashSet<String> = Default::default();
         for i in 0..self.len {
             let p = self.point(i);
             let checked = from_pairs(p.pairs.clone())
@@ -579,19 +578,8 @@ impl Grid {
                     // parameters, which a drive of several arms has not.
                     let layout = c.layout.is_some();
                     let disks = tree.disks();
-                    let inputs_key = format!(
-                        "{:?} {:?} {:?} {:?} {:?} {:?}",
-                        c.source,
-                        c.workload.trace,
-                        c.scheduler.mimic_table,
-                        c.array_scheduler,
-                        c.layer,
-                        disks
-                    );
-                    if inputs_seen.insert(inputs_key) {
-                        files.extend(crate::outputs::run_inputs(&c, &disks));
-                    }
-                    for d in disks {
+                    files.extend(crate::outputs::workload_inputs(&c));
+                    for d in &disks {
                         if !drives_read.contains(&(layout, d.clone())) {
                             if layout {
                                 d.params("disks").map(drop)
@@ -599,7 +587,7 @@ impl Grid {
                                 d.check_drive("device")
                             }
                             .map_err(|e| anyhow!(e))?;
-                            drives_read.push((layout, d));
+                            drives_read.push((layout, d.clone()));
                         }
                     }
                     let mut stack = c.clone();
@@ -607,6 +595,7 @@ impl Grid {
                     stack.seed = 0;
                     let key = toml::to_string(&stack).map_err(|e| anyhow!("{e}"))?;
                     if stacks_built.insert(key) {
+                        files.extend(crate::outputs::stack_inputs(&c, &disks));
                         c.build().map_err(|e| anyhow!("{e}"))?;
                     }
                     Ok(())
