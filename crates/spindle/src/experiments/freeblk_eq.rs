@@ -35,7 +35,8 @@ fn req(l: &RequestLog) -> Request {
 /// FREEBLK-EQ.
 pub fn freeblk_eq(o: &RunOpts) -> Result<ExperimentOutput, String> {
     use crate::workload::ClosedLoop;
-    let fg_requests: u64 = if o.quick { 2000 } else { 20_000 };
+    // Full size in quick mode too (3 s; see `RunOpts`).
+    let fg_requests: u64 = 20_000;
     let disk = preset("mimic-base")?;
     let cap = Hdd::new(disk.clone())
         .map_err(|e| e.to_string())?

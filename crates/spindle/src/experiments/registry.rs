@@ -350,22 +350,22 @@ pub fn registry() -> Vec<Experiment> {
         Experiment {
             id: "DEDUP-F9",
             title: "ARC vs LRU content-based cache, web-vm (stand-in trace)",
-            run: |o| super::dedup_exps::dedup_f9(o.quick, o.seed),
+            run: |o| super::dedup_exps::dedup_f9(false, o.seed), // full size in quick mode too
         },
         Experiment {
             id: "DEDUP-F10",
             title: "Dynamic replica retrieval (stand-in traces)",
-            run: |o| super::dedup_exps::dedup_f10(o.quick, o.seed),
+            run: |o| super::dedup_exps::dedup_f10(false, o.seed), // full size in quick mode too
         },
         Experiment {
             id: "DEDUP-F11",
             title: "Selective duplication + DRR (stand-in traces)",
-            run: |o| super::dedup_exps::dedup_f11(o.quick, o.seed),
+            run: |o| super::dedup_exps::dedup_f11(false, o.seed), // full size in quick mode too
         },
         Experiment {
             id: "DEDUP-T3",
             title: "Table 3: total disk read time, all three mechanisms (stand-in traces)",
-            run: |o| super::dedup_exps::dedup_t3(o.quick, o.seed),
+            run: |o| super::dedup_exps::dedup_t3(false, o.seed), // full size in quick mode too
         },
         Experiment {
             id: "DEDUP-MEM",
@@ -519,8 +519,8 @@ fn seed_drives(o: &RunOpts) -> Result<ExperimentOutput, String> {
          presets and documented there.",
         o.seed,
     );
-    let n = if o.quick { 3000 } else { 20_000 };
-    out.checks = seed_drive_checks(n, o.seed).map_err(|e| e.to_string())?;
+    // Full size in quick mode too (0.2 s; see `RunOpts`).
+    out.checks = seed_drive_checks(20_000, o.seed).map_err(|e| e.to_string())?;
     out.csv = checks_csv(&out.checks);
     Ok(out)
 }
@@ -554,7 +554,8 @@ fn strands_issued(
     empty_queue: bool,
 ) -> Result<super::strands::StrandReport, String> {
     let cfg = StrandConfig {
-        trials: if o.quick { 300 } else { 3000 },
+        // Full size in quick mode too (0.4 s; see `RunOpts`).
+        trials: 3000,
         sizes,
         seed: o.seed,
         empty_queue,

@@ -17,8 +17,9 @@
 //! One request becomes one record, taken from a single action: `D` (issued to the
 //! driver, what the disk sees) by default, or `Q` if the trace has no `D` events (traces
 //! of stacked devices may have only queue events); [`parse_with_action`] picks another.
-//! Only events whose RWBS contains `R` or `W` and that move data are kept: discards
-//! (`D`) and other non-data commands (`N`) are skipped, and so are read and write
+//! Only reads and writes that move data are kept (a zone append, `ZA`, is a write):
+//! discards (`D`, `DE`), flushes (`F`), zone management (`ZR`, `ZF`, ...) and other
+//! non-data commands (`N`) are skipped, and so are read and write
 //! events without a `sector + count` or with a count of 0 (flushes, FUA-only writes,
 //! zone management) and SCSI pass-through commands (a byte count, then the command
 //! block in parentheses or, from kernel 4.11 on, the process). A read or write event of the chosen action whose sector or
@@ -172,12 +173,11 @@ fn parse_event(line: &str) -> Result<Event, String> {
     let time = f.get(3)?.time_ns(9, "seconds")?;
     let _pid: u64 = f.get(4)?.uint()?;
     let action = f.get(5)?.text.to_string();
-    let rwbs = f.get(6)?.text;
-    let write = rwbs.contains('W');
-    let request = if !write && !rwbs.contains('R') {
-        Ok(None)
-    } else {
-        extent(&f).map(|extent| {
+    let rwbs = f.get(6)?;
+    let request = match data_direction(rwbs.text) {
+        None => Err(rwbs.error(RWBS_EXPECTED)),
+        Some(None) => Ok(None),
+        Some(Some(write)) => extent(&f).map(|extent| {
             extent.map(|(lbn, blocks)| IoRecord {
                 arrival: SimTime(time),
                 device: 0,
@@ -186,13 +186,59 @@ fn parse_event(line: &str) -> Result<Event, String> {
                 write,
                 content: Vec::new(),
             })
-        })
+        }),
     };
     Ok(Event {
         device,
         action,
         request,
     })
+}
+
+const RWBS_EXPECTED: &str = "expected an RWBS as the kernel writes it: an optional F \
+    (preflush), then R, W, D, DE, F, N or a zone command (ZA, ZR, ZRA, ZF, ZO, ZC), then \
+    any of F, A, B, S, M, U";
+
+/// Whether an RWBS field (the kernel's `blk_fill_rwbs`, or older blkparse's) moves
+/// data: `Some(Some(write))` for a read or a write (a zone append writes), `Some(None)`
+/// for a command without data (discard, secure erase, flush, zone management, none),
+/// `None` if the field is not an RWBS. Looking for `R` or `W` anywhere would take a
+/// zone reset (`ZR`) for a read and miss a zone append's data.
+fn data_direction(rwbs: &str) -> Option<Option<bool>> {
+    let b = rwbs.as_bytes();
+    // A leading F is a preflush when an operation letter follows; alone, or before a
+    // modifier, it is the flush operation itself.
+    let mut i = usize::from(b.len() > 1 && b[0] == b'F' && b"RWDNZF".contains(&b[1]));
+    let direction = match b.get(i)? {
+        b'R' => Some(false),
+        b'W' => Some(true),
+        b'D' => {
+            if b.get(i + 1) == Some(&b'E') {
+                i += 1;
+            }
+            None
+        }
+        b'F' | b'N' => None,
+        b'Z' => {
+            i += 1;
+            match b.get(i)? {
+                b'A' => Some(true),
+                b'R' => {
+                    if b.get(i + 1) == Some(&b'A') {
+                        i += 1;
+                    }
+                    None
+                }
+                b'F' | b'O' | b'C' => None,
+                _ => return None,
+            }
+        }
+        _ => return None,
+    };
+    b[i + 1..]
+        .iter()
+        .all(|c| b"FABSMU".contains(c))
+        .then_some(direction)
 }
 
 /// `sector + count` after the RWBS; `None` for an event that moves no data: a
@@ -239,6 +285,56 @@ CPU3 (sda):
 Total (8,0):
  garbage that is not an event
 ";
+
+    #[test]
+    fn rwbs_directions() {
+        for (rwbs, want) in [
+            ("R", Some(Some(false))),
+            ("RA", Some(Some(false))),
+            ("RSM", Some(Some(false))),
+            ("W", Some(Some(true))),
+            ("WS", Some(Some(true))),
+            ("FWS", Some(Some(true))),
+            ("WFS", Some(Some(true))),
+            ("WBS", Some(Some(true))),
+            ("ZA", Some(Some(true))),
+            ("D", Some(None)),
+            ("DE", Some(None)),
+            ("F", Some(None)),
+            ("FN", Some(None)),
+            ("N", Some(None)),
+            ("ZR", Some(None)),
+            ("ZRA", Some(None)),
+            ("ZC", Some(None)),
+            ("X", None),
+            ("RX", None),
+            ("Z", None),
+            ("ZQ", None),
+            ("r", None),
+        ] {
+            assert_eq!(data_direction(rwbs), want, "{rwbs}");
+        }
+    }
+
+    #[test]
+    fn zone_commands_are_not_reads_and_appends_are_writes() {
+        let text =
+            "  8,0 0 1 0.000001000 1 D ZR 0 + 524288 [k]\n  8,0 0 2 0.000002000 1 D ZA 8 + 8 [k]\n";
+        let r = parse(text.as_bytes(), "z").unwrap();
+        assert_eq!(r.len(), 1);
+        assert!(r[0].write && r[0].lbn == 8);
+    }
+
+    #[test]
+    fn an_unknown_rwbs_is_an_error_with_its_line() {
+        let text =
+            "  8,0 0 1 0.000001000 1 D WS 0 + 8 [k]\n  8,0 0 2 0.000002000 1 D QQ 8 + 8 [k]\n";
+        let e = parse(text.as_bytes(), "z").unwrap_err().to_string();
+        assert!(
+            e.contains("z:2") && e.contains("QQ") && e.contains("RWBS"),
+            "{e}"
+        );
+    }
 
     #[test]
     fn takes_d_events() {
