@@ -3,7 +3,7 @@
 use crate::experiments::checks_table;
 use anyhow::{anyhow, bail, Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
-use spindle::experiments::registry::{select, Durability, Experiment, RunOpts};
+use spindle::experiments::registry::{check_options, select, Durability, Experiment, RunOpts};
 use spindle::report::ExperimentOutput;
 use std::io::IsTerminal;
 use std::path::Path;
@@ -29,6 +29,7 @@ pub fn reproduce(
         crate::limits::count("--jobs", j as u64, crate::limits::MAX_JOBS)?;
     }
     let exps = select(ids).map_err(|e| anyhow!(e))?;
+    check_options(&exps, opts).map_err(|e| anyhow!(e))?;
     // The README is read and its block's markers checked before the run, not after.
     if let Some(path) = readme {
         readme_text(path)?;

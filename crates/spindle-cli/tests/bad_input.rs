@@ -173,6 +173,10 @@ const CASES: &[(&str, &str)] = &[
     ),
     ("run --trace {t}/bad.msr --format msr", "bad.msr:1"),
     (
+        "run --trace {t}/bad-rwbs.blkparse --format blkparse",
+        "bad-rwbs.blkparse:2: field 7 (RWBS): expected an RWBS",
+    ),
+    (
         "run --trace {t}/huge-lbn.csv --format spindle-csv",
         "18446744073709551000",
     ),
@@ -401,6 +405,14 @@ const CASES: &[(&str, &str)] = &[
     ("validate {t}/rpm/atlas10k.parv", "atlas10k.model:18"),
     // reproduce
     ("reproduce BOGUS-ID --quick --out {t}/r", "BOGUS-ID"),
+    (
+        "reproduce MIMD-T1 --full-scale --out {t}/r",
+        "--full-scale applies to PROX-T2 only, and none is selected (MIMD-T1)",
+    ),
+    (
+        "reproduce MIMD-T1 --durability cache --out {t}/r",
+        "--durability cache applies to PROX-T2, PROX-T3, PROX-COST only",
+    ),
     ("reproduce DISK-SEEDS --quick --jobs 0 --out {t}/r", "got 0"),
     (
         "reproduce DISK-SEEDS --quick --jobs 100000 --out {t}/r",
@@ -476,6 +488,10 @@ fn fixtures() -> PathBuf {
         format!("[workload.synthetic]\nkind = \"synthetic\"\npattern = {{ kind = \"uniform\" }}\nsizes = {{ kind = \"fixed\", sectors = 8 }}\nread-fraction = {fraction}\narrivals = {{ kind = \"poisson\", rate-per-s = 20 }}\ncount = {count}\n")
     };
     w("synthetic-count-0.toml", &synthetic("0", "0.5"));
+    w(
+        "bad-rwbs.blkparse",
+        "  8,0 0 1 0.000001000 1 D WS 0 + 8 [k]\n  8,0 0 2 0.000002000 1 D XW 8 + 8 [k]\n",
+    );
     w("synthetic-fraction.toml", &synthetic("10", "1.5"));
     w(
         "allocation-range.toml",

@@ -4,7 +4,7 @@
 use crate::errors::from_text;
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
-use spindle::experiments::registry::{select, Durability, RunOpts};
+use spindle::experiments::registry::{check_options, select, Durability, RunOpts};
 
 /// Runs the experiments `ids` select (catalog ids or prefixes; `all`), `jobs` at once,
 /// and returns `[{"experiment", "title", "seconds", "checks": [...]}]` as JSON.
@@ -31,6 +31,7 @@ pub fn reproduce(
         full_scale,
         durability,
     };
+    check_options(&exps, &opts).map_err(from_text)?;
     let jobs = jobs
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
         .min(exps.len())

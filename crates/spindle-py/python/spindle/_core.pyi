@@ -74,7 +74,7 @@ def reproduce(
     quick: bool = True,
     seed: int = 1,
     full_scale: bool = False,
-    durability: str = "flush",
+    durability: str = "write-through",
     jobs: Optional[int] = None,
 ) -> str:
     """Runs experiments; JSON list of {experiment, title, seconds, checks}."""

@@ -482,8 +482,13 @@ impl DiskParams {
             ("high water mark", k.high_water),
             ("low water mark", k.low_water),
         ] {
-            if !(v.is_finite() && v >= 0.0) {
-                return Err(out_of_range(name, v, "a finite fraction >= 0"));
+            // DiskSim's loader takes both within 0..=1 (a share of the request or segment).
+            if !(0.0..=1.0).contains(&v) {
+                return Err(out_of_range(
+                    name,
+                    v,
+                    "a fraction within 0..=1 (DiskSim's range)",
+                ));
             }
         }
         let f = &self.firmware;
@@ -539,5 +544,27 @@ impl DiskParams {
         })?;
         p.validate().map_err(|e| format!("{shown}: {e}"))?;
         Ok(p)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn water_marks_are_fractions_within_0_and_1() {
+        let p = crate::disk::presets::preset("hp-c2249a").unwrap();
+        for v in [0.0, 0.5, 1.0] {
+            let mut q = p.clone();
+            q.cache.high_water = v;
+            q.cache.low_water = v;
+            assert!(q.validate().is_ok(), "{v}");
+        }
+        for v in [1.5, -0.1, f64::NAN, f64::INFINITY] {
+            let mut q = p.clone();
+            q.cache.high_water = v;
+            assert!(q.validate().unwrap_err().contains("high water mark"), "{v}");
+            let mut q = p.clone();
+            q.cache.low_water = v;
+            assert!(q.validate().unwrap_err().contains("low water mark"), "{v}");
+        }
     }
 }

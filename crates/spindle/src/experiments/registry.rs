@@ -387,6 +387,34 @@ pub fn registry() -> Vec<Experiment> {
 
 /// The experiments matching `ids` (catalog ids, case-insensitive; a prefix such as
 /// `PROX` selects all of its family; `all` selects everything).
+/// The experiments `--full-scale` changes.
+pub const FULL_SCALE_IDS: &[&str] = &["PROX-T2"];
+/// The experiments whose arrays run under `--durability`.
+pub const DURABILITY_IDS: &[&str] = &["PROX-T2", "PROX-T3", "PROX-COST"];
+
+/// Refuses a full-scale or non-default durability run none of `exps` would use: the
+/// report's header would name a setting that changed nothing.
+pub fn check_options(exps: &[Experiment], opts: &RunOpts) -> Result<(), String> {
+    let uses = |ids: &[&str]| exps.iter().any(|e| ids.contains(&e.id));
+    let named: Vec<&str> = exps.iter().map(|e| e.id).collect();
+    if opts.full_scale && !uses(FULL_SCALE_IDS) {
+        return Err(format!(
+            "--full-scale applies to {} only, and none is selected ({})",
+            FULL_SCALE_IDS.join(", "),
+            named.join(", ")
+        ));
+    }
+    if opts.durability != Durability::default() && !uses(DURABILITY_IDS) {
+        return Err(format!(
+            "--durability {} applies to {} only, and none is selected ({})",
+            opts.durability.name(),
+            DURABILITY_IDS.join(", "),
+            named.join(", ")
+        ));
+    }
+    Ok(())
+}
+
 pub fn select(ids: &[String]) -> Result<Vec<Experiment>, String> {
     let all = registry();
     // An empty id would match every experiment as a prefix of each.
