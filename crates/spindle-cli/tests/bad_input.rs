@@ -406,6 +406,10 @@ const CASES: &[(&str, &str)] = &[
     // reproduce
     ("reproduce BOGUS-ID --quick --out {t}/r", "BOGUS-ID"),
     (
+        "disk-info {t}/high-water.toml",
+        "high water mark must be a fraction within 0..=1 (DiskSim's range), got 1.5",
+    ),
+    (
         "reproduce MIMD-T1 --full-scale --out {t}/r",
         "--full-scale applies to PROX-T2 only, and none is selected (MIMD-T1)",
     ),
@@ -488,6 +492,14 @@ fn fixtures() -> PathBuf {
         format!("[workload.synthetic]\nkind = \"synthetic\"\npattern = {{ kind = \"uniform\" }}\nsizes = {{ kind = \"fixed\", sectors = 8 }}\nread-fraction = {fraction}\narrivals = {{ kind = \"poisson\", rate-per-s = 20 }}\ncount = {count}\n")
     };
     w("synthetic-count-0.toml", &synthetic("0", "0.5"));
+    let drive = spindle::disk::presets::disksim_preset("hp_c2247a")
+        .unwrap()
+        .to_drive_file()
+        .unwrap();
+    w(
+        "high-water.toml",
+        &drive.replace("high_water = 0.75", "high_water = 1.5"),
+    );
     w(
         "bad-rwbs.blkparse",
         "  8,0 0 1 0.000001000 1 D WS 0 + 8 [k]\n  8,0 0 2 0.000002000 1 D XW 8 + 8 [k]\n",

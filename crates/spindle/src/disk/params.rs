@@ -324,186 +324,370 @@ fn check_time(name: &str, ms: f64, may_be_negative: bool) -> Result<(), String> 
     }
 }
 
+/// A parameter outside its range: the message, and where the parameter sits in a drive
+/// file (`cache.high_water`, `geometry.zones.3.spt`: tables and keys, numbers index
+/// arrays), so that a drive file's reader can point at its line.
+#[derive(Clone, Debug, PartialEq)]
+pub struct InvalidParam {
+    pub key: String,
+    pub msg: String,
+}
+
+fn invalid(key: impl Into<String>, msg: String) -> InvalidParam {
+    InvalidParam {
+        key: key.into(),
+        msg,
+    }
+}
+
+/// [`check_time`] for the parameter at `key`.
+fn check_time_at(
+    key: &str,
+    name: &str,
+    ms: f64,
+    may_be_negative: bool,
+) -> Result<(), InvalidParam> {
+    check_time(name, ms, may_be_negative).map_err(|m| invalid(key, m))
+}
+
 impl DiskParams {
     /// Checks every number against its documented limit (the `MAX_*` constants of this
     /// module), before anything is allocated from it. Errors name the parameter, its
     /// value and the range expected.
     pub fn validate(&self) -> Result<(), String> {
+        self.check().map_err(|e| e.msg)
+    }
+
+    /// [`DiskParams::validate`], saying which parameter failed.
+    pub fn check(&self) -> Result<(), InvalidParam> {
         if self.name.trim().is_empty() {
-            return Err("the drive's name must not be empty".into());
+            return Err(invalid("name", "the drive's name must not be empty".into()));
         }
         if let SeekCurve::Table { points } = &self.mech.seek {
-            check_seek_table(points)?;
+            check_seek_table(points).map_err(|m| invalid("mech.seek", m))?;
         }
         let g = &self.geometry;
         if g.surfaces == 0 || g.surfaces > MAX_SURFACES {
-            return Err(out_of_range(
-                "surfaces",
-                g.surfaces,
-                &format!("within 1..={MAX_SURFACES}"),
+            return Err(invalid(
+                "geometry.surfaces",
+                out_of_range(
+                    "surfaces",
+                    g.surfaces,
+                    &format!("within 1..={MAX_SURFACES}"),
+                ),
             ));
         }
         if g.zones.is_empty() || g.zones.len() > MAX_ZONES {
-            return Err(out_of_range(
-                "the number of zones",
-                g.zones.len(),
-                &format!("within 1..={MAX_ZONES}"),
+            return Err(invalid(
+                "geometry.zones",
+                out_of_range(
+                    "the number of zones",
+                    g.zones.len(),
+                    &format!("within 1..={MAX_ZONES}"),
+                ),
             ));
         }
         let mut capacity: u128 = 0;
         for (i, z) in g.zones.iter().enumerate() {
             if z.last_cyl >= MAX_CYLINDERS {
-                return Err(out_of_range(
-                    &format!("zone {i}: last cylinder"),
-                    z.last_cyl,
-                    &format!("below {MAX_CYLINDERS} (at most {MAX_CYLINDERS} cylinders)"),
+                return Err(invalid(
+                    format!("geometry.zones.{i}.last_cyl"),
+                    out_of_range(
+                        &format!("zone {i}: last cylinder"),
+                        z.last_cyl,
+                        &format!("below {MAX_CYLINDERS} (at most {MAX_CYLINDERS} cylinders)"),
+                    ),
                 ));
             }
             if z.spt == 0 || z.spt > MAX_SECTORS_PER_TRACK {
-                return Err(out_of_range(
-                    &format!("zone {i}: sectors per track"),
-                    z.spt,
-                    &format!("within 1..={MAX_SECTORS_PER_TRACK}"),
+                return Err(invalid(
+                    format!("geometry.zones.{i}.spt"),
+                    out_of_range(
+                        &format!("zone {i}: sectors per track"),
+                        z.spt,
+                        &format!("within 1..={MAX_SECTORS_PER_TRACK}"),
+                    ),
                 ));
             }
             let cyls = (z.last_cyl as u128 + 1).saturating_sub(z.first_cyl as u128);
             capacity += cyls * g.surfaces as u128 * z.spt as u128;
         }
         if capacity > MAX_CAPACITY_SECTORS as u128 {
-            return Err(out_of_range(
-                "the raw capacity",
-                format!("{capacity} sectors"),
-                &format!("at most {MAX_CAPACITY_SECTORS} sectors"),
+            return Err(invalid(
+                "geometry.zones",
+                out_of_range(
+                    "the raw capacity",
+                    format!("{capacity} sectors"),
+                    &format!("at most {MAX_CAPACITY_SECTORS} sectors"),
+                ),
             ));
         }
         let m = &self.mech;
-        m.read_residual.validate()?;
-        self.cache.buffer_residual.validate()?;
+        m.read_residual
+            .validate()
+            .map_err(|e| invalid("mech.read_residual", e))?;
+        self.cache
+            .buffer_residual
+            .validate()
+            .map_err(|e| invalid("cache.buffer_residual", e))?;
         if !(m.rpm >= MIN_RPM && m.rpm <= MAX_RPM) {
-            return Err(out_of_range(
-                "rotation speed",
-                format!("{} rpm", m.rpm),
-                &format!("within {MIN_RPM}..={MAX_RPM} rpm"),
+            return Err(invalid(
+                "mech.rpm",
+                out_of_range(
+                    "rotation speed",
+                    format!("{} rpm", m.rpm),
+                    &format!("within {MIN_RPM}..={MAX_RPM} rpm"),
+                ),
             ));
         }
-        check_time("head switch time", m.head_switch_ms, false)?;
-        check_time("write settle delay", m.write_settle_ms, true)?;
+        check_time_at(
+            "mech.head_switch_ms",
+            "head switch time",
+            m.head_switch_ms,
+            false,
+        )?;
+        check_time_at(
+            "mech.write_settle_ms",
+            "write settle delay",
+            m.write_settle_ms,
+            true,
+        )?;
         let c = &self.ctrl;
         let times = [
-            ("read hit overhead after a read", c.read_hit.after_read),
-            ("read hit overhead after a write", c.read_hit.after_write),
-            ("read miss overhead after a read", c.read_miss.after_read),
-            ("read miss overhead after a write", c.read_miss.after_write),
-            ("write hit overhead after a read", c.write_hit.after_read),
-            ("write hit overhead after a write", c.write_hit.after_write),
-            ("write miss overhead after a read", c.write_miss.after_read),
             (
+                "ctrl.read_hit.after_read",
+                "read hit overhead after a read",
+                c.read_hit.after_read,
+            ),
+            (
+                "ctrl.read_hit.after_write",
+                "read hit overhead after a write",
+                c.read_hit.after_write,
+            ),
+            (
+                "ctrl.read_miss.after_read",
+                "read miss overhead after a read",
+                c.read_miss.after_read,
+            ),
+            (
+                "ctrl.read_miss.after_write",
+                "read miss overhead after a write",
+                c.read_miss.after_write,
+            ),
+            (
+                "ctrl.write_hit.after_read",
+                "write hit overhead after a read",
+                c.write_hit.after_read,
+            ),
+            (
+                "ctrl.write_hit.after_write",
+                "write hit overhead after a write",
+                c.write_hit.after_write,
+            ),
+            (
+                "ctrl.write_miss.after_read",
+                "write miss overhead after a read",
+                c.write_miss.after_read,
+            ),
+            (
+                "ctrl.write_miss.after_write",
                 "write miss overhead after a write",
                 c.write_miss.after_write,
             ),
-            ("read completion overhead", c.read_complete_ms),
-            ("write completion overhead", c.write_complete_ms),
-            ("data preparation overhead", c.data_prep_ms),
-            ("first reselect overhead", c.first_reselect_ms),
-            ("other reselect overhead", c.other_reselect_ms),
-            ("read disconnect after a read", c.read_disconnect.after_read),
             (
+                "ctrl.read_complete_ms",
+                "read completion overhead",
+                c.read_complete_ms,
+            ),
+            (
+                "ctrl.write_complete_ms",
+                "write completion overhead",
+                c.write_complete_ms,
+            ),
+            (
+                "ctrl.data_prep_ms",
+                "data preparation overhead",
+                c.data_prep_ms,
+            ),
+            (
+                "ctrl.first_reselect_ms",
+                "first reselect overhead",
+                c.first_reselect_ms,
+            ),
+            (
+                "ctrl.other_reselect_ms",
+                "other reselect overhead",
+                c.other_reselect_ms,
+            ),
+            (
+                "ctrl.read_disconnect.after_read",
+                "read disconnect after a read",
+                c.read_disconnect.after_read,
+            ),
+            (
+                "ctrl.read_disconnect.after_write",
                 "read disconnect after a write",
                 c.read_disconnect.after_write,
             ),
-            ("write disconnect overhead", c.write_disconnect_ms),
-            ("minimum seek delay", c.min_seek_ms),
-            ("bus time per block read", c.bus_read_block_ms),
-            ("bus time per block written", c.bus_write_block_ms),
-            ("command turnaround", self.firmware.turnaround_ms),
+            (
+                "ctrl.write_disconnect_ms",
+                "write disconnect overhead",
+                c.write_disconnect_ms,
+            ),
+            ("ctrl.min_seek_ms", "minimum seek delay", c.min_seek_ms),
+            (
+                "ctrl.bus_read_block_ms",
+                "bus time per block read",
+                c.bus_read_block_ms,
+            ),
+            (
+                "ctrl.bus_write_block_ms",
+                "bus time per block written",
+                c.bus_write_block_ms,
+            ),
+            (
+                "firmware.turnaround_ms",
+                "command turnaround",
+                self.firmware.turnaround_ms,
+            ),
         ];
-        for (name, ms) in times {
-            check_time(name, ms, false)?;
+        for (key, name, ms) in times {
+            check_time_at(key, name, ms, false)?;
         }
         if let Some(x) = &c.extra_write_disconnect {
-            check_time("extra disconnect command overhead", x.command_ms, false)?;
-            check_time("extra disconnect overhead", x.disconnect_ms, false)?;
-            check_time(
-                "extra disconnect inter-disconnect delay",
-                x.inter_disconnect_ms,
-                false,
-            )?;
-            check_time(
-                "extra disconnect 2nd disconnect overhead",
-                x.second_disconnect_ms,
-                false,
-            )?;
-            check_time("extra disconnect seek delta", x.seek_delta_ms, true)?;
+            let x_times = [
+                (
+                    "command_ms",
+                    "extra disconnect command overhead",
+                    x.command_ms,
+                    false,
+                ),
+                (
+                    "disconnect_ms",
+                    "extra disconnect overhead",
+                    x.disconnect_ms,
+                    false,
+                ),
+                (
+                    "inter_disconnect_ms",
+                    "extra disconnect inter-disconnect delay",
+                    x.inter_disconnect_ms,
+                    false,
+                ),
+                (
+                    "second_disconnect_ms",
+                    "extra disconnect 2nd disconnect overhead",
+                    x.second_disconnect_ms,
+                    false,
+                ),
+                (
+                    "seek_delta_ms",
+                    "extra disconnect seek delta",
+                    x.seek_delta_ms,
+                    true,
+                ),
+            ];
+            for (key, name, ms, may_be_negative) in x_times {
+                check_time_at(
+                    &format!("ctrl.extra_write_disconnect.{key}"),
+                    name,
+                    ms,
+                    may_be_negative,
+                )?;
+            }
         }
         let k = &self.cache;
         if k.segments == 0 || k.segments > MAX_CACHE_SEGMENTS {
-            return Err(out_of_range(
-                "cache segments",
-                k.segments,
-                &format!("within 1..={MAX_CACHE_SEGMENTS}"),
+            return Err(invalid(
+                "cache.segments",
+                out_of_range(
+                    "cache segments",
+                    k.segments,
+                    &format!("within 1..={MAX_CACHE_SEGMENTS}"),
+                ),
             ));
         }
         if k.segment_blocks == 0 || k.segment_blocks > MAX_SEGMENT_BLOCKS {
-            return Err(out_of_range(
-                "cache segment size",
-                format!("{} sectors", k.segment_blocks),
-                &format!("within 1..={MAX_SEGMENT_BLOCKS} sectors"),
+            return Err(invalid(
+                "cache.segment_blocks",
+                out_of_range(
+                    "cache segment size",
+                    format!("{} sectors", k.segment_blocks),
+                    &format!("within 1..={MAX_SEGMENT_BLOCKS} sectors"),
+                ),
             ));
         }
         if k.max_read_ahead > k.segment_blocks {
-            return Err(out_of_range(
-                "maximum read-ahead",
-                k.max_read_ahead,
-                &format!("at most the segment size ({})", k.segment_blocks),
+            return Err(invalid(
+                "cache.max_read_ahead",
+                out_of_range(
+                    "maximum read-ahead",
+                    k.max_read_ahead,
+                    &format!("at most the segment size ({})", k.segment_blocks),
+                ),
             ));
         }
         if k.max_write_segments == 0 || k.max_write_segments > k.segments {
-            return Err(out_of_range(
-                "maximum write segments",
-                k.max_write_segments,
-                &format!("within 1..={} (the cache segments)", k.segments),
+            return Err(invalid(
+                "cache.max_write_segments",
+                out_of_range(
+                    "maximum write segments",
+                    k.max_write_segments,
+                    &format!("within 1..={} (the cache segments)", k.segments),
+                ),
             ));
         }
         if k.fast_write_level > 2 {
-            return Err(out_of_range(
-                "fast write level",
-                k.fast_write_level,
-                "0 (write-through), 1 or 2 (write-back)",
+            return Err(invalid(
+                "cache.fast_write_level",
+                out_of_range(
+                    "fast write level",
+                    k.fast_write_level,
+                    "0 (write-through), 1 or 2 (write-back)",
+                ),
             ));
         }
         if !(-1..=1).contains(&k.read_ahead_over_requested) {
-            return Err(out_of_range(
-                "read-ahead over requested",
-                k.read_ahead_over_requested,
-                "-1, 0 or 1 (DiskSim's values)",
+            return Err(invalid(
+                "cache.read_ahead_over_requested",
+                out_of_range(
+                    "read-ahead over requested",
+                    k.read_ahead_over_requested,
+                    "-1, 0 or 1 (DiskSim's values)",
+                ),
             ));
         }
-        for (name, v) in [
-            ("high water mark", k.high_water),
-            ("low water mark", k.low_water),
+        for (key, name, v) in [
+            ("cache.high_water", "high water mark", k.high_water),
+            ("cache.low_water", "low water mark", k.low_water),
         ] {
             // DiskSim's loader takes both within 0..=1 (a share of the request or segment).
             if !(0.0..=1.0).contains(&v) {
-                return Err(out_of_range(
-                    name,
-                    v,
-                    "a fraction within 0..=1 (DiskSim's range)",
+                return Err(invalid(
+                    key,
+                    out_of_range(name, v, "a fraction within 0..=1 (DiskSim's range)"),
                 ));
             }
         }
         let f = &self.firmware;
         if f.queue_depth == 0 || f.queue_depth > MAX_FIRMWARE_QUEUE_DEPTH {
-            return Err(out_of_range(
-                "the drive's command queue depth",
-                f.queue_depth,
-                &format!("within 1..={MAX_FIRMWARE_QUEUE_DEPTH}"),
+            return Err(invalid(
+                "firmware.queue_depth",
+                out_of_range(
+                    "the drive's command queue depth",
+                    f.queue_depth,
+                    &format!("within 1..={MAX_FIRMWARE_QUEUE_DEPTH}"),
+                ),
             ));
         }
         if f.write_cache_sectors > MAX_WRITE_CACHE_SECTORS {
-            return Err(out_of_range(
-                "the firmware write cache",
-                format!("{} sectors", f.write_cache_sectors),
-                &format!("at most {MAX_WRITE_CACHE_SECTORS} sectors"),
+            return Err(invalid(
+                "firmware.write_cache_sectors",
+                out_of_range(
+                    "the firmware write cache",
+                    format!("{} sectors", f.write_cache_sectors),
+                    &format!("at most {MAX_WRITE_CACHE_SECTORS} sectors"),
+                ),
             ));
         }
         Ok(())
@@ -542,13 +726,89 @@ impl DiskParams {
                 None => format!("{shown}: {}", e.message()),
             }
         })?;
-        p.validate().map_err(|e| format!("{shown}: {e}"))?;
+        p.check().map_err(|e| match line_of_key(&text, &e.key) {
+            Some(l) => format!("{shown}:{l}: {}", e.msg),
+            None => format!("{shown}: {}", e.msg),
+        })?;
         Ok(p)
     }
 }
 
+/// The line (from 1) of the value at `key` (dot-separated; numbers index arrays) in a
+/// drive file's text, or of the deepest table on its way that the file writes (a key
+/// left to its default has no line of its own).
+fn line_of_key(text: &str, key: &str) -> Option<usize> {
+    let doc = toml_edit::ImDocument::parse(text).ok()?;
+    let mut item = doc.as_item();
+    let mut span = None;
+    for part in key.split('.') {
+        let next = match part.parse::<usize>() {
+            Ok(i) => item.get(i),
+            Err(_) => item.get(part),
+        };
+        let Some(next) = next else {
+            break;
+        };
+        item = next;
+        span = item.span().or(span);
+    }
+    let start = span?.start;
+    Some(text.get(..start)?.matches('\n').count() + 1)
+}
+
 #[cfg(test)]
 mod tests {
+    use super::*;
+
+    /// Every key `check` can name is found in a drive file as `to_drive_file` writes it,
+    /// and an out-of-range value there is reported at its own line.
+    #[test]
+    fn a_drive_file_error_names_the_line_of_its_key() {
+        let p = crate::disk::presets::disksim_preset("hp_c2247a").unwrap();
+        let text = p.to_drive_file().unwrap();
+        let line = |needle: &str| {
+            text.lines()
+                .position(|l| l.trim_start().starts_with(needle))
+                .map(|i| i + 1)
+        };
+        assert_eq!(line_of_key(&text, "cache.high_water"), line("high_water ="));
+        assert_eq!(line_of_key(&text, "ctrl.read_hit.after_write"), {
+            let from = line("[ctrl.read_hit]").unwrap();
+            text.lines()
+                .skip(from)
+                .position(|l| l.starts_with("after_write"))
+                .map(|i| i + from + 1)
+        });
+        let zone2 = text
+            .lines()
+            .enumerate()
+            .filter(|(_, l)| l.starts_with("[[geometry.zones]]"))
+            .nth(2)
+            .map(|(i, _)| i)
+            .unwrap();
+        let spt2 = text
+            .lines()
+            .skip(zone2)
+            .position(|l| l.starts_with("spt ="))
+            .map(|i| i + zone2 + 1);
+        assert_eq!(line_of_key(&text, "geometry.zones.2.spt"), spt2);
+        // A key the file leaves to its default: the table's header.
+        assert_eq!(line_of_key(&text, "mech.read_residual"), line("[mech]"));
+        assert_eq!(line_of_key(&text, "nowhere.at_all"), None);
+
+        let dir = std::env::temp_dir().join(format!("spindle-drive-line-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("d.toml");
+        std::fs::write(&path, text.replace("high_water = 0.75", "high_water = 1.5")).unwrap();
+        let e = DiskParams::read_drive_file(&path).unwrap_err();
+        let want = format!(
+            "d.toml:{}: high water mark must be",
+            line("high_water =").unwrap()
+        );
+        assert!(e.contains(&want), "{e}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
     #[test]
     fn water_marks_are_fractions_within_0_and_1() {
         let p = crate::disk::presets::preset("hp-c2249a").unwrap();
