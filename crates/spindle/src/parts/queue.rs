@@ -131,12 +131,12 @@ impl SchedulerConfig {
             }
             Some(p) => {
                 let t = crate::mimic::table::MimicTable::load(p)
-                    .map_err(|e| format!("mimic-table: {e}"))?;
+                    .map_err(|e| format!("mimic-table (--mimic-table): {e}"))?;
                 // With nothing to predict from, SMTF would serve in arrival order while
                 // its results said smtf.
                 if t.entries.is_empty() {
                     return Err(format!(
-                        "mimic-table: {}: has no entries; SMTF needs probed distances to predict from",
+                        "mimic-table (--mimic-table): {}: has no entries; SMTF needs probed distances to predict from",
                         p.display()
                     ));
                 }

@@ -316,6 +316,14 @@ Total (8,0):
         }
     }
 
+    proptest::proptest! {
+        /// Any text, letters of the grammar or not, gets an answer and no panic.
+        #[test]
+        fn any_rwbs_gets_an_answer(s in "[FRWDENZAOCSMUBX]{0,6}|\\PC{0,6}") {
+            let _ = data_direction(&s);
+        }
+    }
+
     #[test]
     fn zone_commands_are_not_reads_and_appends_are_writes() {
         let text =
