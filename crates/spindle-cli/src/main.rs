@@ -826,7 +826,8 @@ struct ReproduceArgs {
     /// Experiment ids or id prefixes; `all` (the default) runs every one
     #[arg(value_name = "ID")]
     ids: Vec<String>,
-    /// Fewer samples: a quick check instead of a full reproduction
+    /// Fewer samples: a quick check instead of a full reproduction (experiments that take
+    /// only seconds at full size, e.g. PROX-T1 and PROX-F1, run at full size)
     #[arg(long)]
     quick: bool,
     /// The paper's full scale where supported: PROX-T2's 1 % row on whole 1 TB drives
