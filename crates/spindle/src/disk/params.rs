@@ -333,6 +333,16 @@ pub struct InvalidParam {
     pub msg: String,
 }
 
+/// [`out_of_range`] for the parameter at `key`.
+fn out_of_range_at(
+    key: impl Into<String>,
+    name: &str,
+    value: impl std::fmt::Display,
+    expected: &str,
+) -> InvalidParam {
+    invalid(key, out_of_range(name, value, expected))
+}
+
 fn invalid(key: impl Into<String>, msg: String) -> InvalidParam {
     InvalidParam {
         key: key.into(),
@@ -368,58 +378,48 @@ impl DiskParams {
         }
         let g = &self.geometry;
         if g.surfaces == 0 || g.surfaces > MAX_SURFACES {
-            return Err(invalid(
+            return Err(out_of_range_at(
                 "geometry.surfaces",
-                out_of_range(
-                    "surfaces",
-                    g.surfaces,
-                    &format!("within 1..={MAX_SURFACES}"),
-                ),
+                "surfaces",
+                g.surfaces,
+                &format!("within 1..={MAX_SURFACES}"),
             ));
         }
         if g.zones.is_empty() || g.zones.len() > MAX_ZONES {
-            return Err(invalid(
+            return Err(out_of_range_at(
                 "geometry.zones",
-                out_of_range(
-                    "the number of zones",
-                    g.zones.len(),
-                    &format!("within 1..={MAX_ZONES}"),
-                ),
+                "the number of zones",
+                g.zones.len(),
+                &format!("within 1..={MAX_ZONES}"),
             ));
         }
         let mut capacity: u128 = 0;
         for (i, z) in g.zones.iter().enumerate() {
             if z.last_cyl >= MAX_CYLINDERS {
-                return Err(invalid(
+                return Err(out_of_range_at(
                     format!("geometry.zones.{i}.last_cyl"),
-                    out_of_range(
-                        &format!("zone {i}: last cylinder"),
-                        z.last_cyl,
-                        &format!("below {MAX_CYLINDERS} (at most {MAX_CYLINDERS} cylinders)"),
-                    ),
+                    &format!("zone {i}: last cylinder"),
+                    z.last_cyl,
+                    &format!("below {MAX_CYLINDERS} (at most {MAX_CYLINDERS} cylinders)"),
                 ));
             }
             if z.spt == 0 || z.spt > MAX_SECTORS_PER_TRACK {
-                return Err(invalid(
+                return Err(out_of_range_at(
                     format!("geometry.zones.{i}.spt"),
-                    out_of_range(
-                        &format!("zone {i}: sectors per track"),
-                        z.spt,
-                        &format!("within 1..={MAX_SECTORS_PER_TRACK}"),
-                    ),
+                    &format!("zone {i}: sectors per track"),
+                    z.spt,
+                    &format!("within 1..={MAX_SECTORS_PER_TRACK}"),
                 ));
             }
             let cyls = (z.last_cyl as u128 + 1).saturating_sub(z.first_cyl as u128);
             capacity += cyls * g.surfaces as u128 * z.spt as u128;
         }
         if capacity > MAX_CAPACITY_SECTORS as u128 {
-            return Err(invalid(
+            return Err(out_of_range_at(
                 "geometry.zones",
-                out_of_range(
-                    "the raw capacity",
-                    format!("{capacity} sectors"),
-                    &format!("at most {MAX_CAPACITY_SECTORS} sectors"),
-                ),
+                "the raw capacity",
+                format!("{capacity} sectors"),
+                &format!("at most {MAX_CAPACITY_SECTORS} sectors"),
             ));
         }
         let m = &self.mech;
@@ -431,13 +431,11 @@ impl DiskParams {
             .validate()
             .map_err(|e| invalid("cache.buffer_residual", e))?;
         if !(m.rpm >= MIN_RPM && m.rpm <= MAX_RPM) {
-            return Err(invalid(
+            return Err(out_of_range_at(
                 "mech.rpm",
-                out_of_range(
-                    "rotation speed",
-                    format!("{} rpm", m.rpm),
-                    &format!("within {MIN_RPM}..={MAX_RPM} rpm"),
-                ),
+                "rotation speed",
+                format!("{} rpm", m.rpm),
+                &format!("within {MIN_RPM}..={MAX_RPM} rpm"),
             ));
         }
         check_time_at(
@@ -598,63 +596,51 @@ impl DiskParams {
         }
         let k = &self.cache;
         if k.segments == 0 || k.segments > MAX_CACHE_SEGMENTS {
-            return Err(invalid(
+            return Err(out_of_range_at(
                 "cache.segments",
-                out_of_range(
-                    "cache segments",
-                    k.segments,
-                    &format!("within 1..={MAX_CACHE_SEGMENTS}"),
-                ),
+                "cache segments",
+                k.segments,
+                &format!("within 1..={MAX_CACHE_SEGMENTS}"),
             ));
         }
         if k.segment_blocks == 0 || k.segment_blocks > MAX_SEGMENT_BLOCKS {
-            return Err(invalid(
+            return Err(out_of_range_at(
                 "cache.segment_blocks",
-                out_of_range(
-                    "cache segment size",
-                    format!("{} sectors", k.segment_blocks),
-                    &format!("within 1..={MAX_SEGMENT_BLOCKS} sectors"),
-                ),
+                "cache segment size",
+                format!("{} sectors", k.segment_blocks),
+                &format!("within 1..={MAX_SEGMENT_BLOCKS} sectors"),
             ));
         }
         if k.max_read_ahead > k.segment_blocks {
-            return Err(invalid(
+            return Err(out_of_range_at(
                 "cache.max_read_ahead",
-                out_of_range(
-                    "maximum read-ahead",
-                    k.max_read_ahead,
-                    &format!("at most the segment size ({})", k.segment_blocks),
-                ),
+                "maximum read-ahead",
+                k.max_read_ahead,
+                &format!("at most the segment size ({})", k.segment_blocks),
             ));
         }
         if k.max_write_segments == 0 || k.max_write_segments > k.segments {
-            return Err(invalid(
+            return Err(out_of_range_at(
                 "cache.max_write_segments",
-                out_of_range(
-                    "maximum write segments",
-                    k.max_write_segments,
-                    &format!("within 1..={} (the cache segments)", k.segments),
-                ),
+                "maximum write segments",
+                k.max_write_segments,
+                &format!("within 1..={} (the cache segments)", k.segments),
             ));
         }
         if k.fast_write_level > 2 {
-            return Err(invalid(
+            return Err(out_of_range_at(
                 "cache.fast_write_level",
-                out_of_range(
-                    "fast write level",
-                    k.fast_write_level,
-                    "0 (write-through), 1 or 2 (write-back)",
-                ),
+                "fast write level",
+                k.fast_write_level,
+                "0 (write-through), 1 or 2 (write-back)",
             ));
         }
         if !(-1..=1).contains(&k.read_ahead_over_requested) {
-            return Err(invalid(
+            return Err(out_of_range_at(
                 "cache.read_ahead_over_requested",
-                out_of_range(
-                    "read-ahead over requested",
-                    k.read_ahead_over_requested,
-                    "-1, 0 or 1 (DiskSim's values)",
-                ),
+                "read-ahead over requested",
+                k.read_ahead_over_requested,
+                "-1, 0 or 1 (DiskSim's values)",
             ));
         }
         for (key, name, v) in [
@@ -663,31 +649,29 @@ impl DiskParams {
         ] {
             // DiskSim's loader takes both within 0..=1 (a share of the request or segment).
             if !(0.0..=1.0).contains(&v) {
-                return Err(invalid(
+                return Err(out_of_range_at(
                     key,
-                    out_of_range(name, v, "a fraction within 0..=1 (DiskSim's range)"),
+                    name,
+                    v,
+                    "a fraction within 0..=1 (DiskSim's range)",
                 ));
             }
         }
         let f = &self.firmware;
         if f.queue_depth == 0 || f.queue_depth > MAX_FIRMWARE_QUEUE_DEPTH {
-            return Err(invalid(
+            return Err(out_of_range_at(
                 "firmware.queue_depth",
-                out_of_range(
-                    "the drive's command queue depth",
-                    f.queue_depth,
-                    &format!("within 1..={MAX_FIRMWARE_QUEUE_DEPTH}"),
-                ),
+                "the drive's command queue depth",
+                f.queue_depth,
+                &format!("within 1..={MAX_FIRMWARE_QUEUE_DEPTH}"),
             ));
         }
         if f.write_cache_sectors > MAX_WRITE_CACHE_SECTORS {
-            return Err(invalid(
+            return Err(out_of_range_at(
                 "firmware.write_cache_sectors",
-                out_of_range(
-                    "the firmware write cache",
-                    format!("{} sectors", f.write_cache_sectors),
-                    &format!("at most {MAX_WRITE_CACHE_SECTORS} sectors"),
-                ),
+                "the firmware write cache",
+                format!("{} sectors", f.write_cache_sectors),
+                &format!("at most {MAX_WRITE_CACHE_SECTORS} sectors"),
             ));
         }
         Ok(())
