@@ -202,6 +202,11 @@ impl StackArgs {
     /// the HP trace on two HP C2249A disks, SSTF at the host), with flags applied.
     pub fn config(&self) -> Result<RunConfig> {
         let mut c = match (&self.config_text, &self.config) {
+            (Some(_), Some(p)) => bail!(
+                "the configuration is given twice: as text (config=) and as the file {} \
+                 (--config or stack=); give one",
+                p.display()
+            ),
             (Some(text), _) => RunConfig::from_toml(text, "config").map_err(|e| anyhow!("{e}"))?,
             (None, Some(p)) => {
                 let text = crate::limits::read_text(p, crate::limits::MAX_CONFIG_BYTES)?;
@@ -848,12 +853,8 @@ fn locate_in_trace(
     lbn: u64,
     blocks: u32,
 ) -> Option<String> {
-    use spindle::trace::stream::{open_trace, resolve_stream};
     let format = c.workload.format.as_deref().and_then(|f| f.parse().ok());
-    let mut stream = match format.filter(|_| !spec.starts_with("sample:")) {
-        Some(f) => open_trace(Path::new(spec), Some(f)).ok()?,
-        None => resolve_stream(spec).ok()?,
-    };
+    let mut stream = spindle::trace::stream::open_spec(spec, format).ok()?;
     let file = stream.file().to_string();
     let mut first = None;
     let mut kept = 0u64;

@@ -2,9 +2,10 @@
 
 use crate::progress::Progress;
 use crate::table::{thousands, Align, Table};
-use anyhow::{anyhow, bail, Context, Result};
+use anyhow::{anyhow, Context, Result};
+use spindle::trace::stream::open_spec;
 use spindle::trace::summary::TraceSummary;
-use spindle::trace::{resolve_stream, CsvWriter, Format, TraceStream};
+use spindle::trace::{CsvWriter, Format, TraceStream};
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -23,17 +24,14 @@ pub fn trace(
     csv: Option<&Path>,
     json: bool,
 ) -> Result<String> {
-    let spec = match format {
-        Some(_) if spec.starts_with("sample:") => {
-            bail!("{spec} is a built-in trace with its own format: give no --format")
-        }
-        Some(f) => {
-            let f: Format = f.parse().map_err(|e: String| anyhow!(e))?;
-            format!("{}:{spec}", f.name())
-        }
-        None => spec.to_string(),
+    let format = match format {
+        Some(f) => Some(
+            f.parse::<Format>()
+                .map_err(|e: String| anyhow!("--format: {e}"))?,
+        ),
+        None => None,
     };
-    let stream = resolve_stream(&spec).map_err(|e| anyhow!("{e}"))?;
+    let stream = open_spec(spec, format).map_err(|e| anyhow!("{e}"))?;
     let (file, format) = (stream.file().to_string(), stream.format());
     // Written beside the target and renamed there only when the whole trace was read,
     // so an error never leaves a file that looks complete.

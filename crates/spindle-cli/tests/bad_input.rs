@@ -173,6 +173,11 @@ const CASES: &[(&str, &str)] = &[
     ),
     ("run --trace {t}/bad.msr --format msr", "bad.msr:1"),
     (
+        "run --trace sample:hplajw --format spc --limit 5",
+        "workload.format (--format) = spc applies to a trace file",
+    ),
+    ("trace msr:{t}/bad.msr --format msr", "give the format once"),
+    (
         "run --trace {t}/bad-rwbs.blkparse --format blkparse",
         "bad-rwbs.blkparse:2: field 7 (RWBS): expected an RWBS",
     ),

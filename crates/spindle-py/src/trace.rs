@@ -6,10 +6,9 @@ use crate::errors::from_text;
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 use spindle::time::SimTime;
-use spindle::trace::stream::{open_trace, resolve_stream};
+use spindle::trace::stream::open_spec;
 use spindle::trace::summary::TraceSummary;
 use spindle::trace::{Format, IoRecord, TraceError};
-use std::path::Path;
 use std::sync::Mutex;
 
 /// Most records one chunk holds.
@@ -63,11 +62,7 @@ impl TraceCursor {
             Some(f) => Some(f.parse::<Format>().map_err(from_text)?),
             None => None,
         };
-        let stream = match format.filter(|_| !spec.starts_with("sample:")) {
-            Some(f) => open_trace(Path::new(spec), Some(f)),
-            None => resolve_stream(spec),
-        }
-        .map_err(|e| from_text(e.to_string()))?;
+        let stream = open_spec(spec, format).map_err(|e| from_text(e.to_string()))?;
         Ok(TraceCursor {
             format: stream.format(),
             file: stream.file().to_string(),

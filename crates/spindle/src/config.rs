@@ -33,8 +33,8 @@ pub use crate::stack::drive_node::load_disk;
 pub use crate::stack::queue::{SchedulerConfig, MAX_QUEUE_DEPTH};
 use crate::stack::tree::{build, ArraySpec, Built, DeviceSpec, DiskSpec, MAX_MEMBERS};
 use crate::trace::{
-    open_trace, records_until_error, resolve_extent, resolve_stream, trace_extent, Format,
-    IoRecord, TraceError, TraceExtent, TraceStream,
+    records_until_error, resolve_extent, trace_extent, Format, IoRecord, TraceError, TraceExtent,
+    TraceStream,
 };
 use crate::workload::{
     compress, compress_stream, earliest, limit, only_device, ClosedLoop, OpenStream, WorkloadSpec,
@@ -277,7 +277,12 @@ impl WorkloadConfig {
             ));
         }
         if let Some(f) = &self.format {
-            f.parse::<Format>().map_err(ConfigError::Invalid)?;
+            let f = f.parse::<Format>().map_err(ConfigError::Invalid)?;
+            if let Some(spec) = &self.trace {
+                crate::trace::stream::check_spec_format(spec, Some(f)).map_err(|e| {
+                    ConfigError::Invalid(format!("workload.format (--format) = {} {e}", f.name()))
+                })?;
+            }
         }
         if let Some(f) = self.compress {
             crate::workload::check_compress(f)
@@ -322,13 +327,8 @@ impl WorkloadConfig {
             None => None,
         };
         let invalid = |e: TraceError| ConfigError::Invalid(e.to_string());
-        let named = format.filter(|_| !spec.starts_with("sample:"));
         let open = || -> Result<TraceStream<'static>, ConfigError> {
-            match named {
-                Some(f) => open_trace(Path::new(spec), Some(f)),
-                None => resolve_stream(spec),
-            }
-            .map_err(invalid)
+            crate::trace::stream::open_spec(spec, format).map_err(invalid)
         };
         let filtered = |mut s: TraceRecords| -> TraceRecords {
             if let Some(d) = self.device {
@@ -340,7 +340,7 @@ impl WorkloadConfig {
             s
         };
         // One pass in constant memory for the count, the extent and the order.
-        let extent = match named {
+        let extent = match format {
             Some(f) => trace_extent(Path::new(spec), Some(f)),
             None => resolve_extent(spec),
         }

@@ -87,3 +87,12 @@ def integers(values, name: str, lo: int = 0, hi: int = U64_MAX) -> Tuple[np.ndar
         if most > hi:
             raise ValueError(f"{name} must be within {lo}..={hi}, got {most}")
     return a.astype(out), scalar
+
+
+def flag(value, name: str) -> bool:
+    """A switch: ``True`` or ``False`` (a numpy bool too). Anything else, ``"no"`` or
+    ``0`` among them, is a ValueError naming the parameter: truthiness would read
+    ``"no"`` as true."""
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    raise ValueError(f"{name} must be True or False, got {value!r}")

@@ -9,7 +9,7 @@ from typing import Dict, Optional, Tuple, Union
 import numpy as np
 
 from . import _core
-from ._args import I64_MAX, U32_MAX, U64_MAX, integer, integers
+from ._args import I64_MAX, U32_MAX, U64_MAX, flag, integer, integers
 from ._columns import arrays
 
 #: Most values one query takes.
@@ -131,7 +131,7 @@ class Disk:
         now_ns = integer(now_ns, "now_ns", 0, I64_MAX)
         cols = arrays(
             self._m.positioning_many(
-                np.ascontiguousarray(f).tobytes(), np.ascontiguousarray(t).tobytes(), bool(write), now_ns
+                np.ascontiguousarray(f).tobytes(), np.ascontiguousarray(t).tobytes(), flag(write, "write"), now_ns
             )
         )
         if fs and ts:
@@ -140,8 +140,8 @@ class Disk:
 
     def seek_time(self, distance):
         """Seek time (int ns) of a move of ``distance`` cylinders (a number or an
-        array, each within 0..=:data:`MAX_QUERY`)."""
-        d, scalar = integers(distance, "distance", 0, MAX_QUERY)
+        array, each within 0..=cylinders - 1: no move is longer than the full stroke)."""
+        d, scalar = integers(distance, "distance", 0, self._longest_seek())
         if scalar:
             return int(self.seek_curve(int(d[0]))[1][-1])
         shape = np.shape(distance)
@@ -151,10 +151,16 @@ class Disk:
     def seek_curve(self, max_distance: Optional[int] = None) -> Tuple[np.ndarray, np.ndarray]:
         """The seek curve: ``(distance, seek_ns)`` int64 arrays for every distance 0 ..
         ``max_distance`` cylinders (default: the full stroke, cylinders - 1)."""
+        longest = self._longest_seek()
         if max_distance is None:
-            max_distance = max(self.cylinders - 1, 0)
-        c = arrays(self._m.seek_curve(integer(max_distance, "max_distance", 0, MAX_QUERY)))
+            max_distance = longest
+        c = arrays(self._m.seek_curve(integer(max_distance, "max_distance", 0, longest)))
         return c["distance"], c["seek_ns"]
+
+    def _longest_seek(self) -> int:
+        """The full stroke in cylinders: the curve stays flat beyond it, so a longer
+        distance is a mistake, not a seek."""
+        return min(max(self.cylinders - 1, 0), MAX_QUERY)
 
     def mimic(self, distances: int = 1000, samples: int = 10, interpolate: bool = False, seed: int = 1):
         """Probes this disk with the Disk Mimic (:meth:`MimicTable.probe`)."""
@@ -208,7 +214,7 @@ class MimicTable:
                 os.fspath(disk),
                 integer(distances, "distances", 1, MAX_DISTANCES),
                 integer(samples, "samples", 1, MAX_MIMIC_SAMPLES),
-                bool(interpolate),
+                flag(interpolate, "interpolate"),
                 integer(seed, "seed", 0, U64_MAX),
             ),
             disk,
@@ -286,7 +292,9 @@ def disks(flash: bool = False):
     (SSD) presets with every model parameter (latencies, channels, bandwidths) and the
     datasheet figures they were fitted to (``datasheet.*`` columns).
 
-    Any name in the index is what ``spindle.run(disk=...)`` and :class:`Disk` take."""
+    Any name in the disks' index is what ``spindle.run(disk=...)`` and :class:`Disk`
+    take; the flash presets are staging devices, named by a run configuration's
+    ``[layout] flash``, not disks."""
     import json
 
     import pandas as pd

@@ -9,6 +9,7 @@ from typing import Any, Dict, Optional, Tuple
 import numpy as np
 
 from . import _core
+from ._args import flag
 from ._columns import op_type
 from ._units import implausible, to_ns
 
@@ -88,7 +89,8 @@ def _integers(values, what: str, lo: int, hi: int) -> np.ndarray:
     if a.dtype.kind == "f":
         if not np.isfinite(a).all() or np.any(a != np.floor(a)):
             raise ValueError(f"workload: {what} must be whole numbers")
-    elif a.dtype.kind not in "iub":
+    elif a.dtype.kind not in "iu":
+        # Booleans too: True as an address or a size is a mistake, not 1.
         raise ValueError(f"workload: {what} must be integers, got dtype {a.dtype}")
     if len(a) and (a.min() < lo or a.max() > hi):
         bad = a[(a < lo) | (a > hi)][0]
@@ -175,6 +177,13 @@ def _workload(workload, time_unit: Optional[str], check_time_unit: bool):
     scol = _pick(cols, ["sectors", "blocks", "Size"], "size")
     if scol == "Size":
         sectors = _bytes_to_sectors(cols[scol], "Size")
+        # The extension takes u32 sectors: a larger request would wrap, not fail.
+        if len(sectors) and sectors.max() > 2**32 - 1:
+            i = int(np.argmax(sectors > 2**32 - 1))
+            raise ValueError(
+                f"workload: Size (bytes) must be at most {(2**32 - 1) * SECTOR_BYTES} "
+                f"({2**32 - 1} sectors), got {int(sectors[i]) * SECTOR_BYTES} at row {i}"
+            )
     else:
         sectors = _integers(cols[scol], scol, 1, 2**32 - 1)
     if len(sectors) and sectors.min() < 1:
@@ -405,13 +414,28 @@ def run(
     text, path = _config(config)
     if path is not None:
         options = {"config": path, **options}
-    w = _workload(workload, time_unit, check_time_unit) if workload is not None else None
+    from ._trace import TraceReader
+
+    if workload is not None and "format" in options:
+        raise ValueError(
+            "format= applies to a trace file (trace=); workload= is given as data"
+        )
+    if isinstance(workload, TraceReader) and time_unit is not None:
+        raise ValueError(
+            "time_unit= applies to a workload given as a DataFrame or arrays; a TraceReader's "
+            "times are read in its own time_unit= (give it there)"
+        )
+    w = (
+        _workload(workload, time_unit, flag(check_time_unit, "check_time_unit"))
+        if workload is not None
+        else None
+    )
     if workload is None and time_unit is not None:
         raise ValueError("time_unit= applies to a workload= given as a DataFrame or arrays")
     if summary not in (None, True, False):
         raise ValueError(f"summary= must be None, True or False, got {summary!r}")
     pairs = _pairs(options)
-    keep = bool(requests)
+    keep = flag(requests, "requests")
     out, rows = _core.run(pairs, text, w, keep, bool(summary) and not keep)
     rerun = None
     if not keep and summary is None:
@@ -419,10 +443,13 @@ def run(
     return Result(out, rows, rerun)
 
 
-def run_json(**options) -> dict:
+def run_json(config=None, **options) -> dict:
     """Runs ``spindle run`` with these options (CLI flags as keywords) and returns its
     ``--json`` output as a dict: exactly what the command line prints (config,
-    metrics, nodes)."""
-    out, _ = _core.run(_pairs(options), None, None, False, False)
+    metrics, nodes). ``config=`` is TOML text or a path, as for :func:`run`."""
+    text, path = _config(config)
+    if path is not None:
+        options = {"config": path, **options}
+    out, _ = _core.run(_pairs(options), text, None, False, False)
     full = json.loads(out)
     return {k: full[k] for k in ("config", "metrics", "nodes")}

@@ -10,7 +10,7 @@ from typing import Iterator, NamedTuple, Optional, Union
 import numpy as np
 
 from . import _core
-from ._args import U32_MAX, U64_MAX, integer, optional_integer
+from ._args import U32_MAX, U64_MAX, flag, integer, optional_integer
 from ._columns import arrays, op_type
 from ._units import TimeUnitWarning, implausible, stacklevel, unit_ns
 
@@ -81,7 +81,7 @@ class TraceReader:
         device = optional_integer(device, "device", 0, U32_MAX)
         self.max_requests = max_requests
         self.device = device
-        self.check_time_unit = check_time_unit
+        self.check_time_unit = flag(check_time_unit, "check_time_unit")
         self._start = _start
         probe = _core.TraceCursor(self.path, format)
         self.format: str = probe.format

@@ -82,6 +82,12 @@ def sweep(
         raise ValueError(f"grid must be a dict of option name -> list of values, got {type(grid).__name__}")
     axes = [(str(name), _values(name, values)) for name, values in grid.items()]
     fixed_items = [(str(name), _fixed(value)) for name, value in fixed.items()]
+    config = fixed.get("config")
+    if isinstance(config, str) and ("\n" in config or ("=" in config and not os.path.isfile(config))):
+        # A point is keyed by its options; TOML text would be taken for a file's name.
+        raise ValueError(
+            "sweep's config= names a TOML file; this looks like TOML text: write it to a file"
+        )
     return _sweep(axes, fixed_items, backend, out, csv, address, batch, jobs, progress)
 
 

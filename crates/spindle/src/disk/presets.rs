@@ -326,7 +326,8 @@ fn build_preset(name: &str) -> Result<DiskParams, String> {
         "wd1200bb" => Ok(wd1200bb()),
         "mimic-9lzx" => mimic_9lzx(),
         _ => Err(format!(
-            "unknown disk preset `{name}`; `spindle disks` lists them"
+            "unknown disk preset `{name}`; `spindle disks` lists them (the flash presets of \
+             `spindle disks --flash` are staging devices, named by [layout] flash, not disks)"
         )),
     }
 }

@@ -360,6 +360,39 @@ pub fn resolve_stream(spec: &str) -> Result<TraceStream<'static>, TraceError> {
     open_trace(path, format)
 }
 
+/// Refuses a format named beside a spec that fixes its own: a built-in sample, or a
+/// `FORMAT:PATH` prefix (the path would otherwise be taken whole, prefix included).
+/// The error says why, to follow the format's name (`format spc` ...).
+pub fn check_spec_format(spec: &str, format: Option<Format>) -> Result<(), String> {
+    if format.is_none() {
+        return Ok(());
+    }
+    if spec.starts_with("sample:") {
+        return Err(format!(
+            "applies to a trace file; {spec} is a built-in sample in its own format"
+        ));
+    }
+    if let (_, Some(prefixed)) = split_spec(spec) {
+        return Err(format!(
+            "is given beside {spec}, whose prefix names {}: give the format once",
+            prefixed.name()
+        ));
+    }
+    Ok(())
+}
+
+/// Opens `spec` (`sample:NAME`, `FORMAT:PATH` or a path) in `format` if given (else
+/// the prefix's or the detected one), after [`check_spec_format`].
+pub fn open_spec(spec: &str, format: Option<Format>) -> Result<TraceStream<'static>, TraceError> {
+    if let (Some(f), Err(e)) = (format, check_spec_format(spec, format)) {
+        return Err(TraceError::file(spec, format!("format {} {e}", f.name())));
+    }
+    match format {
+        Some(f) => open_trace(Path::new(spec), Some(f)),
+        None => resolve_stream(spec),
+    }
+}
+
 /// The file a `FORMAT:PATH` spec or a plain path names.
 pub fn spec_path(spec: &str) -> &Path {
     split_spec(spec).0
