@@ -27,6 +27,15 @@ def test_booleans_are_not_addresses_or_sizes():
         spindle.run(workload=one(sectors=[True]))
 
 
+def test_times_are_numbers_not_text_or_booleans():
+    with pytest.raises(ValueError, match="workload column 'time_ms': expected numbers or timedeltas, got 'a'"):
+        spindle.run(workload=one(time_ms=["a"]))
+    with pytest.raises(ValueError, match="got '1.5'"):
+        spindle.run(workload=one(time_ms=["1.5"]))
+    with pytest.raises(ValueError, match="expected numbers or timedeltas, got dtype bool"):
+        spindle.run(workload=pd.DataFrame({"time_ms": [True, False], "lbn": [0, 8], "sectors": [8, 8], "op": ["R", "R"]}))
+
+
 def test_switches_must_be_true_or_false():
     disk = spindle.Disk("hp-c2249a")
     with pytest.raises(ValueError, match="write must be True or False, got 'no'"):

@@ -156,8 +156,15 @@ def to_ns(values, unit: Optional[str], what: str) -> np.ndarray:
                     "a smaller unit? say so with time_unit="
                 )
             ns = a.astype(np.int64) * per
-        elif a.dtype.kind in "fb" or a.dtype == object:
-            f = a.astype(np.float64)
+        elif a.dtype.kind == "f" or a.dtype == object:
+            # Text and booleans are not times, though numpy would convert "1.5" and True.
+            odd = [x for x in a if isinstance(x, (str, bytes, bool, np.bool_))][:1] if a.dtype == object else []
+            if odd:
+                raise ValueError(f"{what}: expected numbers or timedeltas, got {odd[0]!r}")
+            try:
+                f = a.astype(np.float64)
+            except (TypeError, ValueError) as e:
+                raise ValueError(f"{what}: expected numbers or timedeltas ({e})") from None
             if not np.isfinite(f).all():
                 raise ValueError(f"{what} has non-finite values (NaN or infinity)")
             scaled = f * per
