@@ -827,7 +827,8 @@ struct ReproduceArgs {
     #[arg(value_name = "ID")]
     ids: Vec<String>,
     /// Fewer samples: a quick check instead of a full reproduction (experiments that take
-    /// only seconds at full size, e.g. PROX-T1 and PROX-F1, run at full size)
+    /// only seconds at full size run at full size: PROX-T1, PROX-F1, DISK-SEEDS,
+    /// LOGSKIP-F5.2, FREEBLK-F4.1, FREEBLK-EQ and every DEDUP but DEDUP-F8)
     #[arg(long)]
     quick: bool,
     /// The paper's full scale where supported: PROX-T2's 1 % row on whole 1 TB drives

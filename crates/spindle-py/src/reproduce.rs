@@ -31,7 +31,13 @@ pub fn reproduce(
         full_scale,
         durability,
     };
-    check_options(&exps, &opts).map_err(from_text)?;
+    // The message names the command line's flags; here they are keywords.
+    check_options(&exps, &opts).map_err(|e| {
+        from_text(
+            e.replace("--full-scale", "full_scale=True")
+                .replace("--durability ", "durability="),
+        )
+    })?;
     let jobs = jobs
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
         .min(exps.len())

@@ -22,7 +22,7 @@ def test_unknown_ids_and_options_are_value_errors():
         spindle.reproduce("NOPE")
     with pytest.raises(ValueError, match="durability"):
         spindle.reproduce("HPLAJW-DISKSIM", durability="sometimes")
-    with pytest.raises(ValueError, match="full-scale applies to PROX-T2 only"):
+    with pytest.raises(ValueError, match="full_scale=True applies to PROX-T2 only"):
         spindle.reproduce("HPLAJW-DISKSIM", full_scale=True)
     with pytest.raises(ValueError, match="empty list"):
         spindle.reproduce([])

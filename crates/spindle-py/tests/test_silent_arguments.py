@@ -56,6 +56,8 @@ def test_a_seek_is_at_most_the_full_stroke():
 def test_format_and_time_unit_are_refused_where_nothing_reads_them():
     with pytest.raises(ValueError, match="format= applies to a trace file"):
         spindle.run(workload=one(), format="spc")
+    # An option left unset (None) is no option: still runs.
+    assert spindle.run(workload=one(), format=None).metrics["requests"] == 1
     with pytest.raises(ValueError, match="built-in sample in its own format"):
         spindle.run(trace="sample:hplajw", limit=5, format="spc")
     with pytest.raises(ValueError, match="built-in sample in its own format"):

@@ -28,11 +28,14 @@ def reproduce(
 
     Args:
         ids: catalog ids or prefixes (``"PROX"`` selects a family), or ``"all"``.
-        quick: the quick mode (tests and CI use it).
+        quick: the quick mode (tests and CI use it); experiments that take only seconds
+            at full size run at full size in it, as ``reproduce --help`` lists.
         seed: the seed of every experiment (an integer within 0..=2^64-1).
-        full_scale: the paper's full scale where an experiment supports it.
+        full_scale: the paper's full scale where an experiment supports it (PROX-T2;
+            refused when none selected does).
         durability: ``"write-through"`` (default), ``"flush"`` or ``"cache"`` (when an
-            array's write counts as done).
+            array's write counts as done; PROX-T2, PROX-T3, PROX-COST: another value is
+            refused when none of them is selected).
         jobs: experiments run at once, within 1..=1024 (default: the machine's cores).
 
     ValueError for an unknown id or a bad argument (naming it); RuntimeError if an

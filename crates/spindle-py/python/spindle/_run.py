@@ -380,7 +380,8 @@ def run(
         spindle.run(config="examples/raid5-clook.toml")
 
     Args:
-        config: a TOML run configuration, as text or a path (``--config``); keywords
+        config: a TOML run configuration, as text or a path (``--config``, also named
+            ``stack=``; text and a ``stack=`` file together are refused); keywords
             override it.
         workload: requests instead of a trace or synthetic workload: a pandas DataFrame
             (or a dict of arrays) with a time column (``time_ns``, ``time_us``,
@@ -416,7 +417,7 @@ def run(
         options = {"config": path, **options}
     from ._trace import TraceReader
 
-    if workload is not None and "format" in options:
+    if workload is not None and options.get("format") not in (None, False):
         raise ValueError(
             "format= applies to a trace file (trace=); workload= is given as data"
         )

@@ -158,9 +158,13 @@ def to_ns(values, unit: Optional[str], what: str) -> np.ndarray:
             ns = a.astype(np.int64) * per
         elif a.dtype.kind == "f" or a.dtype == object:
             # Text and booleans are not times, though numpy would convert "1.5" and True.
-            odd = [x for x in a if isinstance(x, (str, bytes, bool, np.bool_))][:1] if a.dtype == object else []
-            if odd:
-                raise ValueError(f"{what}: expected numbers or timedeltas, got {odd[0]!r}")
+            odd = (
+                next((x for x in a if isinstance(x, (str, bytes, bool, np.bool_))), None)
+                if a.dtype == object
+                else None
+            )
+            if odd is not None:
+                raise ValueError(f"{what}: expected numbers or timedeltas, got {odd!r}")
             try:
                 f = a.astype(np.float64)
             except (TypeError, ValueError) as e:

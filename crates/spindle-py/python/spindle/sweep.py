@@ -83,7 +83,7 @@ def sweep(
     axes = [(str(name), _values(name, values)) for name, values in grid.items()]
     fixed_items = [(str(name), _fixed(value)) for name, value in fixed.items()]
     config = fixed.get("config")
-    if isinstance(config, str) and ("\n" in config or ("=" in config and not os.path.isfile(config))):
+    if isinstance(config, str) and "\n" in config:
         # A point is keyed by its options; TOML text would be taken for a file's name.
         raise ValueError(
             "sweep's config= names a TOML file; this looks like TOML text: write it to a file"

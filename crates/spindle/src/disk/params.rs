@@ -744,8 +744,9 @@ fn line_of_key(text: &str, key: &str) -> Option<usize> {
 mod tests {
     use super::*;
 
-    /// Every key `check` can name is found in a drive file as `to_drive_file` writes it,
-    /// and an out-of-range value there is reported at its own line.
+    /// Keys of each kind `check` names (a table's key, a subtable's, an array entry's, a
+    /// default the file leaves out) are found in a drive file as `to_drive_file` writes
+    /// it, and an out-of-range value there is reported at its own line.
     #[test]
     fn a_drive_file_error_names_the_line_of_its_key() {
         let p = crate::disk::presets::disksim_preset("hp_c2247a").unwrap();

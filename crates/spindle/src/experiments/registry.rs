@@ -315,32 +315,32 @@ pub fn registry() -> Vec<Experiment> {
         Experiment {
             id: "DEDUP-T1",
             title: "Table 1: one-week workload summary (stand-in traces)",
-            run: |o| super::dedup_exps::dedup_t1(o.quick, o.seed),
+            run: |o| super::dedup_exps::dedup_t1(false, o.seed), // full size in quick mode too
         },
         Experiment {
             id: "DEDUP-T2",
             title: "Table 2: disk static similarity (stand-in disk images)",
-            run: |o| super::dedup_exps::dedup_t2(o.quick, o.seed),
+            run: |o| super::dedup_exps::dedup_t2(false, o.seed), // full size in quick mode too
         },
         Experiment {
             id: "DEDUP-F1",
             title: "Page-cache hits, content vs sector, infinite cache (stand-in traces)",
-            run: |o| super::dedup_exps::dedup_f1(o.quick, o.seed),
+            run: |o| super::dedup_exps::dedup_f1(false, o.seed), // full size in quick mode too
         },
         Experiment {
             id: "DEDUP-F2",
             title: "Average reuse distance, content vs sector (stand-in traces)",
-            run: |o| super::dedup_exps::dedup_f2(o.quick, o.seed),
+            run: |o| super::dedup_exps::dedup_f2(false, o.seed), // full size in quick mode too
         },
         Experiment {
             id: "DEDUP-F3",
             title: "Workload static similarity vs copy cap (stand-in traces)",
-            run: |o| super::dedup_exps::dedup_f3(o.quick, o.seed),
+            run: |o| super::dedup_exps::dedup_f3(false, o.seed), // full size in quick mode too
         },
         Experiment {
             id: "DEDUP-F4",
             title: "Content working-set overlap over 3 weeks (stand-in traces)",
-            run: |o| super::dedup_exps::dedup_f4(o.quick, o.seed),
+            run: |o| super::dedup_exps::dedup_f4(false, o.seed), // full size in quick mode too
         },
         Experiment {
             id: "DEDUP-F8",
@@ -370,26 +370,25 @@ pub fn registry() -> Vec<Experiment> {
         Experiment {
             id: "DEDUP-MEM",
             title: "Memory overhead of the content cache (Eq. 1)",
-            run: |o| super::dedup_exps::dedup_mem(o.quick, o.seed),
+            run: |o| super::dedup_exps::dedup_mem(false, o.seed), // full size in quick mode too
         },
         Experiment {
             id: "DEDUP-F12",
             title: "Lookup cost vs content-cache size (probe counts, stand-in trace)",
-            run: |o| super::dedup_exps::dedup_f12(o.quick, o.seed),
+            run: |o| super::dedup_exps::dedup_f12(false, o.seed), // full size in quick mode too
         },
         Experiment {
             id: "DEDUP-F13",
             title: "Lookup cost vs hash buckets, and Eq. CPU's O(N)/O(1) (probe counts, stand-in trace)",
-            run: |o| super::dedup_exps::dedup_f13(o.quick, o.seed),
+            run: |o| super::dedup_exps::dedup_f13(false, o.seed), // full size in quick mode too
         },
     ]
 }
 
-/// The experiments matching `ids` (catalog ids, case-insensitive; a prefix such as
-/// `PROX` selects all of its family; `all` selects everything).
-/// The experiments `--full-scale` changes.
+/// The experiments `--full-scale` changes (`prox_raid`, through `prox_full`).
 pub const FULL_SCALE_IDS: &[&str] = &["PROX-T2"];
-/// The experiments whose arrays run under `--durability`.
+/// The experiments whose arrays run under `--durability` (`prox_raid`, `prox_dle`): a
+/// new experiment that reads `RunOpts::durability` or `full_scale` joins these lists.
 pub const DURABILITY_IDS: &[&str] = &["PROX-T2", "PROX-T3", "PROX-COST"];
 
 /// Refuses a full-scale or non-default durability run none of `exps` would use: the
@@ -415,6 +414,8 @@ pub fn check_options(exps: &[Experiment], opts: &RunOpts) -> Result<(), String> 
     Ok(())
 }
 
+/// The experiments matching `ids` (catalog ids, case-insensitive; a prefix such as
+/// `PROX` selects all of its family; `all` selects everything).
 pub fn select(ids: &[String]) -> Result<Vec<Experiment>, String> {
     let all = registry();
     // An empty id would match every experiment as a prefix of each.

@@ -374,7 +374,8 @@ pub fn check_spec_format(spec: &str, format: Option<Format>) -> Result<(), Strin
     }
     if let (_, Some(prefixed)) = split_spec(spec) {
         return Err(format!(
-            "is given beside {spec}, whose prefix names {}: give the format once",
+            "is given beside the prefix {}: of {spec}: give the format once (a file whose \
+             name starts so is ./{spec})",
             prefixed.name()
         ));
     }

@@ -6,7 +6,9 @@
 //! generated records tapped by a `ContentFeed` as `spindle run` does for FIU traces.
 //!
 //! Scale: every page count of a workload is multiplied by `scale`, chosen so that a
-//! week is about [`WEEK_REQUESTS`] requests (quick: a fifth), and cache sizes with it;
+//! week is about [`WEEK_REQUESTS`] requests (quick: a fifth, which only the unit tests
+//! use: `reproduce --quick` runs every DEDUP experiment at full size but DEDUP-F8, which
+//! has a week of its own), and cache sizes with it;
 //! the replay runs at the traced request rate (acceleration 1/scale), at most 100× as in
 //! the paper.
 //!
