@@ -332,6 +332,9 @@ impl StackArgs {
             c.workload.trace = Some(t.clone());
             c.workload.synthetic = None;
             c.workload.content_trace = None;
+            // The file's format named the file's trace, not this one (a --format given
+            // here is applied below).
+            c.workload.format = None;
         }
         let fiu = self
             .synthetic

@@ -2326,3 +2326,30 @@ fn a_calibrated_drive_with_a_buffer_residual_validates_and_runs() {
         "{err}"
     );
 }
+
+/// `--trace` replaces a configuration's trace with its format: the file's `format`
+/// named the file's trace, so a built-in sample given on the command line runs.
+#[test]
+fn a_trace_flag_drops_the_files_format_with_its_trace() {
+    let dir = std::env::temp_dir().join(format!("spindle-trace-format-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let cfg = dir.join("c.toml");
+    std::fs::write(
+        &cfg,
+        "seed = 1\n[workload]\ntrace = \"elsewhere.csv\"\nformat = \"spindle-csv\"\n",
+    )
+    .unwrap();
+    let c = cfg.to_str().unwrap();
+    let v = json(&[
+        "run",
+        "--config",
+        c,
+        "--trace",
+        "sample:hplajw",
+        "--limit",
+        "3",
+        "--json",
+    ]);
+    assert_eq!(v["metrics"]["requests"].as_u64(), Some(3), "{v}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

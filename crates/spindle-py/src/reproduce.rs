@@ -33,10 +33,10 @@ pub fn reproduce(
     };
     // The message names the command line's flags; here they are keywords.
     check_options(&exps, &opts).map_err(|e| {
-        from_text(
-            e.replace("--full-scale", "full_scale=True")
-                .replace("--durability ", "durability="),
-        )
+        from_text(e.replace("--full-scale", "full_scale=True").replace(
+            &format!("--durability {}", opts.durability.name()),
+            &format!("durability={:?}", opts.durability.name()),
+        ))
     })?;
     let jobs = jobs
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))

@@ -688,7 +688,8 @@ impl DiskParams {
     }
 
     /// Reads a spindle drive file (TOML, as `to_drive_file` writes it) and checks every
-    /// parameter against its limit. Errors name the file (and line, for syntax).
+    /// parameter against its limit. Errors name the file and the line (of a syntax error, or
+    /// of a parameter out of range).
     pub fn read_drive_file(path: &std::path::Path) -> Result<DiskParams, String> {
         let shown = path.display();
         let len = std::fs::metadata(path)

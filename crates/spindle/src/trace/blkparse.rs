@@ -5,7 +5,7 @@
 //!   │      │        │     │            │     │  │  │      │ └ process
 //!   │      │        │     │            │     │  │  │      └ sectors
 //!   │      │        │     │            │     │  │  └ first sector
-//!   │      │        │     │            │     │  └ RWBS: R/W/D/N + F/A/S/M modifiers
+//!   │      │        │     │            │     │  └ RWBS: [F] R/W/D/DE/F/N/Z… + F/A/B/S/M/U
 //!   │      │        │     │            │     └ action: Q queued, D issued, C completed…
 //!   │      │        │     │            └ pid
 //!   │      │        │     └ seconds since the trace started
