@@ -49,6 +49,9 @@ pub fn probe_table(
     // The distances a random workload over the whole disk asks for, all four pairs.
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
     for _ in 0..distances {
+        if spindle::interrupt::requested() {
+            anyhow::bail!(spindle::interrupt::MESSAGE);
+        }
         let d = rng.gen_range(-(cap - 1)..cap);
         m.predict(rng.gen_bool(0.5), rng.gen_bool(0.5), d);
     }
@@ -103,6 +106,9 @@ pub fn probe_device(
     }
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
     for _ in 0..distances {
+        if spindle::interrupt::requested() {
+            anyhow::bail!(spindle::interrupt::MESSAGE);
+        }
         let d = rng.gen_range(-(cap - 1)..cap);
         let (pw, cw) = if allow_writes {
             (rng.gen_bool(0.5), rng.gen_bool(0.5))

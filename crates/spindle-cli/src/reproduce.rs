@@ -182,7 +182,12 @@ pub fn run_all(
         let i = next.fetch_add(1, Ordering::Relaxed);
         let Some(e) = exps.get(i) else { break };
         let t = Instant::now();
-        let result = (e.run)(opts);
+        // Asked to stop (Python's Ctrl-C): the experiments not yet begun are not run.
+        let result = if spindle::interrupt::requested() {
+            Err(spindle::interrupt::MESSAGE.to_string())
+        } else {
+            (e.run)(opts)
+        };
         let secs = t.elapsed().as_secs_f64();
         if let Ok(mut slot) = slots[i].lock() {
             *slot = Some((result, secs));

@@ -6,6 +6,7 @@
 mod columns;
 mod disk;
 mod errors;
+mod interrupt;
 mod mimic;
 mod reproduce;
 mod run;

@@ -2,6 +2,7 @@
 
 use crate::columns::{self, Col};
 use crate::errors::{from_text, to_py};
+use crate::interrupt::interruptible;
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 use spindle::mimic::table::MimicTable;
@@ -27,9 +28,10 @@ pub fn mimic_probe(
     interpolate: bool,
     seed: u64,
 ) -> PyResult<String> {
-    let json = py
-        .detach(|| spindle_cli::mimic::probe_table(disk, distances, samples, interpolate, seed))
-        .map_err(to_py)?;
+    let json = interruptible(py, || {
+        spindle_cli::mimic::probe_table(disk, distances, samples, interpolate, seed)
+    })?
+    .map_err(to_py)?;
     serde_json::to_string_pretty(&json)
         .map(|s| s + "\n")
         .map_err(|e| to_py(e.into()))

@@ -2,6 +2,7 @@
 //! their checks returned as JSON.
 
 use crate::errors::from_text;
+use crate::interrupt::interruptible;
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use spindle::experiments::registry::{check_options, select, Durability, RunOpts};
@@ -42,7 +43,9 @@ pub fn reproduce(
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
         .min(exps.len())
         .max(1);
-    let outcomes = py.detach(|| spindle_cli::reproduce::run_all(&exps, &opts, jobs, None));
+    let outcomes = interruptible(py, || {
+        spindle_cli::reproduce::run_all(&exps, &opts, jobs, None)
+    })?;
     let mut out = Vec::new();
     for (e, (result, secs)) in exps.iter().zip(outcomes) {
         let o = result.map_err(|err| PyRuntimeError::new_err(format!("{}: {err}", e.id)))?;

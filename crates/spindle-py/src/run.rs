@@ -3,6 +3,7 @@
 
 use crate::columns;
 use crate::errors::to_py;
+use crate::interrupt::interruptible;
 use anyhow::{anyhow, bail};
 use pyo3::prelude::*;
 use pyo3::types::{PyByteArray, PyBytes};
@@ -292,8 +293,7 @@ pub fn run<'py>(
     }
     opts.stack.config_text = config_text;
     let given = workload.as_ref().map(records).transpose()?;
-    let (json, placed) = py
-        .detach(|| -> anyhow::Result<_> {
+    let (json, placed) = interruptible(py, || -> anyhow::Result<_> {
             let mut c = opts.config()?;
             let mut w = match given {
                 Some(recs) => given_workload(&mut c, recs)?,
@@ -336,7 +336,7 @@ pub fn run<'py>(
                     options: fio_job_options(&c),
                 }),
             ))
-        })
+        })?
         .map_err(to_py)?;
     Ok((json, placed))
 }

@@ -2,6 +2,7 @@
 //! CLI's own `spindle_cli::sweep`, so `spindle.sweep` (local or on Ray workers) and
 //! `spindle sweep` give the same points, keys and rows.
 
+use crate::interrupt::interruptible;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyFloat, PyInt, PyList, PyString, PyTuple};
@@ -162,8 +163,8 @@ fn sweep_plan<'py>(
 /// Runs the points `indices` of a grid on `jobs` threads with the GIL released and
 /// returns their rows (tuples in column order), in point order. `on_row`, if given, is
 /// called with each row as it is done (in completion order: a progress bar, a
-/// checkpoint); Ctrl-C or an exception from `on_row` stops the sweep after the running
-/// points.
+/// checkpoint); an exception from `on_row` stops the sweep after the running points,
+/// Ctrl-C stops those too (a stopped point gives no row).
 #[pyfunction]
 #[pyo3(signature = (axes, fixed, indices, jobs=1, on_row=None))]
 fn sweep_run<'py>(
@@ -187,7 +188,8 @@ fn sweep_run<'py>(
             g.len()
         )));
     }
-    let (rows, error) = py.detach(|| {
+    // Ctrl-C stops the running points too, not only the sweep after them.
+    let (rows, error) = interruptible(py, || {
         run_points(&g, &indices, jobs, &mut |row| {
             Python::attach(|py| -> PyResult<()> {
                 py.check_signals()?;
@@ -198,7 +200,7 @@ fn sweep_run<'py>(
             })
             .map_err(|e| anyhow::anyhow!(PyErrBox(e)))
         })
-    });
+    })?;
     if let Some(e) = error {
         // A Python error (KeyboardInterrupt, the callback's) is raised as itself.
         return Err(match e.downcast::<PyErrBox>() {

@@ -2,6 +2,7 @@
 //! `spindle torture --json` runs it, with the GIL released.
 
 use crate::errors::to_py;
+use crate::interrupt::interruptible;
 use crate::run::Pairs;
 use pyo3::prelude::*;
 use spindle_cli::torture::{from_pairs, torture_json, StackSource};
@@ -22,5 +23,5 @@ pub fn torture(py: Python<'_>, options: Pairs, stack_text: Option<String>) -> Py
     if let Some(text) = stack_text {
         args.stack = Some(StackSource::Text(text));
     }
-    py.detach(|| torture_json(args, &rates)).map_err(to_py)
+    interruptible(py, || torture_json(args, &rates))?.map_err(to_py)
 }

@@ -3,6 +3,7 @@
 
 use crate::columns::{self, Col, Columns};
 use crate::errors::from_text;
+use crate::interrupt::{interruptible, stop_if_interrupted};
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 use spindle::time::SimTime;
@@ -93,17 +94,18 @@ impl TraceCursor {
 
     /// Skips up to `n` records; returns how many were skipped.
     fn skip(&self, py: Python<'_>, n: u64) -> PyResult<u64> {
-        py.detach(|| {
+        interruptible(py, || {
             let mut it = self.lock()?;
             let mut skipped = 0;
             while skipped < n {
+                stop_if_interrupted()?;
                 match self.next_kept(&mut it)? {
                     Some(_) => skipped += 1,
                     None => break,
                 }
             }
             Ok(skipped)
-        })
+        })?
         .map_err(from_text)
     }
 
@@ -150,10 +152,11 @@ impl TraceCursor {
     /// `spindle trace --json` prints, arrivals scaled as `read` scales them.
     #[pyo3(signature = (limit=None))]
     fn summary(&self, py: Python<'_>, limit: Option<u64>) -> PyResult<String> {
-        py.detach(|| -> Result<String, String> {
+        interruptible(py, || -> Result<String, String> {
             let mut it = self.lock()?;
             let mut s = TraceSummary::new();
             while limit.is_none_or(|n| s.requests < n) {
+                stop_if_interrupted()?;
                 let Some(mut r) = self.next_kept(&mut it)? else {
                     break;
                 };
@@ -177,7 +180,7 @@ impl TraceCursor {
                 sizes_sectors: s.sizes(),
             })
             .map_err(|e| e.to_string())
-        })
+        })?
         .map_err(from_text)
     }
 }

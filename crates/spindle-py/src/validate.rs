@@ -2,6 +2,7 @@
 //! validate --json` replays them, with the GIL released.
 
 use crate::errors::to_py;
+use crate::interrupt::interruptible;
 use pyo3::prelude::*;
 
 /// Validates `files` (DiskSim .parv files with their traces, spindle drive files, or
@@ -11,12 +12,12 @@ use pyo3::prelude::*;
 #[pyfunction]
 #[pyo3(signature = (files, calibrated=false))]
 pub fn validate(py: Python<'_>, files: Vec<String>, calibrated: bool) -> PyResult<String> {
-    py.detach(|| {
+    interruptible(py, || {
         if calibrated {
             spindle_cli::validate::validate_calibrated_cmd(&files, true)
         } else {
             spindle_cli::validate::validate_cmd(&files, true)
         }
-    })
+    })?
     .map_err(to_py)
 }

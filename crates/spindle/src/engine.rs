@@ -283,6 +283,9 @@ pub enum EngineError {
     WakeInThePast { wake: u64, now: u64 },
     #[error("the stack stopped: {0}")]
     Failed(String),
+    /// The run was asked to stop from outside ([`crate::interrupt`]).
+    #[error("{}", crate::interrupt::MESSAGE)]
+    Interrupted,
 }
 
 /// Engine options.
@@ -590,6 +593,9 @@ pub fn run(
     let mut done: Vec<Done> = Vec::new();
     let mut totals = RunTotals::default();
     loop {
+        if crate::interrupt::requested() {
+            return Err(EngineError::Interrupted);
+        }
         match stepper.step(root, in_flight.is_empty(), None, &mut done)? {
             Step::Idle | Step::Beyond(_) => break,
             Step::Arrival { now, event: p } => {

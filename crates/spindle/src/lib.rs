@@ -16,6 +16,7 @@ pub mod experiments;
 pub mod flash;
 pub mod idmap;
 pub mod in_flight;
+pub mod interrupt;
 pub mod layers;
 pub mod layout;
 pub mod mimic;

@@ -410,7 +410,8 @@ def run(
             the same inputs again, checked to give the same metrics; ``False`` has no
             summary. With the rows kept it is always made from them, when asked.
 
-    The GIL is released while the stack simulates.
+    The GIL is released while the stack simulates; Ctrl-C stops the run
+    (``KeyboardInterrupt``).
     """
     text, path = _config(config)
     if path is not None:

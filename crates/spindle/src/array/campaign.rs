@@ -133,6 +133,9 @@ pub fn run_fault_campaign(disk: &DiskParams, c: &FaultCampaign) -> Result<FaultR
     let mut model: BTreeMap<u64, Block> = BTreeMap::new();
     let mut r = FaultReport::default();
     for i in 0..c.ops {
+        if i % 1024 == 0 && crate::interrupt::requested() {
+            return Err(ArrayError::Interrupted);
+        }
         let k = rng.gen_range(1..=6);
         if rng.gen_bool(0.5) {
             let w: Vec<(u64, Block)> = (0..k)

@@ -29,6 +29,9 @@ pub enum ArrayError {
     /// operation stopped and the run must not be trusted.
     #[error("internal error: {0}")]
     Internal(String),
+    /// Asked to stop from outside ([`crate::interrupt`]).
+    #[error("{}", crate::interrupt::MESSAGE)]
+    Interrupted,
 }
 
 impl ArrayError {

@@ -242,6 +242,9 @@ pub fn run_dle_torture(
     let mut seen = 0usize;
     for i in 0..c.ops {
         if i % 1024 == 0 {
+            if crate::interrupt::requested() {
+                return Err(DleError::Array(ArrayError::Interrupted));
+            }
             progress(i);
         }
         if down.is_none() && c.fail > 0.0 && rng.gen_bool(c.fail) {

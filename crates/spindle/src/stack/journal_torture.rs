@@ -589,6 +589,9 @@ pub fn run_journal_torture(
         // its own.
         done += if crashed { arrivals.max(1) } else { n };
         progress(done);
+        if crate::interrupt::requested() {
+            return Err(crate::interrupt::MESSAGE.to_string());
+        }
     }
     if let Some(f) = &faults {
         r.writes_lost = f.lost_n;

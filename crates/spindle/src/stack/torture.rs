@@ -524,6 +524,9 @@ pub fn run_torture(
     };
     for i in 0..c.ops {
         if i % 1024 == 0 {
+            if crate::interrupt::requested() {
+                return Err(ArrayError::Interrupted);
+            }
             progress(i);
         }
         let now = match &target {

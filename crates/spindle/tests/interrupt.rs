@@ -1,0 +1,51 @@
+//! A run asked to stop from outside (Python's Ctrl-C, `spindle::interrupt`) ends at
+//! the engine's next event with an error, and runs after the request is withdrawn are
+//! whole. Its own test binary with one test: the request is process-wide and would
+//! stop the runs of other tests running beside it.
+
+use spindle::disk::presets::preset;
+use spindle::engine::Source;
+use spindle::runner::{simulate, StackSpec};
+use spindle::sched::SchedulerKind;
+use spindle::time::SimTime;
+use spindle::trace::IoRecord;
+
+#[test]
+fn a_requested_stop_ends_the_run_at_its_next_event() {
+    let recs: Vec<IoRecord> = (0..2_000u64)
+        .map(|i| IoRecord {
+            arrival: SimTime(i * 1_000_000),
+            device: 0,
+            lbn: (i * 7_919) % 1_000_000,
+            blocks: 8,
+            write: i % 3 == 0,
+            content: Vec::new(),
+        })
+        .collect();
+    let spec = StackSpec::one_disk(preset("hp-c2249a").expect("preset"), SchedulerKind::Sstf);
+    let whole = simulate(&spec, Source::records(&recs), &mut |_| {}).expect("runs");
+    assert_eq!(whole.requests.len(), recs.len());
+
+    // Asked to stop after 100 completions: nothing completes after the request.
+    let mut seen = 0;
+    let stopped = simulate(&spec, Source::records(&recs), &mut |n| {
+        seen = n;
+        if n >= 100 {
+            spindle::interrupt::request();
+        }
+    });
+    spindle::interrupt::clear();
+    let err = stopped.expect_err("the run stops");
+    assert!(err.contains(spindle::interrupt::MESSAGE), "{err}");
+    assert!((100..110).contains(&seen), "{seen} completions");
+
+    // Withdrawn: the next run is whole and the same as the first.
+    let again = simulate(&spec, Source::records(&recs), &mut |_| {}).expect("runs");
+    let done = |r: &spindle::runner::RunResult| {
+        r.requests
+            .iter()
+            .map(|l| (l.id, l.done))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(done(&again), done(&whole));
+}
