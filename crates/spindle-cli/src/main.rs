@@ -682,7 +682,8 @@ struct RunArgs {
     /// means the same (no trace format has these names) [default: text]
     #[arg(long, value_name = "FORMAT", value_enum)]
     output_format: Option<run::OutputFormat>,
-    /// Write one CSV line per request to FILE, as each completes
+    /// Write one CSV line per request to FILE, as each completes (`-`: standard output,
+    /// and the summary then goes to standard error)
     #[arg(long, value_name = "FILE")]
     requests_csv: Option<std::path::PathBuf>,
     /// Draw the stack (queues, arrays, drives) this run would build, and stop
@@ -922,7 +923,8 @@ struct TraceArgs {
     /// Stop after this many requests (after --device)
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     limit: Option<u64>,
-    /// Also write the requests read as spindle CSV to this file
+    /// Also write the requests read as spindle CSV to this file (`-`: standard output, and
+    /// the summary then goes to standard error)
     #[arg(long, value_name = "FILE")]
     csv: Option<std::path::PathBuf>,
     /// Print JSON instead of text (times in ns, sizes in sectors)
@@ -1039,7 +1041,7 @@ fn run(cli: Cli) -> anyhow::Result<String> {
                 (true, _, _) => run::OutputFormat::Json,
                 (false, f, g) => f.or(g).unwrap_or_default(),
             };
-            run::run_with_format(
+            run::run_output(
                 &a.opts.stack,
                 sched,
                 format,

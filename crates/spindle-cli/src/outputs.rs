@@ -5,9 +5,29 @@
 use anyhow::{bail, Result};
 use std::path::{Path, PathBuf};
 
+/// Whether an output named on the command line is `-`, standard output: rows that
+/// stream (`run --requests-csv -`, `trace --csv -`) go there, and the command's summary
+/// to standard error instead.
+pub fn is_stdout(path: &Path) -> bool {
+    path == Path::new("-")
+}
+
+/// Whether `e` comes from the reader of standard output going away (`| head`): the
+/// command then stops, and that is not its error.
+pub fn reader_went_away(e: &anyhow::Error) -> bool {
+    e.chain().any(|c| {
+        c.downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+    })
+}
+
 /// Refuses `out`, given as `flag`, if it names an existing folder, one of `inputs`, or
 /// a file in a folder that does not exist.
 pub fn check_output(flag: &str, out: &Path, inputs: &[&Path]) -> Result<()> {
+    if is_stdout(out) {
+        // Said, not written to a file named `-`.
+        bail!("{flag} -: this output cannot go to standard output; give a file (`./-` for a file of that name)");
+    }
     if out.is_dir() {
         bail!("{flag} {}: is a folder; give a file", out.display());
     }

@@ -958,12 +958,17 @@ pub fn run_config(
     // The metrics are summed on a second core, in completion order, as the run goes.
     let mut sink = spindle::offload::behind(MetricsSink::new(built.drives), |s, l| s.record(&l));
     let mut failed: Option<anyhow::Error> = None;
+    // Set when `on_done` fails (an output that cannot be written): the run ends then.
+    let stop = std::cell::Cell::new(false);
     let mut done = 0u64;
-    engine::run(
+    let ran = engine::run(
         built.root.as_mut(),
         &built.units,
         source,
-        RunOptions::default(),
+        RunOptions {
+            stop: Some(&stop),
+            ..RunOptions::default()
+        },
         &mut |l| {
             // A freeblock queue's own background reads are no workload request: the
             // metrics leave them out (its node counts them, as under an array, where
@@ -978,11 +983,15 @@ pub fn run_config(
             if failed.is_none() {
                 if let Err(e) = on_done(l) {
                     failed = Some(e);
+                    stop.set(true);
                 }
             }
         },
-    )
-    .map_err(|e| match (&e, c.workload.trace.as_deref()) {
+    );
+    if let Some(e) = failed {
+        return Err(e);
+    }
+    ran.map_err(|e| match (&e, c.workload.trace.as_deref()) {
         (
             engine::EngineError::BeyondCapacity {
                 index,
@@ -1065,9 +1074,6 @@ pub fn run_config(
     bar.finish();
     if let Some(e) = trace_err {
         bail!("{e}");
-    }
-    if let Some(e) = failed {
-        return Err(e);
     }
     let sink = sink.finish();
     let nodes = run_reports(built.root.as_ref(), sink.span());
@@ -1373,7 +1379,8 @@ pub fn run_with_format(
     if print_stack {
         return c.describe_stack().map_err(|e| anyhow!("{e}"));
     }
-    if let Some(out) = csv {
+    let to_stdout = csv.is_some_and(crate::outputs::is_stdout);
+    if let Some(out) = csv.filter(|_| !to_stdout) {
         let inputs = files_read(&c);
         let inputs: Vec<&Path> = inputs.iter().map(PathBuf::as_path).collect();
         crate::outputs::check_output("--requests-csv", out, &inputs)?;
@@ -1381,13 +1388,17 @@ pub fn run_with_format(
     let mut w = load_workload(&c)?;
     let mut out = match csv {
         Some(path) => {
-            let mut f = std::io::BufWriter::new(
-                std::fs::File::create(path)
-                    .with_context(|| format!("cannot create {}", path.display()))?,
-            );
+            let (sink, name): (Box<dyn std::io::Write>, String) = if to_stdout {
+                (Box::new(std::io::stdout()), "standard output".into())
+            } else {
+                let f = std::fs::File::create(path)
+                    .with_context(|| format!("cannot create {}", path.display()))?;
+                (Box::new(f), path.display().to_string())
+            };
+            let mut f = std::io::BufWriter::new(sink);
             spindle::stack::metrics::write_requests_csv_header(&mut f)
-                .with_context(|| format!("cannot write {}", path.display()))?;
-            Some((f, path.to_path_buf()))
+                .with_context(|| format!("cannot write {name}"))?;
+            Some((f, name))
         }
         None => None,
     };
@@ -1400,16 +1411,23 @@ pub fn run_with_format(
         if format == OutputFormat::FioJson {
             fio.record(l);
         }
-        if let Some((f, path)) = out.as_mut() {
-            write_request_line(l, f).with_context(|| format!("cannot write {}", path.display()))?;
+        if let Some((f, name)) = out.as_mut() {
+            write_request_line(l, f).with_context(|| format!("cannot write {name}"))?;
         }
         Ok(())
-    })?;
-    if let Some((mut f, path)) = out {
-        use std::io::Write;
-        f.flush()
-            .with_context(|| format!("cannot write {}", path.display()))?;
-    }
+    });
+    let flushed = r.and_then(|r| {
+        if let Some((f, name)) = out.as_mut() {
+            use std::io::Write;
+            f.flush().with_context(|| format!("cannot write {name}"))?;
+        }
+        Ok(r)
+    });
+    let r = match flushed {
+        // The rows' reader went away (`| head`): the run stopped there, not an error.
+        Err(e) if to_stdout && crate::outputs::reader_went_away(&e) => return Ok(String::new()),
+        r => r?,
+    };
     if format == OutputFormat::FioJson {
         return Ok(serde_json::to_string_pretty(&fio_value(&c, &fio))? + "\n");
     }
@@ -1422,6 +1440,24 @@ pub fn run_with_format(
         s += &nodes_text(&r.nodes, r.metrics.makespan_ms);
     }
     Ok(s)
+}
+
+/// `spindle run`'s output, printed by the caller on standard output, unless the
+/// request rows went there (`--requests-csv -`): then it is written to standard error
+/// here and the caller prints nothing.
+pub fn run_output(
+    args: &StackArgs,
+    scheduler: Option<SchedulerKind>,
+    format: OutputFormat,
+    csv: Option<&Path>,
+    print_stack: bool,
+) -> Result<String> {
+    let out = run_with_format(args, scheduler, format, csv, print_stack)?;
+    if !print_stack && csv.is_some_and(crate::outputs::is_stdout) {
+        eprint!("{out}");
+        return Ok(String::new());
+    }
+    Ok(out)
 }
 
 /// The files a run of `c` reads, which its outputs must not be

@@ -33,9 +33,20 @@ pub fn trace(
     };
     let stream = open_spec(spec, format).map_err(|e| anyhow!("{e}"))?;
     let (file, format) = (stream.file().to_string(), stream.format());
-    // Written beside the target and renamed there only when the whole trace was read,
-    // so an error never leaves a file that looks complete.
+    // Content hashes are kept where the format has them.
+    let with_md5 = matches!(format, Format::Fiu | Format::SpindleCsv);
+    let to_stdout = csv.is_some_and(crate::outputs::is_stdout);
+    // A file is written beside the target and renamed there only when the whole trace
+    // was read, so an error never leaves a file that looks complete.
     let mut out = match csv {
+        Some(_) if to_stdout => {
+            let sink: Box<dyn std::io::Write> = Box::new(std::io::stdout());
+            Some(CsvOut {
+                w: CsvWriter::new(sink, with_md5).context("cannot write standard output")?,
+                name: "standard output".into(),
+                partial: None,
+            })
+        }
         Some(path) => {
             crate::outputs::check_output("--csv", path, &[Path::new(&file)])?;
             crate::outputs::check_replaceable("--csv", path)?;
@@ -44,9 +55,12 @@ pub fn trace(
             let partial = PathBuf::from(partial);
             let f = std::fs::File::create(&partial)
                 .with_context(|| format!("cannot create {}", partial.display()))?;
-            // Content hashes are kept where the format has them.
-            let with_md5 = matches!(format, Format::Fiu | Format::SpindleCsv);
-            Some((CsvWriter::new(f, with_md5)?, partial, path))
+            let sink: Box<dyn std::io::Write> = Box::new(f);
+            Some(CsvOut {
+                w: CsvWriter::new(sink, with_md5)?,
+                name: partial.display().to_string(),
+                partial: Some((partial, path)),
+            })
         }
         None => None,
     };
@@ -71,17 +85,33 @@ pub fn trace(
             _ => Ok(()),
         },
     );
-    if let (Err(_), Some((_, partial, _))) = (&read, &out) {
+    if let (
+        Err(_),
+        Some(CsvOut {
+            partial: Some((partial, _)),
+            ..
+        }),
+    ) = (&read, &out)
+    {
         // Nothing half-written is left behind.
         let _ = std::fs::remove_file(partial);
     }
-    read?;
-    if let Some((w, partial, path)) = out {
-        w.finish()
-            .with_context(|| format!("cannot write {}", partial.display()))?;
-        std::fs::rename(&partial, path).with_context(|| {
-            format!("cannot rename {} to {}", partial.display(), path.display())
-        })?;
+    let finished = read.and_then(|()| match out {
+        Some(CsvOut { w, name, partial }) => {
+            w.finish().with_context(|| format!("cannot write {name}"))?;
+            if let Some((partial, path)) = partial {
+                std::fs::rename(&partial, path).with_context(|| {
+                    format!("cannot rename {} to {}", partial.display(), path.display())
+                })?;
+            }
+            Ok(())
+        }
+        None => Ok(()),
+    });
+    match finished {
+        // The records' reader went away (`| head`): reading stopped there, not an error.
+        Err(e) if to_stdout && crate::outputs::reader_went_away(&e) => return Ok(String::new()),
+        r => r?,
     }
     if json {
         let v = serde_json::json!({
@@ -92,9 +122,33 @@ pub fn trace(
             "requests_per_s": summary.rate_per_s(),
             "sizes_sectors": summary.sizes(),
         });
-        return Ok(serde_json::to_string_pretty(&v)? + "\n");
+        return Ok(summary_to(
+            to_stdout,
+            serde_json::to_string_pretty(&v)? + "\n",
+        ));
     }
-    Ok(text(&file, format, &summary))
+    Ok(summary_to(to_stdout, text(&file, format, &summary)))
+}
+
+/// Where the records go: a file (written beside its target, `partial`, and renamed
+/// there at the end) or standard output.
+struct CsvOut<'a> {
+    w: CsvWriter<Box<dyn std::io::Write>>,
+    /// What errors call it.
+    name: String,
+    /// The file being written and the target it is renamed to.
+    partial: Option<(PathBuf, &'a Path)>,
+}
+
+/// The summary, for the caller to print on standard output; or, when the records went
+/// there, written to standard error here (the caller then prints nothing).
+fn summary_to(records_on_stdout: bool, summary: String) -> String {
+    if records_on_stdout {
+        eprint!("{summary}");
+        String::new()
+    } else {
+        summary
+    }
 }
 
 /// Devices listed when `--device` names none of the trace's.
@@ -108,7 +162,7 @@ fn read_into(
     limit: Option<u64>,
     summary: &mut TraceSummary,
     others: &mut BTreeSet<u32>,
-    out: &mut Option<(CsvWriter<std::fs::File>, PathBuf, &Path)>,
+    out: &mut Option<CsvOut<'_>>,
 ) -> Result<()> {
     let mut bar = match limit {
         Some(n) => Progress::new(n, "records"),
@@ -127,9 +181,9 @@ fn read_into(
         }
         summary.add(&r);
         bar.set(summary.requests);
-        if let Some((w, partial, _)) = out {
+        if let Some(CsvOut { w, name, .. }) = out {
             w.write(&r)
-                .with_context(|| format!("cannot write {}", partial.display()))?;
+                .with_context(|| format!("cannot write {name}"))?;
         }
     }
     bar.finish();

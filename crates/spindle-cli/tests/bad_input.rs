@@ -257,6 +257,15 @@ const CASES: &[(&str, &str)] = &[
         "compare --synthetic open --count 10 --schedulers fcfs --plot /dev/full",
         "/dev/full",
     ),
+    // `-` is standard output only where rows stream (run --requests-csv, trace --csv)
+    (
+        "compare --synthetic open --count 10 --schedulers fcfs --plot -",
+        "--plot -: this output cannot go to standard output",
+    ),
+    (
+        "mimic probe --disk hp-c2249a --out -",
+        "--out -: this output cannot go to standard output",
+    ),
     (
         "mimic probe --distances 5 --samples 1 --out /dev/full",
         "/dev/full",

@@ -2353,3 +2353,70 @@ fn a_trace_flag_drops_the_files_format_with_its_trace() {
     assert_eq!(v["metrics"]["requests"].as_u64(), Some(3), "{v}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn a_dash_streams_rows_to_standard_output_and_the_summary_to_standard_error() {
+    let o = spindle(&["run", "--trace", "sample:hplajw", "--requests-csv", "-"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let rows = stdout(&o);
+    assert!(rows.starts_with("id,device,lbn,"), "{rows}");
+    assert_eq!(
+        rows.lines().count(),
+        44_520,
+        "a header and one row per request"
+    );
+    assert!(
+        stderr(&o).contains("workload   sample:hplajw"),
+        "{}",
+        stderr(&o)
+    );
+    let o = spindle(&["trace", "sample:hplajw", "--csv", "-", "--json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(stdout(&o).lines().count(), 44_520);
+    let summary: Value = serde_json::from_str(&stderr(&o)).expect("the summary as JSON");
+    assert_eq!(summary["summary"]["requests"], 44_519);
+    // Neither left a file named `-` behind.
+    assert!(!Path::new("-").exists());
+}
+
+#[test]
+fn a_reader_that_goes_away_stops_the_run_without_an_error() {
+    use std::io::{BufRead, BufReader};
+    use std::process::Stdio;
+    // 100 M requests would run for most of a minute: the run must end with the reader.
+    for args in [
+        &[
+            "run",
+            "--synthetic",
+            "open",
+            "--count",
+            "100000000",
+            "--requests-csv",
+            "-",
+        ][..],
+        &["trace", "sample:hplajw", "--csv", "-"][..],
+    ] {
+        let started = std::time::Instant::now();
+        let mut child = Command::new(BIN)
+            .args(args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("runs");
+        let mut first = String::new();
+        BufReader::new(child.stdout.take().expect("piped"))
+            .read_line(&mut first)
+            .expect("a header");
+        assert!(first.contains(','), "{first}");
+        // The reader is dropped here, as `| head -1` ends.
+        let o = child.wait_with_output().expect("ends");
+        assert!(o.status.success(), "{args:?}: {}", stderr(&o));
+        assert!(!stderr(&o).contains("error"), "{args:?}: {}", stderr(&o));
+        // Not a speed test: the whole run takes most of a minute, stopping takes ms.
+        let took = started.elapsed().as_secs_f64();
+        assert!(
+            took < 15.0,
+            "{args:?} ran on for {took:.1} s after its reader left"
+        );
+    }
+}

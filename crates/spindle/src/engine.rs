@@ -20,6 +20,7 @@ use crate::record::IoRecord;
 use crate::time::SimTime;
 use rustc_hash::{FxHashMap, FxHashSet};
 use serde::Serialize;
+use std::cell::Cell;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
@@ -286,17 +287,24 @@ pub enum EngineError {
     /// The run was asked to stop from outside ([`crate::interrupt`]).
     #[error("{}", crate::interrupt::MESSAGE)]
     Interrupted,
+    /// The caller asked the run to stop ([`RunOptions::stop`]).
+    #[error("the run was stopped by its caller")]
+    Stopped,
 }
 
 /// Engine options.
 #[derive(Clone, Copy, Debug, Default)]
-pub struct RunOptions {
+pub struct RunOptions<'a> {
     /// Remove idle time from the workload: whenever nothing is outstanding anywhere in
     /// the stack and the next arrival lies in the future, the clock jumps to it, and
     /// that arrival and every later one move earlier by the gap. Busy periods are thus
     /// laid end to end with their internal spacing and order unchanged (thesis
     /// §3.6.4, "idle time is removed from the trace").
     pub remove_idle: bool,
+    /// Set by the caller (from `on_done`, say) to end the run at its next event with
+    /// [`EngineError::Stopped`]: a run whose output cannot be written ends then, not
+    /// after the whole workload.
+    pub stop: Option<&'a Cell<bool>>,
 }
 
 /// What the loop counted.
@@ -551,7 +559,7 @@ pub fn run(
     root: &mut dyn Device,
     units: &Units,
     mut source: Source,
-    opts: RunOptions,
+    opts: RunOptions<'_>,
     on_done: &mut dyn FnMut(&RequestLog),
 ) -> Result<RunTotals, EngineError> {
     let n_units = units.units.len().max(1);
@@ -595,6 +603,9 @@ pub fn run(
     loop {
         if crate::interrupt::requested() {
             return Err(EngineError::Interrupted);
+        }
+        if opts.stop.is_some_and(Cell::get) {
+            return Err(EngineError::Stopped);
         }
         match stepper.step(root, in_flight.is_empty(), None, &mut done)? {
             Step::Idle | Step::Beyond(_) => break,

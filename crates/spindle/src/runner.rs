@@ -133,6 +133,7 @@ pub fn simulate(
         source,
         RunOptions {
             remove_idle: spec.remove_idle,
+            ..RunOptions::default()
         },
         &mut |l| {
             logs.push(*l);

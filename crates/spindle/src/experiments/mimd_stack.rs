@@ -112,7 +112,7 @@ pub fn random_reads_on(toml: &str, n: usize, seed: u64) -> Result<Measured, Stri
         b.root.as_mut(),
         &b.units,
         Source::records(&recs),
-        RunOptions { remove_idle: false },
+        RunOptions::default(),
         &mut |l| {
             if l.arrival >= measured_from {
                 resp += l.response_ns();

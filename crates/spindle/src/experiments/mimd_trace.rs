@@ -108,7 +108,7 @@ fn replay(toml: &str, reads: &[IoRecord], span: u64) -> Result<Replayed, String>
         b.root.as_mut(),
         &b.units,
         Source::records(&recs),
-        RunOptions { remove_idle: false },
+        RunOptions::default(),
         &mut |l| {
             sum[0] += l.response_ns();
             sum[1] += l.start.0.saturating_sub(l.arrival.0);

@@ -424,7 +424,7 @@ count = 10
             b.root.as_mut(),
             &b.units,
             Source::records(recs),
-            RunOptions { remove_idle: false },
+            RunOptions::default(),
             &mut |l| done.push((l.id, l.done.0)),
         )
         .unwrap();
@@ -504,7 +504,7 @@ count = 10
                     node,
                     &units,
                     Source::records(&recs),
-                    RunOptions { remove_idle: false },
+                    RunOptions::default(),
                     &mut |_| done += 1,
                 );
                 (r.err().map(|e| e.to_string()), done)

@@ -235,7 +235,7 @@ mod tests {
             b.root.as_mut(),
             &b.units,
             Source::records(&recs),
-            RunOptions { remove_idle: false },
+            RunOptions::default(),
             &mut |l| {
                 sum += l.response_ns();
                 done += 1;

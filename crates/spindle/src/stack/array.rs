@@ -1083,7 +1083,7 @@ mod tests {
             b.root.as_mut(),
             &b.units,
             Source::records(&recs),
-            RunOptions { remove_idle: false },
+            RunOptions::default(),
             &mut |l| total += l.response_ns(),
         )
         .unwrap();

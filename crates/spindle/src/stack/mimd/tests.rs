@@ -516,7 +516,7 @@ fn run(b: &mut crate::stack::tree::Built, write: bool, n: u64, seed: u64) -> f64
         b.root.as_mut(),
         &b.units,
         Source::records(&recs),
-        RunOptions { remove_idle: false },
+        RunOptions::default(),
         &mut |l| total += l.response_ns(),
     )
     .unwrap();
