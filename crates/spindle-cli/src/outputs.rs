@@ -12,6 +12,15 @@ pub fn is_stdout(path: &Path) -> bool {
     path == Path::new("-")
 }
 
+/// Writes `text` to standard error, as a summary whose rows went to standard output:
+/// a standard error that cannot be written loses the summary, and is no reason to
+/// panic (as `eprint!` would) or to fail a run whose rows were written.
+pub fn summary_to_stderr(text: &str) {
+    use std::io::Write;
+    let mut e = std::io::stderr().lock();
+    let _ = e.write_all(text.as_bytes()).and_then(|()| e.flush());
+}
+
 /// Whether `e` comes from the reader of standard output going away (`| head`): the
 /// command then stops, and that is not its error.
 pub fn reader_went_away(e: &anyhow::Error) -> bool {

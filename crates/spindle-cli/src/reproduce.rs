@@ -36,6 +36,9 @@ pub fn reproduce(
     }
     // So is the report's folder: made now (with its parents, as before), so that a
     // place it cannot be written fails in the first second, not after the run.
+    if crate::outputs::is_stdout(out) {
+        bail!("--out -: the report is a folder of files, not one stream; give a folder (`./-` for one of that name)");
+    }
     if out.exists() && !out.is_dir() {
         bail!(
             "--out {}: is a file; give a folder for the report",

@@ -989,6 +989,10 @@ pub fn run_config(
         },
     );
     if let Some(e) = failed {
+        // A trace error came first: it ended the input before any later write failed.
+        if let Some(t) = trace_err {
+            bail!("{t}");
+        }
         return Err(e);
     }
     ran.map_err(|e| match (&e, c.workload.trace.as_deref()) {
@@ -1403,7 +1407,13 @@ pub fn run_with_format(
         None => None,
     };
     let mut fio = FioSummary::new();
-    let r = run_config(&c, &mut w, "replaying", &mut |l| {
+    // No progress bar between rows that go to the same terminal.
+    let label = if to_stdout && std::io::IsTerminal::is_terminal(&std::io::stdout()) {
+        ""
+    } else {
+        "replaying"
+    };
+    let r = run_config(&c, &mut w, label, &mut |l| {
         // The workload's requests only (a freeblock queue's background reads are its own).
         if l.background {
             return Ok(());
@@ -1454,7 +1464,7 @@ pub fn run_output(
 ) -> Result<String> {
     let out = run_with_format(args, scheduler, format, csv, print_stack)?;
     if !print_stack && csv.is_some_and(crate::outputs::is_stdout) {
-        eprint!("{out}");
+        crate::outputs::summary_to_stderr(&out);
         return Ok(String::new());
     }
     Ok(out)

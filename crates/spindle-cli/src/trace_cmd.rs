@@ -85,17 +85,9 @@ pub fn trace(
             _ => Ok(()),
         },
     );
-    if let (
-        Err(_),
-        Some(CsvOut {
-            partial: Some((partial, _)),
-            ..
-        }),
-    ) = (&read, &out)
-    {
-        // Nothing half-written is left behind.
-        let _ = std::fs::remove_file(partial);
-    }
+    let partial = out
+        .as_ref()
+        .and_then(|o| o.partial.as_ref().map(|(p, _)| p.clone()));
     let finished = read.and_then(|()| match out {
         Some(CsvOut { w, name, partial }) => {
             w.finish().with_context(|| format!("cannot write {name}"))?;
@@ -108,6 +100,10 @@ pub fn trace(
         }
         None => Ok(()),
     });
+    if let (Err(_), Some(partial)) = (&finished, &partial) {
+        // Nothing half-written is left behind, whatever failed.
+        let _ = std::fs::remove_file(partial);
+    }
     match finished {
         // The records' reader went away (`| head`): reading stopped there, not an error.
         Err(e) if to_stdout && crate::outputs::reader_went_away(&e) => return Ok(String::new()),
@@ -144,7 +140,7 @@ struct CsvOut<'a> {
 /// there, written to standard error here (the caller then prints nothing).
 fn summary_to(records_on_stdout: bool, summary: String) -> String {
     if records_on_stdout {
-        eprint!("{summary}");
+        crate::outputs::summary_to_stderr(&summary);
         String::new()
     } else {
         summary
@@ -165,6 +161,12 @@ fn read_into(
     out: &mut Option<CsvOut<'_>>,
 ) -> Result<()> {
     let mut bar = match limit {
+        // No progress bar between records that go to the same terminal.
+        _ if out.as_ref().is_some_and(|o| o.partial.is_none())
+            && std::io::IsTerminal::is_terminal(&std::io::stdout()) =>
+        {
+            Progress::hidden()
+        }
         Some(n) => Progress::new(n, "records"),
         None => Progress::counter("records"),
     };

@@ -267,6 +267,10 @@ const CASES: &[(&str, &str)] = &[
         "--out -: this output cannot go to standard output",
     ),
     (
+        "reproduce MIMD-T1 --quick --out -",
+        "--out -: the report is a folder of files",
+    ),
+    (
         "mimic probe --distances 5 --samples 1 --out /dev/full",
         "/dev/full",
     ),

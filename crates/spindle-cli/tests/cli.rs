@@ -2377,6 +2377,23 @@ fn a_dash_streams_rows_to_standard_output_and_the_summary_to_standard_error() {
     assert_eq!(summary["summary"]["requests"], 44_519);
     // Neither left a file named `-` behind.
     assert!(!Path::new("-").exists());
+    // A summary that cannot be written (standard error full) is lost, not a panic.
+    for args in [
+        &["run", "--trace", "sample:hplajw", "--requests-csv", "-"][..],
+        &["trace", "sample:hplajw", "--csv", "-"][..],
+    ] {
+        let full = std::fs::OpenOptions::new()
+            .write(true)
+            .open("/dev/full")
+            .expect("/dev/full");
+        let o = Command::new(BIN)
+            .args(args)
+            .stderr(full)
+            .output()
+            .expect("runs");
+        assert!(o.status.success(), "{args:?}: {:?}", o.status);
+        assert_eq!(stdout(&o).lines().count(), 44_520, "{args:?}");
+    }
 }
 
 #[test]

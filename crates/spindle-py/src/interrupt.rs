@@ -3,7 +3,8 @@
 //! second thread while the calling thread waits, looking for a signal every
 //! [`POLL`]; on one it asks the work to stop ([`spindle::interrupt`]), waits for it to
 //! end (the engine stops at its next event, `reproduce` before its next experiment),
-//! and raises the signal's exception.
+//! and raises the signal's exception. A second Ctrl-C while it waits is not needed
+//! and not seen: the first already asked.
 
 use pyo3::prelude::*;
 use std::sync::mpsc::{self, RecvTimeoutError};

@@ -162,9 +162,10 @@ fn sweep_plan<'py>(
 
 /// Runs the points `indices` of a grid on `jobs` threads with the GIL released and
 /// returns their rows (tuples in column order), in point order. `on_row`, if given, is
-/// called with each row as it is done (in completion order: a progress bar, a
-/// checkpoint); an exception from `on_row` stops the sweep after the running points,
-/// Ctrl-C stops those too (a stopped point gives no row).
+/// called with each row as it is done (in completion order, on the thread that runs
+/// the sweep, not the caller's: a progress bar, a checkpoint); an exception from
+/// `on_row` stops the sweep after the running points, Ctrl-C stops those too (a
+/// stopped point gives no row).
 #[pyfunction]
 #[pyo3(signature = (axes, fixed, indices, jobs=1, on_row=None))]
 fn sweep_run<'py>(
@@ -191,18 +192,15 @@ fn sweep_run<'py>(
     // Ctrl-C stops the running points too, not only the sweep after them.
     let (rows, error) = interruptible(py, || {
         run_points(&g, &indices, jobs, &mut |row| {
-            Python::attach(|py| -> PyResult<()> {
-                py.check_signals()?;
-                if let Some(f) = &on_row {
-                    f.call1(py, (py_row(py, row)?,))?;
-                }
-                Ok(())
-            })
-            .map_err(|e| anyhow::anyhow!(PyErrBox(e)))
+            let Some(f) = &on_row else {
+                return Ok(());
+            };
+            Python::attach(|py| f.call1(py, (py_row(py, row)?,)).map(drop))
+                .map_err(|e| anyhow::anyhow!(PyErrBox(e)))
         })
     })?;
     if let Some(e) = error {
-        // A Python error (KeyboardInterrupt, the callback's) is raised as itself.
+        // The callback's exception is raised as itself.
         return Err(match e.downcast::<PyErrBox>() {
             Ok(PyErrBox(e)) => e,
             Err(e) => value_error(e),

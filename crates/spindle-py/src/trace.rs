@@ -98,7 +98,6 @@ impl TraceCursor {
             let mut it = self.lock()?;
             let mut skipped = 0;
             while skipped < n {
-                stop_if_interrupted()?;
                 match self.next_kept(&mut it)? {
                     Some(_) => skipped += 1,
                     None => break,
@@ -117,33 +116,32 @@ impl TraceCursor {
         n: usize,
     ) -> PyResult<Vec<(&'static str, &'static str, Bound<'py, PyBytes>)>> {
         let n = n.min(MAX_CHUNK);
-        let cols = py
-            .detach(|| -> Result<Columns, String> {
-                let mut it = self.lock()?;
-                let (mut t, mut d, mut l, mut b, mut w) =
-                    (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
-                while t.len() < n {
-                    let Some(r) = self.next_kept(&mut it)? else {
-                        break;
-                    };
-                    t.push(self.scaled_ns(r.arrival.0)?);
-                    d.push(i64::from(r.device));
-                    l.push(columns::ns(r.lbn));
-                    b.push(i64::from(r.blocks));
-                    w.push(r.write);
-                }
-                if t.is_empty() {
-                    return Ok(Vec::new());
-                }
-                Ok(vec![
-                    ("time", Col::I64(t)),
-                    ("device", Col::I64(d)),
-                    ("lbn", Col::I64(l)),
-                    ("sectors", Col::I64(b)),
-                    ("write", Col::Bool(w)),
-                ])
-            })
-            .map_err(from_text)?;
+        let cols = interruptible(py, || -> Result<Columns, String> {
+            let mut it = self.lock()?;
+            let (mut t, mut d, mut l, mut b, mut w) =
+                (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
+            while t.len() < n {
+                let Some(r) = self.next_kept(&mut it)? else {
+                    break;
+                };
+                t.push(self.scaled_ns(r.arrival.0)?);
+                d.push(i64::from(r.device));
+                l.push(columns::ns(r.lbn));
+                b.push(i64::from(r.blocks));
+                w.push(r.write);
+            }
+            if t.is_empty() {
+                return Ok(Vec::new());
+            }
+            Ok(vec![
+                ("time", Col::I64(t)),
+                ("device", Col::I64(d)),
+                ("lbn", Col::I64(l)),
+                ("sectors", Col::I64(b)),
+                ("write", Col::Bool(w)),
+            ])
+        })?
+        .map_err(from_text)?;
         columns::to_py(py, &cols)
     }
 
@@ -156,7 +154,6 @@ impl TraceCursor {
             let mut it = self.lock()?;
             let mut s = TraceSummary::new();
             while limit.is_none_or(|n| s.requests < n) {
-                stop_if_interrupted()?;
                 let Some(mut r) = self.next_kept(&mut it)? else {
                     break;
                 };
@@ -203,9 +200,11 @@ impl TraceCursor {
             .map_err(|_| format!("{}: the reader failed earlier", self.file))
     }
 
-    /// The next record of the kept device.
+    /// The next record of the kept device (stopping on Ctrl-C, however many of other
+    /// devices come first).
     fn next_kept(&self, it: &mut Records) -> Result<Option<IoRecord>, String> {
         loop {
+            stop_if_interrupted()?;
             match it.next() {
                 None => return Ok(None),
                 Some(Err(e)) => return Err(e.to_string()),

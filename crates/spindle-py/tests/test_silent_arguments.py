@@ -78,3 +78,16 @@ def test_the_configuration_is_given_once(root):
 def test_run_json_takes_toml_text_as_run_does():
     text = "seed = 1\n[workload]\ntrace = 'sample:hplajw'\nlimit = 10\n"
     assert spindle.run_json(config=text)["metrics"]["requests"] == 10
+
+
+def test_wrong_types_name_the_argument():
+    with pytest.raises(ValueError, match="name: expected a preset name"):
+        spindle.Disk(5)
+    with pytest.raises(ValueError, match="ids: expected an id or a list of ids"):
+        spindle.reproduce(5)
+    with pytest.raises(ValueError, match="ids: expected strings, got int 3"):
+        spindle.reproduce(["MIMD-T1", 3])
+    with pytest.raises(ValueError, match="quick must be True or False"):
+        spindle.reproduce("MIMD-T1", quick="no")
+    with pytest.raises(ValueError, match="full_scale must be True or False"):
+        spindle.reproduce("PROX-T2", full_scale=1)

@@ -39,6 +39,10 @@ class Disk:
     """
 
     def __init__(self, name: str = "hp-c2249a"):
+        if not isinstance(name, (str, os.PathLike)):
+            raise ValueError(
+                f"name: expected a preset name or a drive file's path, got {type(name).__name__} {name!r}"
+            )
         self._m = _core.DiskModel(os.fspath(name))
         self.name: str = self._m.name
         #: ``"preset"`` or the path of the imported DiskSim file.

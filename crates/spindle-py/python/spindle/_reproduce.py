@@ -6,7 +6,7 @@ import json
 from typing import Iterable, Optional, Union
 
 from . import _core
-from ._args import U64_MAX, integer, optional_integer
+from ._args import U64_MAX, flag, integer, optional_integer
 
 
 def reproduce(
@@ -45,7 +45,17 @@ def reproduce(
 
     if isinstance(ids, str):
         ids = [ids]
-    ids = list(ids)
+    try:
+        ids = list(ids)
+    except TypeError:
+        raise ValueError(
+            f"ids: expected an id or a list of ids (strings), got {type(ids).__name__} {ids!r}"
+        ) from None
+    bad = next((i for i in ids if not isinstance(i, str)), None)
+    if bad is not None:
+        raise ValueError(f"ids: expected strings, got {type(bad).__name__} {bad!r}")
+    quick = flag(quick, "quick")
+    full_scale = flag(full_scale, "full_scale")
     if not ids:
         # An empty list would reach the core as "no ids given": every experiment.
         raise ValueError('ids: an empty list; give "all" for every experiment')
