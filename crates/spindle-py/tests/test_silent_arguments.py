@@ -91,3 +91,10 @@ def test_wrong_types_name_the_argument():
         spindle.reproduce("MIMD-T1", quick="no")
     with pytest.raises(ValueError, match="full_scale must be True or False"):
         spindle.reproduce("PROX-T2", full_scale=1)
+
+
+def test_a_sweep_output_that_is_not_parquet_is_named(tmp_path):
+    out = tmp_path / "results.parquet"
+    out.write_text("a,b\n1,2\n")
+    with pytest.raises(ValueError, match="not a Parquet file spindle can read"):
+        spindle.sweep({"seed": [1, 2]}, synthetic="open", count=100, out=str(out))

@@ -214,7 +214,12 @@ def _read_rows(out, points: list, columns: list) -> dict:
         raise ImportError("out= needs pyarrow: pip install pyarrow") from e
     names = [c for c, _ in columns]
     metrics = names[2 + len(points[0][2]) :]
-    table = pq.read_table(out)
+    try:
+        table = pq.read_table(out)
+    except ValueError as e:  # pyarrow's ArrowInvalid
+        raise ValueError(
+            f"{out}: not a Parquet file spindle can read ({e}); write to another file or remove it"
+        ) from None
     missing = [c for c in ["key", *metrics] if c not in table.column_names]
     if missing:
         raise ValueError(
