@@ -18,10 +18,26 @@ const POLL: Duration = Duration::from_millis(50);
 /// written for.
 const WORK_STACK: usize = 8 << 20;
 
+/// How many polls apart a progress report is made (about twice a second).
+const POLLS_PER_TICK: u32 = 10;
+
+/// A progress report, made on the calling thread with the GIL held; an error stops
+/// the work as a signal does.
+pub type Tick<'a> = &'a mut (dyn FnMut(Python<'_>) -> PyResult<()> + Send);
+
 /// Runs `work` with the GIL released, stopping it early if a signal's handler raises
 /// (Ctrl-C: `KeyboardInterrupt`); that exception is then the result. Signals are
 /// seen only when called from the main thread, as in Python.
 pub fn interruptible<T: Send>(py: Python<'_>, work: impl FnOnce() -> T + Send) -> PyResult<T> {
+    interruptible_ticking(py, work, &mut |_| Ok(()))
+}
+
+/// [`interruptible`], calling `tick` about twice a second while the work runs.
+pub fn interruptible_ticking<T: Send>(
+    py: Python<'_>,
+    work: impl FnOnce() -> T + Send,
+    tick: Tick<'_>,
+) -> PyResult<T> {
     let (out, signal) = py.detach(|| {
         // Taken by the work thread, or by this one if no thread can start.
         let slot = Mutex::new(Some(work));
@@ -41,11 +57,20 @@ pub fn interruptible<T: Send>(py: Python<'_>, work: impl FnOnce() -> T + Send) -
                 return (Ok(take().map(|w| w())), None);
             };
             let mut signal = None;
+            let mut polls = 0u32;
             loop {
                 match done_rx.recv_timeout(POLL) {
                     Ok(()) | Err(RecvTimeoutError::Disconnected) => break,
                     Err(RecvTimeoutError::Timeout) if signal.is_none() => {
-                        if let Err(e) = Python::attach(|py| py.check_signals()) {
+                        polls += 1;
+                        let checked = Python::attach(|py| {
+                            py.check_signals()?;
+                            if polls.is_multiple_of(POLLS_PER_TICK) {
+                                tick(py)?;
+                            }
+                            Ok(())
+                        });
+                        if let Err(e) = checked {
                             spindle::interrupt::request();
                             signal = Some(e);
                         }
@@ -62,6 +87,10 @@ pub fn interruptible<T: Send>(py: Python<'_>, work: impl FnOnce() -> T + Send) -
     });
     if let Some(e) = signal {
         return Err(e);
+    }
+    if out.is_ok() {
+        // The last report, of the whole: a progress bar ends full.
+        tick(py)?;
     }
     match out {
         Ok(Some(v)) => Ok(v),

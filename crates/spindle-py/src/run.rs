@@ -3,7 +3,7 @@
 
 use crate::columns;
 use crate::errors::to_py;
-use crate::interrupt::interruptible;
+use crate::interrupt::interruptible_ticking;
 use anyhow::{anyhow, bail};
 use pyo3::prelude::*;
 use pyo3::types::{PyByteArray, PyBytes};
@@ -16,6 +16,8 @@ use spindle::trace::IoRecord;
 use spindle_cli::run::{
     fio_job_options, fio_json_of_logs, fio_value, load_workload, outcome_json, run_config,
 };
+use std::sync::atomic::AtomicU64;
+use std::sync::atomic::Ordering::Relaxed;
 
 /// Options as (name, value-or-None) pairs, parsed as `spindle run` flags.
 pub type Pairs = Vec<(String, Option<String>)>;
@@ -257,6 +259,19 @@ fn given_workload(c: &mut RunConfig, mut recs: Vec<IoRecord>) -> anyhow::Result<
     Ok(LoadedWorkload::Open(recs))
 }
 
+/// `on_done` that also counts the workload's completed requests into `done`, if given.
+fn counting<'a>(
+    done: Option<&'a AtomicU64>,
+    mut on_done: impl FnMut(&RequestLog) -> anyhow::Result<()> + 'a,
+) -> impl FnMut(&RequestLog) -> anyhow::Result<()> + 'a {
+    move |l| {
+        if let (Some(d), false) = (done, l.background) {
+            d.fetch_add(1, Relaxed);
+        }
+        on_done(l)
+    }
+}
+
 /// How many requests a workload will issue.
 fn total(w: &LoadedWorkload) -> u64 {
     match w {
@@ -275,8 +290,10 @@ type RunOut = (String, Option<RequestRows>);
 /// (instead of the trace or synthetic workload of the options); `collect`: keep one row
 /// per request (at most `MAX_REQUEST_ROWS`); `fio`: without rows, keep the fio summary
 /// as the run goes (with rows it is made from them when asked).
+/// `progress`: called about twice a second, and once at the end, with (requests
+/// done, requests in the workload).
 #[pyfunction]
-#[pyo3(signature = (options, config_text=None, workload=None, collect=true, fio=true))]
+#[pyo3(signature = (options, config_text=None, workload=None, collect=true, fio=true, progress=None))]
 pub fn run<'py>(
     py: Python<'py>,
     options: Pairs,
@@ -284,6 +301,7 @@ pub fn run<'py>(
     workload: Option<WorkloadBytes<'py>>,
     collect: bool,
     fio: bool,
+    progress: Option<Py<PyAny>>,
 ) -> PyResult<RunOut> {
     let mut opts = spindle_cli::options::from_pairs(options).map_err(to_py)?;
     if workload.is_some() && (opts.stack.trace.is_some() || opts.stack.synthetic.is_some()) {
@@ -293,51 +311,73 @@ pub fn run<'py>(
     }
     opts.stack.config_text = config_text;
     let given = workload.as_ref().map(records).transpose()?;
-    let (json, placed) = interruptible(py, || -> anyhow::Result<_> {
-            let mut c = opts.config()?;
-            let mut w = match given {
-                Some(recs) => given_workload(&mut c, recs)?,
-                None => load_workload(&c)?,
-            };
-            let n = total(&w);
-            if !collect && !fio {
-                let out = run_config(&c, &mut w, "replaying", &mut |_| Ok(()))?;
-                return Ok((run_json(&c, &out, None)?, None));
-            }
-            if !collect {
-                // No rows to make the fio summary from later: it is kept as the run goes.
-                let mut fio = FioSummary::new();
-                let out = run_config(&c, &mut w, "replaying", &mut |l| {
+    // Counted only for a progress report.
+    let (done, in_workload) = (AtomicU64::new(0), AtomicU64::new(0));
+    let counter = progress.is_some().then_some(&done);
+    let mut report = |py: Python<'_>| -> PyResult<()> {
+        match &progress {
+            Some(f) => f
+                .call1(py, (done.load(Relaxed), in_workload.load(Relaxed)))
+                .map(drop),
+            None => Ok(()),
+        }
+    };
+    let work = || -> anyhow::Result<_> {
+        let mut c = opts.config()?;
+        let mut w = match given {
+            Some(recs) => given_workload(&mut c, recs)?,
+            None => load_workload(&c)?,
+        };
+        let n = total(&w);
+        in_workload.store(n, Relaxed);
+        if !collect && !fio {
+            let out = run_config(&c, &mut w, "replaying", &mut counting(counter, |_| Ok(())))?;
+            return Ok((run_json(&c, &out, None)?, None));
+        }
+        if !collect {
+            // No rows to make the fio summary from later: it is kept as the run goes.
+            let mut fio = FioSummary::new();
+            let out = run_config(
+                &c,
+                &mut w,
+                "replaying",
+                &mut counting(counter, |l| {
                     // The workload's requests only, as the metrics count them.
                     if !l.background {
                         fio.record(l);
                     }
                     Ok(())
-                })?;
-                return Ok((run_json(&c, &out, Some(fio_value(&c, &fio)))?, None));
-            }
-            if n > MAX_REQUEST_ROWS {
-                bail!(
+                }),
+            )?;
+            return Ok((run_json(&c, &out, Some(fio_value(&c, &fio)))?, None));
+        }
+        if n > MAX_REQUEST_ROWS {
+            bail!(
                     "the run has {n} requests, more than the {MAX_REQUEST_ROWS} request rows a result holds: pass requests=False (metrics only) or run fewer requests"
                 );
-            }
-            let mut rows = CompactLog::with_capacity(n as usize);
-            let out = run_config(&c, &mut w, "replaying", &mut |l| {
+        }
+        let mut rows = CompactLog::with_capacity(n as usize);
+        let out = run_config(
+            &c,
+            &mut w,
+            "replaying",
+            &mut counting(counter, |l| {
                 if rows.len() as u64 >= MAX_REQUEST_ROWS {
                     bail!("the run completed more than the {MAX_REQUEST_ROWS} request rows a result holds: pass requests=False (metrics only)");
                 }
                 rows.push(l);
                 Ok(())
-            })?;
-            Ok((
-                run_json(&c, &out, None)?,
-                Some(RequestRows {
-                    rows,
-                    options: fio_job_options(&c),
-                }),
-            ))
-        })?
-        .map_err(to_py)?;
+            }),
+        )?;
+        Ok((
+            run_json(&c, &out, None)?,
+            Some(RequestRows {
+                rows,
+                options: fio_job_options(&c),
+            }),
+        ))
+    };
+    let (json, placed) = interruptible_ticking(py, work, &mut report)?.map_err(to_py)?;
     Ok((json, placed))
 }
 

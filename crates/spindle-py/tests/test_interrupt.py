@@ -61,3 +61,34 @@ def test_ctrl_c_stops_a_run_and_the_next_run_is_whole():
         # 1,024 operations.
         assert float(seconds) < 10, lines
     assert "after 1000" in lines, lines
+
+
+def test_progress_is_reported_and_an_exception_from_it_stops_the_run():
+    import time
+
+    import pytest
+
+    import spindle
+
+    seen = []
+    spindle.run(
+        synthetic="open", count=200_000, requests=False, seed=1,
+        progress=lambda done, total: seen.append((done, total)),
+    )
+    assert seen[-1] == (200_000, 200_000), seen
+    assert all(a[0] <= b[0] for a, b in zip(seen, seen[1:])), seen
+
+    class Enough(Exception):
+        pass
+
+    def stop(done, total):
+        raise Enough(done)
+
+    started = time.monotonic()
+    with pytest.raises(Enough):
+        # Most of a minute if not stopped.
+        spindle.run(synthetic="open", count=100_000_000, requests=False, progress=stop)
+    assert time.monotonic() - started < 10
+    assert spindle.run(synthetic="open", count=1000, requests=False).metrics["requests"] == 1000
+    with pytest.raises(ValueError, match="progress: expected a function"):
+        spindle.run(synthetic="open", count=10, progress=True)

@@ -22,12 +22,14 @@ def run(
     workload: Optional[Tuple[int, bytes, bytes, bytes, bytes, bytes]] = None,
     collect: bool = True,
     fio: bool = True,
+    progress: Optional[Callable[[int, int], object]] = None,
 ) -> Tuple[str, Optional["RequestRows"]]:
     """Runs a stack: ``options`` are ``spindle run`` flags as (name, value) pairs;
     ``workload`` is (n, arrival ns int64, device uint32, lbn uint64, sectors uint32,
     write uint8) as little-endian bytes. Returns the run's JSON text (config, metrics,
     nodes, node_reports, and ``fio`` when not ``collect`` but ``fio``) and, if
-    ``collect``, the request rows."""
+    ``collect``, the request rows. ``progress`` is called with (done, total) about
+    twice a second and once at the end."""
 
 def torture(
     options: Sequence[Tuple[str, Optional[str]]],

@@ -366,6 +366,7 @@ def run(
     check_time_unit: bool = True,
     requests: bool = True,
     summary: Optional[bool] = None,
+    progress=None,
     **options,
 ) -> Result:
     """Runs a workload through a stack, in-process, and returns a :class:`Result`.
@@ -409,10 +410,24 @@ def run(
             ``None`` (the default) keeps nothing and makes it, when asked, by running
             the same inputs again, checked to give the same metrics; ``False`` has no
             summary. With the rows kept it is always made from them, when asked.
+        progress: a function called with ``(done, total)``, the workload's requests
+            completed and in all, about twice a second while the run goes and once at
+            its end, on the calling thread; an exception it raises stops the run and is
+            raised. A tqdm bar, say::
+
+                bar = tqdm.auto.tqdm(unit="req")
+                def show(done, total):
+                    bar.total, bar.n = total, done
+                    bar.refresh()
+                spindle.run(trace="big.csv", requests=False, progress=show)
 
     The GIL is released while the stack simulates; Ctrl-C stops the run
     (``KeyboardInterrupt``).
     """
+    if progress is not None and not callable(progress):
+        raise ValueError(
+            f"progress: expected a function of (done, total), got {type(progress).__name__} {progress!r}"
+        )
     text, path = _config(config)
     if path is not None:
         options = {"config": path, **options}
@@ -438,7 +453,7 @@ def run(
         raise ValueError(f"summary= must be None, True or False, got {summary!r}")
     pairs = _pairs(options)
     keep = flag(requests, "requests")
-    out, rows = _core.run(pairs, text, w, keep, bool(summary) and not keep)
+    out, rows = _core.run(pairs, text, w, keep, bool(summary) and not keep, progress)
     rerun = None
     if not keep and summary is None:
         rerun = lambda: _core.run(pairs, text, w, False, True)[0]  # noqa: E731
