@@ -1041,7 +1041,7 @@ fn run(cli: Cli) -> anyhow::Result<String> {
                 (true, _, _) => run::OutputFormat::Json,
                 (false, f, g) => f.or(g).unwrap_or_default(),
             };
-            run::run_output(
+            run::run_with_format(
                 &a.opts.stack,
                 sched,
                 format,

@@ -1314,22 +1314,6 @@ impl OutputFormat {
     }
 }
 
-/// `spindle run` printing text, or with `json` the `--json` summary.
-pub fn run(
-    args: &StackArgs,
-    scheduler: Option<SchedulerKind>,
-    json: bool,
-    csv: Option<&Path>,
-    print_stack: bool,
-) -> Result<String> {
-    let format = if json {
-        OutputFormat::Json
-    } else {
-        OutputFormat::Text
-    };
-    run_with_format(args, scheduler, format, csv, print_stack)
-}
-
 /// The fio-JSON summary of a finished run whose job options (see [`fio_job_options`])
 /// are `options` and whose completed requests are `logs` (the rows a front end kept).
 pub fn fio_json_of_logs(
@@ -1366,7 +1350,9 @@ pub fn fio_value(c: &RunConfig, fio: &FioSummary) -> serde_json::Value {
 }
 
 /// `spindle run`: one run of these options, printed in `format`; with `csv` each
-/// request is written there as it completes; `print_stack` draws the stack and stops.
+/// request is written there as it completes (`-`: standard output, and the summary is
+/// then written to standard error here, the caller printing nothing); `print_stack`
+/// draws the stack and stops.
 pub fn run_with_format(
     args: &StackArgs,
     scheduler: Option<SchedulerKind>,
@@ -1438,36 +1424,24 @@ pub fn run_with_format(
         Err(e) if to_stdout && crate::outputs::reader_went_away(&e) => return Ok(String::new()),
         r => r?,
     };
-    if format == OutputFormat::FioJson {
-        return Ok(serde_json::to_string_pretty(&fio_value(&c, &fio))? + "\n");
-    }
-    if format == OutputFormat::Json {
-        return Ok(serde_json::to_string_pretty(&outcome_json(&c, &r))? + "\n");
-    }
-    let mut s = summary_text(&c, &r.metrics);
-    if r.nodes.len() > 1 {
-        s += "\n";
-        s += &nodes_text(&r.nodes, r.metrics.makespan_ms);
-    }
-    Ok(s)
-}
-
-/// `spindle run`'s output, printed by the caller on standard output, unless the
-/// request rows went there (`--requests-csv -`): then it is written to standard error
-/// here and the caller prints nothing.
-pub fn run_output(
-    args: &StackArgs,
-    scheduler: Option<SchedulerKind>,
-    format: OutputFormat,
-    csv: Option<&Path>,
-    print_stack: bool,
-) -> Result<String> {
-    let out = run_with_format(args, scheduler, format, csv, print_stack)?;
-    if !print_stack && csv.is_some_and(crate::outputs::is_stdout) {
-        crate::outputs::summary_to_stderr(&out);
+    let summary = match format {
+        OutputFormat::FioJson => serde_json::to_string_pretty(&fio_value(&c, &fio))? + "\n",
+        OutputFormat::Json => serde_json::to_string_pretty(&outcome_json(&c, &r))? + "\n",
+        OutputFormat::Text => {
+            let mut s = summary_text(&c, &r.metrics);
+            if r.nodes.len() > 1 {
+                s += "\n";
+                s += &nodes_text(&r.nodes, r.metrics.makespan_ms);
+            }
+            s
+        }
+    };
+    if to_stdout {
+        // The rows went to standard output: the summary goes to standard error.
+        crate::outputs::summary_to_stderr(&summary);
         return Ok(String::new());
     }
-    Ok(out)
+    Ok(summary)
 }
 
 /// The files a run of `c` reads, which its outputs must not be
