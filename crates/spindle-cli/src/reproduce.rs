@@ -64,7 +64,12 @@ pub fn reproduce(
         b
     });
     let started = Instant::now();
-    let outcomes = run_all(&exps, opts, jobs, bar.as_ref());
+    let outcomes = run_all(&exps, opts, jobs, &|id| {
+        if let Some(b) = &bar {
+            b.set_message(id);
+            b.inc(1);
+        }
+    });
     let wall = started.elapsed().as_secs_f64();
     if let Some(b) = bar {
         b.finish_and_clear();
@@ -171,13 +176,14 @@ fn update_readme(
     std::fs::write(path, new).with_context(|| format!("cannot write {}", path.display()))
 }
 
-/// Runs every experiment on `jobs` threads, each taking the next one not yet started.
-/// Returns the outcomes in the order of `exps`.
+/// Runs every experiment on `jobs` threads, each taking the next one not yet started;
+/// `finished` is told each one's id as it ends (a progress bar). Returns the outcomes
+/// in the order of `exps`.
 pub fn run_all(
     exps: &[Experiment],
     opts: &RunOpts,
     jobs: usize,
-    bar: Option<&ProgressBar>,
+    finished: &(dyn Fn(&'static str) + Sync),
 ) -> Vec<Outcome> {
     let next = AtomicUsize::new(0);
     let slots: Vec<Mutex<Option<Outcome>>> = exps.iter().map(|_| Mutex::new(None)).collect();
@@ -195,10 +201,7 @@ pub fn run_all(
         if let Ok(mut slot) = slots[i].lock() {
             *slot = Some((result, secs));
         }
-        if let Some(b) = bar {
-            b.set_message(e.id);
-            b.inc(1);
-        }
+        finished(e.id);
     };
     std::thread::scope(|scope| {
         let mut started = 0;

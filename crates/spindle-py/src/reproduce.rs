@@ -2,15 +2,21 @@
 //! their checks returned as JSON.
 
 use crate::errors::from_text;
-use crate::interrupt::interruptible;
+use crate::interrupt::interruptible_ticking;
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use spindle::experiments::registry::{check_options, select, Durability, RunOpts};
+use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+use std::sync::Mutex;
 
 /// Runs the experiments `ids` select (catalog ids or prefixes; `all`), `jobs` at once,
-/// and returns `[{"experiment", "title", "seconds", "checks": [...]}]` as JSON.
+/// and returns `[{"experiment", "title", "seconds", "checks": [...]}]` as JSON;
+/// `progress` is called with (experiments finished, selected, the last one's id) about
+/// twice a second and once at the end.
 #[pyfunction]
-#[pyo3(signature = (ids, quick=true, seed=1, full_scale=false, durability="write-through", jobs=None))]
+// One argument per Python keyword: the signature is the Python function's.
+#[allow(clippy::too_many_arguments)]
+#[pyo3(signature = (ids, quick=true, seed=1, full_scale=false, durability="write-through", jobs=None, progress=None))]
 pub fn reproduce(
     py: Python<'_>,
     ids: Vec<String>,
@@ -19,6 +25,7 @@ pub fn reproduce(
     full_scale: bool,
     durability: &str,
     jobs: Option<usize>,
+    progress: Option<Py<PyAny>>,
 ) -> PyResult<String> {
     let durability: Durability = durability.parse().map_err(PyValueError::new_err)?;
     if let Some(j) = jobs {
@@ -43,9 +50,27 @@ pub fn reproduce(
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
         .min(exps.len())
         .max(1);
-    let outcomes = interruptible(py, || {
-        spindle_cli::reproduce::run_all(&exps, &opts, jobs, None)
-    })?;
+    // The experiments finished so far and the last of them, for `progress`.
+    let done = AtomicUsize::new(0);
+    let last = Mutex::new("");
+    let mut report = |py: Python<'_>| -> PyResult<()> {
+        match &progress {
+            Some(f) => {
+                let id = last.lock().map_or("", |l| *l);
+                f.call1(py, (done.load(Relaxed), exps.len(), id)).map(drop)
+            }
+            None => Ok(()),
+        }
+    };
+    let work = || {
+        spindle_cli::reproduce::run_all(&exps, &opts, jobs, &|id| {
+            if let Ok(mut l) = last.lock() {
+                *l = id;
+            }
+            done.fetch_add(1, Relaxed);
+        })
+    };
+    let outcomes = interruptible_ticking(py, work, &mut report)?;
     let mut out = Vec::new();
     for (e, (result, secs)) in exps.iter().zip(outcomes) {
         let o = result.map_err(|err| PyRuntimeError::new_err(format!("{}: {err}", e.id)))?;

@@ -92,3 +92,15 @@ def test_progress_is_reported_and_an_exception_from_it_stops_the_run():
     assert spindle.run(synthetic="open", count=1000, requests=False).metrics["requests"] == 1000
     with pytest.raises(ValueError, match="progress: expected a function"):
         spindle.run(synthetic="open", count=10, progress=True)
+
+
+def test_reproduce_reports_progress():
+    import spindle
+
+    seen = []
+    df = spindle.reproduce(
+        ["MIMD-T1", "DISK-SEEDS"], jobs=1, progress=lambda *a: seen.append(a)
+    )
+    assert len(df) > 0
+    assert seen[-1][:2] == (2, 2), seen
+    assert seen[-1][2] in ("MIMD-T1", "DISK-SEEDS"), seen

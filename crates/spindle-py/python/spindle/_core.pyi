@@ -78,8 +78,11 @@ def reproduce(
     full_scale: bool = False,
     durability: str = "write-through",
     jobs: Optional[int] = None,
+    progress: Optional[Callable[[int, int, str], object]] = None,
 ) -> str:
-    """Runs experiments; JSON list of {experiment, title, seconds, checks}."""
+    """Runs experiments; JSON list of {experiment, title, seconds, checks}.
+    ``progress`` is called with (finished, total, last id) about twice a second and
+    once at the end."""
 
 class TraceCursor:
     """A trace opened for reading in chunks of columns."""

@@ -16,6 +16,7 @@ def reproduce(
     full_scale: bool = False,
     durability: str = "write-through",
     jobs: Optional[int] = None,
+    progress=None,
 ):
     """Runs experiments as ``spindle reproduce IDS [--quick] --seed SEED`` does (no
     report is written) and returns their checks as a pandas DataFrame, one row per
@@ -37,6 +38,11 @@ def reproduce(
             array's write counts as done; PROX-T2, PROX-T3, PROX-COST: another value is
             refused when none of them is selected).
         jobs: experiments run at once, within 1..=1024 (default: the machine's cores).
+        progress: a function called with ``(finished, total, last_id)`` (experiments
+            finished, selected, and the id of the last to finish, ``""`` before the
+            first) about twice a second and once at the end, on the calling thread; an
+            exception it raises stops the run (no further experiment starts) and is
+            raised.
 
     ValueError for an unknown id or a bad argument (naming it); RuntimeError if an
     experiment fails.
@@ -59,9 +65,13 @@ def reproduce(
     if not ids:
         # An empty list would reach the core as "no ids given": every experiment.
         raise ValueError('ids: an empty list; give "all" for every experiment')
+    if progress is not None and not callable(progress):
+        raise ValueError(
+            f"progress: expected a function of (finished, total, last_id), got {type(progress).__name__} {progress!r}"
+        )
     seed = integer(seed, "seed", 0, U64_MAX)
     jobs = optional_integer(jobs, "jobs", 1, _core.MAX_JOBS)
-    out = json.loads(_core.reproduce(ids, quick, seed, full_scale, durability, jobs))
+    out = json.loads(_core.reproduce(ids, quick, seed, full_scale, durability, jobs, progress))
     rows = []
     for e in out:
         for c in e["checks"]:
