@@ -48,8 +48,9 @@ pub fn probe_table(
     }
     // The distances a random workload over the whole disk asks for, all four pairs.
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+    let watch = spindle::interrupt::Watch::start();
     for _ in 0..distances {
-        if spindle::interrupt::requested() {
+        if watch.stopped() {
             anyhow::bail!(spindle::interrupt::MESSAGE);
         }
         let d = rng.gen_range(-(cap - 1)..cap);
@@ -105,8 +106,9 @@ pub fn probe_device(
         m = m.with_interpolation(TABLE_3_2);
     }
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+    let watch = spindle::interrupt::Watch::start();
     for _ in 0..distances {
-        if spindle::interrupt::requested() {
+        if watch.stopped() {
             anyhow::bail!(spindle::interrupt::MESSAGE);
         }
         let d = rng.gen_range(-(cap - 1)..cap);

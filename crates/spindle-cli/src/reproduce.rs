@@ -7,7 +7,7 @@ use spindle::experiments::registry::{check_options, select, Durability, Experime
 use spindle::report::ExperimentOutput;
 use std::io::IsTerminal;
 use std::path::Path;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::Instant;
 
@@ -69,6 +69,7 @@ pub fn reproduce(
             b.set_message(id);
             b.inc(1);
         }
+        true
     });
     let wall = started.elapsed().as_secs_f64();
     if let Some(b) = bar {
@@ -177,22 +178,28 @@ fn update_readme(
 }
 
 /// Runs every experiment on `jobs` threads, each taking the next one not yet started;
-/// `finished` is told each one's id as it ends (a progress bar). Returns the outcomes
-/// in the order of `exps`.
+/// `finished` is told each one's id as it ends (a progress bar) and answers whether to
+/// go on (if not, no further experiment starts). Returns the outcomes in the order of
+/// `exps`; one never started is an error.
 pub fn run_all(
     exps: &[Experiment],
     opts: &RunOpts,
     jobs: usize,
-    finished: &(dyn Fn(&'static str) + Sync),
+    finished: &(dyn Fn(&'static str) -> bool + Sync),
 ) -> Vec<Outcome> {
+    let watch = spindle::interrupt::Watch::start();
     let next = AtomicUsize::new(0);
     let slots: Vec<Mutex<Option<Outcome>>> = exps.iter().map(|_| Mutex::new(None)).collect();
+    let go_on = AtomicBool::new(true);
     let work = || loop {
+        if !go_on.load(Ordering::Relaxed) {
+            break;
+        }
         let i = next.fetch_add(1, Ordering::Relaxed);
         let Some(e) = exps.get(i) else { break };
         let t = Instant::now();
         // Asked to stop (Python's Ctrl-C): the experiments not yet begun are not run.
-        let result = if spindle::interrupt::requested() {
+        let result = if watch.stopped() {
             Err(spindle::interrupt::MESSAGE.to_string())
         } else {
             (e.run)(opts)
@@ -201,7 +208,9 @@ pub fn run_all(
         if let Ok(mut slot) = slots[i].lock() {
             *slot = Some((result, secs));
         }
-        finished(e.id);
+        if !finished(e.id) {
+            go_on.store(false, Ordering::Relaxed);
+        }
     };
     std::thread::scope(|scope| {
         let mut started = 0;
@@ -217,16 +226,19 @@ pub fn run_all(
             work();
         }
     });
+    let why = if go_on.load(Ordering::Relaxed) {
+        "did not finish (its thread panicked)"
+    } else {
+        "was not started (the run was stopped)"
+    };
     slots
         .into_iter()
         .zip(exps)
         .map(|(slot, e)| {
-            slot.into_inner().ok().flatten().unwrap_or_else(|| {
-                (
-                    Err(format!("{} did not finish (its thread panicked)", e.id)),
-                    0.0,
-                )
-            })
+            slot.into_inner()
+                .ok()
+                .flatten()
+                .unwrap_or_else(|| (Err(format!("{} {why}", e.id)), 0.0))
         })
         .collect()
 }

@@ -1,12 +1,14 @@
 //! Ctrl-C during a long call. A call runs with the GIL released, so Python cannot
 //! raise `KeyboardInterrupt` until it returns. [`interruptible`] runs the work on a
 //! second thread while the calling thread waits, looking for a signal every
-//! [`POLL`]; on one it asks the work to stop ([`spindle::interrupt`]), waits for it to
-//! end (the engine stops at its next event, `reproduce` before its next experiment),
-//! and raises the signal's exception. A second Ctrl-C while it waits is not needed
-//! and not seen: the first already asked.
+//! [`POLL`]; on one it asks the runs under way to stop ([`spindle::interrupt`]: every
+//! run in the process that began before the signal), waits for the work to end (the
+//! engine stops at its next event, `reproduce` before its next experiment; a loop
+//! that does not poll finishes first) and raises the signal's exception. A second
+//! Ctrl-C meanwhile is raised by Python after the call returns.
 
 use pyo3::prelude::*;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, RecvTimeoutError};
 use std::sync::Mutex;
 use std::time::Duration;
@@ -14,32 +16,35 @@ use std::time::Duration;
 /// How often the waiting thread looks for a signal.
 const POLL: Duration = Duration::from_millis(50);
 
+/// How many polls apart a progress report is made (about twice a second).
+const POLLS_PER_TICK: u32 = 10;
+
 /// The work thread's stack: the main thread's size, which the experiments were
 /// written for.
 const WORK_STACK: usize = 8 << 20;
 
-/// How many polls apart a progress report is made (about twice a second).
-const POLLS_PER_TICK: u32 = 10;
-
-/// A progress report, made on the calling thread with the GIL held; an error stops
-/// the work as a signal does.
+/// A progress report, made on the calling thread with the GIL held.
 pub type Tick<'a> = &'a mut (dyn FnMut(Python<'_>) -> PyResult<()> + Send);
 
 /// Runs `work` with the GIL released, stopping it early if a signal's handler raises
 /// (Ctrl-C: `KeyboardInterrupt`); that exception is then the result. Signals are
 /// seen only when called from the main thread, as in Python.
 pub fn interruptible<T: Send>(py: Python<'_>, work: impl FnOnce() -> T + Send) -> PyResult<T> {
-    interruptible_ticking(py, work, &mut |_| Ok(()))
+    interruptible_ticking(py, work, &mut |_| Ok(()), &AtomicBool::new(false))
 }
 
-/// [`interruptible`], calling `tick` about twice a second while the work runs.
+/// [`interruptible`], calling `tick` about twice a second while the work runs. An
+/// exception from `tick` stops this call only: `cancel` is set, which the work is to
+/// watch, and once the work has ended the exception is the result.
 pub fn interruptible_ticking<T: Send>(
     py: Python<'_>,
     work: impl FnOnce() -> T + Send,
     tick: Tick<'_>,
+    cancel: &AtomicBool,
 ) -> PyResult<T> {
-    let (out, signal) = py.detach(|| {
-        // Taken by the work thread, or by this one if no thread can start.
+    let (out, raised) = py.detach(|| {
+        // Taken by the work thread, or by this one if no thread can start (then
+        // without signals or reports: nothing is left to wait on).
         let slot = Mutex::new(Some(work));
         let take = || slot.lock().ok().and_then(|mut w| w.take());
         let take = &take;
@@ -56,41 +61,36 @@ pub fn interruptible_ticking<T: Send>(
             let Ok(handle) = spawned else {
                 return (Ok(take().map(|w| w())), None);
             };
-            let mut signal = None;
+            let mut raised = None;
             let mut polls = 0u32;
             loop {
                 match done_rx.recv_timeout(POLL) {
                     Ok(()) | Err(RecvTimeoutError::Disconnected) => break,
-                    Err(RecvTimeoutError::Timeout) if signal.is_none() => {
+                    Err(RecvTimeoutError::Timeout) if raised.is_none() => {
                         polls += 1;
                         let checked = Python::attach(|py| {
-                            py.check_signals()?;
+                            if let Err(signal) = py.check_signals() {
+                                spindle::interrupt::request();
+                                return Err(signal);
+                            }
                             if polls.is_multiple_of(POLLS_PER_TICK) {
-                                tick(py)?;
+                                if let Err(e) = tick(py) {
+                                    cancel.store(true, Ordering::Relaxed);
+                                    return Err(e);
+                                }
                             }
                             Ok(())
                         });
-                        if let Err(e) = checked {
-                            spindle::interrupt::request();
-                            signal = Some(e);
-                        }
+                        raised = checked.err();
                     }
                     Err(RecvTimeoutError::Timeout) => {}
                 }
             }
-            let out = handle.join();
-            if signal.is_some() {
-                spindle::interrupt::clear();
-            }
-            (out, signal)
+            (handle.join(), raised)
         })
     });
-    if let Some(e) = signal {
+    if let Some(e) = raised {
         return Err(e);
-    }
-    if out.is_ok() {
-        // The last report, of the whole: a progress bar ends full.
-        tick(py)?;
     }
     match out {
         Ok(Some(v)) => Ok(v),
@@ -101,10 +101,10 @@ pub fn interruptible_ticking<T: Send>(
     }
 }
 
-/// An error if the work was asked to stop: for loops of the extension's own that the
-/// library's polling does not cover (reading a trace).
-pub fn stop_if_interrupted() -> Result<(), String> {
-    if spindle::interrupt::requested() {
+/// An error if a request to stop came after `watch` was taken: for the extension's own
+/// loops (reading a trace), which the library's polling does not cover.
+pub fn stop_if_interrupted(watch: &spindle::interrupt::Watch) -> Result<(), String> {
+    if watch.stopped() {
         Err(spindle::interrupt::MESSAGE.to_string())
     } else {
         Ok(())

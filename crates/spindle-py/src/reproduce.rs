@@ -6,7 +6,7 @@ use crate::interrupt::interruptible_ticking;
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use spindle::experiments::registry::{check_options, select, Durability, RunOpts};
-use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::Relaxed};
 use std::sync::Mutex;
 
 /// Runs the experiments `ids` select (catalog ids or prefixes; `all`), `jobs` at once,
@@ -62,15 +62,18 @@ pub fn reproduce(
             None => Ok(()),
         }
     };
+    // Set if the progress report raised: no further experiment starts.
+    let cancel = AtomicBool::new(false);
     let work = || {
         spindle_cli::reproduce::run_all(&exps, &opts, jobs, &|id| {
             if let Ok(mut l) = last.lock() {
                 *l = id;
             }
             done.fetch_add(1, Relaxed);
+            !cancel.load(Relaxed)
         })
     };
-    let outcomes = interruptible_ticking(py, work, &mut report)?;
+    let outcomes = interruptible_ticking(py, work, &mut report, &cancel)?;
     let mut out = Vec::new();
     for (e, (result, secs)) in exps.iter().zip(outcomes) {
         let o = result.map_err(|err| PyRuntimeError::new_err(format!("{}: {err}", e.id)))?;
@@ -78,5 +81,7 @@ pub fn reproduce(
             "experiment": e.id, "title": e.title, "seconds": secs, "checks": o.checks,
         }));
     }
+    // The last report, of the whole run (after it succeeded).
+    report(py)?;
     serde_json::to_string(&out).map_err(|e| PyRuntimeError::new_err(e.to_string()))
 }

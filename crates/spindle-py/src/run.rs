@@ -16,8 +16,8 @@ use spindle::trace::IoRecord;
 use spindle_cli::run::{
     fio_job_options, fio_json_of_logs, fio_value, load_workload, outcome_json, run_config,
 };
-use std::sync::atomic::AtomicU64;
 use std::sync::atomic::Ordering::Relaxed;
+use std::sync::atomic::{AtomicBool, AtomicU64};
 
 /// Options as (name, value-or-None) pairs, parsed as `spindle run` flags.
 pub type Pairs = Vec<(String, Option<String>)>;
@@ -259,14 +259,20 @@ fn given_workload(c: &mut RunConfig, mut recs: Vec<IoRecord>) -> anyhow::Result<
     Ok(LoadedWorkload::Open(recs))
 }
 
-/// `on_done` that also counts the workload's completed requests into `done`, if given.
+/// `on_done` that also counts the workload's completed requests into `done`, if given,
+/// and stops the run once `cancel` is set (the progress report raised).
 fn counting<'a>(
-    done: Option<&'a AtomicU64>,
+    counter: Option<(&'a AtomicU64, &'a AtomicBool)>,
     mut on_done: impl FnMut(&RequestLog) -> anyhow::Result<()> + 'a,
 ) -> impl FnMut(&RequestLog) -> anyhow::Result<()> + 'a {
     move |l| {
-        if let (Some(d), false) = (done, l.background) {
-            d.fetch_add(1, Relaxed);
+        if let Some((done, cancel)) = counter {
+            if cancel.load(Relaxed) {
+                bail!("stopped: the progress report raised");
+            }
+            if !l.background {
+                done.fetch_add(1, Relaxed);
+            }
         }
         on_done(l)
     }
@@ -311,9 +317,10 @@ pub fn run<'py>(
     }
     opts.stack.config_text = config_text;
     let given = workload.as_ref().map(records).transpose()?;
-    // Counted only for a progress report.
+    // Counted only for a progress report; `cancel` set if it raised.
     let (done, in_workload) = (AtomicU64::new(0), AtomicU64::new(0));
-    let counter = progress.is_some().then_some(&done);
+    let cancel = AtomicBool::new(false);
+    let counter = progress.is_some().then_some((&done, &cancel));
     let mut report = |py: Python<'_>| -> PyResult<()> {
         match &progress {
             Some(f) => f
@@ -377,7 +384,9 @@ pub fn run<'py>(
             }),
         ))
     };
-    let (json, placed) = interruptible_ticking(py, work, &mut report)?.map_err(to_py)?;
+    let (json, placed) = interruptible_ticking(py, work, &mut report, &cancel)?.map_err(to_py)?;
+    // The last report, of the whole run: a progress bar ends full.
+    report(py)?;
     Ok((json, placed))
 }
 

@@ -6,6 +6,7 @@ use crate::errors::from_text;
 use crate::interrupt::{interruptible, stop_if_interrupted};
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
+use spindle::interrupt::Watch;
 use spindle::time::SimTime;
 use spindle::trace::stream::open_spec;
 use spindle::trace::summary::TraceSummary;
@@ -94,11 +95,12 @@ impl TraceCursor {
 
     /// Skips up to `n` records; returns how many were skipped.
     fn skip(&self, py: Python<'_>, n: u64) -> PyResult<u64> {
+        let watch = Watch::start();
         interruptible(py, || {
             let mut it = self.lock()?;
             let mut skipped = 0;
             while skipped < n {
-                match self.next_kept(&mut it)? {
+                match self.next_kept(&mut it, &watch)? {
                     Some(_) => skipped += 1,
                     None => break,
                 }
@@ -116,12 +118,13 @@ impl TraceCursor {
         n: usize,
     ) -> PyResult<Vec<(&'static str, &'static str, Bound<'py, PyBytes>)>> {
         let n = n.min(MAX_CHUNK);
+        let watch = Watch::start();
         let cols = interruptible(py, || -> Result<Columns, String> {
             let mut it = self.lock()?;
             let (mut t, mut d, mut l, mut b, mut w) =
                 (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
             while t.len() < n {
-                let Some(r) = self.next_kept(&mut it)? else {
+                let Some(r) = self.next_kept(&mut it, &watch)? else {
                     break;
                 };
                 t.push(self.scaled_ns(r.arrival.0)?);
@@ -150,11 +153,12 @@ impl TraceCursor {
     /// `spindle trace --json` prints, arrivals scaled as `read` scales them.
     #[pyo3(signature = (limit=None))]
     fn summary(&self, py: Python<'_>, limit: Option<u64>) -> PyResult<String> {
+        let watch = Watch::start();
         interruptible(py, || -> Result<String, String> {
             let mut it = self.lock()?;
             let mut s = TraceSummary::new();
             while limit.is_none_or(|n| s.requests < n) {
-                let Some(mut r) = self.next_kept(&mut it)? else {
+                let Some(mut r) = self.next_kept(&mut it, &watch)? else {
                     break;
                 };
                 // Non-negative: scaled_ns refuses what does not fit in an i64.
@@ -202,9 +206,9 @@ impl TraceCursor {
 
     /// The next record of the kept device (stopping on Ctrl-C, however many of other
     /// devices come first).
-    fn next_kept(&self, it: &mut Records) -> Result<Option<IoRecord>, String> {
+    fn next_kept(&self, it: &mut Records, watch: &Watch) -> Result<Option<IoRecord>, String> {
         loop {
-            stop_if_interrupted()?;
+            stop_if_interrupted(watch)?;
             match it.next() {
                 None => return Ok(None),
                 Some(Err(e)) => return Err(e.to_string()),

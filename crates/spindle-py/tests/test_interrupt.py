@@ -63,6 +63,35 @@ def test_ctrl_c_stops_a_run_and_the_next_run_is_whole():
     assert "after 1000" in lines, lines
 
 
+def test_ctrl_c_stops_the_calls_of_other_threads_too():
+    lines = run_child(
+        [
+            "import threading",
+            "failed = []",
+            "def other():",
+            "    t = time.monotonic()",
+            "    try:",
+            '        spindle.run(synthetic="closed", count=50_000_000, requests=False, seed=2)',
+            '        failed.append("finished")',
+            "    except ValueError as e:",
+            "        failed.append(str(e))",
+            "    failed.append(time.monotonic() - t)",
+            "th = threading.Thread(target=other)",
+            "th.start()",
+            "time.sleep(0.3)",
+            'timed(lambda: spindle.run(synthetic="open", count=100_000_000, requests=False, seed=1))',
+            "th.join()",
+            'print("other", failed[1], failed[0], flush=True)',
+        ]
+    )
+    other = [l.split() for l in lines if l.startswith("other")]
+    assert len(other) == 1, lines
+    _, seconds, message = other[0][0], other[0][1], " ".join(other[0][2:])
+    assert message.endswith("interrupted"), lines
+    assert float(seconds) < 10, lines
+    assert "after 1000" in lines, lines
+
+
 def test_progress_is_reported_and_an_exception_from_it_stops_the_run():
     import time
 

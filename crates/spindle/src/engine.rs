@@ -567,6 +567,7 @@ pub fn run(
         Source::Open { stride, .. } => *stride,
         Source::Closed(_) => 0,
     };
+    let watch = crate::interrupt::Watch::start();
     let mut stepper: Stepper<Pending> = Stepper::new(SimTime::ZERO, opts.remove_idle);
     let mut next_index = 0u64;
     let mut last_open = SimTime::ZERO;
@@ -601,7 +602,7 @@ pub fn run(
     let mut done: Vec<Done> = Vec::new();
     let mut totals = RunTotals::default();
     loop {
-        if crate::interrupt::requested() {
+        if watch.stopped() {
             return Err(EngineError::Interrupted);
         }
         if opts.stop.is_some_and(Cell::get) {

@@ -1,32 +1,40 @@
-//! A request to stop a long run from outside it: Python's Ctrl-C. The command line
+//! A request to stop long runs from outside them: Python's Ctrl-C. The command line
 //! needs none (SIGINT ends its process); a Python call runs with the GIL released, so
 //! the interpreter cannot raise `KeyboardInterrupt` until the call returns. The Python
-//! package's watcher sets this flag when it sees the signal, and the long loops poll it
-//! and end early with an error: the engine's event loop, each experiment of
-//! `reproduce`, the fault campaign's operations and the Disk Mimic's probe.
+//! package's watcher calls [`request`] when it sees the signal, and the long loops
+//! (the engine's event loop, each experiment of `reproduce`, the fault campaigns'
+//! operations, the Disk Mimic's probes, calibration's search) hold a [`Watch`] taken
+//! when they began and end early with an error once a request came after it.
 //!
-//! The flag is process-wide, as the signal is: while it is set, every run in the
-//! process stops, not only the one the interrupted call started.
+//! Requests are counted, never withdrawn: every run under way at a request stops, in
+//! any thread (the signal is the process's), and a run begun after it is not touched.
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 
-static REQUESTED: AtomicBool = AtomicBool::new(false);
+/// How many requests there have been.
+static REQUESTS: AtomicU64 = AtomicU64::new(0);
 
 /// The message a run stopped this way ends with.
 pub const MESSAGE: &str = "interrupted";
 
-/// Asks every run in the process to stop.
+/// Asks every run under way to stop.
 pub fn request() {
-    REQUESTED.store(true, Ordering::Relaxed);
+    REQUESTS.fetch_add(1, Ordering::Relaxed);
 }
 
-/// Withdraws the request (once the interrupted runs have stopped).
-pub fn clear() {
-    REQUESTED.store(false, Ordering::Relaxed);
-}
+/// What a run sees of the requests: taken when it begins.
+#[derive(Clone, Copy, Debug)]
+pub struct Watch(u64);
 
-/// Whether runs should stop now.
-#[inline]
-pub fn requested() -> bool {
-    REQUESTED.load(Ordering::Relaxed)
+impl Watch {
+    /// A watch for a run beginning now.
+    pub fn start() -> Watch {
+        Watch(REQUESTS.load(Ordering::Relaxed))
+    }
+
+    /// Whether a request came since the run began.
+    #[inline]
+    pub fn stopped(&self) -> bool {
+        REQUESTS.load(Ordering::Relaxed) != self.0
+    }
 }

@@ -1,7 +1,7 @@
 //! A run asked to stop from outside (Python's Ctrl-C, `spindle::interrupt`) ends at
-//! the engine's next event with an error, and runs after the request is withdrawn are
-//! whole. Its own test binary with one test: the request is process-wide and would
-//! stop the runs of other tests running beside it.
+//! the engine's next event with an error, and runs begun after the request are whole.
+//! Its own test binary with one test: a request stops every run under way in the
+//! process, those of other tests beside it too.
 
 use spindle::disk::presets::preset;
 use spindle::engine::Source;
@@ -34,12 +34,11 @@ fn a_requested_stop_ends_the_run_at_its_next_event() {
             spindle::interrupt::request();
         }
     });
-    spindle::interrupt::clear();
     let err = stopped.expect_err("the run stops");
     assert!(err.contains(spindle::interrupt::MESSAGE), "{err}");
     assert!((100..110).contains(&seen), "{seen} completions");
 
-    // Withdrawn: the next run is whole and the same as the first.
+    // Begun after the request: the next run is whole and the same as the first.
     let again = simulate(&spec, Source::records(&recs), &mut |_| {}).expect("runs");
     let done = |r: &spindle::runner::RunResult| {
         r.requests

@@ -132,8 +132,9 @@ pub fn run_fault_campaign(disk: &DiskParams, c: &FaultCampaign) -> Result<FaultR
     let mut rng = ChaCha8Rng::seed_from_u64(c.seed ^ 0x5eed);
     let mut model: BTreeMap<u64, Block> = BTreeMap::new();
     let mut r = FaultReport::default();
+    let watch = crate::interrupt::Watch::start();
     for i in 0..c.ops {
-        if i % 1024 == 0 && crate::interrupt::requested() {
+        if i % 1024 == 0 && watch.stopped() {
             return Err(ArrayError::Interrupted);
         }
         let k = rng.gen_range(1..=6);

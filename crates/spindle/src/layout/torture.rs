@@ -240,9 +240,10 @@ pub fn run_dle_torture(
     let mut model = Expected::default();
     let mut down: Option<(usize, usize)> = None;
     let mut seen = 0usize;
+    let watch = crate::interrupt::Watch::start();
     for i in 0..c.ops {
         if i % 1024 == 0 {
-            if crate::interrupt::requested() {
+            if watch.stopped() {
                 return Err(DleError::Array(ArrayError::Interrupted));
             }
             progress(i);

@@ -303,6 +303,7 @@ pub fn run_journal_torture(
     });
     let mut done = 0usize;
     let mut sim_ns = 0u64;
+    let watch = crate::interrupt::Watch::start();
     while done < c.ops {
         let n = ROUND_REQUESTS.min(c.ops - done);
         let wl = workload(&mut rng, n, c.span_blocks);
@@ -589,7 +590,7 @@ pub fn run_journal_torture(
         // its own.
         done += if crashed { arrivals.max(1) } else { n };
         progress(done);
-        if crate::interrupt::requested() {
+        if watch.stopped() {
             return Err(crate::interrupt::MESSAGE.to_string());
         }
     }

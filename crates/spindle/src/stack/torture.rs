@@ -522,9 +522,10 @@ pub fn run_torture(
         } => span / *data_disks as u64 + stripe_unit_blocks,
         Shape::Mirror { .. } => span,
     };
+    let watch = crate::interrupt::Watch::start();
     for i in 0..c.ops {
         if i % 1024 == 0 {
-            if crate::interrupt::requested() {
+            if watch.stopped() {
                 return Err(ArrayError::Interrupted);
             }
             progress(i);

@@ -484,12 +484,17 @@ fn fit<M: Measurements>(
     train: &M,
     mask: u32,
     start: f64,
+    watch: &crate::interrupt::Watch,
 ) -> (Adjustments, f64, usize) {
     let mut best = (start, Adjustments::default());
     let mut steps: Vec<f64> = KNOBS.iter().map(|k| k.2).collect();
     let mut evaluations = 0;
     let active = |k: usize, steps: &[f64]| mask & (1 << k) != 0 && steps[k] >= MIN_STEP;
-    while evaluations < MAX_EVALUATIONS && (0..KNOBS.len()).any(|k| active(k, &steps)) {
+    // Asked to stop from outside, it ends early; the caller then refuses the result.
+    while evaluations < MAX_EVALUATIONS
+        && !watch.stopped()
+        && (0..KNOBS.len()).any(|k| active(k, &steps))
+    {
         let mut improved = false;
         for (k, &(_, lower, _)) in KNOBS.iter().enumerate() {
             if !active(k, &steps) {
@@ -563,6 +568,7 @@ pub fn calibrate_to<M: Measurements>(base: &DiskParams, train: &M) -> Result<Cal
         ));
     }
     let cannot = "the drive file cannot be scored on its own measurements";
+    let watch = crate::interrupt::Watch::start();
     let before = train.score(base).ok_or(cannot)?;
     let (inner_fit, inner_judge) = train.split_halves();
     let mut evaluations = 1;
@@ -576,7 +582,7 @@ pub fn calibrate_to<M: Measurements>(base: &DiskParams, train: &M) -> Result<Cal
         let start_score = inner_fit.score(&start).ok_or(cannot)?;
         evaluations += fits + 1;
         for &mask in &KNOB_SETS {
-            let (adj, _, n) = fit(&start, &inner_fit, mask, start_score);
+            let (adj, _, n) = fit(&start, &inner_fit, mask, start_score, &watch);
             evaluations += n;
             let Some(p) = adj.apply(&start) else {
                 continue;
@@ -596,7 +602,7 @@ pub fn calibrate_to<M: Measurements>(base: &DiskParams, train: &M) -> Result<Cal
     let (start, fits) = with_residuals(base, train, false, chosen.3).ok_or(cannot)?;
     let start_score = train.score(&start).ok_or(cannot)?;
     evaluations += fits + 1;
-    let (adjustments, mut after, n) = fit(&start, train, chosen.1, start_score);
+    let (adjustments, mut after, n) = fit(&start, train, chosen.1, start_score, &watch);
     evaluations += n;
     let mut residual = None;
     if chosen.2 {
@@ -612,6 +618,10 @@ pub fn calibrate_to<M: Measurements>(base: &DiskParams, train: &M) -> Result<Cal
         }
     }
     let buffer_residual = chosen.3.then(|| start.cache.buffer_residual.clone());
+    if watch.stopped() {
+        // The search ended early: what it found is no calibration.
+        return Err(crate::interrupt::MESSAGE.to_string());
+    }
     Ok(Calibration {
         adjustments,
         knobs: KNOBS
