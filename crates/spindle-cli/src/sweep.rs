@@ -701,6 +701,8 @@ pub fn run_points(
 ) -> (Vec<Row>, Option<anyhow::Error>) {
     let next = AtomicUsize::new(0);
     let stop = AtomicBool::new(false);
+    // Asked to stop from outside (Python's Ctrl-C): no further point starts.
+    let watch = spindle::interrupt::Watch::start();
     let mut rows = Vec::with_capacity(todo.len());
     let mut error = None;
     std::thread::scope(|s| {
@@ -716,7 +718,12 @@ pub fn run_points(
                     let Some(&index) = todo.get(next.fetch_add(1, Ordering::Relaxed)) else {
                         break;
                     };
-                    if tx.send(run_point(grid, index)).is_err() {
+                    let row = if watch.stopped() {
+                        Err(anyhow!(spindle::interrupt::MESSAGE))
+                    } else {
+                        run_point(grid, index)
+                    };
+                    if tx.send(row).is_err() {
                         break;
                     }
                 }

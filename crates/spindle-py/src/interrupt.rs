@@ -42,6 +42,8 @@ pub fn interruptible_ticking<T: Send>(
     tick: Tick<'_>,
     cancel: &AtomicBool,
 ) -> PyResult<T> {
+    // Every run of the work is dated from now: a signal before one begins stops it.
+    let since = spindle::interrupt::Watch::start();
     let (out, raised) = py.detach(|| {
         // Taken by the work thread, or by this one if no thread can start (then
         // without signals or reports: nothing is left to wait on).
@@ -53,7 +55,7 @@ pub fn interruptible_ticking<T: Send>(
             let spawned = std::thread::Builder::new()
                 .stack_size(WORK_STACK)
                 .spawn_scoped(s, move || {
-                    let out = take().map(|w| w());
+                    let out = take().map(|w| spindle::interrupt::scoped(since, w));
                     // Dropped unsent if the work panics: the wait ends either way.
                     let _ = done_tx.send(());
                     out

@@ -8,11 +8,19 @@
 //!
 //! Requests are counted, never withdrawn: every run under way at a request stops, in
 //! any thread (the signal is the process's), and a run begun after it is not touched.
+//! A call that starts several runs one after another dates them all from its own
+//! start ([`scoped`]), so a request between two of them stops the later ones too.
 
+use std::cell::Cell;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// How many requests there have been.
 static REQUESTS: AtomicU64 = AtomicU64::new(0);
+
+thread_local! {
+    /// The count at the start of the call this thread is working for, if any.
+    static SINCE: Cell<Option<u64>> = const { Cell::new(None) };
+}
 
 /// The message a run stopped this way ends with.
 pub const MESSAGE: &str = "interrupted";
@@ -27,9 +35,14 @@ pub fn request() {
 pub struct Watch(u64);
 
 impl Watch {
-    /// A watch for a run beginning now.
+    /// A watch for a run beginning now, dated from the start of the call this thread
+    /// works for where [`scoped`] says so.
     pub fn start() -> Watch {
-        Watch(REQUESTS.load(Ordering::Relaxed))
+        Watch(
+            SINCE
+                .get()
+                .unwrap_or_else(|| REQUESTS.load(Ordering::Relaxed)),
+        )
     }
 
     /// Whether a request came since the run began.
@@ -37,4 +50,14 @@ impl Watch {
     pub fn stopped(&self) -> bool {
         REQUESTS.load(Ordering::Relaxed) != self.0
     }
+}
+
+/// Runs `f` on this thread with every [`Watch`] taken in it dated `since` (a call's
+/// start), so that a request that came before a run began, but after the call did,
+/// stops the run too.
+pub fn scoped<T>(since: Watch, f: impl FnOnce() -> T) -> T {
+    let outer = SINCE.replace(Some(since.0));
+    let out = f();
+    SINCE.set(outer);
+    out
 }

@@ -47,4 +47,16 @@ fn a_requested_stop_ends_the_run_at_its_next_event() {
             .collect::<Vec<_>>()
     };
     assert_eq!(done(&again), done(&whole));
+
+    // A call's runs are dated from the call's start: a request after the call began
+    // but before a run did stops that run too.
+    use spindle::interrupt::{scoped, Watch};
+    let call = Watch::start();
+    spindle::interrupt::request();
+    let late = scoped(call, || {
+        simulate(&spec, Source::records(&recs), &mut |_| {})
+    });
+    assert!(late.is_err_and(|e| e.contains(spindle::interrupt::MESSAGE)));
+    // Outside the call, a run begun now is whole.
+    assert!(simulate(&spec, Source::records(&recs), &mut |_| {}).is_ok());
 }
