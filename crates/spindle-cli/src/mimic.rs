@@ -50,9 +50,7 @@ pub fn probe_table(
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
     let watch = spindle::interrupt::Watch::start();
     for _ in 0..distances {
-        if watch.stopped() {
-            anyhow::bail!(spindle::interrupt::MESSAGE);
-        }
+        watch.check().map_err(anyhow::Error::msg)?;
         let d = rng.gen_range(-(cap - 1)..cap);
         m.predict(rng.gen_bool(0.5), rng.gen_bool(0.5), d);
     }
@@ -108,9 +106,7 @@ pub fn probe_device(
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
     let watch = spindle::interrupt::Watch::start();
     for _ in 0..distances {
-        if watch.stopped() {
-            anyhow::bail!(spindle::interrupt::MESSAGE);
-        }
+        watch.check().map_err(anyhow::Error::msg)?;
         let d = rng.gen_range(-(cap - 1)..cap);
         let (pw, cw) = if allow_writes {
             (rng.gen_bool(0.5), rng.gen_bool(0.5))

@@ -199,11 +199,7 @@ pub fn run_all(
         let Some(e) = exps.get(i) else { break };
         let t = Instant::now();
         // Asked to stop (Python's Ctrl-C): the experiments not yet begun are not run.
-        let result = if watch.stopped() {
-            Err(spindle::interrupt::MESSAGE.to_string())
-        } else {
-            (e.run)(opts)
-        };
+        let result = watch.check().and_then(|()| (e.run)(opts));
         let secs = t.elapsed().as_secs_f64();
         if let Ok(mut slot) = slots[i].lock() {
             *slot = Some((result, secs));

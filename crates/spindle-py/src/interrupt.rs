@@ -102,13 +102,3 @@ pub fn interruptible_ticking<T: Send>(
         Err(panic) => std::panic::resume_unwind(panic),
     }
 }
-
-/// An error if a request to stop came after `watch` was taken: for the extension's own
-/// loops (reading a trace), which the library's polling does not cover.
-pub fn stop_if_interrupted(watch: &spindle::interrupt::Watch) -> Result<(), String> {
-    if watch.stopped() {
-        Err(spindle::interrupt::MESSAGE.to_string())
-    } else {
-        Ok(())
-    }
-}

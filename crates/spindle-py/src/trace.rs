@@ -3,7 +3,7 @@
 
 use crate::columns::{self, Col, Columns};
 use crate::errors::from_text;
-use crate::interrupt::{interruptible, stop_if_interrupted};
+use crate::interrupt::interruptible;
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 use spindle::interrupt::Watch;
@@ -208,7 +208,7 @@ impl TraceCursor {
     /// devices come first).
     fn next_kept(&self, it: &mut Records, watch: &Watch) -> Result<Option<IoRecord>, String> {
         loop {
-            stop_if_interrupted(watch)?;
+            watch.check()?;
             match it.next() {
                 None => return Ok(None),
                 Some(Err(e)) => return Err(e.to_string()),

@@ -50,6 +50,15 @@ impl Watch {
     pub fn stopped(&self) -> bool {
         REQUESTS.load(Ordering::Relaxed) != self.0
     }
+
+    /// [`MESSAGE`] as an error if a request came since the run began.
+    pub fn check(&self) -> Result<(), String> {
+        if self.stopped() {
+            Err(MESSAGE.to_string())
+        } else {
+            Ok(())
+        }
+    }
 }
 
 /// Runs `f` on this thread with every [`Watch`] taken in it dated `since` (a call's

@@ -590,9 +590,7 @@ pub fn run_journal_torture(
         // its own.
         done += if crashed { arrivals.max(1) } else { n };
         progress(done);
-        if watch.stopped() {
-            return Err(crate::interrupt::MESSAGE.to_string());
-        }
+        watch.check()?;
     }
     if let Some(f) = &faults {
         r.writes_lost = f.lost_n;

@@ -618,10 +618,8 @@ pub fn calibrate_to<M: Measurements>(base: &DiskParams, train: &M) -> Result<Cal
         }
     }
     let buffer_residual = chosen.3.then(|| start.cache.buffer_residual.clone());
-    if watch.stopped() {
-        // The search ended early: what it found is no calibration.
-        return Err(crate::interrupt::MESSAGE.to_string());
-    }
+    // A search that ended early found no calibration.
+    watch.check()?;
     Ok(Calibration {
         adjustments,
         knobs: KNOBS
