@@ -256,9 +256,13 @@ enum Command {
             Python package read back; it is renamed into place only when the whole trace was read.\n\
             \n\
             Formats: disksim-ascii, disksim-validate, hp-srt, msr, fiu, spc, blkparse, blktrace\n\
-            (binary), alibaba, tencent, spindle-csv.",
+            (binary), alibaba, tencent, spindle-csv. Any of them may be gzip- or Zstandard-\n\
+            compressed (told by the first bytes, not the name): it is decompressed as it is read,\n\
+            on every pass, and never written out. Archives (tar, zip) and xz or bzip2 files are\n\
+            refused: extract or recompress them first.",
         after_help = "Examples:\n  \
             spindle trace sda.blktrace.0\n  \
+            spindle trace hm_0.csv.gz\n  \
             spindle trace io_traces.csv --device 17 --csv volume17.csv\n  \
             spindle trace hm_0.csv --format msr --json"
     )]

@@ -116,10 +116,10 @@ pub struct StackArgs {
     pub seed: u64,
     /// Requests outstanding at each drive [default: 1]
     #[arg(long, value_name = "N")]
-    pub queue_depth: Option<u32>,
+    pub queue_depth: Option<u64>,
     /// SMTF: samples per inter-request distance the Disk Mimic probes [default: 10]
     #[arg(long, value_name = "N")]
-    pub mimic_samples: Option<u32>,
+    pub mimic_samples: Option<u64>,
     /// SMTF: interpolate distances with the thesis's Table 3.2 ladder (as it probes; not
     /// with --mimic-table)
     #[arg(long)]
@@ -413,12 +413,9 @@ impl StackArgs {
         }
         if let Some(q) = self.queue_depth {
             refuse_where_drives_schedule_themselves(&c, "--queue-depth")?;
-            crate::limits::count(
-                "--queue-depth",
-                u64::from(q),
-                crate::limits::MAX_OUTSTANDING,
-            )?;
-            c.scheduler.queue_depth = q;
+            // Parsed as u64 so that any whole number gets this limit's message.
+            crate::limits::count("--queue-depth", q, crate::limits::MAX_OUTSTANDING)?;
+            c.scheduler.queue_depth = u32::try_from(q)?;
         }
         if let Some(w) = self.max_wait_ms {
             refuse_where_drives_schedule_themselves(&c, "--max-wait-ms")?;
@@ -432,12 +429,8 @@ impl StackArgs {
         }
         if let Some(n) = self.mimic_samples {
             refuse_where_drives_schedule_themselves(&c, "--mimic-samples")?;
-            crate::limits::count(
-                "--mimic-samples",
-                n as u64,
-                crate::limits::MAX_MIMIC_SAMPLES,
-            )?;
-            c.scheduler.mimic_samples = n;
+            crate::limits::count("--mimic-samples", n, crate::limits::MAX_MIMIC_SAMPLES)?;
+            c.scheduler.mimic_samples = u32::try_from(n)?;
         }
         if self.mimic_interpolate {
             refuse_where_drives_schedule_themselves(&c, "--mimic-interpolate")?;

@@ -41,6 +41,10 @@ const CASES: &[(&str, &str)] = &[
     ),
     ("run --queue-depth 4294967295", "4294967295"),
     (
+        "run --queue-depth 4294967296",
+        "--queue-depth must be within 1..=65536, got 4294967296",
+    ),
+    (
         "run --scheduler smtf --mimic-samples 0",
         "--mimic-samples must be within 1..=10000, got 0",
     ),
@@ -158,6 +162,11 @@ const CASES: &[(&str, &str)] = &[
     ("run --limit 0", "no requests"),
     ("run --trace {t}/missing.csv", "missing.csv"),
     ("run --trace {t}/garbage.txt", "garbage.txt"),
+    ("run --trace {t}/cut.csv.gz", "cut.csv.gz:"),
+    ("trace {t}/cut.csv.gz", "gzip data: the file ends inside compressed data"),
+    ("run --trace {t}/bad-lbn.csv.gz", "bad-lbn.csv.gz:2: field 3 (lbn)"),
+    ("run --trace {t}/traces.tgz", "traces.tgz: is a tar archive"),
+    ("trace {t}/trace.csv.xz", "is xz-compressed, which spindle does not read"),
     ("run --trace {t}/garbage.txt --format bogus", "bogus"),
     (
         "run --trace {t}/bad-lbn.csv --format spindle-csv",
@@ -531,6 +540,30 @@ fn fixtures() -> PathBuf {
         "queue-depth-0.toml",
         "[workload]\ntrace = \"sample:hplajw\"\n[scheduler]\nkind = \"clook\"\nqueue-depth = 0\n",
     );
+    // Compressed traces: damaged, an archive, a compressor spindle does not read.
+    let gzip = |bytes: &[u8]| {
+        use std::io::Write;
+        let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        e.write_all(bytes).unwrap();
+        e.finish().unwrap()
+    };
+    let csv = "arrival_ms,device,lbn,blocks,op\n".to_string() + &"0.0,0,100,8,R\n".repeat(2000);
+    let packed = gzip(csv.as_bytes());
+    std::fs::write(t.join("cut.csv.gz"), &packed[..packed.len() / 2]).unwrap();
+    std::fs::write(
+        t.join("bad-lbn.csv.gz"),
+        gzip(b"arrival_ms,device,lbn,blocks,op\n0.0,0,abc,8,R\n"),
+    )
+    .unwrap();
+    let mut tar = vec![0u8; 1024];
+    tar[..8].copy_from_slice(b"msr.csv\0");
+    tar[257..263].copy_from_slice(b"ustar\0");
+    std::fs::write(t.join("traces.tgz"), gzip(&tar)).unwrap();
+    std::fs::write(
+        t.join("trace.csv.xz"),
+        b"\xfd7zXZ\x00\x00\x04\xe6\xd6\xb4\x46",
+    )
+    .unwrap();
     w(
         "garbage.txt",
         "this is not a trace\n\x01\x02 nor anything else\n",

@@ -156,6 +156,22 @@ def test_cloud_traces_are_detected_and_timed(root):
     assert df["Timestamp"].max() == 2_000_000_000
 
 
+def test_compressed_traces_read_as_the_plain_files(root, tmp_path):
+    import gzip
+
+    traces = root / "crates/spindle/tests/fixtures/traces"
+    plain = traces / "msr-hm.csv"
+    packed = tmp_path / "msr-hm.csv.gz"
+    packed.write_bytes(gzip.compress(plain.read_bytes()))
+    r = spindle.TraceReader(packed)
+    assert r.format == "msr"
+    assert r.to_pandas().equals(spindle.TraceReader(plain).to_pandas())
+    cut = tmp_path / "cut.csv.gz"
+    cut.write_bytes(packed.read_bytes()[:-12])
+    with pytest.raises(ValueError, match="gzip data"):
+        spindle.TraceReader(cut).to_pandas()
+
+
 def test_summary_streams_what_the_cli_prints(root):
     r = spindle.TraceReader("sample:hplajw")
     s = r.summary()

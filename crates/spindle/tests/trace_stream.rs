@@ -129,6 +129,62 @@ mod trace_stream {
         );
     }
 
+    fn gzip(bytes: &[u8]) -> Vec<u8> {
+        use std::io::Write;
+        let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        e.write_all(bytes).unwrap();
+        e.finish().unwrap()
+    }
+
+    fn zstd(bytes: &[u8]) -> Vec<u8> {
+        ruzstd::encoding::compress_to_vec(bytes, ruzstd::encoding::CompressionLevel::Fastest)
+    }
+
+    #[test]
+    fn compressed_fixtures_stream_what_the_plain_ones_read() {
+        let dir = temp_dir("compressed");
+        let fixtures = FIXTURES
+            .iter()
+            .map(|&(name, format)| (fixture(name), format))
+            .chain([(hp_file(), Format::HpSrt)]);
+        for (path, format) in fixtures {
+            let name = path.file_name().unwrap().to_string_lossy().to_string();
+            let plain = std::fs::read(&path).unwrap();
+            let whole = read_trace(&path, None).unwrap();
+            // Two gzip members, as `cat a.gz b.gz` makes, read as the two halves joined.
+            let cut = plain.len() / 2;
+            let two_members = [gzip(&plain[..cut]), gzip(&plain[cut..])].concat();
+            for (ext, bytes) in [
+                ("gz", gzip(&plain)),
+                ("2.gz", two_members),
+                ("zst", zstd(&plain)),
+            ] {
+                let packed = dir.join(format!("{name}.{ext}"));
+                std::fs::write(&packed, &bytes).unwrap();
+                assert_eq!(read_trace(&packed, None).unwrap(), whole, "{name}.{ext}");
+                check_stream_equals_vec(&packed, format, &whole);
+                let in_memory = collect(open_bytes(&bytes, &name, None).unwrap());
+                assert_eq!(in_memory, collect(open_trace(&path, None).unwrap()));
+            }
+        }
+        // An error inside a compressed file names its line in the decompressed text.
+        let text = std::fs::read_to_string(fixture("msr-hm.csv")).unwrap();
+        let mut lines: Vec<&str> = text.lines().collect();
+        lines[4] = "128166372046382405,hm,1,Read,3221221376,0,67624";
+        let bad = dir.join("bad-msr.csv.gz");
+        std::fs::write(&bad, gzip(lines.join("\n").as_bytes())).unwrap();
+        let err = read_trace(&bad, None).unwrap_err();
+        assert_eq!(err.at, Position::Line(5), "{err}");
+        assert!(err.msg.starts_with("field 6 (Size)"), "{err}");
+        // A truncated file is an error naming the compression, never a shorter trace.
+        let packed = gzip(text.as_bytes());
+        let cut = dir.join("cut-msr.csv.gz");
+        std::fs::write(&cut, &packed[..packed.len() * 2 / 3]).unwrap();
+        let err = read_trace(&cut, None).unwrap_err();
+        assert!(err.msg.contains("gzip data"), "{err}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
     #[test]
     fn fixtures_out_of_order_stream_in_file_order() {
         // Each fixture with its records reversed (headers stay first): the readers sort

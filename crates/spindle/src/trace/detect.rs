@@ -1,6 +1,8 @@
 //! Recognising a trace's format from its first bytes.
 //!
-//! Rules, tried in this order (the first match wins):
+//! Rules, tried in this order (the first match wins), on the decompressed bytes of a
+//! compressed file. An archive (tar, zip, 7-Zip) or an xz or bzip2 stream is refused
+//! first, saying what to do with it.
 //!
 //! 1. `hp-srt`: a line whose first word is `tracedate` before the first form feed
 //!    (0x0C), or the `$$TR_IOREC` magic the HP traces start with.
@@ -39,6 +41,9 @@ pub const DETECT_BYTES: usize = 64 * 1024;
 pub fn detect(name: &str, first_bytes: &[u8]) -> Result<Format, TraceError> {
     let bytes = first_bytes.get(..DETECT_BYTES).unwrap_or(first_bytes);
     let bytes = bytes.strip_prefix(super::lines::UTF8_BOM).unwrap_or(bytes);
+    if let Some(why) = super::compressed::refusal(bytes) {
+        return Err(TraceError::file(name, why));
+    }
     if is_srt(bytes) {
         return Ok(Format::HpSrt);
     }

@@ -31,15 +31,18 @@ pub(crate) enum Source<'a> {
 }
 
 impl<'a> Source<'a> {
+    /// The source's bytes, decompressed if they are gzip or Zstandard data.
     pub(crate) fn open(&self, file: &str) -> Result<Box<dyn BufRead + Send + 'a>, TraceError> {
-        match self {
+        let raw: Box<dyn BufRead + Send + 'a> = match self {
             Source::File(path) => {
                 let f =
                     std::fs::File::open(path).map_err(|e| TraceError::file(file, e.to_string()))?;
-                Ok(Box::new(BufReader::with_capacity(READ_BUFFER_BYTES, f)))
+                Box::new(BufReader::with_capacity(READ_BUFFER_BYTES, f))
             }
-            Source::Bytes(bytes) => Ok(Box::new(*bytes)),
-        }
+            Source::Bytes(bytes) => Box::new(*bytes),
+        };
+        super::compressed::decompressed(raw)
+            .map_err(|e| TraceError::file(file, format!("cannot read: {e}")))
     }
 
     /// An error unless the source can be read more than once: a file read twice (to

@@ -25,11 +25,15 @@
 //! Formats whose clock is an absolute one (Windows FILETIME, nanoseconds since boot,
 //! SRT seconds) are rebased so the trace starts at 0; formats whose times already count
 //! from the start of the trace are kept as they are, as DiskSim would replay them.
+//!
+//! Any format may come gzip- or Zstandard-compressed; it is decompressed as it is read
+//! (`compressed`), and detection and every reader see the decompressed bytes.
 
 pub mod alibaba;
 pub mod ascii;
 pub mod blkparse;
 pub mod blktrace;
+mod compressed;
 pub mod csv;
 pub mod detect;
 mod error;

@@ -43,19 +43,15 @@ fn format_of(
     if let Some(f) = format {
         return Ok(f);
     }
-    match source {
-        Source::Bytes(bytes) => detect(file, bytes),
-        Source::File(_) => {
-            source.check_rereadable(file, "its format, from its first bytes")?;
-            let mut head = Vec::new();
-            source
-                .open(file)?
-                .take(super::detect::DETECT_BYTES as u64)
-                .read_to_end(&mut head)
-                .map_err(|e| TraceError::file(file, e.to_string()))?;
-            detect(file, &head)
-        }
-    }
+    // Detected from the first bytes as read (decompressed, for a compressed file).
+    source.check_rereadable(file, "its format, from its first bytes")?;
+    let mut head = Vec::new();
+    source
+        .open(file)?
+        .take(super::detect::DETECT_BYTES as u64)
+        .read_to_end(&mut head)
+        .map_err(|e| TraceError::file(file, format!("cannot read: {e}")))?;
+    detect(file, &head)
 }
 
 /// The format's reader over `source`, records stamped with the format's clock.
