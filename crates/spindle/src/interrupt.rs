@@ -3,7 +3,8 @@
 //! the interpreter cannot raise `KeyboardInterrupt` until the call returns. The Python
 //! package's watcher calls [`request`] when it sees the signal, and the long loops
 //! (the engine's event loop, each experiment of `reproduce`, the fault campaigns'
-//! operations, the Disk Mimic's probes, calibration's search) hold a [`Watch`] taken
+//! operations, the Disk Mimic's probes, calibration's search, every read of a trace
+//! file) hold a [`Watch`] taken
 //! when they began and end early with an error once a request came after it.
 //!
 //! Requests are counted, never withdrawn: every run under way at a request stops, in

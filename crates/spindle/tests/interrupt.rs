@@ -1,5 +1,6 @@
 //! A run asked to stop from outside (Python's Ctrl-C, `spindle::interrupt`) ends at
-//! the engine's next event with an error, and runs begun after the request are whole.
+//! the engine's next event with an error, a trace being read stops too, and runs begun
+//! after the request are whole.
 //! Its own test binary with one test: a request stops every run under way in the
 //! process, those of other tests beside it too.
 
@@ -59,4 +60,30 @@ fn a_requested_stop_ends_the_run_at_its_next_event() {
     assert!(late.is_err_and(|e| e.contains(spindle::interrupt::MESSAGE)));
     // Outside the call, a run begun now is whole.
     assert!(simulate(&spec, Source::records(&recs), &mut |_| {}).is_ok());
+
+    // A trace file being read (a run's first pass over it too) stops within one buffer
+    // fill of a request; one opened after the request reads whole.
+    let hp =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data/traces/ajw.1week.srt");
+    let all = spindle::trace::open_trace(&hp, None)
+        .expect("opens")
+        .count();
+    let mut reading = spindle::trace::open_trace(&hp, None).expect("opens");
+    assert!(reading.by_ref().take(10).all(|r| r.is_ok()));
+    spindle::interrupt::request();
+    let rest: Vec<_> = reading.collect();
+    let err = rest.last().expect("an error").clone().expect_err("stopped");
+    assert!(err.msg.contains(spindle::interrupt::MESSAGE), "{err}");
+    assert!(
+        rest.len() < all / 2,
+        "{} of {all} records after the request",
+        rest.len()
+    );
+    assert_eq!(
+        spindle::trace::open_trace(&hp, None)
+            .expect("opens")
+            .filter(Result::is_ok)
+            .count(),
+        all
+    );
 }

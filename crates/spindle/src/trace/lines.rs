@@ -37,7 +37,11 @@ impl<'a> Source<'a> {
             Source::File(path) => {
                 let f =
                     std::fs::File::open(path).map_err(|e| TraceError::file(file, e.to_string()))?;
-                Box::new(BufReader::with_capacity(READ_BUFFER_BYTES, f))
+                let watched = Watched {
+                    inner: f,
+                    watch: crate::interrupt::Watch::start(),
+                };
+                Box::new(BufReader::with_capacity(READ_BUFFER_BYTES, watched))
             }
             Source::Bytes(bytes) => Box::new(*bytes),
         };
@@ -77,6 +81,23 @@ impl<'a> Source<'a> {
             number: 0,
             file: file.to_string(),
         })
+    }
+}
+
+/// A trace file whose reads fail once a stop is requested after it was opened
+/// ([`crate::interrupt`], Python's Ctrl-C), so every pass over a long file, a first pass
+/// too, ends within one buffer fill (the error is not `Interrupted`, which readers retry).
+struct Watched<R> {
+    inner: R,
+    watch: crate::interrupt::Watch,
+}
+
+impl<R: Read> Read for Watched<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        if self.watch.stopped() {
+            return Err(std::io::Error::other(crate::interrupt::MESSAGE));
+        }
+        self.inner.read(buf)
     }
 }
 
