@@ -61,15 +61,16 @@ impl DiskModel {
     /// Loads a preset by name or the first disk of a DiskSim `.parv` file (as `spindle
     /// disk-info` does).
     #[new]
-    fn new(disk: &str) -> PyResult<DiskModel> {
-        let loaded = spindle_cli::disks::load_disk(disk).map_err(to_py)?;
-        let name = loaded.params.name.clone();
-        let hdd = spindle_cli::disks::build(loaded.params).map_err(to_py)?;
-        Ok(DiskModel {
-            hdd,
-            name,
-            source: loaded.source,
-        })
+    fn new(py: Python<'_>, disk: &str) -> PyResult<DiskModel> {
+        // Without the GIL: a drive file on a slow or blocking path holds no other thread.
+        let built = py.detach(|| -> anyhow::Result<_> {
+            let loaded = spindle_cli::disks::load_disk(disk)?;
+            let name = loaded.params.name.clone();
+            let hdd = spindle_cli::disks::build(loaded.params)?;
+            Ok((hdd, name, loaded.source))
+        });
+        let (hdd, name, source) = built.map_err(to_py)?;
+        Ok(DiskModel { hdd, name, source })
     }
 
     /// `spindle disk-info NAME --json`'s text.
