@@ -930,9 +930,14 @@ pub fn run_config(
             // One device: nothing shares a unit.
             stride: 0,
         },
+        // Read, decompressed and parsed on a second core while the run consumes it
+        // (same records, same order); a run consumes its workload.
         LoadedWorkload::Trace(t) => Source::Open {
             requests: Box::new(spindle::trace::records_until_error(
-                &mut t.records,
+                spindle::offload::ahead(std::mem::replace(
+                    &mut t.records,
+                    Box::new(std::iter::empty()),
+                )),
                 &mut trace_err,
             )),
             stride: t.stride,
