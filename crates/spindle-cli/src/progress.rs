@@ -37,6 +37,22 @@ impl Progress {
         Progress { bar: Some(bar) }
     }
 
+    /// A spinner with the time spent, ticking by itself, for a wait without a count
+    /// (a trace file's first pass before a run).
+    pub fn waiting(label: &str) -> Progress {
+        if !std::io::stderr().is_terminal() || std::env::var_os("CI").is_some() {
+            return Progress { bar: None };
+        }
+        let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr_with_hz(4));
+        bar.set_style(
+            ProgressStyle::with_template("{spinner} {msg} ({elapsed})")
+                .unwrap_or_else(|_| ProgressStyle::default_spinner()),
+        );
+        bar.set_message(label.to_string());
+        bar.enable_steady_tick(std::time::Duration::from_millis(250));
+        Progress { bar: Some(bar) }
+    }
+
     /// No bar at all (a sweep's points run without one each).
     pub fn hidden() -> Progress {
         Progress { bar: None }

@@ -1373,7 +1373,19 @@ pub fn run_with_format(
         let inputs: Vec<&Path> = inputs.iter().map(PathBuf::as_path).collect();
         crate::outputs::check_output("--requests-csv", out, &inputs)?;
     }
-    let mut w = load_workload(&c)?;
+    // A long trace's first pass (its extent, its order) says it is under way.
+    let mut reading = match c
+        .workload
+        .trace
+        .as_deref()
+        .and_then(crate::outputs::trace_file)
+    {
+        Some(file) => Progress::waiting(&format!("reading {}", file.display())),
+        None => Progress::hidden(),
+    };
+    let loaded = load_workload(&c);
+    reading.finish();
+    let mut w = loaded?;
     let mut out = match csv {
         Some(path) => {
             let (sink, name): (Box<dyn std::io::Write>, String) = if to_stdout {
