@@ -413,7 +413,7 @@ impl StackArgs {
         }
         if let Some(q) = self.queue_depth {
             refuse_where_drives_schedule_themselves(&c, "--queue-depth")?;
-            // Parsed as u64 so that any whole number gets this limit's message.
+            // Parsed as u64 so that values past u32 get this limit's message too.
             crate::limits::count("--queue-depth", q, crate::limits::MAX_OUTSTANDING)?;
             c.scheduler.queue_depth = u32::try_from(q)?;
         }

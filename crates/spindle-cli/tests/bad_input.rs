@@ -167,6 +167,8 @@ const CASES: &[(&str, &str)] = &[
     ("run --trace {t}/bad-lbn.csv.gz", "bad-lbn.csv.gz:2: field 3 (lbn)"),
     ("run --trace {t}/traces.tgz", "traces.tgz: is a tar archive"),
     ("trace {t}/trace.csv.xz", "is xz-compressed, which spindle does not read"),
+    ("trace {t}/trace.csv.xz --format msr", "is xz-compressed"),
+    ("run --trace {t}/traces.tgz --format spindle-csv", "is a tar archive"),
     ("run --trace {t}/garbage.txt --format bogus", "bogus"),
     (
         "run --trace {t}/bad-lbn.csv --format spindle-csv",

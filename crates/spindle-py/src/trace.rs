@@ -49,6 +49,7 @@ impl TraceCursor {
     #[new]
     #[pyo3(signature = (spec, format=None, num=1, den=1, device=None))]
     fn new(
+        py: Python<'_>,
         spec: &str,
         format: Option<&str>,
         num: u64,
@@ -64,7 +65,9 @@ impl TraceCursor {
             Some(f) => Some(f.parse::<Format>().map_err(from_text)?),
             None => None,
         };
-        let stream = open_spec(spec, format).map_err(|e| from_text(e.to_string()))?;
+        // Opening may take a first pass over the file (its earliest time stamp).
+        let stream =
+            interruptible(py, || open_spec(spec, format))?.map_err(|e| from_text(e.to_string()))?;
         Ok(TraceCursor {
             format: stream.format(),
             file: stream.file().to_string(),

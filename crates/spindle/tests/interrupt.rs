@@ -61,17 +61,20 @@ fn a_requested_stop_ends_the_run_at_its_next_event() {
     // Outside the call, a run begun now is whole.
     assert!(simulate(&spec, Source::records(&recs), &mut |_| {}).is_ok());
 
-    // A trace file being read (a run's first pass over it too) stops within one buffer
-    // fill of a request; one opened after the request reads whole.
+    // A trace file being read in a call (a run's first pass over it too) stops within
+    // one buffer fill of a request; a later call reading the same open file reads on.
     let hp =
         std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data/traces/ajw.1week.srt");
     let all = spindle::trace::open_trace(&hp, None)
         .expect("opens")
         .count();
     let mut reading = spindle::trace::open_trace(&hp, None).expect("opens");
-    assert!(reading.by_ref().take(10).all(|r| r.is_ok()));
-    spindle::interrupt::request();
-    let rest: Vec<_> = reading.collect();
+    let call = Watch::start();
+    let rest: Vec<_> = scoped(call, || {
+        assert!(reading.by_ref().take(10).all(|r| r.is_ok()));
+        spindle::interrupt::request();
+        reading.by_ref().take(all).collect()
+    });
     let err = rest.last().expect("an error").clone().expect_err("stopped");
     assert!(err.msg.contains(spindle::interrupt::MESSAGE), "{err}");
     assert!(
@@ -79,6 +82,12 @@ fn a_requested_stop_ends_the_run_at_its_next_event() {
         "{} of {all} records after the request",
         rest.len()
     );
+    let mut later = spindle::trace::open_trace(&hp, None).expect("opens");
+    assert!(later.by_ref().take(10).all(|r| r.is_ok()));
+    spindle::interrupt::request();
+    let call = Watch::start();
+    assert!(scoped(call, || later.by_ref().take(all).all(|r| r.is_ok())));
+    // Outside any call, a read is never stopped.
     assert_eq!(
         spindle::trace::open_trace(&hp, None)
             .expect("opens")

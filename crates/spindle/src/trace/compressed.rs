@@ -1,6 +1,9 @@
 //! Compressed trace files, read as they are decompressed: gzip (`.gz`; one member or
-//! several, as `cat a.gz b.gz` and `bgzip` make them) and Zstandard (`.zst`; one frame or
-//! several, skippable frames skipped, content checksums verified). Public traces mostly
+//! several, as `cat a.gz b.gz` and `bgzip` make them; zero padding after the last is
+//! ignored, as `gzip -d` ignores it) and Zstandard (`.zst`; one frame or several,
+//! skippable frames skipped, content checksums and declared sizes verified). Anything
+//! else after the last member or frame, or a file that ends inside one, is an error:
+//! never a shorter trace. Public traces mostly
 //! come compressed (the MSR Cambridge and FIU volumes as `.csv.gz`, `.blkparse.gz`), and
 //! a trace replays from its compressed file in bounded memory, with no copy on disk.
 //!
@@ -60,30 +63,44 @@ impl Compression {
 pub(crate) fn decompressed<'a>(
     mut raw: Box<dyn BufRead + Send + 'a>,
 ) -> io::Result<Box<dyn BufRead + Send + 'a>> {
+    // A pipe may give its first bytes a few at a time: gather the magic's 4 first.
+    if raw.fill_buf()?.len() < ZSTD_MAGIC.len() {
+        let mut head = Vec::with_capacity(ZSTD_MAGIC.len());
+        while head.len() < ZSTD_MAGIC.len() {
+            let buf = raw.fill_buf()?;
+            if buf.is_empty() {
+                break;
+            }
+            let n = buf.len().min(ZSTD_MAGIC.len() - head.len());
+            head.extend_from_slice(&buf[..n]);
+            raw.consume(n);
+        }
+        raw = Box::new(io::Cursor::new(head).chain(raw));
+    }
     let compression = Compression::of(raw.fill_buf()?);
+    let buffered = |inner: Box<dyn Read + Send + 'a>, c: Compression| {
+        Box::new(BufReader::with_capacity(
+            DECOMPRESSED_BUFFER_BYTES,
+            Named {
+                inner,
+                what: c.name(),
+            },
+        ))
+    };
     Ok(match compression {
         None => raw,
-        Some(c @ Compression::Gzip) => Box::new(BufReader::with_capacity(
-            DECOMPRESSED_BUFFER_BYTES,
-            Named {
-                inner: flate2::bufread::MultiGzDecoder::new(raw),
-                what: c.name(),
-            },
-        )),
-        Some(c @ Compression::Zstd) => Box::new(BufReader::with_capacity(
-            DECOMPRESSED_BUFFER_BYTES,
-            Named {
-                inner: ZstdFrames::new(raw),
-                what: c.name(),
-            },
-        )),
+        Some(c @ Compression::Gzip) => buffered(Box::new(GzipMembers::new(raw)), c),
+        Some(c @ Compression::Zstd) => buffered(Box::new(ZstdFrames::new(raw)), c),
     })
 }
 
 /// Why a file's (decompressed) first bytes cannot be a trace, when they are an archive
 /// or another compressor's stream: what the user should do instead.
 pub(crate) fn refusal(head: &[u8]) -> Option<&'static str> {
-    if head.get(257..262) == Some(b"ustar") {
+    if Compression::of(head).is_some() {
+        // Read through one decompression already.
+        Some("is compressed twice (a .gz or .zst inside another): decompress it once first")
+    } else if head.get(257..262) == Some(b"ustar") {
         Some("is a tar archive (a .tar, .tgz or .tar.zst holds several files): extract the trace file from it first")
     } else if head.starts_with(b"PK\x03\x04") {
         Some("is a zip archive: extract the trace file from it first")
@@ -108,18 +125,77 @@ struct Named<R> {
 impl<R: Read> Read for Named<R> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         self.inner.read(buf).map_err(|e| {
-            let kind = match e.kind() {
-                io::ErrorKind::UnexpectedEof => io::ErrorKind::UnexpectedEof,
-                _ => io::ErrorKind::InvalidData,
-            };
             let detail = match e.kind() {
-                io::ErrorKind::UnexpectedEof => {
-                    "the file ends inside compressed data (truncated?)".to_string()
-                }
+                io::ErrorKind::UnexpectedEof => TRUNCATED.to_string(),
                 _ => e.to_string(),
             };
-            io::Error::new(kind, format!("{} data: {detail}", self.what))
+            io::Error::new(e.kind(), format!("{} data: {detail}", self.what))
         })
+    }
+}
+
+/// What a compressed file that ends too early is told.
+const TRUNCATED: &str = "the file ends inside compressed data (truncated?)";
+
+/// Whether `source` holds nothing more, or only zero bytes up to its end (the padding
+/// some tools leave after the last gzip member, which `gzip -d` ignores); reads them.
+fn only_zeros_left(source: &mut impl BufRead) -> io::Result<bool> {
+    loop {
+        let buf = source.fill_buf()?;
+        if buf.is_empty() {
+            return Ok(true);
+        }
+        if buf.iter().any(|&b| b != 0) {
+            return Ok(false);
+        }
+        let n = buf.len();
+        source.consume(n);
+    }
+}
+
+/// Every member of a gzip stream in turn (`cat a.gz b.gz`, `bgzip`, `pigz`). After the
+/// last one, zero padding ends the stream; anything else is an error, never ignored.
+struct GzipMembers<R: BufRead> {
+    /// The member being read (`None` only while the next one is started).
+    member: Option<flate2::bufread::GzDecoder<R>>,
+}
+
+impl<R: BufRead> GzipMembers<R> {
+    fn new(source: R) -> Self {
+        GzipMembers {
+            member: Some(flate2::bufread::GzDecoder::new(source)),
+        }
+    }
+}
+
+impl<R: BufRead> Read for GzipMembers<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        if buf.is_empty() {
+            return Ok(0);
+        }
+        while let Some(member) = self.member.as_mut() {
+            let n = member.read(buf)?;
+            if n > 0 {
+                return Ok(n);
+            }
+            // The member ended (its CRC and length checked): another, padding, or junk.
+            let source = member.get_mut();
+            if source.fill_buf()?.starts_with(GZIP_MAGIC) {
+                self.member = self
+                    .member
+                    .take()
+                    .map(|m| flate2::bufread::GzDecoder::new(m.into_inner()));
+                continue;
+            }
+            if only_zeros_left(source)? {
+                return Ok(0);
+            }
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                "bytes after the last gzip member that are not gzip data (a damaged or appended file?)",
+            ));
+        }
+        Ok(0)
     }
 }
 
@@ -128,6 +204,10 @@ struct ZstdFrames<R> {
     source: R,
     frame: FrameDecoder,
     in_frame: bool,
+    /// Whether the frame being read declares its decompressed size, and how many bytes
+    /// of it were given so far.
+    declares_size: bool,
+    given: u64,
 }
 
 impl<R: BufRead> ZstdFrames<R> {
@@ -138,15 +218,24 @@ impl<R: BufRead> ZstdFrames<R> {
             source,
             frame,
             in_frame: false,
+            declares_size: false,
+            given: 0,
         }
     }
 
     /// Starts the next frame, skipping skippable ones; `false` at the end of the input.
     fn next_frame(&mut self) -> io::Result<bool> {
         loop {
-            if self.source.fill_buf()?.is_empty() {
+            let head = self.source.fill_buf()?;
+            if head.is_empty() {
                 return Ok(false);
             }
+            // The frame header descriptor (after the magic): a Frame_Content_Size field,
+            // or a single segment, means the size is declared.
+            self.declares_size = head
+                .get(ZSTD_MAGIC.len())
+                .is_some_and(|&d| d >> 6 != 0 || d & 0x20 != 0);
+            self.given = 0;
             match self.frame.reset(&mut self.source) {
                 Ok(()) => return Ok(true),
                 Err(FrameDecoderError::ReadFrameHeaderError(ReadFrameHeaderError::SkipFrame {
@@ -161,21 +250,56 @@ impl<R: BufRead> ZstdFrames<R> {
                         return Err(io::ErrorKind::UnexpectedEof.into());
                     }
                 }
-                Err(e) => return Err(zstd_error(e)),
+                Err(FrameDecoderError::ReadFrameHeaderError(
+                    ReadFrameHeaderError::BadMagicNumber(_),
+                )) => {
+                    return Err(io::Error::new(
+                        io::ErrorKind::InvalidData,
+                        "bytes after the last zstd frame that are not zstd data (a damaged or appended file?)",
+                    ))
+                }
+                Err(e) => return Err(self.error(e)),
             }
         }
     }
-}
 
-fn zstd_error(e: FrameDecoderError) -> io::Error {
-    match e {
-        FrameDecoderError::WindowSizeTooBig { requested, max } => io::Error::new(
-            io::ErrorKind::InvalidData,
-            format!(
+    /// `e` as an I/O error: a truncation if the input has ended, else what the decoder
+    /// says (the window limit in words).
+    fn error(&mut self, e: FrameDecoderError) -> io::Error {
+        if self.source.fill_buf().is_ok_and(|b| b.is_empty()) {
+            return io::ErrorKind::UnexpectedEof.into();
+        }
+        let msg = match e {
+            FrameDecoderError::WindowSizeTooBig { requested, max } => format!(
                 "a frame asks for a {requested}-byte window, more than the {max} bytes spindle allows (made with zstd --long?)"
             ),
-        ),
-        e => io::Error::new(io::ErrorKind::InvalidData, e.to_string()),
+            e => format!("corrupt data ({e})"),
+        };
+        io::Error::new(io::ErrorKind::InvalidData, msg)
+    }
+
+    /// At a frame's end: its checksum and declared size, where it has them, must agree
+    /// with what was decoded.
+    fn check_frame(&self) -> io::Result<()> {
+        let corrupt = |what: &str| io::Error::new(io::ErrorKind::InvalidData, what.to_string());
+        if let (Some(stored), Some(computed)) = (
+            self.frame.get_checksum_from_data(),
+            self.frame.get_calculated_checksum(),
+        ) {
+            if stored != computed {
+                return Err(corrupt(
+                    "a frame's content checksum does not match its data (corrupt file)",
+                ));
+            }
+        }
+        if self.declares_size && self.given != self.frame.content_size() {
+            return Err(corrupt(&format!(
+                "a frame declares {} bytes but holds {} (corrupt file)",
+                self.frame.content_size(),
+                self.given
+            )));
+        }
+        Ok(())
     }
 }
 
@@ -187,26 +311,19 @@ impl<R: BufRead> Read for ZstdFrames<R> {
         loop {
             if self.in_frame {
                 while self.frame.can_collect() == 0 && !self.frame.is_finished() {
-                    self.frame
+                    if let Err(e) = self
+                        .frame
                         .decode_blocks(&mut self.source, BlockDecodingStrategy::UptoBlocks(1))
-                        .map_err(zstd_error)?;
+                    {
+                        return Err(self.error(e));
+                    }
                 }
                 let n = self.frame.read(buf)?;
                 if n > 0 {
+                    self.given += n as u64;
                     return Ok(n);
                 }
-                // The frame is decoded and drained: its checksum, if it has one, must agree.
-                if let (Some(stored), Some(computed)) = (
-                    self.frame.get_checksum_from_data(),
-                    self.frame.get_calculated_checksum(),
-                ) {
-                    if stored != computed {
-                        return Err(io::Error::new(
-                            io::ErrorKind::InvalidData,
-                            "a frame's content checksum does not match its data (corrupt file)",
-                        ));
-                    }
-                }
+                self.check_frame()?;
                 self.in_frame = false;
             }
             if !self.next_frame()? {
@@ -267,7 +384,45 @@ mod tests {
         let last = zst.len() - 1;
         zst.truncate(last);
         let e = read_all(&zst).expect_err("truncated zstd");
-        assert!(e.to_string().starts_with("zstd data:"), "{e}");
+        assert!(e.to_string().starts_with("zstd data: the file ends"), "{e}");
+    }
+
+    #[test]
+    fn a_pipe_giving_one_byte_at_a_time_is_still_recognised() {
+        for packed in [gzip(TEXT), zstd(TEXT)] {
+            let trickle = BufReader::with_capacity(1, std::io::Cursor::new(packed));
+            let mut out = Vec::new();
+            decompressed(Box::new(trickle))
+                .and_then(|mut r| r.read_to_end(&mut out))
+                .expect("reads");
+            assert_eq!(out, TEXT);
+        }
+    }
+
+    #[test]
+    fn what_follows_the_last_member_or_frame_is_checked() {
+        // Zero padding after the last gzip member is ignored, as gzip -d does.
+        let padded = [gzip(TEXT), vec![0; 100]].concat();
+        assert_eq!(read_all(&padded).expect("padding"), TEXT);
+        for (packed, what) in [(gzip(TEXT), "gzip"), (zstd(TEXT), "zstd")] {
+            let junk = [packed, b"appended".to_vec()].concat();
+            let e = read_all(&junk).expect_err("junk after the data");
+            assert!(
+                e.to_string().contains(&format!("after the last {what}")),
+                "{e}"
+            );
+        }
+        // A frame as `zstd --no-check FILE` writes TEXT: single segment, its 28 bytes
+        // declared, one raw last block. Declaring one byte more is corrupt.
+        let mut zst = [
+            &[0x28, 0xb5, 0x2f, 0xfd, 0x20, 0x1c, 0xe1, 0x00, 0x00][..],
+            TEXT,
+        ]
+        .concat();
+        assert_eq!(read_all(&zst).expect("as written"), TEXT);
+        zst[5] += 1;
+        let e = read_all(&zst).expect_err("size mismatch");
+        assert!(e.to_string().contains("declares"), "{e}");
     }
 
     #[test]
@@ -277,5 +432,9 @@ mod tests {
         assert!(refusal(&tar).is_some_and(|m| m.contains("tar archive")));
         assert!(refusal(b"\xfd7zXZ\x00rest").is_some_and(|m| m.contains("xz")));
         assert!(refusal(TEXT).is_none());
+        assert!(refusal(&gzip(TEXT)).is_some_and(|m| m.contains("compressed twice")));
+        let twice = gzip(&zstd(TEXT));
+        let e = read_all(&twice).expect("decompressed once");
+        assert!(refusal(&e).is_some());
     }
 }

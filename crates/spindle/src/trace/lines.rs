@@ -37,11 +37,7 @@ impl<'a> Source<'a> {
             Source::File(path) => {
                 let f =
                     std::fs::File::open(path).map_err(|e| TraceError::file(file, e.to_string()))?;
-                let watched = Watched {
-                    inner: f,
-                    watch: crate::interrupt::Watch::start(),
-                };
-                Box::new(BufReader::with_capacity(READ_BUFFER_BYTES, watched))
+                Box::new(BufReader::with_capacity(READ_BUFFER_BYTES, Watched(f)))
             }
             Source::Bytes(bytes) => Box::new(*bytes),
         };
@@ -84,20 +80,20 @@ impl<'a> Source<'a> {
     }
 }
 
-/// A trace file whose reads fail once a stop is requested after it was opened
-/// ([`crate::interrupt`], Python's Ctrl-C), so every pass over a long file, a first pass
-/// too, ends within one buffer fill (the error is not `Interrupted`, which readers retry).
-struct Watched<R> {
-    inner: R,
-    watch: crate::interrupt::Watch,
-}
+/// A trace file whose reads fail once a stop is requested ([`crate::interrupt`],
+/// Python's Ctrl-C) after the call reading it began ([`crate::interrupt::scoped`]), so a
+/// pass over a long file, a run's first pass too, ends within one buffer fill. A file
+/// kept open across calls (Python's `TraceReader`) is judged by each call's own start;
+/// a read outside any such call is never stopped. The error is not `Interrupted`, which
+/// readers retry.
+struct Watched<R>(R);
 
 impl<R: Read> Read for Watched<R> {
     fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        if self.watch.stopped() {
+        if crate::interrupt::Watch::start().stopped() {
             return Err(std::io::Error::other(crate::interrupt::MESSAGE));
         }
-        self.inner.read(buf)
+        self.0.read(buf)
     }
 }
 

@@ -34,24 +34,33 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::io::Read;
 use std::path::Path;
 
-/// The format named, or the one detected from the first bytes of `source`.
+/// The format named, or the one detected from the first bytes of `source`. A named
+/// format is taken as given, but for an archive or an unread compression, which is
+/// refused as detection refuses it (where the first bytes can be read twice).
 fn format_of(
     source: &Source<'_>,
     file: &str,
     format: Option<Format>,
 ) -> Result<Format, TraceError> {
-    if let Some(f) = format {
+    let why = "its format, from its first bytes";
+    if let Some(f) = format.filter(|_| source.check_rereadable(file, why).is_err()) {
         return Ok(f);
     }
-    // Detected from the first bytes as read (decompressed, for a compressed file).
-    source.check_rereadable(file, "its format, from its first bytes")?;
+    // Read as the readers read it (decompressed, for a compressed file).
+    source.check_rereadable(file, why)?;
     let mut head = Vec::new();
     source
         .open(file)?
         .take(super::detect::DETECT_BYTES as u64)
         .read_to_end(&mut head)
         .map_err(|e| TraceError::file(file, format!("cannot read: {e}")))?;
-    detect(file, &head)
+    match format {
+        Some(f) => match super::compressed::refusal(&head) {
+            Some(refused) => Err(TraceError::file(file, refused)),
+            None => Ok(f),
+        },
+        None => detect(file, &head),
+    }
 }
 
 /// The format's reader over `source`, records stamped with the format's clock.
