@@ -62,6 +62,14 @@ impl Watch {
     }
 }
 
+/// Whether a stop was requested since the start of the call this thread works for
+/// ([`scoped`]); never outside one.
+pub fn requested_in_call() -> bool {
+    SINCE
+        .get()
+        .is_some_and(|since| REQUESTS.load(Ordering::Relaxed) != since)
+}
+
 /// Runs `f` on this thread with every [`Watch`] taken in it dated `since` (a call's
 /// start), so that a request that came before a run began, but after the call did,
 /// stops the run too.

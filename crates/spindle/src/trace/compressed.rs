@@ -8,8 +8,8 @@
 //! a trace replays from its compressed file in bounded memory, with no copy on disk.
 //!
 //! The compression is told by the file's first bytes, never its name; what comes out is
-//! then detected and read as any trace is. A file read twice (detection, the earliest
-//! time stamp) is decompressed twice. Archives and other compressors are refused by name
+//! then detected and read as any trace is. A file is decompressed on every pass over it
+//! (detection's first bytes, the earliest time stamp, the replay). Archives and other compressors are refused by name
 //! ([`refusal`]), so a user learns what to do rather than that the format is unknown.
 //!
 //! Limit: a Zstandard frame may ask for a window of at most 128 MiB (the decoder's
@@ -108,7 +108,12 @@ pub(crate) fn refusal(head: &[u8]) -> Option<&'static str> {
         Some("is a 7-Zip archive: extract the trace file from it first")
     } else if head.starts_with(b"\xfd7zXZ\x00") {
         Some("is xz-compressed, which spindle does not read: decompress it, or recompress it with gzip or zstd")
-    } else if head.starts_with(b"BZh") && head.get(4..10) == Some(b"\x31\x41\x59\x26\x53\x59") {
+    } else if head.starts_with(b"BZh")
+        && matches!(
+            head.get(4..10),
+            Some(b"\x31\x41\x59\x26\x53\x59" | b"\x17\x72\x45\x38\x50\x90")
+        )
+    {
         Some("is bzip2-compressed, which spindle does not read: decompress it, or recompress it with gzip or zstd")
     } else {
         None
@@ -158,12 +163,16 @@ fn only_zeros_left(source: &mut impl BufRead) -> io::Result<bool> {
 struct GzipMembers<R: BufRead> {
     /// The member being read (`None` only while the next one is started).
     member: Option<flate2::bufread::GzDecoder<R>>,
+    /// Whether the member is a later one that has given nothing yet: if it fails, the
+    /// bytes after the previous member were not another member.
+    unproven: bool,
 }
 
 impl<R: BufRead> GzipMembers<R> {
     fn new(source: R) -> Self {
         GzipMembers {
             member: Some(flate2::bufread::GzDecoder::new(source)),
+            unproven: false,
         }
     }
 }
@@ -174,34 +183,102 @@ impl<R: BufRead> Read for GzipMembers<R> {
             return Ok(0);
         }
         while let Some(member) = self.member.as_mut() {
-            let n = member.read(buf)?;
+            let n = match member.read(buf) {
+                Err(e) if self.unproven && e.kind() != io::ErrorKind::UnexpectedEof => {
+                    return Err(io::Error::new(
+                        io::ErrorKind::InvalidData,
+                        format!("bytes after the last gzip member that are not another member ({e}): a damaged or appended file?"),
+                    ))
+                }
+                r => r?,
+            };
             if n > 0 {
+                self.unproven = false;
                 return Ok(n);
             }
-            // The member ended (its CRC and length checked): another, padding, or junk.
+            // The member ended (its CRC and length checked): padding, the end, or what
+            // should be another member, whose header the decoder reads across buffers.
             let source = member.get_mut();
-            if source.fill_buf()?.starts_with(GZIP_MAGIC) {
-                self.member = self
-                    .member
-                    .take()
-                    .map(|m| flate2::bufread::GzDecoder::new(m.into_inner()));
-                continue;
+            match source.fill_buf()?.first().copied() {
+                None => return Ok(0),
+                Some(0) if only_zeros_left(source)? => return Ok(0),
+                Some(first) if first == GZIP_MAGIC[0] => {
+                    self.member = self
+                        .member
+                        .take()
+                        .map(|m| flate2::bufread::GzDecoder::new(m.into_inner()));
+                    self.unproven = true;
+                }
+                Some(_) => {
+                    return Err(io::Error::new(
+                        io::ErrorKind::InvalidData,
+                        "bytes after the last gzip member that are not another member: a damaged or appended file?",
+                    ))
+                }
             }
-            if only_zeros_left(source)? {
-                return Ok(0);
-            }
-            return Err(io::Error::new(
-                io::ErrorKind::InvalidData,
-                "bytes after the last gzip member that are not gzip data (a damaged or appended file?)",
-            ));
         }
         Ok(0)
     }
 }
 
+/// A source that keeps a copy of the last error it gave, so that the decoder's own
+/// error (which wraps it in its words) can be told from an I/O failure underneath.
+struct KeepsError<R> {
+    inner: R,
+    last_error: Option<io::Error>,
+}
+
+impl<R: BufRead> KeepsError<R> {
+    fn keep<T>(&mut self, r: io::Result<T>) -> io::Result<T> {
+        r.inspect_err(|e| self.last_error = Some(io::Error::new(e.kind(), e.to_string())))
+    }
+}
+
+impl<R: BufRead> Read for KeepsError<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let r = self.inner.read(buf);
+        self.keep(r)
+    }
+}
+
+impl<R: BufRead> BufRead for KeepsError<R> {
+    fn fill_buf(&mut self) -> io::Result<&[u8]> {
+        if let Err(e) = self.inner.fill_buf() {
+            let kept = io::Error::new(e.kind(), e.to_string());
+            self.last_error = Some(kept);
+            return Err(e);
+        }
+        self.inner.fill_buf()
+    }
+
+    fn consume(&mut self, n: usize) {
+        self.inner.consume(n);
+    }
+}
+
+/// The first bytes of a frame as the decoder reads them: its header descriptor (the
+/// byte after the magic) is kept, wherever a buffer ends.
+struct HeaderPeek<'r, R> {
+    inner: &'r mut R,
+    read: usize,
+    descriptor: Option<u8>,
+}
+
+impl<R: Read> Read for HeaderPeek<'_, R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        let at = ZSTD_MAGIC.len();
+        if (self.read..self.read + n).contains(&at) {
+            self.descriptor = Some(buf[at - self.read]);
+        }
+        self.read += n;
+        Ok(n)
+    }
+}
+
 /// Every frame of a Zstandard stream in turn.
 struct ZstdFrames<R> {
-    source: R,
+    source: KeepsError<R>,
     frame: FrameDecoder,
     in_frame: bool,
     /// Whether the frame being read declares its decompressed size, and how many bytes
@@ -215,7 +292,10 @@ impl<R: BufRead> ZstdFrames<R> {
         let mut frame = FrameDecoder::new();
         frame.set_max_window_size(MAX_ZSTD_WINDOW_BYTES);
         ZstdFrames {
-            source,
+            source: KeepsError {
+                inner: source,
+                last_error: None,
+            },
             frame,
             in_frame: false,
             declares_size: false,
@@ -226,17 +306,21 @@ impl<R: BufRead> ZstdFrames<R> {
     /// Starts the next frame, skipping skippable ones; `false` at the end of the input.
     fn next_frame(&mut self) -> io::Result<bool> {
         loop {
-            let head = self.source.fill_buf()?;
-            if head.is_empty() {
+            if self.source.fill_buf()?.is_empty() {
                 return Ok(false);
             }
-            // The frame header descriptor (after the magic): a Frame_Content_Size field,
-            // or a single segment, means the size is declared.
-            self.declares_size = head
-                .get(ZSTD_MAGIC.len())
-                .is_some_and(|&d| d >> 6 != 0 || d & 0x20 != 0);
+            let mut peek = HeaderPeek {
+                inner: &mut self.source,
+                read: 0,
+                descriptor: None,
+            };
+            let started = self.frame.reset(&mut peek);
+            // A Frame_Content_Size field, or a single segment, means the size is declared.
+            self.declares_size = peek
+                .descriptor
+                .is_some_and(|d| d >> 6 != 0 || d & 0x20 != 0);
             self.given = 0;
-            match self.frame.reset(&mut self.source) {
+            match started {
                 Ok(()) => return Ok(true),
                 Err(FrameDecoderError::ReadFrameHeaderError(ReadFrameHeaderError::SkipFrame {
                     length,
@@ -266,6 +350,12 @@ impl<R: BufRead> ZstdFrames<R> {
     /// `e` as an I/O error: a truncation if the input has ended, else what the decoder
     /// says (the window limit in words).
     fn error(&mut self, e: FrameDecoderError) -> io::Error {
+        // The source failed (a read error, an interrupt): that, not the decoder's words.
+        if let Some(underneath) = self.source.last_error.take() {
+            if underneath.kind() != io::ErrorKind::UnexpectedEof {
+                return underneath;
+            }
+        }
         if self.source.fill_buf().is_ok_and(|b| b.is_empty()) {
             return io::ErrorKind::UnexpectedEof.into();
         }
@@ -423,6 +513,35 @@ mod tests {
         zst[5] += 1;
         let e = read_all(&zst).expect_err("size mismatch");
         assert!(e.to_string().contains("declares"), "{e}");
+    }
+
+    #[test]
+    fn a_member_or_frame_header_across_a_buffer_edge_is_read_as_any_other() {
+        let through = |bytes: &[u8], capacity: usize| {
+            let edged = BufReader::with_capacity(capacity, std::io::Cursor::new(bytes.to_vec()));
+            let mut out = Vec::new();
+            decompressed(Box::new(edged)).and_then(|mut r| r.read_to_end(&mut out).map(|_| out))
+        };
+        let first = gzip(TEXT);
+        let two = [first.clone(), gzip(TEXT)].concat();
+        let zst = zstd(TEXT);
+        // As `zstd --no-check FILE` writes TEXT, but declaring one byte more (corrupt).
+        let declared = [
+            &[0x28, 0xb5, 0x2f, 0xfd, 0x20, 0x1d, 0xe1, 0x00, 0x00][..],
+            TEXT,
+        ]
+        .concat();
+        let zst_then_bad = [zst.clone(), declared].concat();
+        // The buffer ends 0..=5 bytes into what follows the first member or frame.
+        for extra in 0..=5 {
+            let got = through(&two, first.len() + extra).expect("two members");
+            assert_eq!(got, [TEXT, TEXT].concat(), "gzip, edge +{extra}");
+            let e = through(&zst_then_bad, zst.len() + extra).expect_err("size mismatch");
+            assert!(
+                e.to_string().contains("declares 29 bytes"),
+                "zstd, edge +{extra}: {e}"
+            );
+        }
     }
 
     #[test]

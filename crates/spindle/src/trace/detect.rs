@@ -1,8 +1,8 @@
 //! Recognising a trace's format from its first bytes.
 //!
 //! Rules, tried in this order (the first match wins), on the decompressed bytes of a
-//! compressed file. An archive (tar, zip, 7-Zip) or an xz or bzip2 stream is refused
-//! first, saying what to do with it.
+//! compressed file. An archive (tar, zip, 7-Zip), an xz or bzip2 stream, or a file
+//! compressed twice is refused first, saying what to do with it.
 //!
 //! 1. `hp-srt`: a line whose first word is `tracedate` before the first form feed
 //!    (0x0C), or the `$$TR_IOREC` magic the HP traces start with.

@@ -90,7 +90,7 @@ struct Watched<R>(R);
 
 impl<R: Read> Read for Watched<R> {
     fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        if crate::interrupt::Watch::start().stopped() {
+        if crate::interrupt::requested_in_call() {
             return Err(std::io::Error::other(crate::interrupt::MESSAGE));
         }
         self.0.read(buf)

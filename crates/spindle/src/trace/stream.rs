@@ -42,12 +42,14 @@ fn format_of(
     file: &str,
     format: Option<Format>,
 ) -> Result<Format, TraceError> {
-    let why = "its format, from its first bytes";
-    if let Some(f) = format.filter(|_| source.check_rereadable(file, why).is_err()) {
-        return Ok(f);
+    let rereadable = source.check_rereadable(file, "its format, from its first bytes");
+    match (format, rereadable) {
+        // A pipe read once, or a folder the reader will name: taken as given.
+        (Some(f), Err(_)) => return Ok(f),
+        (None, Err(e)) => return Err(e),
+        (_, Ok(())) => {}
     }
     // Read as the readers read it (decompressed, for a compressed file).
-    source.check_rereadable(file, why)?;
     let mut head = Vec::new();
     source
         .open(file)?
