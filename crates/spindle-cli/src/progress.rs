@@ -25,32 +25,19 @@ impl Progress {
 
     /// A running count without a known total (records of a trace read to its end).
     pub fn counter(label: &str) -> Progress {
-        if !std::io::stderr().is_terminal() || std::env::var_os("CI").is_some() {
-            return Progress { bar: None };
+        Progress {
+            bar: spinner("{spinner} {human_pos} {msg} ({per_sec})", label),
         }
-        let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr_with_hz(4));
-        bar.set_style(
-            ProgressStyle::with_template("{spinner} {human_pos} {msg} ({per_sec})")
-                .unwrap_or_else(|_| ProgressStyle::default_spinner()),
-        );
-        bar.set_message(label.to_string());
-        Progress { bar: Some(bar) }
     }
 
     /// A spinner with the time spent, ticking by itself, for a wait without a count
     /// (a trace file's first pass before a run).
     pub fn waiting(label: &str) -> Progress {
-        if !std::io::stderr().is_terminal() || std::env::var_os("CI").is_some() {
-            return Progress { bar: None };
+        let bar = spinner("{spinner} {msg} ({elapsed})", label);
+        if let Some(b) = &bar {
+            b.enable_steady_tick(std::time::Duration::from_millis(250));
         }
-        let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr_with_hz(4));
-        bar.set_style(
-            ProgressStyle::with_template("{spinner} {msg} ({elapsed})")
-                .unwrap_or_else(|_| ProgressStyle::default_spinner()),
-        );
-        bar.set_message(label.to_string());
-        bar.enable_steady_tick(std::time::Duration::from_millis(250));
-        Progress { bar: Some(bar) }
+        Progress { bar }
     }
 
     /// No bar at all (a sweep's points run without one each).
@@ -78,4 +65,18 @@ impl Progress {
             b.finish_and_clear();
         }
     }
+}
+
+/// A bar without a total drawn with `template`; none when stderr is not a terminal (or
+/// in CI).
+fn spinner(template: &str, label: &str) -> Option<ProgressBar> {
+    if !std::io::stderr().is_terminal() || std::env::var_os("CI").is_some() {
+        return None;
+    }
+    let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr_with_hz(4));
+    bar.set_style(
+        ProgressStyle::with_template(template).unwrap_or_else(|_| ProgressStyle::default_spinner()),
+    );
+    bar.set_message(label.to_string());
+    Some(bar)
 }
