@@ -221,52 +221,34 @@ impl<R: BufRead> Read for GzipMembers<R> {
     }
 }
 
-/// A source that keeps a copy of the last error it gave, so that the decoder's own
-/// error (which wraps it in its words) can be told from an I/O failure underneath.
-struct KeepsError<R> {
-    inner: R,
-    last_error: Option<io::Error>,
-}
-
-impl<R: BufRead> KeepsError<R> {
-    fn keep<T>(&mut self, r: io::Result<T>) -> io::Result<T> {
-        r.inspect_err(|e| self.last_error = Some(io::Error::new(e.kind(), e.to_string())))
-    }
-}
-
-impl<R: BufRead> Read for KeepsError<R> {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        let r = self.inner.read(buf);
-        self.keep(r)
-    }
-}
-
-impl<R: BufRead> BufRead for KeepsError<R> {
-    fn fill_buf(&mut self) -> io::Result<&[u8]> {
-        if let Err(e) = self.inner.fill_buf() {
-            let kept = io::Error::new(e.kind(), e.to_string());
-            self.last_error = Some(kept);
-            return Err(e);
-        }
-        self.inner.fill_buf()
-    }
-
-    fn consume(&mut self, n: usize) {
-        self.inner.consume(n);
-    }
-}
-
-/// The first bytes of a frame as the decoder reads them: its header descriptor (the
-/// byte after the magic) is kept, wherever a buffer ends.
-struct HeaderPeek<'r, R> {
+/// The source as the decoder reads it: the byte after a frame's magic (its header
+/// descriptor) is kept wherever a buffer ends, and so is a copy of a read error, so that
+/// the decoder's own error (which wraps it in its words) can be told from a failure
+/// underneath.
+struct Tap<'r, R> {
     inner: &'r mut R,
     read: usize,
     descriptor: Option<u8>,
+    error: Option<io::Error>,
 }
 
-impl<R: Read> Read for HeaderPeek<'_, R> {
+impl<'r, R> Tap<'r, R> {
+    fn new(inner: &'r mut R) -> Self {
+        Tap {
+            inner,
+            read: 0,
+            descriptor: None,
+            error: None,
+        }
+    }
+}
+
+impl<R: Read> Read for Tap<'_, R> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        let n = self.inner.read(buf)?;
+        let n = self
+            .inner
+            .read(buf)
+            .inspect_err(|e| self.error = Some(io::Error::new(e.kind(), e.to_string())))?;
         let at = ZSTD_MAGIC.len();
         if (self.read..self.read + n).contains(&at) {
             self.descriptor = Some(buf[at - self.read]);
@@ -278,7 +260,7 @@ impl<R: Read> Read for HeaderPeek<'_, R> {
 
 /// Every frame of a Zstandard stream in turn.
 struct ZstdFrames<R> {
-    source: KeepsError<R>,
+    source: R,
     frame: FrameDecoder,
     in_frame: bool,
     /// Whether the frame being read declares its decompressed size, and how many bytes
@@ -292,10 +274,7 @@ impl<R: BufRead> ZstdFrames<R> {
         let mut frame = FrameDecoder::new();
         frame.set_max_window_size(MAX_ZSTD_WINDOW_BYTES);
         ZstdFrames {
-            source: KeepsError {
-                inner: source,
-                last_error: None,
-            },
+            source,
             frame,
             in_frame: false,
             declares_size: false,
@@ -309,16 +288,11 @@ impl<R: BufRead> ZstdFrames<R> {
             if self.source.fill_buf()?.is_empty() {
                 return Ok(false);
             }
-            let mut peek = HeaderPeek {
-                inner: &mut self.source,
-                read: 0,
-                descriptor: None,
-            };
-            let started = self.frame.reset(&mut peek);
+            let mut tap = Tap::new(&mut self.source);
+            let started = self.frame.reset(&mut tap);
+            let underneath = tap.error.take();
             // A Frame_Content_Size field, or a single segment, means the size is declared.
-            self.declares_size = peek
-                .descriptor
-                .is_some_and(|d| d >> 6 != 0 || d & 0x20 != 0);
+            self.declares_size = tap.descriptor.is_some_and(|d| d >> 6 != 0 || d & 0x20 != 0);
             self.given = 0;
             match started {
                 Ok(()) => return Ok(true),
@@ -342,16 +316,16 @@ impl<R: BufRead> ZstdFrames<R> {
                         "bytes after the last zstd frame that are not zstd data (a damaged or appended file?)",
                     ))
                 }
-                Err(e) => return Err(self.error(e)),
+                Err(e) => return Err(self.error(e, underneath)),
             }
         }
     }
 
-    /// `e` as an I/O error: a truncation if the input has ended, else what the decoder
-    /// says (the window limit in words).
-    fn error(&mut self, e: FrameDecoderError) -> io::Error {
+    /// `e` as an I/O error: the source's own error if it failed underneath, a truncation
+    /// if the input has ended, else what the decoder says (the window limit in words).
+    fn error(&mut self, e: FrameDecoderError, underneath: Option<io::Error>) -> io::Error {
         // The source failed (a read error, an interrupt): that, not the decoder's words.
-        if let Some(underneath) = self.source.last_error.take() {
+        if let Some(underneath) = underneath {
             if underneath.kind() != io::ErrorKind::UnexpectedEof {
                 return underneath;
             }
@@ -401,11 +375,13 @@ impl<R: BufRead> Read for ZstdFrames<R> {
         loop {
             if self.in_frame {
                 while self.frame.can_collect() == 0 && !self.frame.is_finished() {
-                    if let Err(e) = self
+                    let mut tap = Tap::new(&mut self.source);
+                    let decoded = self
                         .frame
-                        .decode_blocks(&mut self.source, BlockDecodingStrategy::UptoBlocks(1))
-                    {
-                        return Err(self.error(e));
+                        .decode_blocks(&mut tap, BlockDecodingStrategy::UptoBlocks(1));
+                    if let Err(e) = decoded {
+                        let underneath = tap.error.take();
+                        return Err(self.error(e, underneath));
                     }
                 }
                 let n = self.frame.read(buf)?;
@@ -542,6 +518,27 @@ mod tests {
                 "zstd, edge +{extra}: {e}"
             );
         }
+    }
+
+    #[test]
+    fn a_read_error_underneath_is_passed_on_not_called_corrupt() {
+        /// Gives `good` bytes, then fails.
+        struct Failing(std::io::Cursor<Vec<u8>>);
+        impl Read for Failing {
+            fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+                match self.0.read(buf)? {
+                    0 => Err(io::Error::other("device gone")),
+                    n => Ok(n),
+                }
+            }
+        }
+        let zst = zstd(&TEXT.repeat(200));
+        let cut = Failing(std::io::Cursor::new(zst[..zst.len() / 2].to_vec()));
+        let mut out = Vec::new();
+        let e = decompressed(Box::new(BufReader::with_capacity(64, cut)))
+            .and_then(|mut r| r.read_to_end(&mut out))
+            .expect_err("fails");
+        assert_eq!(e.to_string(), "zstd data: device gone");
     }
 
     #[test]
