@@ -259,10 +259,18 @@ enum Command {
             (binary), alibaba, tencent, spindle-csv. Any of them may be gzip- or Zstandard-\n\
             compressed (told by the first bytes, not the name): it is decompressed as it is read,\n\
             on every pass, and never written out. Archives (tar, zip) and xz or bzip2 files are\n\
-            refused: extract or recompress them first.",
+            refused: extract or recompress them first.\n\
+            \n\
+            Several files are merged into one trace by arrival, on one clock (the earliest record\n\
+            of any file, for formats with an absolute clock), one record of each held at a time:\n\
+            an MSR server's volumes, an FIU trace's days. They must share a format. Where two\n\
+            files hold the same device number, --trace-devices says whether they are one device\n\
+            (as-recorded) or file k is device k (per-file). With --csv the merged trace is\n\
+            written as one file, which replays without the originals.",
         after_help = "Examples:\n  \
             spindle trace sda.blktrace.0\n  \
             spindle trace hm_0.csv.gz\n  \
+            spindle trace hm_0.csv.gz hm_1.csv.gz --trace-devices per-file --csv hm.csv\n  \
             spindle trace io_traces.csv --device 17 --csv volume17.csv\n  \
             spindle trace hm_0.csv --format msr --json"
     )]
@@ -915,9 +923,14 @@ struct DisksArgs {
 
 #[derive(Args)]
 struct TraceArgs {
-    /// The trace: a file, FORMAT:PATH or sample:hplajw
-    #[arg(value_name = "TRACE")]
-    trace: String,
+    /// The trace: a file, FORMAT:PATH or sample:hplajw; several files are merged into one
+    /// trace by arrival
+    #[arg(value_name = "TRACE", required = true)]
+    trace: Vec<String>,
+    /// How merged files' devices are numbered: per-file (file k is device k) or
+    /// as-recorded; needed when two files hold the same device number
+    #[arg(long, value_name = "NUMBERING")]
+    trace_devices: Option<spindle::trace::DeviceNumbering>,
     /// The format, when detection should not guess
     #[arg(long, value_name = "FORMAT")]
     format: Option<String>,
@@ -1166,7 +1179,8 @@ fn run(cli: Cli) -> anyhow::Result<String> {
         Command::Disks(a) => disks::disks(a.json, a.flash),
         Command::DiskInfo(a) => disks::disk_info(&a.disk, a.json),
         Command::Trace(a) => trace_cmd::trace(
-            &a.trace,
+            &spindle::trace::TraceFiles::new(a.trace).map_err(|e| anyhow::anyhow!("{e}"))?,
+            a.trace_devices,
             a.format.as_deref(),
             a.device,
             a.limit,

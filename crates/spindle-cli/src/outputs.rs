@@ -132,11 +132,11 @@ pub fn run_inputs(
 
 /// The configuration file `c` was read from and the trace file it replays.
 pub fn workload_inputs(c: &spindle::config::RunConfig) -> Vec<PathBuf> {
-    let trace = c.workload.trace.as_deref().and_then(trace_file);
+    let traces = c.workload.trace.iter().flat_map(|t| t.specs());
     c.source
         .iter()
         .map(PathBuf::from)
-        .chain(trace.map(Path::to_path_buf))
+        .chain(traces.filter_map(|s| trace_file(s)).map(Path::to_path_buf))
         .collect()
 }
 

@@ -18,6 +18,7 @@ use spindle::stack::fio::FioSummary;
 use spindle::stack::metrics::{Metrics, MetricsSink, RequestLog};
 use spindle::stack::raid_mimic::RaidMimicSpec;
 use spindle::stack::tree::{ArraySpec, DeviceSpec, DiskSpec, Spindles, MAX_MEMBERS};
+use spindle::trace::TraceFiles;
 use spindle::workload::{
     Arrivals, ClosedSpec, GenSpec, OpenSpec, Pattern, Sizes, Think, WorkloadSpec,
 };
@@ -43,9 +44,16 @@ pub struct StackArgs {
     /// refused over a --config [device], which sets its own, or several [[disks]]]
     #[arg(long, value_name = "N")]
     pub disks: Option<u32>,
-    /// Trace: `sample:hplajw` or a file [default: sample:hplajw]
+    /// Trace: `sample:hplajw` or a file (any format, gzip or zstd too). Give --trace again
+    /// to merge several files into one trace by arrival, on one clock (MSR volumes, FIU
+    /// days; see --trace-devices) [default: sample:hplajw]
     #[arg(long, value_name = "SPEC")]
-    pub trace: Option<String>,
+    pub trace: Vec<String>,
+    /// How merged trace files' devices are numbered: per-file (file k is device k, in
+    /// the order given) or as-recorded (each record's own device number); needed when two
+    /// files hold the same device number
+    #[arg(long, value_name = "NUMBERING")]
+    pub trace_devices: Option<spindle::trace::DeviceNumbering>,
     /// Trace format when detection should not guess: disksim-ascii, disksim-validate,
     /// hp-srt, msr, fiu, spc, blkparse, blktrace (binary), alibaba, tencent, spindle-csv
     /// (`spindle run` also takes text, json or fio-json here: the output format, as
@@ -215,7 +223,7 @@ impl StackArgs {
             (None, None) => RunConfig {
                 seed: 1,
                 workload: WorkloadConfig {
-                    trace: Some("sample:hplajw".into()),
+                    trace: Some(TraceFiles::one("sample:hplajw")),
                     ..WorkloadConfig::default()
                 },
                 scheduler: spindle::config::SchedulerConfig {
@@ -325,11 +333,13 @@ impl StackArgs {
                 d.count = n;
             }
         }
-        if self.trace.is_some() && self.synthetic.is_some() {
+        if !self.trace.is_empty() && self.synthetic.is_some() {
             bail!("give --trace or --synthetic, not both");
         }
-        if let Some(t) = &self.trace {
-            c.workload.trace = Some(t.clone());
+        if !self.trace.is_empty() {
+            let files = TraceFiles::new(self.trace.clone()).map_err(|e| anyhow!("--trace: {e}"))?;
+            c.workload.trace = Some(files);
+            c.workload.trace_devices = None;
             c.workload.synthetic = None;
             c.workload.content_trace = None;
             // The file's format named the file's trace, not this one (a --format given
@@ -359,6 +369,7 @@ impl StackArgs {
         self.refuse_unused_generator_flags(fiu)?;
         if let Some(kind) = &self.synthetic {
             c.workload.trace = None;
+            c.workload.trace_devices = None;
             c.workload.synthetic = None;
             c.workload.content_trace = None;
             // The file's settings of the trace it replaces go with it (flags given
@@ -398,6 +409,9 @@ impl StackArgs {
         }
         if let Some(f) = &self.format {
             c.workload.format = Some(f.clone());
+        }
+        if let Some(n) = self.trace_devices {
+            c.workload.trace_devices = Some(n);
         }
         if let Some(x) = self.compress {
             spindle::workload::check_compress(x).map_err(|e| anyhow!("--{e}"))?;
@@ -843,15 +857,14 @@ pub fn load_workload(c: &RunConfig) -> Result<LoadedWorkload> {
 /// record that has them (a trace the run sorted).
 fn locate_in_trace(
     c: &RunConfig,
-    spec: &str,
+    files: &TraceFiles,
     index: u64,
     device: u32,
     lbn: u64,
     blocks: u32,
 ) -> Option<String> {
     let format = c.workload.format.as_deref().and_then(|f| f.parse().ok());
-    let mut stream = spindle::trace::stream::open_spec(spec, format).ok()?;
-    let file = stream.file().to_string();
+    let mut stream = spindle::trace::merge::open(files, format, c.workload.trace_devices).ok()?;
     let mut first = None;
     let mut kept = 0u64;
     while let Some(Ok(r)) = stream.next() {
@@ -861,7 +874,7 @@ fn locate_in_trace(
         let same_device = c.workload.device.is_some() || r.device == device;
         let same = same_device && r.lbn == lbn && r.blocks == blocks;
         if same && (kept == index || first.is_none()) {
-            let at = format!("{file}{}", stream.position()?);
+            let at = format!("{}{}", stream.file(), stream.position()?);
             if kept == index {
                 return Some(at);
             }
@@ -993,7 +1006,7 @@ pub fn run_config(
         }
         return Err(e);
     }
-    ran.map_err(|e| match (&e, c.workload.trace.as_deref()) {
+    ran.map_err(|e| match (&e, c.workload.trace.as_ref()) {
         (
             engine::EngineError::BeyondCapacity {
                 index,
@@ -1025,16 +1038,20 @@ pub fn run_config(
                      journal:log-mib=N, or a larger disk)"
                 )
             } else if *offset == 0 {
-                let format = c
+                let mut flags = c
                     .workload
                     .format
                     .as_deref()
                     .map_or(String::new(), |f| format!(" --format {f}"));
+                if let Some(n) = c.workload.trace_devices {
+                    flags += &format!(" --trace-devices {n}");
+                }
                 format!(
                     "; it needs a disk of at least {} sectors (`spindle disks` lists their \
                      capacities) or an array over several (--array raid0 --disks N); `spindle \
-                     trace {spec}{format}` shows each trace device's extent",
-                    lbn.saturating_add(u64::from(*blocks))
+                     trace {}{flags}` shows each trace device's extent",
+                    lbn.saturating_add(u64::from(*blocks)),
+                    spec.specs().join(" ")
                 )
             } else {
                 String::new()
@@ -1374,13 +1391,12 @@ pub fn run_with_format(
         crate::outputs::check_output("--requests-csv", out, &inputs)?;
     }
     // A long trace's first pass (its extent, its order) says it is under way.
-    let mut reading = match c
-        .workload
-        .trace
-        .as_deref()
-        .and_then(crate::outputs::trace_file)
-    {
-        Some(file) => Progress::waiting(&format!("reading {}", file.display())),
+    let mut reading = match c.workload.trace.as_ref().map(TraceFiles::specs) {
+        Some([one]) => match crate::outputs::trace_file(one) {
+            Some(file) => Progress::waiting(&format!("reading {}", file.display())),
+            None => Progress::hidden(),
+        },
+        Some(many) => Progress::waiting(&format!("reading {} trace files", many.len())),
         None => Progress::hidden(),
     };
     let loaded = load_workload(&c);

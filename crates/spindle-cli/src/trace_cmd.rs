@@ -3,9 +3,9 @@
 use crate::progress::Progress;
 use crate::table::{thousands, Align, Table};
 use anyhow::{anyhow, Context, Result};
-use spindle::trace::stream::open_spec;
+use spindle::trace::merge::open;
 use spindle::trace::summary::TraceSummary;
-use spindle::trace::{CsvWriter, Format, TraceStream};
+use spindle::trace::{CsvWriter, DeviceNumbering, Format, TraceFiles, TraceStream};
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -13,11 +13,13 @@ use std::path::{Path, PathBuf};
 /// The devices listed in the text output (all of them in JSON).
 const TEXT_DEVICES: usize = 20;
 
-/// Reads `spec` as a stream: its summary (text or JSON), and with `csv` its records
-/// written there as spindle CSV in file order. `device` keeps one trace device; `limit` stops
-/// after that many records.
+/// Reads `files` as a stream (several merged, their devices numbered by `numbering`): its
+/// summary (text or JSON), and with `csv` its records written there as spindle CSV in
+/// file order. `device` keeps one trace device; `limit` stops after that many records.
+#[allow(clippy::too_many_arguments)]
 pub fn trace(
-    spec: &str,
+    files: &TraceFiles,
+    numbering: Option<DeviceNumbering>,
     format: Option<&str>,
     device: Option<u32>,
     limit: Option<u64>,
@@ -31,8 +33,10 @@ pub fn trace(
         ),
         None => None,
     };
-    let stream = open_spec(spec, format).map_err(|e| anyhow!("{e}"))?;
-    let (file, format) = (stream.file().to_string(), stream.format());
+    let stream = open(files, format, numbering).map_err(|e| anyhow!("{e}"))?;
+    let (file, format) = (stream.name(), stream.format());
+    let stream_files = stream.files().to_vec();
+    let inputs: Vec<PathBuf> = stream_files.iter().map(PathBuf::from).collect();
     // Content hashes are kept where the format has them.
     let with_md5 = matches!(format, Format::Fiu | Format::SpindleCsv);
     let to_stdout = csv.is_some_and(crate::outputs::is_stdout);
@@ -48,7 +52,8 @@ pub fn trace(
             })
         }
         Some(path) => {
-            crate::outputs::check_output("--csv", path, &[Path::new(&file)])?;
+            let inputs: Vec<&Path> = inputs.iter().map(PathBuf::as_path).collect();
+            crate::outputs::check_output("--csv", path, &inputs)?;
             crate::outputs::check_replaceable("--csv", path)?;
             let mut partial = path.as_os_str().to_owned();
             partial.push(".partial");
@@ -112,6 +117,7 @@ pub fn trace(
     if json {
         let v = serde_json::json!({
             "file": file,
+            "files": stream_files,
             "format": format.name(),
             "summary": summary,
             "span_s": summary.span_s(),

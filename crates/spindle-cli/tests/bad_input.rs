@@ -183,6 +183,29 @@ const CASES: &[(&str, &str)] = &[
         "bad.ascii:2",
     ),
     ("run --trace {t}/bad.msr --format msr", "bad.msr:1"),
+    // several trace files merged
+    (
+        "run --trace {t}/src1_0.csv --trace {t}/src2_0.csv",
+        "src2_0.csv:1: device 0 is in {t}/src1_0.csv too",
+    ),
+    (
+        "trace {t}/src1_0.csv {t}/two-disks.csv --trace-devices per-file",
+        "two-disks.csv:2: device 1 after device 0",
+    ),
+    (
+        "run --trace {t}/src1_0.csv --trace {t}/plain.csv",
+        "plain.csv: is spindle-csv but {t}/src1_0.csv is msr",
+    ),
+    ("trace {t}/src1_0.csv sample:hplajw", "cannot be merged"),
+    ("run --trace {t}/src1_0.csv --trace-devices bogus", "expected as-recorded or per-file"),
+    (
+        "run --synthetic open --trace-devices per-file",
+        "trace-devices (--trace-devices) applies to a trace",
+    ),
+    (
+        "run --trace {t}/src1_0.csv --trace {t}/src2_0.csv --trace msr:{t}/bad.msr --trace-devices per-file",
+        "bad.msr:1",
+    ),
     (
         "run --trace sample:hplajw --format spc --limit 5",
         "workload.format (--format) = spc applies to a trace file",
@@ -588,6 +611,17 @@ fn fixtures() -> PathBuf {
     );
     w("bad.ascii", "0.0 0 100 8 1\nx 0 100 8 1\n");
     w("bad.msr", "128166372003061629,src1,0,Bogus,0,4096,100\n");
+    // Two MSR volumes of different servers, both disk 0, and a file of two devices.
+    w("src1_0.csv", "128166372003061629,src1,0,Read,0,4096,100\n");
+    w(
+        "src2_0.csv",
+        "128166372003061630,src2,0,Write,4096,4096,100\n",
+    );
+    w(
+        "two-disks.csv",
+        "128166372003061629,hm,0,Read,0,4096,100\n128166372003061631,hm,1,Read,0,4096,100\n",
+    );
+    w("plain.csv", "arrival_ms,device,lbn,blocks,op\n0,0,0,8,R\n");
     w("bad-syntax.toml", "seed = 1\n[workload\n");
     w(
         "bad-type.toml",

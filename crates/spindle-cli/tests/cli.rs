@@ -1841,6 +1841,55 @@ fn trace_summarises_and_converts() {
     );
 }
 
+/// Several trace files replay as one trace, merged by arrival; written out by `spindle
+/// trace --csv`, the merge replays the same without the originals.
+#[test]
+fn several_trace_files_replay_as_one() {
+    let dir = TempDir::new("trace-merge");
+    let a = dir.path("hm_0.csv");
+    let b = dir.path("src1_0.csv");
+    std::fs::write(
+        &a,
+        "128166372003061629,hm,0,Read,383496192,32768,10387\n\
+         128166372046382405,hm,0,Write,3221221376,65536,67624\n",
+    )
+    .expect("written");
+    std::fs::write(
+        &b,
+        "128166372000000000,src1,0,Write,0,4096,10\n128166372026382245,src1,0,Read,4096,4096,10\n",
+    )
+    .expect("written");
+    let (a, b) = (a.to_str().expect("utf-8"), b.to_str().expect("utf-8"));
+    let csv = dir.path("merged.csv");
+    let csv_s = csv.to_str().expect("utf-8");
+    let t = json(&["trace", a, b, "--trace-devices", "per-file", "--json"]);
+    assert_eq!(t["summary"]["requests"], 4);
+    assert_eq!(t["files"], serde_json::json!([a, b]));
+    let o = spindle(&["trace", a, b, "--trace-devices", "per-file", "--csv", csv_s]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = std::fs::read_to_string(&csv).expect("written");
+    assert!(
+        text.starts_with("arrival_ms,device,lbn,blocks,op\n0.000000,1,0,8,W\n"),
+        "{text}"
+    );
+    let run = |trace: &[&str]| {
+        let mut args = vec!["run", "--disk", "cheetah9lp", "--json"];
+        for t in trace {
+            args.extend(["--trace", t]);
+        }
+        if trace.len() > 1 {
+            args.extend(["--trace-devices", "per-file"]);
+        }
+        let v = json(&args);
+        (v["metrics"].clone(), v["nodes"].clone())
+    };
+    assert_eq!(run(&[a, b]), run(&[csv_s]));
+    refused(
+        &["run", "--trace", a, "--trace", b],
+        &["device 0 is in", "--trace-devices"],
+    );
+}
+
 /// Expects `args` to fail with a message that says each of `says`.
 fn refused(args: &[&str], says: &[&str]) {
     let err = failure(args);

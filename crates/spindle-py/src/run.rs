@@ -310,7 +310,7 @@ pub fn run<'py>(
     progress: Option<Py<PyAny>>,
 ) -> PyResult<RunOut> {
     let mut opts = spindle_cli::options::from_pairs(options).map_err(to_py)?;
-    if workload.is_some() && (opts.stack.trace.is_some() || opts.stack.synthetic.is_some()) {
+    if workload.is_some() && (!opts.stack.trace.is_empty() || opts.stack.synthetic.is_some()) {
         return Err(pyo3::exceptions::PyValueError::new_err(
             "give one workload: workload= (arrays or a DataFrame), trace= or synthetic=, not several",
         ));

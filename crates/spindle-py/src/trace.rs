@@ -8,9 +8,9 @@ use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 use spindle::interrupt::Watch;
 use spindle::time::SimTime;
-use spindle::trace::stream::open_spec;
+use spindle::trace::merge::open;
 use spindle::trace::summary::TraceSummary;
-use spindle::trace::{Format, IoRecord, TraceError};
+use spindle::trace::{DeviceNumbering, Format, IoRecord, TraceError, TraceFiles};
 use std::sync::Mutex;
 
 /// Most records one chunk holds.
@@ -44,17 +44,19 @@ pub struct TraceCursor {
 
 #[pymethods]
 impl TraceCursor {
-    /// Opens `spec` (a path, `FORMAT:PATH` or `sample:NAME`) with `format` (None:
-    /// detected); arrivals are scaled by `num / den`; `device` keeps one device.
+    /// Opens `specs` (paths, `FORMAT:PATH` or `sample:NAME`; several are merged, their
+    /// devices numbered by `trace_devices`) with `format` (None: detected); arrivals are
+    /// scaled by `num / den`; `device` keeps one device.
     #[new]
-    #[pyo3(signature = (spec, format=None, num=1, den=1, device=None))]
+    #[pyo3(signature = (specs, format=None, num=1, den=1, device=None, trace_devices=None))]
     fn new(
         py: Python<'_>,
-        spec: &str,
+        specs: Vec<String>,
         format: Option<&str>,
         num: u64,
         den: u64,
         device: Option<u32>,
+        trace_devices: Option<&str>,
     ) -> PyResult<TraceCursor> {
         if num == 0 || den == 0 {
             return Err(pyo3::exceptions::PyValueError::new_err(
@@ -65,12 +67,17 @@ impl TraceCursor {
             Some(f) => Some(f.parse::<Format>().map_err(from_text)?),
             None => None,
         };
-        // Opening may take a first pass over the file (its earliest time stamp).
-        let stream =
-            interruptible(py, || open_spec(spec, format))?.map_err(|e| from_text(e.to_string()))?;
+        let numbering = match trace_devices {
+            Some(n) => Some(n.parse::<DeviceNumbering>().map_err(from_text)?),
+            None => None,
+        };
+        let files = TraceFiles::new(specs).map_err(from_text)?;
+        // Opening may take a first pass over the files (their earliest time stamp).
+        let stream = interruptible(py, || open(&files, format, numbering))?
+            .map_err(|e| from_text(e.to_string()))?;
         Ok(TraceCursor {
             format: stream.format(),
-            file: stream.file().to_string(),
+            file: stream.name(),
             records: Mutex::new(Box::new(stream)),
             num,
             den,
@@ -84,7 +91,7 @@ impl TraceCursor {
         self.format.name()
     }
 
-    /// The file name used in errors.
+    /// The trace's name: its file, or its files listed.
     #[getter]
     fn file(&self) -> String {
         self.file.clone()

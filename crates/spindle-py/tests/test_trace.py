@@ -194,3 +194,27 @@ def test_summary_streams_what_the_cli_prints(root):
     assert t.summary()["last_arrival_ns"] == t.to_pandas()["Timestamp"].max()
     empty = spindle.TraceReader("sample:hplajw")[44519:].summary()
     assert empty["requests"] == 0 and empty["sizes_sectors"] is None and empty["devices"].empty
+
+
+def test_several_files_read_and_replay_as_one_trace(tmp_path):
+    a, b = tmp_path / "hm_0.csv", tmp_path / "src1_0.csv"
+    a.write_text(
+        "128166372003061629,hm,0,Read,383496192,32768,10387\n"
+        "128166372046382405,hm,0,Write,3221221376,65536,67624\n"
+    )
+    b.write_text("128166372000000000,src1,0,Write,0,4096,10\n128166372026382245,src1,0,Read,4096,4096,10\n")
+    r = spindle.TraceReader([a, b], trace_devices="per-file")
+    assert r.format == "msr" and r.path == [str(a), str(b)]
+    df = r.to_pandas()
+    # One clock, from the earliest record of either file; file k is device k.
+    assert df["Timestamp"].tolist() == [0, 306162900, 2638224500, 4638240500]
+    assert df["DiskNumber"].tolist() == [1, 0, 1, 0]
+    assert r[1:3].to_pandas()["DiskNumber"].tolist() == [0, 1]
+    assert r.summary()["requests"] == 4
+    with pytest.raises(ValueError, match="device 0 is in"):
+        spindle.TraceReader([a, b]).count()
+    with pytest.raises(ValueError, match="as-recorded or per-file"):
+        spindle.TraceReader([a, b], trace_devices="each")
+    merged = spindle.run(trace=[str(a), str(b)], trace_devices="per-file", disk="cheetah9lp")
+    given = spindle.run(workload=df, disk="cheetah9lp")
+    assert merged.metrics == given.metrics

@@ -33,7 +33,7 @@ pub use crate::stack::drive_node::load_disk;
 pub use crate::stack::queue::{SchedulerConfig, MAX_QUEUE_DEPTH};
 use crate::stack::tree::{build, ArraySpec, Built, DeviceSpec, DiskSpec, MAX_MEMBERS};
 use crate::trace::{
-    records_until_error, resolve_extent, trace_extent, Format, IoRecord, TraceError, TraceExtent,
+    records_until_error, DeviceNumbering, Format, IoRecord, TraceError, TraceExtent, TraceFiles,
     TraceStream,
 };
 use crate::workload::{
@@ -88,8 +88,13 @@ fn default_disks() -> Vec<DiskConfig> {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub struct WorkloadConfig {
-    /// A trace: `sample:hplajw` or a path.
-    pub trace: Option<String>,
+    /// A trace: `sample:hplajw` or a path; a list of paths is merged into one trace
+    /// (see [`crate::trace::merge`]).
+    pub trace: Option<TraceFiles>,
+    /// How the devices of merged trace files are numbered: `per-file` or
+    /// `as-recorded` (needed when two files hold the same device number).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trace_devices: Option<DeviceNumbering>,
     /// The trace format, when auto-detection is not wanted.
     pub format: Option<String>,
     /// Keep only this trace device's requests.
@@ -167,7 +172,10 @@ impl WorkloadConfig {
                 )
             }
             (None, Some(t)) => {
-                let mut d = t.clone();
+                let mut d = t.to_string();
+                if let Some(n) = self.trace_devices.filter(|_| t.single().is_none()) {
+                    d += &format!(" (devices {n})");
+                }
                 if let Some(dev) = self.device {
                     d += &format!(" device {dev}");
                 }
@@ -257,6 +265,10 @@ impl WorkloadConfig {
                 ("compress (--compress)", self.compress.is_some()),
                 ("device (--device)", self.device.is_some()),
                 ("format (--format)", self.format.is_some()),
+                (
+                    "trace-devices (--trace-devices)",
+                    self.trace_devices.is_some(),
+                ),
             ];
             if let Some((name, _)) = trace_only.iter().find(|t| t.1) {
                 return Err(ConfigError::Invalid(format!(
@@ -278,7 +290,7 @@ impl WorkloadConfig {
         }
         if let Some(f) = &self.format {
             let f = f.parse::<Format>().map_err(ConfigError::Invalid)?;
-            if let Some(spec) = &self.trace {
+            for spec in self.trace.iter().flat_map(TraceFiles::specs) {
                 crate::trace::stream::check_spec_format(spec, Some(f)).map_err(|e| {
                     ConfigError::Invalid(format!("workload.format (--format) = {} {e}", f.name()))
                 })?;
@@ -319,16 +331,18 @@ impl WorkloadConfig {
                 )),
             };
         }
-        let spec = self.trace.as_deref().ok_or_else(|| {
+        let files = self.trace.as_ref().ok_or_else(|| {
             ConfigError::Invalid("no workload: give a trace or a synthetic workload".into())
         })?;
+        let spec = files.to_string();
+        let numbering = self.trace_devices;
         let format = match &self.format {
             Some(f) => Some(f.parse::<Format>().map_err(ConfigError::Invalid)?),
             None => None,
         };
         let invalid = |e: TraceError| ConfigError::Invalid(e.to_string());
         let open = || -> Result<TraceStream<'static>, ConfigError> {
-            crate::trace::stream::open_spec(spec, format).map_err(invalid)
+            crate::trace::merge::open(files, format, numbering).map_err(invalid)
         };
         let filtered = |mut s: TraceRecords| -> TraceRecords {
             if let Some(d) = self.device {
@@ -340,11 +354,7 @@ impl WorkloadConfig {
             s
         };
         // One pass in constant memory for the count, the extent and the order.
-        let extent = match format {
-            Some(f) => trace_extent(Path::new(spec), Some(f)),
-            None => resolve_extent(spec),
-        }
-        .map_err(invalid)?;
+        let extent = crate::trace::merge::extent(files, format, numbering).map_err(invalid)?;
         // Say why nothing is left: the device filter, or the trace itself (a limit of 0
         // was refused by `check`).
         let no_requests = || {
@@ -773,7 +783,7 @@ mod tests {
         }
         std::fs::write(&path, text).unwrap();
         let w = WorkloadConfig {
-            trace: Some(path.display().to_string()),
+            trace: Some(TraceFiles::one(path.display().to_string())),
             ..WorkloadConfig::default()
         };
         // Both paths: read whole and sorted (no cap), and streamed (a cap of 0).

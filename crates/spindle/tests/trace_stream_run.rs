@@ -10,7 +10,7 @@ use std::path::Path;
 /// The records as `WorkloadConfig::load` built them before it streamed: the whole
 /// trace read, then filtered, truncated and compressed in memory (the reference).
 fn vec_workload(w: &WorkloadConfig) -> Vec<IoRecord> {
-    let spec = w.trace.as_deref().unwrap();
+    let spec = w.trace.as_ref().and_then(|t| t.single()).unwrap();
     let format = w.format.as_deref().map(|f| f.parse::<Format>().unwrap());
     let mut recs = if spec.starts_with("sample:") || format.is_none() {
         resolve(spec).unwrap()

@@ -92,11 +92,12 @@ class TraceCursor:
     native_unit: Tuple[str, int]
     def __init__(
         self,
-        spec: str,
+        specs: List[str],
         format: Optional[str] = None,
         num: int = 1,
         den: int = 1,
         device: Optional[int] = None,
+        trace_devices: Optional[str] = None,
     ) -> None: ...
     def skip(self, n: int) -> int:
         """Skips up to ``n`` records; returns how many were skipped."""

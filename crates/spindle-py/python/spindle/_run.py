@@ -378,6 +378,7 @@ def run(
 
         spindle.run(synthetic="open", count=20000, scheduler="sstf", queue_depth=4, seed=1)
         spindle.run(trace="sample:hplajw", scheduler="clook", limit=5000)
+        spindle.run(trace=["hm_0.csv.gz", "hm_1.csv.gz"], trace_devices="per-file")
         spindle.run(config="examples/raid5-clook.toml")
 
     Args:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 import warnings
-from typing import Iterator, NamedTuple, Optional, Union
+from typing import Iterator, NamedTuple, Optional, Sequence, Union
 
 import numpy as np
 
@@ -35,7 +35,10 @@ class TraceReader:
     """A block trace, read lazily as :class:`Record` s or columns.
 
     Args:
-        path: a file, ``FORMAT:PATH``, or a built-in trace such as ``"sample:hplajw"``.
+        path: a file, ``FORMAT:PATH``, or a built-in trace such as ``"sample:hplajw"``;
+            or a list of files, merged into one trace by arrival on one clock (the
+            earliest record of any file, for formats with an absolute clock), which
+            must share a format: an MSR server's volumes, an FIU trace's days.
         format: the format, when detection should not guess: ``disksim-ascii``,
             ``disksim-validate``, ``hp-srt``, ``msr``, ``fiu``, ``spc``, ``blkparse``,
             ``blktrace`` (the binary stream), ``alibaba``, ``tencent``, ``spindle-csv``.
@@ -50,6 +53,9 @@ class TraceReader:
             0..=2^64-1).
         device: keep only this trace device's records (an integer within
             0..=2^32-1).
+        trace_devices: how merged files' devices are numbered: ``"per-file"`` (file k
+            is device k, in the order given) or ``"as-recorded"`` (each record's own
+            number); needed when two files hold the same device number.
         check_time_unit: warn (:class:`TimeUnitWarning`) when the first records'
             arrival gaps are implausible in the unit used (see
             :func:`spindle.implausible_times`).
@@ -67,23 +73,31 @@ class TraceReader:
 
     def __init__(
         self,
-        path: Union[str, os.PathLike],
+        path: Union[str, os.PathLike, Sequence[Union[str, os.PathLike]]],
         format: Optional[str] = None,
         time_unit: Optional[str] = None,
         max_requests: Optional[int] = None,
         device: Optional[int] = None,
         *,
+        trace_devices: Optional[str] = None,
         check_time_unit: bool = True,
         _start: int = 0,
     ):
-        self.path = os.fspath(path)
+        if isinstance(path, (list, tuple)):
+            self.path: Union[str, list] = [os.fspath(p) for p in path]
+            self._specs = list(self.path)
+        else:
+            self.path = os.fspath(path)
+            self._specs = [self.path]
+        self.trace_devices = trace_devices
         max_requests = optional_integer(max_requests, "max_requests", 0, U64_MAX)
         device = optional_integer(device, "device", 0, U32_MAX)
         self.max_requests = max_requests
         self.device = device
         self.check_time_unit = flag(check_time_unit, "check_time_unit")
         self._start = _start
-        probe = _core.TraceCursor(self.path, format)
+        probe = _core.TraceCursor(self._specs, format, trace_devices=trace_devices)
+        self._name: str = probe.file
         self.format: str = probe.format
         native, native_ns = probe.native_unit
         self.native_time_unit: str = native
@@ -101,7 +115,9 @@ class TraceReader:
         self._checked = False
 
     def _cursor(self):
-        c = _core.TraceCursor(self.path, self._format_arg, self._scale[0], self._scale[1], self.device)
+        c = _core.TraceCursor(
+            self._specs, self._format_arg, self._scale[0], self._scale[1], self.device, self.trace_devices
+        )
         if self._start:
             c.skip(self._start)
         return c
@@ -129,7 +145,7 @@ class TraceReader:
         why = implausible(t)
         if why is not None:
             warnings.warn(
-                f"{self.path}: time stamps read in {self.time_unit}: {why}. Are they in "
+                f"{self._name}: time stamps read in {self.time_unit}: {why}. Are they in "
                 f"another unit? Give time_unit= (the format's own is {self.native_time_unit}).",
                 TimeUnitWarning,
                 stacklevel=stacklevel(),
@@ -166,6 +182,7 @@ class TraceReader:
                 self.time_unit if self.time_unit != self.native_time_unit else None,
                 n,
                 self.device,
+                trace_devices=self.trace_devices,
                 check_time_unit=self.check_time_unit,
                 _start=self._start + start,
             )
@@ -173,10 +190,10 @@ class TraceReader:
             if key < 0:
                 raise IndexError("a TraceReader index counts from the start: no negative index")
             if key >= U64_MAX - self._start:
-                raise IndexError(f"record {key} is beyond the end of {self.path}")
+                raise IndexError(f"record {key} is beyond the end of {self._name}")
             for r in self[int(key) : int(key) + 1]:
                 return r
-            raise IndexError(f"record {key} is beyond the end of {self.path}")
+            raise IndexError(f"record {key} is beyond the end of {self._name}")
         raise TypeError(f"TraceReader indices are ints or slices, not {type(key).__name__}")
 
     def count(self) -> int:
@@ -193,7 +210,7 @@ class TraceReader:
             rows += len(c["time"])
             if rows > MAX_ROWS:
                 raise ValueError(
-                    f"{self.path}: more than {MAX_ROWS} records, the most read at once; "
+                    f"{self._name}: more than {MAX_ROWS} records, the most read at once; "
                     "give max_requests= or slice the reader"
                 )
             parts.append(c)

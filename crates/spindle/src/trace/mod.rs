@@ -39,6 +39,7 @@ pub mod detect;
 mod error;
 pub mod fiu;
 pub(crate) mod lines;
+pub mod merge;
 pub mod msr;
 mod sample;
 pub mod spc;
@@ -52,6 +53,7 @@ pub mod validate;
 pub use self::csv::{write_csv, CsvWriter};
 pub use detect::detect;
 pub use error::{Position, TraceError};
+pub use merge::{DeviceNumbering, TraceFiles};
 pub use sample::{sample, SAMPLES};
 pub use stream::{
     open_bytes, open_sample, open_trace, records_until_error, resolve_extent, resolve_stream,

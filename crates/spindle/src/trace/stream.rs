@@ -37,7 +37,7 @@ use std::path::Path;
 /// The format named, or the one detected from the first bytes of `source`. A named
 /// format is taken as given, but for an archive or an unread compression, which is
 /// refused as detection refuses it (where the first bytes can be read twice).
-fn format_of(
+pub(crate) fn format_of(
     source: &Source<'_>,
     file: &str,
     format: Option<Format>,
@@ -129,6 +129,27 @@ pub(crate) fn absolute_clock(format: Format) -> Option<u64> {
     }
 }
 
+/// The earliest time stamp of a file in a format with an absolute clock, by a first
+/// pass (up to the first bad record, where the next pass stops too); `None` for a
+/// format whose times are kept as written.
+pub(crate) fn earliest_stamp(
+    source: &Source<'_>,
+    file: &str,
+    format: Format,
+) -> Result<Option<u64>, TraceError> {
+    if absolute_clock(format).is_none() {
+        return Ok(None);
+    }
+    source.check_rereadable(file, "its earliest time stamp")?;
+    Ok(Some(
+        stamped(format, source, file)?
+            .map_while(Result::ok)
+            .map(|(t, _, _)| t)
+            .min()
+            .unwrap_or(0),
+    ))
+}
+
 /// Every record of `stamped`, timed as the format wants and sorted by arrival (stably):
 /// the whole-file reader.
 pub(crate) fn collect_sorted(
@@ -161,9 +182,13 @@ pub(crate) fn read_source(
 /// A trace read one record at a time, in file order (see the [module](self) doc). Made
 /// by [`open_trace`], [`open_bytes`], [`resolve_stream`] or [`open_sample`].
 pub struct TraceStream<'a> {
-    inner: Box<dyn Iterator<Item = Result<(Position, IoRecord), TraceError>> + Send + 'a>,
+    /// Records with the index in `files` of the file each came from and where in it.
+    inner: Box<dyn Iterator<Item = Result<(usize, Position, IoRecord), TraceError>> + Send + 'a>,
     format: Format,
-    file: String,
+    /// The files read: one, or several merged ([`super::merge`]).
+    files: Vec<String>,
+    /// The file of the record last yielded (the first before any).
+    current: usize,
     at: Option<Position>,
     done: bool,
 }
@@ -172,7 +197,7 @@ impl std::fmt::Debug for TraceStream<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("TraceStream")
             .field("format", &self.format)
-            .field("file", &self.file)
+            .field("files", &self.files)
             .field("at", &self.at)
             .finish_non_exhaustive()
     }
@@ -185,33 +210,49 @@ impl<'a> TraceStream<'a> {
         format: Option<Format>,
     ) -> Result<TraceStream<'a>, TraceError> {
         let format = format_of(&source, file, format)?;
+        let start = earliest_stamp(&source, file, format)?;
+        TraceStream::from_parts(source, file, format, start)
+    }
+
+    /// A stream of `source` in `format`, an absolute clock timed from `start` (the
+    /// file's own earliest stamp, or the earliest of several files merged).
+    pub(crate) fn from_parts(
+        source: Source<'a>,
+        file: &str,
+        format: Format,
+        start: Option<u64>,
+    ) -> Result<TraceStream<'a>, TraceError> {
         let records = stamped(format, &source, file)?;
-        let inner: Box<dyn Iterator<Item = _> + Send + 'a> = match absolute_clock(format) {
-            None => Box::new(records.map(|s| s.map(|(_, at, r)| (at, r)))),
-            Some(ns_per_unit) => {
-                // First pass: the earliest time stamp (up to the first bad record, where
-                // the second pass will stop too).
-                source.check_rereadable(file, "its earliest time stamp")?;
-                let start = stamped(format, &source, file)?
-                    .map_while(Result::ok)
-                    .map(|(t, _, _)| t)
-                    .min()
-                    .unwrap_or(0);
+        let inner: Box<dyn Iterator<Item = _> + Send + 'a> = match (absolute_clock(format), start) {
+            (Some(ns_per_unit), Some(start)) => {
                 let name = file.to_string();
                 Box::new(records.map(move |s| {
                     let s = s?;
                     let at = s.1;
-                    Ok((at, rebase_one(s, start, ns_per_unit, &name)?))
+                    Ok((0, at, rebase_one(s, start, ns_per_unit, &name)?))
                 }))
             }
+            _ => Box::new(records.map(|s| s.map(|(_, at, r)| (0, at, r)))),
         };
-        Ok(TraceStream {
+        Ok(TraceStream::of_files(inner, format, vec![file.to_string()]))
+    }
+
+    /// A stream over records already tagged with their file (an index into `files`).
+    pub(crate) fn of_files(
+        inner: Box<
+            dyn Iterator<Item = Result<(usize, Position, IoRecord), TraceError>> + Send + 'a,
+        >,
+        format: Format,
+        files: Vec<String>,
+    ) -> TraceStream<'a> {
+        TraceStream {
             inner,
             format,
-            file: file.to_string(),
+            files,
+            current: 0,
             at: None,
             done: false,
-        })
+        }
     }
 
     /// The trace's format (given or detected).
@@ -219,9 +260,21 @@ impl<'a> TraceStream<'a> {
         self.format
     }
 
-    /// The file name used in errors.
+    /// The file name used in errors: of the record last yielded, where several files
+    /// are merged (the first file before any record).
     pub fn file(&self) -> &str {
-        &self.file
+        &self.files[self.current]
+    }
+
+    /// Every file the stream reads, in the order given.
+    pub fn files(&self) -> &[String] {
+        &self.files
+    }
+
+    /// A name for the whole trace: its file, or its files listed (the first few and a
+    /// count, for many).
+    pub fn name(&self) -> String {
+        super::merge::list_files(&self.files)
     }
 
     /// Where the record last yielded came from (`None` before the first one).
@@ -254,7 +307,8 @@ impl Iterator for TraceStream<'_> {
             return None;
         }
         match self.inner.next() {
-            Some(Ok((at, record))) => {
+            Some(Ok((file, at, record))) => {
+                self.current = file;
                 self.at = Some(at);
                 Some(Ok(record))
             }
@@ -303,7 +357,7 @@ impl Iterator for SortedWithin<'_> {
                     if let Some(last) = self.last.filter(|&last| r.arrival < last) {
                         self.failed = true;
                         return Some(Err(TraceError {
-                            file: self.stream.file.clone(),
+                            file: self.stream.file().to_string(),
                             at: self.stream.at.unwrap_or(Position::File),
                             msg: format!(
                                 "arrives at {} ns, before a request already replayed ({} ns): \
@@ -349,13 +403,11 @@ pub fn open_bytes<'a>(
 pub fn open_sample(name: &str) -> Result<TraceStream<'static>, TraceError> {
     let records = sample(name)?;
     let name = name.strip_prefix("sample:").unwrap_or(name);
-    Ok(TraceStream {
-        inner: Box::new(records.iter().map(|r| Ok((Position::File, r.clone())))),
-        format: Format::HpSrt,
-        file: format!("sample:{name}"),
-        at: None,
-        done: false,
-    })
+    Ok(TraceStream::of_files(
+        Box::new(records.iter().map(|r| Ok((0, Position::File, r.clone())))),
+        Format::HpSrt,
+        vec![format!("sample:{name}")],
+    ))
 }
 
 /// [`super::resolve`] as a stream: `sample:NAME`, `FORMAT:PATH` or a path.

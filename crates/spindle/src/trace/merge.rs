@@ -1,0 +1,374 @@
+//! Several trace files replayed as one trace: the volumes of an MSR Cambridge server
+//! (`hm_0.csv`, `hm_1.csv`), the days of an FIU trace, one file per disk of a
+//! `blkparse` capture.
+//!
+//! The files are read side by side and merged by arrival, one record of each held at a
+//! time, so memory does not grow with the files. Records that arrive at the same time
+//! come in the order the files are given, and a file's own records in its order: for
+//! files each in arrival order, the merge is exactly the files' records together,
+//! stably sorted by arrival.
+//!
+//! * **One format, one clock.** Every file must be in the same format. A format with an
+//!   absolute clock (MSR's FILETIME, FIU's nanoseconds, ...) is timed from the earliest
+//!   record of *all* the files, so the files keep their places in time relative to each
+//!   other, as recorded. Formats timed from their own start (`disksim-ascii`, `spc`,
+//!   `blkparse`, `spindle-csv`, ...) are merged as written.
+//! * **Devices** ([`DeviceNumbering`]): `as-recorded` keeps every record's device
+//!   number, so requests of one number go to one device whichever file they come
+//!   from (the days of one machine). `per-file` gives file k (from 0, in the order
+//!   given) device k, so volumes whose recorded numbers clash (MSR's `src1_0` and
+//!   `src2_0` are both disk 0) stay apart; each file must then hold one device. Left
+//!   unsaid, two files holding the same device number is an error that names both
+//!   and the two choices: merging two disks onto one silently would be wrong as often
+//!   as keeping two days apart.
+//! * Built-in samples hold records already timed from their own start and are not
+//!   merged with anything.
+//! * At most [`MAX_TRACE_FILES`] files, each holding one open file while the merge
+//!   runs.
+
+use super::lines::Source;
+use super::stream::{earliest_stamp, format_of, open_spec, split_spec, TraceExtent, TraceStream};
+use super::{Format, IoRecord, Position, TraceError};
+use serde::{Deserialize, Serialize};
+use std::cmp::Reverse;
+use std::collections::{BTreeMap, BinaryHeap};
+use std::path::PathBuf;
+
+/// The most trace files one trace may merge (each is open while it runs).
+pub const MAX_TRACE_FILES: usize = 1024;
+
+/// How the devices of merged trace files are numbered (see the [module](self) doc).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum DeviceNumbering {
+    /// Every record keeps the device number its file gives.
+    AsRecorded,
+    /// File k (from 0, in the order given) is device k.
+    PerFile,
+}
+
+impl DeviceNumbering {
+    pub fn name(self) -> &'static str {
+        match self {
+            DeviceNumbering::AsRecorded => "as-recorded",
+            DeviceNumbering::PerFile => "per-file",
+        }
+    }
+}
+
+impl std::str::FromStr for DeviceNumbering {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s.trim() {
+            "as-recorded" => Ok(DeviceNumbering::AsRecorded),
+            "per-file" => Ok(DeviceNumbering::PerFile),
+            other => Err(format!(
+                "unknown device numbering {other:?}: expected as-recorded or per-file"
+            )),
+        }
+    }
+}
+
+impl std::fmt::Display for DeviceNumbering {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// The trace specs of one workload (`sample:NAME`, `FORMAT:PATH` or a path): one, or
+/// several files merged. Written in TOML as a string or an array of strings.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TraceFiles(Vec<String>);
+
+impl TraceFiles {
+    /// One spec.
+    pub fn one(spec: impl Into<String>) -> TraceFiles {
+        TraceFiles(vec![spec.into()])
+    }
+
+    /// Several specs, merged; an empty list or one over [`MAX_TRACE_FILES`] is refused.
+    pub fn new(specs: Vec<String>) -> Result<TraceFiles, String> {
+        check_count(specs.len())?;
+        Ok(TraceFiles(specs))
+    }
+
+    pub fn specs(&self) -> &[String] {
+        &self.0
+    }
+
+    /// The spec, if there is only one.
+    pub fn single(&self) -> Option<&str> {
+        match self.0.as_slice() {
+            [one] => Some(one),
+            _ => None,
+        }
+    }
+}
+
+impl std::fmt::Display for TraceFiles {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&list_files(&self.0))
+    }
+}
+
+impl Serialize for TraceFiles {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self.single() {
+            Some(one) => s.serialize_str(one),
+            None => self.0.serialize(s),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for TraceFiles {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<TraceFiles, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(untagged, expecting = "a trace (a string) or a list of trace files")]
+        enum OneOrMany {
+            One(String),
+            Many(Vec<String>),
+        }
+        match OneOrMany::deserialize(d)? {
+            OneOrMany::One(s) => Ok(TraceFiles::one(s)),
+            OneOrMany::Many(v) => TraceFiles::new(v).map_err(serde::de::Error::custom),
+        }
+    }
+}
+
+fn check_count(n: usize) -> Result<(), String> {
+    match n {
+        0 => Err("the list of trace files is empty; give at least one".into()),
+        n if n > MAX_TRACE_FILES => Err(format!(
+            "{n} trace files: at most {MAX_TRACE_FILES} may be merged into one trace"
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// The files named, for messages: all of them, or the first few and how many.
+pub(crate) fn list_files(files: &[String]) -> String {
+    const SHOWN: usize = 3;
+    match files.len() {
+        0..=4 => files.join(" + "),
+        n => format!("{} + ... ({n} files)", files[..SHOWN].join(" + ")),
+    }
+}
+
+/// Opens the trace `files` name as one stream: one spec as [`open_spec`] opens it,
+/// several merged (see the [module](self) doc). `format` applies to every file;
+/// `numbering` says how merged files' devices are numbered.
+pub fn open(
+    files: &TraceFiles,
+    format: Option<Format>,
+    numbering: Option<DeviceNumbering>,
+) -> Result<TraceStream<'static>, TraceError> {
+    match (files.single(), numbering) {
+        (Some(one), None | Some(DeviceNumbering::AsRecorded)) => open_spec(one, format),
+        _ => open_merged(files.specs(), format, numbering),
+    }
+}
+
+/// The extent of the trace `files` name, as it streams from [`open`]: one pass in memory
+/// that does not grow with the files.
+pub fn extent(
+    files: &TraceFiles,
+    format: Option<Format>,
+    numbering: Option<DeviceNumbering>,
+) -> Result<TraceExtent, TraceError> {
+    if let (Some(one), None | Some(DeviceNumbering::AsRecorded)) = (files.single(), numbering) {
+        return match format {
+            Some(f) => {
+                if let Err(e) = super::stream::check_spec_format(one, Some(f)) {
+                    return Err(TraceError::file(one, format!("format {} {e}", f.name())));
+                }
+                super::stream::trace_extent(std::path::Path::new(one), Some(f))
+            }
+            None => super::stream::resolve_extent(one),
+        };
+    }
+    let mut e = TraceExtent::default();
+    for r in open(files, format, numbering)? {
+        e.push(&r?);
+    }
+    Ok(e)
+}
+
+/// One file of a merge, opened: its source, its name for errors and its format.
+fn file_of(
+    spec: &str,
+    format: Option<Format>,
+) -> Result<(Source<'static>, String, Format), TraceError> {
+    if spec.starts_with("sample:") {
+        return Err(TraceError::file(
+            spec,
+            "is a built-in sample, timed from its own start: it cannot be merged with other \
+             trace files",
+        ));
+    }
+    if let (Some(f), Err(e)) = (format, super::stream::check_spec_format(spec, format)) {
+        return Err(TraceError::file(spec, format!("format {} {e}", f.name())));
+    }
+    let (path, prefixed) = split_spec(spec);
+    let file = path.display().to_string();
+    let source = Source::File(PathBuf::from(path));
+    let format = format_of(&source, &file, format.or(prefixed))?;
+    Ok((source, file, format))
+}
+
+fn open_merged(
+    specs: &[String],
+    format: Option<Format>,
+    numbering: Option<DeviceNumbering>,
+) -> Result<TraceStream<'static>, TraceError> {
+    check_count(specs.len()).map_err(|e| TraceError::file("the trace", e))?;
+    let parts = specs
+        .iter()
+        .map(|s| file_of(s, format))
+        .collect::<Result<Vec<_>, _>>()?;
+    let format = parts[0].2;
+    if let Some((_, file, other)) = parts.iter().find(|p| p.2 != format) {
+        return Err(TraceError::file(
+            file,
+            format!(
+                "is {} but {} is {}: the files of one trace must share a format, and so a clock",
+                other.name(),
+                parts[0].1,
+                format.name()
+            ),
+        ));
+    }
+    // One time base for all: the earliest record of any file.
+    let mut start = None;
+    for (source, file, _) in &parts {
+        if let Some(t) = earliest_stamp(source, file, format)? {
+            start = Some(start.map_or(t, |s: u64| s.min(t)));
+        }
+    }
+    let files: Vec<String> = parts.iter().map(|p| p.1.clone()).collect();
+    let streams = parts
+        .into_iter()
+        .map(|(source, file, _)| TraceStream::from_parts(source, &file, format, start))
+        .collect::<Result<Vec<_>, _>>()?;
+    let merge = Merge {
+        heads: vec![None; streams.len()],
+        streams,
+        queue: BinaryHeap::new(),
+        primed: false,
+        numbering,
+        owner: BTreeMap::new(),
+        device_of_file: Vec::new(),
+        pending: None,
+        files: files.clone(),
+    };
+    Ok(TraceStream::of_files(Box::new(merge), format, files))
+}
+
+/// The k-way merge of the files' streams by (arrival, file index).
+struct Merge {
+    streams: Vec<TraceStream<'static>>,
+    /// Each stream's next record and where it is, once read.
+    heads: Vec<Option<(Position, IoRecord)>>,
+    /// The streams with a record waiting, earliest first.
+    queue: BinaryHeap<Reverse<(u64, usize)>>,
+    primed: bool,
+    numbering: Option<DeviceNumbering>,
+    /// Unsaid numbering: the first file seen with each device number.
+    owner: BTreeMap<u32, usize>,
+    /// Per-file numbering: the device each file holds.
+    device_of_file: Vec<Option<u32>>,
+    /// A stream's error, given after the record taken before it.
+    pending: Option<TraceError>,
+    files: Vec<String>,
+}
+
+impl Merge {
+    /// Reads stream `i`'s next record into its head.
+    fn refill(&mut self, i: usize) -> Result<(), TraceError> {
+        match self.streams[i].next() {
+            Some(Ok(r)) => {
+                let at = self.streams[i].position().unwrap_or(Position::File);
+                self.queue.push(Reverse((r.arrival.0, i)));
+                self.heads[i] = Some((at, r));
+                Ok(())
+            }
+            Some(Err(e)) => Err(e),
+            None => Ok(()),
+        }
+    }
+
+    /// The record of file `i` at `at`, its device numbered as asked.
+    fn number(&mut self, i: usize, at: Position, mut r: IoRecord) -> Result<IoRecord, TraceError> {
+        let error = |msg: String| TraceError {
+            file: self.files[i].clone(),
+            at,
+            msg,
+        };
+        match self.numbering {
+            Some(DeviceNumbering::AsRecorded) => {}
+            Some(DeviceNumbering::PerFile) => {
+                if self.device_of_file.len() < self.files.len() {
+                    self.device_of_file = vec![None; self.files.len()];
+                }
+                match self.device_of_file[i] {
+                    None => self.device_of_file[i] = Some(r.device),
+                    Some(d) if d == r.device => {}
+                    Some(d) => {
+                        return Err(error(format!(
+                            "device {} after device {d}: per-file device numbering makes each \
+                             file one device, so a file must hold one (use as-recorded, or \
+                             keep one device with `spindle trace FILE --device N --csv OUT`)",
+                            r.device
+                        )))
+                    }
+                }
+                r.device = u32::try_from(i).unwrap_or(u32::MAX);
+            }
+            None => {
+                let first = *self.owner.entry(r.device).or_insert(i);
+                if first != i {
+                    return Err(error(format!(
+                        "device {} is in {} too: say how the devices of the files are \
+                         numbered, per-file (file k is device k, in the order given) or \
+                         as-recorded (requests of one number go to one device) \
+                         (--trace-devices, workload.trace-devices)",
+                        r.device, self.files[first]
+                    )));
+                }
+            }
+        }
+        Ok(r)
+    }
+}
+
+impl Iterator for Merge {
+    type Item = Result<(usize, Position, IoRecord), TraceError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if let Some(e) = self.pending.take() {
+            self.queue.clear();
+            return Some(Err(e));
+        }
+        if !self.primed {
+            self.primed = true;
+            for i in 0..self.streams.len() {
+                if let Err(e) = self.refill(i) {
+                    self.queue.clear();
+                    return Some(Err(e));
+                }
+            }
+        }
+        let Reverse((_, i)) = self.queue.pop()?;
+        let (at, record) = self.heads[i].take()?;
+        if let Err(e) = self.refill(i) {
+            self.pending = Some(e);
+        }
+        match self.number(i, at, record) {
+            Ok(r) => Some(Ok((i, at, r))),
+            Err(e) => {
+                self.queue.clear();
+                self.pending = None;
+                Some(Err(e))
+            }
+        }
+    }
+}
