@@ -341,9 +341,6 @@ impl WorkloadConfig {
             None => None,
         };
         let invalid = |e: TraceError| ConfigError::Invalid(e.to_string());
-        let open = || -> Result<TraceStream<'static>, ConfigError> {
-            crate::trace::merge::open(files, format, numbering).map_err(invalid)
-        };
         let filtered = |mut s: TraceRecords| -> TraceRecords {
             if let Some(d) = self.device {
                 s = Box::new(only_device(s, d));
@@ -355,6 +352,10 @@ impl WorkloadConfig {
         };
         // One pass in constant memory for the count, the extent and the order.
         let extent = crate::trace::merge::extent(files, format, numbering).map_err(invalid)?;
+        // Streams of it start from what that pass found (no first pass of their own).
+        let open = || -> Result<TraceStream<'static>, ConfigError> {
+            crate::trace::merge::open_from(files, format, numbering, &extent).map_err(invalid)
+        };
         // Say why nothing is left: the device filter, or the trace itself (a limit of 0
         // was refused by `check`).
         let no_requests = || {

@@ -26,8 +26,11 @@
 //! * At most [`MAX_TRACE_FILES`] files, each holding one open file while the merge
 //!   runs.
 
-use super::lines::Source;
-use super::stream::{earliest_stamp, format_of, open_spec, split_spec, TraceExtent, TraceStream};
+use super::lines::{Source, StampedIter};
+use super::stream::{
+    check_spec_format, earliest_stamp, format_of, open_spec, open_spec_from, resolve_extent,
+    split_spec, stamped, timed, trace_extent, TraceExtent, TraceStream,
+};
 use super::{Format, IoRecord, Position, TraceError};
 use serde::{Deserialize, Serialize};
 use std::cmp::Reverse;
@@ -162,64 +165,85 @@ pub fn open(
     format: Option<Format>,
     numbering: Option<DeviceNumbering>,
 ) -> Result<TraceStream<'static>, TraceError> {
-    match (files.single(), numbering) {
-        (Some(one), None | Some(DeviceNumbering::AsRecorded)) => open_spec(one, format),
-        _ => open_merged(files.specs(), format, numbering),
+    match one_as_is(files, numbering) {
+        Some(one) => open_spec(one, format),
+        None => {
+            let (parts, format) = parts(files.specs(), format)?;
+            // One time base for all: the earliest record of any file.
+            let mut start = None;
+            for (source, file) in &parts {
+                if let Some(t) = earliest_stamp(source, file, format)? {
+                    start = Some(start.map_or(t, |s: u64| s.min(t)));
+                }
+            }
+            replay(parts, format, numbering, start)
+        }
     }
 }
 
-/// The extent of the trace `files` name, as it streams from [`open`]: one pass in memory
-/// that does not grow with the files.
+/// [`open`] after [`extent`] of the same files, format and numbering: the extent's pass
+/// found the earliest time stamp, so the stream takes no first pass for it.
+pub fn open_from(
+    files: &TraceFiles,
+    format: Option<Format>,
+    numbering: Option<DeviceNumbering>,
+    extent: &TraceExtent,
+) -> Result<TraceStream<'static>, TraceError> {
+    match one_as_is(files, numbering) {
+        Some(one) => open_spec_from(one, format, extent),
+        None => {
+            let (parts, format) = parts(files.specs(), format)?;
+            replay(parts, format, numbering, extent.earliest_stamp)
+        }
+    }
+}
+
+/// The extent of the trace `files` name, in one pass in memory that does not grow with
+/// the files (stamps in the format's clock, as [`trace_extent`] keeps them).
 pub fn extent(
     files: &TraceFiles,
     format: Option<Format>,
     numbering: Option<DeviceNumbering>,
 ) -> Result<TraceExtent, TraceError> {
-    if let (Some(one), None | Some(DeviceNumbering::AsRecorded)) = (files.single(), numbering) {
+    if let Some(one) = one_as_is(files, numbering) {
         return match format {
             Some(f) => {
-                if let Err(e) = super::stream::check_spec_format(one, Some(f)) {
+                if let Err(e) = check_spec_format(one, Some(f)) {
                     return Err(TraceError::file(one, format!("format {} {e}", f.name())));
                 }
-                super::stream::trace_extent(std::path::Path::new(one), Some(f))
+                trace_extent(std::path::Path::new(one), Some(f))
             }
-            None => super::stream::resolve_extent(one),
+            None => resolve_extent(one),
         };
     }
+    let (parts, format) = parts(files.specs(), format)?;
+    // Merged by the format's own stamps: the same order as by arrival, one clock for all.
+    let sources = parts
+        .iter()
+        .map(|(source, file)| stamped(format, source, file))
+        .collect::<Result<Vec<_>, _>>()?;
+    let names = parts.into_iter().map(|p| p.1).collect();
     let mut e = TraceExtent::default();
-    for r in open(files, format, numbering)? {
-        e.push(&r?);
+    for r in Merge::new(sources, names, numbering) {
+        let (_, stamp, _, record) = r?;
+        e.add(stamp, &record);
     }
     Ok(e)
 }
 
-/// One file of a merge, opened: its source, its name for errors and its format.
-fn file_of(
-    spec: &str,
-    format: Option<Format>,
-) -> Result<(Source<'static>, String, Format), TraceError> {
-    if spec.starts_with("sample:") {
-        return Err(TraceError::file(
-            spec,
-            "is a built-in sample, timed from its own start: it cannot be merged with other \
-             trace files",
-        ));
+/// The spec of a single file read as it is (no renumbering), which is opened as one.
+fn one_as_is(files: &TraceFiles, numbering: Option<DeviceNumbering>) -> Option<&str> {
+    match numbering {
+        None | Some(DeviceNumbering::AsRecorded) => files.single(),
+        Some(DeviceNumbering::PerFile) => None,
     }
-    if let (Some(f), Err(e)) = (format, super::stream::check_spec_format(spec, format)) {
-        return Err(TraceError::file(spec, format!("format {} {e}", f.name())));
-    }
-    let (path, prefixed) = split_spec(spec);
-    let file = path.display().to_string();
-    let source = Source::File(PathBuf::from(path));
-    let format = format_of(&source, &file, format.or(prefixed))?;
-    Ok((source, file, format))
 }
 
-fn open_merged(
+/// The files of a merge, opened (each with its name for errors), and their one format.
+fn parts(
     specs: &[String],
     format: Option<Format>,
-    numbering: Option<DeviceNumbering>,
-) -> Result<TraceStream<'static>, TraceError> {
+) -> Result<(Vec<(Source<'static>, String)>, Format), TraceError> {
     check_count(specs.len()).map_err(|e| TraceError::file("the trace", e))?;
     let parts = specs
         .iter()
@@ -237,38 +261,57 @@ fn open_merged(
             ),
         ));
     }
-    // One time base for all: the earliest record of any file.
-    let mut start = None;
-    for (source, file, _) in &parts {
-        if let Some(t) = earliest_stamp(source, file, format)? {
-            start = Some(start.map_or(t, |s: u64| s.min(t)));
-        }
-    }
-    let files: Vec<String> = parts.iter().map(|p| p.1.clone()).collect();
-    let streams = parts
-        .into_iter()
-        .map(|(source, file, _)| TraceStream::from_parts(source, &file, format, start))
-        .collect::<Result<Vec<_>, _>>()?;
-    let merge = Merge {
-        heads: vec![None; streams.len()],
-        streams,
-        queue: BinaryHeap::new(),
-        primed: false,
-        numbering,
-        owner: BTreeMap::new(),
-        device_of_file: Vec::new(),
-        pending: None,
-        files: files.clone(),
-    };
-    Ok(TraceStream::of_files(Box::new(merge), format, files))
+    Ok((parts.into_iter().map(|(s, f, _)| (s, f)).collect(), format))
 }
 
-/// The k-way merge of the files' streams by (arrival, file index).
+/// One file of a merge, opened: its source, its name for errors and its format.
+fn file_of(
+    spec: &str,
+    format: Option<Format>,
+) -> Result<(Source<'static>, String, Format), TraceError> {
+    if spec.starts_with("sample:") {
+        return Err(TraceError::file(
+            spec,
+            "is a built-in sample, timed from its own start: it cannot be merged with other \
+             trace files",
+        ));
+    }
+    if let (Some(f), Err(e)) = (format, check_spec_format(spec, format)) {
+        return Err(TraceError::file(spec, format!("format {} {e}", f.name())));
+    }
+    let (path, prefixed) = split_spec(spec);
+    let file = path.display().to_string();
+    let source = Source::File(PathBuf::from(path));
+    let format = format_of(&source, &file, format.or(prefixed))?;
+    Ok((source, file, format))
+}
+
+/// The merged stream of `parts`, an absolute clock timed from `start`.
+fn replay(
+    parts: Vec<(Source<'static>, String)>,
+    format: Format,
+    numbering: Option<DeviceNumbering>,
+    start: Option<u64>,
+) -> Result<TraceStream<'static>, TraceError> {
+    let sources = parts
+        .iter()
+        .map(|(source, file)| timed(source, file, format, start))
+        .collect::<Result<Vec<_>, _>>()?;
+    let names: Vec<String> = parts.into_iter().map(|p| p.1).collect();
+    let merge = Merge::new(sources, names.clone(), numbering)
+        .map(|r| r.map(|(file, _, at, record)| (file, at, record)));
+    Ok(TraceStream::of_files(Box::new(merge), format, names))
+}
+
+/// A merged record: the index of its file, its stamp, where it is in its file, and it.
+type Merged = (usize, u64, Position, IoRecord);
+
+/// The k-way merge of the files' records by (stamp, file index).
 struct Merge {
-    streams: Vec<TraceStream<'static>>,
-    /// Each stream's next record and where it is, once read.
+    sources: Vec<StampedIter<'static>>,
+    /// Each source's next record and where it is, once read.
     heads: Vec<Option<(Position, IoRecord)>>,
-    /// The streams with a record waiting, earliest first.
+    /// The sources with a record waiting, earliest first.
     queue: BinaryHeap<Reverse<(u64, usize)>>,
     primed: bool,
     numbering: Option<DeviceNumbering>,
@@ -276,18 +319,35 @@ struct Merge {
     owner: BTreeMap<u32, usize>,
     /// Per-file numbering: the device each file holds.
     device_of_file: Vec<Option<u32>>,
-    /// A stream's error, given after the record taken before it.
+    /// A source's error, given after the record taken before it.
     pending: Option<TraceError>,
     files: Vec<String>,
 }
 
 impl Merge {
-    /// Reads stream `i`'s next record into its head.
+    fn new(
+        sources: Vec<StampedIter<'static>>,
+        files: Vec<String>,
+        numbering: Option<DeviceNumbering>,
+    ) -> Merge {
+        Merge {
+            heads: vec![None; sources.len()],
+            device_of_file: vec![None; sources.len()],
+            sources,
+            queue: BinaryHeap::new(),
+            primed: false,
+            numbering,
+            owner: BTreeMap::new(),
+            pending: None,
+            files,
+        }
+    }
+
+    /// Reads source `i`'s next record into its head.
     fn refill(&mut self, i: usize) -> Result<(), TraceError> {
-        match self.streams[i].next() {
-            Some(Ok(r)) => {
-                let at = self.streams[i].position().unwrap_or(Position::File);
-                self.queue.push(Reverse((r.arrival.0, i)));
+        match self.sources[i].next() {
+            Some(Ok((stamp, at, r))) => {
+                self.queue.push(Reverse((stamp, i)));
                 self.heads[i] = Some((at, r));
                 Ok(())
             }
@@ -306,9 +366,6 @@ impl Merge {
         match self.numbering {
             Some(DeviceNumbering::AsRecorded) => {}
             Some(DeviceNumbering::PerFile) => {
-                if self.device_of_file.len() < self.files.len() {
-                    self.device_of_file = vec![None; self.files.len()];
-                }
                 match self.device_of_file[i] {
                     None => self.device_of_file[i] = Some(r.device),
                     Some(d) if d == r.device => {}
@@ -321,6 +378,7 @@ impl Merge {
                         )))
                     }
                 }
+                // Below MAX_TRACE_FILES.
                 r.device = u32::try_from(i).unwrap_or(u32::MAX);
             }
             None => {
@@ -341,7 +399,7 @@ impl Merge {
 }
 
 impl Iterator for Merge {
-    type Item = Result<(usize, Position, IoRecord), TraceError>;
+    type Item = Result<Merged, TraceError>;
 
     fn next(&mut self) -> Option<Self::Item> {
         if let Some(e) = self.pending.take() {
@@ -350,20 +408,20 @@ impl Iterator for Merge {
         }
         if !self.primed {
             self.primed = true;
-            for i in 0..self.streams.len() {
+            for i in 0..self.sources.len() {
                 if let Err(e) = self.refill(i) {
                     self.queue.clear();
                     return Some(Err(e));
                 }
             }
         }
-        let Reverse((_, i)) = self.queue.pop()?;
+        let Reverse((stamp, i)) = self.queue.pop()?;
         let (at, record) = self.heads[i].take()?;
         if let Err(e) = self.refill(i) {
             self.pending = Some(e);
         }
         match self.number(i, at, record) {
-            Ok(r) => Some(Ok((i, at, r))),
+            Ok(r) => Some(Ok((i, stamp, at, r))),
             Err(e) => {
                 self.queue.clear();
                 self.pending = None;

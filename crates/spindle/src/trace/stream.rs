@@ -150,6 +150,29 @@ pub(crate) fn earliest_stamp(
     ))
 }
 
+/// The records of `source` in `format`, each stamped with its arrival in ns: an absolute
+/// clock timed from `start`, other clocks as written.
+pub(crate) fn timed<'a>(
+    source: &Source<'a>,
+    file: &str,
+    format: Format,
+    start: Option<u64>,
+) -> Result<StampedIter<'a>, TraceError> {
+    let records = stamped(format, source, file)?;
+    Ok(match (absolute_clock(format), start) {
+        (Some(ns_per_unit), Some(start)) => {
+            let name = file.to_string();
+            Box::new(records.map(move |s| {
+                let s = s?;
+                let at = s.1;
+                let r = rebase_one(s, start, ns_per_unit, &name)?;
+                Ok((r.arrival.0, at, r))
+            }))
+        }
+        _ => Box::new(records.map(|s| s.map(|(_, at, r)| (r.arrival.0, at, r)))),
+    })
+}
+
 /// Every record of `stamped`, timed as the format wants and sorted by arrival (stably):
 /// the whole-file reader.
 pub(crate) fn collect_sorted(
@@ -222,19 +245,12 @@ impl<'a> TraceStream<'a> {
         format: Format,
         start: Option<u64>,
     ) -> Result<TraceStream<'a>, TraceError> {
-        let records = stamped(format, &source, file)?;
-        let inner: Box<dyn Iterator<Item = _> + Send + 'a> = match (absolute_clock(format), start) {
-            (Some(ns_per_unit), Some(start)) => {
-                let name = file.to_string();
-                Box::new(records.map(move |s| {
-                    let s = s?;
-                    let at = s.1;
-                    Ok((0, at, rebase_one(s, start, ns_per_unit, &name)?))
-                }))
-            }
-            _ => Box::new(records.map(|s| s.map(|(_, at, r)| (0, at, r)))),
-        };
-        Ok(TraceStream::of_files(inner, format, vec![file.to_string()]))
+        let inner = timed(&source, file, format, start)?.map(|s| s.map(|(_, at, r)| (0, at, r)));
+        Ok(TraceStream::of_files(
+            Box::new(inner),
+            format,
+            vec![file.to_string()],
+        ))
     }
 
     /// A stream over records already tagged with their file (an index into `files`).
@@ -453,6 +469,27 @@ pub fn open_spec(spec: &str, format: Option<Format>) -> Result<TraceStream<'stat
     }
 }
 
+/// [`open_spec`] where a pass over the file already found its earliest time stamp
+/// ([`TraceExtent`] of the same spec and format): the stream takes no first pass of its
+/// own for it.
+pub(crate) fn open_spec_from(
+    spec: &str,
+    format: Option<Format>,
+    extent: &TraceExtent,
+) -> Result<TraceStream<'static>, TraceError> {
+    if spec.starts_with("sample:") {
+        return open_spec(spec, format);
+    }
+    if let (Some(f), Err(e)) = (format, check_spec_format(spec, format)) {
+        return Err(TraceError::file(spec, format!("format {} {e}", f.name())));
+    }
+    let (path, prefixed) = split_spec(spec);
+    let file = path.display().to_string();
+    let source = Source::File(path.to_path_buf());
+    let format = format_of(&source, &file, format.or(prefixed))?;
+    TraceStream::from_parts(source, &file, format, extent.earliest_stamp)
+}
+
 /// The file a `FORMAT:PATH` spec or a plain path names.
 pub fn spec_path(spec: &str) -> &Path {
     split_spec(spec).0
@@ -483,6 +520,9 @@ pub struct TraceExtent {
     pub in_order: bool,
     /// The previous record's time stamp, for `in_order`.
     last_stamp: Option<u64>,
+    /// The earliest time stamp, in the format's clock (a stream of a format with an
+    /// absolute clock is timed from it).
+    pub(crate) earliest_stamp: Option<u64>,
 }
 
 /// One device's part of a [`TraceExtent`].
@@ -502,6 +542,7 @@ impl Default for TraceExtent {
             devices: BTreeMap::new(),
             in_order: true,
             last_stamp: None,
+            earliest_stamp: None,
         }
     }
 }
@@ -521,11 +562,13 @@ impl TraceExtent {
         self.add(record.arrival.0, record);
     }
 
-    fn add(&mut self, stamp: u64, r: &IoRecord) {
+    /// Adds one record stamped `stamp` in its format's clock.
+    pub(crate) fn add(&mut self, stamp: u64, r: &IoRecord) {
         if self.last_stamp.is_some_and(|last| stamp < last) {
             self.in_order = false;
         }
         self.last_stamp = Some(stamp);
+        self.earliest_stamp = Some(self.earliest_stamp.map_or(stamp, |e| e.min(stamp)));
         let end = r.lbn.saturating_add(u64::from(r.blocks));
         self.records += 1;
         self.max_end_lbn = self.max_end_lbn.max(end);
