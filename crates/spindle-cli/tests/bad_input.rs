@@ -196,7 +196,7 @@ const CASES: &[(&str, &str)] = &[
         "run --trace {t}/src1_0.csv --trace {t}/plain.csv",
         "plain.csv: is spindle-csv but {t}/src1_0.csv is msr",
     ),
-    ("trace {t}/src1_0.csv sample:hplajw", "cannot be merged"),
+    ("trace {t}/src1_0.csv sample:hplajw", "read as it is and alone"),
     ("run --trace {t}/src1_0.csv --trace-devices bogus", "expected as-recorded or per-file"),
     (
         "run --synthetic open --trace-devices per-file",

@@ -254,6 +254,7 @@ fn given_workload(c: &mut RunConfig, mut recs: Vec<IoRecord>) -> anyhow::Result<
         bail!("the workload given as arrays has no requests");
     }
     c.workload.trace = None;
+    c.workload.trace_devices = None;
     c.workload.synthetic = None;
     c.workload.content_trace = None;
     Ok(LoadedWorkload::Open(recs))
@@ -313,6 +314,11 @@ pub fn run<'py>(
     if workload.is_some() && (!opts.stack.trace.is_empty() || opts.stack.synthetic.is_some()) {
         return Err(pyo3::exceptions::PyValueError::new_err(
             "give one workload: workload= (arrays or a DataFrame), trace= or synthetic=, not several",
+        ));
+    }
+    if workload.is_some() && opts.stack.trace_devices.is_some() {
+        return Err(pyo3::exceptions::PyValueError::new_err(
+            "trace_devices= applies to trace files merged (trace=[...]), not to workload=",
         ));
     }
     opts.stack.config_text = config_text;

@@ -218,3 +218,5 @@ def test_several_files_read_and_replay_as_one_trace(tmp_path):
     merged = spindle.run(trace=[str(a), str(b)], trace_devices="per-file", disk="cheetah9lp")
     given = spindle.run(workload=df, disk="cheetah9lp")
     assert merged.metrics == given.metrics
+    with pytest.raises(ValueError, match="trace_devices= applies"):
+        spindle.run(workload=df, trace_devices="per-file")

@@ -173,7 +173,11 @@ impl WorkloadConfig {
             }
             (None, Some(t)) => {
                 let mut d = t.to_string();
-                if let Some(n) = self.trace_devices.filter(|_| t.single().is_none()) {
+                let renumbered = self.trace_devices == Some(DeviceNumbering::PerFile);
+                if let Some(n) = self
+                    .trace_devices
+                    .filter(|_| t.single().is_none() || renumbered)
+                {
                     d += &format!(" (devices {n})");
                 }
                 if let Some(dev) = self.device {

@@ -5,7 +5,7 @@
 
 use proptest::prelude::*;
 use spindle::config::{LoadedWorkload, WorkloadConfig};
-use spindle::trace::merge::{extent, open};
+use spindle::trace::merge::{extent, open, open_from};
 use spindle::trace::{DeviceNumbering, IoRecord, TraceExtent, TraceFiles};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -131,7 +131,28 @@ fn absolute_clocks_share_the_earliest_record_of_all_files() {
     )
     .unwrap();
     std::fs::write(&b, gz.finish().unwrap()).unwrap();
-    let got = read(&files(&[a, b]), Some(DeviceNumbering::PerFile)).unwrap();
+    let got = read(
+        &files(&[a.clone(), b.clone()]),
+        Some(DeviceNumbering::PerFile),
+    )
+    .unwrap();
+    // A file without records does not move the clock, whichever way the stream opens.
+    let empty = d.join("empty.csv");
+    std::fs::write(&empty, "").unwrap();
+    let three = TraceFiles::new(vec![
+        a.display().to_string(),
+        b.display().to_string(),
+        format!("msr:{}", empty.display()),
+    ])
+    .unwrap();
+    let n = Some(DeviceNumbering::PerFile);
+    assert_eq!(read(&three, n).unwrap(), got);
+    let e = extent(&three, None, n).unwrap();
+    let from: Vec<IoRecord> = open_from(&three, None, n, &e)
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    assert_eq!(from, got);
     let base = 128166372000000000u64;
     let at = |ticks: u64| (ticks - base) * 100;
     let seen: Vec<(u64, u32, u64)> = got.iter().map(|r| (r.arrival.0, r.device, r.lbn)).collect();
@@ -200,7 +221,38 @@ fn every_error_names_its_file() {
         None,
     )
     .unwrap_err();
-    assert!(e.contains("cannot be merged"), "{e}");
+    assert!(
+        e.contains("is a built-in sample, read as it is and alone"),
+        "{e}"
+    );
+    // blktrace files keep their own clocks; blkparse numbers each file's devices anew.
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/traces");
+    let both = |x: &str, y: &str, n| {
+        let t = TraceFiles::new(vec![
+            fixtures.join(x).display().to_string(),
+            fixtures.join(y).display().to_string(),
+        ])
+        .unwrap();
+        read(&t, n).unwrap_err()
+    };
+    let e = both(
+        "blktrace-sdx.bin",
+        "blktrace-sdx-be.bin",
+        Some(DeviceNumbering::PerFile),
+    );
+    assert!(
+        e.contains("blktrace files are each timed from their own first event"),
+        "{e}"
+    );
+    let e = both(
+        "blkparse-sda.txt",
+        "blktrace-sdx.blkparse.txt",
+        Some(DeviceNumbering::AsRecorded),
+    );
+    assert!(
+        e.contains("blkparse devices are numbered from 0 in each file"),
+        "{e}"
+    );
     let missing = d.join("missing.csv");
     let e = err(&[&a, &missing], None);
     assert!(e.contains("missing.csv"), "{e}");

@@ -12,7 +12,10 @@
 //!   absolute clock (MSR's FILETIME, FIU's nanoseconds, ...) is timed from the earliest
 //!   record of *all* the files, so the files keep their places in time relative to each
 //!   other, as recorded. Formats timed from their own start (`disksim-ascii`, `spc`,
-//!   `blkparse`, `spindle-csv`, ...) are merged as written.
+//!   `blkparse`, `spindle-csv`, ...) are merged as written. `blktrace` files are not
+//!   merged: each is timed from its own first event, so per-CPU files would not share
+//!   a clock (`blkparse -i NAME -d NAME.bin` combines them into one); `blkparse` files
+//!   merge only per-file, as their reader numbers each file's devices from 0.
 //! * **Devices** ([`DeviceNumbering`]): `as-recorded` keeps every record's device
 //!   number, so requests of one number go to one device whichever file they come
 //!   from (the days of one machine). `per-file` gives file k (from 0, in the order
@@ -24,12 +27,16 @@
 //! * Built-in samples hold records already timed from their own start and are not
 //!   merged with anything.
 //! * At most [`MAX_TRACE_FILES`] files, each holding one open file while the merge
-//!   runs.
+//!   runs (the system's limit on open files may be lower; it is then named).
+//! * Files out of arrival order are merged by each file's next record; the merge is then
+//!   sorted as one trace is (whole, or within the reorder window, where a record further
+//!   out of place ends the run naming it), and a file's disorder may grow by the records
+//!   of the other files.
 
 use super::lines::{Source, StampedIter};
 use super::stream::{
     check_spec_format, earliest_stamp, format_of, open_spec, open_spec_from, resolve_extent,
-    split_spec, stamped, timed, trace_extent, TraceExtent, TraceStream,
+    split_spec, stamped, timed, trace_extent, TraceExtent, TraceStream, SECOND_READ,
 };
 use super::{Format, IoRecord, Position, TraceError};
 use serde::{Deserialize, Serialize};
@@ -168,7 +175,7 @@ pub fn open(
     match one_as_is(files, numbering) {
         Some(one) => open_spec(one, format),
         None => {
-            let (parts, format) = parts(files.specs(), format)?;
+            let (parts, format) = parts(files.specs(), format, numbering)?;
             // One time base for all: the earliest record of any file.
             let mut start = None;
             for (source, file) in &parts {
@@ -192,7 +199,10 @@ pub fn open_from(
     match one_as_is(files, numbering) {
         Some(one) => open_spec_from(one, format, extent),
         None => {
-            let (parts, format) = parts(files.specs(), format)?;
+            let (parts, format) = parts(files.specs(), format, numbering)?;
+            for (source, file) in &parts {
+                source.check_rereadable(file, SECOND_READ)?;
+            }
             replay(parts, format, numbering, extent.earliest_stamp)
         }
     }
@@ -216,7 +226,7 @@ pub fn extent(
             None => resolve_extent(one),
         };
     }
-    let (parts, format) = parts(files.specs(), format)?;
+    let (parts, format) = parts(files.specs(), format, numbering)?;
     // Merged by the format's own stamps: the same order as by arrival, one clock for all.
     let sources = parts
         .iter()
@@ -243,6 +253,7 @@ fn one_as_is(files: &TraceFiles, numbering: Option<DeviceNumbering>) -> Option<&
 fn parts(
     specs: &[String],
     format: Option<Format>,
+    numbering: Option<DeviceNumbering>,
 ) -> Result<(Vec<(Source<'static>, String)>, Format), TraceError> {
     check_count(specs.len()).map_err(|e| TraceError::file("the trace", e))?;
     let parts = specs
@@ -261,6 +272,28 @@ fn parts(
             ),
         ));
     }
+    let several = parts.len() > 1;
+    match format {
+        // Each file timed from its own first event: per-CPU files would not share a clock.
+        Format::Blktrace if several => {
+            return Err(TraceError::file(
+                &parts[1].1,
+                "blktrace files are each timed from their own first event, so per-CPU \
+                 files would not share a clock: combine them first (`blkparse -i NAME -d \
+                 NAME.bin`) and read that one file",
+            ))
+        }
+        // Devices numbered from 0 in each file, by first appearance.
+        Format::Blkparse if several && numbering != Some(DeviceNumbering::PerFile) => {
+            return Err(TraceError::file(
+                &parts[1].1,
+                "blkparse devices are numbered from 0 in each file, by first appearance, so \
+                 the numbers of two files do not name the same disks: merge files of one \
+                 device each with --trace-devices per-file",
+            ))
+        }
+        _ => {}
+    }
     Ok((parts.into_iter().map(|(s, f, _)| (s, f)).collect(), format))
 }
 
@@ -272,8 +305,8 @@ fn file_of(
     if spec.starts_with("sample:") {
         return Err(TraceError::file(
             spec,
-            "is a built-in sample, timed from its own start: it cannot be merged with other \
-             trace files",
+            "is a built-in sample, read as it is and alone: merging and per-file device \
+             numbering apply to trace files",
         ));
     }
     if let (Some(f), Err(e)) = (format, check_spec_format(spec, format)) {

@@ -131,7 +131,7 @@ pub(crate) fn absolute_clock(format: Format) -> Option<u64> {
 
 /// The earliest time stamp of a file in a format with an absolute clock, by a first
 /// pass (up to the first bad record, where the next pass stops too); `None` for a
-/// format whose times are kept as written.
+/// format whose times are kept as written, or a file without records.
 pub(crate) fn earliest_stamp(
     source: &Source<'_>,
     file: &str,
@@ -141,13 +141,10 @@ pub(crate) fn earliest_stamp(
         return Ok(None);
     }
     source.check_rereadable(file, "its earliest time stamp")?;
-    Ok(Some(
-        stamped(format, source, file)?
-            .map_while(Result::ok)
-            .map(|(t, _, _)| t)
-            .min()
-            .unwrap_or(0),
-    ))
+    Ok(stamped(format, source, file)?
+        .map_while(Result::ok)
+        .map(|(t, _, _)| t)
+        .min())
 }
 
 /// The records of `source` in `format`, each stamped with its arrival in ns: an absolute
@@ -469,6 +466,9 @@ pub fn open_spec(spec: &str, format: Option<Format>) -> Result<TraceStream<'stat
     }
 }
 
+/// Why a run's trace file must be a regular file: [`open_spec_from`] reads it again.
+pub(crate) const SECOND_READ: &str = "a run reads its trace twice: its extent, then its requests";
+
 /// [`open_spec`] where a pass over the file already found its earliest time stamp
 /// ([`TraceExtent`] of the same spec and format): the stream takes no first pass of its
 /// own for it.
@@ -487,6 +487,7 @@ pub(crate) fn open_spec_from(
     let file = path.display().to_string();
     let source = Source::File(path.to_path_buf());
     let format = format_of(&source, &file, format.or(prefixed))?;
+    source.check_rereadable(&file, SECOND_READ)?;
     TraceStream::from_parts(source, &file, format, extent.earliest_stamp)
 }
 
