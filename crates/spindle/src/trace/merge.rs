@@ -35,14 +35,13 @@
 
 use super::lines::{Source, StampedIter};
 use super::stream::{
-    check_spec_format, earliest_stamp, format_of, open_spec, open_spec_from, resolve_extent,
-    split_spec, stamped, timed, trace_extent, TraceExtent, TraceStream, SECOND_READ,
+    check_spec_format, earliest_stamp, open_spec, open_spec_from, resolve_extent, spec_source,
+    stamped, timed, trace_extent, TraceExtent, TraceStream, SECOND_READ,
 };
 use super::{Format, IoRecord, Position, TraceError};
 use serde::{Deserialize, Serialize};
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BinaryHeap};
-use std::path::PathBuf;
 
 /// The most trace files one trace may merge (each is open while it runs).
 pub const MAX_TRACE_FILES: usize = 1024;
@@ -309,14 +308,7 @@ fn file_of(
              numbering apply to trace files",
         ));
     }
-    if let (Some(f), Err(e)) = (format, check_spec_format(spec, format)) {
-        return Err(TraceError::file(spec, format!("format {} {e}", f.name())));
-    }
-    let (path, prefixed) = split_spec(spec);
-    let file = path.display().to_string();
-    let source = Source::File(PathBuf::from(path));
-    let format = format_of(&source, &file, format.or(prefixed))?;
-    Ok((source, file, format))
+    spec_source(spec, format)
 }
 
 /// The merged stream of `parts`, an absolute clock timed from `start`.

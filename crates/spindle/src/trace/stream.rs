@@ -480,6 +480,17 @@ pub(crate) fn open_spec_from(
     if spec.starts_with("sample:") {
         return open_spec(spec, format);
     }
+    let (source, file, format) = spec_source(spec, format)?;
+    source.check_rereadable(&file, SECOND_READ)?;
+    TraceStream::from_parts(source, &file, format, extent.earliest_stamp)
+}
+
+/// The file a spec (`FORMAT:PATH` or a path, not a sample) names: its source, its name
+/// for errors and its format (`format`, else the prefix's, else detected).
+pub(crate) fn spec_source(
+    spec: &str,
+    format: Option<Format>,
+) -> Result<(Source<'static>, String, Format), TraceError> {
     if let (Some(f), Err(e)) = (format, check_spec_format(spec, format)) {
         return Err(TraceError::file(spec, format!("format {} {e}", f.name())));
     }
@@ -487,8 +498,7 @@ pub(crate) fn open_spec_from(
     let file = path.display().to_string();
     let source = Source::File(path.to_path_buf());
     let format = format_of(&source, &file, format.or(prefixed))?;
-    source.check_rereadable(&file, SECOND_READ)?;
-    TraceStream::from_parts(source, &file, format, extent.earliest_stamp)
+    Ok((source, file, format))
 }
 
 /// The file a `FORMAT:PATH` spec or a plain path names.
