@@ -35,8 +35,8 @@
 
 use super::lines::{Source, StampedIter};
 use super::stream::{
-    check_spec_format, earliest_stamp, open_spec, open_spec_from, resolve_extent, spec_source,
-    stamped, timed, trace_extent, TraceExtent, TraceStream, SECOND_READ,
+    check_spec_format, earliest_stamp, list_files, open_spec, open_spec_from, resolve_extent,
+    spec_source, stamped, timed, trace_extent, TraceExtent, TraceStream, SECOND_READ,
 };
 use super::{Format, IoRecord, Position, TraceError};
 use serde::{Deserialize, Serialize};
@@ -151,15 +151,6 @@ fn check_count(n: usize) -> Result<(), String> {
             "{n} trace files: at most {MAX_TRACE_FILES} may be merged into one trace"
         )),
         _ => Ok(()),
-    }
-}
-
-/// The files named, for messages: all of them, or the first few and how many.
-pub(crate) fn list_files(files: &[String]) -> String {
-    const SHOWN: usize = 3;
-    match files.len() {
-        0..=4 => files.join(" + "),
-        n => format!("{} + ... ({n} files)", files[..SHOWN].join(" + ")),
     }
 }
 

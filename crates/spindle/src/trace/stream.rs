@@ -287,7 +287,7 @@ impl<'a> TraceStream<'a> {
     /// A name for the whole trace: its file, or its files listed (the first few and a
     /// count, for many).
     pub fn name(&self) -> String {
-        super::merge::list_files(&self.files)
+        list_files(&self.files)
     }
 
     /// Where the record last yielded came from (`None` before the first one).
@@ -338,6 +338,15 @@ impl Iterator for TraceStream<'_> {
 }
 
 impl std::iter::FusedIterator for TraceStream<'_> {}
+
+/// The files named, for messages: all of them, or the first few and how many.
+pub(crate) fn list_files(files: &[String]) -> String {
+    const SHOWN: usize = 3;
+    match files.len() {
+        0..=4 => files.join(" + "),
+        n => format!("{} + ... ({n} files)", files[..SHOWN].join(" + ")),
+    }
+}
 
 /// A [`TraceStream`] sorted with a bounded reorder buffer ([`TraceStream::sorted_within`]).
 pub struct SortedWithin<'a> {
