@@ -45,8 +45,9 @@ pub struct StackArgs {
     #[arg(long, value_name = "N")]
     pub disks: Option<u32>,
     /// Trace: `sample:hplajw` or a file (any format, gzip or zstd too). Give --trace again
-    /// to merge several files into one trace by arrival, on one clock (MSR volumes, FIU
-    /// days; see --trace-devices) [default: sample:hplajw]
+    /// to merge several files of one format into one trace by arrival (MSR volumes, FIU
+    /// days; an absolute clock is timed from the earliest record of any file; see
+    /// --trace-devices) [default: sample:hplajw]
     #[arg(long, value_name = "SPEC")]
     pub trace: Vec<String>,
     /// How merged trace files' devices are numbered: per-file (file k is device k, in

@@ -15,7 +15,7 @@ const TEXT_DEVICES: usize = 20;
 
 /// Reads `files` as a stream (several merged, their devices numbered by `numbering`): its
 /// summary (text or JSON), and with `csv` its records written there as spindle CSV in
-/// file order. `device` keeps one trace device; `limit` stops after that many records.
+/// file order (merged order, for several). `device` keeps one trace device; `limit` stops after that many records.
 #[allow(clippy::too_many_arguments)]
 pub fn trace(
     files: &TraceFiles,

@@ -199,6 +199,10 @@ const CASES: &[(&str, &str)] = &[
     ("trace {t}/src1_0.csv sample:hplajw", "read as it is and alone"),
     ("run --trace {t}/src1_0.csv --trace-devices bogus", "expected as-recorded or per-file"),
     (
+        "run --synthetic web-vm --trace-devices per-file",
+        "trace-devices (--trace-devices) applies to a trace file, not to [workload.content-trace]",
+    ),
+    (
         "run --synthetic open --trace-devices per-file",
         "trace-devices (--trace-devices) applies to a trace",
     ),
@@ -478,7 +482,7 @@ const CASES: &[(&str, &str)] = &[
     ("mimic show /dev/zero", "/dev/zero: more than 268435456 bytes"),
     ("run --config /dev/zero", "/dev/zero: larger than 16777216 bytes"),
     ("run --trace /dev/zero", "/dev/zero"),
-    ("run --trace /dev/zero --format msr", "/dev/zero:1: line longer than"),
+    ("run --trace /dev/zero --format msr", "/dev/zero: not a regular file"),
     ("disk-info /dev/zero", "/dev/zero"),
     ("trace {t}/empty.txt --format msr", "empty.txt: the trace holds no requests"),
     ("trace {t}/empty.txt", "the file is empty"),

@@ -281,6 +281,22 @@ impl WorkloadConfig {
                 )));
             }
         }
+        if self.content_trace.is_some() {
+            // The generated stand-in is no trace file: these would be silently ignored.
+            let file_only = [
+                ("format (--format)", self.format.is_some()),
+                (
+                    "trace-devices (--trace-devices)",
+                    self.trace_devices.is_some(),
+                ),
+            ];
+            if let Some((name, _)) = file_only.iter().find(|t| t.1) {
+                return Err(ConfigError::Invalid(format!(
+                    "workload.{name} applies to a trace file, not to [workload.content-trace] \
+                     (a generated stand-in)"
+                )));
+            }
+        }
         if self.limit == Some(0) {
             return Err(ConfigError::Invalid(
                 "workload.limit (--limit) = 0 keeps no requests; give at least 1".into(),
@@ -355,8 +371,11 @@ impl WorkloadConfig {
             s
         };
         // One pass in constant memory for the count, the extent and the order.
+        // Read again below: a pipe is refused before its first pass, not after.
+        crate::trace::merge::check_rereadable(files).map_err(invalid)?;
         let extent = crate::trace::merge::extent(files, format, numbering).map_err(invalid)?;
-        // Streams of it start from what that pass found (no first pass of their own).
+        // Streams of it start from the earliest stamp that pass found (no pass of their
+        // own for it).
         let open = || -> Result<TraceStream<'static>, ConfigError> {
             crate::trace::merge::open_from(files, format, numbering, &extent).map_err(invalid)
         };

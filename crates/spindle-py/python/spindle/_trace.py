@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 import warnings
-from typing import Iterator, NamedTuple, Optional, Sequence, Union
+from typing import Iterator, NamedTuple, Optional, Union
 
 import numpy as np
 
@@ -36,7 +36,7 @@ class TraceReader:
 
     Args:
         path: a file, ``FORMAT:PATH``, or a built-in trace such as ``"sample:hplajw"``;
-            or a list of files, merged into one trace by arrival on one clock (the
+            or a list (or tuple) of files, merged into one trace by arrival on one clock (the
             earliest record of any file, for formats with an absolute clock), which
             must share a format: an MSR server's volumes, an FIU trace's days.
         format: the format, when detection should not guess: ``disksim-ascii``,
@@ -73,7 +73,7 @@ class TraceReader:
 
     def __init__(
         self,
-        path: Union[str, os.PathLike, Sequence[Union[str, os.PathLike]]],
+        path: Union[str, os.PathLike, list, tuple],
         format: Optional[str] = None,
         time_unit: Optional[str] = None,
         max_requests: Optional[int] = None,

@@ -231,6 +231,17 @@ pub fn extent(
     Ok(e)
 }
 
+/// Refuses a file that cannot be read again (a pipe, a device), before a run's first
+/// pass over it: a run reads its trace more than once.
+pub fn check_rereadable(files: &TraceFiles) -> Result<(), TraceError> {
+    for spec in files.specs().iter().filter(|s| !s.starts_with("sample:")) {
+        let path = super::stream::spec_path(spec);
+        Source::File(path.to_path_buf())
+            .check_rereadable(&path.display().to_string(), SECOND_READ)?;
+    }
+    Ok(())
+}
+
 /// The spec of a single file read as it is (no renumbering), which is opened as one.
 fn one_as_is(files: &TraceFiles, numbering: Option<DeviceNumbering>) -> Option<&str> {
     match numbering {

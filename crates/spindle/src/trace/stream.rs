@@ -19,7 +19,8 @@
 //!
 //! Formats with an absolute clock (`msr`, `fiu`, `hp-srt`, `alibaba`, `tencent`) are
 //! timed from their earliest record: the stream finds it with a first pass over the
-//! file that keeps only the minimum time stamp. `blkparse` picks its action (`D` if the
+//! file that keeps only the minimum time stamp (a run takes it from its extent pass
+//! instead, [`super::merge::open_from`]). `blkparse` picks its action (`D` if the
 //! trace has any, else `Q`) with a first pass that stops at the first `D` event;
 //! `blktrace` makes both choices (the earliest event, issue or queue) in one first pass.
 
@@ -476,7 +477,8 @@ pub fn open_spec(spec: &str, format: Option<Format>) -> Result<TraceStream<'stat
 }
 
 /// Why a run's trace file must be a regular file: [`open_spec_from`] reads it again.
-pub(crate) const SECOND_READ: &str = "a run reads its trace twice: its extent, then its requests";
+pub(crate) const SECOND_READ: &str =
+    "a run reads its trace more than once: its extent, then its requests";
 
 /// [`open_spec`] where a pass over the file already found its earliest time stamp
 /// ([`TraceExtent`] of the same spec and format): the stream takes no first pass of its
