@@ -35,7 +35,7 @@
 
 use super::lines::{Source, StampedIter};
 use super::stream::{
-    check_spec_format, earliest_stamp, list_files, open_spec, open_spec_from, resolve_extent,
+    earliest_stamp, list_files, open_spec, open_spec_from, resolve_extent, spec_format_error,
     spec_source, stamped, timed, trace_extent, TraceExtent, TraceStream, SECOND_READ,
 };
 use super::{Format, IoRecord, Position, TraceError};
@@ -208,9 +208,7 @@ pub fn extent(
     if let Some(one) = one_as_is(files, numbering) {
         return match format {
             Some(f) => {
-                if let Err(e) = check_spec_format(one, Some(f)) {
-                    return Err(TraceError::file(one, format!("format {} {e}", f.name())));
-                }
+                spec_format_error(one, Some(f))?;
                 trace_extent(std::path::Path::new(one), Some(f))
             }
             None => resolve_extent(one),

@@ -464,12 +464,18 @@ pub fn check_spec_format(spec: &str, format: Option<Format>) -> Result<(), Strin
     Ok(())
 }
 
+/// [`check_spec_format`] as the trace error that names the spec.
+pub(crate) fn spec_format_error(spec: &str, format: Option<Format>) -> Result<(), TraceError> {
+    match (format, check_spec_format(spec, format)) {
+        (Some(f), Err(e)) => Err(TraceError::file(spec, format!("format {} {e}", f.name()))),
+        _ => Ok(()),
+    }
+}
+
 /// Opens `spec` (`sample:NAME`, `FORMAT:PATH` or a path) in `format` if given (else
 /// the prefix's or the detected one), after [`check_spec_format`].
 pub fn open_spec(spec: &str, format: Option<Format>) -> Result<TraceStream<'static>, TraceError> {
-    if let (Some(f), Err(e)) = (format, check_spec_format(spec, format)) {
-        return Err(TraceError::file(spec, format!("format {} {e}", f.name())));
-    }
+    spec_format_error(spec, format)?;
     match format {
         Some(f) => open_trace(Path::new(spec), Some(f)),
         None => resolve_stream(spec),
@@ -502,9 +508,7 @@ pub(crate) fn spec_source(
     spec: &str,
     format: Option<Format>,
 ) -> Result<(Source<'static>, String, Format), TraceError> {
-    if let (Some(f), Err(e)) = (format, check_spec_format(spec, format)) {
-        return Err(TraceError::file(spec, format!("format {} {e}", f.name())));
-    }
+    spec_format_error(spec, format)?;
     let (path, prefixed) = split_spec(spec);
     let file = path.display().to_string();
     let source = Source::File(path.to_path_buf());
