@@ -8,6 +8,7 @@ use crate::disk::drive::Drive;
 use crate::disk::hdd::{Hdd, Request};
 use crate::mimic::{DiskMimic, Metric};
 use crate::node::{tree_line, Device, Done, NodeReport};
+use crate::parts::overlap::OverlapIndex;
 use crate::sched::{BackgroundPool, HostQueue, SchedulerKind};
 use crate::time::SimTime;
 use rustc_hash::FxHashMap;
@@ -360,7 +361,7 @@ impl QueueSpec {
             batch_submit: self.batch_submit,
             start_at: None,
             sent: crate::idmap::IdMap::default(),
-            waiting: FxHashMap::default(),
+            accepted: OverlapIndex::default(),
             released: FxHashMap::default(),
             held: FxHashMap::default(),
             held_now: 0,
@@ -413,8 +414,9 @@ pub struct QueueNode {
     start_at: Option<SimTime>,
     /// Requests sent to the device and not yet completed (at most about `depth`).
     sent: crate::idmap::IdMap<Active>,
-    /// With `hold_overlapping`: requests waiting in the scheduler, for the overlap test.
-    waiting: FxHashMap<u64, Request>,
+    /// With `hold_overlapping`: the requests waiting in the scheduler or sent, for the
+    /// overlap test.
+    accepted: OverlapIndex,
     /// Released holds still waiting in the scheduler: when each was released.
     released: FxHashMap<u64, SimTime>,
     /// Requests held behind an overlapping earlier one, by the blocker's id.
@@ -456,7 +458,7 @@ impl QueueNode {
         self.foreground += 1;
         self.stats.max_waiting = self.stats.max_waiting.max(self.sched.len());
         if self.hold_overlapping {
-            self.waiting.insert(req.id, req);
+            self.accepted.insert(&req);
         }
         if let Some(t) = released {
             self.released.insert(req.id, t);
@@ -476,8 +478,9 @@ impl QueueNode {
             if w.background {
                 // A free background request: it enters the system as it is sent.
                 self.stats.background += 1;
-            } else if self.hold_overlapping {
-                self.waiting.remove(&w.req.id);
+                if self.hold_overlapping {
+                    self.accepted.insert(&w.req);
+                }
             }
             let released = if self.released.is_empty() {
                 None
@@ -499,7 +502,9 @@ impl QueueNode {
                         break;
                     };
                     if self.hold_overlapping {
-                        self.waiting.remove(&r.req.id);
+                        // A rider completes with the one it went with and holds
+                        // nothing back itself.
+                        self.accepted.remove(&r.req);
                     }
                     below.blocks = (r.req.lbn + u64::from(r.req.blocks.max(1)) - below.lbn) as u32;
                     self.stats.merged += 1;
@@ -534,14 +539,7 @@ impl QueueNode {
 
     /// The earliest accepted request (waiting or sent) overlapping `req`'s sectors.
     fn blocker(&self, req: &Request) -> Option<u64> {
-        let end = req.lbn + u64::from(req.blocks.max(1));
-        let overlaps = |r: &Request| r.lbn < end && req.lbn < r.lbn + u64::from(r.blocks);
-        self.waiting
-            .values()
-            .chain(self.sent.values().map(|a| &a.req))
-            .filter(|r| overlaps(r))
-            .map(|r| r.id)
-            .min()
+        self.accepted.earliest_overlapping(req)
     }
 }
 
@@ -611,6 +609,9 @@ impl Device for QueueNode {
                 out.push(d);
                 continue;
             };
+            if self.hold_overlapping {
+                self.accepted.remove(&a.req);
+            }
             // What the host can observe: from when the device could start on it (sent,
             // and the previous request done) to its completion.
             let began = a.dispatch.unwrap_or(now).max(self.last_done);
@@ -850,6 +851,67 @@ mod tests {
 
     /// An FCFS host queue merging up to `merge` sectors over one mimic-base drive,
     /// built as a stack builds a drive leaf: its firmware holds what the host sends.
+    /// SSTF coming down from a far request would serve a write at 104 before the read
+    /// at 100 it overlaps, which arrived first; holding overlapping requests keeps the
+    /// write back until the read completes, and holds nothing else (nor anything once
+    /// the read is done).
+    #[test]
+    fn a_request_overlapping_an_earlier_one_waits_for_it() {
+        let rec = |lbn: u64, at: u64, write: bool| IoRecord {
+            arrival: SimTime(at),
+            device: 0,
+            lbn,
+            blocks: 8,
+            write,
+            content: Vec::new(),
+        };
+        let recs = vec![
+            rec(9_000_000, 0, false),
+            rec(100, 1_000, false),
+            rec(104, 2_000, true),
+            rec(5_000, 3_000, false),
+            // Long after the others completed: nothing holds it.
+            rec(100, 100_000_000, false),
+        ];
+        let run = |hold: bool| {
+            let q = QueueSpec {
+                hold_overlapping: hold,
+                ..QueueSpec::new(SchedulerKind::Sstf)
+            };
+            let drive = Drive::new(preset("mimic-base").unwrap()).unwrap();
+            let mut root = q.build(Box::new(DriveNode::new(drive, "d")), 0).unwrap();
+            let units = Units::single(root.capacity());
+            let mut logs = Vec::new();
+            engine::run(
+                &mut root,
+                &units,
+                Source::records(&recs),
+                RunOptions::default(),
+                &mut |l| logs.push(*l),
+            )
+            .unwrap();
+            let mut nodes = Vec::new();
+            root.report("s", &mut nodes);
+            let held = nodes[0]
+                .extra
+                .iter()
+                .find(|(k, _)| k == "held")
+                .map(|(_, v)| v.clone());
+            logs.sort_by_key(|l| l.id);
+            (logs, held)
+        };
+        let (free, held) = run(false);
+        assert_eq!(held, None);
+        assert!(free[2].done <= free[1].start, "{free:?}");
+        let (kept, held) = run(true);
+        assert_eq!(held.as_deref(), Some("1"));
+        assert!(kept[2].start >= kept[1].done, "{kept:?}");
+        // The read at 5,000 overlaps nothing and goes first, as without holding.
+        assert!(kept[3].done <= kept[1].start, "{kept:?}");
+        assert_eq!(kept.len(), 5);
+        assert_eq!(kept[4].dispatch, kept[4].arrival);
+    }
+
     fn fcfs_over_one_drive(merge: Option<u32>) -> QueueNode {
         let q = QueueSpec {
             merge_sectors: merge,
