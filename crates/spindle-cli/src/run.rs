@@ -201,7 +201,8 @@ pub struct StackArgs {
     #[arg(skip)]
     pub config_text: Option<String>,
     /// Greedy, SMTF and on-line SMTF look at only the N oldest waiting requests
-    /// (an overloaded queue stays cheap) [default: all]
+    /// (an overloaded queue stays cheap; without a window each decision compares every
+    /// waiting request, and a queue past 10,000 is noted after the run) [default: all]
     #[arg(long, value_name = "N")]
     pub window: Option<usize>,
 }
@@ -1102,6 +1103,38 @@ pub fn run_config(
     Ok(Outcome { metrics, nodes })
 }
 
+/// A scanning scheduler's queue this long at some decision makes a run's time worth
+/// explaining: each decision compares every waiting request, so time grows with the
+/// square of the queue (greedy takes ~15 ns a candidate, so 10,000 waiting cost it
+/// ~0.15 ms a decision, and 100,000 minutes a run).
+const SCAN_NOTE_WAITING: u64 = 10_000;
+
+/// What to tell the user after a run whose scanning scheduler (greedy, SMTF, the
+/// on-line Mimics) compared a long queue at each decision without a window, if any.
+pub fn scan_note(nodes: &[NodeReport]) -> Option<String> {
+    let get = |n: &NodeReport, key: &str| {
+        n.extra
+            .iter()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v.clone())
+    };
+    let (waiting, node) = nodes
+        .iter()
+        .filter(|n| get(n, "window").as_deref() == Some("all"))
+        .filter_map(|n| Some((get(n, "max waiting")?.parse::<u64>().ok()?, n)))
+        .max_by_key(|(w, _)| *w)?;
+    let kind = node.kind.strip_prefix("queue ").unwrap_or(&node.kind);
+    (waiting >= SCAN_NOTE_WAITING).then(|| {
+        format!(
+            "{kind} at {} compared up to {waiting} waiting requests at each decision: the \
+             requests arrived faster than the drives served them, and a queue that long \
+             makes a run's time grow with its square; --window N (scheduler.window) \
+             compares only the N oldest",
+            node.path
+        )
+    })
+}
+
 /// Per-node statistics as a table.
 fn nodes_text(nodes: &[NodeReport], makespan_ms: f64) -> String {
     let mut t = Table::new(&[
@@ -1451,6 +1484,9 @@ pub fn run_with_format(
         Err(e) if to_stdout && crate::outputs::reader_went_away(&e) => return Ok(String::new()),
         r => r?,
     };
+    if let Some(note) = scan_note(&r.nodes) {
+        crate::outputs::summary_to_stderr(&format!("spindle: note: {note}\n"));
+    }
     let summary = match format {
         OutputFormat::FioJson => serde_json::to_string_pretty(&fio_value(&c, &fio))? + "\n",
         OutputFormat::Json => serde_json::to_string_pretty(&outcome_json(&c, &r))? + "\n",
@@ -1648,6 +1684,9 @@ pub fn compare(
         // A fresh workload per scheduler: a closed loop's state is consumed by a run.
         let mut w = load_workload(&c)?;
         let r = run_config(&c, &mut w, &s.name(), &mut |_| Ok(()))?;
+        if let Some(note) = scan_note(&r.nodes) {
+            crate::outputs::summary_to_stderr(&format!("spindle: note: {note}\n"));
+        }
         results.push((s, r.metrics));
     }
     if let Some(path) = plot {
@@ -1706,5 +1745,58 @@ fn cdf_plot(results: &[(SchedulerKind, Metrics)]) -> spindle::report::Plot {
         log_x: true,
         paper: Vec::new(),
         x_categories: Vec::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn queue(kind: &str, extra: &[(&str, &str)]) -> NodeReport {
+        NodeReport {
+            path: "stack/unit 0".into(),
+            kind: kind.into(),
+            reads: 0,
+            writes: 0,
+            busy_ns: 0,
+            extra: extra
+                .iter()
+                .map(|&(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
+            is_drive: false,
+        }
+    }
+
+    /// Only a scanning queue without a window that held a long queue earns the note,
+    /// and it names the longest.
+    #[test]
+    fn a_long_unwindowed_scan_is_noted() {
+        let long = queue(
+            "queue greedy",
+            &[("max waiting", "12000"), ("window", "all")],
+        );
+        let note = scan_note(std::slice::from_ref(&long)).unwrap();
+        assert!(
+            note.starts_with("greedy at stack/unit 0 compared up to 12000"),
+            "{note}"
+        );
+        let windowed = queue(
+            "queue greedy",
+            &[("max waiting", "12000"), ("window", "64")],
+        );
+        assert_eq!(scan_note(&[windowed]), None);
+        let short = queue("queue smtf", &[("max waiting", "9999"), ("window", "all")]);
+        assert_eq!(scan_note(std::slice::from_ref(&short)), None);
+        let indexed = queue("queue sstf", &[("max waiting", "100000")]);
+        assert_eq!(scan_note(&[indexed, short]), None);
+        let longer = NodeReport {
+            path: "stack/unit 1".into(),
+            ..queue("queue smtf", &[("max waiting", "20000"), ("window", "all")])
+        };
+        let note = scan_note(&[long, longer]).unwrap();
+        assert!(
+            note.starts_with("smtf at stack/unit 1 compared up to 20000"),
+            "{note}"
+        );
     }
 }

@@ -2486,3 +2486,40 @@ fn a_reader_that_goes_away_stops_the_run_without_an_error() {
         );
     }
 }
+
+/// A greedy queue that grew past ten thousand waiting requests is explained on standard
+/// error (its run time grows with the square of the queue), naming --window; with a
+/// window, or on an ordinary run, nothing is said.
+#[test]
+fn a_long_greedy_queue_is_explained() {
+    let flood = [
+        "run",
+        "--synthetic",
+        "open",
+        "--rate",
+        "100000",
+        "--count",
+        "10200",
+        "--disks",
+        "1",
+        "--scheduler",
+        "greedy",
+        "--json",
+    ];
+    let o = spindle(&flood);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(
+        err.contains("note: greedy at stack/unit 0 compared up to") && err.contains("--window N"),
+        "{err}"
+    );
+    let v: Value = serde_json::from_str(&stdout(&o)).expect("json");
+    let extra = &v["nodes"][0]["extra"];
+    assert_eq!(extra["window"], "all", "{extra}");
+    let o = spindle(&[&flood[..], &["--window", "64"]].concat());
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(!stderr(&o).contains("note:"), "{}", stderr(&o));
+    let o = spindle(&["run", "--scheduler", "greedy"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(!stderr(&o).contains("note:"), "{}", stderr(&o));
+}

@@ -419,5 +419,9 @@ fn run_json(
             })
         })
         .collect();
+    // What `spindle run` says on standard error beside its summary, for a warning.
+    v["notes"] = spindle_cli::run::scan_note(&out.nodes)
+        .into_iter()
+        .collect();
     Ok(serde_json::to_string(&v)?)
 }

@@ -24,7 +24,15 @@ from __future__ import annotations
 from . import _core
 from ._disk import Disk, MimicTable, disks
 from ._reproduce import reproduce
-from ._run import MAX_REQUEST_ROWS, MAX_WORKLOAD_ROWS, Result, _pairs, run, run_json
+from ._run import (
+    MAX_REQUEST_ROWS,
+    MAX_WORKLOAD_ROWS,
+    LongQueueWarning,
+    Result,
+    _pairs,
+    run,
+    run_json,
+)
 from ._torture import TortureResult, torture
 from ._trace import Record, TraceReader
 from ._validate import validate
@@ -37,6 +45,7 @@ __version__ = _core.__version__
 
 __all__ = [
     "Disk",
+    "LongQueueWarning",
     "MAX_REQUEST_ROWS",
     "MAX_WORKLOAD_ROWS",
     "MimicTable",

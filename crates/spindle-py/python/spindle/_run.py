@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import json
 import os
-from typing import Any, Dict, Optional, Tuple
+import warnings
+from typing import Any, Dict, List, Optional, Tuple
 
 import numpy as np
 
 from . import _core
 from ._args import flag
 from ._columns import op_type
-from ._units import implausible, to_ns
+from ._units import implausible, stacklevel, to_ns
 
 #: Most request rows a :class:`Result` holds (checked against the workload's request
 #: count before the run starts; ``requests=False`` runs without them).
@@ -210,6 +211,12 @@ def _workload(workload, time_unit: Optional[str], check_time_unit: bool):
 # --- the result -----------------------------------------------------------------------
 
 
+class LongQueueWarning(UserWarning):
+    """A scanning scheduler (greedy, smtf, the on-line Mimics) compared a long queue at
+    each decision: requests arrived faster than the drives served them, and the run's
+    time grew with the square of the queue. ``window=N`` compares only the N oldest."""
+
+
 class Result:
     """What a run measured.
 
@@ -234,6 +241,9 @@ class Result:
 
         out = json.loads(text)
         self.metrics: Dict[str, Any] = out["metrics"]
+        #: What ``spindle run`` says beside its summary (each also raised as a
+        #: :class:`LongQueueWarning` by :func:`run`).
+        self.notes: List[str] = out.get("notes", [])
         self.config: Dict[str, Any] = out["config"]
         rows = []
         makespan_ns = self.metrics.get("makespan_ms", 0.0) * 1e6
@@ -458,7 +468,10 @@ def run(
     rerun = None
     if not keep and summary is None:
         rerun = lambda: _core.run(pairs, text, w, False, True)[0]  # noqa: E731
-    return Result(out, rows, rerun)
+    result = Result(out, rows, rerun)
+    for note in result.notes:
+        warnings.warn(note, LongQueueWarning, stacklevel=stacklevel())
+    return result
 
 
 def run_json(config=None, **options) -> dict:

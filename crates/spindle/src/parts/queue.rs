@@ -715,6 +715,12 @@ impl Device for QueueNode {
             "max waiting".to_string(),
             self.stats.max_waiting.to_string(),
         )];
+        if self.sched.kind().scans() {
+            // A scanning policy compares every candidate at each decision: how many it
+            // may compare says what a long queue costs it.
+            let window = self.window.map_or("all".into(), |w| w.to_string());
+            extra.push(("window".into(), window));
+        }
         if self.hold_overlapping {
             extra.push(("held".into(), self.stats.held.to_string()));
         }
