@@ -253,7 +253,8 @@ enum Command {
             file must be a regular file (not a pipe) and --limit does not shorten that pass. The\n\
             sequential share and --limit follow the file's order. --csv writes the records read\n\
             as spindle CSV (file order, content hashes kept), which every spindle command and the\n\
-            Python package read back; it is renamed into place only when the whole trace was read.\n\
+            Python package read back; it is renamed into place only when the whole trace was read,\n\
+            and written compressed when named .gz (gzip) or .zst (Zstandard).\n\
             \n\
             Formats: disksim-ascii, disksim-validate, hp-srt, msr, fiu, spc, blkparse, blktrace\n\
             (binary), alibaba, tencent, spindle-csv. Any of them may be gzip- or Zstandard-\n\
@@ -695,7 +696,8 @@ struct RunArgs {
     #[arg(long, value_name = "FORMAT", value_enum)]
     output_format: Option<run::OutputFormat>,
     /// Write one CSV line per request to FILE, as each completes (`-`: standard output,
-    /// and the summary then goes to standard error)
+    /// and the summary then goes to standard error; FILE.gz or FILE.zst: compressed,
+    /// gzip or Zstandard, on a second thread)
     #[arg(long, value_name = "FILE")]
     requests_csv: Option<std::path::PathBuf>,
     /// Draw the stack (queues, arrays, drives) this run would build, and stop

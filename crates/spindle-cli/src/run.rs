@@ -18,6 +18,7 @@ use spindle::stack::fio::FioSummary;
 use spindle::stack::metrics::{Metrics, MetricsSink, RequestLog};
 use spindle::stack::raid_mimic::RaidMimicSpec;
 use spindle::stack::tree::{ArraySpec, DeviceSpec, DiskSpec, Spindles, MAX_MEMBERS};
+use spindle::trace::compress_out::{CompressedWriter, OutputCompression};
 use spindle::trace::TraceFiles;
 use spindle::workload::{
     Arrivals, ClosedSpec, GenSpec, OpenSpec, Pattern, Sizes, Think, WorkloadSpec,
@@ -202,7 +203,7 @@ pub struct StackArgs {
     pub config_text: Option<String>,
     /// Greedy, SMTF and on-line SMTF look at only the N oldest waiting requests
     /// (an overloaded queue stays cheap; without a window each decision compares every
-    /// waiting request, and a queue past 10,000 is noted after the run) [default: all]
+    /// waiting request, and a run that compared 25 M is noted after it) [default: all]
     #[arg(long, value_name = "N")]
     pub window: Option<usize>,
 }
@@ -1103,33 +1104,33 @@ pub fn run_config(
     Ok(Outcome { metrics, nodes })
 }
 
-/// A scanning scheduler's queue this long at some decision makes a run's time worth
-/// explaining: each decision compares every waiting request, so time grows with the
-/// square of the queue (greedy takes ~15 ns a candidate, so 10,000 waiting cost it
-/// ~0.15 ms a decision, and 100,000 minutes a run).
-const SCAN_NOTE_WAITING: u64 = 10_000;
+/// Candidates a scanning scheduler compared in a run, beyond which its time is worth
+/// explaining: each decision is linear in the queue, so a run's time grows with the
+/// queue's length times its requests (at tens of ns a candidate, this many take about
+/// a second; a queue of 100,000, minutes).
+const SCAN_NOTE_COMPARED: u64 = 25_000_000;
 
 /// What to tell the user after a run whose scanning scheduler (greedy, SMTF, the
-/// on-line Mimics) compared a long queue at each decision without a window, if any.
+/// on-line Mimics) compared long queues in its decisions, if any (the queue that
+/// compared the most).
 pub fn scan_note(nodes: &[NodeReport]) -> Option<String> {
     let get = |n: &NodeReport, key: &str| {
-        n.extra
-            .iter()
-            .find(|(k, _)| k == key)
-            .map(|(_, v)| v.clone())
+        let (_, v) = n.extra.iter().find(|(k, _)| k == key)?;
+        v.parse::<u64>().ok()
     };
-    let (waiting, node) = nodes
+    let (all, node) = nodes
         .iter()
-        .filter(|n| get(n, "window").as_deref() == Some("all"))
-        .filter_map(|n| Some((get(n, "max waiting")?.parse::<u64>().ok()?, n)))
-        .max_by_key(|(w, _)| *w)?;
+        .filter_map(|n| Some((get(n, "compared")?, n)))
+        .max_by_key(|(all, _)| *all)?;
+    let most = get(node, "most compared").unwrap_or(0);
     let kind = node.kind.strip_prefix("queue ").unwrap_or(&node.kind);
-    (waiting >= SCAN_NOTE_WAITING).then(|| {
+    (all >= SCAN_NOTE_COMPARED).then(|| {
         format!(
-            "{kind} at {} compared up to {waiting} waiting requests at each decision: the \
-             requests arrived faster than the drives served them, and a queue that long \
-             makes a run's time grow with its square; --window N (scheduler.window) \
-             compares only the N oldest",
+            "{kind} at {} compared {all} waiting requests in its decisions, up to {most} in \
+             one; it compares every waiting request unless given a window, so a long queue \
+             makes a run's time grow with the queue's length times its requests. A window \
+             of N compares only the N oldest: --window N, `window = N` in the scheduler's \
+             table, window=N in Python",
             node.path
         )
     })
@@ -1438,14 +1439,18 @@ pub fn run_with_format(
     let mut w = loaded?;
     let mut out = match csv {
         Some(path) => {
-            let (sink, name): (Box<dyn std::io::Write>, String) = if to_stdout {
+            let (sink, name): (Box<dyn std::io::Write + Send>, String) = if to_stdout {
                 (Box::new(std::io::stdout()), "standard output".into())
             } else {
                 let f = std::fs::File::create(path)
                     .with_context(|| format!("cannot create {}", path.display()))?;
                 (Box::new(f), path.display().to_string())
             };
-            let mut f = std::io::BufWriter::new(sink);
+            // A file named .gz or .zst is written compressed.
+            let how = OutputCompression::of(path);
+            let compressed = CompressedWriter::new(sink, how)
+                .with_context(|| format!("cannot start compressing {name}"))?;
+            let mut f = std::io::BufWriter::new(compressed);
             spindle::stack::metrics::write_requests_csv_header(&mut f)
                 .with_context(|| format!("cannot write {name}"))?;
             Some((f, name))
@@ -1473,9 +1478,11 @@ pub fn run_with_format(
         Ok(())
     });
     let flushed = r.and_then(|r| {
-        if let Some((f, name)) = out.as_mut() {
-            use std::io::Write;
-            f.flush().with_context(|| format!("cannot write {name}"))?;
+        if let Some((f, name)) = out.take() {
+            f.into_inner()
+                .map_err(std::io::IntoInnerError::into_error)
+                .and_then(CompressedWriter::finish)
+                .with_context(|| format!("cannot write {name}"))?;
         }
         Ok(r)
     });
@@ -1767,35 +1774,36 @@ mod tests {
         }
     }
 
-    /// Only a scanning queue without a window that held a long queue earns the note,
-    /// and it names the longest.
+    /// Only a scanning queue that compared many candidates earns the note, and it names
+    /// the queue that compared the most.
     #[test]
-    fn a_long_unwindowed_scan_is_noted() {
+    fn a_long_scan_is_noted() {
         let long = queue(
             "queue greedy",
-            &[("max waiting", "12000"), ("window", "all")],
+            &[("compared", "30000000"), ("most compared", "9000")],
         );
         let note = scan_note(std::slice::from_ref(&long)).unwrap();
         assert!(
-            note.starts_with("greedy at stack/unit 0 compared up to 12000"),
+            note.starts_with("greedy at stack/unit 0 compared 30000000 waiting requests in its decisions, up to 9000 in one"),
             "{note}"
         );
-        let windowed = queue(
-            "queue greedy",
-            &[("max waiting", "12000"), ("window", "64")],
+        let short = queue(
+            "queue smtf",
+            &[("compared", "24999999"), ("most compared", "20000")],
         );
-        assert_eq!(scan_note(&[windowed]), None);
-        let short = queue("queue smtf", &[("max waiting", "9999"), ("window", "all")]);
         assert_eq!(scan_note(std::slice::from_ref(&short)), None);
         let indexed = queue("queue sstf", &[("max waiting", "100000")]);
         assert_eq!(scan_note(&[indexed, short]), None);
         let longer = NodeReport {
             path: "stack/unit 1".into(),
-            ..queue("queue smtf", &[("max waiting", "20000"), ("window", "all")])
+            ..queue(
+                "queue smtf",
+                &[("compared", "40000000"), ("most compared", "64")],
+            )
         };
         let note = scan_note(&[long, longer]).unwrap();
         assert!(
-            note.starts_with("smtf at stack/unit 1 compared up to 20000"),
+            note.starts_with("smtf at stack/unit 1 compared 40000000"),
             "{note}"
         );
     }

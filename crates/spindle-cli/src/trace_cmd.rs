@@ -3,6 +3,7 @@
 use crate::progress::Progress;
 use crate::table::{thousands, Align, Table};
 use anyhow::{anyhow, Context, Result};
+use spindle::trace::compress_out::{CompressedWriter, OutputCompression};
 use spindle::trace::merge::open;
 use spindle::trace::summary::TraceSummary;
 use spindle::trace::{CsvWriter, DeviceNumbering, Format, TraceFiles, TraceStream};
@@ -44,7 +45,8 @@ pub fn trace(
     // was read, so an error never leaves a file that looks complete.
     let mut out = match csv {
         Some(_) if to_stdout => {
-            let sink: Box<dyn std::io::Write> = Box::new(std::io::stdout());
+            let sink = CompressedWriter::new(stdout_sink(), OutputCompression::Plain)
+                .context("cannot write standard output")?;
             Some(CsvOut {
                 w: CsvWriter::new(sink, with_md5).context("cannot write standard output")?,
                 name: "standard output".into(),
@@ -60,7 +62,9 @@ pub fn trace(
             let partial = PathBuf::from(partial);
             let f = std::fs::File::create(&partial)
                 .with_context(|| format!("cannot create {}", partial.display()))?;
-            let sink: Box<dyn std::io::Write> = Box::new(f);
+            // A target named .gz or .zst is written compressed.
+            let sink = CompressedWriter::new(file_sink(f), OutputCompression::of(path))
+                .with_context(|| format!("cannot start compressing {}", partial.display()))?;
             Some(CsvOut {
                 w: CsvWriter::new(sink, with_md5)?,
                 name: partial.display().to_string(),
@@ -95,7 +99,9 @@ pub fn trace(
         .and_then(|o| o.partial.as_ref().map(|(p, _)| p.clone()));
     let finished = read.and_then(|()| match out {
         Some(CsvOut { w, name, partial }) => {
-            w.finish().with_context(|| format!("cannot write {name}"))?;
+            w.finish()
+                .and_then(CompressedWriter::finish)
+                .with_context(|| format!("cannot write {name}"))?;
             if let Some((partial, path)) = partial {
                 std::fs::rename(&partial, path).with_context(|| {
                     format!("cannot rename {} to {}", partial.display(), path.display())
@@ -135,11 +141,22 @@ pub fn trace(
 /// Where the records go: a file (written beside its target, `partial`, and renamed
 /// there at the end) or standard output.
 struct CsvOut<'a> {
-    w: CsvWriter<Box<dyn std::io::Write>>,
+    w: CsvWriter<CompressedWriter<Sink>>,
     /// What errors call it.
     name: String,
     /// The file being written and the target it is renamed to.
     partial: Option<(PathBuf, &'a Path)>,
+}
+
+/// Where the records' bytes go below any compression.
+type Sink = Box<dyn std::io::Write + Send>;
+
+fn stdout_sink() -> Sink {
+    Box::new(std::io::stdout())
+}
+
+fn file_sink(f: std::fs::File) -> Sink {
+    Box::new(f)
 }
 
 /// The summary, for the caller to print on standard output; or, when the records went

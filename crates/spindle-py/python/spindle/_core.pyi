@@ -27,7 +27,7 @@ def run(
     """Runs a stack: ``options`` are ``spindle run`` flags as (name, value) pairs;
     ``workload`` is (n, arrival ns int64, device uint32, lbn uint64, sectors uint32,
     write uint8) as little-endian bytes. Returns the run's JSON text (config, metrics,
-    nodes, node_reports, and ``fio`` when not ``collect`` but ``fio``) and, if
+    nodes, node_reports, notes, and ``fio`` when not ``collect`` but ``fio``) and, if
     ``collect``, the request rows. ``progress`` is called with (done, total) about
     twice a second and once at the end."""
 

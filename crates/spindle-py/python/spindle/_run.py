@@ -212,9 +212,10 @@ def _workload(workload, time_unit: Optional[str], check_time_unit: bool):
 
 
 class LongQueueWarning(UserWarning):
-    """A scanning scheduler (greedy, smtf, the on-line Mimics) compared a long queue at
-    each decision: requests arrived faster than the drives served them, and the run's
-    time grew with the square of the queue. ``window=N`` compares only the N oldest."""
+    """A scanning scheduler (greedy, smtf, the on-line Mimics) compared over 25 M waiting
+    requests in a run: without a window each decision compares every waiting request, so
+    a run's time grows with the queue's length times its requests. ``window=N``
+    compares only the N oldest."""
 
 
 class Result:
@@ -234,6 +235,9 @@ class Result:
         drives: the drive rows of :attr:`nodes`, numbered from 0 as
             ``metrics["utilization"]`` lists them.
         requests: one row per request (see :attr:`requests`).
+        notes: what ``spindle run`` says on standard error beside its summary (a
+            scanning scheduler that compared a long queue); :func:`run` also raises each
+            as a :class:`LongQueueWarning`.
     """
 
     def __init__(self, text: str, request_rows, rerun=None):
@@ -241,8 +245,6 @@ class Result:
 
         out = json.loads(text)
         self.metrics: Dict[str, Any] = out["metrics"]
-        #: What ``spindle run`` says beside its summary (each also raised as a
-        #: :class:`LongQueueWarning` by :func:`run`).
         self.notes: List[str] = out.get("notes", [])
         self.config: Dict[str, Any] = out["config"]
         rows = []
@@ -483,4 +485,6 @@ def run_json(config=None, **options) -> dict:
         options = {"config": path, **options}
     out, _ = _core.run(_pairs(options), text, None, False, False)
     full = json.loads(out)
+    for note in full.get("notes", []):
+        warnings.warn(note, LongQueueWarning, stacklevel=stacklevel())
     return {k: full[k] for k in ("config", "metrics", "nodes")}

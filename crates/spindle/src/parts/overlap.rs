@@ -40,7 +40,7 @@ impl OverlapIndex {
     /// as one sector long if it has none). An indexed request of no sectors shares none
     /// unless it falls strictly inside `req`: the rule the queue has always applied.
     pub fn earliest_overlapping(&self, req: &Request) -> Option<u64> {
-        let end = req.lbn + u64::from(req.blocks.max(1));
+        let end = req.lbn.saturating_add(u64::from(req.blocks.max(1)));
         let longest = self
             .lengths
             .last_key_value()
@@ -48,7 +48,7 @@ impl OverlapIndex {
         let from = req.lbn.saturating_sub(longest);
         self.by_start
             .range((from, 0)..(end, 0))
-            .filter(|(&(lbn, _), &blocks)| req.lbn < lbn + u64::from(blocks))
+            .filter(|(&(lbn, _), &blocks)| req.lbn < lbn.saturating_add(u64::from(blocks)))
             .map(|(&(_, id), _)| id)
             .min()
     }

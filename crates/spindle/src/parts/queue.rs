@@ -502,8 +502,8 @@ impl QueueNode {
                         break;
                     };
                     if self.hold_overlapping {
-                        // A rider completes with the one it went with and holds
-                        // nothing back itself.
+                        // As it always left the waiting set: from here only the request
+                        // it goes with, with that one's own sectors, holds arrivals back.
                         self.accepted.remove(&r.req);
                     }
                     below.blocks = (r.req.lbn + u64::from(r.req.blocks.max(1)) - below.lbn) as u32;
@@ -716,10 +716,11 @@ impl Device for QueueNode {
             self.stats.max_waiting.to_string(),
         )];
         if self.sched.kind().scans() {
-            // A scanning policy compares every candidate at each decision: how many it
-            // may compare says what a long queue costs it.
-            let window = self.window.map_or("all".into(), |w| w.to_string());
-            extra.push(("window".into(), window));
+            // A scanning policy's decision is linear in the candidates it compares: how
+            // many it compared says what a long queue cost the run.
+            let (all, most) = self.sched.compared();
+            extra.push(("compared".into(), all.to_string()));
+            extra.push(("most compared".into(), most.to_string()));
         }
         if self.hold_overlapping {
             extra.push(("held".into(), self.stats.held.to_string()));
@@ -855,8 +856,6 @@ mod tests {
         assert_eq!(merged(None), None);
     }
 
-    /// An FCFS host queue merging up to `merge` sectors over one mimic-base drive,
-    /// built as a stack builds a drive leaf: its firmware holds what the host sends.
     /// SSTF coming down from a far request would serve a write at 104 before the read
     /// at 100 it overlaps, which arrived first; holding overlapping requests keeps the
     /// write back until the read completes, and holds nothing else (nor anything once
@@ -918,6 +917,8 @@ mod tests {
         assert_eq!(kept[4].dispatch, kept[4].arrival);
     }
 
+    /// An FCFS host queue merging up to `merge` sectors over one mimic-base drive,
+    /// built as a stack builds a drive leaf: its firmware holds what the host sends.
     fn fcfs_over_one_drive(merge: Option<u32>) -> QueueNode {
         let q = QueueSpec {
             merge_sectors: merge,

@@ -336,6 +336,11 @@ pub struct HostQueue {
     /// command overhead of the one sent now overlaps them (greedy then predicts as
     /// the firmware does, from the drive's state when it is free).
     drive_busy: bool,
+    /// The candidates scanning decisions compared (greedy, SMTF, the on-line Mimics),
+    /// in all and at most in one: what a long queue cost the run, since each such
+    /// decision is linear in it.
+    compared: u64,
+    most_compared: usize,
 }
 
 impl HostQueue {
@@ -369,6 +374,8 @@ impl HostQueue {
             predictions: Vec::new(),
             pool: None,
             drive_busy: false,
+            compared: 0,
+            most_compared: 0,
         }
     }
 
@@ -677,9 +684,20 @@ impl HostQueue {
         })
     }
 
-    /// How many of the oldest waiting requests the scanning policies consider.
-    fn limit(&self) -> usize {
-        self.window.unwrap_or(usize::MAX)
+    /// How many of the oldest waiting requests the scanning policies consider, counted
+    /// as a decision's comparisons.
+    fn limit(&mut self) -> usize {
+        let n = self.window.unwrap_or(usize::MAX);
+        let now = n.min(self.len);
+        self.compared += now as u64;
+        self.most_compared = self.most_compared.max(now);
+        n
+    }
+
+    /// The waiting requests scanning decisions compared, in all and at most in one (0
+    /// for the policies that do not scan; decisions the aging bound made scan nothing).
+    pub fn compared(&self) -> (u64, usize) {
+        (self.compared, self.most_compared)
     }
 
     /// The waiting request with the fastest mimicked time among the candidates whose
@@ -687,11 +705,14 @@ impl HostQueue {
     /// seen.
     fn fastest_known(&mut self, default: Option<Ticket>) -> Option<Ticket> {
         let last = self.last;
+        if self.mimic.is_none() {
+            return default;
+        }
+        let n = self.limit();
         let Some(m) = self.mimic.as_mut() else {
             return default;
         };
         let mut best = (u32::MAX, default);
-        let n = self.window.unwrap_or(usize::MAX);
         let slots = &self.slots;
         for (seq, w) in pushed_order(&self.small, &self.order)
             .take(n)

@@ -30,7 +30,7 @@ pub fn write_csv<W: Write>(records: &[IoRecord], writer: W) -> std::io::Result<(
     for r in records {
         w.write(r)?;
     }
-    w.finish()
+    w.finish()?.flush()
 }
 
 /// Writes spindle CSV record by record, for streams of any length.
@@ -67,8 +67,12 @@ impl<W: Write> CsvWriter<W> {
         writeln!(self.w)
     }
 
-    pub fn finish(mut self) -> std::io::Result<()> {
-        self.w.flush()
+    /// Writes out what is buffered and gives back the writer underneath, unflushed (a
+    /// compressing one is then finished by its owner).
+    pub fn finish(self) -> std::io::Result<W> {
+        self.w
+            .into_inner()
+            .map_err(std::io::IntoInnerError::into_error)
     }
 }
 

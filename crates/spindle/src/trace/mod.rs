@@ -33,6 +33,7 @@ pub mod alibaba;
 pub mod ascii;
 pub mod blkparse;
 pub mod blktrace;
+pub mod compress_out;
 mod compressed;
 pub mod csv;
 pub mod detect;
