@@ -203,7 +203,8 @@ pub struct StackArgs {
     pub config_text: Option<String>,
     /// Greedy, SMTF and on-line SMTF look at only the N oldest waiting requests
     /// (an overloaded queue stays cheap; without a window each decision compares every
-    /// waiting request, and a run that compared 25 M is noted after it) [default: all]
+    /// waiting request, and a run that compared 25 M, 1,000 or more at once, is noted
+    /// after it) [default: all]
     #[arg(long, value_name = "N")]
     pub window: Option<usize>,
 }
@@ -1110,6 +1111,10 @@ pub fn run_config(
 /// a second; a queue of 100,000, minutes).
 const SCAN_NOTE_COMPARED: u64 = 25_000_000;
 
+/// ... when some decision compared at least this many: a long queue, not merely a long
+/// run of short ones (40 processes of a closed loop scan 40 at most).
+const SCAN_NOTE_QUEUE: u64 = 1_000;
+
 /// What to tell the user after a run whose scanning scheduler (greedy, SMTF, the
 /// on-line Mimics) compared long queues in its decisions, if any (the queue that
 /// compared the most).
@@ -1124,13 +1129,13 @@ pub fn scan_note(nodes: &[NodeReport]) -> Option<String> {
         .max_by_key(|(all, _)| *all)?;
     let most = get(node, "most compared").unwrap_or(0);
     let kind = node.kind.strip_prefix("queue ").unwrap_or(&node.kind);
-    (all >= SCAN_NOTE_COMPARED).then(|| {
+    (all >= SCAN_NOTE_COMPARED && most >= SCAN_NOTE_QUEUE).then(|| {
         format!(
             "{kind} at {} compared {all} waiting requests in its decisions, up to {most} in \
-             one; it compares every waiting request unless given a window, so a long queue \
-             makes a run's time grow with the queue's length times its requests. A window \
-             of N compares only the N oldest: --window N, `window = N` in the scheduler's \
-             table, window=N in Python",
+             one: each decision compares all it may (every waiting request, or a window's \
+             N oldest), so a long queue makes a run's time grow with the queue's length \
+             times its requests. A window of N bounds it: --window N, `window = N` in the \
+             scheduler's table, window=N in Python",
             node.path
         )
     })
@@ -1792,13 +1797,19 @@ mod tests {
             &[("compared", "24999999"), ("most compared", "20000")],
         );
         assert_eq!(scan_note(std::slice::from_ref(&short)), None);
+        // Many decisions over a short queue (a closed loop of 40 processes).
+        let many = queue(
+            "queue greedy",
+            &[("compared", "40000000"), ("most compared", "40")],
+        );
+        assert_eq!(scan_note(&[many]), None);
         let indexed = queue("queue sstf", &[("max waiting", "100000")]);
         assert_eq!(scan_note(&[indexed, short]), None);
         let longer = NodeReport {
             path: "stack/unit 1".into(),
             ..queue(
                 "queue smtf",
-                &[("compared", "40000000"), ("most compared", "64")],
+                &[("compared", "40000000"), ("most compared", "5000")],
             )
         };
         let note = scan_note(&[long, longer]).unwrap();

@@ -2539,55 +2539,34 @@ fn outputs_named_gz_or_zst_are_compressed() {
         v["files"] = Value::Null;
         v
     };
-    let plain = dir.path("h.csv");
-    let o = spindle(&[
-        "trace",
-        "sample:hplajw",
-        "--limit",
-        "3000",
-        "--csv",
-        plain.to_str().expect("utf-8"),
-    ]);
-    assert!(o.status.success(), "{}", stderr(&o));
+    // The sample's first 3,000 records as a trace (`trace --csv`) or their request log
+    // (`run --requests-csv`) into the file `name`, whose bytes come back.
+    let written = |command: &str, flag: &str, name: &str| {
+        let out = dir.path(name);
+        let (source, path) = ("sample:hplajw", out.to_str().expect("utf-8"));
+        let args = match command {
+            "trace" => vec!["trace", source, "--limit", "3000", flag, path],
+            _ => vec![command, "--trace", source, "--limit", "3000", flag, path],
+        };
+        let o = spindle(&args);
+        assert!(o.status.success(), "{}", stderr(&o));
+        (out.clone(), std::fs::read(&out).expect("written"))
+    };
+    let (plain, _) = written("trace", "--csv", "h.csv");
     for (name, magic) in [
         ("h.csv.gz", &[0x1f, 0x8b][..]),
         ("h.csv.zst", &[0x28, 0xb5, 0x2f, 0xfd][..]),
     ] {
-        let out = dir.path(name);
-        let o = spindle(&[
-            "trace",
-            "sample:hplajw",
-            "--limit",
-            "3000",
-            "--csv",
-            out.to_str().expect("utf-8"),
-        ]);
-        assert!(o.status.success(), "{}", stderr(&o));
-        assert!(
-            std::fs::read(&out).expect("written").starts_with(magic),
-            "{name}"
-        );
+        let (out, bytes) = written("trace", "--csv", name);
+        assert!(bytes.starts_with(magic), "{name}");
         assert_eq!(summary(&out), summary(&plain), "{name}");
     }
-    let log = |name: &str| {
-        let out = dir.path(name);
-        let o = spindle(&[
-            "run",
-            "--limit",
-            "3000",
-            "--requests-csv",
-            out.to_str().expect("utf-8"),
-        ]);
-        assert!(o.status.success(), "{}", stderr(&o));
-        std::fs::read(out).expect("written")
-    };
-    let text = log("r.csv");
+    let (_, text) = written("run", "--requests-csv", "r.csv");
+    let (_, gz) = written("run", "--requests-csv", "r.csv.gz");
     let mut back = Vec::new();
-    std::io::Read::read_to_end(
-        &mut flate2::read::GzDecoder::new(&log("r.csv.gz")[..]),
-        &mut back,
-    )
-    .expect("gzip");
+    std::io::Read::read_to_end(&mut flate2::read::GzDecoder::new(&gz[..]), &mut back)
+        .expect("gzip");
     assert!(back == text);
-    assert!(log("r.csv.zst").starts_with(&[0x28, 0xb5, 0x2f, 0xfd]));
+    let (_, zst) = written("run", "--requests-csv", "r.csv.zst");
+    assert!(zst.starts_with(&[0x28, 0xb5, 0x2f, 0xfd]));
 }

@@ -213,9 +213,9 @@ def _workload(workload, time_unit: Optional[str], check_time_unit: bool):
 
 class LongQueueWarning(UserWarning):
     """A scanning scheduler (greedy, smtf, the on-line Mimics) compared over 25 M waiting
-    requests in a run: without a window each decision compares every waiting request, so
-    a run's time grows with the queue's length times its requests. ``window=N``
-    compares only the N oldest."""
+    requests in a run, 1,000 or more in some decision: each decision compares every
+    waiting request (or a window's N oldest), so a run's time grows with the queue's
+    length times its requests. ``window=N`` bounds it."""
 
 
 class Result:

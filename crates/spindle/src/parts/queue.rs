@@ -778,20 +778,7 @@ mod tests {
             rec(116, false),
         ];
         let run = |merge: Option<u32>| {
-            let mut root = fcfs_over_one_drive(merge);
-            let units = Units::single(root.capacity());
-            let mut logs = Vec::new();
-            engine::run(
-                &mut root,
-                &units,
-                Source::records(&recs),
-                RunOptions::default(),
-                &mut |l| logs.push(*l),
-            )
-            .unwrap();
-            let mut nodes = Vec::new();
-            root.report("s", &mut nodes);
-            logs.sort_by_key(|l| l.id);
+            let (logs, nodes) = replay(fcfs_over_one_drive(merge), &recs);
             let drive_ios: u64 = nodes
                 .iter()
                 .filter(|n| n.is_drive)
@@ -884,25 +871,13 @@ mod tests {
                 ..QueueSpec::new(SchedulerKind::Sstf)
             };
             let drive = Drive::new(preset("mimic-base").unwrap()).unwrap();
-            let mut root = q.build(Box::new(DriveNode::new(drive, "d")), 0).unwrap();
-            let units = Units::single(root.capacity());
-            let mut logs = Vec::new();
-            engine::run(
-                &mut root,
-                &units,
-                Source::records(&recs),
-                RunOptions::default(),
-                &mut |l| logs.push(*l),
-            )
-            .unwrap();
-            let mut nodes = Vec::new();
-            root.report("s", &mut nodes);
+            let root = q.build(Box::new(DriveNode::new(drive, "d")), 0).unwrap();
+            let (logs, nodes) = replay(root, &recs);
             let held = nodes[0]
                 .extra
                 .iter()
                 .find(|(k, _)| k == "held")
                 .map(|(_, v)| v.clone());
-            logs.sort_by_key(|l| l.id);
             (logs, held)
         };
         let (free, held) = run(false);
@@ -915,6 +890,27 @@ mod tests {
         assert!(kept[3].done <= kept[1].start, "{kept:?}");
         assert_eq!(kept.len(), 5);
         assert_eq!(kept[4].dispatch, kept[4].arrival);
+    }
+
+    /// `recs` through `root`: each request's log, in id order, and the nodes' reports.
+    fn replay(
+        mut root: QueueNode,
+        recs: &[IoRecord],
+    ) -> (Vec<engine::RequestLog>, Vec<NodeReport>) {
+        let units = Units::single(root.capacity());
+        let mut logs = Vec::new();
+        engine::run(
+            &mut root,
+            &units,
+            Source::records(recs),
+            RunOptions::default(),
+            &mut |l| logs.push(*l),
+        )
+        .unwrap();
+        let mut nodes = Vec::new();
+        root.report("s", &mut nodes);
+        logs.sort_by_key(|l| l.id);
+        (logs, nodes)
     }
 
     /// An FCFS host queue merging up to `merge` sectors over one mimic-base drive,

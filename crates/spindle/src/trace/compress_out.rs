@@ -6,9 +6,10 @@
 //! frames). Compression runs on a thread of its own, beside the simulation, handed
 //! chunks through a bounded channel, so memory stays bounded however long the output.
 //!
-//! A compressed output must be ended with [`CompressedWriter::finish`], which writes
-//! the last frame or the gzip trailer and reports any error in doing so; dropped
-//! unfinished, the file is incomplete and readers say it is truncated.
+//! A compressed output is ended by [`CompressedWriter::finish`], which writes the last
+//! frame or the gzip trailer and reports any error in doing so. Dropped unfinished (a
+//! run that failed), it ends the same way, errors unreported, so the file holds what
+//! was written, as a plain one would.
 
 use flate2::write::GzEncoder;
 use ruzstd::encoding::{compress, CompressionLevel};
@@ -51,10 +52,13 @@ pub struct CompressedWriter<W: Write + Send + 'static> {
 
 enum Inner<W: Write + Send + 'static> {
     Plain(W),
+    /// A plain writer given back by [`CompressedWriter::finish`].
+    Ended,
     Offloaded {
         /// Bytes not yet handed over (at most a chunk).
         pending: Vec<u8>,
-        to_worker: SyncSender<Vec<u8>>,
+        /// Taken when the output ends (finished or dropped).
+        to_worker: Option<SyncSender<Vec<u8>>>,
         /// Compresses the chunks into the writer and gives it back once they end
         /// (taken when it stopped on an error, which was then reported).
         worker: Option<JoinHandle<io::Result<W>>>,
@@ -97,7 +101,7 @@ impl<W: Write + Send + 'static> CompressedWriter<W> {
         Ok(CompressedWriter {
             inner: Inner::Offloaded {
                 pending: Vec::with_capacity(CHUNK_BYTES),
-                to_worker,
+                to_worker: Some(to_worker),
                 worker: Some(worker),
             },
         })
@@ -105,23 +109,52 @@ impl<W: Write + Send + 'static> CompressedWriter<W> {
 
     /// Writes what is still held (the last frame, the gzip trailer), flushes, and gives
     /// back the writer underneath.
-    pub fn finish(self) -> io::Result<W> {
-        let mut out = match self.inner {
-            Inner::Plain(w) => w,
+    pub fn finish(mut self) -> io::Result<W> {
+        let mut out = match &mut self.inner {
+            Inner::Plain(_) => {
+                let plain = std::mem::replace(&mut self.inner, Inner::Ended);
+                match plain {
+                    Inner::Plain(w) => w,
+                    _ => unreachable!("replaced a plain writer"),
+                }
+            }
             Inner::Offloaded {
                 pending,
                 to_worker,
                 worker,
             } => {
-                // A send fails only when the worker stopped on an error, which joining
-                // it reports.
-                let _ = to_worker.send(pending);
-                drop(to_worker);
-                joined(worker)?
+                end(pending, to_worker);
+                joined(worker.take())?
             }
+            Inner::Ended => return Err(io::Error::other("the output has ended")),
         };
         out.flush()?;
         Ok(out)
+    }
+}
+
+/// Hands the last bytes to the worker and closes its channel, which ends its output.
+fn end(pending: &mut Vec<u8>, to_worker: &mut Option<SyncSender<Vec<u8>>>) {
+    if let Some(tx) = to_worker.take() {
+        // A send fails only when the worker stopped on an error, which joining it
+        // reports.
+        let _ = tx.send(std::mem::take(pending));
+    }
+}
+
+impl<W: Write + Send + 'static> Drop for CompressedWriter<W> {
+    /// Ends the output as [`CompressedWriter::finish`] does, unreported: what was
+    /// written is kept whole, and no thread outlives the writer.
+    fn drop(&mut self) {
+        if let Inner::Offloaded {
+            pending,
+            to_worker,
+            worker,
+        } = &mut self.inner
+        {
+            end(pending, to_worker);
+            let _ = joined(worker.take());
+        }
     }
 }
 
@@ -137,11 +170,14 @@ fn joined<W>(worker: Option<JoinHandle<io::Result<W>>>) -> io::Result<W> {
 
 /// Hands `chunk` to the worker; if it has stopped, its error.
 fn hand_over<W>(
-    to_worker: &SyncSender<Vec<u8>>,
+    to_worker: &Option<SyncSender<Vec<u8>>>,
     worker: &mut Option<JoinHandle<io::Result<W>>>,
     chunk: Vec<u8>,
 ) -> io::Result<()> {
-    match to_worker.send(chunk) {
+    let Some(tx) = to_worker else {
+        return Err(io::Error::other("the output has ended"));
+    };
+    match tx.send(chunk) {
         Ok(()) => Ok(()),
         // It ends only on an error while chunks still come: that error.
         Err(_) => joined(worker.take())
@@ -160,6 +196,7 @@ impl<W: Write + Send + 'static> Write for CompressedWriter<W> {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
         match &mut self.inner {
             Inner::Plain(w) => w.write(buf),
+            Inner::Ended => Err(io::Error::other("the output has ended")),
             Inner::Offloaded {
                 pending,
                 to_worker,
@@ -176,11 +213,13 @@ impl<W: Write + Send + 'static> Write for CompressedWriter<W> {
         }
     }
 
-    /// Passes on what has been written so far (compressed as it arrives; the last
-    /// frame or trailer is written by [`CompressedWriter::finish`]).
+    /// Hands what has been written so far to the compressing thread, without waiting for
+    /// it or flushing the file below (the last frame or trailer, and the file's flush,
+    /// come with [`CompressedWriter::finish`]).
     fn flush(&mut self) -> io::Result<()> {
         match &mut self.inner {
             Inner::Plain(w) => w.flush(),
+            Inner::Ended => Ok(()),
             Inner::Offloaded {
                 pending,
                 to_worker,
@@ -296,6 +335,40 @@ mod tests {
                     "{how:?} {room}: {e}"
                 );
             }
+        }
+    }
+
+    /// A file shared with the writer, to read after the writer is gone.
+    #[derive(Clone, Default)]
+    struct Shared(std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
+
+    impl Write for Shared {
+        fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+            self.0.lock().unwrap().extend_from_slice(buf);
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    /// Dropped unfinished (a run that failed), a compressed output still holds all that
+    /// was written, whole, as a plain file would.
+    #[test]
+    fn dropped_unfinished_it_keeps_what_was_written() {
+        let data = text(150_000);
+        for how in [OutputCompression::Gzip, OutputCompression::Zstd] {
+            let file = Shared::default();
+            let mut w = CompressedWriter::new(file.clone(), how).unwrap();
+            w.write_all(&data).unwrap();
+            drop(w);
+            let bytes = file.0.lock().unwrap().clone();
+            let mut back = Vec::new();
+            decompressed(Box::new(io::Cursor::new(bytes)))
+                .unwrap()
+                .read_to_end(&mut back)
+                .unwrap();
+            assert!(back == data, "{how:?}: {} of {}", back.len(), data.len());
         }
     }
 
