@@ -52,7 +52,7 @@ pub struct CompressedWriter<W: Write + Send + 'static> {
 
 enum Inner<W: Write + Send + 'static> {
     Plain(W),
-    /// A plain writer given back by [`CompressedWriter::finish`].
+    /// Given back by [`CompressedWriter::finish`].
     Ended,
     Offloaded {
         /// Bytes not yet handed over (at most a chunk).
@@ -110,21 +110,16 @@ impl<W: Write + Send + 'static> CompressedWriter<W> {
     /// Writes what is still held (the last frame, the gzip trailer), flushes, and gives
     /// back the writer underneath.
     pub fn finish(mut self) -> io::Result<W> {
-        let mut out = match &mut self.inner {
-            Inner::Plain(_) => {
-                let plain = std::mem::replace(&mut self.inner, Inner::Ended);
-                match plain {
-                    Inner::Plain(w) => w,
-                    _ => unreachable!("replaced a plain writer"),
-                }
-            }
+        // Ended here, so that dropping `self` afterwards has nothing left to end.
+        let mut out = match std::mem::replace(&mut self.inner, Inner::Ended) {
+            Inner::Plain(w) => w,
             Inner::Offloaded {
-                pending,
-                to_worker,
+                mut pending,
+                mut to_worker,
                 worker,
             } => {
-                end(pending, to_worker);
-                joined(worker.take())?
+                end(&mut pending, &mut to_worker);
+                joined(worker)?
             }
             Inner::Ended => return Err(io::Error::other("the output has ended")),
         };
