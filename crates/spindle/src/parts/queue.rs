@@ -761,13 +761,8 @@ mod tests {
     /// up: the reads go below as one request (up to the limit), the write alone.
     #[test]
     fn adjacent_requests_of_one_kind_merge_up_to_the_limit() {
-        let rec = |lbn: u64, write: bool| IoRecord {
-            arrival: SimTime(if lbn == 9_000_000 { 0 } else { 1_000 }),
-            device: 0,
-            lbn,
-            blocks: 8,
-            write,
-            content: Vec::new(),
+        let rec = |lbn: u64, write: bool| {
+            eight_sectors(lbn, if lbn == 9_000_000 { 0 } else { 1_000 }, write)
         };
         let recs = vec![
             rec(9_000_000, false),
@@ -808,14 +803,7 @@ mod tests {
     #[test]
     fn merges_are_reported_once_a_rule_was_in_effect() {
         let recs: Vec<IoRecord> = [(9_000_000, 0), (100, 1_000), (108, 1_000)]
-            .map(|(lbn, at)| IoRecord {
-                arrival: SimTime(at),
-                device: 0,
-                lbn,
-                blocks: 8,
-                write: false,
-                content: Vec::new(),
-            })
+            .map(|(lbn, at)| eight_sectors(lbn, at, false))
             .to_vec();
         let merged = |merge: Option<u32>| {
             let mut root = fcfs_over_one_drive(merge);
@@ -849,14 +837,7 @@ mod tests {
     /// the read is done).
     #[test]
     fn a_request_overlapping_an_earlier_one_waits_for_it() {
-        let rec = |lbn: u64, at: u64, write: bool| IoRecord {
-            arrival: SimTime(at),
-            device: 0,
-            lbn,
-            blocks: 8,
-            write,
-            content: Vec::new(),
-        };
+        let rec = eight_sectors;
         let recs = vec![
             rec(9_000_000, 0, false),
             rec(100, 1_000, false),
@@ -890,6 +871,18 @@ mod tests {
         assert!(kept[3].done <= kept[1].start, "{kept:?}");
         assert_eq!(kept.len(), 5);
         assert_eq!(kept[4].dispatch, kept[4].arrival);
+    }
+
+    /// A request of 8 sectors at `lbn`, arriving `at` ns, of device 0.
+    fn eight_sectors(lbn: u64, at: u64, write: bool) -> IoRecord {
+        IoRecord {
+            arrival: SimTime(at),
+            device: 0,
+            lbn,
+            blocks: 8,
+            write,
+            content: Vec::new(),
+        }
     }
 
     /// `recs` through `root`: each request's log, in id order, and the nodes' reports.
@@ -953,14 +946,7 @@ mod tests {
             .unwrap();
         let recs: Vec<IoRecord> = LBNS
             .iter()
-            .map(|&lbn| IoRecord {
-                arrival: SimTime(1_000_000),
-                device: 0,
-                lbn,
-                blocks: 8,
-                write: false,
-                content: Vec::new(),
-            })
+            .map(|&lbn| eight_sectors(lbn, 1_000_000, false))
             .collect();
         let units = Units::single(q.capacity());
         let mut order = Vec::new();
