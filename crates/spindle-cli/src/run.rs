@@ -68,8 +68,8 @@ pub struct StackArgs {
     /// Divide trace arrival times by this factor (time compression; 0.001 to 1e9)
     #[arg(long, value_name = "FACTOR")]
     pub compress: Option<f64>,
-    /// Hold a request that touches blocks of an unserviced earlier request until that
-    /// one completes (on by default with --compress)
+    /// Hold a request that touches blocks of unserviced earlier requests until they
+    /// complete (on by default with --compress)
     #[arg(long)]
     pub hold_overlapping: bool,
     /// Replay only the first N requests in arrival order (a trace out of order is

@@ -21,8 +21,8 @@ pub struct StackSpec {
     pub queue_depth: u32,
     /// Aging bound for the host scheduler (ms), if any.
     pub max_wait_ms: Option<f64>,
-    /// Hold a request to blocks that an earlier request still being served touches
-    /// until that one completes (the thesis's rule for compressed traces, §3.5).
+    /// Hold a request to blocks that earlier requests not yet completed touch until
+    /// they complete (the thesis's rule for compressed traces, §3.5).
     pub hold_overlapping: bool,
     /// SMTF: samples per distance the Disk Mimic probes off-line.
     pub mimic_samples: u32,

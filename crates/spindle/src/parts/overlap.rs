@@ -1,60 +1,82 @@
-//! The requests a host queue holds or has accepted, indexed by their first sector, so
-//! that a new request finds the earliest one it overlaps without looking at every one
-//! (a saturated queue holds millions, and a scan per arrival made such runs quadratic).
+//! The requests a host queue holds or has accepted and not yet completed, indexed by
+//! their first sector, so that a new request finds one it overlaps without looking at
+//! every one (a saturated queue holds millions, and a scan per arrival made such runs
+//! quadratic).
 
 use crate::disk::hdd::Request;
+use rustc_hash::FxHashMap;
 use std::collections::BTreeMap;
 
 #[derive(Default)]
 pub struct OverlapIndex {
-    /// (first sector, id) → (sectors, arrival order).
+    /// (first sector, arrival order) → (sectors, id): the requests starting at one
+    /// sector lie together by arrival, so a pile of them to one block answers in a step.
     by_start: BTreeMap<(u64, u64), (u32, u64)>,
-    /// How many indexed requests have each length. The longest bounds how far before a
-    /// range a request that overlaps it can start.
+    /// Id → (first sector, arrival order): where to find a request to remove it.
+    place: FxHashMap<u64, (u64, u64)>,
+    /// How many indexed requests have each length (a request of no sectors counts as
+    /// one). The longest bounds how far before a range a request that overlaps it can
+    /// start.
     lengths: BTreeMap<u32, usize>,
 }
 
 impl OverlapIndex {
     /// Indexes `req`, which arrived `seq`-th.
     pub fn insert(&mut self, req: &Request, seq: u64) {
-        if let Some((old, _)) = self.by_start.insert((req.lbn, req.id), (req.blocks, seq)) {
-            self.forget_length(old);
-        }
-        *self.lengths.entry(req.blocks).or_default() += 1;
+        self.remove(req);
+        let blocks = req.blocks.max(1);
+        self.place.insert(req.id, (req.lbn, seq));
+        self.by_start.insert((req.lbn, seq), (blocks, req.id));
+        *self.lengths.entry(blocks).or_default() += 1;
     }
 
     pub fn remove(&mut self, req: &Request) {
-        if let Some((blocks, _)) = self.by_start.remove(&(req.lbn, req.id)) {
+        let Some(key) = self.place.remove(&req.id) else {
+            return;
+        };
+        if let Some((blocks, _)) = self.by_start.remove(&key) {
             self.forget_length(blocks);
         }
     }
 
     pub fn len(&self) -> usize {
-        self.by_start.len()
+        self.place.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.by_start.is_empty()
+        self.place.is_empty()
     }
 
-    /// The id of the earliest-arrived indexed request that arrived before the `before`-th
-    /// and shares a sector with `req` (which counts as one sector long if it has none).
-    /// An indexed request of no sectors shares none unless it falls strictly inside
-    /// `req`: the rule the queue has always applied.
-    pub fn earliest_overlapping(&self, req: &Request, before: u64) -> Option<u64> {
+    /// The id of the latest-arrived indexed request that arrived before the `before`-th
+    /// and shares a sector with `req`. A request of no sectors, indexed or asked about,
+    /// counts as one sector long. The latest, not the earliest: a pile of requests to
+    /// one block then waits as a chain, each released by the one before it, rather than
+    /// all behind the first and each looked at again at every completion.
+    pub fn latest_overlapping(&self, req: &Request, before: u64) -> Option<u64> {
         let end = req.lbn.saturating_add(u64::from(req.blocks.max(1)));
         let longest = self
             .lengths
             .last_key_value()
             .map_or(0, |(l, _)| u64::from(*l));
-        let from = req.lbn.saturating_sub(longest);
-        self.by_start
-            .range((from, 0)..(end, 0))
-            .filter(|(&(lbn, _), &(blocks, seq))| {
-                seq < before && req.lbn < lbn.saturating_add(u64::from(blocks))
-            })
-            .min_by_key(|(_, &(_, seq))| seq)
-            .map(|(&(_, id), _)| id)
+        let mut latest: Option<(u64, u64)> = None;
+        // Each first sector in reach once: the latest request there that arrived in
+        // time and, starting before `req`, reaches into it.
+        let mut from = req.lbn.saturating_sub(longest);
+        while let Some((&(start, _), _)) = self.by_start.range((from, 0)..(end, 0)).next() {
+            let short = req.lbn.saturating_sub(start);
+            let hit = self
+                .by_start
+                .range((start, 0)..(start, before))
+                .rev()
+                .find(|(_, &(blocks, _))| u64::from(blocks) > short);
+            if let Some((&(_, seq), &(_, id))) = hit {
+                if latest.is_none_or(|(s, _)| seq > s) {
+                    latest = Some((seq, id));
+                }
+            }
+            from = start + 1;
+        }
+        latest.map(|(_, id)| id)
     }
 
     fn forget_length(&mut self, blocks: u32) {
@@ -75,9 +97,10 @@ mod tests {
     /// `all` in arrival order.
     fn scan(all: &[Request], req: &Request, before: usize) -> Option<u64> {
         let end = req.lbn + u64::from(req.blocks.max(1));
-        all.iter()
-            .take(before)
-            .find(|r| r.lbn < end && req.lbn < r.lbn + u64::from(r.blocks))
+        all[..before]
+            .iter()
+            .rev()
+            .find(|r| r.lbn < end && req.lbn < r.lbn + u64::from(r.blocks.max(1)))
             .map(|r| r.id)
     }
 
@@ -107,7 +130,7 @@ mod tests {
                 // The first `b` kept arrived before the `seq`-th request.
                 let seq = ops.len().min(before);
                 let b = kept.iter().filter(|r| ((1_000 - r.id) as usize) < seq).count();
-                prop_assert_eq!(index.earliest_overlapping(&q, seq as u64), scan(&kept, &q, b));
+                prop_assert_eq!(index.latest_overlapping(&q, seq as u64), scan(&kept, &q, b));
             }
         }
     }

@@ -1,9 +1,11 @@
 //! A host queue: a scheduler in front of one device. It keeps up to `depth` requests
 //! outstanding at the device and, whenever there is room, lets the scheduler pick the
-//! next. Optionally it holds a request that touches blocks of an earlier one not yet
-//! completed (waiting, in service, or itself held) until that one completes (the
-//! thesis's rule for compressed traces, §3.5), so requests that share a block reach the
-//! device one at a time, in arrival order.
+//! next. Optionally it holds a request that touches blocks of earlier ones not yet
+//! completed (waiting, in service, or themselves held) until they complete (the
+//! thesis's rule for compressed traces, §3.5), so requests from above that share a
+//! block reach the device one at a time, in arrival order. A freeblock scheduler's free
+//! background reads are not held: they go only when they cost nothing, and a scrub's
+//! read of a block being written is as good before the write as after.
 
 use crate::disk::drive::Drive;
 use crate::disk::hdd::{Hdd, Request};
@@ -362,7 +364,7 @@ impl QueueSpec {
             batch_submit: self.batch_submit,
             start_at: None,
             sent: crate::idmap::IdMap::default(),
-            accepted: OverlapIndex::default(),
+            unfinished: OverlapIndex::default(),
             arrivals: 0,
             released: FxHashMap::default(),
             held: FxHashMap::default(),
@@ -418,8 +420,9 @@ pub struct QueueNode {
     sent: crate::idmap::IdMap<Active>,
     /// With `hold_overlapping`: the requests held, waiting in the scheduler or sent
     /// (riders too, until the request they went with completes), for the overlap test.
-    accepted: OverlapIndex,
-    /// Requests accepted from above so far: the next one's place in arrival order.
+    unfinished: OverlapIndex,
+    /// With `hold_overlapping`: the requests indexed so far (from above as they arrive,
+    /// free background ones as they are sent), so the next one's place in arrival order.
     arrivals: u64,
     /// Released holds still waiting in the scheduler: when each was released.
     released: FxHashMap<u64, SimTime>,
@@ -481,7 +484,7 @@ impl QueueNode {
                 // A free background request: it enters the system as it is sent.
                 self.stats.background += 1;
                 if self.hold_overlapping {
-                    self.accepted.insert(&w.req, self.arrivals);
+                    self.unfinished.insert(&w.req, self.arrivals);
                     self.arrivals += 1;
                 }
             }
@@ -536,9 +539,9 @@ impl QueueNode {
     }
 
     /// Releases the requests held behind `ids` (just completed and out of the index),
-    /// in arrival order. One that overlaps a request that arrived before it and has not
-    /// completed (perhaps released a moment ago) is held again, behind that one: held
-    /// requests released together may not overtake each other.
+    /// in arrival order. One that still overlaps a request that arrived before it and
+    /// has not completed (perhaps released a moment ago) is held again, behind the
+    /// latest such: held requests released together may not overtake each other.
     fn release(&mut self, now: SimTime, ids: impl IntoIterator<Item = u64>) {
         let mut freed: Vec<(u64, Request)> = ids
             .into_iter()
@@ -547,7 +550,7 @@ impl QueueNode {
             .collect();
         freed.sort_unstable_by_key(|&(seq, _)| seq);
         for (seq, req) in freed {
-            if let Some(b) = self.accepted.earliest_overlapping(&req, seq) {
+            if let Some(b) = self.unfinished.latest_overlapping(&req, seq) {
                 self.held.entry(b).or_default().push((seq, req));
                 continue;
             }
@@ -592,8 +595,8 @@ impl Device for QueueNode {
         // Every request indexed arrived before this one.
         let seq = self.arrivals;
         self.arrivals += 1;
-        let blocker = self.accepted.earliest_overlapping(&req, seq);
-        self.accepted.insert(&req, seq);
+        let blocker = self.unfinished.latest_overlapping(&req, seq);
+        self.unfinished.insert(&req, seq);
         match blocker {
             Some(b) => {
                 self.stats.held += 1;
@@ -670,9 +673,9 @@ impl Device for QueueNode {
             }
             // Out of the index first, all that completed together, so that nothing
             // released is held again behind one of them.
-            self.accepted.remove(&a.req);
+            self.unfinished.remove(&a.req);
             for r in &riders {
-                self.accepted.remove(&r.req);
+                self.unfinished.remove(&r.req);
             }
             // Requests that waited on these may go now (as if issued now).
             if !self.held.is_empty() {
@@ -890,12 +893,36 @@ mod tests {
         assert_eq!(kept[4].dispatch, kept[4].arrival);
     }
 
+    /// Four requests at once to an FCFS queue one deep. 20–34 goes after 38; 30–33
+    /// waits for 20–34; 23–38 overlaps all three and waits for each, including 30–33,
+    /// which was held when it arrived: it must not overtake that one when 20–34 ends.
+    #[test]
+    fn a_request_waits_for_an_earlier_one_that_was_held() {
+        let recs: Vec<IoRecord> = [(38, 1), (20, 15), (30, 4), (23, 16)]
+            .map(|(lbn, blocks)| IoRecord {
+                blocks,
+                ..eight_sectors(2_000_000 + lbn, 0, false)
+            })
+            .to_vec();
+        let q = QueueSpec {
+            hold_overlapping: true,
+            ..QueueSpec::new(SchedulerKind::Fcfs)
+        };
+        let drive = Drive::new(preset("mimic-base").unwrap()).unwrap();
+        let root = q.build(Box::new(DriveNode::new(drive, "d")), 0).unwrap();
+        let (logs, _) = replay(root, &recs);
+        let mut order: Vec<u64> = (0..4).collect();
+        order.sort_by_key(|&i| logs[i as usize].done);
+        assert_eq!(order, [0, 1, 2, 3], "{logs:?}");
+        assert!(logs[3].dispatch >= logs[2].done, "{logs:?}");
+    }
+
     proptest::proptest! {
         #![proptest_config(proptest::prelude::ProptestConfig::with_cases(48))]
         /// With holding, a request that shares a sector with an earlier one goes to the
-        /// drive only after that one completed: whatever the scheduler, depth, merging and
-        /// drive firmware,
-        /// and though the earlier one was itself held or rode below behind another.
+        /// drive only after that one completed, whatever the scheduler, depth, merging
+        /// and drive firmware, and though the earlier one was itself held or rode below
+        /// behind another.
         #[test]
         fn overlapping_requests_are_served_in_arrival_order(
             reqs in proptest::collection::vec(
@@ -961,9 +988,9 @@ mod tests {
     }
 
     /// A request that rode below behind another holds back a later one that overlaps
-    /// it alone, until the two complete. The drive serves the far read at 9,000,000,
-    /// then the one at 4,000,000, while 100 and 108 go below as one; the write at 112
-    /// arrives after they went and overlaps only 108.
+    /// it alone, until the two complete. The drive (FCFS firmware) serves the read at
+    /// 9,000,000, then the one at 4,000,000, while 100 and 108 go below as one; the write
+    /// at 112 arrives after they went and overlaps only 108.
     #[test]
     fn a_rider_holds_back_what_overlaps_it() {
         let recs = vec![
@@ -992,9 +1019,9 @@ mod tests {
             kv.map(|(_, v)| v.clone())
         };
         assert_eq!(extra("merged").as_deref(), Some("1"));
-        let (far, rider, write) = (&logs[1], &logs[3], &logs[4]);
+        let (rider, write) = (&logs[3], &logs[4]);
         assert_eq!(rider.dispatch, logs[2].dispatch, "108 rode behind 100");
-        assert!(rider.dispatch.0 < 15_000_000 && far.done.0 > 15_000_000);
+        assert!(rider.dispatch.0 < 15_000_000 && rider.done.0 > 15_000_000);
         assert_eq!(extra("held").as_deref(), Some("1"));
         assert!(write.dispatch >= rider.done, "{logs:?}");
     }

@@ -32,8 +32,8 @@
 //!   compression, §3.5 / MIMIC-F3.2). Compressing a trace can make a request arrive
 //!   while an earlier request to the same blocks is still being served; the thesis
 //!   holds such a request until the earlier one completes. That rule needs completion
-//!   times, so the simulation loop applies it (`hold_overlapping`), using
-//!   [`overlaps`] to decide whether two requests touch a common block.
+//!   times, so the host queue applies it (`hold_overlapping`). [`overlaps`] says
+//!   whether two trace records touch a common block.
 //!
 //! # TOML shape
 //!
