@@ -1,7 +1,8 @@
 //! The requests a host queue holds or has accepted and not yet completed, indexed by
-//! their first sector, so that a new request finds one it overlaps without looking at
-//! every one (a saturated queue holds millions, and a scan per arrival made such runs
-//! quadratic).
+//! their first sector and length, so that a new request finds one it overlaps without
+//! looking at every one (a saturated queue holds millions, and a scan per arrival made
+//! such runs quadratic). Every request's length stretches the reach of a query before
+//! its range: one very long request indexed widens every query while it is there.
 
 use crate::disk::hdd::Request;
 use rustc_hash::FxHashMap;
@@ -9,11 +10,12 @@ use std::collections::BTreeMap;
 
 #[derive(Default)]
 pub struct OverlapIndex {
-    /// (first sector, arrival order) → (sectors, id): the requests starting at one
-    /// sector lie together by arrival, so a pile of them to one block answers in a step.
-    by_start: BTreeMap<(u64, u64), (u32, u64)>,
-    /// Id → (first sector, arrival order): where to find a request to remove it.
-    place: FxHashMap<u64, (u64, u64)>,
+    /// (first sector, sectors, arrival order) → id: requests of one first sector and
+    /// length lie together by arrival, so a pile of them answers in a step, and one too
+    /// short to reach a range is skipped with all its kind.
+    by_start: BTreeMap<(u64, u32, u64), u64>,
+    /// Id → its key in `by_start`, to remove it.
+    place: FxHashMap<u64, (u64, u32, u64)>,
     /// How many indexed requests have each length (a request of no sectors counts as
     /// one). The longest bounds how far before a range a request that overlaps it can
     /// start.
@@ -21,21 +23,21 @@ pub struct OverlapIndex {
 }
 
 impl OverlapIndex {
-    /// Indexes `req`, which arrived `seq`-th.
+    /// Indexes `req`, which arrived `seq`-th. Ids are unique among indexed requests.
     pub fn insert(&mut self, req: &Request, seq: u64) {
-        self.remove(req);
-        let blocks = req.blocks.max(1);
-        self.place.insert(req.id, (req.lbn, seq));
-        self.by_start.insert((req.lbn, seq), (blocks, req.id));
-        *self.lengths.entry(blocks).or_default() += 1;
+        debug_assert!(!self.place.contains_key(&req.id), "id {} twice", req.id);
+        let key = (req.lbn, req.blocks.max(1), seq);
+        self.place.insert(req.id, key);
+        self.by_start.insert(key, req.id);
+        *self.lengths.entry(key.1).or_default() += 1;
     }
 
     pub fn remove(&mut self, req: &Request) {
         let Some(key) = self.place.remove(&req.id) else {
             return;
         };
-        if let Some((blocks, _)) = self.by_start.remove(&key) {
-            self.forget_length(blocks);
+        if self.by_start.remove(&key).is_some() {
+            self.forget_length(key.1);
         }
     }
 
@@ -59,22 +61,31 @@ impl OverlapIndex {
             .last_key_value()
             .map_or(0, |(l, _)| u64::from(*l));
         let mut latest: Option<(u64, u64)> = None;
-        // Each first sector in reach once: the latest request there that arrived in
-        // time and, starting before `req`, reaches into it.
-        let mut from = req.lbn.saturating_sub(longest);
-        while let Some((&(start, _), _)) = self.by_start.range((from, 0)..(end, 0)).next() {
+        // Each (first sector, length) in reach once: one too short to reach `req` is
+        // skipped to the first length that would; one that reaches gives its latest
+        // request that arrived in time.
+        let mut from = (req.lbn.saturating_sub(longest), 0);
+        while let Some((&(start, blocks, _), _)) =
+            self.by_start.range((from.0, from.1, 0)..(end, 0, 0)).next()
+        {
             let short = req.lbn.saturating_sub(start);
-            let hit = self
-                .by_start
-                .range((start, 0)..(start, before))
-                .rev()
-                .find(|(_, &(blocks, _))| u64::from(blocks) > short);
-            if let Some((&(_, seq), &(_, id))) = hit {
+            if u64::from(blocks) <= short {
+                from = match u32::try_from(short + 1) {
+                    Ok(reach) => (start, reach),
+                    Err(_) => (start + 1, 0),
+                };
+                continue;
+            }
+            let group = (start, blocks, 0)..(start, blocks, before);
+            if let Some((&(_, _, seq), &id)) = self.by_start.range(group).next_back() {
                 if latest.is_none_or(|(s, _)| seq > s) {
                     latest = Some((seq, id));
                 }
             }
-            from = start + 1;
+            from = match blocks.checked_add(1) {
+                Some(next) => (start, next),
+                None => (start + 1, 0),
+            };
         }
         latest.map(|(_, id)| id)
     }

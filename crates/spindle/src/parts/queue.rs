@@ -4,8 +4,9 @@
 //! completed (waiting, in service, or themselves held) until they complete (the
 //! thesis's rule for compressed traces, §3.5), so requests from above that share a
 //! block reach the device one at a time, in arrival order. A freeblock scheduler's free
-//! background reads are not held: they go only when they cost nothing, and a scrub's
-//! read of a block being written is as good before the write as after.
+//! background reads are not held (they go only when they cost nothing, and a scrub
+//! reads a block as well before a write as after), but a request arriving while one is
+//! out waits for it.
 
 use crate::disk::drive::Drive;
 use crate::disk::hdd::{Hdd, Request};

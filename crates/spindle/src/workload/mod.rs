@@ -170,8 +170,8 @@ pub(crate) fn rng(seed: u64, stream: u64) -> ChaCha8Rng {
 /// nanosecond); everything else unchanged. `factor` > 1 speeds the trace up.
 ///
 /// Order is preserved (division is monotonic). Requests that now overlap in time with
-/// an unfinished earlier request to the same blocks are *not* delayed here: the
-/// simulation loop holds them until the earlier request completes (see [`overlaps`]).
+/// an unfinished earlier request to the same blocks are *not* delayed here: a host queue
+/// with `hold_overlapping` holds them until every such earlier request completes.
 ///
 /// # Panics
 ///
@@ -186,8 +186,9 @@ fn compress_one(record: &mut IoRecord, factor: f64) {
 }
 
 /// Whether `a` and `b` touch a common block: same device and intersecting sector
-/// ranges `[lbn, lbn + blocks)`. Used by the simulation loop to hold a request while an
-/// earlier request to the same blocks is still outstanding (thesis §3.5).
+/// ranges `[lbn, lbn + blocks)`; a record of no sectors touches none. (The host queue's
+/// hold rule, thesis §3.5, keeps its own index and counts a request of no sectors as
+/// one sector; the engine sends none shorter.)
 pub fn overlaps(a: &IoRecord, b: &IoRecord) -> bool {
     a.device == b.device
         && a.blocks > 0
