@@ -70,7 +70,7 @@ enum Command {
             \x20                            # online-set:<base> | online-priority:<base> | freeblock\n\
             \x20 queue-depth = 1            # requests outstanding at each drive\n\
             \x20 max-wait-ms = 500.0        # optional aging bound\n\
-            \x20 hold-overlapping = true    # hold requests behind overlapping unserviced ones\n\
+            \x20 hold-overlapping = true    # hold requests behind overlapping unfinished ones\n\
             \x20 window = 64                # optional: greedy and smtf compare the 64 oldest\n\
             \x20 [[disks]]\n\
             \x20 disk = \"mimic-base\"        # preset or DiskSim .parv\n\

@@ -68,7 +68,7 @@ pub struct StackArgs {
     /// Divide trace arrival times by this factor (time compression; 0.001 to 1e9)
     #[arg(long, value_name = "FACTOR")]
     pub compress: Option<f64>,
-    /// Hold a request that touches blocks of unserviced earlier requests until they
+    /// Hold a request that touches blocks of unfinished earlier requests until they
     /// complete (on by default with --compress)
     #[arg(long)]
     pub hold_overlapping: bool,

@@ -13,7 +13,7 @@
 //! kind = "sstf"             # fcfs | sstf | look | clook | greedy
 //! queue-depth = 1           # requests outstanding at each drive
 //! max-wait-ms = 500.0       # optional aging bound
-//! hold-overlapping = true   # hold requests behind overlapping unserviced ones
+//! hold-overlapping = true   # hold requests behind overlapping unfinished ones
 //!
 //! [[disks]]
 //! disk = "hp-c2249a"        # a preset or a DiskSim .parv file

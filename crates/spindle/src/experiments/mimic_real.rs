@@ -300,8 +300,8 @@ pub fn mimic_real(o: &RunOpts) -> Result<ExperimentOutput, String> {
     };
     out.description = format!(
         "The thesis's base disk (Table 3.1 #1, modelled on the IBM 9LZX the thesis measured) \
-         replays the HP trace, one request at the drive, a request to blocks an unfinished \
-         earlier request touches held until that one completes. C-LOOK against off-line SMTF \
+         replays the HP trace, one request at the drive, a request to blocks that earlier \
+         unfinished requests touch held until they complete. C-LOOK against off-line SMTF \
          (mean, {samples} samples per distance, 2-sector probes after a random access), with \
          greedy-optimal (the simulator's exact positioning time) as the ceiling. Metric: total \
          time at the disk, the thesis's metric throughout §3.6 (mean response times are in the \

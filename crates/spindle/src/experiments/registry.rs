@@ -1162,8 +1162,8 @@ fn mimic_f3_2(o: &RunOpts) -> Result<ExperimentOutput, String> {
         format!(
             "The thesis's base disk (Table 3.1 #1) serving the busiest disk of the week-long HP \
              trace (device 0, 42,252 requests), compressed in time by a factor, with a request to \
-             blocks that earlier unfinished requests touch held until they complete. One request outstanding at the drive; the host picks with FCFS, SSTF, \
-             C-LOOK, greedy-optimal (the simulator's exact positioning time) or SMTF under each \
+             blocks that earlier unfinished requests touch held until they complete. One request \
+             outstanding at the drive; the host picks with FCFS, SSTF, C-LOOK, greedy-optimal (the simulator's exact positioning time) or SMTF under each \
              summary metric. SMTF's Disk Mimic is configured off-line by probing an identical drive \
              of its own ({samples} samples per distance, no interpolation, 2-sector probes after a \
              random access); it sees only request and completion times. Metric: total time the \

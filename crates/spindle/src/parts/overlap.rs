@@ -1,8 +1,8 @@
 //! The requests a host queue holds or has accepted and not yet completed, indexed by
 //! their first sector and length, so that a new request finds one it overlaps without
 //! looking at every one (a saturated queue holds millions, and a scan per arrival made
-//! such runs quadratic). Every request's length stretches the reach of a query before
-//! its range: one very long request indexed widens every query while it is there.
+//! such runs quadratic). The longest indexed length sets how far before its range a
+//! query looks: one very long request widens every query while it is indexed.
 
 use crate::disk::hdd::Request;
 use rustc_hash::FxHashMap;

@@ -872,9 +872,7 @@ mod tests {
                 hold_overlapping: hold,
                 ..QueueSpec::new(SchedulerKind::Sstf)
             };
-            let drive = Drive::new(preset("mimic-base").unwrap()).unwrap();
-            let root = q.build(Box::new(DriveNode::new(drive, "d")), 0).unwrap();
-            let (logs, nodes) = replay(root, &recs);
+            let (logs, nodes) = replay(over_mimic_base(q, None), &recs);
             let held = nodes[0]
                 .extra
                 .iter()
@@ -909,9 +907,7 @@ mod tests {
             hold_overlapping: true,
             ..QueueSpec::new(SchedulerKind::Fcfs)
         };
-        let drive = Drive::new(preset("mimic-base").unwrap()).unwrap();
-        let root = q.build(Box::new(DriveNode::new(drive, "d")), 0).unwrap();
-        let (logs, _) = replay(root, &recs);
+        let (logs, _) = replay(over_mimic_base(q, None), &recs);
         let mut order: Vec<u64> = (0..4).collect();
         order.sort_by_key(|&i| logs[i as usize].done);
         assert_eq!(order, [0, 1, 2, 3], "{logs:?}");
@@ -964,14 +960,8 @@ mod tests {
                 merge_sectors: merge.then_some(32),
                 ..QueueSpec::new(kinds[kind])
             };
-            let mut p = preset("mimic-base").unwrap();
-            p.firmware.queue_depth = p.firmware.queue_depth.max(depth);
-            if sptf {
-                // A drive that reorders what it is sent.
-                p.firmware.policy = FirmwarePolicy::Sptf;
-            }
-            let drive = Drive::new(p).unwrap();
-            let root = q.build(Box::new(DriveNode::new(drive, "d")), 0).unwrap();
+            // SPTF: a drive that reorders what it is sent.
+            let root = over_mimic_base(q, sptf.then_some(FirmwarePolicy::Sptf));
             let (logs, _) = replay(root, &recs);
             proptest::prop_assert_eq!(logs.len(), recs.len());
             let end = |l: &engine::RequestLog| l.lbn + u64::from(l.blocks.max(1));
@@ -1010,11 +1000,7 @@ mod tests {
             merge_sectors: Some(16),
             ..QueueSpec::new(SchedulerKind::Fcfs)
         };
-        let mut p = preset("mimic-base").unwrap();
-        p.firmware.queue_depth = 2;
-        let drive = Drive::new(p).unwrap();
-        let root = q.build(Box::new(DriveNode::new(drive, "d")), 0).unwrap();
-        let (logs, nodes) = replay(root, &recs);
+        let (logs, nodes) = replay(over_mimic_base(q, None), &recs);
         let extra = |key: &str| {
             let kv = nodes[0].extra.iter().find(|(k, _)| k == key);
             kv.map(|(_, v)| v.clone())
@@ -1060,15 +1046,23 @@ mod tests {
         (logs, nodes)
     }
 
-    /// An FCFS host queue merging up to `merge` sectors over one mimic-base drive,
-    /// built as a stack builds a drive leaf: its firmware holds what the host sends.
+    /// An FCFS host queue merging up to `merge` sectors over one mimic-base drive.
     fn fcfs_over_one_drive(merge: Option<u32>) -> QueueNode {
         let q = QueueSpec {
             merge_sectors: merge,
             ..QueueSpec::new(SchedulerKind::Fcfs)
         };
+        over_mimic_base(q, None)
+    }
+
+    /// `q` over one mimic-base drive (with firmware `policy`, if given), built as a
+    /// stack builds a drive leaf: its firmware holds what the host sends.
+    fn over_mimic_base(q: QueueSpec, policy: Option<FirmwarePolicy>) -> QueueNode {
         let mut p = preset("mimic-base").unwrap();
         p.firmware.queue_depth = p.firmware.queue_depth.max(q.depth);
+        if let Some(policy) = policy {
+            p.firmware.policy = policy;
+        }
         let drive = Drive::new(p).unwrap();
         q.build(Box::new(DriveNode::new(drive, "d")), 0).unwrap()
     }
