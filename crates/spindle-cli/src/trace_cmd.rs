@@ -45,8 +45,11 @@ pub fn trace(
     // was read, so an error never leaves a file that looks complete.
     let mut out = match csv {
         Some(_) if to_stdout => {
-            let sink = CompressedWriter::new(stdout_sink(), OutputCompression::Plain)
-                .context("cannot write standard output")?;
+            let sink = CompressedWriter::new(
+                Box::new(std::io::stdout()) as Sink,
+                OutputCompression::Plain,
+            )
+            .context("cannot write standard output")?;
             Some(CsvOut {
                 w: CsvWriter::new(sink, with_md5).context("cannot write standard output")?,
                 name: "standard output".into(),
@@ -63,7 +66,7 @@ pub fn trace(
             let f = std::fs::File::create(&partial)
                 .with_context(|| format!("cannot create {}", partial.display()))?;
             // A target named .gz or .zst is written compressed.
-            let sink = CompressedWriter::new(file_sink(f), OutputCompression::of(path))
+            let sink = CompressedWriter::new(Box::new(f) as Sink, OutputCompression::of(path))
                 .with_context(|| format!("cannot start compressing {}", partial.display()))?;
             Some(CsvOut {
                 w: CsvWriter::new(sink, with_md5)?,
@@ -150,14 +153,6 @@ struct CsvOut<'a> {
 
 /// Where the records' bytes go below any compression.
 type Sink = Box<dyn std::io::Write + Send>;
-
-fn stdout_sink() -> Sink {
-    Box::new(std::io::stdout())
-}
-
-fn file_sink(f: std::fs::File) -> Sink {
-    Box::new(f)
-}
 
 /// The summary, for the caller to print on standard output; or, when the records went
 /// there, written to standard error here (the caller then prints nothing).
